@@ -1,0 +1,126 @@
+// Package token issues and verifies access tokens (HS256 JWTs, claims v2 of
+// CONTRACT §4) and makes the opaque secrets of refresh tokens, emailed links
+// and API keys.
+package token
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
+)
+
+// Audience is the `aud` of every access token.
+const Audience = "gatehouse"
+
+// Version is the `ver` claim: claims v2.
+const Version = 2
+
+// OrgClaim is the `org` claim.
+type OrgClaim struct {
+	ID    string   `json:"id"`
+	Role  string   `json:"role"`
+	Tools []string `json:"tools"`
+}
+
+// Claims is the access-token claim set (claims v2).
+type Claims struct {
+	jwt.RegisteredClaims
+	SessionID string   `json:"sid,omitempty"`
+	Org       OrgClaim `json:"org"`
+	Via       string   `json:"via"`
+	Ver       int      `json:"ver"`
+}
+
+// Signer issues and verifies access tokens with one HS256 key.
+type Signer struct {
+	key    []byte
+	issuer string
+	parser *jwt.Parser
+}
+
+// NewSigner returns a Signer; key must be at least 32 bytes. now is the
+// clock that expiry is checked against.
+func NewSigner(key []byte, issuer string, now func() time.Time) (*Signer, error) {
+	if len(key) < 32 {
+		return nil, errors.New("jwt secret must be at least 32 bytes")
+	}
+	return &Signer{
+		key:    key,
+		issuer: issuer,
+		parser: jwt.NewParser(
+			jwt.WithValidMethods([]string{"HS256"}),
+			jwt.WithAudience(Audience),
+			jwt.WithIssuer(issuer),
+			jwt.WithExpirationRequired(),
+			jwt.WithTimeFunc(now),
+		),
+	}, nil
+}
+
+// Issue signs claims for subject valid from now for ttl. The registered
+// claims are filled in here; the caller sets sid, org and via, and may set
+// Audience to resources (RFC 8707) that are added after "gatehouse".
+func (s *Signer) Issue(c Claims, subject string, now time.Time, ttl time.Duration) (string, time.Time, error) {
+	exp := now.Add(ttl).Truncate(time.Second)
+	aud := jwt.ClaimStrings{Audience}
+	for _, a := range c.Audience {
+		if a != "" && a != Audience {
+			aud = append(aud, a)
+		}
+	}
+	c.RegisteredClaims = jwt.RegisteredClaims{
+		Issuer:    s.issuer,
+		Subject:   subject,
+		Audience:  aud,
+		ExpiresAt: jwt.NewNumericDate(exp),
+		IssuedAt:  jwt.NewNumericDate(now),
+		ID:        uuid.NewString(),
+	}
+	c.Ver = Version
+	if c.Org.Tools == nil {
+		c.Org.Tools = []string{}
+	}
+	signed, err := jwt.NewWithClaims(jwt.SigningMethodHS256, &c).SignedString(s.key)
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("sign access token: %w", err)
+	}
+	return signed, exp, nil
+}
+
+// Verify checks the signature (HS256 only), issuer, audience and expiry of
+// raw and returns its claims.
+func (s *Signer) Verify(raw string) (*Claims, error) {
+	var c Claims
+	_, err := s.parser.ParseWithClaims(raw, &c, func(*jwt.Token) (any, error) { return s.key, nil })
+	if err != nil {
+		return nil, err
+	}
+	if c.Ver != Version || c.Subject == "" || c.Org.ID == "" {
+		return nil, errors.New("not a v2 access token")
+	}
+	return &c, nil
+}
+
+// NewSecret returns prefix followed by 256 bits of randomness in URL-safe
+// base64 (43 characters).
+func NewSecret(prefix string) string {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("crypto/rand failed: " + err.Error())
+	}
+	return prefix + base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// Hash returns the SHA-256 hex digest under which a high-entropy secret is
+// stored. A fast hash is right here: the secrets carry 256 bits of entropy.
+func Hash(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,123 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+)
+
+// Permission names an org permission (spec 5.8, CONTRACT §4).
+type Permission string
+
+// The org permissions.
+const (
+	PermSettings Permission = "org.settings.manage"
+	PermMembers  Permission = "org.members.manage"
+	PermTeams    Permission = "org.teams.manage"
+	PermTools    Permission = "org.tools.manage"
+	PermDomains  Permission = "org.domains.manage"
+	PermDelete   Permission = "org.delete"
+)
+
+// adminPermissions are what an admin holds; an owner holds every permission,
+// billing and member none.
+var adminPermissions = map[Permission]bool{PermSettings: true, PermMembers: true, PermTeams: true, PermTools: true, PermDomains: true}
+
+// RoleHas reports whether role holds perm: the one table every operation asks.
+func RoleHas(role string, perm Permission) bool {
+	switch role {
+	case RoleOwner:
+		return true
+	case RoleAdmin:
+		return adminPermissions[perm]
+	}
+	return false
+}
+
+// access is the caller's standing in one org.
+type access struct {
+	org    *Org
+	role   string
+	orgKey bool // the caller is an org service-account key, not a person
+}
+
+var errOrgNotFound = Errorf(KindNotFound, "organization not found")
+
+// orgAccess resolves the caller's live role in org orgID. An org that does
+// not exist, is deleted, or that the caller is not in reads as not found,
+// never forbidden. Tokens from keys and OAuth grants reach only the one
+// workspace they are bound to.
+func (s *Service) orgAccess(ctx context.Context, st Store, p *Principal, orgID string) (*access, error) {
+	if !IsID(orgID) {
+		return nil, errOrgNotFound
+	}
+	if (p.Via == ViaAPIKey || p.Via == ViaOAuth) && p.OrgID != orgID {
+		return nil, errOrgNotFound
+	}
+	o, err := st.OrgByID(ctx, orgID)
+	if errors.Is(err, ErrNotFound) || (err == nil && o.DeletedAt != nil) {
+		return nil, errOrgNotFound
+	}
+	if err != nil {
+		return nil, internal("find org", err)
+	}
+	m, err := st.Member(ctx, orgID, p.UserID)
+	if err == nil {
+		return &access{org: o, role: m.Role}, nil
+	}
+	if !errors.Is(err, ErrNotFound) {
+		return nil, internal("membership", err)
+	}
+	if p.Via == ViaAPIKey {
+		// An org key acts with its fixed role; its id is the token subject.
+		k, err := st.APIKeyByID(ctx, p.UserID)
+		if err == nil && k.Kind == KeyOrg && k.OrgID == orgID && k.RevokedAt == nil && (k.ExpiresAt == nil || s.Now().Before(*k.ExpiresAt)) {
+			return &access{org: o, role: k.Role, orgKey: true}, nil
+		}
+	}
+	return nil, errOrgNotFound
+}
+
+// require answers 403 unless the caller holds perm.
+func (a *access) require(perm Permission) error {
+	if !RoleHas(a.role, perm) {
+		return Errorf(KindForbidden, "your role (%s) lacks the %s permission", a.role, perm)
+	}
+	return nil
+}
+
+// teamOnly answers 403 on a personal org.
+func (a *access) teamOnly() error {
+	if a.org.Kind != KindTeam {
+		return Errorf(KindForbidden, "this operation is for team organizations only, not a personal workspace")
+	}
+	return nil
+}
+
+// person answers 403 when the caller is a service account: the operation
+// needs a person (a team lead, a member).
+func (a *access) person() error {
+	if a.orgKey {
+		return Errorf(KindForbidden, "a service-account key cannot do this; sign in as a person")
+	}
+	return nil
+}
+
+// authorize resolves access to orgID and checks, in order, the team-org
+// rule (when teamOnly) and perm (when not empty).
+func (s *Service) authorize(ctx context.Context, st Store, p *Principal, orgID string, perm Permission, teamOnly bool) (*access, error) {
+	a, err := s.orgAccess(ctx, st, p, orgID)
+	if err != nil {
+		return nil, err
+	}
+	if teamOnly {
+		if err := a.teamOnly(); err != nil {
+			return nil, err
+		}
+	}
+	if perm != "" {
+		if err := a.require(perm); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}

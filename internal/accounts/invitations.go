@@ -1,0 +1,320 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/token"
+)
+
+// InvitationTTL is the life of an email invitation (spec §8). Link
+// invitations do not expire.
+const InvitationTTL = 14 * 24 * time.Hour
+
+// MaxInviteEmails bounds one request's email list.
+const MaxInviteEmails = 100
+
+var (
+	errInvitationNotFound = Errorf(KindNotFound, "invitation not found")
+	errInvitationRevoked  = Errorf(KindGone, "this invitation was revoked")
+	errInvitationExpired  = Errorf(KindGone, "this invitation has expired")
+	errInvitationUsed     = Errorf(KindGone, "this invitation has already been used")
+	errInvitationOrgGone  = Errorf(KindGone, "the organization of this invitation was deleted")
+)
+
+// InviteInput is the body of POST /v1/orgs/{id}/invitations.
+type InviteInput struct {
+	Kind   string   // email (default) or link
+	Emails []string // email kind
+	Role   string   // member (default) or admin; link invitations are always member
+}
+
+// Invite creates invitations to a team org: one per valid, distinct address
+// for the email kind (each mailed its link), or one link invitation. Invalid
+// addresses are returned as given; when none is valid the answer is 400.
+// Each invitation carries its URL, which cannot be recovered later.
+func (s *Service) Invite(ctx context.Context, p *Principal, orgID string, in InviteInput) (invs []*Invitation, invalid []string, err error) {
+	var org *Org
+	var inviter *User
+	err = s.store.Tx(ctx, func(tx Store) error {
+		a, err := s.authorize(ctx, tx, p, orgID, PermMembers, true)
+		if err != nil {
+			return err
+		}
+		org = a.org
+		kind, role := in.Kind, in.Role
+		if kind == "" {
+			kind = InviteEmail
+		}
+		if kind != InviteEmail && kind != InviteLink {
+			return Invalid("kind must be email or link")
+		}
+		if role == "" {
+			role = RoleMember
+		}
+		if role != RoleMember && role != RoleAdmin {
+			return Invalid("role must be member or admin")
+		}
+		emails := []string{""}
+		if kind == InviteLink {
+			role = RoleMember
+		} else {
+			if emails, invalid, err = inviteEmails(in.Emails); err != nil {
+				return err
+			}
+		}
+		if inviter, err = tx.UserByID(ctx, p.UserID); err != nil {
+			return internal("find inviter", err)
+		}
+		now := s.Now()
+		for _, email := range emails {
+			secret := token.NewSecret("")
+			inv := &Invitation{ID: newID(), OrgID: orgID, Kind: kind, Role: role, Email: email, TokenHash: token.Hash(secret),
+				InviterID: p.UserID, Inviter: inviter.Name, CreatedAt: now, URL: s.inviteURL(secret)}
+			if kind == InviteEmail {
+				exp := now.Add(InvitationTTL)
+				inv.ExpiresAt = &exp
+			}
+			if err := tx.CreateInvitation(ctx, inv); err != nil {
+				return internal("create invitation", err)
+			}
+			meta := map[string]any{"kind": kind, "role": role}
+			if email != "" {
+				meta["email"] = email
+			}
+			if err := s.audit(ctx, tx, orgID, p.UserID, "invitation.created", "invitation", inv.ID, meta); err != nil {
+				return internal("audit", err)
+			}
+			invs = append(invs, inv)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, inv := range invs {
+		if inv.Kind == InviteEmail {
+			s.sendInvitation(inv, org, inviter)
+		}
+	}
+	return invs, invalid, nil
+}
+
+// inviteEmails normalizes and de-duplicates raw; addresses that are not
+// valid come back in invalid, as given (trimmed).
+func inviteEmails(raw []string) (valid, invalid []string, err error) {
+	if len(raw) == 0 {
+		return nil, nil, Invalid("emails is required for email invitations")
+	}
+	if len(raw) > MaxInviteEmails {
+		return nil, nil, Invalid("at most %d emails per request", MaxInviteEmails)
+	}
+	seen := map[string]bool{}
+	for _, r := range raw {
+		e, err := NormalizeEmail(r)
+		if err != nil {
+			invalid = append(invalid, strings.TrimSpace(r))
+			continue
+		}
+		if !seen[e] {
+			seen[e] = true
+			valid = append(valid, e)
+		}
+	}
+	if len(valid) == 0 {
+		return nil, nil, Invalid("no valid email address among: %s", strings.Join(invalid, ", "))
+	}
+	return valid, invalid, nil
+}
+
+func (s *Service) inviteURL(secret string) string {
+	return s.webURL + "/invite?token=" + url.QueryEscape(secret)
+}
+
+func (s *Service) sendInvitation(inv *Invitation, org *Org, inviter *User) {
+	who := inviter.Name
+	if who == "" {
+		who = inviter.Email
+	}
+	s.sendMail(inv.Email, "You are invited to join "+org.Name+" on Gatehouse",
+		who+" invited you to join the organization "+org.Name+" on Gatehouse as "+inv.Role+".\n\n"+
+			"Open this link to accept:\n\n"+inv.URL+"\n\n"+
+			"The link works once, for this address, and expires in 14 days. If you did not expect it, ignore this message.\n")
+}
+
+// Invitations lists org orgID's usable invitations, newest first, without
+// secrets.
+func (s *Service) Invitations(ctx context.Context, p *Principal, orgID string) ([]*Invitation, error) {
+	if _, err := s.authorize(ctx, s.store, p, orgID, PermMembers, false); err != nil {
+		return nil, err
+	}
+	invs, err := s.store.UsableInvitations(ctx, orgID, s.Now())
+	if err != nil {
+		return nil, internal("list invitations", err)
+	}
+	return invs, nil
+}
+
+// RevokeInvitation revokes an invitation of org orgID; preview and accept
+// then answer 410. Unknown or already revoked answers 404.
+func (s *Service) RevokeInvitation(ctx context.Context, p *Principal, orgID, invitationID string) error {
+	return s.store.Tx(ctx, func(tx Store) error {
+		if _, err := s.authorize(ctx, tx, p, orgID, PermMembers, false); err != nil {
+			return err
+		}
+		if !IsID(invitationID) {
+			return errInvitationNotFound
+		}
+		if err := tx.RevokeInvitation(ctx, orgID, invitationID, s.Now()); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return errInvitationNotFound
+			}
+			return internal("revoke invitation", err)
+		}
+		if err := s.audit(ctx, tx, orgID, p.UserID, "invitation.revoked", "invitation", invitationID, nil); err != nil {
+			return internal("audit", err)
+		}
+		return nil
+	})
+}
+
+// usableInvitation finds the invitation of secret and its org: 404 when the
+// secret is unknown, 410 when the org is deleted or the invitation revoked,
+// expired or (email kind) used.
+func (s *Service) usableInvitation(ctx context.Context, st Store, secret string) (*Invitation, *Org, error) {
+	if secret == "" {
+		return nil, nil, errInvitationNotFound
+	}
+	inv, err := st.InvitationByHash(ctx, token.Hash(secret))
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil, errInvitationNotFound
+	}
+	if err != nil {
+		return nil, nil, internal("find invitation", err)
+	}
+	o, err := st.OrgByID(ctx, inv.OrgID)
+	if err != nil {
+		return nil, nil, internal("find org", err)
+	}
+	if err := s.gone(inv, o, true); err != nil {
+		return nil, nil, err
+	}
+	return inv, o, nil
+}
+
+// gone answers 410 for an invitation that cannot be accepted; used counts
+// only when checkUsed is set.
+func (s *Service) gone(inv *Invitation, o *Org, checkUsed bool) error {
+	switch {
+	case o.DeletedAt != nil:
+		return errInvitationOrgGone
+	case inv.RevokedAt != nil:
+		return errInvitationRevoked
+	case inv.ExpiresAt != nil && !s.Now().Before(*inv.ExpiresAt):
+		return errInvitationExpired
+	case checkUsed && inv.Kind == InviteEmail && inv.UsedAt != nil:
+		return errInvitationUsed
+	}
+	return nil
+}
+
+// PreviewInvitation shows what an invitation is for, to anyone holding it.
+func (s *Service) PreviewInvitation(ctx context.Context, secret string) (*InvitationPreview, error) {
+	inv, o, err := s.usableInvitation(ctx, s.store, secret)
+	if err != nil {
+		return nil, err
+	}
+	return &InvitationPreview{Org: o, Role: inv.Role, Kind: inv.Kind, Inviter: inv.Inviter}, nil
+}
+
+// AcceptInvitation makes the caller a member of the invitation's org with its
+// role, makes that org their default (as switch-org does) and mints a token
+// scoped to it keeping the caller's via and session; the refresh token is
+// unchanged. An email invitation is bound to its address and consumed by a
+// conditional UPDATE, so of concurrent accepts one wins. A caller who is
+// already a member gets already_member and consumes nothing, so repeating an
+// accept answers the same.
+func (s *Service) AcceptInvitation(ctx context.Context, p *Principal, secret string) (*Accepted, error) {
+	if !p.Full() {
+		return nil, Errorf(KindForbidden, "accepting an invitation needs a full sign-in session")
+	}
+	var out *Accepted
+	err := s.store.Tx(ctx, func(tx Store) error {
+		if secret == "" {
+			return errInvitationNotFound
+		}
+		hash := token.Hash(secret)
+		inv, err := tx.InvitationByHash(ctx, hash)
+		if errors.Is(err, ErrNotFound) {
+			return errInvitationNotFound
+		}
+		if err != nil {
+			return internal("find invitation", err)
+		}
+		// Lock the org, then read again: what was read before the lock may
+		// have changed (org deleted, invitation revoked, a concurrent accept
+		// that made the caller a member).
+		if err := tx.LockOrg(ctx, inv.OrgID); err != nil {
+			return internal("lock org", err)
+		}
+		if inv, err = tx.InvitationByHash(ctx, hash); err != nil {
+			return internal("find invitation", err)
+		}
+		o, err := tx.OrgByID(ctx, inv.OrgID)
+		if err != nil {
+			return internal("find org", err)
+		}
+		if err := s.gone(inv, o, false); err != nil {
+			return err
+		}
+		u, err := tx.UserByID(ctx, p.UserID)
+		if errors.Is(err, ErrNotFound) {
+			return errUnauthorized
+		}
+		if err != nil {
+			return internal("find user", err)
+		}
+		if inv.Kind == InviteEmail && !strings.EqualFold(u.Email, inv.Email) {
+			return Errorf(KindForbidden, "this invitation was sent to another email address")
+		}
+		role := inv.Role
+		m, err := tx.Member(ctx, o.ID, u.ID)
+		already := err == nil
+		switch {
+		case already:
+			role = m.Role
+		case !errors.Is(err, ErrNotFound):
+			return internal("find member", err)
+		default:
+			now := s.Now()
+			if inv.Kind == InviteEmail {
+				if err := tx.UseInvitation(ctx, inv.ID, now); err != nil {
+					if errors.Is(err, ErrNotFound) {
+						return errInvitationUsed
+					}
+					return internal("use invitation", err)
+				}
+			}
+			if err := tx.AddMember(ctx, &Membership{OrgID: o.ID, UserID: u.ID, Role: role, JoinedAt: now}); err != nil {
+				return internal("add member", err)
+			}
+			if err := s.audit(ctx, tx, o.ID, u.ID, "invitation.accepted", "invitation", inv.ID,
+				map[string]any{"kind": inv.Kind, "role": role, "user_id": u.ID}); err != nil {
+				return internal("audit", err)
+			}
+		}
+		if err := tx.SetDefaultOrg(ctx, u.ID, o.ID); err != nil {
+			return internal("set default org", err)
+		}
+		t, err := s.orgToken(ctx, tx, u.ID, p.SessionID, p.Via, o, role)
+		if err != nil {
+			return err
+		}
+		out = &Accepted{OrgToken: *t, AlreadyMember: already}
+		return nil
+	})
+	return out, err
+}

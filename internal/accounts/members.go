@@ -1,0 +1,154 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+)
+
+// PermOwners is moving a member to or from owner, and removing an owner:
+// like org.delete, no role but the owner holds it (see RoleHas).
+const PermOwners Permission = "org.owners.manage"
+
+// IsRole reports whether role is one of the four org roles.
+func IsRole(role string) bool {
+	switch role {
+	case RoleOwner, RoleAdmin, RoleBilling, RoleMember:
+		return true
+	}
+	return false
+}
+
+var (
+	errMemberNotFound = Errorf(KindNotFound, "member not found")
+	errLastOwner      = Errorf(KindConflict, "an organization needs at least one owner: make another member owner first")
+	errOwnersOnly     = Errorf(KindForbidden, "only an owner can move a member to or from owner, or remove an owner")
+)
+
+// OrgMembers lists org orgID's directory, ordered by join date.
+func (s *Service) OrgMembers(ctx context.Context, p *Principal, orgID string) ([]PersonRow, error) {
+	if _, err := s.authorize(ctx, s.store, p, orgID, "", false); err != nil {
+		return nil, err
+	}
+	ms, err := s.store.OrgMembers(ctx, orgID)
+	if err != nil {
+		return nil, internal("list members", err)
+	}
+	return ms, nil
+}
+
+// SetMemberRole changes a member's role. The org's row lock is taken first,
+// so the caller's role and the owner count are read with no concurrent
+// change: of two owners demoting each other at once, the second finds it is
+// no longer an owner.
+func (s *Service) SetMemberRole(ctx context.Context, p *Principal, orgID, userID, role string) error {
+	return s.store.Tx(ctx, func(tx Store) error {
+		a, err := s.lockOrg(ctx, tx, p, orgID, PermMembers, true)
+		if err != nil {
+			return err
+		}
+		if role == "" {
+			return Invalid("role is required")
+		}
+		if !IsRole(role) {
+			return Invalid("role must be one of owner, admin, billing, member")
+		}
+		target, err := s.member(ctx, tx, orgID, userID)
+		if err != nil {
+			return err
+		}
+		if target.Role == role {
+			return nil
+		}
+		if (target.Role == RoleOwner || role == RoleOwner) && !RoleHas(a.role, PermOwners) {
+			return errOwnersOnly
+		}
+		if err := s.keepAnOwner(ctx, tx, orgID, target); err != nil {
+			return err
+		}
+		if err := tx.SetMemberRole(ctx, orgID, userID, role); err != nil {
+			return internal("set member role", err)
+		}
+		if err := s.audit(ctx, tx, orgID, p.UserID, "member.role_changed", "user", userID,
+			map[string]any{"old_role": target.Role, "new_role": role}); err != nil {
+			return internal("audit", err)
+		}
+		return nil
+	})
+}
+
+// RemoveMember removes userID from org orgID: leaving when it is the caller
+// (no permission needed), else removing someone (org.members.manage; an
+// owner only by an owner). Their team memberships in the org go too, and the
+// org stops being their default.
+func (s *Service) RemoveMember(ctx context.Context, p *Principal, orgID, userID string) error {
+	return s.store.Tx(ctx, func(tx Store) error {
+		a, err := s.lockOrg(ctx, tx, p, orgID, "", true)
+		if err != nil {
+			return err
+		}
+		self := userID == p.UserID
+		if !self {
+			if err := a.require(PermMembers); err != nil {
+				return err
+			}
+		}
+		target, err := s.member(ctx, tx, orgID, userID)
+		if err != nil {
+			return err
+		}
+		if !self && target.Role == RoleOwner && !RoleHas(a.role, PermOwners) {
+			return errOwnersOnly
+		}
+		if err := s.keepAnOwner(ctx, tx, orgID, target); err != nil {
+			return err
+		}
+		if err := tx.RemoveMember(ctx, orgID, userID); err != nil {
+			return internal("remove member", err)
+		}
+		if err := tx.RemoveTeamMemberships(ctx, orgID, userID); err != nil {
+			return internal("remove team memberships", err)
+		}
+		if err := tx.ClearDefaultOrg(ctx, orgID, userID); err != nil {
+			return internal("clear default org", err)
+		}
+		action := "member.removed"
+		if self {
+			action = "member.left"
+		}
+		if err := s.audit(ctx, tx, orgID, p.UserID, action, "user", userID, map[string]any{"role": target.Role}); err != nil {
+			return internal("audit", err)
+		}
+		return nil
+	})
+}
+
+// member returns userID's membership of orgID or 404.
+func (s *Service) member(ctx context.Context, st Store, orgID, userID string) (*Membership, error) {
+	if !IsID(userID) {
+		return nil, errMemberNotFound
+	}
+	m, err := st.Member(ctx, orgID, userID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, errMemberNotFound
+	}
+	if err != nil {
+		return nil, internal("find member", err)
+	}
+	return m, nil
+}
+
+// keepAnOwner answers 409 when target is the org's last owner, who is about
+// to stop being one. Call it with the org locked.
+func (s *Service) keepAnOwner(ctx context.Context, st Store, orgID string, target *Membership) error {
+	if target.Role != RoleOwner {
+		return nil
+	}
+	_, owners, err := st.OrgCounts(ctx, orgID)
+	if err != nil {
+		return internal("count owners", err)
+	}
+	if owners <= 1 {
+		return errLastOwner
+	}
+	return nil
+}

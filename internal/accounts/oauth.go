@@ -1,0 +1,249 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/token"
+)
+
+// The OAuth side of the domain: grants (a user's consent for a client to act
+// in one workspace), the sessions issued under them, and the browser session
+// of the hosted pages. Protocol rules (PKCE, codes, redirect URIs) live in
+// internal/oauth; what a grant may do and who may make one lives here.
+
+// GrantInput is a user's approval of a client for one workspace.
+type GrantInput struct {
+	UserID     string
+	ClientID   string
+	ClientName string
+	OrgID      string
+	Scope      string
+	Resource   string // RFC 8707 resource; joins the audience of its tokens
+}
+
+// CreateGrant records the user's consent for a client to act in one
+// workspace the user belongs to; it is listed in GET /v1/me/grants.
+func (s *Service) CreateGrant(ctx context.Context, in GrantInput) (*Grant, error) {
+	if in.OrgID == "" {
+		return nil, Invalid("choose a workspace")
+	}
+	g := &Grant{ID: newID(), UserID: in.UserID, ClientID: in.ClientID, ClientName: truncate(in.ClientName, MaxName),
+		OrgID: in.OrgID, Scope: in.Scope, Resource: in.Resource, CreatedAt: s.Now()}
+	err := s.store.Tx(ctx, func(tx Store) error {
+		if _, _, err := liveMember(ctx, tx, in.OrgID, in.UserID); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return Errorf(KindForbidden, "you are not a member of this workspace")
+			}
+			return internal("grant org", err)
+		}
+		if err := tx.CreateGrant(ctx, g); err != nil {
+			return internal("create grant", err)
+		}
+		return s.audit(ctx, tx, g.OrgID, g.UserID, "grant.created", "grant", g.ID,
+			map[string]any{"client_id": g.ClientID, "client_name": g.ClientName})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+var errGrantGone = Errorf(KindUnauthorized, "the grant was revoked or its workspace access is gone")
+
+// StartGrantSession opens the session of a live grant and returns its first
+// access and refresh tokens: via oauth, scoped to the granted workspace and
+// its enabled tools, with the grant's resource in the audience.
+//
+// claim, when set, runs first in the same transaction: the authorization
+// server consumes its single-use code there, so that of concurrent
+// exchanges exactly one issues a session and the others see the code used
+// only once that session exists (the transaction's store also implements the
+// authorization server's store).
+func (s *Service) StartGrantSession(ctx context.Context, grantID string, meta SessionMeta, claim func(tx Store) error) (*SignIn, error) {
+	var out *SignIn
+	err := s.store.Tx(ctx, func(tx Store) error {
+		if claim != nil {
+			if err := claim(tx); err != nil {
+				return err
+			}
+		}
+		g, err := tx.GrantByID(ctx, grantID)
+		if errors.Is(err, ErrNotFound) || (err == nil && g.RevokedAt != nil) {
+			return errGrantGone
+		}
+		if err != nil {
+			return internal("find grant", err)
+		}
+		u, err := tx.UserByID(ctx, g.UserID)
+		if errors.Is(err, ErrNotFound) {
+			return errGrantGone
+		}
+		if err != nil {
+			return internal("find user", err)
+		}
+		o, m, err := liveMember(ctx, tx, g.OrgID, g.UserID)
+		if errors.Is(err, ErrNotFound) {
+			return errGrantGone
+		}
+		if err != nil {
+			return internal("grant org", err)
+		}
+		oc, err := s.orgContext(ctx, tx, o, m.Role)
+		if err != nil {
+			return internal("org context", err)
+		}
+		now := s.Now()
+		sess := &Session{ID: newID(), UserID: u.ID, Via: ViaOAuth, GrantID: g.ID, OrgID: g.OrgID,
+			UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP, CreatedAt: now, ExpiresAt: now.Add(RefreshTTL), LastUsedAt: now}
+		if err := tx.CreateSession(ctx, sess); err != nil {
+			return internal("create session", err)
+		}
+		out, err = s.issuePair(ctx, tx, u, oc, sess.ID, ViaOAuth, now, resourcesOf(g)...)
+		return err
+	})
+	return out, err
+}
+
+func resourcesOf(g *Grant) []string {
+	if g.Resource == "" {
+		return nil
+	}
+	return []string{g.Resource}
+}
+
+// grantResources checks that an OAuth session's grant is live and returns
+// its resources.
+func grantResources(ctx context.Context, st Store, sess *Session) ([]string, error) {
+	if sess.GrantID == "" {
+		return nil, nil
+	}
+	g, err := st.GrantByID(ctx, sess.GrantID)
+	if errors.Is(err, ErrNotFound) || (err == nil && g.RevokedAt != nil) {
+		return nil, errBadRefresh
+	}
+	if err != nil {
+		return nil, internal("find grant", err)
+	}
+	return resourcesOf(g), nil
+}
+
+// ErrGrantMismatch is the kind of error RefreshGrant answers when the
+// refresh token belongs to another client or another resource.
+var ErrGrantMismatch = Errorf(KindUnauthorized, "the refresh token was not issued to this client")
+
+// RefreshGrant rotates the refresh token of an OAuth session (reuse
+// detection as in Refresh). The token must have been issued under a grant to
+// clientID; resource, when given, must be the grant's.
+func (s *Service) RefreshGrant(ctx context.Context, secret, clientID, resource string) (*SignIn, error) {
+	if secret == "" {
+		return nil, Invalid("refresh_token is required")
+	}
+	return s.refresh(ctx, secret, func(tx Store, sess *Session) error {
+		if sess.Via != ViaOAuth || sess.GrantID == "" {
+			return ErrGrantMismatch
+		}
+		g, err := tx.GrantByID(ctx, sess.GrantID)
+		if errors.Is(err, ErrNotFound) {
+			return errBadRefresh
+		}
+		if err != nil {
+			return internal("find grant", err)
+		}
+		if g.ClientID != clientID || (resource != "" && resource != g.Resource) {
+			return ErrGrantMismatch
+		}
+		return nil
+	})
+}
+
+// RevokeGrantNow revokes a grant and its sessions without a caller: the
+// authorization server does it when a code is presented a second time.
+func (s *Service) RevokeGrantNow(ctx context.Context, grantID, reason string) error {
+	return s.store.Tx(ctx, func(tx Store) error {
+		g, err := tx.GrantByID(ctx, grantID)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return internal("find grant", err)
+		}
+		if g.RevokedAt != nil {
+			return nil
+		}
+		if err := tx.RevokeGrant(ctx, g.UserID, g.ID, s.Now()); err != nil && !errors.Is(err, ErrNotFound) {
+			return internal("revoke grant", err)
+		}
+		s.log.Warn("oauth grant revoked", "grant_id", g.ID, "client_id", g.ClientID, "reason", reason)
+		return s.audit(ctx, tx, g.OrgID, g.UserID, "grant.revoked", "grant", g.ID, map[string]any{"reason": reason})
+	})
+}
+
+// BrowserSession is the signed-in user of the hosted web pages.
+type BrowserSession struct {
+	User      *User
+	SessionID string
+	ExpiresAt time.Time
+}
+
+// BrowserUser resolves the secret of a hosted-page session cookie: the
+// refresh token of a sign-in session, looked up without rotating it. A
+// rotated, expired or revoked token, or an OAuth session's, gives
+// KindUnauthorized.
+func (s *Service) BrowserUser(ctx context.Context, secret string) (*BrowserSession, error) {
+	if secret == "" {
+		return nil, errUnauthorized
+	}
+	now := s.Now()
+	rt, err := s.store.RefreshTokenByHash(ctx, token.Hash(secret))
+	if errors.Is(err, ErrNotFound) || (err == nil && (rt.RotatedAt != nil || !rt.ExpiresAt.After(now))) {
+		return nil, errUnauthorized
+	}
+	if err != nil {
+		return nil, internal("find refresh token", err)
+	}
+	sess, err := s.store.SessionByID(ctx, rt.SessionID)
+	if errors.Is(err, ErrNotFound) || (err == nil && (sess.RevokedAt != nil || !sess.ExpiresAt.After(now) || sess.Via == ViaOAuth)) {
+		return nil, errUnauthorized
+	}
+	if err != nil {
+		return nil, internal("find session", err)
+	}
+	u, err := s.store.UserByID(ctx, sess.UserID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, errUnauthorized
+	}
+	if err != nil {
+		return nil, internal("find user", err)
+	}
+	return &BrowserSession{User: u, SessionID: sess.ID, ExpiresAt: rt.ExpiresAt}, nil
+}
+
+// BrowserPrincipal is the principal a hosted page acts as for a signed-in
+// user: a full session scoped to the user's home workspace.
+func (s *Service) BrowserPrincipal(ctx context.Context, b *BrowserSession) (*Principal, error) {
+	var p *Principal
+	err := s.store.Tx(ctx, func(tx Store) error {
+		oc, err := s.homeOrg(ctx, tx, b.User)
+		if err != nil {
+			return err
+		}
+		p = &Principal{UserID: b.User.ID, SessionID: b.SessionID, OrgID: oc.ID, Role: oc.Role, Tools: oc.Tools, Via: ViaPassword}
+		return nil
+	})
+	return p, err
+}
+
+// UserWorkspaces lists the workspaces a user can grant, the personal one
+// created first if missing.
+func (s *Service) UserWorkspaces(ctx context.Context, userID string) ([]OrgListing, string, error) {
+	return s.MyOrgs(ctx, &Principal{UserID: userID})
+}
+
+// CleanClientName trims a client-supplied name to one safe line.
+func CleanClientName(name string) string {
+	name = strings.Join(strings.Fields(name), " ")
+	return truncate(name, MaxName)
+}

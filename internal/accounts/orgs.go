@@ -1,0 +1,334 @@
+package accounts
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Slugify derives a slug from a name: lowercase ASCII letters, digits and
+// single hyphens, at most 40 characters; "workspace" when nothing is left.
+func Slugify(name string) string {
+	var b strings.Builder
+	hyphen := false
+	for _, r := range norm.NFKD.String(strings.ToLower(name)) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+			hyphen = false
+		case unicode.Is(unicode.Mn, r): // combining marks left by NFKD: drop
+		default:
+			if !hyphen && b.Len() > 0 {
+				b.WriteByte('-')
+				hyphen = true
+			}
+		}
+		if b.Len() >= 40 {
+			break
+		}
+	}
+	slug := strings.Trim(b.String(), "-")
+	if len(slug) < 2 {
+		return "workspace"
+	}
+	return slug
+}
+
+func randomSuffix() string {
+	var b [3]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// createOrg inserts an org named name with a unique slug derived from it and
+// makes ownerID its owner. A personal org is bound to its owner.
+func (s *Service) createOrg(ctx context.Context, st Store, name, kind, ownerID string) (*Org, error) {
+	base := Slugify(name)
+	o := &Org{ID: newID(), Name: name, Kind: kind, CreatedAt: s.Now()}
+	if kind == KindPersonal {
+		o.OwnerID = ownerID
+	}
+	for attempt := 0; ; attempt++ {
+		o.Slug = base
+		if attempt > 0 {
+			o.Slug = base + "-" + randomSuffix()
+		}
+		err := st.CreateOrg(ctx, o)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, ErrConflict) || attempt >= 5 {
+			return nil, internal("create org", err)
+		}
+		if kind == KindPersonal {
+			// The conflict may be the one-personal-org rule: another request
+			// created it first.
+			if existing, err := st.PersonalOrg(ctx, ownerID); err == nil {
+				return existing, nil
+			}
+		}
+	}
+	if err := st.AddMember(ctx, &Membership{OrgID: o.ID, UserID: ownerID, Role: RoleOwner, JoinedAt: o.CreatedAt}); err != nil {
+		return nil, internal("add owner", err)
+	}
+	return o, nil
+}
+
+// personalOrg returns the user's personal org, creating it if missing.
+func (s *Service) personalOrg(ctx context.Context, st Store, u *User) (*Org, error) {
+	o, err := st.PersonalOrg(ctx, u.ID)
+	if err == nil {
+		return o, nil
+	}
+	if !errors.Is(err, ErrNotFound) {
+		return nil, internal("personal org", err)
+	}
+	name := u.Name
+	if len([]rune(name)) < 2 {
+		name = "Personal"
+	}
+	return s.createOrg(ctx, st, name, KindPersonal, u.ID)
+}
+
+// homeOrg returns the org a new sign-in is scoped to: the user's default org
+// while they are still a member of it, else their personal org (created if
+// missing), which then becomes the default.
+func (s *Service) homeOrg(ctx context.Context, st Store, u *User) (*OrgContext, error) {
+	if u.DefaultOrgID != "" {
+		if o, err := st.OrgByID(ctx, u.DefaultOrgID); err == nil && o.DeletedAt == nil {
+			if m, err := st.Member(ctx, o.ID, u.ID); err == nil {
+				return s.orgContext(ctx, st, o, m.Role)
+			}
+		}
+	}
+	o, err := s.personalOrg(ctx, st, u)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.SetDefaultOrg(ctx, u.ID, o.ID); err != nil {
+		return nil, internal("set default org", err)
+	}
+	u.DefaultOrgID = o.ID
+	return s.orgContext(ctx, st, o, RoleOwner)
+}
+
+// liveMember returns org orgID and the user's membership in it, or
+// ErrNotFound when the org is deleted or the user is not a member.
+func liveMember(ctx context.Context, st Store, orgID, userID string) (*Org, *Membership, error) {
+	if !IsID(orgID) {
+		return nil, nil, ErrNotFound
+	}
+	o, err := st.OrgByID(ctx, orgID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.DeletedAt != nil {
+		return nil, nil, ErrNotFound
+	}
+	m, err := st.Member(ctx, orgID, userID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return o, m, nil
+}
+
+// Bounds of org fields, decided in docs/decisions.md.
+const (
+	MinOrgName   = 2
+	MaxAvatarURL = 2048
+)
+
+var slugPattern = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])$`)
+
+// checkOrgName trims name and checks its length.
+func checkOrgName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	switch n := utf8.RuneCountInString(name); {
+	case n == 0:
+		return "", Invalid("name is required")
+	case n < MinOrgName:
+		return "", Invalid("name must be at least %d characters", MinOrgName)
+	case n > MaxName:
+		return "", Invalid("name must be at most %d characters", MaxName)
+	}
+	return name, nil
+}
+
+// orgAvatarURL trims raw and checks it is empty or an absolute http(s) URL.
+func orgAvatarURL(raw string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return "", nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || len(raw) > MaxAvatarURL {
+		return "", Invalid("avatar_url must be an http or https URL of at most %d characters", MaxAvatarURL)
+	}
+	return raw, nil
+}
+
+// lockOrg takes org orgID's row lock in tx and then authorizes p, so the
+// caller's role and the org's members cannot change until tx ends.
+func (s *Service) lockOrg(ctx context.Context, tx Store, p *Principal, orgID string, perm Permission, teamOnly bool) (*access, error) {
+	if !IsID(orgID) {
+		return nil, errOrgNotFound
+	}
+	if err := tx.LockOrg(ctx, orgID); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return nil, errOrgNotFound
+		}
+		return nil, internal("lock org", err)
+	}
+	return s.authorize(ctx, tx, p, orgID, perm, teamOnly)
+}
+
+// CreateOrg creates a team org owned by the caller, makes it their default
+// org and mints a token scoped to it that keeps the caller's via and session.
+func (s *Service) CreateOrg(ctx context.Context, p *Principal, name string) (*Org, *OrgToken, error) {
+	name, err := checkOrgName(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !p.Full() {
+		return nil, nil, Errorf(KindForbidden, "this token is bound to one workspace and cannot create another")
+	}
+	var o *Org
+	var t *OrgToken
+	err = s.store.Tx(ctx, func(tx Store) error {
+		if _, err := tx.UserByID(ctx, p.UserID); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return errUnauthorized
+			}
+			return internal("find user", err)
+		}
+		if o, err = s.createOrg(ctx, tx, name, KindTeam, p.UserID); err != nil {
+			return err
+		}
+		if err := tx.SetDefaultOrg(ctx, p.UserID, o.ID); err != nil {
+			return internal("set default org", err)
+		}
+		if err := s.audit(ctx, tx, o.ID, p.UserID, "org.created", "org", o.ID, map[string]any{"name": o.Name, "slug": o.Slug}); err != nil {
+			return internal("audit", err)
+		}
+		t, err = s.orgToken(ctx, tx, p.UserID, p.SessionID, p.Via, o, RoleOwner)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return o, t, nil
+}
+
+// OrgProfile returns org orgID with its member and live team counts.
+func (s *Service) OrgProfile(ctx context.Context, p *Principal, orgID string) (*OrgProfile, error) {
+	a, err := s.authorize(ctx, s.store, p, orgID, "", false)
+	if err != nil {
+		return nil, err
+	}
+	return s.profile(ctx, s.store, a.org)
+}
+
+func (s *Service) profile(ctx context.Context, st Store, o *Org) (*OrgProfile, error) {
+	members, _, err := st.OrgCounts(ctx, o.ID)
+	if err != nil {
+		return nil, internal("count members", err)
+	}
+	teams, err := st.CountTeams(ctx, o.ID)
+	if err != nil {
+		return nil, internal("count teams", err)
+	}
+	return &OrgProfile{Org: o, MemberCount: members, TeamCount: teams}, nil
+}
+
+// OrgPatch is the body of PATCH /v1/orgs/{id}; nil fields are absent.
+type OrgPatch struct {
+	Name      *string
+	Slug      *string
+	AvatarURL *string
+}
+
+// UpdateOrg changes a team org's name, slug or avatar. Fields absent or equal
+// to the current value do not count; a patch left empty answers 400.
+func (s *Service) UpdateOrg(ctx context.Context, p *Principal, orgID string, patch OrgPatch) (*OrgProfile, error) {
+	var out *OrgProfile
+	err := s.store.Tx(ctx, func(tx Store) error {
+		a, err := s.lockOrg(ctx, tx, p, orgID, PermSettings, true)
+		if err != nil {
+			return err
+		}
+		o := *a.org
+		before, after := map[string]any{}, map[string]any{}
+		set := func(field string, cur *string, v string) {
+			if v != *cur {
+				before[field], after[field] = *cur, v
+				*cur = v
+			}
+		}
+		if patch.Name != nil {
+			name, err := checkOrgName(*patch.Name)
+			if err != nil {
+				return err
+			}
+			set("name", &o.Name, name)
+		}
+		if patch.Slug != nil {
+			slug := strings.TrimSpace(*patch.Slug)
+			if !slugPattern.MatchString(slug) {
+				return Invalid("slug must be 2 to 40 lowercase letters, digits or hyphens, starting and ending with a letter or digit")
+			}
+			set("slug", &o.Slug, slug)
+		}
+		if patch.AvatarURL != nil {
+			avatar, err := orgAvatarURL(*patch.AvatarURL)
+			if err != nil {
+				return err
+			}
+			set("avatar_url", &o.AvatarURL, avatar)
+		}
+		if len(after) == 0 {
+			return Invalid("nothing to change: give name, slug or avatar_url different from the current values")
+		}
+		if err := tx.UpdateOrg(ctx, &o); err != nil {
+			if errors.Is(err, ErrConflict) {
+				return Errorf(KindConflict, "the slug %q is taken", o.Slug)
+			}
+			return internal("update org", err)
+		}
+		if err := s.audit(ctx, tx, o.ID, p.UserID, "org.updated", "org", o.ID, map[string]any{"before": before, "after": after}); err != nil {
+			return internal("audit", err)
+		}
+		out, err = s.profile(ctx, tx, &o)
+		return err
+	})
+	return out, err
+}
+
+// DeleteOrg soft-deletes a team org. It is gone at once for every member;
+// users whose default it was fall back to their personal org, and its
+// invitations answer 410.
+func (s *Service) DeleteOrg(ctx context.Context, p *Principal, orgID string) error {
+	return s.store.Tx(ctx, func(tx Store) error {
+		a, err := s.lockOrg(ctx, tx, p, orgID, PermDelete, true)
+		if err != nil {
+			return err
+		}
+		if err := tx.SoftDeleteOrg(ctx, orgID, s.Now()); err != nil {
+			return internal("delete org", err)
+		}
+		if err := tx.ClearDefaultOrg(ctx, orgID, ""); err != nil {
+			return internal("clear default org", err)
+		}
+		if err := s.audit(ctx, tx, orgID, p.UserID, "org.deleted", "org", orgID, map[string]any{"name": a.org.Name, "slug": a.org.Slug}); err != nil {
+			return internal("audit", err)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,335 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/token"
+)
+
+// ProfilePatch is the body of PATCH /v1/me; nil fields are left alone.
+type ProfilePatch struct {
+	Name      *string
+	AvatarURL *string
+}
+
+// UpdateProfile applies a partial profile change. API-key sessions may call it.
+func (s *Service) UpdateProfile(ctx context.Context, p *Principal, in ProfilePatch) (*User, error) {
+	if in.Name == nil && in.AvatarURL == nil {
+		return nil, Invalid("nothing to update: give name or avatar_url")
+	}
+	var u *User
+	err := s.store.Tx(ctx, func(tx Store) error {
+		var err error
+		u, err = caller(ctx, tx, p.UserID)
+		if err != nil {
+			return err
+		}
+		before := map[string]any{}
+		after := map[string]any{}
+		if in.Name != nil {
+			name := strings.TrimSpace(*in.Name)
+			if name == "" {
+				return Invalid("name must not be empty")
+			}
+			if len([]rune(name)) > MaxName {
+				return Invalid("name must be at most %d characters", MaxName)
+			}
+			before["name"], after["name"], u.Name = u.Name, name, name
+		}
+		if in.AvatarURL != nil {
+			av := strings.TrimSpace(*in.AvatarURL)
+			if err := checkAvatarURL(av); err != nil {
+				return err
+			}
+			before["avatar_url"], after["avatar_url"], u.AvatarURL = u.AvatarURL, av, av
+		}
+		u.UpdatedAt = s.Now()
+		if err := tx.UpdateUser(ctx, u); err != nil {
+			return internal("update user", err)
+		}
+		return s.audit(ctx, tx, p.OrgID, p.UserID, "user.updated", "user", u.ID, map[string]any{"before": before, "after": after})
+	})
+	s.users.drop(p.UserID)
+	return u, err
+}
+
+func checkAvatarURL(raw string) error {
+	if raw == "" {
+		return Invalid("avatar_url must not be empty")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || len(raw) > 2048 {
+		return Invalid("avatar_url must be an absolute http(s) URL")
+	}
+	return nil
+}
+
+// DeleteAccount removes the caller's account. It refuses while the caller
+// is the sole owner of a team org that still has other members; team orgs
+// where the caller is alone, and the personal org, are soft-deleted.
+func (s *Service) DeleteAccount(ctx context.Context, p *Principal) error {
+	defer s.users.drop(p.UserID)
+	return s.store.Tx(ctx, func(tx Store) error {
+		u, err := caller(ctx, tx, p.UserID)
+		if err != nil {
+			return err
+		}
+		orgs, err := tx.UserOrgs(ctx, u.ID)
+		if err != nil {
+			return internal("list orgs", err)
+		}
+		// Lock in id order so two deletions sharing orgs cannot deadlock.
+		sort.Slice(orgs, func(i, j int) bool { return orgs[i].ID < orgs[j].ID })
+		var blocking []string
+		var alone, others []OrgListing
+		for _, o := range orgs {
+			if o.Kind == KindPersonal {
+				alone = append(alone, o)
+				continue
+			}
+			if err := tx.LockOrg(ctx, o.ID); err != nil {
+				return internal("lock org", err)
+			}
+			members, owners, err := tx.OrgCounts(ctx, o.ID)
+			if err != nil {
+				return internal("count members", err)
+			}
+			switch {
+			case members <= 1:
+				alone = append(alone, o)
+			case o.Role == RoleOwner && owners == 1:
+				blocking = append(blocking, o.Name)
+			default:
+				others = append(others, o)
+			}
+		}
+		if len(blocking) > 0 {
+			sort.Strings(blocking)
+			return Errorf(KindConflict, "you are the only owner of %s, which still %s other members: make someone else an owner or remove the members first",
+				strings.Join(blocking, ", "), map[bool]string{true: "has", false: "have"}[len(blocking) == 1])
+		}
+		now := s.Now()
+		for _, o := range alone {
+			if err := tx.SoftDeleteOrg(ctx, o.ID, now); err != nil && !errors.Is(err, ErrNotFound) {
+				return internal("delete org", err)
+			}
+			if err := s.audit(ctx, tx, o.ID, u.ID, "user.deleted", "user", u.ID, nil); err != nil {
+				return internal("audit", err)
+			}
+		}
+		for _, o := range others {
+			if err := s.audit(ctx, tx, o.ID, u.ID, "member.left", "user", u.ID, map[string]any{"role": o.Role, "reason": "account_deleted"}); err != nil {
+				return internal("audit", err)
+			}
+		}
+		if err := tx.DeleteUser(ctx, u.ID); err != nil {
+			return internal("delete user", err)
+		}
+		return nil
+	})
+}
+
+// ChangePassword sets a new password. The current one is required when the
+// account has one (a magic-link account may set its first without it). Every
+// other session of the account is revoked.
+func (s *Service) ChangePassword(ctx context.Context, p *Principal, current, next string) error {
+	if err := checkPassword("new_password", next); err != nil {
+		return err
+	}
+	u, err := caller(ctx, s.store, p.UserID)
+	if err != nil {
+		return err
+	}
+	if u.PasswordHash != "" {
+		if current == "" {
+			return Invalid("current_password is required")
+		}
+		ok, _, err := s.hasher.Verify(ctx, current, u.PasswordHash)
+		if err != nil {
+			return internal("verify password", err)
+		}
+		if !ok {
+			return Errorf(KindForbidden, "current password is wrong")
+		}
+	}
+	hash, err := s.hasher.Hash(ctx, next)
+	if err != nil {
+		return internal("hash password", err)
+	}
+	return s.store.Tx(ctx, func(tx Store) error {
+		err := tx.ReplacePasswordHash(ctx, u.ID, u.PasswordHash, hash)
+		if errors.Is(err, ErrNotFound) {
+			// Changed by another request since it was checked.
+			return Errorf(KindForbidden, "current password is wrong")
+		}
+		if err != nil {
+			return internal("set password", err)
+		}
+		if err := tx.RevokeUserSessions(ctx, u.ID, p.SessionID, s.Now()); err != nil {
+			return internal("revoke sessions", err)
+		}
+		return s.audit(ctx, tx, p.OrgID, u.ID, "user.password_changed", "user", u.ID, nil)
+	})
+}
+
+// Resend outcomes of ResendVerification.
+const (
+	ResendAlreadyVerified = "email is already verified"
+	ResendThrottled       = "a confirmation link was sent less than a minute ago; check your inbox"
+	ResendSent            = "confirmation link sent"
+)
+
+// ResendVerification mails a new confirmation link unless the address is
+// verified or a still-usable link went out within the last minute.
+func (s *Service) ResendVerification(ctx context.Context, p *Principal) (string, error) {
+	var secret, email string
+	var outcome string
+	err := s.store.Tx(ctx, func(tx Store) error {
+		// Lock the account so concurrent resends see each other's links.
+		if err := tx.LockUser(ctx, p.UserID); err != nil && !errors.Is(err, ErrNotFound) {
+			return internal("lock user", err)
+		}
+		u, err := caller(ctx, tx, p.UserID)
+		if err != nil {
+			return err
+		}
+		if u.EmailVerified {
+			outcome = ResendAlreadyVerified
+			return nil
+		}
+		now := s.Now()
+		last, err := tx.LatestEmailToken(ctx, u.ID, PurposeVerifyEmail)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return internal("latest token", err)
+		}
+		if last != nil && last.UsedAt == nil && last.ExpiresAt.After(now) && now.Sub(last.CreatedAt) < ResendThrottle {
+			outcome = ResendThrottled
+			return nil
+		}
+		secret, email = token.NewSecret(""), u.Email
+		if err := tx.CreateEmailToken(ctx, &EmailToken{Hash: token.Hash(secret), Purpose: PurposeVerifyEmail, Email: u.Email,
+			UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(VerifyEmailTTL)}); err != nil {
+			return internal("create confirmation token", err)
+		}
+		outcome = ResendSent
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if secret != "" {
+		s.sendVerifyEmail(email, secret)
+	}
+	return outcome, nil
+}
+
+// ResendThrottle is the least time between two confirmation mails.
+const ResendThrottle = time.Minute
+
+// MyOrgs lists every live org the caller belongs to and the id of their
+// default org. The personal org is created first if it is missing, and a
+// default that is gone falls back to it.
+func (s *Service) MyOrgs(ctx context.Context, p *Principal) ([]OrgListing, string, error) {
+	u, err := caller(ctx, s.store, p.UserID)
+	if err != nil {
+		return nil, "", err
+	}
+	orgs, err := s.store.UserOrgs(ctx, u.ID)
+	if err != nil {
+		return nil, "", internal("list orgs", err)
+	}
+	personal, defaultLive := false, false
+	for _, o := range orgs {
+		personal = personal || o.Kind == KindPersonal
+		defaultLive = defaultLive || o.ID == u.DefaultOrgID
+	}
+	if personal && defaultLive {
+		return orgs, u.DefaultOrgID, nil
+	}
+	err = s.store.Tx(ctx, func(tx Store) error {
+		u, err = caller(ctx, tx, p.UserID)
+		if err != nil {
+			return err
+		}
+		if _, err := s.personalOrg(ctx, tx, u); err != nil {
+			return err
+		}
+		_, err = s.homeOrg(ctx, tx, u)
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	orgs, err = s.store.UserOrgs(ctx, u.ID)
+	if err != nil {
+		return nil, "", internal("list orgs", err)
+	}
+	return orgs, u.DefaultOrgID, nil
+}
+
+// Sessions lists the caller's live sign-in sessions, newest first.
+func (s *Service) Sessions(ctx context.Context, p *Principal) ([]Session, error) {
+	ss, err := s.store.ListSessions(ctx, p.UserID, s.Now())
+	if err != nil {
+		return nil, internal("list sessions", err)
+	}
+	return ss, nil
+}
+
+// RevokeSession revokes one of the caller's sessions; an unknown, foreign or
+// already revoked session reads as not found.
+func (s *Service) RevokeSession(ctx context.Context, p *Principal, id string) error {
+	notFound := Errorf(KindNotFound, "session not found")
+	if !IsID(id) {
+		return notFound
+	}
+	return s.store.Tx(ctx, func(tx Store) error {
+		ss, err := tx.SessionByID(ctx, id)
+		if errors.Is(err, ErrNotFound) || (err == nil && (ss.UserID != p.UserID || ss.GrantID != "")) {
+			return notFound
+		}
+		if err != nil {
+			return internal("find session", err)
+		}
+		ok, err := tx.RevokeSession(ctx, id, s.Now())
+		if err != nil {
+			return internal("revoke session", err)
+		}
+		if !ok {
+			return notFound
+		}
+		return s.audit(ctx, tx, p.OrgID, p.UserID, "session.revoked", "session", id, nil)
+	})
+}
+
+// Grants lists the caller's connected OAuth apps.
+func (s *Service) Grants(ctx context.Context, p *Principal) ([]Grant, error) {
+	gs, err := s.store.ListGrants(ctx, p.UserID)
+	if err != nil {
+		return nil, internal("list grants", err)
+	}
+	return gs, nil
+}
+
+// RevokeGrant disconnects an OAuth app: the grant and its refresh tokens
+// stop working at once.
+func (s *Service) RevokeGrant(ctx context.Context, p *Principal, id string) error {
+	if !IsID(id) {
+		return Errorf(KindNotFound, "grant not found")
+	}
+	return s.store.Tx(ctx, func(tx Store) error {
+		err := tx.RevokeGrant(ctx, p.UserID, id, s.Now())
+		if errors.Is(err, ErrNotFound) {
+			return Errorf(KindNotFound, "grant not found")
+		}
+		if err != nil {
+			return internal("revoke grant", err)
+		}
+		return s.audit(ctx, tx, p.OrgID, p.UserID, "grant.revoked", "grant", id, nil)
+	})
+}

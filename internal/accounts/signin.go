@@ -1,0 +1,561 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/token"
+)
+
+// RegisterInput is the body of POST /v1/auth/register.
+type RegisterInput struct {
+	Email    string
+	Password string
+	Name     string
+}
+
+// Register creates an account with its personal org and signs it in. The
+// confirmation link is mailed best effort after the account is committed.
+func (s *Service) Register(ctx context.Context, in RegisterInput, meta SessionMeta) (*SignIn, error) {
+	email, err := NormalizeEmail(in.Email)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPassword("password", in.Password); err != nil {
+		return nil, err
+	}
+	name := strings.TrimSpace(in.Name)
+	if len([]rune(name)) > MaxName {
+		return nil, Invalid("name must be at most %d characters", MaxName)
+	}
+	if name == "" {
+		name = email[:strings.IndexByte(email, '@')]
+	}
+	// Hash before the transaction: the writer is never held for 20 ms of argon2.
+	hash, err := s.hasher.Hash(ctx, in.Password)
+	if err != nil {
+		return nil, internal("hash password", err)
+	}
+	now := s.Now()
+	u := &User{ID: newID(), Email: email, Name: name, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+	verifyToken := token.NewSecret("")
+	var out *SignIn
+	err = s.store.Tx(ctx, func(tx Store) error {
+		if err := tx.CreateUser(ctx, u); err != nil {
+			if errors.Is(err, ErrConflict) {
+				return Errorf(KindConflict, "an account with this email already exists")
+			}
+			return internal("create user", err)
+		}
+		oc, err := s.homeOrg(ctx, tx, u)
+		if err != nil {
+			return err
+		}
+		if err := tx.CreateEmailToken(ctx, &EmailToken{Hash: token.Hash(verifyToken), Purpose: PurposeVerifyEmail, Email: email,
+			UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(VerifyEmailTTL)}); err != nil {
+			return internal("create confirmation token", err)
+		}
+		if err := s.audit(ctx, tx, oc.ID, u.ID, "user.registered", "user", u.ID, map[string]any{"via": ViaPassword}); err != nil {
+			return internal("audit", err)
+		}
+		out, err = s.startSession(ctx, tx, u, oc, ViaPassword, meta)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.sendVerifyEmail(email, verifyToken)
+	return out, nil
+}
+
+func (s *Service) sendVerifyEmail(email, secret string) {
+	link := s.webURL + "/verify-email?token=" + url.QueryEscape(secret)
+	s.sendMail(email, "Confirm your email address",
+		"Confirm your email address for Gatehouse by opening this link:\n\n"+link+"\n\nThe link works once and expires in 24 hours. If you did not create an account, ignore this message.\n")
+}
+
+// startSession opens a sign-in session for u scoped to oc and returns its
+// first access and refresh tokens.
+func (s *Service) startSession(ctx context.Context, st Store, u *User, oc *OrgContext, via string, meta SessionMeta) (*SignIn, error) {
+	now := s.Now()
+	sess := &Session{ID: newID(), UserID: u.ID, Via: via, UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP,
+		CreatedAt: now, ExpiresAt: now.Add(RefreshTTL), LastUsedAt: now}
+	if err := st.CreateSession(ctx, sess); err != nil {
+		return nil, internal("create session", err)
+	}
+	return s.issuePair(ctx, st, u, oc, sess.ID, via, now)
+}
+
+func (s *Service) issuePair(ctx context.Context, st Store, u *User, oc *OrgContext, sessionID, via string, now time.Time, resources ...string) (*SignIn, error) {
+	refresh := token.NewSecret("")
+	if err := st.InsertRefreshToken(ctx, &RefreshToken{Hash: token.Hash(refresh), SessionID: sessionID,
+		CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}); err != nil {
+		return nil, internal("store refresh token", err)
+	}
+	access, exp, err := s.mint(u.ID, sessionID, via, oc, AccessTTL, resources...)
+	if err != nil {
+		return nil, internal("mint", err)
+	}
+	return &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: refresh, User: u, Org: oc}, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// Login signs in with email and password. Unknown email and wrong password
+// give the same error after the same work.
+func (s *Service) Login(ctx context.Context, email, pw string, meta SessionMeta) (*SignIn, error) {
+	if strings.TrimSpace(email) == "" {
+		return nil, Invalid("email is required")
+	}
+	if pw == "" {
+		return nil, Invalid("password is required")
+	}
+	email, err := NormalizeEmail(email)
+	if err != nil {
+		return nil, err
+	}
+	if len(pw) > MaxPassword {
+		return nil, errBadCredentials
+	}
+	u, err := s.store.UserByEmail(ctx, email)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, internal("find user", err)
+	}
+	stored := ""
+	if u != nil {
+		stored = u.PasswordHash
+	}
+	ok, rehash, err := s.hasher.Verify(ctx, pw, stored)
+	if err != nil {
+		return nil, internal("verify password", err)
+	}
+	if !ok || u == nil {
+		return nil, errBadCredentials
+	}
+	if rehash {
+		if h, err := s.hasher.Hash(ctx, pw); err == nil {
+			if err := s.store.ReplacePasswordHash(ctx, u.ID, stored, h); err != nil && !errors.Is(err, ErrNotFound) {
+				s.log.Warn("password rehash not stored", "err", err)
+			}
+		}
+	}
+	var out *SignIn
+	err = s.store.Tx(ctx, func(tx Store) error {
+		// Read again inside the transaction: the account may have been
+		// deleted since the password check.
+		u, err := tx.PinUser(ctx, u.ID)
+		if errors.Is(err, ErrNotFound) {
+			return errBadCredentials
+		}
+		if err != nil {
+			return internal("find user", err)
+		}
+		oc, err := s.homeOrg(ctx, tx, u)
+		if err != nil {
+			return err
+		}
+		out, err = s.startSession(ctx, tx, u, oc, ViaPassword, meta)
+		return err
+	})
+	return out, err
+}
+
+// RequestMagicLink mails a single-use sign-in link to email. It answers the
+// same whether or not an account exists: verifying the link signs the
+// address up when it has none.
+func (s *Service) RequestMagicLink(ctx context.Context, email, client string) error {
+	email, err := NormalizeEmail(email)
+	if err != nil {
+		return err
+	}
+	secret := token.NewSecret("")
+	now := s.Now()
+	t := &EmailToken{Hash: token.Hash(secret), Purpose: PurposeMagicLink, Email: email, CreatedAt: now, ExpiresAt: now.Add(MagicLinkTTL)}
+	if err := s.store.CreateEmailToken(ctx, t); err != nil {
+		return internal("create magic link", err)
+	}
+	base := s.webURL
+	if client == "mobile" {
+		base = s.mobileURL
+	}
+	link := base + "/auth/magic?token=" + url.QueryEscape(secret)
+	s.sendMail(email, "Your sign-in link",
+		"Open this link to sign in to Gatehouse:\n\n"+link+"\n\nThe link works once and expires in 15 minutes. If you did not ask for it, ignore this message.\n")
+	return nil
+}
+
+// VerifyMagicLink consumes a magic-link token and signs its address in,
+// creating the account (email verified, no password) if it has none.
+func (s *Service) VerifyMagicLink(ctx context.Context, secret string, meta SessionMeta) (*SignIn, error) {
+	if secret == "" {
+		return nil, Invalid("token is required")
+	}
+	var out *SignIn
+	err := s.store.Tx(ctx, func(tx Store) error {
+		t, err := tx.UseEmailToken(ctx, token.Hash(secret), PurposeMagicLink, s.Now())
+		if errors.Is(err, ErrNotFound) {
+			return Errorf(KindUnauthorized, "invalid, expired or already used link")
+		}
+		if err != nil {
+			return internal("use magic link", err)
+		}
+		u, err := tx.UserByEmail(ctx, t.Email)
+		if errors.Is(err, ErrNotFound) {
+			now := s.Now()
+			u = &User{ID: newID(), Email: t.Email, Name: t.Email[:strings.IndexByte(t.Email, '@')], EmailVerified: true, CreatedAt: now, UpdatedAt: now}
+			err = tx.CreateUser(ctx, u)
+			if errors.Is(err, ErrConflict) {
+				// Another link or a registration created the account
+				// meanwhile: sign in to that one.
+				u, err = tx.UserByEmail(ctx, t.Email)
+			} else if err == nil {
+				err = ErrNotFound // created here: set up below
+			}
+		}
+		if err == nil {
+			// Keep the account from being deleted while signing in to it.
+			u, err = tx.PinUser(ctx, u.ID)
+			if errors.Is(err, ErrNotFound) {
+				return Errorf(KindUnauthorized, "this account no longer exists")
+			}
+		}
+		switch {
+		case errors.Is(err, ErrNotFound):
+			oc, err := s.homeOrg(ctx, tx, u)
+			if err != nil {
+				return err
+			}
+			if err := s.audit(ctx, tx, oc.ID, u.ID, "user.registered", "user", u.ID, map[string]any{"via": ViaMagicLink}); err != nil {
+				return internal("audit", err)
+			}
+			if err := s.autoJoin(ctx, tx, u); err != nil {
+				return err
+			}
+		case err != nil:
+			return internal("find user", err)
+		case !u.EmailVerified:
+			// Opening the link proves the address.
+			u.EmailVerified, u.UpdatedAt = true, s.Now()
+			if err := tx.UpdateUser(ctx, u); err != nil {
+				return internal("verify email", err)
+			}
+			if err := s.autoJoin(ctx, tx, u); err != nil {
+				return err
+			}
+		}
+		oc, err := s.homeOrg(ctx, tx, u)
+		if err != nil {
+			return err
+		}
+		out, err = s.startSession(ctx, tx, u, oc, ViaMagicLink, meta)
+		return err
+	})
+	return out, err
+}
+
+// VerifyEmail consumes a confirmation token and marks the address verified.
+func (s *Service) VerifyEmail(ctx context.Context, secret string) (*User, error) {
+	if secret == "" {
+		return nil, Invalid("token is required")
+	}
+	var u *User
+	err := s.store.Tx(ctx, func(tx Store) error {
+		t, err := tx.UseEmailToken(ctx, token.Hash(secret), PurposeVerifyEmail, s.Now())
+		if errors.Is(err, ErrNotFound) {
+			return Errorf(KindUnauthorized, "invalid, expired or already used link")
+		}
+		if err != nil {
+			return internal("use confirmation token", err)
+		}
+		u, err = tx.UserByID(ctx, t.UserID)
+		if errors.Is(err, ErrNotFound) || (err == nil && u.Email != t.Email) {
+			return Errorf(KindUnauthorized, "invalid, expired or already used link")
+		}
+		if err != nil {
+			return internal("find user", err)
+		}
+		if u.EmailVerified {
+			return nil
+		}
+		u.EmailVerified, u.UpdatedAt = true, s.Now()
+		if err := tx.UpdateUser(ctx, u); err != nil {
+			return internal("verify email", err)
+		}
+		if u.DefaultOrgID != "" {
+			if err := s.audit(ctx, tx, u.DefaultOrgID, u.ID, "user.email_verified", "user", u.ID, nil); err != nil {
+				return internal("audit", err)
+			}
+		}
+		// Domain auto-join was withheld until now.
+		return s.autoJoin(ctx, tx, u)
+	})
+	return u, err
+}
+
+var errBadRefresh = Errorf(KindUnauthorized, "invalid or expired refresh token")
+
+// Refresh rotates a refresh token: the presented one is revoked and a new
+// pair issued. A token presented again after its rotation answers 401; more
+// than RefreshReuseSkew after the rotation that is taken as theft and the
+// whole session is revoked, while inside the window it is two tabs racing.
+//
+// Everything that only reads (the session, the user, the org the new token
+// is scoped to) happens before the write transaction, which holds just the
+// three writes that decide: the session is still live, the token is rotated
+// exactly once, its successor is stored.
+func (s *Service) Refresh(ctx context.Context, secret string) (*SignIn, error) {
+	if secret == "" {
+		return nil, Invalid("refresh_token is required")
+	}
+	return s.refresh(ctx, secret, nil)
+}
+
+// refresh is Refresh with an extra check of the session (OAuth refreshes
+// bind the token to its client); check's error rolls the rotation back.
+func (s *Service) refresh(ctx context.Context, secret string, check func(tx Store, sess *Session) error) (*SignIn, error) {
+	hash := token.Hash(secret)
+	rt, err := s.store.RefreshTokenByHash(ctx, hash)
+	if errors.Is(err, ErrNotFound) {
+		return nil, errBadRefresh
+	}
+	if err != nil {
+		return nil, internal("find refresh token", err)
+	}
+	now := s.Now()
+	if !now.Before(rt.ExpiresAt) {
+		return nil, errBadRefresh
+	}
+	if rt.RotatedAt != nil {
+		return nil, s.refreshReused(ctx, rt, now)
+	}
+	sess, err := s.store.SessionByID(ctx, rt.SessionID)
+	if errors.Is(err, ErrNotFound) || (err == nil && sess.RevokedAt != nil) {
+		return nil, errBadRefresh
+	}
+	if err != nil {
+		return nil, internal("find session", err)
+	}
+	u, err := s.store.UserByID(ctx, sess.UserID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, errBadRefresh
+	}
+	if err != nil {
+		return nil, internal("find user", err)
+	}
+	// The scope of the new token, read without writing when possible.
+	oc, err := s.sessionOrgRead(ctx, sess, u)
+	if err != nil {
+		return nil, err
+	}
+	via := ViaRefresh
+	if sess.Via == ViaOAuth {
+		via = ViaOAuth
+	}
+	next := token.NewSecret("")
+	reused := false
+	var resources []string
+	err = s.store.Tx(ctx, func(tx Store) error {
+		// Session first, then token: the order account deletion cascades in,
+		// so the two never deadlock. A revoked session stops here.
+		if err := tx.TouchSession(ctx, sess.ID, now, now.Add(RefreshTTL)); errors.Is(err, ErrNotFound) {
+			return errBadRefresh
+		} else if err != nil {
+			return internal("touch session", err)
+		}
+		if _, err := tx.RotateRefreshToken(ctx, hash, now); errors.Is(err, ErrNotFound) {
+			reused = true // another request rotated it first
+			return errBadRefresh
+		} else if err != nil {
+			return internal("rotate refresh token", err)
+		}
+		if check != nil {
+			if err := check(tx, sess); err != nil {
+				return err
+			}
+		}
+		if sess.Via == ViaOAuth {
+			if resources, err = grantResources(ctx, tx, sess); err != nil {
+				return err
+			}
+		}
+		if oc == nil {
+			if oc, err = s.homeOrg(ctx, tx, u); err != nil {
+				return err
+			}
+		}
+		if err := tx.InsertRefreshToken(ctx, &RefreshToken{Hash: token.Hash(next), SessionID: sess.ID, CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}); err != nil {
+			return internal("store refresh token", err)
+		}
+		return nil
+	})
+	if reused {
+		// Lost a race for the same token: look at when it was rotated.
+		if cur, err := s.store.RefreshTokenByHash(ctx, hash); err == nil && cur.RotatedAt != nil {
+			return nil, s.refreshReused(ctx, cur, now)
+		}
+		return nil, errBadRefresh
+	}
+	if err != nil {
+		return nil, err
+	}
+	access, exp, err := s.mint(u.ID, sess.ID, via, oc, AccessTTL, resources...)
+	if err != nil {
+		return nil, internal("mint", err)
+	}
+	return &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: next, User: u, Org: oc}, nil
+}
+
+// refreshReused answers a rotated token presented again: 401, and past the
+// race window the whole session is revoked.
+func (s *Service) refreshReused(ctx context.Context, rt *RefreshToken, now time.Time) error {
+	if now.Sub(*rt.RotatedAt) > RefreshReuseSkew {
+		if ok, err := s.store.RevokeSession(ctx, rt.SessionID, now); err != nil {
+			return internal("revoke session", err)
+		} else if ok {
+			s.log.Warn("refresh token reused after rotation; session revoked", "session_id", rt.SessionID)
+		}
+	}
+	return errBadRefresh
+}
+
+// sessionOrgRead is the org a refreshed token is scoped to: the session's
+// fixed org (OAuth grants), else the user's default org. It returns nil,
+// nil when finding the home org needs a write (homeOrg then runs in the
+// transaction).
+func (s *Service) sessionOrgRead(ctx context.Context, sess *Session, u *User) (*OrgContext, error) {
+	if sess.OrgID != "" {
+		o, m, err := liveMember(ctx, s.store, sess.OrgID, u.ID)
+		if errors.Is(err, ErrNotFound) {
+			return nil, errBadRefresh
+		}
+		if err != nil {
+			return nil, internal("session org", err)
+		}
+		return s.orgContext(ctx, s.store, o, m.Role)
+	}
+	if u.DefaultOrgID == "" {
+		return nil, nil
+	}
+	o, m, err := liveMember(ctx, s.store, u.DefaultOrgID, u.ID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, internal("default org", err)
+	}
+	return s.orgContext(ctx, s.store, o, m.Role)
+}
+
+// Logout revokes the session of a refresh token. Unknown tokens are ignored:
+// logout is idempotent from the client's view.
+func (s *Service) Logout(ctx context.Context, secret string) error {
+	if secret == "" {
+		return nil
+	}
+	rt, err := s.store.RefreshTokenByHash(ctx, token.Hash(secret))
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return internal("find refresh token", err)
+	}
+	if _, err := s.store.RevokeSession(ctx, rt.SessionID, s.Now()); err != nil {
+		return internal("revoke session", err)
+	}
+	return nil
+}
+
+// SwitchOrg mints a token scoped to orgID, which becomes the caller's
+// default org. The refresh token is unchanged.
+func (s *Service) SwitchOrg(ctx context.Context, p *Principal, orgID string) (*OrgToken, error) {
+	if orgID == "" {
+		return nil, Invalid("org_id is required")
+	}
+	if p.Via == ViaAPIKey || p.Via == ViaOAuth {
+		return nil, Errorf(KindForbidden, "this token is bound to one workspace and cannot switch")
+	}
+	o, m, err := liveMember(ctx, s.store, orgID, p.UserID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, Errorf(KindForbidden, "not a member of this organization")
+	}
+	if err != nil {
+		return nil, internal("switch org", err)
+	}
+	if err := s.store.SetDefaultOrg(ctx, p.UserID, o.ID); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return nil, errUnauthorized
+		}
+		return nil, internal("set default org", err)
+	}
+	return s.orgToken(ctx, s.store, p.UserID, p.SessionID, p.Via, o, m.Role)
+}
+
+func (s *Service) orgToken(ctx context.Context, st Store, userID, sessionID, via string, o *Org, role string) (*OrgToken, error) {
+	oc, err := s.orgContext(ctx, st, o, role)
+	if err != nil {
+		return nil, internal("org context", err)
+	}
+	access, exp, err := s.mint(userID, sessionID, via, oc, AccessTTL)
+	if err != nil {
+		return nil, internal("mint", err)
+	}
+	return &OrgToken{AccessToken: access, ExpiresAt: exp, Org: oc}, nil
+}
+
+// Me returns the caller and the workspace their token is scoped to, read live.
+func (s *Service) Me(ctx context.Context, p *Principal) (*User, *OrgContext, error) {
+	u, err := s.store.UserByID(ctx, p.UserID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil, Errorf(KindNotFound, "user not found")
+	}
+	if err != nil {
+		return nil, nil, internal("find user", err)
+	}
+	o, m, err := liveMember(ctx, s.store, p.OrgID, p.UserID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil, Errorf(KindNotFound, "organization not found")
+	}
+	if err != nil {
+		return nil, nil, internal("find org", err)
+	}
+	oc, err := s.orgContext(ctx, s.store, o, m.Role)
+	if err != nil {
+		return nil, nil, internal("org context", err)
+	}
+	return u, oc, nil
+}
+
+// VerifyUser returns the user behind a valid token; a deleted user's token
+// is no longer valid.
+func (s *Service) VerifyUser(ctx context.Context, p *Principal) (*User, error) {
+	now := s.Now()
+	if u, ok := s.users.get(p.UserID, now); ok {
+		return u, nil
+	}
+	u, err := s.store.UserByID(ctx, p.UserID)
+	if errors.Is(err, ErrNotFound) && p.Via == ViaAPIKey {
+		// An org service-account key: its token's subject is the key.
+		if k, kerr := s.store.APIKeyByID(ctx, p.UserID); kerr == nil && k.Kind == KeyOrg && k.RevokedAt == nil &&
+			(k.ExpiresAt == nil || now.Before(*k.ExpiresAt)) {
+			u, err = &User{ID: k.ID, Name: k.Name}, nil
+		}
+	}
+	if err == nil {
+		s.users.put(u, now)
+	}
+	if errors.Is(err, ErrNotFound) {
+		return nil, errUnauthorized
+	}
+	if err != nil {
+		return nil, internal("find user", err)
+	}
+	return u, nil
+}

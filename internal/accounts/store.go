@@ -1,0 +1,161 @@
+package accounts
+
+import (
+	"context"
+	"time"
+)
+
+// Store persists the domain. Rules live in Service; the store reads, writes
+// and translates driver errors into ErrNotFound and ErrConflict. Methods that
+// must be atomic together run inside Tx, whose Store is bound to one
+// transaction.
+type Store interface {
+	// Tx runs fn in a read-write transaction and commits when fn returns nil.
+	Tx(ctx context.Context, fn func(tx Store) error) error
+	Ping(ctx context.Context) error
+
+	// SettingOrCreate returns the setting key, storing value first if absent;
+	// concurrent callers all get the one value that won.
+	SettingOrCreate(ctx context.Context, key, value string) (string, error)
+
+	CreateUser(ctx context.Context, u *User) error // ErrConflict: email taken
+	UserByID(ctx context.Context, id string) (*User, error)
+	UserByEmail(ctx context.Context, email string) (*User, error)
+	UpdateUser(ctx context.Context, u *User) error
+	// ReplacePasswordHash sets the hash only if it is still old; ErrNotFound
+	// otherwise, so of two concurrent changes with one password only one wins.
+	ReplacePasswordHash(ctx context.Context, userID, old, hash string) error
+	SetDefaultOrg(ctx context.Context, userID, orgID string) error
+	// LockUser takes the user's row lock until the transaction ends.
+	LockUser(ctx context.Context, userID string) error
+	// PinUser reads the user and keeps the row from being deleted until the
+	// transaction ends (rows that reference it can then be inserted).
+	PinUser(ctx context.Context, userID string) (*User, error)
+
+	// LockOrg takes the org's row lock until the transaction ends, so rules
+	// over its members (the last owner) see no concurrent change.
+	LockOrg(ctx context.Context, orgID string) error
+	CreateOrg(ctx context.Context, o *Org) error // ErrConflict: slug taken
+	OrgByID(ctx context.Context, id string) (*Org, error)
+	PersonalOrg(ctx context.Context, userID string) (*Org, error)
+	SlugTaken(ctx context.Context, slug string) (bool, error)
+	AddMember(ctx context.Context, m *Membership) error // ErrConflict: already a member
+	Member(ctx context.Context, orgID, userID string) (*Membership, error)
+	// ToolStates returns the tools whose state was set explicitly.
+	ToolStates(ctx context.Context, orgID string) (map[string]bool, error)
+
+	// UpdateOrg writes name, slug and avatar_url of a live org; ErrConflict: slug taken.
+	UpdateOrg(ctx context.Context, o *Org) error
+	// ClearDefaultOrg unsets default_org_id of every user whose default is
+	// orgID, or of userID only when userID is not empty.
+	ClearDefaultOrg(ctx context.Context, orgID, userID string) error
+	// CountTeams returns how many live teams org has.
+	CountTeams(ctx context.Context, orgID string) (int, error)
+	// OrgMembers lists the org's directory ordered by joined_at, then user id.
+	OrgMembers(ctx context.Context, orgID string) ([]PersonRow, error)
+	SetMemberRole(ctx context.Context, orgID, userID, role string) error // ErrNotFound: not a member
+	RemoveMember(ctx context.Context, orgID, userID string) error        // ErrNotFound: not a member
+	// RemoveTeamMemberships removes the user from every team of the org.
+	RemoveTeamMemberships(ctx context.Context, orgID, userID string) error
+
+	CreateInvitation(ctx context.Context, inv *Invitation) error
+	// InvitationByHash returns the invitation of a secret's hash, with Inviter filled.
+	InvitationByHash(ctx context.Context, hash string) (*Invitation, error)
+	// UsableInvitations lists the org's invitations usable at now, newest first.
+	UsableInvitations(ctx context.Context, orgID string, now time.Time) ([]*Invitation, error)
+	// RevokeInvitation revokes an unrevoked invitation of the org; ErrNotFound otherwise.
+	RevokeInvitation(ctx context.Context, orgID, id string, at time.Time) error
+	// UseInvitation marks an unused, unrevoked, unexpired invitation used;
+	// ErrNotFound otherwise. The conditional UPDATE is what makes an email
+	// invitation single use under concurrency.
+	UseInvitation(ctx context.Context, id string, at time.Time) error
+
+	CreateSession(ctx context.Context, s *Session) error
+	SessionByID(ctx context.Context, id string) (*Session, error)
+	// TouchSession records a use of a live session; ErrNotFound when the
+	// session is revoked or gone.
+	TouchSession(ctx context.Context, id string, lastUsed, expires time.Time) error
+	// RevokeSession revokes a live session; false when it was already revoked.
+	RevokeSession(ctx context.Context, id string, at time.Time) (bool, error)
+	InsertRefreshToken(ctx context.Context, t *RefreshToken) error
+	// RotateRefreshToken marks an unrotated, unexpired token rotated and
+	// returns it; ErrNotFound when no such token exists.
+	RotateRefreshToken(ctx context.Context, hash string, at time.Time) (*RefreshToken, error)
+	RefreshTokenByHash(ctx context.Context, hash string) (*RefreshToken, error)
+
+	CreateEmailToken(ctx context.Context, t *EmailToken) error
+	// UseEmailToken marks an unused, unexpired token of the purpose used and
+	// returns it; ErrNotFound when no such token exists.
+	UseEmailToken(ctx context.Context, hash, purpose string, at time.Time) (*EmailToken, error)
+
+	// LatestEmailToken returns the newest token of purpose sent to the user.
+	LatestEmailToken(ctx context.Context, userID, purpose string) (*EmailToken, error)
+
+	AddAudit(ctx context.Context, e *AuditEntry) error
+
+	// UserOrgs lists the live orgs the user belongs to, by join date.
+	UserOrgs(ctx context.Context, userID string) ([]OrgListing, error)
+	// OrgCounts returns how many members and owners org has.
+	OrgCounts(ctx context.Context, orgID string) (members, owners int, err error)
+	SoftDeleteOrg(ctx context.Context, orgID string, at time.Time) error
+	DeleteUser(ctx context.Context, userID string) error
+
+	// ListSessions lists the user's live sign-in sessions, newest first.
+	ListSessions(ctx context.Context, userID string, now time.Time) ([]Session, error)
+	// RevokeUserSessions revokes the user's live sessions except keep.
+	RevokeUserSessions(ctx context.Context, userID, keep string, at time.Time) error
+
+	ListGrants(ctx context.Context, userID string) ([]Grant, error)
+	CreateGrant(ctx context.Context, g *Grant) error
+	// GrantByID returns a grant, revoked or not; inside a transaction it
+	// also locks the row, so a concurrent revocation waits for the session
+	// issued under it (or the issue sees the revocation).
+	GrantByID(ctx context.Context, id string) (*Grant, error)
+	// RevokeGrant revokes a live grant of the user and its sessions;
+	// ErrNotFound when there is none.
+	RevokeGrant(ctx context.Context, userID, grantID string, at time.Time) error
+
+	CreateAPIKey(ctx context.Context, k *APIKey) error
+	APIKeyByHash(ctx context.Context, hash string) (*APIKey, error)
+	APIKeyByID(ctx context.Context, id string) (*APIKey, error)
+	// ListAPIKeys lists unrevoked keys, newest first: a user's user keys
+	// (userID set) or an org's org keys (orgID set).
+	ListAPIKeys(ctx context.Context, kind, userID, orgID string) ([]APIKey, error)
+	// RevokeAPIKey revokes a live key; ErrNotFound when there is none.
+	RevokeAPIKey(ctx context.Context, id string, at time.Time) error
+	// TouchAPIKey sets last_used_at to at unless it is already after staleBefore.
+	TouchAPIKey(ctx context.Context, id string, at, staleBefore time.Time) error
+
+	CreateTeam(ctx context.Context, t *Team) error
+	// TeamByID returns a live team of org.
+	TeamByID(ctx context.Context, orgID, teamID string) (*Team, error)
+	// ListTeams lists org's live teams with member counts and userID's role.
+	ListTeams(ctx context.Context, orgID, userID string) ([]Team, error)
+	UpdateTeam(ctx context.Context, t *Team) error
+	SoftDeleteTeam(ctx context.Context, teamID string, at time.Time) error
+	TeamMembers(ctx context.Context, teamID string) ([]PersonRow, error)
+	// TeamRole returns userID's role in the team; ErrNotFound when none.
+	TeamRole(ctx context.Context, teamID, userID string) (string, error)
+	UpsertTeamMember(ctx context.Context, teamID, userID, role string, at time.Time) error
+	RemoveTeamMember(ctx context.Context, teamID, userID string) error
+
+	SetTool(ctx context.Context, orgID, tool string, enabled bool) error
+
+	CreateDomain(ctx context.Context, d *DomainClaim) error // ErrConflict: claimed here already
+	ListDomains(ctx context.Context, orgID string) ([]DomainClaim, error)
+	DomainByID(ctx context.Context, orgID, id string) (*DomainClaim, error)
+	SetDomainMode(ctx context.Context, id, mode string) error
+	DeleteDomain(ctx context.Context, id string) error
+	// MarkDomainVerified sets verified_at; ErrConflict when another org has
+	// verified the domain.
+	MarkDomainVerified(ctx context.Context, id string, at time.Time) error
+	// DomainVerifiedBy returns the org that verified domain; ErrNotFound if none.
+	DomainVerifiedBy(ctx context.Context, domain string) (string, error)
+	// DomainOffers lists the live orgs with a verified claim on domain.
+	DomainOffers(ctx context.Context, domain string) ([]DomainOffer, error)
+
+	// AuditLog returns org's newest entries, optionally of one tool or action.
+	AuditLog(ctx context.Context, orgID, tool, action string, limit int) ([]AuditEntry, error)
+	// AuditTools lists the distinct tools in org's log.
+	AuditTools(ctx context.Context, orgID string) ([]string, error)
+}

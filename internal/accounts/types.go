@@ -1,0 +1,327 @@
+package accounts
+
+import "time"
+
+// Tools lists the seven tools in canonical order (CONTRACT §4).
+var Tools = []string{"tasks", "notes", "sign", "links", "forms", "croncrunch", "crm"}
+
+// IsTool reports whether name is one of the seven tools.
+func IsTool(name string) bool {
+	for _, t := range Tools {
+		if t == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Org kinds.
+const (
+	KindPersonal = "personal"
+	KindTeam     = "team"
+)
+
+// Org roles.
+const (
+	RoleOwner   = "owner"
+	RoleAdmin   = "admin"
+	RoleBilling = "billing"
+	RoleMember  = "member"
+)
+
+// How an access token was obtained (the `via` claim).
+const (
+	ViaPassword  = "password"
+	ViaMagicLink = "magic_link"
+	ViaRefresh   = "refresh"
+	ViaAPIKey    = "api_key"
+	ViaOAuth     = "oauth"
+)
+
+// Email token purposes.
+const (
+	PurposeMagicLink   = "magic_link"
+	PurposeVerifyEmail = "verify_email"
+)
+
+// User is an account.
+type User struct {
+	ID            string
+	Email         string
+	Name          string
+	AvatarURL     string
+	PasswordHash  string
+	EmailVerified bool
+	DefaultOrgID  string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// Org is a workspace, personal or team.
+type Org struct {
+	ID        string
+	Name      string
+	Slug      string
+	AvatarURL string
+	Kind      string
+	OwnerID   string // the user of a personal org
+	CreatedAt time.Time
+	DeletedAt *time.Time
+}
+
+// Membership is a user's role in an org.
+type Membership struct {
+	OrgID    string
+	UserID   string
+	Role     string
+	JoinedAt time.Time
+}
+
+// OrgContext is the workspace a token is scoped to, with the caller's role
+// and the tools enabled there.
+type OrgContext struct {
+	ID    string
+	Name  string
+	Slug  string
+	Kind  string
+	Role  string
+	Tools []string
+}
+
+// Session is a sign-in session: a chain of refresh tokens.
+type Session struct {
+	ID         string
+	UserID     string
+	Via        string
+	GrantID    string
+	OrgID      string
+	UserAgent  string
+	IP         string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	LastUsedAt time.Time
+	RevokedAt  *time.Time
+}
+
+// RefreshToken is one link of a session's chain, stored by hash.
+type RefreshToken struct {
+	Hash      string
+	SessionID string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	RotatedAt *time.Time
+}
+
+// EmailToken is a single-use emailed secret, stored by hash.
+type EmailToken struct {
+	Hash      string
+	Purpose   string
+	Email     string
+	UserID    string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	UsedAt    *time.Time
+}
+
+// AuditEntry is one row of the platform-wide audit log.
+type AuditEntry struct {
+	ID         string
+	OrgID      string
+	Tool       string
+	Action     string
+	ActorID    string
+	TargetType string
+	TargetID   string
+	Meta       string // JSON object
+	At         time.Time
+}
+
+// Principal is the verified caller of a bearer request.
+type Principal struct {
+	UserID    string
+	SessionID string
+	OrgID     string
+	Role      string
+	Tools     []string
+	Via       string
+	TokenID   string
+	ExpiresAt time.Time
+}
+
+// Full reports whether the principal holds a full (sign-in) session.
+func (p *Principal) Full() bool { return p.Via != ViaAPIKey && p.Via != ViaOAuth }
+
+// SessionMeta describes the client that opens a session.
+type SessionMeta struct {
+	UserAgent string
+	IP        string
+}
+
+// SignIn is the result of a sign-in flow: an access token, a refresh token,
+// the user and the workspace the token is scoped to.
+type SignIn struct {
+	AccessToken  string
+	ExpiresAt    time.Time
+	RefreshToken string
+	User         *User
+	Org          *OrgContext
+}
+
+// OrgToken is a freshly minted org-scoped access token without a refresh token.
+type OrgToken struct {
+	AccessToken string
+	ExpiresAt   time.Time
+	Org         *OrgContext
+}
+
+// OrgListing is a row of the caller's workspace list.
+type OrgListing struct {
+	Org
+	Role        string
+	MemberCount int
+}
+
+// Grant is a connected OAuth app: a user's consent for a client to act in
+// one workspace.
+type Grant struct {
+	ID         string
+	UserID     string
+	ClientID   string
+	ClientName string
+	OrgID      string
+	Scope      string
+	Resource   string
+	CreatedAt  time.Time
+	RevokedAt  *time.Time
+}
+
+// API key kinds.
+const (
+	KeyUser = "user"
+	KeyOrg  = "org"
+)
+
+// APIKey is a user key (svc_u_) or an org service-account key (svc_o_),
+// stored by hash.
+type APIKey struct {
+	ID         string
+	Kind       string
+	UserID     string // user keys
+	OrgID      string
+	Name       string
+	Role       string // org keys
+	Tools      []string
+	Prefix     string
+	Hash       string
+	CreatedBy  string
+	CreatedAt  time.Time
+	ExpiresAt  *time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+// Team is a group inside a team org.
+type Team struct {
+	ID          string
+	OrgID       string
+	Name        string
+	Description string
+	CreatedAt   time.Time
+	DeletedAt   *time.Time
+	MemberCount int    // in listings
+	MyRole      string // in listings: the caller's team role, "" when none
+}
+
+// Team roles.
+const (
+	TeamLead   = "lead"
+	TeamMember = "member"
+)
+
+// Invitation kinds.
+const (
+	InviteEmail = "email"
+	InviteLink  = "link"
+)
+
+// Invitation invites to an org: an email invitation is bound to one address
+// and works once; a link invitation works for anyone any number of times.
+// The secret is stored only by hash.
+type Invitation struct {
+	ID        string
+	OrgID     string
+	Kind      string
+	Role      string
+	Email     string // email kind only
+	TokenHash string
+	InviterID string
+	Inviter   string // the inviter's name, read live; empty when they are gone
+	CreatedAt time.Time
+	ExpiresAt *time.Time // nil: never (link kind)
+	UsedAt    *time.Time
+	RevokedAt *time.Time
+	URL       string // only right after creation: the secret is not kept
+}
+
+// Usable reports whether inv can still be accepted at now, its org aside.
+func (inv *Invitation) Usable(now time.Time) bool {
+	return inv.RevokedAt == nil && (inv.ExpiresAt == nil || now.Before(*inv.ExpiresAt)) &&
+		(inv.Kind != InviteEmail || inv.UsedAt == nil)
+}
+
+// PersonRow is a person in a directory (org or team members), with their
+// role there and when they joined.
+type PersonRow struct {
+	UserID    string
+	Name      string
+	Email     string
+	AvatarURL string
+	Role      string
+	JoinedAt  time.Time
+}
+
+// Domain claim modes.
+const (
+	ModeSuggest  = "suggest"
+	ModeAutoJoin = "auto_join"
+)
+
+// DomainClaim is an org's claim on an email domain, proven by a DNS TXT
+// record.
+type DomainClaim struct {
+	ID         string
+	OrgID      string
+	Domain     string
+	Mode       string
+	Token      string
+	VerifiedAt *time.Time
+	CreatedAt  time.Time
+}
+
+// DomainOffer is an org offered to people of a verified domain.
+type DomainOffer struct {
+	Org    Org
+	Domain string
+	Mode   string
+}
+
+// OrgProfile is an org with its counts, the answer of GET /v1/orgs/{id}.
+type OrgProfile struct {
+	Org         *Org
+	MemberCount int
+	TeamCount   int
+}
+
+// InvitationPreview is what the public preview of an invitation shows.
+type InvitationPreview struct {
+	Org     *Org
+	Role    string
+	Kind    string
+	Inviter string
+}
+
+// Accepted is the result of accepting an invitation.
+type Accepted struct {
+	OrgToken
+	AlreadyMember bool
+}

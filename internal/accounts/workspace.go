@@ -1,0 +1,426 @@
+package accounts
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/gatehouse/gatehouse/internal/token"
+)
+
+// OrgKeys lists an org's unrevoked service-account keys, newest first.
+func (s *Service) OrgKeys(ctx context.Context, p *Principal, orgID string) ([]APIKey, error) {
+	if _, err := s.authorize(ctx, s.store, p, orgID, PermSettings, false); err != nil {
+		return nil, err
+	}
+	ks, err := s.store.ListAPIKeys(ctx, KeyOrg, "", orgID)
+	if err != nil {
+		return nil, internal("list keys", err)
+	}
+	return ks, nil
+}
+
+// CreateOrgKey creates a service-account key of a team org acting with a
+// fixed role: member (default), billing or admin, never owner.
+func (s *Service) CreateOrgKey(ctx context.Context, p *Principal, orgID string, in KeyInput) (*NewKey, error) {
+	var out *NewKey
+	err := s.store.Tx(ctx, func(tx Store) error {
+		if _, err := s.authorize(ctx, tx, p, orgID, PermSettings, true); err != nil {
+			return err
+		}
+		name, err := checkName("name", in.Name)
+		if err != nil {
+			return err
+		}
+		role := in.Role
+		if role == "" {
+			role = RoleMember
+		}
+		if role != RoleMember && role != RoleBilling && role != RoleAdmin {
+			return Invalid("role must be member, billing or admin")
+		}
+		tools, err := keyTools(in.Tools, in.ToolsSet)
+		if err != nil {
+			return err
+		}
+		expires, err := s.keyExpiry(in.ExpiresInDays)
+		if err != nil {
+			return err
+		}
+		secret := token.NewSecret(OrgKeyPrefix)
+		k := &APIKey{ID: newID(), Kind: KeyOrg, OrgID: orgID, Name: name, Role: role, Tools: tools,
+			Prefix: secret[:KeyDisplayPrefix], Hash: token.Hash(secret), CreatedBy: p.UserID, CreatedAt: s.Now(), ExpiresAt: expires}
+		if err := tx.CreateAPIKey(ctx, k); err != nil {
+			return internal("create key", err)
+		}
+		out = &NewKey{Key: k, Secret: secret}
+		return s.audit(ctx, tx, orgID, p.UserID, "api_key.created", "api_key", k.ID, map[string]any{"kind": KeyOrg, "name": name, "role": role, "tools": tools})
+	})
+	return out, err
+}
+
+// RevokeOrgKey revokes one of an org's service-account keys.
+func (s *Service) RevokeOrgKey(ctx context.Context, p *Principal, orgID, id string) error {
+	notFound := Errorf(KindNotFound, "api key not found")
+	return s.store.Tx(ctx, func(tx Store) error {
+		if _, err := s.authorize(ctx, tx, p, orgID, PermSettings, false); err != nil {
+			return err
+		}
+		if !IsID(id) {
+			return notFound
+		}
+		k, err := tx.APIKeyByID(ctx, id)
+		if errors.Is(err, ErrNotFound) || (err == nil && (k.Kind != KeyOrg || k.OrgID != orgID || k.RevokedAt != nil)) {
+			return notFound
+		}
+		if err != nil {
+			return internal("find key", err)
+		}
+		if err := tx.RevokeAPIKey(ctx, id, s.Now()); errors.Is(err, ErrNotFound) {
+			return notFound
+		} else if err != nil {
+			return internal("revoke key", err)
+		}
+		return s.audit(ctx, tx, orgID, p.UserID, "api_key.revoked", "api_key", id, map[string]any{"kind": KeyOrg, "name": k.Name})
+	})
+}
+
+// Audit log limits (spec section 8).
+const (
+	AuditDefaultLimit = 100
+	AuditMaxLimit     = 500
+)
+
+// AuditLog returns an org's newest audit entries, optionally filtered by
+// tool and action, and the distinct tools present in its log.
+func (s *Service) AuditLog(ctx context.Context, p *Principal, orgID, tool, action, limit string) ([]AuditEntry, []string, error) {
+	if _, err := s.authorize(ctx, s.store, p, orgID, PermSettings, false); err != nil {
+		return nil, nil, err
+	}
+	n := AuditDefaultLimit
+	if limit != "" {
+		v, err := strconv.Atoi(limit)
+		if err != nil || v < 1 || v > AuditMaxLimit {
+			return nil, nil, Invalid("limit must be an integer from 1 to %d", AuditMaxLimit)
+		}
+		n = v
+	}
+	entries, err := s.store.AuditLog(ctx, orgID, tool, action, n)
+	if err != nil {
+		return nil, nil, internal("audit log", err)
+	}
+	tools, err := s.store.AuditTools(ctx, orgID)
+	if err != nil {
+		return nil, nil, internal("audit tools", err)
+	}
+	return entries, tools, nil
+}
+
+// TXTPrefix starts the value of every domain proof record.
+const TXTPrefix = "gatehouse-verification="
+
+// TXTName is where the proof of domain d is published.
+func TXTName(d string) string { return "_service." + d }
+
+// TXTResolver reads DNS TXT records.
+type TXTResolver interface {
+	TXT(ctx context.Context, name string) ([]string, error)
+}
+
+var errDomainNotFound = Errorf(KindNotFound, "domain claim not found")
+
+// Domains lists an org's domain claims.
+func (s *Service) Domains(ctx context.Context, p *Principal, orgID string) ([]DomainClaim, error) {
+	if _, err := s.authorize(ctx, s.store, p, orgID, PermDomains, false); err != nil {
+		return nil, err
+	}
+	ds, err := s.store.ListDomains(ctx, orgID)
+	if err != nil {
+		return nil, internal("list domains", err)
+	}
+	return ds, nil
+}
+
+func checkMode(mode string, required bool) (string, error) {
+	switch mode {
+	case "":
+		if required {
+			return "", Invalid("mode is required: suggest or auto_join")
+		}
+		return ModeSuggest, nil
+	case ModeSuggest, ModeAutoJoin:
+		return mode, nil
+	}
+	return "", Invalid("mode must be suggest or auto_join")
+}
+
+// newVerificationToken returns 32 random characters of an alphabet that
+// survives DNS tooling unchanged.
+func newVerificationToken() string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 32)
+	for i := range b {
+		n, _ := rand.Int(rand.Reader, big.NewInt(int64(len(alphabet))))
+		b[i] = alphabet[n.Int64()]
+	}
+	return string(b)
+}
+
+// ClaimDomain records an unverified claim and returns it with the TXT proof
+// to publish. Public mailbox providers cannot be claimed.
+func (s *Service) ClaimDomain(ctx context.Context, p *Principal, orgID, raw, mode string) (*DomainClaim, error) {
+	var d *DomainClaim
+	err := s.store.Tx(ctx, func(tx Store) error {
+		if _, err := s.authorize(ctx, tx, p, orgID, PermDomains, true); err != nil {
+			return err
+		}
+		name, err := NormalizeDomain(raw)
+		if err != nil {
+			return err
+		}
+		if IsPublicEmailDomain(name) {
+			return Invalid("%s is a public email provider and cannot be claimed", name)
+		}
+		if mode, err = checkMode(mode, false); err != nil {
+			return err
+		}
+		if other, err := tx.DomainVerifiedBy(ctx, name); err == nil && other != orgID {
+			return Errorf(KindConflict, "%s is already verified by another organization", name)
+		} else if err != nil && !errors.Is(err, ErrNotFound) {
+			return internal("domain owner", err)
+		}
+		d = &DomainClaim{ID: newID(), OrgID: orgID, Domain: name, Mode: mode, Token: newVerificationToken(), CreatedAt: s.Now()}
+		if err := tx.CreateDomain(ctx, d); errors.Is(err, ErrConflict) {
+			return Errorf(KindConflict, "%s is already claimed by this organization", name)
+		} else if err != nil {
+			return internal("create domain", err)
+		}
+		return s.audit(ctx, tx, orgID, p.UserID, "domain.created", "domain", d.ID, map[string]any{"domain": name, "mode": mode})
+	})
+	return d, err
+}
+
+// SetDomainMode switches a claim between suggest and auto_join.
+func (s *Service) SetDomainMode(ctx context.Context, p *Principal, orgID, id, mode string) (*DomainClaim, error) {
+	var d *DomainClaim
+	err := s.store.Tx(ctx, func(tx Store) error {
+		var err error
+		if d, err = s.domainFor(ctx, tx, p, orgID, id); err != nil {
+			return err
+		}
+		if mode, err = checkMode(mode, true); err != nil {
+			return err
+		}
+		if mode == d.Mode {
+			return nil
+		}
+		if err := tx.SetDomainMode(ctx, d.ID, mode); err != nil {
+			return internal("set mode", err)
+		}
+		old := d.Mode
+		d.Mode = mode
+		return s.audit(ctx, tx, orgID, p.UserID, "domain.updated", "domain", d.ID, map[string]any{"domain": d.Domain, "old_mode": old, "new_mode": mode})
+	})
+	return d, err
+}
+
+func (s *Service) domainFor(ctx context.Context, st Store, p *Principal, orgID, id string) (*DomainClaim, error) {
+	if _, err := s.authorize(ctx, st, p, orgID, PermDomains, false); err != nil {
+		return nil, err
+	}
+	if !IsID(id) {
+		return nil, errDomainNotFound
+	}
+	d, err := st.DomainByID(ctx, orgID, id)
+	if errors.Is(err, ErrNotFound) {
+		return nil, errDomainNotFound
+	}
+	if err != nil {
+		return nil, internal("find domain", err)
+	}
+	return d, nil
+}
+
+// DeleteDomain removes a claim; members who joined through it stay.
+func (s *Service) DeleteDomain(ctx context.Context, p *Principal, orgID, id string) error {
+	return s.store.Tx(ctx, func(tx Store) error {
+		d, err := s.domainFor(ctx, tx, p, orgID, id)
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteDomain(ctx, d.ID); err != nil {
+			return internal("delete domain", err)
+		}
+		return s.audit(ctx, tx, orgID, p.UserID, "domain.deleted", "domain", d.ID, map[string]any{"domain": d.Domain})
+	})
+}
+
+// VerifyDomain reads the TXT record at _service.<domain> and marks the claim
+// verified when it holds the issued proof. Verifying twice is harmless.
+func (s *Service) VerifyDomain(ctx context.Context, p *Principal, orgID, id string) (*DomainClaim, string, error) {
+	d, err := s.domainFor(ctx, s.store, p, orgID, id)
+	if err != nil {
+		return nil, "", err
+	}
+	if d.VerifiedAt != nil {
+		return d, "domain already verified", nil
+	}
+	taken := Errorf(KindConflict, "%s was verified by another organization first", d.Domain)
+	if other, err := s.store.DomainVerifiedBy(ctx, d.Domain); err == nil && other != orgID {
+		return nil, "", taken
+	}
+	want := TXTPrefix + d.Token
+	// The lookup runs outside any transaction: DNS can take seconds.
+	records, err := s.resolver.TXT(ctx, TXTName(d.Domain))
+	if err != nil {
+		s.log.Info("domain verification lookup failed", "domain", d.Domain, "err", err)
+	}
+	found := false
+	for _, r := range records {
+		found = found || strings.TrimSpace(r) == want
+	}
+	if !found {
+		return nil, "", Invalid("no TXT record %q with value %q was found yet; DNS changes can take minutes to hours to propagate, so try again later", TXTName(d.Domain), want)
+	}
+	err = s.store.Tx(ctx, func(tx Store) error {
+		cur, err := s.domainFor(ctx, tx, p, orgID, id)
+		if err != nil {
+			return err
+		}
+		if cur.VerifiedAt != nil {
+			d = cur
+			return nil
+		}
+		now := s.Now()
+		if err := tx.MarkDomainVerified(ctx, d.ID, now); errors.Is(err, ErrConflict) {
+			return taken
+		} else if err != nil {
+			return internal("verify domain", err)
+		}
+		d.VerifiedAt = &now
+		return s.audit(ctx, tx, orgID, p.UserID, "domain.verified", "domain", d.ID, map[string]any{"domain": d.Domain})
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return d, "domain verified", nil
+}
+
+// emailDomain is the part of an address after the @.
+func emailDomain(email string) string { return email[strings.LastIndexByte(email, '@')+1:] }
+
+// Discoverable returns the first org offered to the caller through a
+// verified suggest-mode claim on their email domain that they are not yet a
+// member of, or nil. Nothing is offered before the email is verified.
+func (s *Service) Discoverable(ctx context.Context, p *Principal) (*DomainOffer, error) {
+	u, err := caller(ctx, s.store, p.UserID)
+	if err != nil {
+		return nil, err
+	}
+	if !u.EmailVerified {
+		return nil, nil
+	}
+	offers, err := s.store.DomainOffers(ctx, emailDomain(u.Email))
+	if err != nil {
+		return nil, internal("domain offers", err)
+	}
+	for _, o := range offers {
+		if o.Mode != ModeSuggest {
+			continue
+		}
+		if _, err := s.store.Member(ctx, o.Org.ID, u.ID); errors.Is(err, ErrNotFound) {
+			return &o, nil
+		} else if err != nil {
+			return nil, internal("membership", err)
+		}
+	}
+	return nil, nil
+}
+
+// JoinDiscoverable adds the caller as a member of the org offered to their
+// email domain and returns a token switched into it. It is idempotent for
+// existing members.
+func (s *Service) JoinDiscoverable(ctx context.Context, p *Principal) (*OrgToken, error) {
+	if p.Via == ViaAPIKey || p.Via == ViaOAuth {
+		return nil, Errorf(KindForbidden, "this token is bound to one workspace and cannot join another")
+	}
+	var out *OrgToken
+	err := s.store.Tx(ctx, func(tx Store) error {
+		u, err := caller(ctx, tx, p.UserID)
+		if err != nil {
+			return err
+		}
+		if !u.EmailVerified {
+			return Errorf(KindForbidden, "verify your email address before joining an organization by its domain")
+		}
+		offers, err := tx.DomainOffers(ctx, emailDomain(u.Email))
+		if err != nil {
+			return internal("domain offers", err)
+		}
+		var pick *DomainOffer
+		role := RoleMember
+		for i, o := range offers {
+			if o.Mode != ModeSuggest {
+				continue
+			}
+			m, err := tx.Member(ctx, o.Org.ID, u.ID)
+			if errors.Is(err, ErrNotFound) {
+				pick, role = &offers[i], RoleMember
+				break
+			}
+			if err != nil {
+				return internal("membership", err)
+			}
+			if pick == nil {
+				pick, role = &offers[i], m.Role
+			}
+		}
+		if pick == nil {
+			return Errorf(KindNotFound, "no organization is offered for your email domain")
+		}
+		if err := tx.AddMember(ctx, &Membership{OrgID: pick.Org.ID, UserID: u.ID, Role: RoleMember, JoinedAt: s.Now()}); err == nil {
+			if err := s.audit(ctx, tx, pick.Org.ID, u.ID, "member.joined", "user", u.ID, map[string]any{"via": "domain", "domain": pick.Domain, "role": RoleMember}); err != nil {
+				return err
+			}
+		} else if !errors.Is(err, ErrConflict) {
+			return internal("add member", err)
+		}
+		if err := tx.SetDefaultOrg(ctx, u.ID, pick.Org.ID); err != nil {
+			return internal("set default org", err)
+		}
+		out, err = s.orgToken(ctx, tx, u.ID, p.SessionID, p.Via, &pick.Org, role)
+		return err
+	})
+	return out, err
+}
+
+// autoJoin adds a user with a verified email to every org that verified
+// their email domain in auto_join mode.
+func (s *Service) autoJoin(ctx context.Context, st Store, u *User) error {
+	if !u.EmailVerified {
+		return nil
+	}
+	offers, err := st.DomainOffers(ctx, emailDomain(u.Email))
+	if err != nil {
+		return internal("domain offers", err)
+	}
+	for _, o := range offers {
+		if o.Mode != ModeAutoJoin {
+			continue
+		}
+		err := st.AddMember(ctx, &Membership{OrgID: o.Org.ID, UserID: u.ID, Role: RoleMember, JoinedAt: s.Now()})
+		if errors.Is(err, ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return internal("auto-join", err)
+		}
+		if err := s.audit(ctx, st, o.Org.ID, u.ID, "member.joined", "user", u.ID, map[string]any{"via": "auto_join", "domain": o.Domain, "role": RoleMember}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"runtime"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+)
+
+// dialect holds what differs between SQLite and PostgreSQL.
+type dialect struct {
+	name string
+	// forUpdate is appended to a SELECT that must lock its row until the
+	// transaction ends. SQLite needs none: its write transactions are
+	// serialized (BEGIN IMMEDIATE on a single writer connection).
+	forUpdate string
+	// forKeyShare keeps a row from being deleted (or its key changed)
+	// without blocking other readers and ordinary updates.
+	forKeyShare string
+	open        func(url string) (reader, writer *sql.DB, err error)
+	gooseName   goose.Dialect
+	locker      func() (lock.SessionLocker, error)
+}
+
+func dialectFor(url string) (dialect, error) {
+	switch {
+	case strings.HasPrefix(url, "sqlite:"):
+		return dialect{name: "sqlite", open: openSQLite, gooseName: goose.DialectSQLite3}, nil
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		return dialect{name: "postgres", forUpdate: " FOR UPDATE", forKeyShare: " FOR KEY SHARE", open: openPostgres, gooseName: goose.DialectPostgres,
+			locker: func() (lock.SessionLocker, error) { return lock.NewPostgresSessionLocker() }}, nil
+	}
+	return dialect{}, fmt.Errorf("database url must start with sqlite: or postgres://")
+}
+
+// ValidateURL reports whether url names a supported database.
+func ValidateURL(url string) error {
+	if _, err := dialectFor(url); err != nil {
+		return err
+	}
+	if url == "sqlite:" {
+		return errors.New("sqlite: needs a file path, e.g. sqlite:gatehouse.db")
+	}
+	return nil
+}
+
+// openSQLite opens one writer connection, so writes queue in Go instead of
+// failing with "database is locked", and a pool of query-only readers. Every
+// pooled connection gets the pragmas because they are in the DSN.
+func openSQLite(url string) (*sql.DB, *sql.DB, error) {
+	path := strings.TrimPrefix(url, "sqlite:")
+	path = strings.TrimPrefix(path, "//")
+	if path == "" || strings.Contains(path, ":memory:") {
+		return nil, nil, errors.New("sqlite: needs a file path, e.g. sqlite:gatehouse.db")
+	}
+	const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	writer, err := sql.Open("sqlite", "file:"+path+sep+pragmas+"&_txlock=immediate")
+	if err != nil {
+		return nil, nil, err
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	writer.SetConnMaxIdleTime(0)
+	// Create the file and switch it to WAL before readers open it.
+	if err := writer.Ping(); err != nil {
+		writer.Close()
+		return nil, nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	reader, err := sql.Open("sqlite", "file:"+path+sep+pragmas+"&_pragma=query_only(1)")
+	if err != nil {
+		writer.Close()
+		return nil, nil, err
+	}
+	n := max(4, 2*runtime.GOMAXPROCS(0))
+	reader.SetMaxOpenConns(n)
+	reader.SetMaxIdleConns(n)
+	reader.SetConnMaxIdleTime(0)
+	reader.SetConnMaxLifetime(0)
+	return reader, writer, nil
+}
+
+func openPostgres(url string) (*sql.DB, *sql.DB, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, nil, err
+	}
+	db.SetMaxOpenConns(48)
+	db.SetMaxIdleConns(48)
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("open postgres: %w", err)
+	}
+	return db, db, nil
+}
+
+func (d dialect) migrate(ctx context.Context, db *sql.DB, fsys fs.FS) error {
+	var opts []goose.ProviderOption
+	if d.locker != nil {
+		l, err := d.locker()
+		if err != nil {
+			return err
+		}
+		opts = append(opts, goose.WithSessionLocker(l))
+	}
+	p, err := goose.NewProvider(d.gooseName, db, fsys, opts...)
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// retryable reports whether err aborted a PostgreSQL transaction that may
+// succeed when run again: a deadlock victim or a serialization failure.
+func (d dialect) retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
+}
+
+// translate maps a driver's uniqueness violation to accounts.ErrConflict.
+func (d dialect) translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		return fmt.Errorf("%w: %s", accounts.ErrConflict, pgErr.ConstraintName)
+	}
+	var sqErr *sqlite.Error
+	if errors.As(err, &sqErr) {
+		switch sqErr.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fmt.Errorf("%w: %v", accounts.ErrConflict, err)
+		}
+	}
+	return err
+}

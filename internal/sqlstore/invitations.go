@@ -1,0 +1,75 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+)
+
+// invitationSelect reads invitations with the inviter's name, live.
+const invitationSelect = `SELECT i.id, i.org_id, i.kind, i.role, i.email, i.token_hash, i.inviter_id, COALESCE(u.name, ''),
+	i.created_at, i.expires_at, i.used_at, i.revoked_at
+	FROM invitations i LEFT JOIN users u ON u.id = i.inviter_id`
+
+func scanInvitation(row interface{ Scan(...any) error }) (*accounts.Invitation, error) {
+	var inv accounts.Invitation
+	var email, inviter sql.NullString
+	var created int64
+	var expires, used, revoked sql.NullInt64
+	if err := row.Scan(&inv.ID, &inv.OrgID, &inv.Kind, &inv.Role, &email, &inv.TokenHash, &inviter, &inv.Inviter,
+		&created, &expires, &used, &revoked); err != nil {
+		return nil, err
+	}
+	inv.Email, inv.InviterID = email.String, inviter.String
+	inv.CreatedAt, inv.ExpiresAt, inv.UsedAt, inv.RevokedAt = fromMicros(created), fromNullMicros(expires), fromNullMicros(used), fromNullMicros(revoked)
+	return &inv, nil
+}
+
+// CreateInvitation implements accounts.Store.
+func (s *Store) CreateInvitation(ctx context.Context, inv *accounts.Invitation) error {
+	_, err := s.w().ExecContext(ctx, `INSERT INTO invitations (id, org_id, kind, role, email, token_hash, inviter_id, created_at, expires_at, used_at, revoked_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, NULL)`,
+		inv.ID, inv.OrgID, inv.Kind, inv.Role, nullString(inv.Email), inv.TokenHash, nullString(inv.InviterID),
+		micros(inv.CreatedAt), nullMicros(inv.ExpiresAt))
+	return s.dialect.translate(err)
+}
+
+// InvitationByHash implements accounts.Store.
+func (s *Store) InvitationByHash(ctx context.Context, hash string) (*accounts.Invitation, error) {
+	inv, err := scanInvitation(s.r().QueryRowContext(ctx, invitationSelect+` WHERE i.token_hash = $1`, hash))
+	return inv, s.one(err)
+}
+
+// UsableInvitations implements accounts.Store.
+func (s *Store) UsableInvitations(ctx context.Context, orgID string, now time.Time) ([]*accounts.Invitation, error) {
+	rows, err := s.r().QueryContext(ctx, invitationSelect+` WHERE i.org_id = $1 AND i.revoked_at IS NULL
+		AND (i.expires_at IS NULL OR i.expires_at > $2) AND (i.kind = 'link' OR i.used_at IS NULL)
+		ORDER BY i.created_at DESC, i.id DESC`, orgID, micros(now))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*accounts.Invitation
+	for rows.Next() {
+		inv, err := scanInvitation(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, inv)
+	}
+	return out, rows.Err()
+}
+
+// RevokeInvitation implements accounts.Store.
+func (s *Store) RevokeInvitation(ctx context.Context, orgID, id string, at time.Time) error {
+	return affected(s.w().ExecContext(ctx, `UPDATE invitations SET revoked_at = $3 WHERE org_id = $1 AND id = $2 AND revoked_at IS NULL`,
+		orgID, id, micros(at)))
+}
+
+// UseInvitation implements accounts.Store.
+func (s *Store) UseInvitation(ctx context.Context, id string, at time.Time) error {
+	return affected(s.w().ExecContext(ctx, `UPDATE invitations SET used_at = $2
+		WHERE id = $1 AND used_at IS NULL AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`, id, micros(at)))
+}

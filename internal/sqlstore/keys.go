@@ -1,0 +1,93 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+)
+
+const keyColumns = `id, kind, user_id, org_id, name, role, tools, prefix, key_hash, created_by, created_at, expires_at, last_used_at, revoked_at`
+
+func scanKey(row interface{ Scan(...any) error }) (*accounts.APIKey, error) {
+	var k accounts.APIKey
+	var user, role, tools, createdBy sql.NullString
+	var created int64
+	var expires, used, revoked sql.NullInt64
+	if err := row.Scan(&k.ID, &k.Kind, &user, &k.OrgID, &k.Name, &role, &tools, &k.Prefix, &k.Hash, &createdBy,
+		&created, &expires, &used, &revoked); err != nil {
+		return nil, err
+	}
+	k.UserID, k.Role, k.CreatedBy = user.String, role.String, createdBy.String
+	if tools.Valid {
+		if err := json.Unmarshal([]byte(tools.String), &k.Tools); err != nil {
+			return nil, err
+		}
+	}
+	k.CreatedAt, k.ExpiresAt, k.LastUsedAt, k.RevokedAt = fromMicros(created), fromNullMicros(expires), fromNullMicros(used), fromNullMicros(revoked)
+	return &k, nil
+}
+
+// CreateAPIKey implements accounts.Store.
+func (s *Store) CreateAPIKey(ctx context.Context, k *accounts.APIKey) error {
+	tools, err := json.Marshal(k.Tools)
+	if err != nil {
+		return err
+	}
+	_, err = s.w().ExecContext(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, NULL, NULL)`,
+		k.ID, k.Kind, nullString(k.UserID), k.OrgID, k.Name, nullString(k.Role), string(tools), k.Prefix, k.Hash, nullString(k.CreatedBy),
+		micros(k.CreatedAt), nullMicros(k.ExpiresAt))
+	return s.dialect.translate(err)
+}
+
+// APIKeyByHash implements accounts.Store.
+func (s *Store) APIKeyByHash(ctx context.Context, hash string) (*accounts.APIKey, error) {
+	k, err := scanKey(s.r().QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE key_hash = $1`, hash))
+	return k, s.one(err)
+}
+
+// APIKeyByID implements accounts.Store.
+func (s *Store) APIKeyByID(ctx context.Context, id string) (*accounts.APIKey, error) {
+	k, err := scanKey(s.r().QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id))
+	return k, s.one(err)
+}
+
+// ListAPIKeys implements accounts.Store.
+func (s *Store) ListAPIKeys(ctx context.Context, kind, userID, orgID string) ([]accounts.APIKey, error) {
+	q := `SELECT ` + keyColumns + ` FROM api_keys WHERE kind = $1 AND revoked_at IS NULL AND `
+	arg := userID
+	if kind == accounts.KeyUser {
+		q += `user_id = $2`
+	} else {
+		q += `org_id = $2`
+		arg = orgID
+	}
+	rows, err := s.r().QueryContext(ctx, q+` ORDER BY created_at DESC, id DESC`, kind, arg)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []accounts.APIKey
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *k)
+	}
+	return out, rows.Err()
+}
+
+// RevokeAPIKey implements accounts.Store.
+func (s *Store) RevokeAPIKey(ctx context.Context, id string, at time.Time) error {
+	return affected(s.w().ExecContext(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, id, micros(at)))
+}
+
+// TouchAPIKey implements accounts.Store.
+func (s *Store) TouchAPIKey(ctx context.Context, id string, at, staleBefore time.Time) error {
+	_, err := s.w().ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)`,
+		id, micros(at), micros(staleBefore))
+	return err
+}

@@ -1,0 +1,140 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+)
+
+const orgColumns = `id, name, slug, avatar_url, kind, owner_id, created_at, deleted_at`
+
+func scanOrg(row interface{ Scan(...any) error }) (*accounts.Org, error) {
+	var o accounts.Org
+	var owner sql.NullString
+	var created int64
+	var deleted sql.NullInt64
+	if err := row.Scan(&o.ID, &o.Name, &o.Slug, &o.AvatarURL, &o.Kind, &owner, &created, &deleted); err != nil {
+		return nil, err
+	}
+	o.OwnerID, o.CreatedAt, o.DeletedAt = owner.String, fromMicros(created), fromNullMicros(deleted)
+	return &o, nil
+}
+
+// LockOrg implements accounts.Store.
+func (s *Store) LockOrg(ctx context.Context, orgID string) error {
+	var id string
+	err := s.w().QueryRowContext(ctx, `SELECT id FROM orgs WHERE id = $1`+s.dialect.forUpdate, orgID).Scan(&id)
+	return s.one(err)
+}
+
+// CreateOrg implements accounts.Store.
+func (s *Store) CreateOrg(ctx context.Context, o *accounts.Org) error {
+	return inserted(s.w().ExecContext(ctx, `INSERT INTO orgs (`+orgColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL) ON CONFLICT DO NOTHING`,
+		o.ID, o.Name, o.Slug, o.AvatarURL, o.Kind, nullString(o.OwnerID), micros(o.CreatedAt)))
+}
+
+// OrgByID implements accounts.Store; a deleted org is returned with DeletedAt set.
+func (s *Store) OrgByID(ctx context.Context, id string) (*accounts.Org, error) {
+	o, err := scanOrg(s.r().QueryRowContext(ctx, `SELECT `+orgColumns+` FROM orgs WHERE id = $1`, id))
+	return o, s.one(err)
+}
+
+// PersonalOrg implements accounts.Store.
+func (s *Store) PersonalOrg(ctx context.Context, userID string) (*accounts.Org, error) {
+	o, err := scanOrg(s.r().QueryRowContext(ctx, `SELECT `+orgColumns+` FROM orgs WHERE owner_id = $1 AND kind = 'personal' AND deleted_at IS NULL`, userID))
+	return o, s.one(err)
+}
+
+// SlugTaken implements accounts.Store.
+func (s *Store) SlugTaken(ctx context.Context, slug string) (bool, error) {
+	var n int
+	err := s.r().QueryRowContext(ctx, `SELECT COUNT(*) FROM orgs WHERE slug = $1 AND deleted_at IS NULL`, slug).Scan(&n)
+	return n > 0, err
+}
+
+// AddMember implements accounts.Store.
+func (s *Store) AddMember(ctx context.Context, m *accounts.Membership) error {
+	return inserted(s.w().ExecContext(ctx, `INSERT INTO memberships (org_id, user_id, role, joined_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+		m.OrgID, m.UserID, m.Role, micros(m.JoinedAt)))
+}
+
+// Member implements accounts.Store.
+func (s *Store) Member(ctx context.Context, orgID, userID string) (*accounts.Membership, error) {
+	m := accounts.Membership{OrgID: orgID, UserID: userID}
+	var joined int64
+	err := s.r().QueryRowContext(ctx, `SELECT role, joined_at FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, userID).Scan(&m.Role, &joined)
+	if err != nil {
+		return nil, s.one(err)
+	}
+	m.JoinedAt = fromMicros(joined)
+	return &m, nil
+}
+
+// ToolStates implements accounts.Store.
+func (s *Store) ToolStates(ctx context.Context, orgID string) (map[string]bool, error) {
+	rows, err := s.r().QueryContext(ctx, `SELECT tool, enabled FROM org_tools WHERE org_id = $1`, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	states := map[string]bool{}
+	for rows.Next() {
+		var tool string
+		var on bool
+		if err := rows.Scan(&tool, &on); err != nil {
+			return nil, err
+		}
+		states[tool] = on
+	}
+	return states, rows.Err()
+}
+
+// UpdateOrg implements accounts.Store.
+func (s *Store) UpdateOrg(ctx context.Context, o *accounts.Org) error {
+	res, err := s.w().ExecContext(ctx, `UPDATE orgs SET name = $2, slug = $3, avatar_url = $4 WHERE id = $1 AND deleted_at IS NULL`,
+		o.ID, o.Name, o.Slug, o.AvatarURL)
+	return affected(res, s.dialect.translate(err))
+}
+
+// ClearDefaultOrg implements accounts.Store.
+func (s *Store) ClearDefaultOrg(ctx context.Context, orgID, userID string) error {
+	var err error
+	if userID == "" {
+		_, err = s.w().ExecContext(ctx, `UPDATE users SET default_org_id = NULL WHERE default_org_id = $1`, orgID)
+	} else {
+		_, err = s.w().ExecContext(ctx, `UPDATE users SET default_org_id = NULL WHERE id = $2 AND default_org_id = $1`, orgID, userID)
+	}
+	return err
+}
+
+// CountTeams implements accounts.Store.
+func (s *Store) CountTeams(ctx context.Context, orgID string) (int, error) {
+	var n int
+	err := s.r().QueryRowContext(ctx, `SELECT COUNT(*) FROM teams WHERE org_id = $1 AND deleted_at IS NULL`, orgID).Scan(&n)
+	return n, err
+}
+
+// OrgMembers implements accounts.Store: one query, served by the
+// memberships_org_joined index.
+func (s *Store) OrgMembers(ctx context.Context, orgID string) ([]accounts.PersonRow, error) {
+	return s.people(ctx, `SELECT m.user_id, u.name, u.email, u.avatar_url, m.role, m.joined_at
+		FROM memberships m JOIN users u ON u.id = m.user_id
+		WHERE m.org_id = $1 ORDER BY m.joined_at, m.user_id`, orgID)
+}
+
+// SetMemberRole implements accounts.Store.
+func (s *Store) SetMemberRole(ctx context.Context, orgID, userID, role string) error {
+	return affected(s.w().ExecContext(ctx, `UPDATE memberships SET role = $3 WHERE org_id = $1 AND user_id = $2`, orgID, userID, role))
+}
+
+// RemoveMember implements accounts.Store.
+func (s *Store) RemoveMember(ctx context.Context, orgID, userID string) error {
+	return affected(s.w().ExecContext(ctx, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, userID))
+}
+
+// RemoveTeamMemberships implements accounts.Store.
+func (s *Store) RemoveTeamMemberships(ctx context.Context, orgID, userID string) error {
+	_, err := s.w().ExecContext(ctx, `DELETE FROM team_members WHERE user_id = $2 AND team_id IN (SELECT id FROM teams WHERE org_id = $1)`, orgID, userID)
+	return err
+}

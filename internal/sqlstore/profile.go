@@ -1,0 +1,158 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+)
+
+// LatestEmailToken implements accounts.Store.
+func (s *Store) LatestEmailToken(ctx context.Context, userID, purpose string) (*accounts.EmailToken, error) {
+	t := accounts.EmailToken{UserID: userID, Purpose: purpose}
+	var created, expires int64
+	var used sql.NullInt64
+	err := s.r().QueryRowContext(ctx, `SELECT token_hash, email, created_at, expires_at, used_at FROM email_tokens
+		WHERE user_id = $1 AND purpose = $2 ORDER BY created_at DESC LIMIT 1`, userID, purpose).
+		Scan(&t.Hash, &t.Email, &created, &expires, &used)
+	if err != nil {
+		return nil, s.one(err)
+	}
+	t.CreatedAt, t.ExpiresAt, t.UsedAt = fromMicros(created), fromMicros(expires), fromNullMicros(used)
+	return &t, nil
+}
+
+// UserOrgs implements accounts.Store.
+func (s *Store) UserOrgs(ctx context.Context, userID string) ([]accounts.OrgListing, error) {
+	rows, err := s.r().QueryContext(ctx, `SELECT o.id, o.name, o.slug, o.avatar_url, o.kind, o.owner_id, o.created_at, o.deleted_at, m.role,
+			(SELECT COUNT(*) FROM memberships c WHERE c.org_id = o.id)
+		FROM memberships m JOIN orgs o ON o.id = m.org_id
+		WHERE m.user_id = $1 AND o.deleted_at IS NULL
+		ORDER BY m.joined_at, o.id`, userID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []accounts.OrgListing
+	for rows.Next() {
+		var l accounts.OrgListing
+		var owner sql.NullString
+		var created int64
+		var deleted sql.NullInt64
+		if err := rows.Scan(&l.ID, &l.Name, &l.Slug, &l.AvatarURL, &l.Kind, &owner, &created, &deleted, &l.Role, &l.MemberCount); err != nil {
+			return nil, err
+		}
+		l.OwnerID, l.CreatedAt = owner.String, fromMicros(created)
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// OrgCounts implements accounts.Store.
+func (s *Store) OrgCounts(ctx context.Context, orgID string) (members, owners int, err error) {
+	err = s.r().QueryRowContext(ctx, `SELECT COUNT(*), COUNT(CASE WHEN role = 'owner' THEN 1 END) FROM memberships WHERE org_id = $1`, orgID).
+		Scan(&members, &owners)
+	return members, owners, err
+}
+
+// SoftDeleteOrg implements accounts.Store. The org's domain claims go with
+// it, so a domain it verified can be claimed by another org.
+func (s *Store) SoftDeleteOrg(ctx context.Context, orgID string, at time.Time) error {
+	if err := affected(s.w().ExecContext(ctx, `UPDATE orgs SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL`, orgID, micros(at))); err != nil {
+		return err
+	}
+	_, err := s.w().ExecContext(ctx, `DELETE FROM domains WHERE org_id = $1`, orgID)
+	return err
+}
+
+// DeleteUser implements accounts.Store. Memberships, sessions, refresh
+// tokens, user keys, grants and team memberships go with the user (ON DELETE
+// CASCADE); default-org pointers at nothing are harmless.
+func (s *Store) DeleteUser(ctx context.Context, userID string) error {
+	return affected(s.w().ExecContext(ctx, `DELETE FROM users WHERE id = $1`, userID))
+}
+
+// ListSessions implements accounts.Store: sign-in sessions only (OAuth
+// sessions are listed as grants).
+func (s *Store) ListSessions(ctx context.Context, userID string, now time.Time) ([]accounts.Session, error) {
+	rows, err := s.r().QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions
+		WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2 AND grant_id IS NULL
+		ORDER BY created_at DESC, id DESC`, userID, micros(now))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []accounts.Session
+	for rows.Next() {
+		ss, err := scanSession(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *ss)
+	}
+	return out, rows.Err()
+}
+
+// RevokeUserSessions implements accounts.Store.
+func (s *Store) RevokeUserSessions(ctx context.Context, userID, keep string, at time.Time) error {
+	_, err := s.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $3 WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL`, userID, keep, micros(at))
+	return err
+}
+
+// ListGrants implements accounts.Store.
+func (s *Store) ListGrants(ctx context.Context, userID string) ([]accounts.Grant, error) {
+	rows, err := s.r().QueryContext(ctx, `SELECT id, client_id, client_name, org_id, scope, resource, created_at FROM oauth_grants
+		WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC`, userID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []accounts.Grant
+	for rows.Next() {
+		g := accounts.Grant{UserID: userID}
+		var created int64
+		if err := rows.Scan(&g.ID, &g.ClientID, &g.ClientName, &g.OrgID, &g.Scope, &g.Resource, &created); err != nil {
+			return nil, err
+		}
+		g.CreatedAt = fromMicros(created)
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// RevokeGrant implements accounts.Store.
+func (s *Store) RevokeGrant(ctx context.Context, userID, grantID string, at time.Time) error {
+	err := affected(s.w().ExecContext(ctx, `UPDATE oauth_grants SET revoked_at = $3 WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL`, grantID, userID, micros(at)))
+	if err != nil {
+		return err
+	}
+	_, err = s.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $2 WHERE grant_id = $1 AND revoked_at IS NULL`, grantID, micros(at))
+	return err
+}
+
+// CreateGrant implements accounts.Store.
+func (s *Store) CreateGrant(ctx context.Context, g *accounts.Grant) error {
+	_, err := s.w().ExecContext(ctx, `INSERT INTO oauth_grants (id, user_id, client_id, client_name, org_id, scope, resource, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, g.ID, g.UserID, g.ClientID, g.ClientName, g.OrgID, g.Scope, g.Resource, micros(g.CreatedAt))
+	return s.dialect.translate(err)
+}
+
+// GrantByID implements accounts.Store.
+func (s *Store) GrantByID(ctx context.Context, id string) (*accounts.Grant, error) {
+	lock := ""
+	if s.tx != nil {
+		lock = s.dialect.forUpdate
+	}
+	g := accounts.Grant{ID: id}
+	var created int64
+	var revoked sql.NullInt64
+	err := s.w().QueryRowContext(ctx, `SELECT user_id, client_id, client_name, org_id, scope, resource, created_at, revoked_at
+		FROM oauth_grants WHERE id = $1`+lock, id).
+		Scan(&g.UserID, &g.ClientID, &g.ClientName, &g.OrgID, &g.Scope, &g.Resource, &created, &revoked)
+	if err != nil {
+		return nil, s.one(err)
+	}
+	g.CreatedAt, g.RevokedAt = fromMicros(created), fromNullMicros(revoked)
+	return &g, nil
+}

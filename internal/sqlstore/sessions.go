@@ -1,0 +1,118 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+)
+
+const sessionColumns = `id, user_id, via, grant_id, org_id, user_agent, ip, created_at, expires_at, last_used_at, revoked_at`
+
+func scanSession(row interface{ Scan(...any) error }) (*accounts.Session, error) {
+	var ss accounts.Session
+	var grant, org sql.NullString
+	var created, expires, used int64
+	var revoked sql.NullInt64
+	if err := row.Scan(&ss.ID, &ss.UserID, &ss.Via, &grant, &org, &ss.UserAgent, &ss.IP, &created, &expires, &used, &revoked); err != nil {
+		return nil, err
+	}
+	ss.GrantID, ss.OrgID = grant.String, org.String
+	ss.CreatedAt, ss.ExpiresAt, ss.LastUsedAt, ss.RevokedAt = fromMicros(created), fromMicros(expires), fromMicros(used), fromNullMicros(revoked)
+	return &ss, nil
+}
+
+// CreateSession implements accounts.Store.
+func (s *Store) CreateSession(ctx context.Context, ss *accounts.Session) error {
+	_, err := s.w().ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL)`,
+		ss.ID, ss.UserID, ss.Via, nullString(ss.GrantID), nullString(ss.OrgID), ss.UserAgent, ss.IP,
+		micros(ss.CreatedAt), micros(ss.ExpiresAt), micros(ss.LastUsedAt))
+	return s.dialect.translate(err)
+}
+
+// SessionByID implements accounts.Store.
+func (s *Store) SessionByID(ctx context.Context, id string) (*accounts.Session, error) {
+	ss, err := scanSession(s.r().QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id = $1`, id))
+	return ss, s.one(err)
+}
+
+// TouchSession implements accounts.Store.
+func (s *Store) TouchSession(ctx context.Context, id string, lastUsed, expires time.Time) error {
+	return affected(s.w().ExecContext(ctx, `UPDATE sessions SET last_used_at = $2, expires_at = $3 WHERE id = $1 AND revoked_at IS NULL`, id, micros(lastUsed), micros(expires)))
+}
+
+// RevokeSession implements accounts.Store.
+func (s *Store) RevokeSession(ctx context.Context, id string, at time.Time) (bool, error) {
+	err := affected(s.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, id, micros(at)))
+	if err == accounts.ErrNotFound {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// InsertRefreshToken implements accounts.Store.
+func (s *Store) InsertRefreshToken(ctx context.Context, t *accounts.RefreshToken) error {
+	_, err := s.w().ExecContext(ctx, `INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
+		t.Hash, t.SessionID, micros(t.CreatedAt), micros(t.ExpiresAt))
+	return s.dialect.translate(err)
+}
+
+func scanRefresh(row interface{ Scan(...any) error }) (*accounts.RefreshToken, error) {
+	var t accounts.RefreshToken
+	var created, expires int64
+	var rotated sql.NullInt64
+	if err := row.Scan(&t.Hash, &t.SessionID, &created, &expires, &rotated); err != nil {
+		return nil, err
+	}
+	t.CreatedAt, t.ExpiresAt, t.RotatedAt = fromMicros(created), fromMicros(expires), fromNullMicros(rotated)
+	return &t, nil
+}
+
+// RotateRefreshToken implements accounts.Store. The conditional UPDATE is
+// what makes a token single use: of two concurrent callers exactly one sees
+// a row.
+func (s *Store) RotateRefreshToken(ctx context.Context, hash string, at time.Time) (*accounts.RefreshToken, error) {
+	t, err := scanRefresh(s.w().QueryRowContext(ctx, `UPDATE refresh_tokens SET rotated_at = $2
+		WHERE token_hash = $1 AND rotated_at IS NULL AND expires_at > $2
+		RETURNING token_hash, session_id, created_at, expires_at, rotated_at`, hash, micros(at)))
+	return t, s.one(err)
+}
+
+// RefreshTokenByHash implements accounts.Store.
+func (s *Store) RefreshTokenByHash(ctx context.Context, hash string) (*accounts.RefreshToken, error) {
+	t, err := scanRefresh(s.r().QueryRowContext(ctx, `SELECT token_hash, session_id, created_at, expires_at, rotated_at FROM refresh_tokens WHERE token_hash = $1`, hash))
+	return t, s.one(err)
+}
+
+// CreateEmailToken implements accounts.Store.
+func (s *Store) CreateEmailToken(ctx context.Context, t *accounts.EmailToken) error {
+	_, err := s.w().ExecContext(ctx, `INSERT INTO email_tokens (token_hash, purpose, email, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+		t.Hash, t.Purpose, t.Email, nullString(t.UserID), micros(t.CreatedAt), micros(t.ExpiresAt))
+	return s.dialect.translate(err)
+}
+
+// UseEmailToken implements accounts.Store; like RotateRefreshToken, the
+// conditional UPDATE makes the token single use under concurrency.
+func (s *Store) UseEmailToken(ctx context.Context, hash, purpose string, at time.Time) (*accounts.EmailToken, error) {
+	var t accounts.EmailToken
+	var user sql.NullString
+	var created, expires int64
+	var used sql.NullInt64
+	err := s.w().QueryRowContext(ctx, `UPDATE email_tokens SET used_at = $3
+		WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3
+		RETURNING token_hash, purpose, email, user_id, created_at, expires_at, used_at`, hash, purpose, micros(at)).
+		Scan(&t.Hash, &t.Purpose, &t.Email, &user, &created, &expires, &used)
+	if err != nil {
+		return nil, s.one(err)
+	}
+	t.UserID, t.CreatedAt, t.ExpiresAt, t.UsedAt = user.String, fromMicros(created), fromMicros(expires), fromNullMicros(used)
+	return &t, nil
+}
+
+// AddAudit implements accounts.Store.
+func (s *Store) AddAudit(ctx context.Context, e *accounts.AuditEntry) error {
+	_, err := s.w().ExecContext(ctx, `INSERT INTO audit_log (id, org_id, tool, action, actor_id, target_type, target_id, meta, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		e.ID, e.OrgID, e.Tool, e.Action, e.ActorID, e.TargetType, e.TargetID, e.Meta, micros(e.At))
+	return s.dialect.translate(err)
+}

@@ -1,0 +1,259 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+)
+
+// CreateTeam implements accounts.Store.
+func (s *Store) CreateTeam(ctx context.Context, t *accounts.Team) error {
+	_, err := s.w().ExecContext(ctx, `INSERT INTO teams (id, org_id, name, description, created_at) VALUES ($1, $2, $3, $4, $5)`,
+		t.ID, t.OrgID, t.Name, t.Description, micros(t.CreatedAt))
+	return s.dialect.translate(err)
+}
+
+// TeamByID implements accounts.Store.
+func (s *Store) TeamByID(ctx context.Context, orgID, teamID string) (*accounts.Team, error) {
+	t := accounts.Team{ID: teamID, OrgID: orgID}
+	var created int64
+	err := s.r().QueryRowContext(ctx, `SELECT name, description, created_at FROM teams WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL`,
+		teamID, orgID).Scan(&t.Name, &t.Description, &created)
+	if err != nil {
+		return nil, s.one(err)
+	}
+	t.CreatedAt = fromMicros(created)
+	return &t, nil
+}
+
+// ListTeams implements accounts.Store.
+func (s *Store) ListTeams(ctx context.Context, orgID, userID string) ([]accounts.Team, error) {
+	rows, err := s.r().QueryContext(ctx, `SELECT t.id, t.name, t.description, t.created_at,
+			(SELECT COUNT(*) FROM team_members c WHERE c.team_id = t.id),
+			COALESCE((SELECT m.role FROM team_members m WHERE m.team_id = t.id AND m.user_id = $2), '')
+		FROM teams t WHERE t.org_id = $1 AND t.deleted_at IS NULL ORDER BY t.created_at, t.id`, orgID, userID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []accounts.Team
+	for rows.Next() {
+		t := accounts.Team{OrgID: orgID}
+		var created int64
+		if err := rows.Scan(&t.ID, &t.Name, &t.Description, &created, &t.MemberCount, &t.MyRole); err != nil {
+			return nil, err
+		}
+		t.CreatedAt = fromMicros(created)
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// UpdateTeam implements accounts.Store.
+func (s *Store) UpdateTeam(ctx context.Context, t *accounts.Team) error {
+	return affected(s.w().ExecContext(ctx, `UPDATE teams SET name = $2, description = $3 WHERE id = $1 AND deleted_at IS NULL`, t.ID, t.Name, t.Description))
+}
+
+// SoftDeleteTeam implements accounts.Store.
+func (s *Store) SoftDeleteTeam(ctx context.Context, teamID string, at time.Time) error {
+	return affected(s.w().ExecContext(ctx, `UPDATE teams SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL`, teamID, micros(at)))
+}
+
+// TeamMembers implements accounts.Store.
+func (s *Store) TeamMembers(ctx context.Context, teamID string) ([]accounts.PersonRow, error) {
+	return s.people(ctx, `SELECT u.id, u.name, u.email, u.avatar_url, m.role, m.joined_at
+		FROM team_members m JOIN users u ON u.id = m.user_id WHERE m.team_id = $1 ORDER BY m.joined_at, u.id`, teamID)
+}
+
+func (s *Store) people(ctx context.Context, query string, args ...any) ([]accounts.PersonRow, error) {
+	rows, err := s.r().QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []accounts.PersonRow{}
+	for rows.Next() {
+		var p accounts.PersonRow
+		var joined int64
+		if err := rows.Scan(&p.UserID, &p.Name, &p.Email, &p.AvatarURL, &p.Role, &joined); err != nil {
+			return nil, err
+		}
+		p.JoinedAt = fromMicros(joined)
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// TeamRole implements accounts.Store.
+func (s *Store) TeamRole(ctx context.Context, teamID, userID string) (string, error) {
+	var role string
+	err := s.r().QueryRowContext(ctx, `SELECT role FROM team_members WHERE team_id = $1 AND user_id = $2`, teamID, userID).Scan(&role)
+	return role, s.one(err)
+}
+
+// UpsertTeamMember implements accounts.Store.
+func (s *Store) UpsertTeamMember(ctx context.Context, teamID, userID, role string, at time.Time) error {
+	_, err := s.w().ExecContext(ctx, `INSERT INTO team_members (team_id, user_id, role, joined_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (team_id, user_id) DO UPDATE SET role = excluded.role`, teamID, userID, role, micros(at))
+	return s.dialect.translate(err)
+}
+
+// RemoveTeamMember implements accounts.Store.
+func (s *Store) RemoveTeamMember(ctx context.Context, teamID, userID string) error {
+	return affected(s.w().ExecContext(ctx, `DELETE FROM team_members WHERE team_id = $1 AND user_id = $2`, teamID, userID))
+}
+
+// SetTool implements accounts.Store.
+func (s *Store) SetTool(ctx context.Context, orgID, tool string, enabled bool) error {
+	_, err := s.w().ExecContext(ctx, `INSERT INTO org_tools (org_id, tool, enabled) VALUES ($1, $2, $3)
+		ON CONFLICT (org_id, tool) DO UPDATE SET enabled = excluded.enabled`, orgID, tool, enabled)
+	return s.dialect.translate(err)
+}
+
+const domainColumns = `id, org_id, domain, mode, token, verified_at, created_at`
+
+func scanDomain(row interface{ Scan(...any) error }) (*accounts.DomainClaim, error) {
+	var d accounts.DomainClaim
+	var verified sql.NullInt64
+	var created int64
+	if err := row.Scan(&d.ID, &d.OrgID, &d.Domain, &d.Mode, &d.Token, &verified, &created); err != nil {
+		return nil, err
+	}
+	d.VerifiedAt, d.CreatedAt = fromNullMicros(verified), fromMicros(created)
+	return &d, nil
+}
+
+// CreateDomain implements accounts.Store.
+func (s *Store) CreateDomain(ctx context.Context, d *accounts.DomainClaim) error {
+	return inserted(s.w().ExecContext(ctx, `INSERT INTO domains (`+domainColumns+`) VALUES ($1, $2, $3, $4, $5, NULL, $6) ON CONFLICT DO NOTHING`,
+		d.ID, d.OrgID, d.Domain, d.Mode, d.Token, micros(d.CreatedAt)))
+}
+
+// ListDomains implements accounts.Store.
+func (s *Store) ListDomains(ctx context.Context, orgID string) ([]accounts.DomainClaim, error) {
+	rows, err := s.r().QueryContext(ctx, `SELECT `+domainColumns+` FROM domains WHERE org_id = $1 ORDER BY created_at, id`, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []accounts.DomainClaim{}
+	for rows.Next() {
+		d, err := scanDomain(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *d)
+	}
+	return out, rows.Err()
+}
+
+// DomainByID implements accounts.Store.
+func (s *Store) DomainByID(ctx context.Context, orgID, id string) (*accounts.DomainClaim, error) {
+	d, err := scanDomain(s.r().QueryRowContext(ctx, `SELECT `+domainColumns+` FROM domains WHERE id = $1 AND org_id = $2`, id, orgID))
+	return d, s.one(err)
+}
+
+// SetDomainMode implements accounts.Store.
+func (s *Store) SetDomainMode(ctx context.Context, id, mode string) error {
+	return affected(s.w().ExecContext(ctx, `UPDATE domains SET mode = $2 WHERE id = $1`, id, mode))
+}
+
+// DeleteDomain implements accounts.Store.
+func (s *Store) DeleteDomain(ctx context.Context, id string) error {
+	return affected(s.w().ExecContext(ctx, `DELETE FROM domains WHERE id = $1`, id))
+}
+
+// MarkDomainVerified implements accounts.Store. The partial unique index on
+// verified domains turns a lost race into ErrConflict.
+func (s *Store) MarkDomainVerified(ctx context.Context, id string, at time.Time) error {
+	_, err := s.w().ExecContext(ctx, `UPDATE domains SET verified_at = $2 WHERE id = $1 AND verified_at IS NULL`, id, micros(at))
+	return s.dialect.translate(err)
+}
+
+// DomainVerifiedBy implements accounts.Store.
+func (s *Store) DomainVerifiedBy(ctx context.Context, domain string) (string, error) {
+	var org string
+	err := s.r().QueryRowContext(ctx, `SELECT org_id FROM domains WHERE domain = $1 AND verified_at IS NOT NULL`, domain).Scan(&org)
+	return org, s.one(err)
+}
+
+// DomainOffers implements accounts.Store.
+func (s *Store) DomainOffers(ctx context.Context, domain string) ([]accounts.DomainOffer, error) {
+	rows, err := s.r().QueryContext(ctx, `SELECT o.id, o.name, o.slug, o.avatar_url, o.kind, o.owner_id, o.created_at, o.deleted_at, d.domain, d.mode
+		FROM domains d JOIN orgs o ON o.id = d.org_id
+		WHERE d.domain = $1 AND d.verified_at IS NOT NULL AND o.deleted_at IS NULL ORDER BY d.verified_at, d.id`, domain)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []accounts.DomainOffer
+	for rows.Next() {
+		var off accounts.DomainOffer
+		var owner sql.NullString
+		var created int64
+		var deleted sql.NullInt64
+		if err := rows.Scan(&off.Org.ID, &off.Org.Name, &off.Org.Slug, &off.Org.AvatarURL, &off.Org.Kind, &owner, &created, &deleted, &off.Domain, &off.Mode); err != nil {
+			return nil, err
+		}
+		off.Org.OwnerID, off.Org.CreatedAt = owner.String, fromMicros(created)
+		out = append(out, off)
+	}
+	return out, rows.Err()
+}
+
+// AuditLog implements accounts.Store.
+func (s *Store) AuditLog(ctx context.Context, orgID, tool, action string, limit int) ([]accounts.AuditEntry, error) {
+	q := `SELECT id, org_id, tool, action, actor_id, target_type, target_id, meta, at FROM audit_log WHERE org_id = $1`
+	args := []any{orgID}
+	if tool != "" {
+		args = append(args, tool)
+		q += ` AND tool = $2`
+	}
+	if action != "" {
+		args = append(args, action)
+		q += ` AND action = ` + placeholders(len(args), 1)
+	}
+	args = append(args, limit)
+	q += ` ORDER BY at DESC, id DESC LIMIT ` + placeholders(len(args), 1)
+	rows, err := s.r().QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []accounts.AuditEntry{}
+	for rows.Next() {
+		var e accounts.AuditEntry
+		var at int64
+		if err := rows.Scan(&e.ID, &e.OrgID, &e.Tool, &e.Action, &e.ActorID, &e.TargetType, &e.TargetID, &e.Meta, &at); err != nil {
+			return nil, err
+		}
+		e.At = fromMicros(at)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// AuditTools implements accounts.Store: a loose index scan, one index seek
+// per distinct tool, instead of reading every entry of the org.
+func (s *Store) AuditTools(ctx context.Context, orgID string) ([]string, error) {
+	rows, err := s.r().QueryContext(ctx, `WITH RECURSIVE t(tool) AS (
+			SELECT MIN(tool) FROM audit_log WHERE org_id = $1
+			UNION ALL
+			SELECT (SELECT MIN(a.tool) FROM audit_log a WHERE a.org_id = $1 AND a.tool > t.tool) FROM t WHERE t.tool IS NOT NULL
+		) SELECT tool FROM t WHERE tool IS NOT NULL`, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,379 @@
+// Package testenv runs Gatehouse in-process for end-to-end tests: a real
+// HTTP server, a real database (SQLite in a temporary file, or a fresh
+// PostgreSQL database), an in-process SMTP sink and an injectable clock.
+//
+// PostgreSQL comes from GATEHOUSE_TEST_DATABASE_URL; without it the
+// PostgreSQL half of each test is skipped, except under CI=true where its
+// absence fails the run.
+package testenv
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/dns"
+	"github.com/gatehouse/gatehouse/internal/dns/dnstest"
+	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/mail/mailtest"
+	"github.com/gatehouse/gatehouse/internal/oauth"
+	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/gatehouse/gatehouse/internal/token"
+	"github.com/gatehouse/gatehouse/internal/web"
+)
+
+// Databases are the backends every end-to-end test runs on.
+var Databases = []string{"sqlite", "postgres"}
+
+// Clock is an injectable clock that only moves when told.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock returns a clock set to a fixed instant near the real time.
+func NewClock() *Clock { return &Clock{t: time.Now().UTC().Truncate(time.Second)} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// Env is one running Gatehouse.
+type Env struct {
+	DB     string
+	URL    string
+	Clock  *Clock
+	Mail   *mailtest.Sink
+	DNS    *dnstest.Server // answers the service's TXT lookups
+	Store  *sqlstore.Store
+	Svc    *accounts.Service
+	Client *http.Client
+	Logs   *bytes.Buffer
+	OAuth  *oauth.Server
+}
+
+// Options adjust an Env.
+type Options struct {
+	RateLimit bool
+	// Hasher overrides the cheap test hasher (e.g. to test rehashing).
+	Hasher *password.Hasher
+	// DeviceInterval is the OAuth device polling interval; 0: 1 s.
+	DeviceInterval time.Duration
+	// MetadataClient and AllowPrivate configure the fetching of OAuth client
+	// ID metadata documents (a TLS test server's client, loopback allowed).
+	MetadataClient *http.Client
+	AllowPrivate   bool
+	// Invitations backs the invitation landing page.
+	Invitations web.Invitations
+}
+
+// cheapHash keeps tests fast; the production parameters are benchmarked.
+var cheapHash = password.Params{Memory: 512, Time: 1, Threads: 1, KeyLen: 32, SaltLen: 16}
+
+// Run runs fn as a subtest on each database.
+func Run(t *testing.T, fn func(t *testing.T, env *Env)) {
+	RunWith(t, Options{}, fn)
+}
+
+// RunWith is Run with options.
+func RunWith(t *testing.T, o Options, fn func(t *testing.T, env *Env)) {
+	t.Helper()
+	for _, db := range Databases {
+		t.Run(db, func(t *testing.T) {
+			fn(t, New(t, db, o))
+		})
+	}
+}
+
+// New starts a Gatehouse on db ("sqlite" or "postgres").
+func New(t testing.TB, db string, o Options) *Env {
+	t.Helper()
+	var store *sqlstore.Store
+	switch db {
+	case "sqlite":
+		s, err := sqlstore.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "gatehouse.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		store = s
+	case "postgres":
+		store = sharedPostgres(t)
+	default:
+		t.Fatalf("unknown database %q", db)
+	}
+	env := &Env{DB: db, Clock: NewClock(), Mail: mailtest.Start(t), DNS: dnstest.Start(t), Store: store, Logs: &bytes.Buffer{}}
+	log := slog.New(slog.NewTextHandler(&lockedWriter{w: env.Logs}, nil))
+	// The listener comes first: its URL is the issuer (GATEHOUSE_BASE_URL).
+	srv := httptest.NewUnstartedServer(nil)
+	env.URL = "http://" + srv.Listener.Addr().String()
+	signer, err := token.NewSigner([]byte("test-secret-test-secret-test-secret!"), env.URL, env.Clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sender, err := mail.New(mail.Options{URL: env.Mail.URL(), From: "Gatehouse <no-reply@gatehouse.test>", Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hasher := o.Hasher
+	if hasher == nil {
+		hasher = password.NewHasher(cheapHash, 0)
+	}
+	env.Svc = accounts.New(accounts.Config{Store: store, Signer: signer, Hasher: hasher, Mailer: mailer{sender},
+		Resolver: dns.New(env.DNS.Addr, 2*time.Second), Logger: log, Now: env.Clock.Now, WebURL: "http://web.test", MobileURL: "https://mobile.test/app"})
+	interval := o.DeviceInterval
+	if interval == 0 {
+		interval = time.Second
+	}
+	env.OAuth = oauth.New(oauth.Config{Service: env.Svc, Store: store, Logger: log, Issuer: env.URL, APIURL: env.URL,
+		Now: env.Clock.Now, DeviceInterval: interval, MetadataClient: o.MetadataClient, AllowPrivate: o.AllowPrivate})
+	srv.Config.Handler = web.NewServer(web.Config{Service: env.Svc, Logger: log, RateLimit: o.RateLimit, Now: env.Clock.Now,
+		OAuth: env.OAuth, Invitations: o.Invitations})
+	srv.Start()
+	t.Cleanup(func() {
+		srv.Close()
+		env.Svc.Wait()
+	})
+	env.Client = srv.Client()
+	return env
+}
+
+type mailer struct{ s mail.Sender }
+
+func (m mailer) Send(ctx context.Context, to, subject, text string) error {
+	return m.s.Send(ctx, mail.Message{To: to, Subject: subject, Text: text})
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+var pg struct {
+	once  sync.Once
+	store *sqlstore.Store
+	err   error
+	skip  string
+}
+
+// sharedPostgres returns one store per test binary on a database created
+// fresh for this run (gatehouse_test_<random>).
+func sharedPostgres(t testing.TB) *sqlstore.Store {
+	t.Helper()
+	pg.once.Do(func() {
+		base := os.Getenv("GATEHOUSE_TEST_DATABASE_URL")
+		if base == "" {
+			pg.skip = "GATEHOUSE_TEST_DATABASE_URL is not set"
+			return
+		}
+		name := "gatehouse_test_" + RandomHex(6)
+		conn, err := pgx.Connect(context.Background(), base)
+		if err != nil {
+			pg.err = fmt.Errorf("connect to %s: %w", base, err)
+			return
+		}
+		defer conn.Close(context.Background())
+		if _, err := conn.Exec(context.Background(), "CREATE DATABASE "+name); err != nil {
+			pg.err = fmt.Errorf("create database: %w", err)
+			return
+		}
+		u, err := url.Parse(base)
+		if err != nil {
+			pg.err = err
+			return
+		}
+		u.Path = "/" + name
+		pg.store, pg.err = sqlstore.Open(context.Background(), u.String())
+		dropAtExit = func() {
+			pg.store.Close()
+			c, err := pgx.Connect(context.Background(), base)
+			if err == nil {
+				c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+				c.Close(context.Background())
+			}
+		}
+	})
+	if pg.skip != "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(pg.skip + " (required under CI)")
+		}
+		t.Skip(pg.skip)
+	}
+	if pg.err != nil {
+		t.Fatal(pg.err)
+	}
+	return pg.store
+}
+
+var dropAtExit = func() {}
+
+// Main runs a package's tests and drops the PostgreSQL database they used.
+// Call it from TestMain: os.Exit(testenv.Main(m)).
+func Main(m *testing.M) int {
+	code := m.Run()
+	dropAtExit()
+	return code
+}
+
+// RandomHex returns 2n random hex characters.
+func RandomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Email returns a fresh unique address.
+func Email() string { return "user-" + RandomHex(6) + "@example.com" }
+
+// Resp is an HTTP answer.
+type Resp struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into a generic map (nil when it is not an object).
+func (r *Resp) JSON() map[string]any {
+	var m map[string]any
+	json.Unmarshal(r.Body, &m)
+	return m
+}
+
+// Str returns the string at a dotted path of the JSON body ("user.email").
+func (r *Resp) Str(path string) string {
+	v, _ := r.Get(path).(string)
+	return v
+}
+
+// Get returns the value at a dotted path of the JSON body.
+func (r *Resp) Get(path string) any {
+	var v any = r.JSON()
+	for _, k := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+// Do sends method path with body (marshalled to JSON unless it is a string
+// or []byte) and bearer token (if not empty).
+func (e *Env) Do(t testing.TB, method, path, bearer string, body any) *Resp {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, e.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	res, err := e.Client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	return &Resp{Status: res.StatusCode, Header: res.Header, Body: data}
+}
+
+// Want fails the test unless r has status want.
+func (r *Resp) Want(t testing.TB, want int) *Resp {
+	t.Helper()
+	if r.Status != want {
+		t.Fatalf("status = %d, body %s; want %d", r.Status, r.Body, want)
+	}
+	return r
+}
+
+// Account is a registered user and its first session.
+type Account struct {
+	Email, Password, Name string
+	UserID, OrgID         string
+	Access, Refresh       string
+}
+
+// Register signs a new account up and returns it.
+func (e *Env) Register(t testing.TB) *Account {
+	t.Helper()
+	a := &Account{Email: Email(), Password: "password-" + RandomHex(4), Name: "Test User"}
+	r := e.Do(t, "POST", "/v1/auth/register", "", map[string]string{"email": a.Email, "password": a.Password, "name": a.Name}).Want(t, 200)
+	a.UserID, a.OrgID = r.Str("user.id"), r.Str("org.id")
+	a.Access, a.Refresh = r.Str("access_token"), r.Str("refresh_token")
+	return a
+}
+
+// TokenFromLink returns the token query parameter of the first link in text
+// that starts with prefix.
+func TokenFromLink(t testing.TB, text, prefix string) string {
+	t.Helper()
+	i := strings.Index(text, prefix)
+	if i < 0 {
+		t.Fatalf("no link starting %q in mail:\n%s", prefix, text)
+	}
+	link := text[i:]
+	if j := strings.IndexAny(link, " \r\n"); j >= 0 {
+		link = link[:j]
+	}
+	u, err := url.Parse(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := u.Query().Get("token")
+	if tok == "" {
+		t.Fatalf("link %q has no token", link)
+	}
+	return tok
+}

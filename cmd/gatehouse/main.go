@@ -1,0 +1,198 @@
+// Command gatehouse runs the Gatehouse accounts and authentication service.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/dns"
+	gmail "github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/oauth"
+	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/gatehouse/gatehouse/internal/token"
+	"github.com/gatehouse/gatehouse/internal/web"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = ""
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `usage: gatehouse serve | migrate | version
+
+  serve     apply pending migrations and run the HTTP server
+  migrate   apply pending migrations and exit
+  version   print the version
+
+Configuration is by GATEHOUSE_* environment variables (or --kebab-case flags).`
+
+// run is the whole program; it returns the exit code: 2 for bad usage or
+// configuration, 1 for a failure while running.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "gatehouse", versionString())
+		return 0
+	case "help", "--help", "-h":
+		fmt.Fprintln(stdout, usage)
+		return 0
+	case "serve", "migrate":
+	default:
+		fmt.Fprintf(stderr, "gatehouse: unknown command %q\n%s\n", args[0], usage)
+		return 2
+	}
+	cfg, err := loadConfig(args[1:], getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "gatehouse: configuration: %s\n", oneLine(err))
+		return 2
+	}
+	log := newLogger(cfg.LogFormat, stderr)
+	if args[0] == "migrate" {
+		if err := sqlstore.Migrate(ctx, cfg.DatabaseURL); err != nil {
+			log.Error("migrate failed", "err", err)
+			return 1
+		}
+		log.Info("migrations applied")
+		return 0
+	}
+	if err := serve(ctx, cfg, log); err != nil {
+		log.Error("gatehouse stopped", "err", err)
+		return 1
+	}
+	return 0
+}
+
+func oneLine(err error) string {
+	s := err.Error()
+	out := make([]rune, 0, len(s))
+	for _, r := range s {
+		if r == '\n' {
+			out = append(out, ';', ' ')
+			continue
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}
+
+func newLogger(format string, w io.Writer) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		rev := ""
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				rev = s.Value[:12]
+			}
+		}
+		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			return bi.Main.Version
+		}
+		if rev != "" {
+			return "dev-" + rev
+		}
+	}
+	return "dev"
+}
+
+func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
+	store, err := sqlstore.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	defer store.Close()
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	cfg.resolveURLs(ln.Addr().String())
+
+	secret := cfg.JWTSecret
+	if secret == "" {
+		var b [48]byte
+		rand.Read(b[:])
+		secret, err = store.SettingOrCreate(ctx, "jwt_secret", base64.RawURLEncoding.EncodeToString(b[:]))
+		if err != nil {
+			return fmt.Errorf("jwt secret: %w", err)
+		}
+	}
+	signer, err := token.NewSigner([]byte(secret), cfg.BaseURL, time.Now)
+	if err != nil {
+		return err
+	}
+	sender, err := gmail.New(gmail.Options{URL: cfg.SMTPURL, From: cfg.MailFrom, Logger: log})
+	if err != nil {
+		return fmt.Errorf("mail: %w", err)
+	}
+	svc := accounts.New(accounts.Config{
+		Store: store, Signer: signer, Hasher: password.NewHasher(password.OWASP, 0),
+		Mailer: mailAdapter{sender}, Resolver: dns.New(cfg.DNSServer, 5*time.Second), Logger: log, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL,
+	})
+	authz := oauth.New(oauth.Config{Service: svc, Store: store, Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL,
+		AllowPrivate: cfg.WebhookAllowPrivate})
+	srv := &http.Server{
+		Handler:           web.NewServer(web.Config{Service: svc, Logger: log, RateLimit: cfg.RateLimit, OAuth: authz}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("listening on http://"+ln.Addr().String(), "base_url", cfg.BaseURL, "database", store.Dialect(), "version", versionString())
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing in-flight requests")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Warn("shutdown", "err", err)
+	}
+	svc.Wait()
+	log.Info("stopped")
+	return nil
+}
+
+// mailAdapter lets the mail package serve as the accounts Mailer.
+type mailAdapter struct{ s gmail.Sender }
+
+func (m mailAdapter) Send(ctx context.Context, to, subject, text string) error {
+	return m.s.Send(ctx, gmail.Message{To: to, Subject: subject, Text: text})
+}

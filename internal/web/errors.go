@@ -1,0 +1,61 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+)
+
+// statusOf is the one table from error kinds to HTTP statuses.
+var statusOf = map[accounts.Kind]int{
+	accounts.KindInvalid:      http.StatusBadRequest,
+	accounts.KindUnauthorized: http.StatusUnauthorized,
+	accounts.KindForbidden:    http.StatusForbidden,
+	accounts.KindNotFound:     http.StatusNotFound,
+	accounts.KindConflict:     http.StatusConflict,
+	accounts.KindGone:         http.StatusGone,
+	accounts.KindTooMany:      http.StatusTooManyRequests,
+	accounts.KindUnavailable:  http.StatusServiceUnavailable,
+}
+
+// writeError answers err as {"error": message}. Errors without a kind are
+// internal: they are logged with the request id and answered with a generic
+// 500 that shows nothing of the cause.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var e *accounts.Error
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeJSON(w, http.StatusRequestEntityTooLarge, errorBody{fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit)})
+		return
+	case errors.As(err, &e) && e.Kind != accounts.KindInternal:
+		status := statusOf[e.Kind]
+		if e.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+		}
+		writeJSON(w, status, errorBody{e.Message})
+		return
+	}
+	if r.Context().Err() != nil {
+		// The client went away (or the server is shutting down): not our
+		// error, and nobody reads the answer.
+		s.log.LogAttrs(context.Background(), slog.LevelDebug, "request cancelled",
+			slog.String("request_id", requestID(r.Context())), slog.String("path", r.URL.Path))
+		writeJSON(w, 499, errorBody{"request cancelled"})
+		return
+	}
+	s.log.LogAttrs(r.Context(), slog.LevelError, "internal error",
+		slog.String("request_id", requestID(r.Context())), slog.String("method", r.Method),
+		slog.String("path", r.URL.Path), slog.String("err", err.Error()))
+	writeJSON(w, http.StatusInternalServerError, errorBody{"internal server error (request id " + requestID(r.Context()) + ")"})
+}
+
+type errorBody struct {
+	Error string `json:"error"`
+}

@@ -1,0 +1,76 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+)
+
+// MaxBody is the largest request body accepted; larger answers 413.
+const MaxBody = 1 << 20
+
+// decode reads a JSON object from r's body into dst. An empty body reads as
+// {} so that a missing required field is reported by name.
+func decode(r *http.Request, dst any) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return err
+		}
+		return accounts.Invalid("could not read request body")
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	if err := dec.Decode(dst); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		var syntaxErr *json.SyntaxError
+		switch {
+		case errors.As(err, &typeErr) && typeErr.Field != "":
+			return accounts.Invalid("%s must be %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()))
+		case errors.As(err, &typeErr):
+			return accounts.Invalid("request body must be a JSON object")
+		case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
+			return accounts.Invalid("request body is not valid JSON")
+		}
+		return accounts.Invalid("request body is not valid JSON")
+	}
+	if dec.More() {
+		return accounts.Invalid("request body must hold one JSON object")
+	}
+	return nil
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "int", "int64", "int32", "float64", "uint32":
+		return "a number"
+	case "slice":
+		return "an array"
+	case "ptr":
+		return "a value of another type"
+	}
+	return "an object"
+}
+
+// writeJSON writes v as a JSON response with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+type message struct {
+	Message string `json:"message"`
+}

@@ -1,0 +1,200 @@
+package web_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+// TestOrgMembersList covers GET /v1/orgs/{id}/members: the row shape and the
+// order by join date.
+func TestOrgMembersList(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, org := orgsTeam(t, env)
+		var want []string
+		want = append(want, owner.UserID)
+		for _, role := range []string{"admin", "member", "billing"} {
+			env.Clock.Advance(1e9)
+			want = append(want, orgsJoin(t, env, owner, org, role).UserID)
+		}
+		r := env.Do(t, "GET", "/v1/orgs/"+org+"/members", owner.Token, nil).Want(t, 200)
+		rows, _ := r.Get("members").([]any)
+		if len(rows) != len(want) {
+			t.Fatalf("members = %s; want %d rows", r.Body, len(want))
+		}
+		wantRoles := []string{"owner", "admin", "member", "billing"}
+		prev := ""
+		for i, row := range rows {
+			m := row.(map[string]any)
+			for _, k := range []string{"user_id", "name", "email", "avatar_url", "role", "joined_at"} {
+				if _, ok := m[k]; !ok {
+					t.Errorf("row %v; want field %s", m, k)
+				}
+			}
+			if m["user_id"] != want[i] || m["role"] != wantRoles[i] {
+				t.Errorf("row %d = %v; want user %s role %s", i, m, want[i], wantRoles[i])
+			}
+			if j := m["joined_at"].(string); j < prev {
+				t.Errorf("row %d joined_at %s before previous %s; want join order", i, j, prev)
+			} else {
+				prev = j
+			}
+		}
+		if rows[0].(map[string]any)["email"] != owner.Email {
+			t.Errorf("first row email = %v; want %s", rows[0].(map[string]any)["email"], owner.Email)
+		}
+	})
+}
+
+// TestSetMemberRole covers PATCH /v1/orgs/{id}/members/{uid}.
+func TestSetMemberRole(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, org := orgsTeam(t, env)
+		admin := orgsJoin(t, env, owner, org, "admin")
+		member := orgsJoin(t, env, owner, org, "member")
+		stranger := orgsRegister(t, env)
+		p := "/v1/orgs/" + org + "/members/"
+		runOrgsCases(t, env, []orgsCase{
+			{"no token", "PATCH", p + member.UserID, map[string]any{"role": "admin"}, "", 401},
+			{"role missing", "PATCH", p + member.UserID, map[string]any{}, owner.Token, 400},
+			{"role unknown", "PATCH", p + member.UserID, map[string]any{"role": "king"}, owner.Token, 400},
+			{"role capitalized", "PATCH", p + member.UserID, map[string]any{"role": "Admin"}, owner.Token, 400},
+			{"role not a string", "PATCH", p + member.UserID, map[string]any{"role": 1}, owner.Token, 400},
+			{"target not a member", "PATCH", p + stranger.UserID, map[string]any{"role": "admin"}, owner.Token, 404},
+			{"target not an id", "PATCH", p + "someone", map[string]any{"role": "admin"}, owner.Token, 404},
+			{"last owner demotes self", "PATCH", p + owner.UserID, map[string]any{"role": "admin"}, owner.Token, 409},
+			{"same role", "PATCH", p + member.UserID, map[string]any{"role": "member"}, owner.Token, 200},
+			{"member to billing", "PATCH", p + member.UserID, map[string]any{"role": "billing"}, owner.Token, 200},
+			{"admin demotes self", "PATCH", p + admin.UserID, map[string]any{"role": "member"}, admin.Token, 200},
+			{"demoted admin can no longer manage", "PATCH", p + member.UserID, map[string]any{"role": "member"}, admin.Token, 403},
+			{"owner promotes to owner", "PATCH", p + member.UserID, map[string]any{"role": "owner"}, owner.Token, 200},
+			{"first owner steps down", "PATCH", p + owner.UserID, map[string]any{"role": "admin"}, owner.Token, 200},
+			{"new last owner cannot step down", "PATCH", p + member.UserID, map[string]any{"role": "member"}, member.Token, 409},
+		})
+		roles := orgsRoles(t, env, member.Token, org)
+		want := map[string]string{owner.UserID: "admin", admin.UserID: "member", member.UserID: "owner"}
+		if fmt.Sprint(roles) != fmt.Sprint(want) {
+			t.Errorf("roles = %v; want %v", roles, want)
+		}
+		// The role is read live: the old owner token says owner, but the
+		// caller is an admin now.
+		env.Do(t, "PATCH", p+admin.UserID, owner.Token, map[string]any{"role": "owner"}).Want(t, 403)
+	})
+}
+
+// TestRemoveMember covers DELETE /v1/orgs/{id}/members/{uid}: leave, remove,
+// the last owner, and what a removal cleans up.
+func TestRemoveMember(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, org := orgsTeam(t, env)
+		admin := orgsJoin(t, env, owner, org, "admin")
+		member := orgsJoin(t, env, owner, org, "member")
+		leaver := orgsJoin(t, env, owner, org, "billing")
+		second := orgsJoin(t, env, owner, org, "owner")
+		stranger := orgsRegister(t, env)
+		p := "/v1/orgs/" + org + "/members/"
+		runOrgsCases(t, env, []orgsCase{
+			{"no token", "DELETE", p + member.UserID, nil, "", 401},
+			{"member removes another", "DELETE", p + admin.UserID, nil, member.Token, 403},
+			{"admin removes an owner", "DELETE", p + second.UserID, nil, admin.Token, 403},
+			{"target not a member", "DELETE", p + stranger.UserID, nil, owner.Token, 404},
+			{"target not an id", "DELETE", p + "x", nil, owner.Token, 404},
+			{"billing leaves", "DELETE", p + leaver.UserID, nil, leaver.Token, 200},
+			{"left member is gone", "GET", "/v1/orgs/" + org, nil, leaver.Token, 404},
+			{"leave again", "DELETE", p + leaver.UserID, nil, leaver.Token, 404},
+			{"owner removes owner", "DELETE", p + second.UserID, nil, owner.Token, 200},
+			{"last owner leaves", "DELETE", p + owner.UserID, nil, owner.Token, 409},
+		})
+
+		// A removal takes the user's team memberships in the org's teams and
+		// the default-org pointer with it; other orgs' teams are untouched.
+		other, otherOrg := orgsTeam(t, env)
+		_ = other
+		db := env.Store.DB()
+		teamHere, teamThere := uuid.NewString(), uuid.NewString()
+		if _, err := db.Exec(`INSERT INTO teams (id, org_id, name, created_at) VALUES ($1, $2, 'Here', 1), ($3, $4, 'There', 1)`,
+			teamHere, org, teamThere, otherOrg); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`INSERT INTO team_members (team_id, user_id, role, joined_at) VALUES ($1, $2, 'lead', 1), ($3, $2, 'member', 1)`,
+			teamHere, member.UserID, teamThere); err != nil {
+			t.Fatal(err)
+		}
+		env.Do(t, "DELETE", p+member.UserID, admin.Token, nil).Want(t, 200)
+		var here, there int
+		db.QueryRow(`SELECT COUNT(*) FROM team_members WHERE team_id = $1 AND user_id = $2`, teamHere, member.UserID).Scan(&here)
+		db.QueryRow(`SELECT COUNT(*) FROM team_members WHERE team_id = $1 AND user_id = $2`, teamThere, member.UserID).Scan(&there)
+		if here != 0 || there != 1 {
+			t.Errorf("team memberships after removal: this org %d, other org %d; want 0 and 1", here, there)
+		}
+		login := env.Do(t, "POST", "/v1/auth/login", "", map[string]string{"email": member.Email, "password": member.Password}).Want(t, 200)
+		if got := login.Str("org.id"); got != member.OrgID {
+			t.Errorf("removed member signs in to %s; want personal org %s", got, member.OrgID)
+		}
+		env.Do(t, "POST", "/v1/auth/switch-org", member.Token, map[string]string{"org_id": org}).Want(t, 403)
+		roles := orgsRoles(t, env, owner.Token, org)
+		if len(roles) != 2 || roles[owner.UserID] != "owner" || roles[admin.UserID] != "admin" {
+			t.Errorf("members left = %v; want the owner and the admin", roles)
+		}
+	})
+}
+
+// TestLastOwnerRace runs two owners against each other, at the same moment,
+// many times: the org always keeps exactly one owner. The org row lock
+// serializes the two; the second then reads the first's result: when each
+// targets the other, the second caller is no longer an owner (403) or no
+// longer a member (404); when each targets themselves, the second would
+// remove the last owner (409).
+func TestLastOwnerRace(t *testing.T) {
+	type move struct {
+		name   string
+		method string
+		body   any
+		self   bool
+		loser  int
+	}
+	moves := []move{
+		{"each demotes the other", "PATCH", map[string]any{"role": "admin"}, false, 403},
+		{"each removes the other", "DELETE", nil, false, 404},
+		{"each demotes self", "PATCH", map[string]any{"role": "member"}, true, 409},
+		{"each leaves", "DELETE", nil, true, 409},
+	}
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		for _, mv := range moves {
+			t.Run(mv.name, func(t *testing.T) {
+				for round := range 20 {
+					a, org := orgsTeam(t, env)
+					b := orgsJoin(t, env, a, org, "owner")
+					users := []*orgsUser{a, b}
+					rs := orgsAtOnce(2, func(i int) *testenv.Resp {
+						target := users[1-i]
+						if mv.self {
+							target = users[i]
+						}
+						return env.Do(t, mv.method, "/v1/orgs/"+org+"/members/"+target.UserID, users[i].Token, mv.body)
+					})
+					ok, lost := 0, 0
+					for _, r := range rs {
+						switch {
+						case r.Status == 200:
+							ok++
+						case r.Status == mv.loser:
+							lost++
+						default:
+							t.Errorf("round %d: status %d, body %s; want 200 or %d", round, r.Status, r.Body, mv.loser)
+						}
+					}
+					if ok != 1 || lost != 1 {
+						t.Errorf("round %d: %d succeeded and %d refused; want exactly one of each", round, ok, lost)
+					}
+					if n := orgsOwners(t, env, org); n != 1 {
+						t.Fatalf("round %d: %d owners left; want exactly 1", round, n)
+					}
+				}
+			})
+		}
+	})
+}

@@ -1,0 +1,242 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/gatehouse/gatehouse/internal/web"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+type browser struct {
+	env *testenv.Env
+	c   *http.Client
+}
+
+func newBrowser(t *testing.T, env *testenv.Env) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{env: env, c: &http.Client{Jar: jar, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+func (b *browser) do(t *testing.T, method, path string, form url.Values) (*http.Response, string) {
+	t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, _ := http.NewRequest(method, b.env.URL+path, body)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	res, err := b.c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	return res, string(data)
+}
+
+func (b *browser) cookie(name string) string {
+	u, _ := url.Parse(b.env.URL)
+	for _, c := range b.c.Jar.Cookies(u) {
+		if c.Name == name {
+			return c.Value
+		}
+	}
+	return ""
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s differs (go test -update rewrites it):\ngot:\n%s", name, got)
+	}
+}
+
+// TestPageHeaders checks the security headers and the golden HTML of the
+// pages that depend on no data.
+func TestPageHeaders(t *testing.T) {
+	testenv.Run(t, testPageHeaders)
+}
+
+func testPageHeaders(t *testing.T, env *testenv.Env) {
+	b := newBrowser(t, env)
+	for name, path := range map[string]string{"signin.html": "/signin", "magic.html": "/auth/magic?token=abc", "verify-email.html": "/verify-email?token=abc"} {
+		res, body := b.do(t, "GET", path, nil)
+		if res.StatusCode != 200 {
+			t.Fatalf("%s: %d", path, res.StatusCode)
+		}
+		h := res.Header
+		if csp := h.Get("Content-Security-Policy"); csp != "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'" {
+			t.Fatalf("%s: CSP = %q", path, csp)
+		}
+		if h.Get("X-Frame-Options") != "DENY" || h.Get("Referrer-Policy") != "no-referrer" || !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
+			t.Fatalf("%s: headers %v", path, h)
+		}
+		golden(t, name, []byte(body))
+	}
+	res, _ := b.do(t, "GET", "/assets/gatehouse.css", nil)
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/css") {
+		t.Fatalf("stylesheet: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+}
+
+// TestMagicLinkLanding: the emailed link's page consumes the token only on
+// POST (mail scanners prefetch GETs), then starts the browser session and
+// continues where the sign-in began.
+func TestMagicLinkLanding(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		b := newBrowser(t, env)
+		email := testenv.Email()
+		next := "/device?user_code=BCDF-GHJK"
+		res, body := b.do(t, "POST", "/signin/magic", url.Values{"email": {email}, "next": {next}})
+		if res.StatusCode != 200 || !strings.Contains(body, "Check your email") {
+			t.Fatalf("request link: %d %s", res.StatusCode, body)
+		}
+		m := env.Mail.WaitFor(t, email, 5*time.Second)
+		tok := testenv.TokenFromLink(t, m.Text, "http://web.test/auth/magic?token=")
+		for range 2 { // a scanner's GETs change nothing
+			if res, body := b.do(t, "GET", "/auth/magic?token="+url.QueryEscape(tok), nil); res.StatusCode != 200 || !strings.Contains(body, `name="token"`) {
+				t.Fatalf("landing: %d %s", res.StatusCode, body)
+			}
+		}
+		res, _ = b.do(t, "POST", "/auth/magic", url.Values{"token": {tok}})
+		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != next {
+			t.Fatalf("consume: %d %q; want 303 to %s", res.StatusCode, res.Header.Get("Location"), next)
+		}
+		sc := res.Header.Values("Set-Cookie")
+		joined := strings.Join(sc, "\n")
+		if !strings.Contains(joined, "gatehouse_session=") || !strings.Contains(joined, "HttpOnly") || !strings.Contains(joined, "SameSite=Lax") {
+			t.Fatalf("Set-Cookie = %v", sc)
+		}
+		if res, body := b.do(t, "GET", "/signin", nil); res.StatusCode != 200 || !strings.Contains(body, email) {
+			t.Fatalf("signed-in page: %d %s", res.StatusCode, body)
+		}
+		// Single use.
+		b2 := newBrowser(t, env)
+		if res, _ := b2.do(t, "POST", "/auth/magic", url.Values{"token": {tok}}); res.StatusCode != 401 {
+			t.Fatalf("second use: %d; want 401", res.StatusCode)
+		}
+		// Sign out ends the session.
+		if res, _ := b.do(t, "POST", "/signout", url.Values{}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("sign out: %d", res.StatusCode)
+		}
+		if _, body := b.do(t, "GET", "/signin", nil); strings.Contains(body, email) {
+			t.Fatalf("still signed in after sign-out")
+		}
+		// Open redirects are not followed.
+		b3 := newBrowser(t, env)
+		a := env.Register(t)
+		res, _ = b3.do(t, "POST", "/signin", url.Values{"email": {a.Email}, "password": {a.Password}, "next": {"//evil.example.com/"}})
+		if res.Header.Get("Location") != "/signin" {
+			t.Fatalf("next=//evil: Location %q", res.Header.Get("Location"))
+		}
+	})
+}
+
+func TestVerifyEmailLanding(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		m := env.Mail.WaitFor(t, a.Email, 5*time.Second)
+		tok := testenv.TokenFromLink(t, m.Text, "http://web.test/verify-email?token=")
+		b := newBrowser(t, env)
+		if res, body := b.do(t, "GET", "/verify-email?token="+url.QueryEscape(tok), nil); res.StatusCode != 200 || !strings.Contains(body, "Confirm my email address") {
+			t.Fatalf("landing: %d", res.StatusCode)
+		}
+		if me := env.Do(t, "GET", "/v1/auth/me", a.Access, nil).Want(t, 200); me.Get("user.email_verified") != false {
+			t.Fatalf("verified by a GET")
+		}
+		res, body := b.do(t, "POST", "/verify-email", url.Values{"token": {tok}})
+		if res.StatusCode != 200 || !strings.Contains(body, "Email confirmed") {
+			t.Fatalf("confirm: %d %s", res.StatusCode, body)
+		}
+		if me := env.Do(t, "GET", "/v1/auth/me", a.Access, nil).Want(t, 200); me.Get("user.email_verified") != true {
+			t.Fatalf("not verified after POST")
+		}
+		if res, _ := b.do(t, "POST", "/verify-email", url.Values{"token": {tok}}); res.StatusCode != 401 {
+			t.Fatalf("second use: %d; want 401", res.StatusCode)
+		}
+	})
+}
+
+// fakeInvitations stands in for the invitation domain of the
+// organizations branch.
+type fakeInvitations struct{ accepted []string }
+
+func (f *fakeInvitations) PreviewInvitation(_ context.Context, tok string) (*web.InvitationPreview, error) {
+	switch tok {
+	case "good":
+		return &web.InvitationPreview{OrgName: "Acme <Team>", Role: "member", Kind: "link", InviterName: "Ada"}, nil
+	case "gone":
+		return nil, accounts.Errorf(accounts.KindGone, "this invitation is no longer active")
+	}
+	return nil, accounts.Errorf(accounts.KindNotFound, "invitation not found")
+}
+
+func (f *fakeInvitations) AcceptInvitation(_ context.Context, p *accounts.Principal, tok string) (*web.InvitationAccepted, error) {
+	if !p.Full() || p.UserID == "" {
+		return nil, accounts.Errorf(accounts.KindForbidden, "needs a full session")
+	}
+	f.accepted = append(f.accepted, p.UserID)
+	return &web.InvitationAccepted{OrgName: "Acme <Team>"}, nil
+}
+
+func TestInviteLanding(t *testing.T) {
+	t.Run("not wired", func(t *testing.T) {
+		testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+			if res, _ := newBrowser(t, env).do(t, "GET", "/invite?token=x", nil); res.StatusCode != 404 {
+				t.Fatalf("status %d; want 404", res.StatusCode)
+			}
+		})
+	})
+	inv := &fakeInvitations{}
+	testenv.RunWith(t, testenv.Options{Invitations: inv}, func(t *testing.T, env *testenv.Env) {
+		b := newBrowser(t, env)
+		res, body := b.do(t, "GET", "/invite?token=good", nil)
+		if res.StatusCode != 200 || !strings.Contains(body, "Acme &lt;Team&gt;") || !strings.Contains(body, "Sign in to accept") {
+			t.Fatalf("preview: %d %s", res.StatusCode, body)
+		}
+		if res, _ := b.do(t, "GET", "/invite?token=gone", nil); res.StatusCode != 410 {
+			t.Fatalf("gone: %d", res.StatusCode)
+		}
+		if res, _ := b.do(t, "POST", "/invite", url.Values{"token": {"good"}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("anonymous accept: %d; want a sign-in redirect", res.StatusCode)
+		}
+		a := env.Register(t)
+		b.do(t, "POST", "/signin", url.Values{"email": {a.Email}, "password": {a.Password}})
+		if _, body := b.do(t, "GET", "/invite?token=good", nil); !strings.Contains(body, "Accept the invitation") {
+			t.Fatalf("signed-in preview lacks the accept button: %s", body)
+		}
+		res, body = b.do(t, "POST", "/invite", url.Values{"token": {"good"}})
+		if res.StatusCode != 200 || !strings.Contains(body, "You joined") || inv.accepted[len(inv.accepted)-1] != a.UserID {
+			t.Fatalf("accept: %d %s", res.StatusCode, body)
+		}
+	})
+}

@@ -1,0 +1,132 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
+)
+
+// routes is the whole API on one screen.
+func (s *Server) routes() {
+	m := s.mux
+	m.Handle("GET /health", s.handle(s.handleHealth))
+
+	m.Handle("POST /v1/auth/register", s.perIP(func(l *limits) *ratelimit.Limiter { return l.register }, s.handleRegister))
+	m.Handle("POST /v1/auth/login", s.perIP(func(l *limits) *ratelimit.Limiter { return l.login }, s.handleLogin))
+	m.Handle("POST /v1/auth/magic-link", s.perIP(func(l *limits) *ratelimit.Limiter { return l.magic }, s.handleMagicLink))
+	m.Handle("POST /v1/auth/magic-link/verify", s.perIP(func(l *limits) *ratelimit.Limiter { return l.verify }, s.handleMagicLinkVerify))
+	m.Handle("POST /v1/auth/verify-email", s.perIP(func(l *limits) *ratelimit.Limiter { return l.verify }, s.handleVerifyEmail))
+	m.Handle("POST /v1/auth/refresh", s.handle(s.handleRefresh))
+	m.Handle("POST /v1/auth/logout", s.handle(s.handleLogout))
+	m.Handle("POST /v1/auth/switch-org", s.authed(s.handleSwitchOrg))
+	m.Handle("GET /v1/auth/me", s.authed(s.handleMe))
+	m.Handle("GET /v1/auth/verify", s.authed(s.handleVerify))
+	m.Handle("POST /v1/auth/token", s.perIP(func(l *limits) *ratelimit.Limiter { return l.keyExchange }, s.handleKeyExchange))
+
+	m.Handle("PATCH /v1/me", s.authed(s.handlePatchMe))
+	m.Handle("DELETE /v1/me", s.full(s.handleDeleteMe))
+	m.Handle("POST /v1/me/password", s.full(s.handlePassword))
+	m.Handle("POST /v1/me/verify-email/resend", s.full(s.handleResend))
+	m.Handle("GET /v1/me/orgs", s.authed(s.handleMyOrgs))
+	m.Handle("GET /v1/me/sessions", s.full(s.handleSessions))
+	m.Handle("DELETE /v1/me/sessions/{sid}", s.full(s.handleDeleteSession))
+	m.Handle("GET /v1/me/grants", s.full(s.handleGrants))
+	m.Handle("DELETE /v1/me/grants/{gid}", s.full(s.handleDeleteGrant))
+	m.Handle("GET /v1/me/api-keys", s.full(s.handleUserKeys))
+	m.Handle("POST /v1/me/api-keys", s.full(s.handleCreateUserKey))
+	m.Handle("DELETE /v1/me/api-keys/{kid}", s.full(s.handleDeleteUserKey))
+	m.Handle("GET /v1/me/discoverable", s.authed(s.handleDiscoverable))
+	m.Handle("POST /v1/me/discoverable/join", s.authed(s.handleJoinDiscoverable))
+
+	m.Handle("POST /v1/orgs", s.authed(s.handleCreateOrg))
+	m.Handle("GET /v1/orgs/{id}", s.authed(s.handleOrg))
+	m.Handle("PATCH /v1/orgs/{id}", s.authed(s.handleUpdateOrg))
+	m.Handle("DELETE /v1/orgs/{id}", s.full(s.handleDeleteOrg))
+	m.Handle("GET /v1/orgs/{id}/members", s.authed(s.handleOrgMembers))
+	m.Handle("PATCH /v1/orgs/{id}/members/{uid}", s.authed(s.handleSetMemberRole))
+	m.Handle("DELETE /v1/orgs/{id}/members/{uid}", s.authed(s.handleRemoveMember))
+	m.Handle("GET /v1/orgs/{id}/invitations", s.full(s.handleInvitations))
+	m.Handle("POST /v1/orgs/{id}/invitations", s.full(s.handleInvite))
+	m.Handle("DELETE /v1/orgs/{id}/invitations/{iid}", s.full(s.handleRevokeInvitation))
+	m.Handle("GET /v1/invitations/{token}", s.handle(s.handlePreviewInvitation))
+	m.Handle("POST /v1/invitations/{token}/accept", s.full(s.handleAcceptInvitation))
+
+	m.Handle("GET /v1/orgs/{id}/teams", s.authed(s.handleTeams))
+	m.Handle("POST /v1/orgs/{id}/teams", s.authed(s.handleCreateTeam))
+	m.Handle("PATCH /v1/orgs/{id}/teams/{tid}", s.authed(s.handlePatchTeam))
+	m.Handle("DELETE /v1/orgs/{id}/teams/{tid}", s.authed(s.handleDeleteTeam))
+	m.Handle("GET /v1/orgs/{id}/teams/{tid}/members", s.authed(s.handleTeamMembers))
+	m.Handle("POST /v1/orgs/{id}/teams/{tid}/members", s.authed(s.handleSetTeamMember))
+	m.Handle("DELETE /v1/orgs/{id}/teams/{tid}/members/{uid}", s.authed(s.handleRemoveTeamMember))
+	m.Handle("GET /v1/orgs/{id}/tools", s.authed(s.handleTools))
+	m.Handle("PUT /v1/orgs/{id}/tools", s.authed(s.handleSetTool))
+	m.Handle("GET /v1/orgs/{id}/api-keys", s.full(s.handleOrgKeys))
+	m.Handle("POST /v1/orgs/{id}/api-keys", s.full(s.handleCreateOrgKey))
+	m.Handle("DELETE /v1/orgs/{id}/api-keys/{kid}", s.full(s.handleDeleteOrgKey))
+	m.Handle("GET /v1/orgs/{id}/audit", s.authed(s.handleAudit))
+	m.Handle("GET /v1/orgs/{id}/domains", s.authed(s.handleDomains))
+	m.Handle("POST /v1/orgs/{id}/domains", s.authed(s.handleClaimDomain))
+	m.Handle("PATCH /v1/orgs/{id}/domains/{did}", s.authed(s.handlePatchDomain))
+	m.Handle("DELETE /v1/orgs/{id}/domains/{did}", s.authed(s.handleDeleteDomain))
+	m.Handle("POST /v1/orgs/{id}/domains/{did}/verify", s.authed(s.handleVerifyDomain))
+
+	if s.oauth != nil {
+		s.oauthRoutes()
+	}
+}
+
+// oauthRoutes are the authorization server (RFC 6749 error bodies from
+// internal/oauth), the protected resource metadata and tool-API challenge,
+// and the hosted pages (HTML; every form POST behind CrossOriginProtection).
+func (s *Server) oauthRoutes() {
+	m, o, form := s.mux, s.oauth, s.form
+	m.Handle("GET /.well-known/oauth-authorization-server", o.HandleMetadata())
+	m.Handle("GET /.well-known/oauth-protected-resource", o.HandleResourceMetadata())
+	m.Handle("GET /.well-known/oauth-protected-resource/{rest...}", o.HandleResourceMetadata())
+	m.Handle("POST /oauth/register", s.oauthLimited(func(l *limits) *ratelimit.Limiter { return l.oauthRegister }, o.HandleRegister()))
+	m.Handle("POST /oauth/token", s.oauthLimited(func(l *limits) *ratelimit.Limiter { return l.oauthToken }, o.HandleToken()))
+	m.Handle("POST /oauth/device/authorization", s.oauthLimited(func(l *limits) *ratelimit.Limiter { return l.oauthToken }, o.HandleDeviceAuthorization()))
+	for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/oauth-protected-resource",
+		"/.well-known/oauth-protected-resource/{rest...}", "/oauth/register", "/oauth/token", "/oauth/device/authorization"} {
+		m.Handle("OPTIONS "+p, o.HandlePreflight())
+	}
+	m.HandleFunc("GET /oauth/authorize", s.handleAuthorize)
+	m.Handle("POST /oauth/authorize", form(s.handleAuthorizeDecision))
+	m.HandleFunc("GET /device", s.handleDevicePage)
+	m.Handle("POST /device", form(s.handleDeviceDecision))
+
+	m.HandleFunc("GET /signin", s.handleSignInPage)
+	m.Handle("POST /signin", form(s.handleSignIn))
+	m.Handle("POST /signin/magic", form(s.handleSignInMagic))
+	m.Handle("POST /signout", form(s.handleSignOut))
+	m.HandleFunc("GET /auth/magic", s.handleMagicPage)
+	m.Handle("POST /auth/magic", form(s.handleMagic))
+	m.HandleFunc("GET /verify-email", s.handleVerifyEmailPage)
+	m.Handle("POST /verify-email", form(s.handleVerifyEmailForm))
+	m.HandleFunc("GET /invite", s.handleInvitePage)
+	m.Handle("POST /invite", form(s.handleInviteAccept))
+	m.HandleFunc("GET /assets/gatehouse.css", s.handleStylesheet)
+
+	for _, tool := range accounts.Tools {
+		m.Handle("/"+tool+"/v1/", s.handleToolAPI(tool))
+	}
+}
+
+// oauthLimited limits an OAuth endpoint per client IP, answering in the
+// OAuth error shape.
+func (s *Server) oauthLimited(pick func(*limits) *ratelimit.Limiter, h http.Handler) http.Handler {
+	if s.limits == nil {
+		return h
+	}
+	return s.oauth.Limit(func(r *http.Request) (bool, time.Duration) { return pick(s.limits).Allow(clientIP(r)) }, h)
+}
+
+// form guards a hosted-page form POST: cross-origin browser requests are
+// refused (http.CrossOriginProtection: Sec-Fetch-Site, then Origin) with the
+// error page.
+func (s *Server) form(h http.HandlerFunc) http.Handler {
+	return s.csrf.Handler(h)
+
+}

@@ -1,0 +1,226 @@
+// Package web is the HTTP edge of Gatehouse: routing, decoding, the mapping
+// of domain errors to statuses, and the abuse limits.
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"html/template"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/oauth"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
+)
+
+// Config wires a Server.
+type Config struct {
+	Service   *accounts.Service
+	Logger    *slog.Logger
+	RateLimit bool
+	Now       func() time.Time // clock of the rate limiter; nil: time.Now
+	// OAuth is the authorization server; its issuer (GATEHOUSE_BASE_URL)
+	// also decides whether cookies can be Secure.
+	OAuth *oauth.Server
+	// Invitations backs the invitation landing page; nil means the
+	// accounts service itself.
+	Invitations Invitations
+}
+
+// Server serves the whole HTTP API.
+type Server struct {
+	svc         *accounts.Service
+	log         *slog.Logger
+	limits      *limits
+	mux         *http.ServeMux
+	oauth       *oauth.Server
+	invitations Invitations
+	pages       map[string]*template.Template
+	secure      bool // Secure cookies; false only on plain-http loopback
+	csrf        *http.CrossOriginProtection
+}
+
+// NewServer returns the HTTP handler of the whole service.
+func NewServer(c Config) http.Handler {
+	s := &Server{svc: c.Service, log: c.Logger, mux: http.NewServeMux(), oauth: c.OAuth, invitations: c.Invitations,
+		pages: parsePages(), secure: true, csrf: http.NewCrossOriginProtection()}
+	if s.oauth != nil {
+		s.secure = secureCookies(s.oauth.Issuer())
+	}
+	if s.invitations == nil && s.svc != nil {
+		s.invitations = serviceInvitations{s.svc}
+	}
+	s.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.render(w, http.StatusForbidden, "error", &page{Title: "Request refused",
+			Message: "This form was sent from another site. Go back to the page and try again."})
+	}))
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if c.RateLimit {
+		s.limits = newLimits(c.Now)
+	}
+	s.routes()
+	return s
+}
+
+// handlerFunc is an endpoint that returns its error instead of writing it.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// authedFunc is an endpoint that needs a verified bearer token.
+type authedFunc func(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error
+
+func (s *Server) handle(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// authed verifies the bearer access token before calling h.
+func (s *Server) authed(h authedFunc) http.Handler {
+	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		p, err := s.principal(r)
+		if err != nil {
+			return err
+		}
+		return h(w, r, p)
+	})
+}
+
+// full is authed for operations that need a full sign-in session.
+func (s *Server) full(h authedFunc) http.Handler {
+	return s.authed(func(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+		if !p.Full() {
+			return accounts.Errorf(accounts.KindForbidden, "this operation needs a full sign-in session, not an API-key or OAuth token")
+		}
+		return h(w, r, p)
+	})
+}
+
+func (s *Server) principal(r *http.Request) (*accounts.Principal, error) {
+	h := r.Header.Get("Authorization")
+	scheme, raw, ok := strings.Cut(h, " ")
+	if h == "" || !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(raw) == "" {
+		return nil, accounts.Errorf(accounts.KindUnauthorized, "missing bearer token")
+	}
+	return s.svc.Authenticate(strings.TrimSpace(raw))
+}
+
+type ctxKey int
+
+const requestIDKey ctxKey = 0
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// ServeHTTP adds a request id, bounds the body, recovers panics, and answers
+// unknown routes and wrong methods with JSON errors.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var b [8]byte
+	rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	w.Header().Set("X-Request-Id", id)
+	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("panic", "request_id", id, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+			writeJSON(w, http.StatusInternalServerError, errorBody{"internal server error (request id " + id + ")"})
+		}
+	}()
+	h, pattern := s.mux.Handler(r)
+	if pattern == "" {
+		// No route: the mux answers 404 or 405 (with Allow) in plain text;
+		// keep its status and headers, answer in JSON.
+		rec := &statusOnly{header: w.Header()}
+		h.ServeHTTP(rec, r)
+		msg := "not found"
+		if rec.status == http.StatusMethodNotAllowed {
+			msg = "method " + r.Method + " not allowed"
+		}
+		writeJSON(w, rec.status, errorBody{msg})
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// statusOnly records a status and discards the body.
+type statusOnly struct {
+	header http.Header
+	status int
+}
+
+func (s *statusOnly) Header() http.Header { return s.header }
+func (s *statusOnly) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return len(b), nil
+}
+func (s *statusOnly) WriteHeader(code int) { s.status = code }
+
+// clientIP is the peer address of r. Gatehouse does not trust forwarding
+// headers (docs/decisions.md).
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+func sessionMeta(r *http.Request) accounts.SessionMeta {
+	return accounts.SessionMeta{UserAgent: r.UserAgent(), IP: clientIP(r)}
+}
+
+// limits are the abuse limits of the unauthenticated endpoints.
+type limits struct {
+	register, login, magic, magicPerEmail, verify, keyExchange, failedLogins *ratelimit.Limiter
+	// OAuth: client registration writes a row per call; token and device
+	// authorization are cheap, bounded like key exchange.
+	oauthRegister, oauthToken *ratelimit.Limiter
+}
+
+// newLimits sets the abuse limits; docs/decisions.md gives the reasons.
+func newLimits(now func() time.Time) *limits {
+	return &limits{
+		register:      ratelimit.New(20, time.Minute, now),
+		login:         ratelimit.New(30, 2*time.Second, now),
+		magic:         ratelimit.New(10, time.Minute, now),
+		magicPerEmail: ratelimit.New(5, 2*time.Minute, now),
+		verify:        ratelimit.New(30, 2*time.Second, now),
+		keyExchange:   ratelimit.New(300, 100*time.Millisecond, now),
+		failedLogins:  ratelimit.New(10, time.Minute, now),
+		oauthRegister: ratelimit.New(20, time.Minute, now),
+		oauthToken:    ratelimit.New(300, 100*time.Millisecond, now),
+	}
+}
+
+func tooMany(wait time.Duration) error {
+	return &accounts.Error{Kind: accounts.KindTooMany, Message: "too many requests; try again later", RetryAfter: wait}
+}
+
+// perIP limits h by client IP with the limiter that pick selects.
+func (s *Server) perIP(pick func(*limits) *ratelimit.Limiter, h handlerFunc) http.Handler {
+	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		if s.limits != nil {
+			if ok, wait := pick(s.limits).Allow(clientIP(r)); !ok {
+				return tooMany(wait)
+			}
+		}
+		return h(w, r)
+	})
+}

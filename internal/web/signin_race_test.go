@@ -1,0 +1,133 @@
+package web_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+// signinAtOnce sends n POSTs to path at the same moment, body(i) being the
+// i-th body, and returns the answers once all are in; each is checked by
+// signinCheckAnswer on the test goroutine.
+func signinAtOnce(t *testing.T, env *testenv.Env, n int, path string, body func(i int) any) []*testenv.Resp {
+	t.Helper()
+	out := make([]*testenv.Resp, n)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			out[i], errs[i] = signinRaw(env, "POST", path, body(i))
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("request %d to %s: %v", i, path, err)
+		}
+		signinCheckAnswer(t, fmt.Sprintf("concurrent POST %s #%d", path, i), out[i])
+	}
+	return out
+}
+
+// signinCountStatus counts answers by status.
+func signinCountStatus(rs []*testenv.Resp) map[int]int {
+	m := map[int]int{}
+	for _, r := range rs {
+		m[r.Status]++
+	}
+	return m
+}
+
+// signinWinner returns the one 200 answer after checking the rest are 401.
+func signinWinner(t *testing.T, rs []*testenv.Resp) *testenv.Resp {
+	t.Helper()
+	counts := signinCountStatus(rs)
+	if counts[200] != 1 || counts[401] != len(rs)-1 {
+		t.Fatalf("statuses of %d concurrent uses = %v; want exactly one 200 and %d × 401", len(rs), counts, len(rs)-1)
+	}
+	for _, r := range rs {
+		if r.Status == 200 {
+			return r
+		}
+	}
+	return nil
+}
+
+func TestSigninRaceMagicLink(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		email := testenv.Email()
+		tok := signinMagicToken(t, env, email)
+		rs := signinAtOnce(t, env, 20, "/v1/auth/magic-link/verify", func(int) any { return map[string]string{"token": tok} })
+		w := signinWinner(t, rs)
+		signinCheckSession(t, env, w, signinSession{email: email, verified: true, via: "magic_link"})
+		signinRefresh(t, env, w.Str("refresh_token")).Want(t, 200)
+	})
+}
+
+func TestSigninRaceVerifyEmail(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		tok := signinMailToken(t, env, a.Email, signinVerifyLink)
+		rs := signinAtOnce(t, env, 20, "/v1/auth/verify-email", func(int) any { return map[string]string{"token": tok} })
+		w := signinWinner(t, rs)
+		if got := w.Get("user.email_verified"); got != true {
+			t.Errorf("winner user.email_verified = %v; want true", got)
+		}
+	})
+}
+
+func TestSigninRaceRefresh(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		rs := signinAtOnce(t, env, 20, "/v1/auth/refresh", func(int) any { return map[string]string{"refresh_token": a.Refresh} })
+		w := signinWinner(t, rs)
+		signinCheckSession(t, env, w, signinSession{email: a.Email, name: a.Name, via: "refresh", userID: a.UserID, orgID: a.OrgID})
+		// Every reuse came within 10 s of the rotation: two tabs racing, not
+		// theft, so the session lives on.
+		next := signinRefresh(t, env, w.Str("refresh_token")).Want(t, 200)
+		signinRefresh(t, env, next.Str("refresh_token")).Want(t, 200)
+	})
+}
+
+// Two magic links requested for one new address and opened at once: each is
+// a valid, unused link, so each signs in, and both land in one account.
+func TestSigninRaceMagicLinkSignup(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		email := testenv.Email()
+		const n = 5
+		toks := make([]string, n)
+		for i := range toks {
+			toks[i] = signinMagicToken(t, env, email)
+		}
+		rs := signinAtOnce(t, env, n, "/v1/auth/magic-link/verify", func(i int) any { return map[string]string{"token": toks[i]} })
+		ids := map[string]bool{}
+		for i, r := range rs {
+			if r.Status != 200 {
+				t.Errorf("link %d of %d for one new address opened at once: status = %d, body %s; want 200", i, n, r.Status, r.Body)
+				continue
+			}
+			ids[r.Str("user.id")] = true
+		}
+		if len(ids) > 1 {
+			t.Errorf("links for one address made %d accounts %v; want one", len(ids), ids)
+		}
+	})
+}
+
+func TestSigninRaceRegister(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		email := testenv.Email()
+		rs := signinAtOnce(t, env, 20, "/v1/auth/register", func(int) any { return map[string]string{"email": email, "password": "password-1"} })
+		if counts := signinCountStatus(rs); counts[200] != 1 || counts[409] != 19 {
+			t.Fatalf("statuses of 20 concurrent registrations of one address = %v; want one 200 and 19 × 409", counts)
+		}
+		signinLogin(t, env, email, "password-1").Want(t, 200)
+	})
+}

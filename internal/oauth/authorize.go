@@ -1,0 +1,208 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/token"
+)
+
+// AuthRequest is a validated authorization request (GET /oauth/authorize):
+// what the consent page shows and posts back.
+type AuthRequest struct {
+	Client        *Client
+	RedirectURI   string
+	State         string
+	CodeChallenge string
+	Scope         string
+	Resource      string
+}
+
+// Params returns the request as query parameters, for the consent form to
+// post back and for the sign-in page to return to.
+func (a *AuthRequest) Params() url.Values {
+	v := url.Values{}
+	v.Set("response_type", "code")
+	v.Set("client_id", a.Client.ID)
+	v.Set("redirect_uri", a.RedirectURI)
+	v.Set("code_challenge", a.CodeChallenge)
+	v.Set("code_challenge_method", "S256")
+	for k, val := range map[string]string{"state": a.State, "scope": a.Scope, "resource": a.Resource} {
+		if val != "" {
+			v.Set(k, val)
+		}
+	}
+	return v
+}
+
+// Refusal is an authorization request that cannot go on. With RedirectTo
+// set, the client is told by redirect (RFC 6749 §4.1.2.1); without it the
+// client or its redirect URI cannot be trusted, and the user sees Message
+// on an error page instead.
+type Refusal struct {
+	RedirectTo string
+	Message    string
+}
+
+func (r *Refusal) Error() string { return r.Message }
+
+// ParseAuthorize validates an authorization request. Its error is a
+// *Refusal, or an internal error.
+func (s *Server) ParseAuthorize(ctx context.Context, q url.Values) (*AuthRequest, error) {
+	// Who to answer and where must be unambiguous before anything is
+	// redirected.
+	for _, k := range []string{"client_id", "redirect_uri"} {
+		if len(q[k]) > 1 {
+			return nil, &Refusal{Message: "The request repeats the parameter " + k + "."}
+		}
+	}
+	clientID := q.Get("client_id")
+	if clientID == "" {
+		return nil, &Refusal{Message: "The application did not say who it is (client_id is missing)."}
+	}
+	c, err := s.Client(ctx, clientID)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Status < 500 {
+			return nil, &Refusal{Message: "This application is not registered with Gatehouse: " + e.Description}
+		}
+		return nil, err
+	}
+	redirect, ok := matchRedirect(c, q.Get("redirect_uri"))
+	if !ok {
+		return nil, &Refusal{Message: "The application asked to return to an address it did not register, so Gatehouse will not send you there."}
+	}
+	a := &AuthRequest{Client: c, RedirectURI: redirect, State: q.Get("state"), Scope: q.Get("scope")}
+	fail := func(code, desc string) error {
+		return &Refusal{RedirectTo: s.errorRedirect(a, code, desc), Message: desc}
+	}
+	for k, v := range q {
+		if len(v) > 1 && k != "resource" {
+			return nil, fail("invalid_request", "parameter "+k+" is repeated")
+		}
+		if len(v) > 0 && len(v[0]) > MaxParam {
+			return nil, fail("invalid_request", "parameter "+k+" is too long")
+		}
+	}
+	if rt := q.Get("response_type"); rt != "code" {
+		if rt == "" {
+			return nil, fail("invalid_request", "response_type is required")
+		}
+		return nil, fail("unsupported_response_type", "only response_type=code is supported")
+	}
+	if !c.allows(GrantAuthorizationCode) {
+		return nil, fail("unauthorized_client", "the client is not registered for the authorization_code grant")
+	}
+	a.CodeChallenge = q.Get("code_challenge")
+	switch method := q.Get("code_challenge_method"); {
+	case a.CodeChallenge == "":
+		return nil, fail("invalid_request", "PKCE is required: send code_challenge with code_challenge_method=S256")
+	case method != "S256":
+		return nil, fail("invalid_request", "code_challenge_method must be S256")
+	case !validChallenge(a.CodeChallenge):
+		return nil, fail("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier (43 characters)")
+	}
+	if rs := q["resource"]; len(rs) > 1 {
+		return nil, fail("invalid_target", "only one resource may be requested")
+	} else if len(rs) == 1 {
+		if !s.knownResource(rs[0]) {
+			return nil, fail("invalid_target", "unknown resource; use "+s.apiURL+" or a tool API under it")
+		}
+		a.Resource = rs[0]
+	}
+	return a, nil
+}
+
+// matchRedirect finds the registered redirect URI that raw names: an exact
+// match, or a loopback URI on any port (RFC 8252 §7.3). Without raw, the one
+// registered URI is used.
+func matchRedirect(c *Client, raw string) (string, bool) {
+	if raw == "" {
+		if len(c.RedirectURIs) == 1 {
+			return c.RedirectURIs[0], true
+		}
+		return "", false
+	}
+	for _, r := range c.RedirectURIs {
+		if r == raw {
+			return raw, true
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" || !isLoopbackHost(u.Hostname()) || u.Fragment != "" {
+		return "", false
+	}
+	for _, r := range c.RedirectURIs {
+		ru, err := url.Parse(r)
+		if err == nil && ru.Scheme == "http" && ru.Hostname() == u.Hostname() && ru.EscapedPath() == u.EscapedPath() && ru.RawQuery == u.RawQuery && ru.User == nil && u.User == nil {
+			return raw, true
+		}
+	}
+	return "", false
+}
+
+// knownResource reports whether res names Gatehouse or a resource under its
+// tool APIs (RFC 8707 §2: an absolute URI without a fragment).
+func (s *Server) knownResource(res string) bool {
+	u, err := url.Parse(res)
+	if err != nil || !u.IsAbs() || u.Fragment != "" || strings.Contains(res, "#") {
+		return false
+	}
+	trimmed := strings.TrimRight(res, "/")
+	if trimmed == s.issuer || trimmed == s.apiURL {
+		return true
+	}
+	return strings.HasPrefix(res, s.apiURL+"/")
+}
+
+// redirectWith adds params to the redirect URI, keeping its own query.
+func redirectWith(redirect string, params url.Values) string {
+	u, err := url.Parse(redirect)
+	if err != nil {
+		return redirect
+	}
+	q := u.Query()
+	for k, v := range params {
+		q[k] = v
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+func (s *Server) errorRedirect(a *AuthRequest, code, desc string) string {
+	p := url.Values{"error": {code}, "error_description": {desc}, "iss": {s.issuer}}
+	if a.State != "" {
+		p.Set("state", a.State)
+	}
+	return redirectWith(a.RedirectURI, p)
+}
+
+// Approve records the user's grant of one workspace to the client and
+// returns where to send the browser: the redirect URI with a single-use code
+// valid for 60 seconds, the state and the issuer (RFC 9207).
+func (s *Server) Approve(ctx context.Context, a *AuthRequest, userID, orgID string) (string, error) {
+	g, err := s.svc.CreateGrant(ctx, accounts.GrantInput{UserID: userID, ClientID: a.Client.ID, ClientName: a.Client.DisplayName(),
+		OrgID: orgID, Scope: a.Scope, Resource: a.Resource})
+	if err != nil {
+		return "", err
+	}
+	code := token.NewSecret("")
+	now := s.clock()
+	if err := s.store.CreateCode(ctx, &Code{Hash: hash(code), GrantID: g.ID, ClientID: a.Client.ID, RedirectURI: a.RedirectURI,
+		CodeChallenge: a.CodeChallenge, Resource: a.Resource, CreatedAt: now, ExpiresAt: now.Add(CodeTTL)}); err != nil {
+		return "", err
+	}
+	p := url.Values{"code": {code}, "iss": {s.issuer}}
+	if a.State != "" {
+		p.Set("state", a.State)
+	}
+	return redirectWith(a.RedirectURI, p), nil
+}
+
+// Deny returns where to send the browser when the user refuses.
+func (s *Server) Deny(a *AuthRequest) string {
+	return s.errorRedirect(a, "access_denied", "the user denied the request")
+}

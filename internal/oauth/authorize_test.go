@@ -1,0 +1,126 @@
+package oauth_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"golang.org/x/oauth2"
+
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+func TestAuthorizeRequests(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		clientID := registerClient(t, env, map[string]any{"client_name": "Tool", "redirect_uris": []string{redirect, "https://app.example.com/cb?x=1"}})
+		challenge := oauth2.S256ChallengeFromVerifier(oauth2.GenerateVerifier())
+		q := func(over map[string]string) string {
+			v := url.Values{"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {redirect}, "state": {"xyz"},
+				"code_challenge": {challenge}, "code_challenge_method": {"S256"}}
+			for k, val := range over {
+				if val == "" {
+					v.Del(k)
+				} else {
+					v.Set(k, val)
+				}
+			}
+			return "/oauth/authorize?" + v.Encode()
+		}
+		anon := newBrowser(t, env)
+		b := newBrowser(t, env)
+		b.signIn(t, a)
+
+		t.Run("error page, never a redirect", func(t *testing.T) {
+			for name, u := range map[string]string{
+				"unknown client":       q(map[string]string{"client_id": "00000000-0000-4000-8000-000000000000"}),
+				"no client":            q(map[string]string{"client_id": ""}),
+				"unregistered path":    q(map[string]string{"redirect_uri": "http://127.0.0.1:53682/other"}),
+				"unregistered host":    q(map[string]string{"redirect_uri": "https://evil.example.com/cb"}),
+				"changed query":        q(map[string]string{"redirect_uri": "https://app.example.com/cb?x=2"}),
+				"no redirect, several": q(map[string]string{"redirect_uri": ""}),
+			} {
+				p := b.get(t, u)
+				if p.status != 400 || p.location() != "" || !strings.Contains(p.header.Get("Content-Type"), "text/html") {
+					t.Fatalf("%s: status %d location %q; want a 400 error page", name, p.status, p.location())
+				}
+			}
+		})
+		t.Run("redirected errors keep the state", func(t *testing.T) {
+			for name, tc := range map[string]struct {
+				over map[string]string
+				code string
+			}{
+				"no PKCE":       {map[string]string{"code_challenge": "", "code_challenge_method": ""}, "invalid_request"},
+				"plain PKCE":    {map[string]string{"code_challenge_method": "plain"}, "invalid_request"},
+				"no method":     {map[string]string{"code_challenge_method": ""}, "invalid_request"},
+				"implicit":      {map[string]string{"response_type": "token"}, "unsupported_response_type"},
+				"foreign audit": {map[string]string{"resource": "https://elsewhere.example.com/"}, "invalid_target"},
+			} {
+				p := b.get(t, q(tc.over))
+				loc, _ := url.Parse(p.location())
+				if p.status != http.StatusSeeOther || loc.Query().Get("error") != tc.code || loc.Query().Get("state") != "xyz" || loc.Query().Get("iss") != env.URL {
+					t.Fatalf("%s: status %d location %q; want a redirect with error=%s", name, p.status, p.location(), tc.code)
+				}
+			}
+		})
+		t.Run("loopback redirect on any port", func(t *testing.T) {
+			p := b.get(t, q(map[string]string{"redirect_uri": "http://127.0.0.1:40000/callback"}))
+			if p.status != 200 || !strings.Contains(p.body, "Allow") {
+				t.Fatalf("status %d; want the consent page", p.status)
+			}
+		})
+		t.Run("anonymous users sign in first and come back", func(t *testing.T) {
+			p := anon.get(t, q(nil))
+			if p.status != http.StatusSeeOther || !strings.HasPrefix(p.location(), "/signin?") {
+				t.Fatalf("status %d location %q; want the sign-in page", p.status, p.location())
+			}
+			form := url.Values{"email": {a.Email}, "password": {a.Password}}
+			loc, _ := url.Parse(p.location())
+			form.Set("next", loc.Query().Get("next"))
+			s := anon.post(t, "/signin", form)
+			if s.status != http.StatusSeeOther || s.location() != q(nil) {
+				t.Fatalf("after sign-in: status %d location %q; want back to %q", s.status, s.location(), q(nil))
+			}
+			bad := anon.post(t, "/signin", url.Values{"email": {a.Email}, "password": {"wrong-password"}})
+			if bad.status != 401 || !strings.Contains(bad.body, "Invalid email or password") {
+				t.Fatalf("wrong password: status %d", bad.status)
+			}
+		})
+		t.Run("deny", func(t *testing.T) {
+			form := hiddenFields(b.get(t, q(nil)).body)
+			form.Set("decision", "deny")
+			p := b.post(t, "/oauth/authorize", form)
+			loc, _ := url.Parse(p.location())
+			if p.status != http.StatusSeeOther || loc.Query().Get("error") != "access_denied" || loc.Query().Get("state") != "xyz" {
+				t.Fatalf("deny: status %d location %q", p.status, p.location())
+			}
+		})
+		t.Run("a workspace the user is not in", func(t *testing.T) {
+			other := env.Register(t)
+			form := hiddenFields(b.get(t, q(nil)).body)
+			form.Set("decision", "approve")
+			form.Set("org_id", other.OrgID)
+			if p := b.post(t, "/oauth/authorize", form); p.status != 400 || p.location() != "" {
+				t.Fatalf("foreign org: status %d location %q; want the consent page again with an error", p.status, p.location())
+			}
+		})
+		t.Run("cross-site form posts are refused", func(t *testing.T) {
+			form := hiddenFields(b.get(t, q(nil)).body)
+			form.Set("decision", "approve")
+			form.Set("org_id", a.OrgID)
+			req, _ := http.NewRequest("POST", env.URL+"/oauth/authorize", strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("Sec-Fetch-Site", "cross-site")
+			res, err := b.c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusForbidden {
+				t.Fatalf("cross-site POST status %d; want 403", res.StatusCode)
+			}
+		})
+	})
+}

@@ -1,0 +1,228 @@
+package oauth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+)
+
+// Client ID metadata documents (draft-ietf-oauth-client-id-metadata-document,
+// the registration the MCP authorization spec prefers): a client_id that is
+// an https URL names a JSON document of the client's metadata, fetched and
+// cached here.
+const (
+	metadataMaxBytes   = 64 << 10
+	metadataTimeout    = 5 * time.Second
+	metadataDefaultTTL = 5 * time.Minute
+	metadataMaxTTL     = 24 * time.Hour
+	metadataMaxEntries = 1000
+)
+
+type metadataDocuments struct {
+	client *http.Client
+	log    *slog.Logger
+	mu     sync.Mutex
+	cache  map[string]cachedClient
+}
+
+type cachedClient struct {
+	client  *Client
+	expires time.Time
+}
+
+// newMetadataDocuments returns the fetcher. Its transport refuses to dial
+// loopback, private, link-local and other non-public addresses unless
+// allowPrivate (GATEHOUSE_WEBHOOK_ALLOW_PRIVATE), checked on the address
+// actually dialed so DNS rebinding cannot slip past.
+func newMetadataDocuments(c *http.Client, allowPrivate bool, log *slog.Logger) *metadataDocuments {
+	var base *http.Transport
+	if c != nil {
+		if t, ok := c.Transport.(*http.Transport); ok {
+			base = t.Clone()
+		}
+	}
+	if base == nil {
+		base = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	base.Proxy = nil
+	dialer := &net.Dialer{Timeout: metadataTimeout}
+	if !allowPrivate {
+		dialer.Control = func(_, address string, _ syscall.RawConn) error {
+			host, _, err := net.SplitHostPort(address)
+			if err != nil {
+				return err
+			}
+			ip, err := netip.ParseAddr(host)
+			if err != nil || !publicAddr(ip) {
+				return fmt.Errorf("refusing to fetch client metadata from non-public address %s", host)
+			}
+			return nil
+		}
+	}
+	base.DialContext = dialer.DialContext
+	return &metadataDocuments{log: log, cache: map[string]cachedClient{}, client: &http.Client{
+		Transport: base,
+		Timeout:   metadataTimeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return errors.New("client metadata documents must not redirect")
+		},
+	}}
+}
+
+func publicAddr(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	return ip.IsValid() && !ip.IsLoopback() && !ip.IsPrivate() && !ip.IsLinkLocalUnicast() && !ip.IsLinkLocalMulticast() &&
+		!ip.IsMulticast() && !ip.IsUnspecified() && !ip.IsInterfaceLocalMulticast() &&
+		!netip.MustParsePrefix("100.64.0.0/10").Contains(ip) && !netip.MustParsePrefix("fc00::/7").Contains(ip)
+}
+
+// Client returns the client named by id: a registered client, or the
+// metadata document at an https client_id URL. Unknown clients give an
+// invalid_client *Error.
+func (s *Server) Client(ctx context.Context, id string) (*Client, error) {
+	if strings.Contains(id, "://") {
+		return s.cimd.get(ctx, id, s.clock())
+	}
+	if len(id) > 64 {
+		return nil, invalidClient("unknown client")
+	}
+	c, err := s.store.ClientByID(ctx, id)
+	if errors.Is(err, accounts.ErrNotFound) {
+		return nil, invalidClient("unknown client")
+	}
+	if err != nil {
+		return nil, serverError(err)
+	}
+	return c, nil
+}
+
+// checkClientIDURL applies the draft's rules to a client_id URL: https, a
+// path, no fragment, credentials or dot segments.
+func checkClientIDURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.Host == "" || len(raw) > MaxParam {
+		return errors.New("a URL client_id must be an https URL")
+	}
+	if u.Path == "" || u.Path == "/" || u.Fragment != "" || u.User != nil || strings.Contains(raw, "#") {
+		return errors.New("a URL client_id needs a path and no fragment or credentials")
+	}
+	for _, seg := range strings.Split(u.Path, "/") {
+		if seg == "." || seg == ".." {
+			return errors.New("a URL client_id must not have dot segments")
+		}
+	}
+	return nil
+}
+
+func (m *metadataDocuments) get(ctx context.Context, id string, now time.Time) (*Client, error) {
+	if err := checkClientIDURL(id); err != nil {
+		return nil, invalidClient("%v", err)
+	}
+	m.mu.Lock()
+	if e, ok := m.cache[id]; ok && now.Before(e.expires) {
+		m.mu.Unlock()
+		return e.client, nil
+	}
+	m.mu.Unlock()
+	c, ttl, err := m.fetch(ctx, id, now)
+	if err != nil {
+		m.log.Info("client metadata document refused", "client_id", id, "err", err)
+		return nil, invalidClient("client metadata document at %s: %v", id, err)
+	}
+	if ttl > 0 {
+		m.mu.Lock()
+		if len(m.cache) >= metadataMaxEntries {
+			for k, e := range m.cache {
+				if !now.Before(e.expires) || len(m.cache) >= metadataMaxEntries {
+					delete(m.cache, k)
+				}
+			}
+		}
+		m.cache[id] = cachedClient{client: c, expires: now.Add(ttl)}
+		m.mu.Unlock()
+	}
+	return c, nil
+}
+
+func (m *metadataDocuments) fetch(ctx context.Context, id string, now time.Time) (*Client, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, metadataTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, id, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	req.Header.Set("Accept", "application/json")
+	res, err := m.client.Do(req)
+	if err != nil {
+		return nil, 0, errors.New("could not be fetched")
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, 0, fmt.Errorf("answered HTTP %d", res.StatusCode)
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, metadataMaxBytes+1))
+	if err != nil {
+		return nil, 0, errors.New("could not be read")
+	}
+	if len(body) > metadataMaxBytes {
+		return nil, 0, fmt.Errorf("is larger than %d bytes", metadataMaxBytes)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil, 0, errors.New("is not a JSON object")
+	}
+	for _, banned := range []string{"client_secret", "client_secret_expires_at"} {
+		if _, ok := raw[banned]; ok {
+			return nil, 0, fmt.Errorf("must not contain %s", banned)
+		}
+	}
+	var md clientMetadata
+	if err := json.Unmarshal(body, &md); err != nil {
+		return nil, 0, errors.New("has fields of the wrong type")
+	}
+	if md.ClientID != id {
+		return nil, 0, errors.New("its client_id differs from its URL")
+	}
+	if err := md.validate(); err != nil {
+		var e *Error
+		errors.As(err, &e)
+		return nil, 0, errors.New(e.Description)
+	}
+	doc, _ := json.Marshal(md)
+	return &Client{ID: id, Name: md.ClientName, RedirectURIs: md.RedirectURIs, GrantTypes: md.GrantTypes, Metadata: doc, CreatedAt: now},
+		cacheTTL(res.Header.Get("Cache-Control")), nil
+}
+
+// cacheTTL reads how long a document may be cached: max-age capped at 24 h,
+// nothing for no-store or no-cache, 5 minutes when the server says nothing.
+func cacheTTL(cc string) time.Duration {
+	ttl := metadataDefaultTTL
+	for _, d := range strings.Split(cc, ",") {
+		d = strings.ToLower(strings.TrimSpace(d))
+		switch {
+		case d == "no-store" || d == "no-cache":
+			return 0
+		case strings.HasPrefix(d, "max-age="):
+			n, err := strconv.Atoi(strings.TrimPrefix(d, "max-age="))
+			if err != nil || n < 0 {
+				return 0
+			}
+			ttl = time.Duration(n) * time.Second
+		}
+	}
+	return min(ttl, metadataMaxTTL)
+}

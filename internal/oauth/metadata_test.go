@@ -1,0 +1,85 @@
+package oauth_test
+
+import (
+	"bytes"
+	"flag"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s differs (go test -update rewrites it):\ngot:\n%s\nwant:\n%s", name, got, want)
+	}
+}
+
+func TestDiscoveryMetadata(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		r := env.Do(t, "GET", "/.well-known/oauth-authorization-server", "", nil).Want(t, 200)
+		if r.Str("issuer") != env.URL {
+			t.Fatalf("issuer = %q; want exactly %q", r.Str("issuer"), env.URL)
+		}
+		if r.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Fatalf("no CORS header on discovery")
+		}
+		golden(t, "authorization-server.json", bytes.ReplaceAll(r.Body, []byte(env.URL), []byte("{issuer}")))
+
+		prm := env.Do(t, "GET", "/.well-known/oauth-protected-resource", "", nil).Want(t, 200)
+		golden(t, "protected-resource.json", bytes.ReplaceAll(prm.Body, []byte(env.URL), []byte("{issuer}")))
+		sub := env.Do(t, "GET", "/.well-known/oauth-protected-resource/tasks/v1/issues", "", nil).Want(t, 200)
+		if sub.Str("resource") != env.URL+"/tasks/v1/issues" || sub.Get("authorization_servers").([]any)[0] != env.URL {
+			t.Fatalf("path-suffixed metadata = %s", sub.Body)
+		}
+		env.Do(t, "GET", "/.well-known/oauth-protected-resource/nope", "", nil).Want(t, 404)
+	})
+}
+
+func TestToolAPIChallenge(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		r := env.Do(t, "GET", "/tasks/v1/issues", "", nil).Want(t, http.StatusUnauthorized)
+		want := `Bearer resource_metadata="` + env.URL + `/.well-known/oauth-protected-resource/tasks"`
+		if got := r.Header.Get("WWW-Authenticate"); got != want {
+			t.Fatalf("WWW-Authenticate = %q; want %q", got, want)
+		}
+		if r.Str("error") == "" {
+			t.Fatalf("401 body = %s; want {error}", r.Body)
+		}
+		bad := env.Do(t, "GET", "/crm/v1/contacts", "svc_u_notatoken", nil).Want(t, http.StatusUnauthorized)
+		if got := bad.Header.Get("WWW-Authenticate"); !strings.Contains(got, `error="invalid_token"`) || !strings.Contains(got, "oauth-protected-resource/crm") {
+			t.Fatalf("WWW-Authenticate = %q", got)
+		}
+		a := env.Register(t)
+		env.Do(t, "POST", "/notes/v1/notes", a.Access, map[string]any{}).Want(t, http.StatusNotFound)
+		if _, err := env.Store.DB().Exec(`INSERT INTO org_tools (org_id, tool, enabled) VALUES ($1, 'sign', FALSE)`, a.OrgID); err != nil {
+			t.Fatal(err)
+		}
+		login := env.Do(t, "POST", "/v1/auth/login", "", map[string]string{"email": a.Email, "password": a.Password}).Want(t, 200)
+		off := env.Do(t, "GET", "/sign/v1/documents", login.Str("access_token"), nil).Want(t, http.StatusForbidden)
+		if !strings.Contains(off.Str("error"), "sign") {
+			t.Fatalf("403 error = %q; want it to name the tool", off.Str("error"))
+		}
+	})
+}

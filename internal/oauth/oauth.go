@@ -1,0 +1,229 @@
+// Package oauth is Gatehouse's OAuth 2.1 authorization server for public
+// clients (MCP clients, command-line tools): discovery (RFC 8414), client
+// registration (RFC 7591 and client ID metadata documents), authorization
+// codes with PKCE S256, the token endpoint with one type per grant, device
+// authorization (RFC 8628) and protected resource metadata (RFC 9728).
+//
+// The hosted pages (sign-in, consent, device entry) live in internal/web and
+// call this package; grants and the sessions issued under them are the
+// accounts domain's.
+package oauth
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/token"
+)
+
+// Lifetimes and bounds of the authorization server.
+const (
+	CodeTTL         = 60 * time.Second
+	DeviceCodeTTL   = 10 * time.Minute
+	DefaultInterval = 5 * time.Second
+	MaxRedirectURIs = 20
+	MaxParam        = 2048 // bytes of any one request parameter
+)
+
+// Grant type identifiers.
+const (
+	GrantAuthorizationCode = "authorization_code"
+	GrantRefreshToken      = "refresh_token"
+	GrantDeviceCode        = "urn:ietf:params:oauth:grant-type:device_code"
+)
+
+// Store persists clients, authorization codes and device codes. Like
+// accounts.Store it translates driver errors into accounts.ErrNotFound and
+// accounts.ErrConflict.
+type Store interface {
+	CreateClient(ctx context.Context, c *Client) error
+	ClientByID(ctx context.Context, id string) (*Client, error)
+
+	CreateCode(ctx context.Context, c *Code) error
+	// UseCode marks an unused, unexpired code used and returns it;
+	// ErrNotFound when no such code exists.
+	UseCode(ctx context.Context, hash string, at time.Time) (*Code, error)
+	CodeByHash(ctx context.Context, hash string) (*Code, error)
+
+	// CreateDeviceCode inserts d; ErrConflict when its user code is taken.
+	CreateDeviceCode(ctx context.Context, d *DeviceCode) error
+	DeviceByUserHash(ctx context.Context, userHash string) (*DeviceCode, error)
+	// DecideDevice moves a pending, unexpired device code to status
+	// (approved or denied); ErrNotFound when there is none.
+	DecideDevice(ctx context.Context, userHash, status, userID, grantID string, at time.Time) error
+	// PollDevice records a poll of the device code. slow is true (and the
+	// interval grows by 5 s) when the previous poll was less than the
+	// interval ago.
+	PollDevice(ctx context.Context, deviceHash string, at time.Time) (d *DeviceCode, slow bool, err error)
+	// UseDevice moves an approved device code to used; ErrNotFound when it
+	// is not approved (any more).
+	UseDevice(ctx context.Context, deviceHash string) (*DeviceCode, error)
+}
+
+// Client is a registered public client.
+type Client struct {
+	ID           string
+	Name         string
+	RedirectURIs []string
+	GrantTypes   []string
+	// Metadata is the registered metadata as answered to the client.
+	Metadata  []byte
+	CreatedAt time.Time
+}
+
+// DisplayName is the client's name, else its id.
+func (c *Client) DisplayName() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return c.ID
+}
+
+func (c *Client) allows(grant string) bool {
+	has := func(g string) bool {
+		for _, x := range c.GrantTypes {
+			if x == g {
+				return true
+			}
+		}
+		return false
+	}
+	// Refresh tokens come with both code and device grants.
+	return has(grant) || grant == GrantRefreshToken && (has(GrantAuthorizationCode) || has(GrantDeviceCode))
+}
+
+// Code is an authorization code, stored by hash.
+type Code struct {
+	Hash          string
+	GrantID       string
+	ClientID      string
+	RedirectURI   string
+	CodeChallenge string
+	Resource      string
+	CreatedAt     time.Time
+	ExpiresAt     time.Time
+	UsedAt        *time.Time
+}
+
+// Device code states.
+const (
+	DevicePending  = "pending"
+	DeviceApproved = "approved"
+	DeviceDenied   = "denied"
+	DeviceUsed     = "used"
+)
+
+// DeviceCode is a device authorization (RFC 8628), stored by the hashes of
+// its device code and user code.
+type DeviceCode struct {
+	DeviceHash string
+	UserHash   string
+	ClientID   string
+	ClientName string
+	Scope      string
+	Resource   string
+	Interval   time.Duration
+	Status     string
+	UserID     string
+	GrantID    string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	LastPollAt *time.Time
+}
+
+// Config wires a Server.
+type Config struct {
+	Service *accounts.Service
+	Store   Store
+	Logger  *slog.Logger
+	// Issuer is GATEHOUSE_BASE_URL, exactly: discovery's issuer and the
+	// base of every endpoint.
+	Issuer string
+	// APIURL is GATEHOUSE_API_URL, the protected resource of the tool APIs.
+	APIURL string
+	Now    func() time.Time // nil: the service clock
+	// DeviceInterval is the polling interval given to devices; 0: 5 s.
+	DeviceInterval time.Duration
+	// MetadataClient fetches client ID metadata documents; nil: a client
+	// with a 5 s timeout that refuses private addresses unless
+	// AllowPrivate.
+	MetadataClient *http.Client
+	AllowPrivate   bool
+}
+
+// Server is the authorization server.
+type Server struct {
+	svc      *accounts.Service
+	store    Store
+	log      *slog.Logger
+	issuer   string
+	apiURL   string
+	now      func() time.Time
+	interval time.Duration
+	cimd     *metadataDocuments
+}
+
+// New returns a Server.
+func New(c Config) *Server {
+	s := &Server{svc: c.Service, store: c.Store, log: c.Logger, issuer: strings.TrimRight(c.Issuer, "/"),
+		apiURL: strings.TrimRight(c.APIURL, "/"), now: c.Now, interval: c.DeviceInterval}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = c.Service.Now
+	}
+	if s.apiURL == "" {
+		s.apiURL = s.issuer
+	}
+	if s.interval <= 0 {
+		s.interval = DefaultInterval
+	}
+	s.cimd = newMetadataDocuments(c.MetadataClient, c.AllowPrivate, s.log)
+	return s
+}
+
+// Issuer returns the issuer identifier (GATEHOUSE_BASE_URL).
+func (s *Server) Issuer() string { return s.issuer }
+
+// APIURL returns the tool APIs' base URL.
+func (s *Server) APIURL() string { return s.apiURL }
+
+func (s *Server) clock() time.Time { return s.now().UTC() }
+
+// s256 is the PKCE S256 transform of a verifier.
+func s256(verifier string) string {
+	sum := sha256.Sum256([]byte(verifier))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+func hash(secret string) string { return token.Hash(secret) }
+
+// validVerifier reports whether v is a PKCE code verifier (RFC 7636 §4.1).
+func validVerifier(v string) bool {
+	if len(v) < 43 || len(v) > 128 {
+		return false
+	}
+	for _, r := range v {
+		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("-._~", r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// validChallenge reports whether c looks like an S256 challenge: 43
+// base64url characters.
+func validChallenge(c string) bool {
+	if len(c) != 43 {
+		return false
+	}
+	_, err := base64.RawURLEncoding.DecodeString(c)
+	return err == nil
+}

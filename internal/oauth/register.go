@@ -1,0 +1,194 @@
+package oauth
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// clientMetadata is the registration request and response (RFC 7591 §2);
+// only what a public client needs is kept.
+type clientMetadata struct {
+	RedirectURIs            []string `json:"redirect_uris"`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method"`
+	GrantTypes              []string `json:"grant_types"`
+	ResponseTypes           []string `json:"response_types"`
+	ClientName              string   `json:"client_name,omitempty"`
+	ClientURI               string   `json:"client_uri,omitempty"`
+	LogoURI                 string   `json:"logo_uri,omitempty"`
+	Scope                   string   `json:"scope,omitempty"`
+	Contacts                []string `json:"contacts,omitempty"`
+	TOSURI                  string   `json:"tos_uri,omitempty"`
+	PolicyURI               string   `json:"policy_uri,omitempty"`
+	SoftwareID              string   `json:"software_id,omitempty"`
+	SoftwareVersion         string   `json:"software_version,omitempty"`
+	ApplicationType         string   `json:"application_type,omitempty"`
+	// ClientID is set in responses and in metadata documents.
+	ClientID         string `json:"client_id,omitempty"`
+	ClientIDIssuedAt int64  `json:"client_id_issued_at,omitempty"`
+}
+
+func invalidMetadata(format string, args ...any) *Error {
+	return oauthErr("invalid_client_metadata", http.StatusBadRequest, format, args...)
+}
+
+func invalidRedirect(format string, args ...any) *Error {
+	return oauthErr("invalid_redirect_uri", http.StatusBadRequest, format, args...)
+}
+
+// validate checks metadata of a public client and fills the defaults:
+// auth method none, grant types authorization_code and refresh_token,
+// response type code.
+func (m *clientMetadata) validate() error {
+	switch m.TokenEndpointAuthMethod {
+	case "":
+		m.TokenEndpointAuthMethod = "none"
+	case "none":
+	default:
+		return invalidMetadata("only public clients are supported: token_endpoint_auth_method must be none")
+	}
+	if len(m.GrantTypes) == 0 {
+		m.GrantTypes = []string{GrantAuthorizationCode, GrantRefreshToken}
+	}
+	code := false
+	for _, g := range m.GrantTypes {
+		switch g {
+		case GrantAuthorizationCode:
+			code = true
+		case GrantRefreshToken, GrantDeviceCode:
+		default:
+			return invalidMetadata("unsupported grant type %q", g)
+		}
+	}
+	if len(m.ResponseTypes) == 0 && code {
+		m.ResponseTypes = []string{"code"}
+	}
+	for _, rt := range m.ResponseTypes {
+		if rt != "code" {
+			return invalidMetadata("unsupported response type %q: only code", rt)
+		}
+	}
+	if m.ResponseTypes == nil {
+		m.ResponseTypes = []string{}
+	}
+	if code && len(m.RedirectURIs) == 0 {
+		return invalidRedirect("redirect_uris is required for the authorization_code grant")
+	}
+	if len(m.RedirectURIs) > MaxRedirectURIs {
+		return invalidRedirect("at most %d redirect URIs", MaxRedirectURIs)
+	}
+	for _, u := range m.RedirectURIs {
+		if err := checkRedirectURI(u); err != nil {
+			return err
+		}
+	}
+	if m.RedirectURIs == nil {
+		m.RedirectURIs = []string{}
+	}
+	m.ClientName = strings.Join(strings.Fields(m.ClientName), " ")
+	if len(m.ClientName) > 200 {
+		return invalidMetadata("client_name must be at most 200 characters")
+	}
+	for _, u := range []string{m.ClientURI, m.LogoURI, m.TOSURI, m.PolicyURI} {
+		if u != "" {
+			if p, err := url.Parse(u); err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "" {
+				return invalidMetadata("%q is not an http(s) URL", u)
+			}
+		}
+	}
+	return nil
+}
+
+// blockedSchemes may never be redirect targets.
+var blockedSchemes = map[string]bool{"javascript": true, "data": true, "file": true, "vbscript": true, "about": true,
+	"blob": true, "ftp": true, "ws": true, "wss": true, "mailto": true, "tel": true}
+
+// checkRedirectURI applies RFC 8252 and OAuth 2.1 §2.3.1: https; http only
+// on a loopback host; or a private-use scheme of a native app. No fragment.
+func checkRedirectURI(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || len(raw) > MaxParam {
+		return invalidRedirect("redirect URI %q is not an absolute URI", raw)
+	}
+	if u.Fragment != "" || strings.Contains(raw, "#") {
+		return invalidRedirect("redirect URI %q must not have a fragment", raw)
+	}
+	switch scheme := strings.ToLower(u.Scheme); {
+	case scheme == "https":
+		if u.Host == "" {
+			return invalidRedirect("redirect URI %q has no host", raw)
+		}
+	case scheme == "http":
+		if !isLoopbackHost(u.Hostname()) {
+			return invalidRedirect("redirect URI %q: http is allowed only on a loopback host (127.0.0.1, [::1], localhost); use https", raw)
+		}
+	case blockedSchemes[scheme]:
+		return invalidRedirect("redirect URI %q uses a forbidden scheme", raw)
+	default:
+		// A private-use scheme (RFC 8252 §7.1), e.g. com.example.app:/callback.
+		if u.Host == "" && u.Path == "" && u.Opaque == "" {
+			return invalidRedirect("redirect URI %q has no path", raw)
+		}
+	}
+	return nil
+}
+
+func isLoopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// HandleRegister handles "POST /oauth/register" (RFC 7591): public clients
+// only, answered 201 with the registered metadata and a new client_id.
+func (s *Server) HandleRegister() http.Handler {
+	return s.handler(func(w http.ResponseWriter, r *http.Request) error {
+		cors(w)
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				return oauthErr("invalid_request", http.StatusRequestEntityTooLarge, "request body too large")
+			}
+			return invalidRequest("could not read the request body")
+		}
+		var m clientMetadata
+		if err := json.Unmarshal(body, &m); err != nil {
+			return invalidMetadata("the body must be a JSON object of client metadata: %v", jsonProblem(err))
+		}
+		if err := m.validate(); err != nil {
+			return err
+		}
+		now := s.clock()
+		m.ClientID, m.ClientIDIssuedAt = uuid.NewString(), now.Unix()
+		doc, err := json.Marshal(m)
+		if err != nil {
+			return serverError(err)
+		}
+		c := &Client{ID: m.ClientID, Name: m.ClientName, RedirectURIs: m.RedirectURIs, GrantTypes: m.GrantTypes, Metadata: doc, CreatedAt: now}
+		if err := s.store.CreateClient(r.Context(), c); err != nil {
+			return serverError(err)
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusCreated)
+		writeBody(w, m)
+		return nil
+	})
+}
+
+func jsonProblem(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field != "" {
+		return typeErr.Field + " has the wrong type"
+	}
+	return "not valid JSON"
+}

@@ -1,0 +1,246 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+)
+
+// tokenRequest is a parsed token request of an authenticated public client.
+type tokenRequest struct {
+	form   url.Values
+	client *Client
+	meta   accounts.SessionMeta
+}
+
+// tokenResponse is the successful answer (RFC 6749 §5.1).
+type tokenResponse struct {
+	AccessToken  string `json:"access_token"`
+	TokenType    string `json:"token_type"`
+	ExpiresIn    int64  `json:"expires_in"`
+	RefreshToken string `json:"refresh_token,omitempty"`
+	Scope        string `json:"scope,omitempty"`
+}
+
+// grant is one grant type of the token endpoint.
+type grant interface {
+	exchange(ctx context.Context, r *tokenRequest) (*accounts.SignIn, error)
+}
+
+func (s *Server) grants() map[string]grant {
+	return map[string]grant{
+		GrantAuthorizationCode: codeGrant{s},
+		GrantRefreshToken:      refreshGrant{s},
+		GrantDeviceCode:        deviceGrant{s},
+	}
+}
+
+// HandleToken handles "POST /oauth/token".
+func (s *Server) HandleToken() http.Handler {
+	grants := s.grants()
+	return s.handler(func(w http.ResponseWriter, r *http.Request) error {
+		cors(w)
+		form, err := parseForm(r)
+		if err != nil {
+			return err
+		}
+		gt := form.Get("grant_type")
+		g, ok := grants[gt]
+		if !ok {
+			if gt == "" {
+				return invalidRequest("grant_type is required")
+			}
+			return oauthErr("unsupported_grant_type", http.StatusBadRequest, "grant_type %q is not supported", gt)
+		}
+		c, err := s.authenticateClient(r, form)
+		if err != nil {
+			return err
+		}
+		if !c.allows(gt) {
+			return oauthErr("unauthorized_client", http.StatusBadRequest, "the client is not registered for the %s grant", gt)
+		}
+		si, err := g.exchange(r.Context(), &tokenRequest{form: form, client: c, meta: sessionMeta(r)})
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, tokenResponse{AccessToken: si.AccessToken, TokenType: "Bearer",
+			ExpiresIn: int64(si.ExpiresAt.Sub(s.clock()).Round(time.Second) / time.Second), RefreshToken: si.RefreshToken})
+		return nil
+	})
+}
+
+// parseForm reads an application/x-www-form-urlencoded body and refuses
+// repeated parameters (RFC 6749 §3.2).
+func parseForm(r *http.Request) (url.Values, error) {
+	if err := r.ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, oauthErr("invalid_request", http.StatusRequestEntityTooLarge, "request body too large")
+		}
+		return nil, invalidRequest("the body must be application/x-www-form-urlencoded")
+	}
+	for k, v := range r.PostForm {
+		if len(v) > 1 && k != "resource" {
+			return nil, invalidRequest("parameter %s is repeated", k)
+		}
+	}
+	return r.PostForm, nil
+}
+
+// authenticateClient identifies a public client by client_id in the body
+// or by HTTP Basic with an empty password (as golang.org/x/oauth2 sends
+// first); a secret is refused, since no client has one.
+func (s *Server) authenticateClient(r *http.Request, form url.Values) (*Client, error) {
+	id := form.Get("client_id")
+	if user, pass, ok := r.BasicAuth(); ok {
+		basicID, err := url.QueryUnescape(user)
+		if err != nil {
+			return nil, invalidClient("malformed client credentials")
+		}
+		if pass != "" {
+			return nil, invalidClient("public clients have no secret: authenticate with client_id only")
+		}
+		if id != "" && id != basicID {
+			return nil, invalidRequest("client_id in the body differs from the Authorization header")
+		}
+		id = basicID
+	}
+	if form.Get("client_secret") != "" {
+		return nil, invalidClient("public clients have no secret: authenticate with client_id only")
+	}
+	if id == "" {
+		return nil, invalidClient("client_id is required")
+	}
+	c, err := s.Client(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func sessionMeta(r *http.Request) accounts.SessionMeta {
+	ip := r.RemoteAddr
+	if host, _, err := net.SplitHostPort(ip); err == nil {
+		ip = host
+	}
+	return accounts.SessionMeta{UserAgent: r.UserAgent(), IP: ip}
+}
+
+// grantError maps a domain error of issuing tokens to an OAuth error.
+func grantError(err error) error {
+	switch accounts.ErrorKind(err) {
+	case accounts.KindUnauthorized, accounts.KindNotFound, accounts.KindForbidden:
+		var e *accounts.Error
+		errors.As(err, &e)
+		return invalidGrant("%s", e.Message)
+	case accounts.KindInvalid:
+		var e *accounts.Error
+		errors.As(err, &e)
+		return invalidRequest("%s", e.Message)
+	}
+	var oe *Error
+	if errors.As(err, &oe) {
+		return oe
+	}
+	return serverError(err)
+}
+
+// codeGrant exchanges an authorization code (RFC 6749 §4.1.3, PKCE RFC 7636
+// §4.6). The code is single use: a code presented again revokes the grant
+// it was issued under, and with it every token the first exchange issued.
+type codeGrant struct{ s *Server }
+
+var errBadCode = invalidGrant("invalid, expired or already used authorization code")
+
+func (g codeGrant) exchange(ctx context.Context, r *tokenRequest) (*accounts.SignIn, error) {
+	s := g.s
+	raw, verifier := r.form.Get("code"), r.form.Get("code_verifier")
+	if raw == "" {
+		return nil, invalidRequest("code is required")
+	}
+	if verifier == "" {
+		return nil, invalidRequest("code_verifier is required (PKCE)")
+	}
+	h := hash(raw)
+	now := s.clock()
+	c, err := s.store.CodeByHash(ctx, h)
+	if errors.Is(err, accounts.ErrNotFound) {
+		return nil, errBadCode
+	}
+	if err != nil {
+		return nil, serverError(err)
+	}
+	if c.UsedAt != nil {
+		g.reused(ctx, c)
+		return nil, errBadCode
+	}
+	if !now.Before(c.ExpiresAt) || c.ClientID != r.client.ID {
+		return nil, errBadCode
+	}
+	if ru := r.form.Get("redirect_uri"); ru != "" && ru != c.RedirectURI {
+		return nil, invalidGrant("redirect_uri differs from the authorization request's")
+	}
+	if !validVerifier(verifier) || s256(verifier) != c.CodeChallenge {
+		return nil, invalidGrant("code_verifier does not match the code_challenge")
+	}
+	if res := r.form["resource"]; len(res) > 1 || (len(res) == 1 && res[0] != c.Resource) {
+		return nil, oauthErr("invalid_target", http.StatusBadRequest, "resource differs from the authorization request's")
+	}
+	lost := false
+	si, err := s.svc.StartGrantSession(ctx, c.GrantID, r.meta, func(tx accounts.Store) error {
+		st, ok := tx.(Store)
+		if !ok {
+			return errors.New("the accounts store does not implement oauth.Store")
+		}
+		_, err := st.UseCode(ctx, h, now)
+		if errors.Is(err, accounts.ErrNotFound) {
+			lost = true
+			return errBadCode
+		}
+		return err
+	})
+	if lost {
+		g.reused(ctx, c)
+		return nil, errBadCode
+	}
+	if err != nil {
+		return nil, grantError(err)
+	}
+	return si, nil
+}
+
+// reused revokes the grant of a code presented a second time.
+func (g codeGrant) reused(ctx context.Context, c *Code) {
+	if err := g.s.svc.RevokeGrantNow(ctx, c.GrantID, "authorization code used twice"); err != nil {
+		g.s.log.Error("revoke grant of a reused code", "grant_id", c.GrantID, "err", err)
+	}
+}
+
+// refreshGrant rotates a refresh token issued under a grant to this client
+// (RFC 6749 §6), with the reuse detection of accounts.Refresh.
+type refreshGrant struct{ s *Server }
+
+func (g refreshGrant) exchange(ctx context.Context, r *tokenRequest) (*accounts.SignIn, error) {
+	rt := r.form.Get("refresh_token")
+	if rt == "" {
+		return nil, invalidRequest("refresh_token is required")
+	}
+	res := r.form["resource"]
+	if len(res) > 1 {
+		return nil, oauthErr("invalid_target", http.StatusBadRequest, "only one resource may be requested")
+	}
+	resource := ""
+	if len(res) == 1 {
+		resource = res[0]
+	}
+	si, err := g.s.svc.RefreshGrant(ctx, rt, r.client.ID, resource)
+	if err != nil {
+		return nil, grantError(err)
+	}
+	return si, nil
+}

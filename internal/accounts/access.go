@@ -53,19 +53,15 @@ func (s *Service) orgAccess(ctx context.Context, st Store, p *Principal, orgID s
 	if (p.Via == ViaAPIKey || p.Via == ViaOAuth) && p.OrgID != orgID {
 		return nil, errOrgNotFound
 	}
-	o, err := st.OrgByID(ctx, orgID)
+	o, role, err := st.OrgRole(ctx, orgID, p.UserID)
 	if errors.Is(err, ErrNotFound) || (err == nil && o.DeletedAt != nil) {
 		return nil, errOrgNotFound
 	}
 	if err != nil {
 		return nil, internal("find org", err)
 	}
-	m, err := st.Member(ctx, orgID, p.UserID)
-	if err == nil {
-		return &access{org: o, role: m.Role}, nil
-	}
-	if !errors.Is(err, ErrNotFound) {
-		return nil, internal("membership", err)
+	if role != "" {
+		return &access{org: o, role: role}, nil
 	}
 	if p.Via == ViaAPIKey {
 		// An org key acts with its fixed role; its id is the token subject.

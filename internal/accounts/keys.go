@@ -189,7 +189,8 @@ func (s *Service) ExchangeKey(ctx context.Context, secret string) (*OrgToken, er
 	if subtle.ConstantTimeCompare([]byte(k.Hash), []byte(hash)) != 1 || k.RevokedAt != nil || (k.ExpiresAt != nil && !now.Before(*k.ExpiresAt)) {
 		return nil, errBadKey
 	}
-	o, err := s.store.OrgByID(ctx, k.OrgID)
+	// A user key reads its user's live role; an org key has no member row.
+	o, member, err := s.store.OrgRole(ctx, k.OrgID, k.UserID)
 	if errors.Is(err, ErrNotFound) || (err == nil && o.DeletedAt != nil) {
 		return nil, errBadKey
 	}
@@ -198,14 +199,10 @@ func (s *Service) ExchangeKey(ctx context.Context, secret string) (*OrgToken, er
 	}
 	subject, role := k.ID, k.Role
 	if k.Kind == KeyUser {
-		m, err := s.store.Member(ctx, k.OrgID, k.UserID)
-		if errors.Is(err, ErrNotFound) {
+		if member == "" {
 			return nil, errBadKey
 		}
-		if err != nil {
-			return nil, internal("membership", err)
-		}
-		subject, role = k.UserID, m.Role
+		subject, role = k.UserID, member
 	}
 	enabled, err := s.enabledTools(ctx, s.store, o.ID)
 	if err != nil {

@@ -126,17 +126,14 @@ func liveMember(ctx context.Context, st Store, orgID, userID string) (*Org, *Mem
 	if !IsID(orgID) {
 		return nil, nil, ErrNotFound
 	}
-	o, err := st.OrgByID(ctx, orgID)
+	o, role, err := st.OrgRole(ctx, orgID, userID)
 	if err != nil {
 		return nil, nil, err
 	}
-	if o.DeletedAt != nil {
+	if o.DeletedAt != nil || role == "" {
 		return nil, nil, ErrNotFound
 	}
-	m, err := st.Member(ctx, orgID, userID)
-	if err != nil {
-		return nil, nil, err
-	}
+	m := &Membership{OrgID: orgID, UserID: userID, Role: role}
 	return o, m, nil
 }
 

@@ -322,7 +322,7 @@ func (s *Service) Refresh(ctx context.Context, secret string) (*SignIn, error) {
 // bind the token to its client); check's error rolls the rotation back.
 func (s *Service) refresh(ctx context.Context, secret string, check func(tx Store, sess *Session) error) (*SignIn, error) {
 	hash := token.Hash(secret)
-	rt, err := s.store.RefreshTokenByHash(ctx, hash)
+	rt, sess, u, err := s.store.RefreshSession(ctx, hash)
 	if errors.Is(err, ErrNotFound) {
 		return nil, errBadRefresh
 	}
@@ -336,19 +336,8 @@ func (s *Service) refresh(ctx context.Context, secret string, check func(tx Stor
 	if rt.RotatedAt != nil {
 		return nil, s.refreshReused(ctx, rt, now)
 	}
-	sess, err := s.store.SessionByID(ctx, rt.SessionID)
-	if errors.Is(err, ErrNotFound) || (err == nil && sess.RevokedAt != nil) {
+	if sess.RevokedAt != nil {
 		return nil, errBadRefresh
-	}
-	if err != nil {
-		return nil, internal("find session", err)
-	}
-	u, err := s.store.UserByID(ctx, sess.UserID)
-	if errors.Is(err, ErrNotFound) {
-		return nil, errBadRefresh
-	}
-	if err != nil {
-		return nil, internal("find user", err)
 	}
 	// The scope of the new token, read without writing when possible.
 	oc, err := s.sessionOrgRead(ctx, sess, u)

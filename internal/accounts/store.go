@@ -37,6 +37,9 @@ type Store interface {
 	LockOrg(ctx context.Context, orgID string) error
 	CreateOrg(ctx context.Context, o *Org) error // ErrConflict: slug taken
 	OrgByID(ctx context.Context, id string) (*Org, error)
+	// OrgRole reads an org (deleted or not) and userID's role in it in one
+	// query; the role is "" when userID is not a member.
+	OrgRole(ctx context.Context, orgID, userID string) (*Org, string, error)
 	PersonalOrg(ctx context.Context, userID string) (*Org, error)
 	SlugTaken(ctx context.Context, slug string) (bool, error)
 	AddMember(ctx context.Context, m *Membership) error // ErrConflict: already a member
@@ -82,6 +85,9 @@ type Store interface {
 	// returns it; ErrNotFound when no such token exists.
 	RotateRefreshToken(ctx context.Context, hash string, at time.Time) (*RefreshToken, error)
 	RefreshTokenByHash(ctx context.Context, hash string) (*RefreshToken, error)
+	// RefreshSession reads a refresh token, its session and the session's
+	// user in one query.
+	RefreshSession(ctx context.Context, hash string) (*RefreshToken, *Session, *User, error)
 
 	CreateEmailToken(ctx context.Context, t *EmailToken) error
 	// UseEmailToken marks an unused, unexpired token of the purpose used and

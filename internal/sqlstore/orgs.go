@@ -40,6 +40,24 @@ func (s *Store) OrgByID(ctx context.Context, id string) (*accounts.Org, error) {
 	return o, s.one(err)
 }
 
+// OrgRole implements accounts.Store.
+func (s *Store) OrgRole(ctx context.Context, orgID, userID string) (*accounts.Org, string, error) {
+	var role sql.NullString
+	row := s.r().QueryRowContext(ctx, `SELECT o.id, o.name, o.slug, o.avatar_url, o.kind, o.owner_id, o.created_at, o.deleted_at, m.role
+		FROM orgs o LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = $2 WHERE o.id = $1`, orgID, userID)
+	o, err := scanOrg(scanFunc(func(dest ...any) error { return row.Scan(append(dest, &role)...) }))
+	if err != nil {
+		return nil, "", s.one(err)
+	}
+	return o, role.String, nil
+}
+
+// scanFunc lets a function stand for a row in the scan helpers, so one
+// query's columns can be split between several of them.
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
+
 // PersonalOrg implements accounts.Store.
 func (s *Store) PersonalOrg(ctx context.Context, userID string) (*accounts.Org, error) {
 	o, err := scanOrg(s.r().QueryRowContext(ctx, `SELECT `+orgColumns+` FROM orgs WHERE owner_id = $1 AND kind = 'personal' AND deleted_at IS NULL`, userID))

@@ -241,6 +241,23 @@ func (s *Service) AcceptInvitation(ctx context.Context, p *Principal, secret str
 	if !p.Full() {
 		return nil, Errorf(KindForbidden, "accepting an invitation needs a full sign-in session")
 	}
+	out, err := s.acceptInvitation(ctx, p, secret, false)
+	if errors.Is(err, errAcceptRace) {
+		// A concurrent accept used the invitation or added the caller:
+		// look again, which answers already_member if it was the caller.
+		out, err = s.acceptInvitation(ctx, p, secret, true)
+	}
+	if errors.Is(err, errAcceptRace) {
+		err = internal("accept invitation", err)
+	}
+	return out, err
+}
+
+// errAcceptRace rolls back an accept that lost its invitation or the insert
+// of its member row to a concurrent accept.
+var errAcceptRace = errors.New("member added by a concurrent accept")
+
+func (s *Service) acceptInvitation(ctx context.Context, p *Principal, secret string, again bool) (*Accepted, error) {
 	var out *Accepted
 	err := s.store.Tx(ctx, func(tx Store) error {
 		if secret == "" {
@@ -254,10 +271,12 @@ func (s *Service) AcceptInvitation(ctx context.Context, p *Principal, secret str
 		if err != nil {
 			return internal("find invitation", err)
 		}
-		// Lock the org, then read again: what was read before the lock may
-		// have changed (org deleted, invitation revoked, a concurrent accept
-		// that made the caller a member).
-		if err := tx.LockOrg(ctx, inv.OrgID); err != nil {
+		// Hold the org still (no delete, no member-rule change under way),
+		// then read again: what was read before may have changed (org
+		// deleted, invitation revoked). Accepts share the lock, so many
+		// people can join through one link at once; email invitations stay
+		// single use through UseInvitation's conditional update.
+		if err := tx.ShareOrg(ctx, inv.OrgID); err != nil {
 			return internal("lock org", err)
 		}
 		if inv, err = tx.InvitationByHash(ctx, hash); err != nil {
@@ -292,13 +311,21 @@ func (s *Service) AcceptInvitation(ctx context.Context, p *Principal, secret str
 			now := s.Now()
 			if inv.Kind == InviteEmail {
 				if err := tx.UseInvitation(ctx, inv.ID, now); err != nil {
+					if errors.Is(err, ErrNotFound) && !again {
+						return errAcceptRace
+					}
 					if errors.Is(err, ErrNotFound) {
 						return errInvitationUsed
 					}
 					return internal("use invitation", err)
 				}
 			}
-			if err := tx.AddMember(ctx, &Membership{OrgID: o.ID, UserID: u.ID, Role: role, JoinedAt: now}); err != nil {
+			err := tx.AddMember(ctx, &Membership{OrgID: o.ID, UserID: u.ID, Role: role, JoinedAt: now})
+			if errors.Is(err, ErrConflict) {
+				// The same person accepting twice at once: the other won.
+				return errAcceptRace
+			}
+			if err != nil {
 				return internal("add member", err)
 			}
 			if err := s.audit(ctx, tx, o.ID, u.ID, "invitation.accepted", "invitation", inv.ID,

@@ -35,6 +35,9 @@ type Store interface {
 	// LockOrg takes the org's row lock until the transaction ends, so rules
 	// over its members (the last owner) see no concurrent change.
 	LockOrg(ctx context.Context, orgID string) error
+	// ShareOrg keeps the org's row from changing (a delete, a LockOrg
+	// holder) until the transaction ends; other ShareOrg holders proceed.
+	ShareOrg(ctx context.Context, orgID string) error
 	CreateOrg(ctx context.Context, o *Org) error // ErrConflict: slug taken
 	OrgByID(ctx context.Context, id string) (*Org, error)
 	// OrgRole reads an org (deleted or not) and userID's role in it in one

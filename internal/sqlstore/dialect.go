@@ -29,9 +29,12 @@ type dialect struct {
 	// forKeyShare keeps a row from being deleted (or its key changed)
 	// without blocking other readers and ordinary updates.
 	forKeyShare string
-	open        func(url string) (reader, writer *sql.DB, err error)
-	gooseName   goose.Dialect
-	locker      func() (lock.SessionLocker, error)
+	// forShare keeps a row from being updated or deleted while letting
+	// other forShare holders proceed side by side.
+	forShare  string
+	open      func(url string) (reader, writer *sql.DB, err error)
+	gooseName goose.Dialect
+	locker    func() (lock.SessionLocker, error)
 }
 
 func dialectFor(url string) (dialect, error) {
@@ -39,7 +42,8 @@ func dialectFor(url string) (dialect, error) {
 	case strings.HasPrefix(url, "sqlite:"):
 		return dialect{name: "sqlite", open: openSQLite, gooseName: goose.DialectSQLite3}, nil
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		return dialect{name: "postgres", forUpdate: " FOR UPDATE", forKeyShare: " FOR KEY SHARE", open: openPostgres, gooseName: goose.DialectPostgres,
+		return dialect{name: "postgres", forUpdate: " FOR UPDATE", forKeyShare: " FOR KEY SHARE", forShare: " FOR SHARE",
+			open: openPostgres, gooseName: goose.DialectPostgres,
 			locker: func() (lock.SessionLocker, error) { return lock.NewPostgresSessionLocker() }}, nil
 	}
 	return dialect{}, fmt.Errorf("database url must start with sqlite: or postgres://")

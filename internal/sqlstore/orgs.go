@@ -28,6 +28,13 @@ func (s *Store) LockOrg(ctx context.Context, orgID string) error {
 	return s.one(err)
 }
 
+// ShareOrg implements accounts.Store.
+func (s *Store) ShareOrg(ctx context.Context, orgID string) error {
+	var id string
+	err := s.w().QueryRowContext(ctx, `SELECT id FROM orgs WHERE id = $1`+s.dialect.forShare, orgID).Scan(&id)
+	return s.one(err)
+}
+
 // CreateOrg implements accounts.Store.
 func (s *Store) CreateOrg(ctx context.Context, o *accounts.Org) error {
 	return inserted(s.w().ExecContext(ctx, `INSERT INTO orgs (`+orgColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL) ON CONFLICT DO NOTHING`,

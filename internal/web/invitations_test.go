@@ -305,6 +305,28 @@ func TestAcceptRace(t *testing.T) {
 			env.Do(t, "GET", "/v1/invitations/"+tok, "", nil).Want(t, 410)
 		})
 
+		t.Run("link invitation, same user", func(t *testing.T) {
+			link := orgsLink(t, env, owner.Token, org)
+			u := orgsRegister(t, env)
+			rs := orgsAtOnce(20, func(int) *testenv.Resp {
+				return env.Do(t, "POST", "/v1/invitations/"+link+"/accept", u.Token, nil)
+			})
+			joined := 0
+			for _, r := range rs {
+				if r.Status != 200 {
+					t.Errorf("accept: status %d, body %s; want 200", r.Status, r.Body)
+				} else if r.Get("already_member") == false {
+					joined++
+				}
+			}
+			if joined != 1 {
+				t.Errorf("%d accepts joined; want 1 (the others already_member)", joined)
+			}
+			if roles := orgsRoles(t, env, owner.Token, org); roles[u.UserID] != "member" {
+				t.Errorf("role = %q; want member", roles[u.UserID])
+			}
+		})
+
 		t.Run("link invitation, 20 users", func(t *testing.T) {
 			link := orgsLink(t, env, owner.Token, org)
 			users := make([]*orgsUser, 20)

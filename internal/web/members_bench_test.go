@@ -7,7 +7,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
-// BenchmarkMembersList measures GET /v1/orgs/{id}/members on an org of 1,000
+// BenchmarkMembersList measures GET /v1/orgs/{id}/members on an org of 10,000
 // members, end to end over HTTP on SQLite (one JOIN query).
 func BenchmarkMembersList(b *testing.B) {
 	env := testenv.New(b, "sqlite", testenv.Options{})

@@ -297,6 +297,9 @@ func (s *Service) acceptInvitation(ctx context.Context, p *Principal, secret str
 			return internal("find user", err)
 		}
 		if inv.Kind == InviteEmail && !strings.EqualFold(u.Email, inv.Email) {
+			if inv.UsedAt != nil {
+				return errInvitationUsed // used up, whoever asks
+			}
 			return Errorf(KindForbidden, "this invitation was sent to another email address")
 		}
 		role := inv.Role

@@ -111,11 +111,10 @@ func (s *Service) RemoveMember(ctx context.Context, p *Principal, orgID, userID 
 		if err := tx.ClearDefaultOrg(ctx, orgID, userID); err != nil {
 			return internal("clear default org", err)
 		}
-		action := "member.removed"
-		if self {
-			action = "member.left"
-		}
-		if err := s.audit(ctx, tx, orgID, p.UserID, action, "user", userID, map[string]any{"role": target.Role}); err != nil {
+		// Leaving is a removal (spec section 3 has one transition for both,
+		// CONTRACT §4 names identity.member.removed); the actor and meta
+		// tell them apart.
+		if err := s.audit(ctx, tx, orgID, p.UserID, "member.removed", "user", userID, map[string]any{"role": target.Role, "self": self}); err != nil {
 			return internal("audit", err)
 		}
 		return nil

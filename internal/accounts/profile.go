@@ -123,7 +123,7 @@ func (s *Service) DeleteAccount(ctx context.Context, p *Principal) error {
 			}
 		}
 		for _, o := range others {
-			if err := s.audit(ctx, tx, o.ID, u.ID, "member.left", "user", u.ID, map[string]any{"role": o.Role, "reason": "account_deleted"}); err != nil {
+			if err := s.audit(ctx, tx, o.ID, u.ID, "member.removed", "user", u.ID, map[string]any{"role": o.Role, "self": true, "reason": "account_deleted"}); err != nil {
 				return internal("audit", err)
 			}
 		}

@@ -502,24 +502,51 @@ func (s *Service) orgToken(ctx context.Context, st Store, userID, sessionID, via
 // Me returns the caller and the workspace their token is scoped to, read live.
 func (s *Service) Me(ctx context.Context, p *Principal) (*User, *OrgContext, error) {
 	u, err := s.store.UserByID(ctx, p.UserID)
+	if errors.Is(err, ErrNotFound) && p.Via == ViaAPIKey {
+		u, err = s.orgKeyUser(ctx, p.UserID, s.Now())
+	}
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil, Errorf(KindNotFound, "user not found")
 	}
 	if err != nil {
 		return nil, nil, internal("find user", err)
 	}
-	o, m, err := liveMember(ctx, s.store, p.OrgID, p.UserID)
-	if errors.Is(err, ErrNotFound) {
-		return nil, nil, Errorf(KindNotFound, "organization not found")
-	}
+	a, err := s.orgAccess(ctx, s.store, p, p.OrgID)
 	if err != nil {
-		return nil, nil, internal("find org", err)
+		return nil, nil, err
 	}
-	oc, err := s.orgContext(ctx, s.store, o, m.Role)
+	oc, err := s.orgContext(ctx, s.store, a.org, a.role)
 	if err != nil {
 		return nil, nil, internal("org context", err)
 	}
+	if !p.Full() {
+		// A key's or grant's token holds only the tools it was given.
+		held := map[string]bool{}
+		for _, t := range p.Tools {
+			held[t] = true
+		}
+		tools := []string{}
+		for _, t := range oc.Tools {
+			if held[t] {
+				tools = append(tools, t)
+			}
+		}
+		oc.Tools = tools
+	}
 	return u, oc, nil
+}
+
+// orgKeyUser stands a live org service-account key in for the user behind
+// its tokens, whose subject is the key's id; ErrNotFound otherwise.
+func (s *Service) orgKeyUser(ctx context.Context, id string, now time.Time) (*User, error) {
+	k, err := s.store.APIKeyByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if k.Kind != KeyOrg || k.RevokedAt != nil || (k.ExpiresAt != nil && !now.Before(*k.ExpiresAt)) {
+		return nil, ErrNotFound
+	}
+	return &User{ID: k.ID, Name: k.Name, CreatedAt: k.CreatedAt}, nil
 }
 
 // VerifyUser returns the user behind a valid token; a deleted user's token
@@ -532,9 +559,8 @@ func (s *Service) VerifyUser(ctx context.Context, p *Principal) (*User, error) {
 	u, err := s.store.UserByID(ctx, p.UserID)
 	if errors.Is(err, ErrNotFound) && p.Via == ViaAPIKey {
 		// An org service-account key: its token's subject is the key.
-		if k, kerr := s.store.APIKeyByID(ctx, p.UserID); kerr == nil && k.Kind == KeyOrg && k.RevokedAt == nil &&
-			(k.ExpiresAt == nil || now.Before(*k.ExpiresAt)) {
-			u, err = &User{ID: k.ID, Name: k.Name}, nil
+		if ku, kerr := s.orgKeyUser(ctx, p.UserID, now); kerr == nil {
+			u, err = ku, nil
 		}
 	}
 	if err == nil {

@@ -16,6 +16,14 @@ import (
 	"github.com/google/uuid"
 )
 
+func init() {
+	// CONTRACT §4 gives `aud` as "gatehouse": a lone audience is written as
+	// a string, not a one-element array (RFC 7519 allows both, and clients
+	// comparing aud to "gatehouse" expect the string). Tokens bound to
+	// resources (RFC 8707) still carry an array.
+	jwt.MarshalSingleStringAsArray = false
+}
+
 // Audience is the `aud` of every access token.
 const Audience = "gatehouse"
 

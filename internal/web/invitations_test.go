@@ -207,7 +207,7 @@ func TestAcceptInvitation(t *testing.T) {
 
 		runOrgsCases(t, env, []orgsCase{
 			{"preview used", "GET", "/v1/invitations/" + tok, nil, "", 410},
-			{"used by another", "POST", "/v1/invitations/" + tok + "/accept", nil, intruder.Token, 403},
+			{"used by another", "POST", "/v1/invitations/" + tok + "/accept", nil, intruder.Token, 410}, // used up: 410 whoever asks
 		})
 		again := env.Do(t, "POST", "/v1/invitations/"+tok+"/accept", joiner.Token, nil).Want(t, 200)
 		if again.Get("already_member") != true || again.Str("org.role") != "admin" {

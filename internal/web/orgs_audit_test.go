@@ -65,10 +65,10 @@ func TestOrgAuditTrail(t *testing.T) {
 				leaver.Token = env.Do(t, "POST", "/v1/invitations/"+linkTok+"/accept", leaver.Token, nil).Want(t, 200).Str("access_token")
 				env.Clock.Advance(time.Second)
 				env.Do(t, "DELETE", "/v1/orgs/"+org+"/members/"+leaver.UserID, leaver.Token, nil).Want(t, 200)
-			}, "identity.member.left", &leaver.UserID, "user", func() string { return leaver.UserID }, map[string]any{"role": "member"}},
+			}, "identity.member.removed", &leaver.UserID, "user", func() string { return leaver.UserID }, map[string]any{"role": "member", "self": true}},
 			{"member removed", func(t *testing.T) {
 				env.Do(t, "DELETE", "/v1/orgs/"+org+"/members/"+joiner.UserID, owner.Token, nil).Want(t, 200)
-			}, "identity.member.removed", &owner.UserID, "user", func() string { return joiner.UserID }, map[string]any{"role": "admin"}},
+			}, "identity.member.removed", &owner.UserID, "user", func() string { return joiner.UserID }, map[string]any{"role": "admin", "self": false}},
 			{"org deleted", func(t *testing.T) {
 				env.Do(t, "DELETE", "/v1/orgs/"+org, owner.Token, nil).Want(t, 200)
 			}, "identity.org.deleted", &owner.UserID, "org", func() string { return org }, nil},
@@ -83,7 +83,7 @@ func TestOrgAuditTrail(t *testing.T) {
 				// Steps that add entries besides their own (the revoke step
 				// creates an invitation first, the leave step accepts one).
 				extra := 0
-				if st.action == "identity.invitation.revoked" || st.action == "identity.member.left" {
+				if st.name == "member left" || st.action == "identity.invitation.revoked" {
 					extra = 1
 				}
 				want := seen + 1 + extra

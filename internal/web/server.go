@@ -99,6 +99,11 @@ func (s *Server) authed(h authedFunc) http.Handler {
 func (s *Server) full(h authedFunc) http.Handler {
 	return s.authed(func(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
 		if !p.Full() {
+			// A key or OAuth token reaches only its own workspace: any
+			// other reads as not found, as on every org route, not 403.
+			if id := r.PathValue("id"); id != "" && id != p.OrgID {
+				return accounts.Errorf(accounts.KindNotFound, "organization not found")
+			}
 			return accounts.Errorf(accounts.KindForbidden, "this operation needs a full sign-in session, not an API-key or OAuth token")
 		}
 		return h(w, r, p)

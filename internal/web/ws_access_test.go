@@ -28,33 +28,30 @@ func TestWsOutsiders(t *testing.T) {
 		routes := []struct {
 			method, path string
 			body         any
-			full         bool
 		}{
-			{"GET", "/teams", nil, false},
-			{"POST", "/teams", map[string]string{"name": "Outsiders"}, false},
-			{"PATCH", "/teams/" + team, map[string]string{"name": "Outsiders"}, false},
-			{"DELETE", "/teams/" + team, nil, false},
-			{"GET", "/teams/" + team + "/members", nil, false},
-			{"POST", "/teams/" + team + "/members", map[string]string{"user_id": w.stranger.UserID, "role": "lead"}, false},
-			{"DELETE", "/teams/" + team + "/members/" + w.owner.UserID, nil, false},
-			{"GET", "/tools", nil, false},
-			{"PUT", "/tools", map[string]any{"tool": "tasks", "enabled": false}, false},
-			{"GET", "/api-keys", nil, true},
-			{"POST", "/api-keys", map[string]any{"name": "Outsider", "role": "admin"}, true},
-			{"DELETE", "/api-keys/" + key, nil, true},
-			{"GET", "/audit", nil, false},
-			{"GET", "/domains", nil, false},
-			{"POST", "/domains", map[string]string{"domain": wsDomain()}, false},
-			{"PATCH", "/domains/" + claim, map[string]string{"mode": "auto_join"}, false},
-			{"DELETE", "/domains/" + claim, nil, false},
-			{"POST", "/domains/" + claim + "/verify", nil, false},
+			{"GET", "/teams", nil},
+			{"POST", "/teams", map[string]string{"name": "Outsiders"}},
+			{"PATCH", "/teams/" + team, map[string]string{"name": "Outsiders"}},
+			{"DELETE", "/teams/" + team, nil},
+			{"GET", "/teams/" + team + "/members", nil},
+			{"POST", "/teams/" + team + "/members", map[string]string{"user_id": w.stranger.UserID, "role": "lead"}},
+			{"DELETE", "/teams/" + team + "/members/" + w.owner.UserID, nil},
+			{"GET", "/tools", nil},
+			{"PUT", "/tools", map[string]any{"tool": "tasks", "enabled": false}},
+			{"GET", "/api-keys", nil},
+			{"POST", "/api-keys", map[string]any{"name": "Outsider", "role": "admin"}},
+			{"DELETE", "/api-keys/" + key, nil},
+			{"GET", "/audit", nil},
+			{"GET", "/domains", nil},
+			{"POST", "/domains", map[string]string{"domain": wsDomain()}},
+			{"PATCH", "/domains/" + claim, map[string]string{"mode": "auto_join"}},
+			{"DELETE", "/domains/" + claim, nil},
+			{"POST", "/domains/" + claim + "/verify", nil},
 		}
 		for _, rt := range routes {
 			t.Run(rt.method+" "+rt.path, func(t *testing.T) {
+				// Outside the key's workspace: 404, full-session route or not.
 				keyStatus := 404
-				if rt.full {
-					keyStatus = 403
-				}
 				wsRun(t, env, []wsCase{
 					{name: "no token", method: rt.method, path: "/v1/orgs/" + w.org + rt.path, body: rt.body, wantStatus: 401},
 					{name: "garbage token", method: rt.method, path: "/v1/orgs/" + w.org + rt.path, token: "not-a-jwt", body: rt.body, wantStatus: 401},

@@ -33,10 +33,13 @@ type Config struct {
 	DNSServer           string
 	WebhookAllowPrivate bool
 	WebhookCAFile       string
-	LogFormat           string
-	RateLimit           bool
-	rawAllowPrivate     string
-	rawRateLimit        string
+	// OutboundCAs are the system roots plus WebhookCAFile's, trusted by
+	// outbound HTTPS (client ID metadata documents); nil: system roots.
+	OutboundCAs     *x509.CertPool
+	LogFormat       string
+	RateLimit       bool
+	rawAllowPrivate string
+	rawRateLimit    string
 }
 
 // setting names one variable, its default and where it is stored.
@@ -152,10 +155,16 @@ func (c *Config) validate() error {
 		c.WebhookAllowPrivate = v
 	}
 	if c.WebhookCAFile != "" {
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
 		if pem, err := os.ReadFile(c.WebhookCAFile); err != nil {
 			bad("GATEHOUSE_WEBHOOK_CA_FILE", "cannot read: %v", err)
-		} else if !x509.NewCertPool().AppendCertsFromPEM(pem) {
+		} else if !pool.AppendCertsFromPEM(pem) {
 			bad("GATEHOUSE_WEBHOOK_CA_FILE", "no PEM certificate in %s", c.WebhookCAFile)
+		} else {
+			c.OutboundCAs = pool
 		}
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
@@ -191,6 +200,20 @@ func checkHTTPURL(raw string) error {
 		return fmt.Errorf("must not have a query or fragment: %q", raw)
 	}
 	return nil
+}
+
+// reachable is the address a client on this machine dials for the bound
+// address: a listener on every interface (0.0.0.0 or ::, which Go reports
+// as [::]) is reached on 127.0.0.1, a usable host for links and the issuer.
+func reachable(bound string) string {
+	host, port, err := net.SplitHostPort(bound)
+	if err != nil {
+		return bound
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		return net.JoinHostPort("127.0.0.1", port)
+	}
+	return bound
 }
 
 // resolveURLs fills the URL defaults once the listener's address is known.

@@ -137,7 +137,8 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	cfg.resolveURLs(ln.Addr().String())
+	bound := reachable(ln.Addr().String())
+	cfg.resolveURLs(bound)
 
 	secret := cfg.JWTSecret
 	if secret == "" {
@@ -161,7 +162,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		Mailer: mailAdapter{sender}, Resolver: dns.New(cfg.DNSServer, 5*time.Second), Logger: log, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL,
 	})
 	authz := oauth.New(oauth.Config{Service: svc, Store: store, Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL,
-		AllowPrivate: cfg.WebhookAllowPrivate})
+		AllowPrivate: cfg.WebhookAllowPrivate, RootCAs: cfg.OutboundCAs})
 	srv := &http.Server{
 		Handler:           web.NewServer(web.Config{Service: svc, Logger: log, RateLimit: cfg.RateLimit, OAuth: authz}),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -172,7 +173,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	log.Info("listening on http://"+ln.Addr().String(), "base_url", cfg.BaseURL, "database", store.Dialect(), "version", versionString())
+	log.Info("listening on http://"+bound, "base_url", cfg.BaseURL, "database", store.Dialect(), "version", versionString())
 
 	select {
 	case err := <-errc:

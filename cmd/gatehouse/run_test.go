@@ -240,3 +240,19 @@ func TestRunServe(t *testing.T) {
 		t.Errorf("GET %s/health after shutdown answered %d; want the listener closed", base, res.StatusCode)
 	}
 }
+
+// TestReachable checks the host of the "listening on" line and of the
+// default base URL when gatehouse listens on every interface.
+func TestReachable(t *testing.T) {
+	for in, want := range map[string]string{
+		"0.0.0.0:8080":   "127.0.0.1:8080",
+		"[::]:41234":     "127.0.0.1:41234",
+		"127.0.0.1:8080": "127.0.0.1:8080",
+		"[::1]:8080":     "[::1]:8080",
+		"10.1.2.3:80":    "10.1.2.3:80",
+	} {
+		if got := reachable(in); got != want {
+			t.Errorf("reachable(%q) = %q; want %q", in, got, want)
+		}
+	}
+}

@@ -134,6 +134,10 @@ func grantResources(ctx context.Context, st Store, sess *Session) ([]string, err
 // refresh token belongs to another client or another resource.
 var ErrGrantMismatch = Errorf(KindUnauthorized, "the refresh token was not issued to this client")
 
+// ErrResourceMismatch is RefreshGrant's answer when the resource asked for
+// is not the one the grant was made for (RFC 8707 invalid_target).
+var ErrResourceMismatch = Errorf(KindInvalid, "the resource differs from the one the grant was made for")
+
 // RefreshGrant rotates the refresh token of an OAuth session (reuse
 // detection as in Refresh). The token must have been issued under a grant to
 // clientID; resource, when given, must be the grant's.
@@ -152,8 +156,11 @@ func (s *Service) RefreshGrant(ctx context.Context, secret, clientID, resource s
 		if err != nil {
 			return internal("find grant", err)
 		}
-		if g.ClientID != clientID || (resource != "" && resource != g.Resource) {
+		if g.ClientID != clientID {
 			return ErrGrantMismatch
+		}
+		if resource != "" && resource != g.Resource {
+			return ErrResourceMismatch
 		}
 		return nil
 	})

@@ -212,13 +212,20 @@ func (s *Service) Authenticate(raw string) (*Principal, error) {
 	return p, nil
 }
 
-var errNoAccount = Errorf(KindUnauthorized, "this account no longer exists")
+var (
+	errNoAccount = Errorf(KindUnauthorized, "this account no longer exists")
+	errNoPerson  = Errorf(KindForbidden, "an org API key acts for its workspace, not for a person; this operation needs a user's token")
+)
 
 // caller reads the user behind a token through st; a deleted account's
-// token is no longer valid.
+// token is no longer valid, and an org key's (whose subject is the key) is
+// refused: there is no person behind it.
 func caller(ctx context.Context, st Store, userID string) (*User, error) {
 	u, err := st.UserByID(ctx, userID)
 	if errors.Is(err, ErrNotFound) {
+		if k, kerr := st.APIKeyByID(ctx, userID); kerr == nil && k.Kind == KeyOrg {
+			return nil, errNoPerson
+		}
 		return nil, errNoAccount
 	}
 	if err != nil {

@@ -99,6 +99,15 @@ func TestAuthorizationCodeXOAuth2(t *testing.T) {
 		wantOAuthError(t, tokenPost(t, env, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}, "client_id": {clientID}}), 400, "invalid_grant")
 		other := registerClient(t, env, map[string]any{"redirect_uris": []string{redirect}})
 		wantOAuthError(t, tokenPost(t, env, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {fresh.RefreshToken}, "client_id": {other}}), 400, "invalid_grant")
+		// Another resource than the grant's: invalid_target (RFC 8707), and
+		// the token is not used up by the refusal.
+		wantOAuthError(t, tokenPost(t, env, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {fresh.RefreshToken}, "client_id": {clientID},
+			"resource": {env.URL + "/notes"}}), 400, "invalid_target")
+		same := tokenPost(t, env, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {fresh.RefreshToken}, "client_id": {clientID}, "resource": {resource}})
+		if same.Status != 200 {
+			t.Fatalf("refresh with the grant's resource after a refused one: %d %s", same.Status, same.Body)
+		}
+		fresh.RefreshToken = same.Str("refresh_token")
 
 		// Revoking the grant kills its refresh token at once.
 		gid := list[0].(map[string]any)["id"].(string)
@@ -232,7 +241,7 @@ func TestTokenClientAuthentication(t *testing.T) {
 			withID[k] = v
 		}
 		wantOAuthError(t, post(withID, "", ""), 401, "invalid_client")
-		wantOAuthError(t, post(url.Values{"grant_type": {"password"}, "client_id": {clientID}}, "", ""), 400, "unsupported_grant_type")
+		wantOAuthError(t, post(url.Values{"grant_type": {"pass\"word\\é"}, "client_id": {clientID}}, "", ""), 400, "unsupported_grant_type")
 		wantOAuthError(t, post(url.Values{"client_id": {clientID}}, "", ""), 400, "invalid_request")
 	})
 }

@@ -2,6 +2,8 @@ package oauth
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,7 +50,7 @@ type cachedClient struct {
 // loopback, private, link-local and other non-public addresses unless
 // allowPrivate (GATEHOUSE_WEBHOOK_ALLOW_PRIVATE), checked on the address
 // actually dialed so DNS rebinding cannot slip past.
-func newMetadataDocuments(c *http.Client, allowPrivate bool, log *slog.Logger) *metadataDocuments {
+func newMetadataDocuments(c *http.Client, allowPrivate bool, roots *x509.CertPool, log *slog.Logger) *metadataDocuments {
 	var base *http.Transport
 	if c != nil {
 		if t, ok := c.Transport.(*http.Transport); ok {
@@ -59,6 +61,9 @@ func newMetadataDocuments(c *http.Client, allowPrivate bool, log *slog.Logger) *
 		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
 	base.Proxy = nil
+	if roots != nil {
+		base.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+	}
 	dialer := &net.Dialer{Timeout: metadataTimeout}
 	if !allowPrivate {
 		dialer.Control = func(_, address string, _ syscall.RawConn) error {

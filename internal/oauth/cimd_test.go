@@ -2,6 +2,7 @@ package oauth_test
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -55,7 +56,11 @@ func newMetadataHost(t *testing.T) *metadataHost {
 // works as for a registered client.
 func TestClientIDMetadataDocuments(t *testing.T) {
 	host := newMetadataHost(t)
-	testenv.RunWith(t, testenv.Options{MetadataClient: host.srv.Client(), AllowPrivate: true}, func(t *testing.T, env *testenv.Env) {
+	// The host's certificate is trusted the way GATEHOUSE_WEBHOOK_CA_FILE
+	// makes it: as an extra root CA.
+	roots := x509.NewCertPool()
+	roots.AddCert(host.srv.Certificate())
+	testenv.RunWith(t, testenv.Options{RootCAs: roots, AllowPrivate: true}, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
 		b := newBrowser(t, env)
 		b.signIn(t, a)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -30,7 +31,23 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 func oauthErr(code string, status int, format string, args ...any) *Error {
-	return &Error{Code: code, Status: status, Description: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Status: status, Description: descriptionText(fmt.Sprintf(format, args...))}
+}
+
+// descriptionText keeps error_description within the characters RFC 6749
+// §5.2 allows (printable ASCII but the double quote and backslash), whatever
+// a client sent that is quoted in it: double quotes become single ones,
+// anything else outside becomes ?.
+func descriptionText(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '"':
+			return '\''
+		case r == '\\' || r < 0x20 || r > 0x7e:
+			return '?'
+		}
+		return r
+	}, s)
 }
 
 func invalidRequest(format string, args ...any) *Error {

@@ -182,8 +182,15 @@ func wantOAuthError(t testing.TB, r *testenv.Resp, status int, code string) {
 	if r.Status != status || r.Str("error") != code {
 		t.Fatalf("got %d %s; want %d with error %q", r.Status, r.Body, status, code)
 	}
-	if _, ok := r.JSON()["error_description"].(string); !ok {
+	d, ok := r.JSON()["error_description"].(string)
+	if !ok {
 		t.Fatalf("error without error_description: %s", r.Body)
+	}
+	// RFC 6749 §5.2: %x20-21 / %x23-5B / %x5D-7E.
+	for _, c := range d {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			t.Fatalf("error_description %q has %q, outside RFC 6749 §5.2", d, c)
+		}
 	}
 }
 

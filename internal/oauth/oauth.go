@@ -12,6 +12,7 @@ package oauth
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/base64"
 	"log/slog"
 	"net/http"
@@ -155,6 +156,9 @@ type Config struct {
 	// AllowPrivate.
 	MetadataClient *http.Client
 	AllowPrivate   bool
+	// RootCAs, when set, are the CAs trusted when fetching metadata
+	// documents (GATEHOUSE_WEBHOOK_CA_FILE with the system roots).
+	RootCAs *x509.CertPool
 }
 
 // Server is the authorization server.
@@ -185,7 +189,7 @@ func New(c Config) *Server {
 	if s.interval <= 0 {
 		s.interval = DefaultInterval
 	}
-	s.cimd = newMetadataDocuments(c.MetadataClient, c.AllowPrivate, s.log)
+	s.cimd = newMetadataDocuments(c.MetadataClient, c.AllowPrivate, c.RootCAs, s.log)
 	return s
 }
 

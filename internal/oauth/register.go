@@ -63,7 +63,7 @@ func (m *clientMetadata) validate() error {
 			code = true
 		case GrantRefreshToken, GrantDeviceCode:
 		default:
-			return invalidMetadata("unsupported grant type %q", g)
+			return invalidMetadata("unsupported grant type '%s'", g)
 		}
 	}
 	if len(m.ResponseTypes) == 0 && code {
@@ -71,7 +71,7 @@ func (m *clientMetadata) validate() error {
 	}
 	for _, rt := range m.ResponseTypes {
 		if rt != "code" {
-			return invalidMetadata("unsupported response type %q: only code", rt)
+			return invalidMetadata("unsupported response type '%s': only code", rt)
 		}
 	}
 	if m.ResponseTypes == nil {
@@ -98,7 +98,7 @@ func (m *clientMetadata) validate() error {
 	for _, u := range []string{m.ClientURI, m.LogoURI, m.TOSURI, m.PolicyURI} {
 		if u != "" {
 			if p, err := url.Parse(u); err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "" {
-				return invalidMetadata("%q is not an http(s) URL", u)
+				return invalidMetadata("'%s' is not an http(s) URL", u)
 			}
 		}
 	}
@@ -114,26 +114,26 @@ var blockedSchemes = map[string]bool{"javascript": true, "data": true, "file": t
 func checkRedirectURI(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || len(raw) > MaxParam {
-		return invalidRedirect("redirect URI %q is not an absolute URI", raw)
+		return invalidRedirect("redirect URI '%s' is not an absolute URI", raw)
 	}
 	if u.Fragment != "" || strings.Contains(raw, "#") {
-		return invalidRedirect("redirect URI %q must not have a fragment", raw)
+		return invalidRedirect("redirect URI '%s' must not have a fragment", raw)
 	}
 	switch scheme := strings.ToLower(u.Scheme); {
 	case scheme == "https":
 		if u.Host == "" {
-			return invalidRedirect("redirect URI %q has no host", raw)
+			return invalidRedirect("redirect URI '%s' has no host", raw)
 		}
 	case scheme == "http":
 		if !isLoopbackHost(u.Hostname()) {
-			return invalidRedirect("redirect URI %q: http is allowed only on a loopback host (127.0.0.1, [::1], localhost); use https", raw)
+			return invalidRedirect("redirect URI '%s': http is allowed only on a loopback host (127.0.0.1, [::1], localhost); use https", raw)
 		}
 	case blockedSchemes[scheme]:
-		return invalidRedirect("redirect URI %q uses a forbidden scheme", raw)
+		return invalidRedirect("redirect URI '%s' uses a forbidden scheme", raw)
 	default:
 		// A private-use scheme (RFC 8252 §7.1), e.g. com.example.app:/callback.
 		if u.Host == "" && u.Path == "" && u.Opaque == "" {
-			return invalidRedirect("redirect URI %q has no path", raw)
+			return invalidRedirect("redirect URI '%s' has no path", raw)
 		}
 	}
 	return nil

@@ -55,7 +55,7 @@ func (s *Server) HandleToken() http.Handler {
 			if gt == "" {
 				return invalidRequest("grant_type is required")
 			}
-			return oauthErr("unsupported_grant_type", http.StatusBadRequest, "grant_type %q is not supported", gt)
+			return oauthErr("unsupported_grant_type", http.StatusBadRequest, "grant_type '%s' is not supported", gt)
 		}
 		c, err := s.authenticateClient(r, form)
 		if err != nil {
@@ -133,6 +133,9 @@ func sessionMeta(r *http.Request) accounts.SessionMeta {
 
 // grantError maps a domain error of issuing tokens to an OAuth error.
 func grantError(err error) error {
+	if errors.Is(err, accounts.ErrResourceMismatch) {
+		return oauthErr("invalid_target", http.StatusBadRequest, "resource differs from the one the grant was made for")
+	}
 	switch accounts.ErrorKind(err) {
 	case accounts.KindUnauthorized, accounts.KindNotFound, accounts.KindForbidden:
 		var e *accounts.Error

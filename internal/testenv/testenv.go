@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -91,6 +92,7 @@ type Options struct {
 	// ID metadata documents (a TLS test server's client, loopback allowed).
 	MetadataClient *http.Client
 	AllowPrivate   bool
+	RootCAs        *x509.CertPool
 	// Invitations backs the invitation landing page.
 	Invitations web.Invitations
 }
@@ -154,7 +156,7 @@ func New(t testing.TB, db string, o Options) *Env {
 		interval = time.Second
 	}
 	env.OAuth = oauth.New(oauth.Config{Service: env.Svc, Store: store, Logger: log, Issuer: env.URL, APIURL: env.URL,
-		Now: env.Clock.Now, DeviceInterval: interval, MetadataClient: o.MetadataClient, AllowPrivate: o.AllowPrivate})
+		Now: env.Clock.Now, DeviceInterval: interval, MetadataClient: o.MetadataClient, AllowPrivate: o.AllowPrivate, RootCAs: o.RootCAs})
 	srv.Config.Handler = web.NewServer(web.Config{Service: env.Svc, Logger: log, RateLimit: o.RateLimit, Now: env.Clock.Now,
 		OAuth: env.OAuth, Invitations: o.Invitations})
 	srv.Start()

@@ -118,16 +118,18 @@ func (s *Service) Login(ctx context.Context, email, pw string, meta SessionMeta)
 	if pw == "" {
 		return nil, Invalid("password is required")
 	}
-	email, err := NormalizeEmail(email)
-	if err != nil {
-		return nil, err
-	}
 	if len(pw) > MaxPassword {
 		return nil, errBadCredentials
 	}
-	u, err := s.store.UserByEmail(ctx, email)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return nil, internal("find user", err)
+	// A malformed address is a bad email like an unknown one (spec section
+	// 7): 401 after the same hash, the factor not distinguished.
+	var u *User
+	if email, err := NormalizeEmail(email); err == nil {
+		if u, err = s.store.UserByEmail(ctx, email); errors.Is(err, ErrNotFound) {
+			u = nil
+		} else if err != nil {
+			return nil, internal("find user", err)
+		}
 	}
 	stored := ""
 	if u != nil {

@@ -362,12 +362,15 @@ func (s *Service) JoinDiscoverable(ctx context.Context, p *Principal) (*OrgToken
 		}
 		var pick *DomainOffer
 		role := RoleMember
+		// A suggest-mode org the caller is not in yet is the offer; failing
+		// that, joining is idempotent for an org of the domain the caller is
+		// already in (suggest or auto_join alike).
 		for i, o := range offers {
-			if o.Mode != ModeSuggest {
-				continue
-			}
 			m, err := tx.Member(ctx, o.Org.ID, u.ID)
 			if errors.Is(err, ErrNotFound) {
+				if o.Mode != ModeSuggest {
+					continue
+				}
 				pick, role = &offers[i], RoleMember
 				break
 			}

@@ -29,6 +29,7 @@ func TestSigninLogin(t *testing.T) {
 			{name: "another account's password", method: "POST", path: path, body: cred(a.Email, other.Password), wantStatus: 401},
 			{name: "password in other case", method: "POST", path: path, body: cred(a.Email, strings.ToUpper(a.Password)), wantStatus: 401},
 			{name: "unknown email", method: "POST", path: path, body: cred(testenv.Email(), a.Password), wantStatus: 401},
+			{name: "malformed email", method: "POST", path: path, body: cred("not-an-email", a.Password), wantStatus: 401},
 			{name: "missing email", method: "POST", path: path, body: map[string]any{"password": a.Password}, wantStatus: 400,
 				wantBody: signinErrorNames("email")},
 			{name: "missing password", method: "POST", path: path, body: map[string]any{"email": a.Email}, wantStatus: 400,

@@ -97,6 +97,7 @@ func TestWsDiscoverableJoin(t *testing.T) {
 		autoUser := wsVerifiedAt(t, env, auto)
 		claim := wsVerifiedDomain(t, env, w.owner.Access, w.org, suggest, "suggest")
 		wsVerifiedDomain(t, env, w.owner.Access, w.org, auto, "auto_join")
+		autoMember := wsVerifiedAt(t, env, auto) // added at verification
 		joiner := wsVerifiedAt(t, env, suggest)
 		pending := wsRegisterAt(t, env, suggest)
 		admin := wsVerifiedAt(t, env, suggest)
@@ -153,6 +154,7 @@ func TestWsDiscoverableJoin(t *testing.T) {
 					}
 				}},
 			{name: "no offer: auto_join domain only", method: "POST", path: join, token: autoUser.Access, wantStatus: 404},
+			{name: "auto_join member: idempotent", method: "POST", path: join, token: autoMember.Access, wantStatus: 200, wantBody: joined(autoMember, "member")},
 			{name: "no offer: address at another domain", method: "POST", path: join, token: elsewhere.Access, wantStatus: 404},
 			{name: "API-key token cannot leave its workspace", method: "POST", path: join, token: keyToken, wantStatus: 403},
 			{name: "no token", method: "POST", path: join, wantStatus: 401},

@@ -204,7 +204,7 @@ func (s *Service) ExchangeKey(ctx context.Context, secret string) (*OrgToken, er
 		}
 		subject, role = k.UserID, member
 	}
-	enabled, err := s.enabledTools(ctx, s.store, o.ID)
+	enabled, err := s.enabledTools(ctx, s.store, o)
 	if err != nil {
 		return nil, internal("tools", err)
 	}

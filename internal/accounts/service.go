@@ -168,10 +168,13 @@ func (s *Service) audit(ctx context.Context, st Store, orgID, actorID, action, t
 }
 
 // enabledTools lists the tools enabled in org, in canonical order.
-func (s *Service) enabledTools(ctx context.Context, st Store, orgID string) ([]string, error) {
-	states, err := st.ToolStates(ctx, orgID)
-	if err != nil {
-		return nil, err
+func (s *Service) enabledTools(ctx context.Context, st Store, o *Org) ([]string, error) {
+	states := o.ToolStates
+	if states == nil {
+		var err error
+		if states, err = st.ToolStates(ctx, o.ID); err != nil {
+			return nil, err
+		}
 	}
 	tools := make([]string, 0, len(Tools))
 	for _, t := range Tools {
@@ -183,7 +186,7 @@ func (s *Service) enabledTools(ctx context.Context, st Store, orgID string) ([]s
 }
 
 func (s *Service) orgContext(ctx context.Context, st Store, o *Org, role string) (*OrgContext, error) {
-	tools, err := s.enabledTools(ctx, st, o.ID)
+	tools, err := s.enabledTools(ctx, st, o)
 	if err != nil {
 		return nil, err
 	}

@@ -40,8 +40,9 @@ type Store interface {
 	ShareOrg(ctx context.Context, orgID string) error
 	CreateOrg(ctx context.Context, o *Org) error // ErrConflict: slug taken
 	OrgByID(ctx context.Context, id string) (*Org, error)
-	// OrgRole reads an org (deleted or not) and userID's role in it in one
-	// query; the role is "" when userID is not a member.
+	// OrgRole reads an org (deleted or not) with its ToolStates and
+	// userID's role in it in one query; the role is "" when userID is not
+	// a member.
 	OrgRole(ctx context.Context, orgID, userID string) (*Org, string, error)
 	PersonalOrg(ctx context.Context, userID string) (*Org, error)
 	SlugTaken(ctx context.Context, slug string) (bool, error)

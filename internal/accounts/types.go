@@ -67,6 +67,9 @@ type Org struct {
 	OwnerID   string // the user of a personal org
 	CreatedAt time.Time
 	DeletedAt *time.Time
+	// ToolStates are the tools whose state was set, when read with the
+	// org (Store.OrgRole); nil when not read.
+	ToolStates map[string]bool
 }
 
 // Membership is a user's role in an org.

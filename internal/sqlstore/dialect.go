@@ -31,7 +31,9 @@ type dialect struct {
 	forKeyShare string
 	// forShare keeps a row from being updated or deleted while letting
 	// other forShare holders proceed side by side.
-	forShare  string
+	forShare string
+	// concat is the aggregate joining strings with a separator.
+	concat    string
 	open      func(url string) (reader, writer *sql.DB, err error)
 	gooseName goose.Dialect
 	locker    func() (lock.SessionLocker, error)
@@ -40,9 +42,9 @@ type dialect struct {
 func dialectFor(url string) (dialect, error) {
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):
-		return dialect{name: "sqlite", open: openSQLite, gooseName: goose.DialectSQLite3}, nil
+		return dialect{name: "sqlite", concat: "group_concat", open: openSQLite, gooseName: goose.DialectSQLite3}, nil
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		return dialect{name: "postgres", forUpdate: " FOR UPDATE", forKeyShare: " FOR KEY SHARE", forShare: " FOR SHARE",
+		return dialect{name: "postgres", forUpdate: " FOR UPDATE", forKeyShare: " FOR KEY SHARE", forShare: " FOR SHARE", concat: "string_agg",
 			open: openPostgres, gooseName: goose.DialectPostgres,
 			locker: func() (lock.SessionLocker, error) { return lock.NewPostgresSessionLocker() }}, nil
 	}

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"strings"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
@@ -47,14 +48,23 @@ func (s *Store) OrgByID(ctx context.Context, id string) (*accounts.Org, error) {
 	return o, s.one(err)
 }
 
-// OrgRole implements accounts.Store.
+// OrgRole implements accounts.Store. The tool states come along as one
+// aggregated string ("+tasks,-crm": enabled, disabled), saving the hot
+// paths that mint tokens a round trip.
 func (s *Store) OrgRole(ctx context.Context, orgID, userID string) (*accounts.Org, string, error) {
-	var role sql.NullString
-	row := s.r().QueryRowContext(ctx, `SELECT o.id, o.name, o.slug, o.avatar_url, o.kind, o.owner_id, o.created_at, o.deleted_at, m.role
+	var role, tools sql.NullString
+	row := s.r().QueryRowContext(ctx, `SELECT o.id, o.name, o.slug, o.avatar_url, o.kind, o.owner_id, o.created_at, o.deleted_at, m.role,
+			(SELECT `+s.dialect.concat+`((CASE WHEN t.enabled THEN '+' ELSE '-' END) || t.tool, ',') FROM org_tools t WHERE t.org_id = o.id)
 		FROM orgs o LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = $2 WHERE o.id = $1`, orgID, userID)
-	o, err := scanOrg(scanFunc(func(dest ...any) error { return row.Scan(append(dest, &role)...) }))
+	o, err := scanOrg(scanFunc(func(dest ...any) error { return row.Scan(append(dest, &role, &tools)...) }))
 	if err != nil {
 		return nil, "", s.one(err)
+	}
+	o.ToolStates = map[string]bool{}
+	if tools.String != "" {
+		for _, t := range strings.Split(tools.String, ",") {
+			o.ToolStates[t[1:]] = t[0] == '+'
+		}
 	}
 	return o, role.String, nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/gatehouse/gatehouse/internal/tasks"
 	"github.com/gatehouse/gatehouse/internal/token"
 	"github.com/gatehouse/gatehouse/internal/web"
 )
@@ -164,7 +165,8 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	authz := oauth.New(oauth.Config{Service: svc, Store: store, Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL,
 		AllowPrivate: cfg.WebhookAllowPrivate, RootCAs: cfg.OutboundCAs})
 	srv := &http.Server{
-		Handler:           web.NewServer(web.Config{Service: svc, Logger: log, RateLimit: cfg.RateLimit, OAuth: authz}),
+		Handler: web.NewServer(web.Config{Service: svc, Logger: log, RateLimit: cfg.RateLimit, OAuth: authz,
+			Tasks: tasks.New(store, nil)}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,

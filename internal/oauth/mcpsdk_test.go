@@ -64,8 +64,8 @@ func TestMCPGoSDK(t *testing.T) {
 		if len(aud) != 2 || aud[1] != resource {
 			t.Fatalf("aud = %v; want the resource %s", aud, resource)
 		}
-		// Authenticated now: the placeholder tool API answers 404, not 401.
-		env.Do(t, "GET", "/tasks/v1/issues", tok.AccessToken, nil).Want(t, http.StatusNotFound)
+		// Authenticated now: the Tasks API answers (an empty list), not 401.
+		env.Do(t, "GET", "/tasks/v1/issues", tok.AccessToken, nil).Want(t, http.StatusOK)
 		grants := env.Do(t, "GET", "/v1/me/grants", a.Access, nil).Want(t, 200)
 		if g := grants.Get("grants").([]any); len(g) != 1 || g[0].(map[string]any)["client_name"] != "MCP Go SDK test" {
 			t.Fatalf("grants = %s", grants.Body)

@@ -238,22 +238,27 @@ func (s *Store) AuditLog(ctx context.Context, orgID, tool, action string, limit 
 // AuditTools implements accounts.Store: a loose index scan, one index seek
 // per distinct tool, instead of reading every entry of the org.
 func (s *Store) AuditTools(ctx context.Context, orgID string) ([]string, error) {
-	rows, err := s.r().QueryContext(ctx, `WITH RECURSIVE t(tool) AS (
+	return s.column(ctx, `WITH RECURSIVE t(tool) AS (
 			SELECT MIN(tool) FROM audit_log WHERE org_id = $1
 			UNION ALL
 			SELECT (SELECT MIN(a.tool) FROM audit_log a WHERE a.org_id = $1 AND a.tool > t.tool) FROM t WHERE t.tool IS NOT NULL
 		) SELECT tool FROM t WHERE tool IS NOT NULL`, orgID)
+}
+
+// column reads a query's one text column, in order; never nil.
+func (s *Store) column(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := s.r().QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	out := []string{}
 	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
+		var v string
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		out = append(out, t)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/gatehouse/gatehouse/internal/tasks"
 	"github.com/gatehouse/gatehouse/internal/token"
 	"github.com/gatehouse/gatehouse/internal/web"
 )
@@ -158,6 +159,7 @@ func New(t testing.TB, db string, o Options) *Env {
 	env.OAuth = oauth.New(oauth.Config{Service: env.Svc, Store: store, Logger: log, Issuer: env.URL, APIURL: env.URL,
 		Now: env.Clock.Now, DeviceInterval: interval, MetadataClient: o.MetadataClient, AllowPrivate: o.AllowPrivate, RootCAs: o.RootCAs})
 	srv.Config.Handler = web.NewServer(web.Config{Service: env.Svc, Logger: log, RateLimit: o.RateLimit, Now: env.Clock.Now,
+		Tasks: tasks.New(env.Store, env.Clock.Now),
 		OAuth: env.OAuth, Invitations: o.Invitations})
 	srv.Start()
 	t.Cleanup(func() {

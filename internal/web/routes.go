@@ -109,6 +109,9 @@ func (s *Server) oauthRoutes() {
 	m.Handle("POST /invite", form(s.handleInviteAccept))
 	m.HandleFunc("GET /assets/gatehouse.css", s.handleStylesheet)
 
+	if s.tasks != nil {
+		s.taskRoutes(m)
+	}
 	for _, tool := range accounts.Tools {
 		m.Handle("/"+tool+"/v1/", s.handleToolAPI(tool))
 	}

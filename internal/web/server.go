@@ -17,6 +17,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/tasks"
 )
 
 // Config wires a Server.
@@ -31,6 +32,9 @@ type Config struct {
 	// Invitations backs the invitation landing page; nil means the
 	// accounts service itself.
 	Invitations Invitations
+	// Tasks is the Tasks tool API; nil leaves its paths to the generic
+	// tool answer.
+	Tasks *tasks.Service
 }
 
 // Server serves the whole HTTP API.
@@ -44,11 +48,12 @@ type Server struct {
 	pages       map[string]*template.Template
 	secure      bool // Secure cookies; false only on plain-http loopback
 	csrf        *http.CrossOriginProtection
+	tasks       *tasks.Service
 }
 
 // NewServer returns the HTTP handler of the whole service.
 func NewServer(c Config) http.Handler {
-	s := &Server{svc: c.Service, log: c.Logger, mux: http.NewServeMux(), oauth: c.OAuth, invitations: c.Invitations,
+	s := &Server{svc: c.Service, log: c.Logger, mux: http.NewServeMux(), oauth: c.OAuth, invitations: c.Invitations, tasks: c.Tasks,
 		pages: parsePages(), secure: true, csrf: http.NewCrossOriginProtection()}
 	if s.oauth != nil {
 		s.secure = secureCookies(s.oauth.Issuer())

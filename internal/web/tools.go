@@ -7,11 +7,11 @@ import (
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
 
-// handleToolAPI answers "/{tool}/v1/…" until the tool APIs exist: without a
-// valid token 401 with the RFC 9728 pointer to the resource metadata, so
-// OAuth clients (MCP) find the authorization server; 403 naming the tool
-// when the token's workspace has it disabled; else 404.
-func (s *Server) handleToolAPI(tool string) http.Handler {
+// tool is authed for a tool API: without a valid token 401 with the RFC
+// 9728 pointer to the resource metadata, so OAuth clients (MCP) find the
+// authorization server; 403 naming the tool when the token's workspace has
+// it disabled.
+func (s *Server) tool(tool string, h authedFunc) http.Handler {
 	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		p, err := s.principal(r)
 		if err != nil {
@@ -25,6 +25,15 @@ func (s *Server) handleToolAPI(tool string) http.Handler {
 		if !slices.Contains(p.Tools, tool) {
 			return accounts.Errorf(accounts.KindForbidden, "the %s tool is not enabled for this workspace", tool)
 		}
+		return h(w, r, p)
+	})
+}
+
+// handleToolAPI answers the paths of "/{tool}/v1/" that no operation
+// serves (every path of the tools without an API yet): 401 and 403 as for
+// any tool request, else 404.
+func (s *Server) handleToolAPI(tool string) http.Handler {
+	return s.tool(tool, func(http.ResponseWriter, *http.Request, *accounts.Principal) error {
 		return accounts.Errorf(accounts.KindNotFound, "not found")
 	})
 }

@@ -149,7 +149,7 @@ test('MCP TypeScript SDK auth(): from the tool API to a working token', async ()
   assert.ok(access_token && refresh_token)
 
   const authed = await fetch(serverUrl, { headers: { authorization: `Bearer ${access_token}` } })
-  assert.equal(authed.status, 404, 'authenticated: the placeholder tool API answers 404, not 401')
+  assert.equal(authed.status, 200, 'authenticated: the Tasks API answers with its issue list')
 
   // The SDK refreshes with the stored refresh token (and resource).
   provider.saveTokens({ ...provider.tokens(), access_token: 'expired' })

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/dns"
+	"github.com/gatehouse/gatehouse/internal/forms"
 	gmail "github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/password"
@@ -164,9 +165,10 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	})
 	authz := oauth.New(oauth.Config{Service: svc, Store: store, Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL,
 		AllowPrivate: cfg.WebhookAllowPrivate, RootCAs: cfg.OutboundCAs})
+	formsSvc := forms.New(forms.Config{Store: store, Mail: sender, Logger: log, FormsURL: cfg.FormsURL})
 	srv := &http.Server{
 		Handler: web.NewServer(web.Config{Service: svc, Logger: log, RateLimit: cfg.RateLimit, OAuth: authz,
-			Tasks: tasks.New(store, nil)}),
+			Tasks: tasks.New(store, nil), Forms: formsSvc}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -189,6 +191,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		log.Warn("shutdown", "err", err)
 	}
 	svc.Wait()
+	formsSvc.Wait()
 	log.Info("stopped")
 	return nil
 }

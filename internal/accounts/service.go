@@ -237,6 +237,10 @@ func caller(ctx context.Context, st Store, userID string) (*User, error) {
 	return u, nil
 }
 
+// Internal wraps an unexpected error of another package's operation with
+// context, as the accounts service does its own: it answers 500.
+func Internal(what string, err error) error { return internal(what, err) }
+
 // internal wraps an unexpected error with context; it answers 500.
 func internal(what string, err error) error {
 	var e *Error

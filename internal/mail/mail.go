@@ -27,9 +27,10 @@ const defaultFrom = "Gatehouse <no-reply@localhost>"
 const defaultTimeout = 10 * time.Second
 
 // Message is one plain-text mail; Text is sent as text/plain and reaches the
-// reader with its links intact.
+// reader with its links intact. ReplyTo, when set, is the Reply-To address.
 type Message struct {
 	To, Subject, Text string
+	ReplyTo           string
 }
 
 // Sender sends mail.
@@ -181,7 +182,7 @@ type logSender struct {
 // Send logs m at INFO.
 func (s *logSender) Send(ctx context.Context, m Message) error {
 	s.log.InfoContext(ctx, "mail written to log (no SMTP configured)",
-		"from", s.from.String(), "to", m.To, "subject", m.Subject, "text", m.Text)
+		"from", s.from.String(), "to", m.To, "reply_to", m.ReplyTo, "subject", m.Subject, "text", m.Text)
 	return nil
 }
 
@@ -221,6 +222,11 @@ func (s *smtpSender) send(ctx context.Context, m Message) error {
 	msg.FromMailAddress(s.from)
 	if err := msg.To(m.To); err != nil {
 		return err
+	}
+	if m.ReplyTo != "" {
+		if err := msg.ReplyTo(m.ReplyTo); err != nil {
+			return err
+		}
 	}
 	msg.Subject(m.Subject)
 	msg.SetBodyString(gomail.TypeTextPlain, m.Text)

@@ -136,7 +136,7 @@ func (s *Service) team(ctx context.Context, st Store, p *accounts.Principal, tea
 	}
 	ok, err := st.MemberTeam(ctx, p.OrgID, teamID, p.UserID)
 	if err != nil {
-		return internal("find team", err)
+		return accounts.Internal("find team", err)
 	}
 	if !ok {
 		return accounts.Errorf(accounts.KindNotFound, "team not found")
@@ -162,7 +162,7 @@ func (s *Service) States(ctx context.Context, p *accounts.Principal, teamID stri
 func (s *Service) states(ctx context.Context, tx Store, teamID string) ([]State, error) {
 	have, err := tx.States(ctx, teamID)
 	if err != nil {
-		return nil, internal("states", err)
+		return nil, accounts.Internal("states", err)
 	}
 	if len(have) >= len(defaultStates) {
 		return have, nil
@@ -173,10 +173,10 @@ func (s *Service) states(ctx context.Context, tx Store, teamID string) ([]State,
 		add[i] = d
 	}
 	if err := tx.EnsureStates(ctx, add); err != nil {
-		return nil, internal("create states", err)
+		return nil, accounts.Internal("create states", err)
 	}
 	if have, err = tx.States(ctx, teamID); err != nil {
-		return nil, internal("states", err)
+		return nil, accounts.Internal("states", err)
 	}
 	return have, nil
 }
@@ -290,11 +290,11 @@ func (s *Service) Create(ctx context.Context, p *accounts.Principal, in *Input) 
 			return err
 		}
 		if i.Number, err = tx.NextNumber(ctx, i.TeamID); err != nil {
-			return internal("issue number", err)
+			return accounts.Internal("issue number", err)
 		}
 		i.Position = float64(i.Number)
 		if err := tx.InsertIssue(ctx, i); err != nil {
-			return internal("create issue", err)
+			return accounts.Internal("create issue", err)
 		}
 		if err := s.labels(ctx, tx, i, in); err != nil {
 			return err
@@ -380,7 +380,7 @@ func (s *Service) apply(ctx context.Context, tx Store, p *accounts.Principal, i 
 		if ok {
 			var err error
 			if ok, err = tx.IsOrgMember(ctx, p.OrgID, *in.AssigneeID); err != nil {
-				return internal("find assignee", err)
+				return accounts.Internal("find assignee", err)
 			}
 		}
 		if !ok {
@@ -413,14 +413,14 @@ func (s *Service) parent(ctx context.Context, tx Store, p *accounts.Principal, i
 		return bad
 	}
 	if err != nil {
-		return internal("find parent", err)
+		return accounts.Internal("find parent", err)
 	}
 	if par.TeamID != i.TeamID || par.DeletedAt != nil {
 		return bad
 	}
 	below, err := tx.Subtree(ctx, i.ID)
 	if err != nil {
-		return internal("subtree", err)
+		return accounts.Internal("subtree", err)
 	}
 	for _, id := range below {
 		if id == parentID {
@@ -455,14 +455,14 @@ func (s *Service) labels(ctx context.Context, tx Store, i *Issue, in *Input) err
 	}
 	got, err := tx.EnsureLabels(ctx, want)
 	if err != nil {
-		return internal("labels", err)
+		return accounts.Internal("labels", err)
 	}
 	ids := make([]string, len(got))
 	for k, l := range got {
 		ids[k] = l.ID
 	}
 	if err := tx.SetIssueLabels(ctx, i.ID, ids); err != nil {
-		return internal("set labels", err)
+		return accounts.Internal("set labels", err)
 	}
 	return nil
 }
@@ -477,11 +477,11 @@ func (s *Service) visible(ctx context.Context, tx Store, p *accounts.Principal, 
 		return nil, errIssueNotFound
 	}
 	if err != nil {
-		return nil, internal("find issue", err)
+		return nil, accounts.Internal("find issue", err)
 	}
 	ok, err := tx.MemberTeam(ctx, p.OrgID, i.TeamID, p.UserID)
 	if err != nil {
-		return nil, internal("find team", err)
+		return nil, accounts.Internal("find team", err)
 	}
 	if !ok {
 		return nil, errIssueNotFound
@@ -508,7 +508,7 @@ func (s *Service) List(ctx context.Context, p *accounts.Principal, teamID string
 	if teamID == "" {
 		var err error
 		if teams, err = s.store.MemberTeams(ctx, p.OrgID, p.UserID); err != nil {
-			return nil, internal("teams", err)
+			return nil, accounts.Internal("teams", err)
 		}
 	} else if err := s.team(ctx, s.store, p, teamID); err != nil {
 		return nil, err
@@ -518,7 +518,7 @@ func (s *Service) List(ctx context.Context, p *accounts.Principal, teamID string
 	}
 	out, err := s.store.Issues(ctx, p.OrgID, teams, deleted)
 	if err != nil {
-		return nil, internal("list issues", err)
+		return nil, accounts.Internal("list issues", err)
 	}
 	return out, nil
 }
@@ -546,7 +546,7 @@ func (s *Service) Update(ctx context.Context, p *accounts.Principal, id string, 
 		}
 		i.Modified = s.clock()
 		if err := tx.UpdateIssue(ctx, i); err != nil {
-			return internal("update issue", err)
+			return accounts.Internal("update issue", err)
 		}
 		if err := s.labels(ctx, tx, i, in); err != nil {
 			return err
@@ -602,11 +602,11 @@ func (s *Service) Delete(ctx context.Context, p *accounts.Principal, id string) 
 		}
 		below, err := tx.Subtree(ctx, i.ID)
 		if err != nil {
-			return internal("subtree", err)
+			return accounts.Internal("subtree", err)
 		}
 		now := s.clock()
 		if err := tx.SetDeleted(ctx, append([]string{i.ID}, below...), &now, now); err != nil {
-			return internal("delete issue", err)
+			return accounts.Internal("delete issue", err)
 		}
 		return s.audit(ctx, tx, p, i, "deleted", map[string]any{"number": i.Number, "subtree": len(below)})
 	})
@@ -626,10 +626,10 @@ func (s *Service) Restore(ctx context.Context, p *accounts.Principal, id string)
 		}
 		below, err := tx.Subtree(ctx, i.ID)
 		if err != nil {
-			return internal("subtree", err)
+			return accounts.Internal("subtree", err)
 		}
 		if err := tx.SetDeleted(ctx, append([]string{i.ID}, below...), nil, s.clock()); err != nil {
-			return internal("restore issue", err)
+			return accounts.Internal("restore issue", err)
 		}
 		if err := s.audit(ctx, tx, p, i, "restored", map[string]any{"number": i.Number, "subtree": len(below)}); err != nil {
 			return err
@@ -645,15 +645,7 @@ func (s *Service) audit(ctx context.Context, tx Store, p *accounts.Principal, i 
 	err := tx.AddAudit(ctx, &accounts.AuditEntry{ID: newID(), OrgID: i.OrgID, Tool: Tool, Action: Tool + ".issue." + verb,
 		ActorID: p.UserID, TargetType: "issue", TargetID: i.ID, Meta: string(m), At: s.clock()})
 	if err != nil {
-		return internal("audit", err)
+		return accounts.Internal("audit", err)
 	}
 	return nil
-}
-
-func internal(what string, err error) error {
-	var e *accounts.Error
-	if errors.As(err, &e) {
-		return err
-	}
-	return &accounts.Error{Kind: accounts.KindInternal, Message: "internal error", Err: errors.Join(errors.New(what), err)}
 }

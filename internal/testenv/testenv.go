@@ -32,6 +32,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/dns"
 	"github.com/gatehouse/gatehouse/internal/dns/dnstest"
+	"github.com/gatehouse/gatehouse/internal/forms"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/mail/mailtest"
 	"github.com/gatehouse/gatehouse/internal/oauth"
@@ -70,10 +71,12 @@ func (c *Clock) Advance(d time.Duration) {
 
 // Env is one running Gatehouse.
 type Env struct {
-	DB     string
-	URL    string
-	Clock  *Clock
-	Mail   *mailtest.Sink
+	DB    string
+	URL   string
+	Clock *Clock
+	Mail  *mailtest.Sink
+	// Forms is the Forms tool, for waiting on its mail.
+	Forms  *forms.Service
 	DNS    *dnstest.Server // answers the service's TXT lookups
 	Store  *sqlstore.Store
 	Svc    *accounts.Service
@@ -158,13 +161,15 @@ func New(t testing.TB, db string, o Options) *Env {
 	}
 	env.OAuth = oauth.New(oauth.Config{Service: env.Svc, Store: store, Logger: log, Issuer: env.URL, APIURL: env.URL,
 		Now: env.Clock.Now, DeviceInterval: interval, MetadataClient: o.MetadataClient, AllowPrivate: o.AllowPrivate, RootCAs: o.RootCAs})
+	env.Forms = forms.New(forms.Config{Store: store, Mail: sender, Logger: log, Now: env.Clock.Now, FormsURL: env.URL + "/forms"})
 	srv.Config.Handler = web.NewServer(web.Config{Service: env.Svc, Logger: log, RateLimit: o.RateLimit, Now: env.Clock.Now,
-		Tasks: tasks.New(env.Store, env.Clock.Now),
+		Tasks: tasks.New(env.Store, env.Clock.Now), Forms: env.Forms,
 		OAuth: env.OAuth, Invitations: o.Invitations})
 	srv.Start()
 	t.Cleanup(func() {
 		srv.Close()
 		env.Svc.Wait()
+		env.Forms.Wait()
 	})
 	env.Client = srv.Client()
 	return env

@@ -112,6 +112,9 @@ func (s *Server) oauthRoutes() {
 	if s.tasks != nil {
 		s.taskRoutes(m)
 	}
+	if s.forms != nil {
+		s.formRoutes(m)
+	}
 	for _, tool := range accounts.Tools {
 		m.Handle("/"+tool+"/v1/", s.handleToolAPI(tool))
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/forms"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/tasks"
@@ -35,6 +36,9 @@ type Config struct {
 	// Tasks is the Tasks tool API; nil leaves its paths to the generic
 	// tool answer.
 	Tasks *tasks.Service
+	// Forms is the Forms tool API; nil leaves its paths to the generic
+	// tool answer.
+	Forms *forms.Service
 }
 
 // Server serves the whole HTTP API.
@@ -49,11 +53,12 @@ type Server struct {
 	secure      bool // Secure cookies; false only on plain-http loopback
 	csrf        *http.CrossOriginProtection
 	tasks       *tasks.Service
+	forms       *forms.Service
 }
 
 // NewServer returns the HTTP handler of the whole service.
 func NewServer(c Config) http.Handler {
-	s := &Server{svc: c.Service, log: c.Logger, mux: http.NewServeMux(), oauth: c.OAuth, invitations: c.Invitations, tasks: c.Tasks,
+	s := &Server{svc: c.Service, log: c.Logger, mux: http.NewServeMux(), oauth: c.OAuth, invitations: c.Invitations, tasks: c.Tasks, forms: c.Forms,
 		pages: parsePages(), secure: true, csrf: http.NewCrossOriginProtection()}
 	if s.oauth != nil {
 		s.secure = secureCookies(s.oauth.Issuer())
@@ -202,6 +207,9 @@ type limits struct {
 	// OAuth: client registration writes a row per call; token and device
 	// authorization are cheap, bounded like key exchange.
 	oauthRegister, oauthToken *ratelimit.Limiter
+	// Public form submissions: a site's visitors share nothing but the
+	// form, so the limit is per IP and generous.
+	formSubmit *ratelimit.Limiter
 }
 
 // newLimits sets the abuse limits; docs/decisions.md gives the reasons.
@@ -216,6 +224,7 @@ func newLimits(now func() time.Time) *limits {
 		failedLogins:  ratelimit.New(10, time.Minute, now),
 		oauthRegister: ratelimit.New(20, time.Minute, now),
 		oauthToken:    ratelimit.New(300, 100*time.Millisecond, now),
+		formSubmit:    ratelimit.New(30, 2*time.Second, now),
 	}
 }
 

@@ -38,6 +38,8 @@ type Received struct {
 	To []string
 	// Subject is the decoded Subject header.
 	Subject string
+	// ReplyTo is the address of the Reply-To header ("" when absent).
+	ReplyTo string
 	// Text is the decoded text/plain part with line endings normalized to "\n".
 	Text string
 	// Raw is the message exactly as it came in DATA.
@@ -280,6 +282,14 @@ func parse(raw []byte) (Received, error) {
 	if err != nil {
 		return Received{}, fmt.Errorf("decode subject: %w", err)
 	}
+	replyTo := ""
+	if h := msg.Header.Get("Reply-To"); h != "" {
+		a, err := mail.ParseAddress(h)
+		if err != nil {
+			return Received{}, fmt.Errorf("parse reply-to: %w", err)
+		}
+		replyTo = a.Address
+	}
 	text, err := textPart(msg.Header.Get("Content-Type"), msg.Header.Get("Content-Transfer-Encoding"), msg.Body)
 	if err != nil {
 		return Received{}, err
@@ -287,6 +297,7 @@ func parse(raw []byte) (Received, error) {
 	return Received{
 		From:    from,
 		Subject: subject,
+		ReplyTo: replyTo,
 		Text:    strings.ReplaceAll(text, "\r\n", "\n"),
 		Raw:     raw,
 	}, nil

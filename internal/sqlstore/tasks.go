@@ -75,6 +75,14 @@ func (s *Store) States(ctx context.Context, teamID string) ([]tasks.State, error
 	return out, rows.Err()
 }
 
+// LockTeam implements tasks.Store: an upsert that changes nothing still
+// takes the counter row's lock (PostgreSQL; SQLite writers are serialized).
+func (s *Store) LockTeam(ctx context.Context, teamID string) error {
+	_, err := s.w().ExecContext(ctx, `INSERT INTO tasks_counters (team_id, last_number) VALUES ($1, 0)
+		ON CONFLICT (team_id) DO UPDATE SET last_number = tasks_counters.last_number`, teamID)
+	return err
+}
+
 // NextNumber implements tasks.Store: an upsert of the team's counter, so
 // concurrent creates in one team queue on its row and never share a number.
 func (s *Store) NextNumber(ctx context.Context, teamID string) (int64, error) {
@@ -243,7 +251,7 @@ func (s *Store) EnsureLabels(ctx context.Context, labels []tasks.Label) ([]tasks
 			return nil, err
 		}
 		var got tasks.Label
-		if err := s.w().QueryRowContext(ctx, `SELECT id, team_id, name, color FROM tasks_labels WHERE team_id = $1 AND name = $2`, l.TeamID, l.Name).
+		if err := s.w().QueryRowContext(ctx, `SELECT id, team_id, name, color FROM tasks_labels WHERE team_id = $1 AND lower(name) = lower($2)`, l.TeamID, l.Name).
 			Scan(&got.ID, &got.TeamID, &got.Name, &got.Color); err != nil {
 			return nil, err
 		}

@@ -32,6 +32,7 @@ const (
 	MaxDescription = 100_000
 	MaxLabels      = 50
 	MaxLabelName   = 64
+	MaxEstimate    = 1_000_000
 )
 
 // State is a workflow state of a team.
@@ -84,6 +85,9 @@ type Store interface {
 	// EnsureStates inserts the states a team lacks (by type).
 	EnsureStates(ctx context.Context, states []State) error
 	States(ctx context.Context, teamID string) ([]State, error)
+	// LockTeam serializes the issue-tree changes of a team until the
+	// transaction ends (parents, deletes and restores see one another).
+	LockTeam(ctx context.Context, teamID string) error
 	// NextNumber gives out the team's next issue number.
 	NextNumber(ctx context.Context, teamID string) (int64, error)
 	InsertIssue(ctx context.Context, i *Issue) error
@@ -279,6 +283,9 @@ func (s *Service) Create(ctx context.Context, p *accounts.Principal, in *Input) 
 		if err := s.team(ctx, tx, p, *in.TeamID); err != nil {
 			return err
 		}
+		if err := tx.LockTeam(ctx, *in.TeamID); err != nil {
+			return accounts.Internal("lock team", err)
+		}
 		states, err := s.states(ctx, tx, *in.TeamID)
 		if err != nil {
 			return err
@@ -339,8 +346,8 @@ func (s *Service) apply(ctx context.Context, tx Store, p *accounts.Principal, i 
 		i.Priority = 0
 	}
 	if in.Estimate != nil {
-		if *in.Estimate < 0 {
-			return accounts.Invalid("estimate must not be negative")
+		if *in.Estimate < 0 || *in.Estimate > MaxEstimate {
+			return accounts.Invalid("estimate must be an integer from 0 to %d", MaxEstimate)
 		}
 		e := *in.Estimate
 		i.Estimate = &e
@@ -489,6 +496,19 @@ func (s *Service) visible(ctx context.Context, tx Store, p *accounts.Principal, 
 	return i, nil
 }
 
+// locked is visible inside a write transaction, read again once the
+// issue's team is locked, so tree checks see every committed change.
+func (s *Service) locked(ctx context.Context, tx Store, p *accounts.Principal, id string) (*Issue, error) {
+	i, err := s.visible(ctx, tx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.LockTeam(ctx, i.TeamID); err != nil {
+		return nil, accounts.Internal("lock team", err)
+	}
+	return s.visible(ctx, tx, p, id)
+}
+
 // Get reads a live issue.
 func (s *Service) Get(ctx context.Context, p *accounts.Principal, id string) (*Issue, error) {
 	i, err := s.visible(ctx, s.store, p, id)
@@ -530,7 +550,7 @@ func (s *Service) Update(ctx context.Context, p *accounts.Principal, id string, 
 	}
 	var out *Issue
 	err := s.store.TasksTx(ctx, func(tx Store) error {
-		i, err := s.visible(ctx, tx, p, id)
+		i, err := s.locked(ctx, tx, p, id)
 		if err != nil {
 			return err
 		}
@@ -593,7 +613,7 @@ func (in *Input) set(field string) bool {
 // Delete soft-deletes a live issue and its whole sub-issue subtree.
 func (s *Service) Delete(ctx context.Context, p *accounts.Principal, id string) error {
 	return s.store.TasksTx(ctx, func(tx Store) error {
-		i, err := s.visible(ctx, tx, p, id)
+		i, err := s.locked(ctx, tx, p, id)
 		if err != nil {
 			return err
 		}
@@ -617,7 +637,7 @@ func (s *Service) Delete(ctx context.Context, p *accounts.Principal, id string) 
 func (s *Service) Restore(ctx context.Context, p *accounts.Principal, id string) (*Issue, error) {
 	var out *Issue
 	err := s.store.TasksTx(ctx, func(tx Store) error {
-		i, err := s.visible(ctx, tx, p, id)
+		i, err := s.locked(ctx, tx, p, id)
 		if err != nil {
 			return err
 		}

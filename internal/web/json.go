@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
@@ -12,6 +13,9 @@ import (
 
 // MaxBody is the largest request body accepted; larger answers 413.
 const MaxBody = 1 << 20
+
+// nulEscape finds a JSON \u0000 escape (one not itself escaped as \\u0000).
+var nulEscape = regexp.MustCompile(`(^|[^\\])(\\\\)*\\u0000`)
 
 // decode reads a JSON object from r's body into dst. An empty body reads as
 // {} so that a missing required field is reported by name.
@@ -26,6 +30,10 @@ func decode(r *http.Request, dst any) error {
 	}
 	if len(strings.TrimSpace(string(body))) == 0 {
 		return nil
+	}
+	if nulEscape.Match(body) {
+		// PostgreSQL text cannot hold NUL; no field of the API needs it.
+		return accounts.Invalid("strings must not contain NUL characters (\\u0000)")
 	}
 	dec := json.NewDecoder(strings.NewReader(string(body)))
 	if err := dec.Decode(dst); err != nil {

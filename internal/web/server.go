@@ -156,6 +156,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusInternalServerError, errorBody{"internal server error (request id " + id + ")"})
 		}
 	}()
+	if strings.Contains(r.URL.RawQuery, "%00") || strings.ContainsRune(r.URL.Path, 0) {
+		// PostgreSQL text cannot hold NUL: refuse it before it reaches a query.
+		writeJSON(w, http.StatusBadRequest, errorBody{"the request must not contain NUL characters"})
+		return
+	}
 	h, pattern := s.mux.Handler(r)
 	if pattern == "" {
 		// No route: the mux answers 404 or 405 (with Allow) in plain text;

@@ -52,3 +52,16 @@ func signinLoginBodyOf(n int) string {
 	tail := `"}`
 	return head + strings.Repeat("y", n-len(head)-len(tail)) + tail
 }
+
+// TestNulCharactersRefused checks that a NUL character, which PostgreSQL
+// text cannot hold, answers 400 in a JSON body or a query, never 500.
+func TestNulCharactersRefused(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		env.Do(t, "POST", "/v1/auth/register", "", `{"email":"`+testenv.Email()+`","password":"password-1","name":"a\u0000b"}`).Want(t, 400)
+		env.Do(t, "PATCH", "/v1/me", a.Access, `{"name":"x\u0000y"}`).Want(t, 400)
+		env.Do(t, "POST", "/v1/orgs", a.Access, `{"name":"x\u0000y"}`).Want(t, 400)
+		env.Do(t, "GET", "/v1/orgs/"+a.OrgID+"/audit?tool=a%00b", a.Access, nil).Want(t, 400)
+		env.Do(t, "PATCH", "/v1/me", a.Access, `{"name":"back\\u0000slash"}`).Want(t, 200) // an escaped backslash, not a NUL
+	})
+}

@@ -42,6 +42,17 @@ func tasksIssue(t *testing.T, env *testenv.Env, token string, body map[string]an
 	return env.Do(t, "POST", "/tasks/v1/issues", token, body).Want(t, 200)
 }
 
+// tasksChild creates an issue in w's team as the team member, under parent
+// when not empty, and returns its id.
+func tasksChild(t *testing.T, env *testenv.Env, w *tasksWorld, title, parent string) string {
+	t.Helper()
+	body := map[string]any{"teamId": w.team, "title": title}
+	if parent != "" {
+		body["parentId"] = parent
+	}
+	return tasksIssue(t, env, w.mate.Token, body).Str("issue.id")
+}
+
 // TestTasksAccess checks the tool gate (401 with the resource metadata
 // pointer, 403 naming a disabled tool) and that only the team's members
 // reach its states and issues; everything else reads as 404.
@@ -236,13 +247,7 @@ func TestTasksIssues(t *testing.T) {
 func TestTasksDeleteRestore(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		w := newTasksWorld(t, env)
-		mk := func(title, parent string) string {
-			body := map[string]any{"teamId": w.team, "title": title}
-			if parent != "" {
-				body["parentId"] = parent
-			}
-			return tasksIssue(t, env, w.mate.Token, body).Str("issue.id")
-		}
+		mk := func(title, parent string) string { return tasksChild(t, env, w, title, parent) }
 		root := mk("Root", "")
 		a := mk("A", root)
 		b := mk("B", root)
@@ -318,6 +323,72 @@ func TestTasksNumbersRace(t *testing.T) {
 			if n != k+1 {
 				t.Fatalf("numbers = %v; want 1 to 20, each once", nums)
 			}
+		}
+	})
+}
+
+// TestTasksTreeRaces checks that concurrent tree changes stay consistent
+// on both databases: two issues made each other's parent at once (one
+// wins, no cycle), and a child attached while its parent is deleted (the
+// child never outlives its parent live).
+func TestTasksTreeRaces(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		w := newTasksWorld(t, env)
+		mk := func(title, parent string) string { return tasksChild(t, env, w, title, parent) }
+		for round := range 5 {
+			a, b := mk("A", ""), mk("B", "")
+			rs := orgsAtOnce(2, func(i int) *testenv.Resp {
+				from, to := a, b
+				if i == 1 {
+					from, to = b, a
+				}
+				return env.Do(t, "PATCH", "/tasks/v1/issues/"+from, w.mate.Token, map[string]any{"parentId": to})
+			})
+			ok := 0
+			for _, r := range rs {
+				switch r.Status {
+				case 200:
+					ok++
+				case 400:
+				default:
+					t.Fatalf("round %d: PATCH parentId: %d %s", round, r.Status, r.Body)
+				}
+			}
+			if ok != 1 {
+				t.Errorf("round %d: %d of two crossing parent changes succeeded; want exactly 1", round, ok)
+			}
+
+			p := mk("P", "")
+			rs = orgsAtOnce(2, func(i int) *testenv.Resp {
+				if i == 0 {
+					return env.Do(t, "DELETE", "/tasks/v1/issues/"+p, w.mate.Token, nil)
+				}
+				return env.Do(t, "POST", "/tasks/v1/issues", w.mate.Token, map[string]any{"teamId": w.team, "title": "C", "parentId": p})
+			})
+			if rs[0].Status != 200 {
+				t.Fatalf("round %d: delete: %d %s", round, rs[0].Status, rs[0].Body)
+			}
+			if rs[1].Status == 200 {
+				env.Do(t, "GET", "/tasks/v1/issues/"+rs[1].Str("issue.id"), w.mate.Token, nil).Want(t, 404)
+			} else if rs[1].Status != 400 {
+				t.Fatalf("round %d: create child: %d %s", round, rs[1].Status, rs[1].Body)
+			}
+		}
+	})
+}
+
+// TestTasksInputBounds checks inputs PostgreSQL could not store and label
+// names matched without regard to case.
+func TestTasksInputBounds(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		w := newTasksWorld(t, env)
+		env.Do(t, "POST", "/tasks/v1/issues", w.mate.Token, map[string]any{"teamId": w.team, "title": "x", "estimate": 2147483648}).Want(t, 400)
+		env.Do(t, "POST", "/tasks/v1/issues", w.mate.Token, `{"teamId":"`+w.team+`","title":"a\u0000b"}`).Want(t, 400)
+		env.Do(t, "POST", "/tasks/v1/issues", w.mate.Token, map[string]any{"teamId": w.team, "title": `a\u0000b`}).Want(t, 200) // a literal backslash-u is fine
+		first := tasksIssue(t, env, w.mate.Token, map[string]any{"teamId": w.team, "title": "x", "labels": []string{"Bug"}})
+		second := tasksIssue(t, env, w.mate.Token, map[string]any{"teamId": w.team, "title": "y", "labels": []string{"BUG"}})
+		if fmt.Sprint(first.Get("issue.labels")) != fmt.Sprint(second.Get("issue.labels")) {
+			t.Errorf("labels %v and %v; want the one team label Bug for both", first.Get("issue.labels"), second.Get("issue.labels"))
 		}
 	})
 }

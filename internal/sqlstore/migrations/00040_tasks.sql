@@ -50,7 +50,8 @@ CREATE TABLE tasks_labels (
     name    TEXT NOT NULL,
     color   TEXT NOT NULL
 );
-CREATE UNIQUE INDEX tasks_labels_name ON tasks_labels (team_id, name);
+-- Label names are matched without regard to case.
+CREATE UNIQUE INDEX tasks_labels_name ON tasks_labels (team_id, lower(name));
 
 CREATE TABLE tasks_issue_labels (
     issue_id TEXT NOT NULL REFERENCES tasks_issues (id) ON DELETE CASCADE,

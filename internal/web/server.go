@@ -10,9 +10,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/forms"
@@ -156,9 +158,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusInternalServerError, errorBody{"internal server error (request id " + id + ")"})
 		}
 	}()
-	if strings.Contains(r.URL.RawQuery, "%00") || strings.ContainsRune(r.URL.Path, 0) {
-		// PostgreSQL text cannot hold NUL: refuse it before it reaches a query.
-		writeJSON(w, http.StatusBadRequest, errorBody{"the request must not contain NUL characters"})
+	if !cleanText(r.URL.Path) || !cleanQuery(r.URL.RawQuery) {
+		// PostgreSQL text holds neither NUL nor invalid UTF-8: refuse them
+		// before they reach a query.
+		writeJSON(w, http.StatusBadRequest, errorBody{"the URL must be valid UTF-8 without NUL characters"})
 		return
 	}
 	h, pattern := s.mux.Handler(r)
@@ -247,4 +250,30 @@ func (s *Server) perIP(pick func(*limits) *ratelimit.Limiter, h handlerFunc) htt
 		}
 		return h(w, r)
 	})
+}
+
+// cleanText reports whether s is valid UTF-8 without NUL.
+func cleanText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
+
+// cleanQuery reports whether every decoded key and value of a raw query is
+// clean text; a query that does not parse is left to its handler.
+func cleanQuery(raw string) bool {
+	if raw == "" {
+		return true
+	}
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return true
+	}
+	for k, vs := range q {
+		if !cleanText(k) {
+			return false
+		}
+		for _, v := range vs {
+			if !cleanText(v) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -53,8 +53,9 @@ func signinLoginBodyOf(n int) string {
 	return head + strings.Repeat("y", n-len(head)-len(tail)) + tail
 }
 
-// TestNulCharactersRefused checks that a NUL character, which PostgreSQL
-// text cannot hold, answers 400 in a JSON body or a query, never 500.
+// TestNulCharactersRefused checks that a NUL character or invalid UTF-8,
+// which PostgreSQL text cannot hold, answers 400 in a JSON body or a query,
+// never 500.
 func TestNulCharactersRefused(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
@@ -62,6 +63,7 @@ func TestNulCharactersRefused(t *testing.T) {
 		env.Do(t, "PATCH", "/v1/me", a.Access, `{"name":"x\u0000y"}`).Want(t, 400)
 		env.Do(t, "POST", "/v1/orgs", a.Access, `{"name":"x\u0000y"}`).Want(t, 400)
 		env.Do(t, "GET", "/v1/orgs/"+a.OrgID+"/audit?tool=a%00b", a.Access, nil).Want(t, 400)
+		env.Do(t, "GET", "/v1/orgs/"+a.OrgID+"/audit?tool=%ff", a.Access, nil).Want(t, 400) // not UTF-8
 		env.Do(t, "PATCH", "/v1/me", a.Access, `{"name":"back\\u0000slash"}`).Want(t, 200) // an escaped backslash, not a NUL
 	})
 }

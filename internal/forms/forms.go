@@ -32,6 +32,8 @@ const (
 	MaxRecipients      = 20
 	MaxFields          = 100
 	MaxFieldValueBytes = 10_000
+	MaxNext            = 2048
+	MaxDepth           = 16
 )
 
 // Autoresponder is the mail a submitter gets back.
@@ -45,6 +47,9 @@ type Form struct {
 	ID, OrgID, Name, CreatedBy string
 	Autoresponder              Autoresponder
 	Created                    time.Time
+	// Enabled: the forms tool is enabled in the form's workspace (read
+	// with the form).
+	Enabled bool
 }
 
 // Submission is one submitted entry.
@@ -66,6 +71,8 @@ type Destination struct {
 type Store interface {
 	// FormsTx runs fn in a read-write transaction.
 	FormsTx(ctx context.Context, fn func(tx Store) error) error
+	// OrgLive reports whether orgID exists and is not deleted.
+	OrgLive(ctx context.Context, orgID string) (bool, error)
 	// LiveForm reads a form of a live org; orgID "" matches any org.
 	LiveForm(ctx context.Context, orgID, id string) (*Form, error)
 	CreateForm(ctx context.Context, f *Form) error
@@ -168,6 +175,11 @@ func (s *Service) Create(ctx context.Context, p *accounts.Principal, in *CreateI
 		}
 	}
 	err := s.store.FormsTx(ctx, func(tx Store) error {
+		if live, err := tx.OrgLive(ctx, p.OrgID); err != nil {
+			return accounts.Internal("find org", err)
+		} else if !live {
+			return accounts.Errorf(accounts.KindNotFound, "organization not found")
+		}
 		if err := tx.CreateForm(ctx, f); err != nil {
 			return accounts.Internal("create form", err)
 		}
@@ -300,21 +312,36 @@ func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (s
 	if err != nil {
 		return "", accounts.Internal("find form", err)
 	}
-	if len(data) > MaxFields {
-		return "", accounts.Invalid("a submission has at most %d fields", MaxFields)
+	if !f.Enabled {
+		return "", accounts.Errorf(accounts.KindForbidden, "the %s tool is not enabled for this workspace", Tool)
 	}
-	spam := text(data["_gotcha"]) != ""
+	if data == nil {
+		return "", accounts.Invalid("a submission must be an object of fields")
+	}
+	spam := filled(data["_gotcha"])
 	next := text(data["_next"])
 	delete(data, "_gotcha")
 	delete(data, "_next")
+	if len(data) > MaxFields {
+		return "", accounts.Invalid("a submission has at most %d fields", MaxFields)
+	}
 	if next != "" {
-		if u, err := url.Parse(next); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return "", accounts.Invalid("_next must be an absolute http(s) URL")
+		u, err := url.Parse(next)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || len(next) > MaxNext {
+			return "", accounts.Invalid("_next must be an absolute http(s) URL of at most %d bytes", MaxNext)
 		}
+		next = u.String()
 	}
 	for k, v := range data {
+		if sv, ok := v.(string); ok {
+			v = strings.ToValidUTF8(sv, "\uFFFD")
+			data[k] = v
+		}
 		if len(k) > 200 || len(text(v)) > MaxFieldValueBytes {
 			return "", accounts.Invalid("field %q is too long", truncate(k, 40))
+		}
+		if depth(v) > MaxDepth {
+			return "", accounts.Invalid("field %q nests deeper than %d levels", truncate(k, 40), MaxDepth)
 		}
 	}
 	sub := &Submission{ID: newID(), FormID: f.ID, Data: data, Spam: spam, Created: s.clock()}
@@ -378,6 +405,47 @@ func summary(f *Form, sub *Submission) string {
 		fmt.Fprintf(&b, "%s: %s\n", k, text(sub.Data[k]))
 	}
 	return b.String()
+}
+
+// filled reports whether a honeypot value is non-empty: a non-blank
+// string, true, a non-zero number, a non-empty array or object.
+func filled(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return false
+	case string:
+		return strings.TrimSpace(v) != ""
+	case bool:
+		return v
+	case json.Number:
+		f, err := v.Float64()
+		return err != nil || f != 0
+	case []any:
+		return len(v) > 0
+	case []string:
+		return len(v) > 0
+	case map[string]any:
+		return len(v) > 0
+	}
+	return true
+}
+
+// depth is how deeply a submitted value nests (a scalar is 0).
+func depth(v any) int {
+	d := 0
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			d = max(d, depth(e))
+		}
+		return d + 1
+	case map[string]any:
+		for _, e := range v {
+			d = max(d, depth(e))
+		}
+		return d + 1
+	}
+	return 0
 }
 
 // text renders a submitted value: strings as they are, anything else as JSON.

@@ -13,18 +13,28 @@ func (s *Store) FormsTx(ctx context.Context, fn func(tx forms.Store) error) erro
 	return s.Tx(ctx, func(tx accounts.Store) error { return fn(tx.(*Store)) })
 }
 
-const formSelect = `SELECT f.id, f.org_id, f.name, f.autoresponder_enabled, f.autoresponder_subject, f.autoresponder_body, f.created_by, f.created_at
+const formSelect = `SELECT f.id, f.org_id, f.name, f.autoresponder_enabled, f.autoresponder_subject, f.autoresponder_body, f.created_by, f.created_at,
+		COALESCE((SELECT t.enabled FROM org_tools t WHERE t.org_id = f.org_id AND t.tool = 'forms'), TRUE)
 	FROM forms f JOIN orgs o ON o.id = f.org_id AND o.deleted_at IS NULL`
 
 func scanForm(row interface{ Scan(...any) error }) (*forms.Form, error) {
 	var f forms.Form
 	var created int64
 	if err := row.Scan(&f.ID, &f.OrgID, &f.Name, &f.Autoresponder.Enabled, &f.Autoresponder.Subject, &f.Autoresponder.Body,
-		&f.CreatedBy, &created); err != nil {
+		&f.CreatedBy, &created, &f.Enabled); err != nil {
 		return nil, err
 	}
 	f.Created = fromMicros(created)
 	return &f, nil
+}
+
+// OrgLive implements forms.Store.
+func (s *Store) OrgLive(ctx context.Context, orgID string) (bool, error) {
+	o, err := s.OrgByID(ctx, orgID)
+	if err == accounts.ErrNotFound {
+		return false, nil
+	}
+	return err == nil && o.DeletedAt == nil, err
 }
 
 // LiveForm implements forms.Store.

@@ -1,9 +1,13 @@
 package web
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"io"
 	"mime"
 	"net/http"
+	"strings"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/forms"
@@ -21,7 +25,7 @@ func (s *Server) formRoutes(m *http.ServeMux) {
 	m.Handle("GET /forms/v1/forms/{id}/destinations", t(s.handleDestinations))
 	m.Handle("POST /forms/v1/forms/{id}/destinations", t(s.handleAddDestination))
 	m.Handle("DELETE /forms/v1/forms/{id}/destinations/{did}", t(s.handleDeleteDestination))
-	m.Handle("POST /forms/f/{id}", s.perIP(func(l *limits) *ratelimit.Limiter { return l.formSubmit }, s.handleSubmit))
+	m.Handle("POST /forms/f/{id}", corsOpen(s.perIP(func(l *limits) *ratelimit.Limiter { return l.formSubmit }, s.handleSubmit)))
 	m.HandleFunc("OPTIONS /forms/f/{id}", handleSubmitPreflight)
 }
 
@@ -145,33 +149,22 @@ func (s *Server) handleDeleteDestination(w http.ResponseWriter, r *http.Request,
 	return nil
 }
 
-// handleSubmit takes a public submission, form-encoded (urlencoded or
-// multipart, files ignored) or JSON, from any site: no bearer, and CORS
-// open so a page's own script can post too.
+// corsOpen lets any origin read the answer, errors (429 included) too.
+func corsOpen(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// handleSubmit takes a public submission from any site, with no bearer:
+// urlencoded or multipart (files ignored) as HTML forms send, text/plain
+// (an HTML form's enctype="text/plain": one name=value per line), or a
+// JSON object.
 func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) error {
-	w.Header().Set("Access-Control-Allow-Origin", "*")
-	data := map[string]any{}
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if ct == "application/json" {
-		if err := decode(r, &data); err != nil {
-			return err
-		}
-	} else {
-		err := r.ParseMultipartForm(1 << 20)
-		if err != nil && !errors.Is(err, http.ErrNotMultipart) {
-			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
-				return err
-			}
-			return accounts.Invalid("the form data could not be read")
-		}
-		for k, vs := range r.PostForm {
-			if len(vs) == 1 {
-				data[k] = vs[0]
-			} else {
-				data[k] = vs
-			}
-		}
+	data, err := submission(r)
+	if err != nil {
+		return err
 	}
 	next, err := s.forms.Submit(r.Context(), r.PathValue("id"), data)
 	if err != nil {
@@ -183,6 +176,85 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
 	return nil
+}
+
+// submission reads the fields of a public submission.
+func submission(r *http.Request) (map[string]any, error) {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	tooBig := func(err error) bool {
+		var e *http.MaxBytesError
+		return errors.As(err, &e)
+	}
+	switch {
+	case ct == "application/json" || ct == "text/json" || strings.HasSuffix(ct, "+json"):
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			if tooBig(err) {
+				return nil, err
+			}
+			return nil, accounts.Invalid("could not read request body")
+		}
+		if nulEscape.Match(body) {
+			return nil, accounts.Invalid("strings must not contain NUL characters (\\u0000)")
+		}
+		var data map[string]any
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber() // numbers are kept as sent
+		if err := dec.Decode(&data); err != nil || data == nil || dec.More() {
+			return nil, accounts.Invalid("request body must be a JSON object")
+		}
+		return data, nil
+	case ct == "multipart/form-data":
+		if err := r.ParseMultipartForm(1 << 20); err != nil {
+			if tooBig(err) {
+				return nil, err
+			}
+			return nil, accounts.Invalid("the form data could not be read")
+		}
+		return formFields(r.MultipartForm.Value), nil
+	case ct == "application/x-www-form-urlencoded":
+		if err := r.ParseForm(); err != nil {
+			if tooBig(err) {
+				return nil, err
+			}
+			return nil, accounts.Invalid("the form data could not be read")
+		}
+		return formFields(r.PostForm), nil
+	case ct == "text/plain":
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			if tooBig(err) {
+				return nil, err
+			}
+			return nil, accounts.Invalid("could not read request body")
+		}
+		fields := map[string][]string{}
+		for _, line := range strings.Split(strings.ReplaceAll(string(body), "\r\n", "\n"), "\n") {
+			if k, v, ok := strings.Cut(line, "="); ok && k != "" {
+				fields[k] = append(fields[k], v)
+			}
+		}
+		return formFields(fields), nil
+	}
+	return nil, accounts.Invalid("Content-Type must be application/x-www-form-urlencoded, multipart/form-data, text/plain or application/json")
+}
+
+// formFields turns form values into submission fields: one value as a
+// string, several as a list; NUL characters are dropped.
+func formFields(values map[string][]string) map[string]any {
+	data := make(map[string]any, len(values))
+	for k, vs := range values {
+		k = strings.ReplaceAll(k, "\x00", "")
+		for i := range vs {
+			vs[i] = strings.ReplaceAll(vs[i], "\x00", "")
+		}
+		if len(vs) == 1 {
+			data[k] = vs[0]
+		} else {
+			data[k] = vs
+		}
+	}
+	return data
 }
 
 func handleSubmitPreflight(w http.ResponseWriter, _ *http.Request) {

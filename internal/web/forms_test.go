@@ -76,6 +76,12 @@ func TestForms(t *testing.T) {
 		wsSetTool(t, env, owner.Token, org, "forms", false)
 		off := env.Do(t, "POST", "/v1/auth/switch-org", owner.Token, map[string]string{"org_id": org}).Want(t, 200).Str("access_token")
 		env.Do(t, "GET", "/forms/v1/forms", off, nil).Want(t, 403)
+
+		// A deleted workspace takes its forms with it; its old tokens create none.
+		env.Do(t, "DELETE", "/v1/orgs/"+org, owner.Token, nil).Want(t, 200)
+		env.Do(t, "POST", "/forms/v1/forms", owner.Token, map[string]any{"name": "Ghost"}).Want(t, 404)
+		env.Do(t, "GET", "/forms/v1/forms/"+id, owner.Token, nil).Want(t, 404)
+		env.Do(t, "POST", "/forms/f/"+id, "", map[string]string{"a": "b"}).Want(t, 404)
 	})
 }
 
@@ -130,14 +136,31 @@ func TestFormSubmissions(t *testing.T) {
 		if res := post("x=1", "application/x-www-form-urlencoded"); res.StatusCode != 200 {
 			t.Errorf("plain post: %d", res.StatusCode)
 		}
+		for _, c := range []struct{ body, contentType string }{
+			{"null", "application/json"},
+			{"[1,2]", "application/json"},
+			{"a=%zz&b=1", "application/x-www-form-urlencoded"},
+			{"a=1", "application/xml"},
+			{"a=1", ""},
+		} {
+			if res := post(c.body, c.contentType); res.StatusCode != 400 {
+				t.Errorf("post %q as %q: %d; want 400", c.body, c.contentType, res.StatusCode)
+			}
+		}
+		if res := post("topic=hi\r\nbody=a=b\r\n", "text/plain"); res.StatusCode != 200 {
+			t.Errorf("text/plain post: %d; want 200", res.StatusCode)
+		}
 		env.Do(t, "POST", "/forms/f/"+uuid.NewString(), "", map[string]string{"a": "b"}).Want(t, 404)
 		env.Do(t, "POST", "/forms/f/not-a-form", "", map[string]string{"a": "b"}).Want(t, 404)
 
 		subs := env.Do(t, "GET", "/forms/v1/forms/"+id+"/submissions", owner.Token, nil).Want(t, 200).Get("submissions").([]any)
-		if len(subs) != 4 {
-			t.Fatalf("submissions = %v; want 4", subs)
+		if len(subs) != 5 {
+			t.Fatalf("submissions = %v; want 5", subs)
 		}
-		first, spam, nextOne := subs[3].(map[string]any), subs[2].(map[string]any), subs[1].(map[string]any)
+		if plain := subs[0].(map[string]any)["data"].(map[string]any); plain["topic"] != "hi" || plain["body"] != "a=b" {
+			t.Errorf("text/plain submission data = %v; want topic hi, body a=b", plain)
+		}
+		first, spam, nextOne := subs[4].(map[string]any), subs[3].(map[string]any), subs[2].(map[string]any)
 		wsCheckKeys(t, "submission", first, "id", "data", "spam", "created")
 		if first["spam"] != false || first["data"].(map[string]any)["message"] != "Hello there" {
 			t.Errorf("oldest submission = %v", first)
@@ -157,8 +180,15 @@ func TestFormSubmissions(t *testing.T) {
 				n++
 			}
 		}
-		if n != 3 {
-			t.Errorf("%d mails to the destination; want 3 (not the spam)", n)
+		if n != 4 {
+			t.Errorf("%d mails to the destination; want 4 (not the spam)", n)
+		}
+
+		// Disabled in the workspace: the public endpoint refuses too.
+		org := env.Do(t, "GET", "/v1/auth/me", owner.Token, nil).Want(t, 200).Str("org.id")
+		wsSetTool(t, env, owner.Token, org, "forms", false)
+		if res := post("a=1", "application/x-www-form-urlencoded"); res.StatusCode != 403 {
+			t.Errorf("post to a form of a workspace with forms disabled: %d; want 403", res.StatusCode)
 		}
 	})
 }
@@ -173,8 +203,8 @@ func TestFormSubmissionsRateLimit(t *testing.T) {
 			env.Do(t, "POST", "/forms/f/"+id, "", map[string]string{"n": "x"}).Want(t, 200)
 		}
 		r := env.Do(t, "POST", "/forms/f/"+id, "", map[string]string{"n": "x"}).Want(t, 429)
-		if r.Header.Get("Retry-After") == "" || r.Str("error") == "" {
-			t.Errorf("31st submission: headers %v body %s; want Retry-After and {error}", r.Header, r.Body)
+		if r.Header.Get("Retry-After") == "" || r.Str("error") == "" || r.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("31st submission: headers %v body %s; want Retry-After, CORS open and {error}", r.Header, r.Body)
 		}
 		env.Clock.Advance(2 * time.Second)
 		env.Do(t, "POST", "/forms/f/"+id, "", map[string]string{"n": "x"}).Want(t, 200)

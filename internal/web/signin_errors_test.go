@@ -64,6 +64,6 @@ func TestNulCharactersRefused(t *testing.T) {
 		env.Do(t, "POST", "/v1/orgs", a.Access, `{"name":"x\u0000y"}`).Want(t, 400)
 		env.Do(t, "GET", "/v1/orgs/"+a.OrgID+"/audit?tool=a%00b", a.Access, nil).Want(t, 400)
 		env.Do(t, "GET", "/v1/orgs/"+a.OrgID+"/audit?tool=%ff", a.Access, nil).Want(t, 400) // not UTF-8
-		env.Do(t, "PATCH", "/v1/me", a.Access, `{"name":"back\\u0000slash"}`).Want(t, 200) // an escaped backslash, not a NUL
+		env.Do(t, "PATCH", "/v1/me", a.Access, `{"name":"back\\u0000slash"}`).Want(t, 200)  // an escaped backslash, not a NUL
 	})
 }

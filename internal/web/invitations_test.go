@@ -350,3 +350,33 @@ func TestAcceptRace(t *testing.T) {
 		})
 	})
 }
+
+// TestAcceptRacesOrgDelete checks accepts of a link invitation racing the
+// org's deletion: each accept joins before the delete or answers 410,
+// never an error, and no one is left a member of a live-looking org.
+func TestAcceptRacesOrgDelete(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, org := orgsTeam(t, env)
+		link := orgsLink(t, env, owner.Token, org)
+		users := make([]*orgsUser, 12)
+		for i := range users {
+			users[i] = orgsRegister(t, env)
+		}
+		rs := orgsAtOnce(len(users)+1, func(i int) *testenv.Resp {
+			if i == len(users) {
+				return env.Do(t, "DELETE", "/v1/orgs/"+org, owner.Token, nil)
+			}
+			return env.Do(t, "POST", "/v1/invitations/"+link+"/accept", users[i].Token, nil)
+		})
+		if rs[len(users)].Status != 200 {
+			t.Fatalf("delete org: %d %s", rs[len(users)].Status, rs[len(users)].Body)
+		}
+		for i, r := range rs[:len(users)] {
+			if r.Status != 200 && r.Status != 410 {
+				t.Errorf("accept %d: %d %s; want 200 or 410", i, r.Status, r.Body)
+			}
+		}
+		env.Do(t, "GET", "/v1/orgs/"+org, owner.Token, nil).Want(t, 404)
+		env.Do(t, "POST", "/v1/invitations/"+link+"/accept", users[0].Token, nil).Want(t, 410)
+	})
+}

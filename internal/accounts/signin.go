@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse/internal/token"
 )
@@ -102,9 +103,15 @@ func (s *Service) issuePair(ctx context.Context, st Store, u *User, oc *OrgConte
 	return &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: refresh, User: u, Org: oc}, nil
 }
 
+// truncate makes client-supplied text (a User-Agent) storable: valid UTF-8
+// without NUL, at most n bytes, cut at a character boundary.
 func truncate(s string, n int) string {
+	s = strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "\uFFFD")
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n]
 }

@@ -138,7 +138,9 @@ func (s *Service) UpdateTeam(ctx context.Context, p *Principal, orgID, teamID st
 		if len(after) == 0 {
 			return nil
 		}
-		if err := tx.UpdateTeam(ctx, t); err != nil {
+		if err := tx.UpdateTeam(ctx, t); errors.Is(err, ErrNotFound) {
+			return errTeamNotFound // deleted meanwhile
+		} else if err != nil {
 			return internal("update team", err)
 		}
 		return s.audit(ctx, tx, orgID, p.UserID, "team.updated", "team", t.ID, map[string]any{"before": before, "after": after})

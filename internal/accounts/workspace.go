@@ -217,7 +217,9 @@ func (s *Service) SetDomainMode(ctx context.Context, p *Principal, orgID, id, mo
 		if mode == d.Mode {
 			return nil
 		}
-		if err := tx.SetDomainMode(ctx, d.ID, mode); err != nil {
+		if err := tx.SetDomainMode(ctx, d.ID, mode); errors.Is(err, ErrNotFound) {
+			return errDomainNotFound // deleted meanwhile
+		} else if err != nil {
 			return internal("set mode", err)
 		}
 		old := d.Mode
@@ -251,7 +253,9 @@ func (s *Service) DeleteDomain(ctx context.Context, p *Principal, orgID, id stri
 		if err != nil {
 			return err
 		}
-		if err := tx.DeleteDomain(ctx, d.ID); err != nil {
+		if err := tx.DeleteDomain(ctx, d.ID); errors.Is(err, ErrNotFound) {
+			return errDomainNotFound // deleted meanwhile
+		} else if err != nil {
 			return internal("delete domain", err)
 		}
 		return s.audit(ctx, tx, orgID, p.UserID, "domain.deleted", "domain", d.ID, map[string]any{"domain": d.Domain})

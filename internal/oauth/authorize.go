@@ -52,6 +52,9 @@ func (r *Refusal) Error() string { return r.Message }
 // ParseAuthorize validates an authorization request. Its error is a
 // *Refusal, or an internal error.
 func (s *Server) ParseAuthorize(ctx context.Context, q url.Values) (*AuthRequest, error) {
+	if !accounts.CleanValues(q, 0) {
+		return nil, &Refusal{Message: "The request has parameters that are not valid text."}
+	}
 	// Who to answer and where must be unambiguous before anything is
 	// redirected.
 	for _, k := range []string{"client_id", "redirect_uri"} {

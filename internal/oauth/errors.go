@@ -39,6 +39,9 @@ func oauthErr(code string, status int, format string, args ...any) *Error {
 // a client sent that is quoted in it: double quotes become single ones,
 // anything else outside becomes ?.
 func descriptionText(s string) string {
+	if len(s) > 512 {
+		s = s[:512] + "..."
+	}
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '"':

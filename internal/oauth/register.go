@@ -160,6 +160,9 @@ func (s *Server) HandleRegister() http.Handler {
 			}
 			return invalidRequest("could not read the request body")
 		}
+		if strings.Contains(string(body), `\u0000`) {
+			return invalidMetadata("client metadata must not contain NUL characters")
+		}
 		var m clientMetadata
 		if err := json.Unmarshal(body, &m); err != nil {
 			return invalidMetadata("the body must be a JSON object of client metadata: %v", jsonProblem(err))

@@ -89,6 +89,9 @@ func parseForm(r *http.Request) (url.Values, error) {
 			return nil, invalidRequest("parameter %s is repeated", k)
 		}
 	}
+	if !accounts.CleanValues(r.Form, 0) {
+		return nil, invalidRequest("parameters must be valid UTF-8 without NUL characters")
+	}
 	return r.PostForm, nil
 }
 
@@ -109,6 +112,9 @@ func (s *Server) authenticateClient(r *http.Request, form url.Values) (*Client, 
 			return nil, invalidRequest("client_id in the body differs from the Authorization header")
 		}
 		id = basicID
+		if !accounts.CleanText(id) {
+			return nil, invalidClient("malformed client credentials")
+		}
 	}
 	if form.Get("client_secret") != "" {
 		return nil, invalidClient("public clients have no secret: authenticate with client_id only")

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
@@ -39,7 +40,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		if e.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 		}
-		writeJSON(w, status, errorBody{e.Message})
+		writeJSON(w, status, errorBody{clip(e.Message)})
 		return
 	}
 	if r.Context().Err() != nil {
@@ -58,4 +59,19 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 type errorBody struct {
 	Error string `json:"error"`
+}
+
+// maxMessage bounds an error message: messages quote what the client sent,
+// which may be long.
+const maxMessage = 512
+
+func clip(msg string) string {
+	if len(msg) <= maxMessage {
+		return msg
+	}
+	n := maxMessage
+	for n > 0 && !utf8.RuneStart(msg[n]) {
+		n--
+	}
+	return msg[:n] + "…"
 }

@@ -61,7 +61,9 @@ func jsonKind(goKind string) string {
 		return "a string"
 	case "bool":
 		return "a boolean"
-	case "int", "int64", "int32", "float64", "uint32":
+	case "int", "int64", "int32", "uint32":
+		return "an integer"
+	case "float64":
 		return "a number"
 	case "slice":
 		return "an array"

@@ -131,8 +131,19 @@ func (s *Server) oauthLimited(pick func(*limits) *ratelimit.Limiter, h http.Hand
 
 // form guards a hosted-page form POST: cross-origin browser requests are
 // refused (http.CrossOriginProtection: Sec-Fetch-Site, then Origin) with the
-// error page.
+// error page, and so are fields that are not clean text or too long to be
+// any of the pages' values.
 func (s *Server) form(h http.HandlerFunc) http.Handler {
-	return s.csrf.Handler(h)
-
+	return s.csrf.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseForm(); err != nil || !accounts.CleanValues(r.Form, maxFormValue) {
+			s.render(w, http.StatusBadRequest, "error", &page{Title: "Request refused",
+				Message: "This form could not be read. Go back to the page and try again."})
+			return
+		}
+		h(w, r)
+	}))
 }
+
+// maxFormValue bounds a hosted-page form value: tokens, codes, emails,
+// passwords and return paths are all far shorter.
+const maxFormValue = 4096

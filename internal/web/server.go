@@ -14,7 +14,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/forms"
@@ -158,7 +157,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusInternalServerError, errorBody{"internal server error (request id " + id + ")"})
 		}
 	}()
-	if !cleanText(r.URL.Path) || !cleanQuery(r.URL.RawQuery) {
+	if !accounts.CleanText(r.URL.Path) || !cleanQuery(r.URL.RawQuery) {
 		// PostgreSQL text holds neither NUL nor invalid UTF-8: refuse them
 		// before they reach a query.
 		writeJSON(w, http.StatusBadRequest, errorBody{"the URL must be valid UTF-8 without NUL characters"})
@@ -252,28 +251,9 @@ func (s *Server) perIP(pick func(*limits) *ratelimit.Limiter, h handlerFunc) htt
 	})
 }
 
-// cleanText reports whether s is valid UTF-8 without NUL.
-func cleanText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
-
 // cleanQuery reports whether every decoded key and value of a raw query is
 // clean text; a query that does not parse is left to its handler.
 func cleanQuery(raw string) bool {
-	if raw == "" {
-		return true
-	}
 	q, err := url.ParseQuery(raw)
-	if err != nil {
-		return true
-	}
-	for k, vs := range q {
-		if !cleanText(k) {
-			return false
-		}
-		for _, v := range vs {
-			if !cleanText(v) {
-				return false
-			}
-		}
-	}
-	return true
+	return err != nil || accounts.CleanValues(q, 0)
 }

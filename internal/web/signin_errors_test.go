@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -65,5 +67,76 @@ func TestNulCharactersRefused(t *testing.T) {
 		env.Do(t, "GET", "/v1/orgs/"+a.OrgID+"/audit?tool=a%00b", a.Access, nil).Want(t, 400)
 		env.Do(t, "GET", "/v1/orgs/"+a.OrgID+"/audit?tool=%ff", a.Access, nil).Want(t, 400) // not UTF-8
 		env.Do(t, "PATCH", "/v1/me", a.Access, `{"name":"back\\u0000slash"}`).Want(t, 200)  // an escaped backslash, not a NUL
+	})
+}
+
+// TestOddClientInput checks inputs that reached PostgreSQL as invalid text
+// or raced a delete: a User-Agent that is not UTF-8 still signs in, OAuth
+// parameters with NUL are invalid_request, and long inputs are not echoed
+// back whole.
+func TestOddClientInput(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		body := `{"email":"` + a.Email + `","password":"` + a.Password + `"}`
+		req, err := http.NewRequest("POST", env.URL+"/v1/auth/login", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("User-Agent", "agent \xff\xfe "+strings.Repeat("x", 2000))
+		res, err := env.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Fatalf("login with a non-UTF-8 User-Agent: %d; want 200", res.StatusCode)
+		}
+
+		for _, path := range []string{"/oauth/token", "/oauth/device/authorization"} {
+			res, err := env.Client.PostForm(env.URL+path, map[string][]string{"grant_type": {"refresh_token"}, "refresh_token": {"x"}, "client_id": {"a\x00b"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != 400 {
+				t.Errorf("POST %s with a NUL client_id: %d; want 400", path, res.StatusCode)
+			}
+		}
+		env.Do(t, "POST", "/oauth/register", "", `{"client_name":"a\u0000b","redirect_uris":["https://app.example.com/cb"]}`).Want(t, 400)
+
+		long := strings.Repeat("a", 100_000) + ".example.com"
+		r := env.Do(t, "POST", "/v1/orgs", a.Access, map[string]string{"name": "Long Org"}).Want(t, 200)
+		if e := env.Do(t, "POST", "/v1/orgs/"+r.Str("org.id")+"/domains", r.Str("access_token"), map[string]string{"domain": long}).Want(t, 400); len(e.Body) > 1024 {
+			t.Errorf("error body of %d bytes for a long domain; want it clipped", len(e.Body))
+		}
+	})
+}
+
+// TestDeleteRacesAnswer404 checks that concurrent deletes and updates of
+// one domain claim or team answer 200 or 404, never 500.
+func TestDeleteRacesAnswer404(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, org := orgsTeam(t, env)
+		for round := range 3 {
+			claim := env.Do(t, "POST", "/v1/orgs/"+org+"/domains", owner.Token, map[string]string{"domain": wsDomain()}).Want(t, 200).Str("domain.id")
+			team := wsCreateTeam(t, env, owner.Token, org, fmt.Sprintf("Team %d", round))
+			rs := orgsAtOnce(20, func(i int) *testenv.Resp {
+				switch i % 4 {
+				case 0:
+					return env.Do(t, "DELETE", "/v1/orgs/"+org+"/domains/"+claim, owner.Token, nil)
+				case 1:
+					return env.Do(t, "PATCH", "/v1/orgs/"+org+"/domains/"+claim, owner.Token, map[string]string{"mode": "auto_join"})
+				case 2:
+					return env.Do(t, "DELETE", "/v1/orgs/"+org+"/teams/"+team, owner.Token, nil)
+				}
+				return env.Do(t, "PATCH", "/v1/orgs/"+org+"/teams/"+team, owner.Token, map[string]string{"name": fmt.Sprintf("Renamed %d", i)})
+			})
+			for i, r := range rs {
+				if r.Status != 200 && r.Status != 404 {
+					t.Errorf("round %d request %d: %d %s; want 200 or 404", round, i, r.Status, r.Body)
+				}
+			}
+		}
 	})
 }

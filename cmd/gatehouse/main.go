@@ -20,6 +20,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/dns"
 	"github.com/gatehouse/gatehouse/internal/forms"
+	"github.com/gatehouse/gatehouse/internal/links"
 	gmail "github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/password"
@@ -168,7 +169,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	formsSvc := forms.New(forms.Config{Store: store, Mail: sender, Logger: log, FormsURL: cfg.FormsURL})
 	srv := &http.Server{
 		Handler: web.NewServer(web.Config{Service: svc, Logger: log, RateLimit: cfg.RateLimit, OAuth: authz,
-			Tasks: tasks.New(store, nil), Forms: formsSvc}),
+			Tasks: tasks.New(store, nil), Forms: formsSvc, Links: links.New(store, cfg.ShortLinkURL, nil)}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,

@@ -33,6 +33,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/dns"
 	"github.com/gatehouse/gatehouse/internal/dns/dnstest"
 	"github.com/gatehouse/gatehouse/internal/forms"
+	"github.com/gatehouse/gatehouse/internal/links"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/mail/mailtest"
 	"github.com/gatehouse/gatehouse/internal/oauth"
@@ -163,7 +164,7 @@ func New(t testing.TB, db string, o Options) *Env {
 		Now: env.Clock.Now, DeviceInterval: interval, MetadataClient: o.MetadataClient, AllowPrivate: o.AllowPrivate, RootCAs: o.RootCAs})
 	env.Forms = forms.New(forms.Config{Store: store, Mail: sender, Logger: log, Now: env.Clock.Now, FormsURL: env.URL + "/forms"})
 	srv.Config.Handler = web.NewServer(web.Config{Service: env.Svc, Logger: log, RateLimit: o.RateLimit, Now: env.Clock.Now,
-		Tasks: tasks.New(env.Store, env.Clock.Now), Forms: env.Forms,
+		Tasks: tasks.New(env.Store, env.Clock.Now), Forms: env.Forms, Links: links.New(env.Store, env.URL+"/l", env.Clock.Now),
 		OAuth: env.OAuth, Invitations: o.Invitations})
 	srv.Start()
 	t.Cleanup(func() {

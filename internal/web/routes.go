@@ -115,6 +115,9 @@ func (s *Server) oauthRoutes() {
 	if s.forms != nil {
 		s.formRoutes(m)
 	}
+	if s.links != nil {
+		s.linkRoutes(m)
+	}
 	for _, tool := range accounts.Tools {
 		m.Handle("/"+tool+"/v1/", s.handleToolAPI(tool))
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/forms"
+	"github.com/gatehouse/gatehouse/internal/links"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/tasks"
@@ -40,6 +41,9 @@ type Config struct {
 	// Forms is the Forms tool API; nil leaves its paths to the generic
 	// tool answer.
 	Forms *forms.Service
+	// Links is the Links tool API; nil leaves its paths to the generic
+	// tool answer.
+	Links *links.Service
 }
 
 // Server serves the whole HTTP API.
@@ -55,11 +59,12 @@ type Server struct {
 	csrf        *http.CrossOriginProtection
 	tasks       *tasks.Service
 	forms       *forms.Service
+	links       *links.Service
 }
 
 // NewServer returns the HTTP handler of the whole service.
 func NewServer(c Config) http.Handler {
-	s := &Server{svc: c.Service, log: c.Logger, mux: http.NewServeMux(), oauth: c.OAuth, invitations: c.Invitations, tasks: c.Tasks, forms: c.Forms,
+	s := &Server{svc: c.Service, log: c.Logger, mux: http.NewServeMux(), oauth: c.OAuth, invitations: c.Invitations, tasks: c.Tasks, forms: c.Forms, links: c.Links,
 		pages: parsePages(), secure: true, csrf: http.NewCrossOriginProtection()}
 	if s.oauth != nil {
 		s.secure = secureCookies(s.oauth.Issuer())

@@ -1,0 +1,360 @@
+// Package links is the Links tool API of TOOLS.md: a workspace's short
+// links, the public redirect that counts clicks and hands each click an
+// id, and conversions attributed to a click. Webhook events are not sent
+// yet (no webhook API exists).
+package links
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+)
+
+// Tool is the tool name tokens list to reach this API.
+const Tool = "links"
+
+// Bounds, decided in docs/decisions.md.
+const (
+	MaxURL       = 2048
+	MaxTitle     = 200
+	MaxEventName = 100
+	codeLength   = 7
+)
+
+var shortCodePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// Link is a short link.
+type Link struct {
+	ID, OrgID, ShortCode, DestinationURL, Title, CreatedBy string
+	Active, Archived                                       bool
+	Clicks                                                 int64
+	Created, Modified                                      time.Time
+}
+
+// Click is one followed redirect.
+type Click struct {
+	ID, LinkID string
+	At         time.Time
+}
+
+// Conversion is an outcome attributed to a click.
+type Conversion struct {
+	ID, ClickID, LinkID, Name string
+	AmountCents               *int64
+	Currency                  string
+	Created                   time.Time
+}
+
+// Store persists Links; ErrNotFound and ErrConflict as in accounts.
+type Store interface {
+	LinksTx(ctx context.Context, fn func(tx Store) error) error
+	OrgLive(ctx context.Context, orgID string) (bool, error)
+	CreateLink(ctx context.Context, l *Link) error // ErrConflict: short code taken
+	// Link reads a link of orgID in a live org.
+	Link(ctx context.Context, orgID, id string) (*Link, error)
+	ListLinks(ctx context.Context, orgID string) ([]*Link, error)
+	UpdateLink(ctx context.Context, l *Link) error
+	DeleteLink(ctx context.Context, orgID, id string) error
+	// Follow records a click on the active, unarchived link of a live org
+	// with code and returns the link; ErrNotFound otherwise.
+	Follow(ctx context.Context, code string, c *Click) (*Link, error)
+	// ClickLink returns the link of a click, if the click is orgID's.
+	ClickLink(ctx context.Context, orgID, clickID string) (string, error)
+	AddConversion(ctx context.Context, c *Conversion) error
+	AddAudit(ctx context.Context, e *accounts.AuditEntry) error
+}
+
+// Service is the Links tool.
+type Service struct {
+	store Store
+	now   func() time.Time
+	base  string // GATEHOUSE_SHORT_LINK_URL
+}
+
+// New returns the Links tool; shortLinkURL is GATEHOUSE_SHORT_LINK_URL, now
+// nil means time.Now.
+func New(store Store, shortLinkURL string, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: store, now: now, base: strings.TrimRight(shortLinkURL, "/")}
+}
+
+// ShortURL is the public URL of a short code.
+func (s *Service) ShortURL(code string) string { return s.base + "/" + code }
+
+var errLinkNotFound = accounts.Errorf(accounts.KindNotFound, "link not found")
+
+func newID() string { return uuid.Must(uuid.NewV7()).String() }
+
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+
+// Input is a link create or update body; nil fields are absent.
+type Input struct {
+	DestinationURL *string `json:"destinationUrl"`
+	Title          *string `json:"title"`
+	ShortCode      *string `json:"shortCode"`
+	Active         *bool   `json:"active"`
+	Archived       *bool   `json:"archived"`
+}
+
+func destination(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(raw) > MaxURL {
+		return "", accounts.Invalid("destinationUrl must be an absolute http(s) URL of at most %d bytes", MaxURL)
+	}
+	return u.String(), nil
+}
+
+func (in *Input) apply(l *Link) error {
+	if in.DestinationURL != nil {
+		d, err := destination(*in.DestinationURL)
+		if err != nil {
+			return err
+		}
+		l.DestinationURL = d
+	}
+	if in.Title != nil {
+		t := strings.TrimSpace(*in.Title)
+		if utf8.RuneCountInString(t) > MaxTitle {
+			return accounts.Invalid("title is longer than %d characters", MaxTitle)
+		}
+		l.Title = t
+	}
+	if in.Active != nil {
+		l.Active = *in.Active
+	}
+	if in.Archived != nil {
+		l.Archived = *in.Archived
+	}
+	return nil
+}
+
+// Create adds a link to the caller's workspace; without a shortCode one is
+// made up.
+func (s *Service) Create(ctx context.Context, p *accounts.Principal, in *Input) (*Link, error) {
+	if in.DestinationURL == nil || *in.DestinationURL == "" {
+		return nil, accounts.Invalid("destinationUrl is required")
+	}
+	now := s.clock()
+	l := &Link{ID: newID(), OrgID: p.OrgID, CreatedBy: p.UserID, Active: true, Created: now, Modified: now}
+	if err := in.apply(l); err != nil {
+		return nil, err
+	}
+	given := in.ShortCode != nil && *in.ShortCode != ""
+	if given {
+		if !shortCodePattern.MatchString(*in.ShortCode) {
+			return nil, accounts.Invalid("shortCode must be 1 to 64 letters, digits, - or _")
+		}
+		l.ShortCode = *in.ShortCode
+	}
+	for attempt := 0; ; attempt++ {
+		if !given {
+			l.ShortCode = randomCode()
+		}
+		err := s.store.LinksTx(ctx, func(tx Store) error {
+			if live, err := tx.OrgLive(ctx, p.OrgID); err != nil {
+				return accounts.Internal("find org", err)
+			} else if !live {
+				return accounts.Errorf(accounts.KindNotFound, "organization not found")
+			}
+			if err := tx.CreateLink(ctx, l); err != nil {
+				return err
+			}
+			return s.audit(ctx, tx, p, l.OrgID, "link.created", "link", l.ID, map[string]any{"shortCode": l.ShortCode, "destinationUrl": l.DestinationURL})
+		})
+		switch {
+		case errors.Is(err, accounts.ErrConflict) && given:
+			return nil, accounts.Errorf(accounts.KindConflict, "shortCode %q is taken", l.ShortCode)
+		case errors.Is(err, accounts.ErrConflict) && attempt < 5:
+			continue // a made-up code collided: draw again
+		case err != nil:
+			return nil, accounts.Internal("create link", err)
+		}
+		return l, nil
+	}
+}
+
+const codeAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+// randomCode draws a short code (62^7, about 3.5e12 codes).
+func randomCode() string {
+	b := make([]byte, codeLength)
+	rand.Read(b)
+	for i := range b {
+		b[i] = codeAlphabet[int(b[i])%len(codeAlphabet)]
+	}
+	return string(b)
+}
+
+// Get reads a link of the caller's workspace.
+func (s *Service) Get(ctx context.Context, p *accounts.Principal, id string) (*Link, error) {
+	return s.link(ctx, s.store, p, id)
+}
+
+func (s *Service) link(ctx context.Context, st Store, p *accounts.Principal, id string) (*Link, error) {
+	if !accounts.IsID(id) {
+		return nil, errLinkNotFound
+	}
+	l, err := st.Link(ctx, p.OrgID, id)
+	if errors.Is(err, accounts.ErrNotFound) {
+		return nil, errLinkNotFound
+	}
+	if err != nil {
+		return nil, accounts.Internal("find link", err)
+	}
+	return l, nil
+}
+
+// List lists the workspace's links, newest first.
+func (s *Service) List(ctx context.Context, p *accounts.Principal) ([]*Link, error) {
+	ls, err := s.store.ListLinks(ctx, p.OrgID)
+	if err != nil {
+		return nil, accounts.Internal("list links", err)
+	}
+	return ls, nil
+}
+
+// Update edits a link (not its short code).
+func (s *Service) Update(ctx context.Context, p *accounts.Principal, id string, in *Input) (*Link, error) {
+	if in.ShortCode != nil {
+		return nil, accounts.Invalid("shortCode cannot be changed")
+	}
+	if in.DestinationURL != nil && *in.DestinationURL == "" {
+		return nil, accounts.Invalid("destinationUrl must not be empty")
+	}
+	var out *Link
+	err := s.store.LinksTx(ctx, func(tx Store) error {
+		l, err := s.link(ctx, tx, p, id)
+		if err != nil {
+			return err
+		}
+		if err := in.apply(l); err != nil {
+			return err
+		}
+		l.Modified = s.clock()
+		if err := tx.UpdateLink(ctx, l); errors.Is(err, accounts.ErrNotFound) {
+			return errLinkNotFound
+		} else if err != nil {
+			return accounts.Internal("update link", err)
+		}
+		out = l
+		return s.audit(ctx, tx, p, l.OrgID, "link.updated", "link", l.ID, map[string]any{"destinationUrl": l.DestinationURL,
+			"title": l.Title, "active": l.Active, "archived": l.Archived})
+	})
+	return out, err
+}
+
+// Delete removes a link with its clicks and conversions.
+func (s *Service) Delete(ctx context.Context, p *accounts.Principal, id string) error {
+	return s.store.LinksTx(ctx, func(tx Store) error {
+		l, err := s.link(ctx, tx, p, id)
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteLink(ctx, p.OrgID, l.ID); errors.Is(err, accounts.ErrNotFound) {
+			return errLinkNotFound
+		} else if err != nil {
+			return accounts.Internal("delete link", err)
+		}
+		return s.audit(ctx, tx, p, l.OrgID, "link.deleted", "link", l.ID, map[string]any{"shortCode": l.ShortCode})
+	})
+}
+
+// Follow records a click on the link of code and returns where to send
+// the visitor: the destination with the click's id in svc_click.
+func (s *Service) Follow(ctx context.Context, code string) (string, error) {
+	if !shortCodePattern.MatchString(code) {
+		return "", errLinkNotFound
+	}
+	c := &Click{ID: newID(), At: s.clock()}
+	l, err := s.store.Follow(ctx, code, c)
+	if errors.Is(err, accounts.ErrNotFound) {
+		return "", errLinkNotFound
+	}
+	if err != nil {
+		return "", accounts.Internal("follow link", err)
+	}
+	u, err := url.Parse(l.DestinationURL)
+	if err != nil {
+		return "", accounts.Internal("destination", err)
+	}
+	q := u.Query()
+	q.Set("svc_click", c.ID)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// ConversionInput is the body of a conversion.
+type ConversionInput struct {
+	ClickID     *string `json:"clickId"`
+	Name        *string `json:"name"`
+	AmountCents *int64  `json:"amountCents"`
+	Currency    *string `json:"currency"`
+}
+
+var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// Convert records a conversion for a click on one of the workspace's links.
+func (s *Service) Convert(ctx context.Context, p *accounts.Principal, in *ConversionInput) (*Conversion, error) {
+	if in.ClickID == nil || *in.ClickID == "" {
+		return nil, accounts.Invalid("clickId is required")
+	}
+	if in.Name == nil || strings.TrimSpace(*in.Name) == "" {
+		return nil, accounts.Invalid("name is required")
+	}
+	name := strings.TrimSpace(*in.Name)
+	if utf8.RuneCountInString(name) > MaxEventName {
+		return nil, accounts.Invalid("name is longer than %d characters", MaxEventName)
+	}
+	c := &Conversion{ID: newID(), ClickID: *in.ClickID, Name: name, AmountCents: in.AmountCents, Created: s.clock()}
+	if c.AmountCents != nil && *c.AmountCents < 0 {
+		return nil, accounts.Invalid("amountCents must not be negative")
+	}
+	if in.Currency != nil {
+		c.Currency = strings.ToUpper(strings.TrimSpace(*in.Currency))
+		if !currencyPattern.MatchString(c.Currency) {
+			return nil, accounts.Invalid("currency must be a three-letter ISO 4217 code")
+		}
+	}
+	if !accounts.IsID(c.ClickID) {
+		return nil, accounts.Errorf(accounts.KindNotFound, "click not found")
+	}
+	err := s.store.LinksTx(ctx, func(tx Store) error {
+		linkID, err := tx.ClickLink(ctx, p.OrgID, c.ClickID)
+		if errors.Is(err, accounts.ErrNotFound) {
+			return accounts.Errorf(accounts.KindNotFound, "click not found")
+		}
+		if err != nil {
+			return accounts.Internal("find click", err)
+		}
+		c.LinkID = linkID
+		if err := tx.AddConversion(ctx, c); err != nil {
+			return accounts.Internal("add conversion", err)
+		}
+		return s.audit(ctx, tx, p, p.OrgID, "conversion.created", "conversion", c.ID, map[string]any{"clickId": c.ClickID, "name": c.Name})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (s *Service) audit(ctx context.Context, tx Store, p *accounts.Principal, orgID, action, targetType, targetID string, meta map[string]any) error {
+	m, _ := json.Marshal(meta)
+	if err := tx.AddAudit(ctx, &accounts.AuditEntry{ID: newID(), OrgID: orgID, Tool: Tool, Action: Tool + "." + action,
+		ActorID: p.UserID, TargetType: targetType, TargetID: targetID, Meta: string(m), At: s.clock()}); err != nil {
+		return accounts.Internal("audit", err)
+	}
+	return nil
+}

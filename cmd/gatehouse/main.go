@@ -28,6 +28,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/tasks"
 	"github.com/gatehouse/gatehouse/internal/token"
 	"github.com/gatehouse/gatehouse/internal/web"
+	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -167,9 +168,12 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	authz := oauth.New(oauth.Config{Service: svc, Store: store, Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL,
 		AllowPrivate: cfg.WebhookAllowPrivate, RootCAs: cfg.OutboundCAs})
 	formsSvc := forms.New(forms.Config{Store: store, Mail: sender, Logger: log, FormsURL: cfg.FormsURL})
+	hooks := webhooks.New(webhooks.Config{Store: store, Logger: log, AllowPrivate: cfg.WebhookAllowPrivate, RootCAs: cfg.OutboundCAs})
+	linksSvc := links.New(store, cfg.ShortLinkURL, nil)
+	linksSvc.SetEvents(hooks.For(webhooks.Links), 2*time.Second)
 	srv := &http.Server{
 		Handler: web.NewServer(web.Config{Service: svc, Logger: log, RateLimit: cfg.RateLimit, OAuth: authz,
-			Tasks: tasks.New(store, nil), Forms: formsSvc, Links: links.New(store, cfg.ShortLinkURL, nil)}),
+			Tasks: tasks.New(store, nil), Forms: formsSvc, Links: linksSvc, Webhooks: hooks}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -193,6 +197,8 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	}
 	svc.Wait()
 	formsSvc.Wait()
+	linksSvc.Flush()
+	hooks.Wait()
 	log.Info("stopped")
 	return nil
 }

@@ -1,7 +1,6 @@
 // Package links is the Links tool API of TOOLS.md: a workspace's short
 // links, the public redirect that counts clicks and hands each click an
-// id, and conversions attributed to a click. Webhook events are not sent
-// yet (no webhook API exists).
+// id, and conversions attributed to a click, with their webhook events.
 package links
 
 import (
@@ -11,7 +10,9 @@ import (
 	"errors"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -68,10 +69,16 @@ type Store interface {
 	// Follow records a click on the active, unarchived link of a live org
 	// with code and returns the link; ErrNotFound otherwise.
 	Follow(ctx context.Context, code string, c *Click) (*Link, error)
-	// ClickLink returns the link of a click, if the click is orgID's.
-	ClickLink(ctx context.Context, orgID, clickID string) (string, error)
+	// ClickLink returns the link of a click and when it was clicked, if
+	// the click is orgID's.
+	ClickLink(ctx context.Context, orgID, clickID string) (*Link, time.Time, error)
 	AddConversion(ctx context.Context, c *Conversion) error
 	AddAudit(ctx context.Context, e *accounts.AuditEntry) error
+}
+
+// Events delivers the tool's webhook events after a change commits.
+type Events interface {
+	Emit(orgID, event string, data any)
 }
 
 // Service is the Links tool.
@@ -79,6 +86,83 @@ type Service struct {
 	store Store
 	now   func() time.Time
 	base  string // GATEHOUSE_SHORT_LINK_URL
+
+	events      Events
+	clickWindow time.Duration
+	mu          sync.Mutex
+	clicks      map[string]*clickBatch // link id → clicks not yet announced
+}
+
+// clickBatch gathers the clicks on one link within the click window into
+// one link.clicked event.
+type clickBatch struct {
+	orgID, shortCode string
+	clicks           int
+	total            int64
+	timer            *time.Timer
+}
+
+// SetEvents sends webhook events through events; clicks on a link within
+// window become one link.clicked event.
+func (s *Service) SetEvents(events Events, window time.Duration) {
+	s.events, s.clickWindow = events, window
+}
+
+func (s *Service) emit(orgID, event string, data any) {
+	if s.events != nil {
+		s.events.Emit(orgID, event, data)
+	}
+}
+
+func linkData(l *Link) map[string]any {
+	return map[string]any{"id": l.ID, "shortCode": l.ShortCode, "destinationUrl": l.DestinationURL, "title": l.Title,
+		"active": l.Active, "archived": l.Archived}
+}
+
+// clicked adds a click to its link's batch, starting the window if new.
+func (s *Service) clicked(l *Link) {
+	if s.events == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.clicks == nil {
+		s.clicks = map[string]*clickBatch{}
+	}
+	b := s.clicks[l.ID]
+	if b == nil {
+		b = &clickBatch{orgID: l.OrgID, shortCode: l.ShortCode}
+		s.clicks[l.ID] = b
+		id := l.ID
+		b.timer = time.AfterFunc(s.clickWindow, func() { s.flushClicks(id) })
+	}
+	b.clicks++
+	b.total = max(b.total, l.Clicks)
+}
+
+func (s *Service) flushClicks(id string) {
+	s.mu.Lock()
+	b := s.clicks[id]
+	delete(s.clicks, id)
+	s.mu.Unlock()
+	if b != nil {
+		s.emit(b.orgID, "link.clicked", map[string]any{"link": map[string]any{"id": id, "shortCode": b.shortCode},
+			"clicks": b.clicks, "totalClicks": b.total})
+	}
+}
+
+// Flush announces the clicks still gathered (at shutdown).
+func (s *Service) Flush() {
+	s.mu.Lock()
+	ids := make([]string, 0, len(s.clicks))
+	for id, b := range s.clicks {
+		b.timer.Stop()
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	for _, id := range ids {
+		s.flushClicks(id)
+	}
 }
 
 // New returns the Links tool; shortLinkURL is GATEHOUSE_SHORT_LINK_URL, now
@@ -109,11 +193,20 @@ type Input struct {
 }
 
 func destination(raw string) (string, error) {
+	bad := accounts.Invalid("destinationUrl must be an absolute http(s) URL of at most %d bytes", MaxURL)
 	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(raw) > MaxURL {
-		return "", accounts.Invalid("destinationUrl must be an absolute http(s) URL of at most %d bytes", MaxURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return "", bad
 	}
-	return u.String(), nil
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return "", bad
+		}
+	}
+	if out := u.String(); len(out) <= MaxURL {
+		return out, nil
+	}
+	return "", bad
 }
 
 func (in *Input) apply(l *Link) error {
@@ -181,6 +274,7 @@ func (s *Service) Create(ctx context.Context, p *accounts.Principal, in *Input) 
 		case err != nil:
 			return nil, accounts.Internal("create link", err)
 		}
+		s.emit(l.OrgID, "link.created", linkData(l))
 		return l, nil
 	}
 }
@@ -252,16 +346,21 @@ func (s *Service) Update(ctx context.Context, p *accounts.Principal, id string, 
 		return s.audit(ctx, tx, p, l.OrgID, "link.updated", "link", l.ID, map[string]any{"destinationUrl": l.DestinationURL,
 			"title": l.Title, "active": l.Active, "archived": l.Archived})
 	})
+	if err == nil {
+		s.emit(out.OrgID, "link.updated", linkData(out))
+	}
 	return out, err
 }
 
 // Delete removes a link with its clicks and conversions.
 func (s *Service) Delete(ctx context.Context, p *accounts.Principal, id string) error {
-	return s.store.LinksTx(ctx, func(tx Store) error {
+	var gone *Link
+	err := s.store.LinksTx(ctx, func(tx Store) error {
 		l, err := s.link(ctx, tx, p, id)
 		if err != nil {
 			return err
 		}
+		gone = l
 		if err := tx.DeleteLink(ctx, p.OrgID, l.ID); errors.Is(err, accounts.ErrNotFound) {
 			return errLinkNotFound
 		} else if err != nil {
@@ -269,6 +368,10 @@ func (s *Service) Delete(ctx context.Context, p *accounts.Principal, id string) 
 		}
 		return s.audit(ctx, tx, p, l.OrgID, "link.deleted", "link", l.ID, map[string]any{"shortCode": l.ShortCode})
 	})
+	if err == nil {
+		s.emit(gone.OrgID, "link.deleted", linkData(gone))
+	}
+	return err
 }
 
 // Follow records a click on the link of code and returns where to send
@@ -285,13 +388,18 @@ func (s *Service) Follow(ctx context.Context, code string) (string, error) {
 	if err != nil {
 		return "", accounts.Internal("follow link", err)
 	}
+	s.clicked(l)
+	// Appended to the query as it is: re-encoding would reorder it and
+	// drop pairs Go's parser refuses.
 	u, err := url.Parse(l.DestinationURL)
 	if err != nil {
 		return "", accounts.Internal("destination", err)
 	}
-	q := u.Query()
-	q.Set("svc_click", c.ID)
-	u.RawQuery = q.Encode()
+	if u.RawQuery == "" {
+		u.RawQuery = "svc_click=" + c.ID
+	} else {
+		u.RawQuery += "&svc_click=" + c.ID
+	}
 	return u.String(), nil
 }
 
@@ -330,16 +438,20 @@ func (s *Service) Convert(ctx context.Context, p *accounts.Principal, in *Conver
 	if !accounts.IsID(c.ClickID) {
 		return nil, accounts.Errorf(accounts.KindNotFound, "click not found")
 	}
+	var link *Link
+	var clicked time.Time
 	err := s.store.LinksTx(ctx, func(tx Store) error {
-		linkID, err := tx.ClickLink(ctx, p.OrgID, c.ClickID)
+		l, clickedAt, err := tx.ClickLink(ctx, p.OrgID, c.ClickID)
 		if errors.Is(err, accounts.ErrNotFound) {
 			return accounts.Errorf(accounts.KindNotFound, "click not found")
 		}
 		if err != nil {
 			return accounts.Internal("find click", err)
 		}
-		c.LinkID = linkID
-		if err := tx.AddConversion(ctx, c); err != nil {
+		c.LinkID, link, clicked = l.ID, l, clickedAt
+		if err := tx.AddConversion(ctx, c); errors.Is(err, accounts.ErrNotFound) {
+			return accounts.Errorf(accounts.KindNotFound, "click not found")
+		} else if err != nil {
 			return accounts.Internal("add conversion", err)
 		}
 		return s.audit(ctx, tx, p, p.OrgID, "conversion.created", "conversion", c.ID, map[string]any{"clickId": c.ClickID, "name": c.Name})
@@ -347,7 +459,17 @@ func (s *Service) Convert(ctx context.Context, p *accounts.Principal, in *Conver
 	if err != nil {
 		return nil, err
 	}
+	s.emit(p.OrgID, "link.converted", map[string]any{"link": map[string]any{"id": link.ID, "shortCode": link.ShortCode},
+		"conversion": map[string]any{"id": c.ID, "name": c.Name, "amountCents": c.AmountCents, "currency": nullable(c.Currency)},
+		"clickId":    c.ClickID, "clickedAt": clicked.Format(time.RFC3339Nano), "convertedAt": c.Created.Format(time.RFC3339Nano)})
 	return c, nil
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 func (s *Service) audit(ctx context.Context, tx Store, p *accounts.Principal, orgID, action, targetType, targetID string, meta map[string]any) error {

@@ -2,24 +2,21 @@ package oauth
 
 import (
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/outbound"
 )
 
 // Client ID metadata documents (draft-ietf-oauth-client-id-metadata-document,
@@ -53,46 +50,16 @@ type cachedClient struct {
 func newMetadataDocuments(c *http.Client, allowPrivate bool, roots *x509.CertPool, log *slog.Logger) *metadataDocuments {
 	var base *http.Transport
 	if c != nil {
-		if t, ok := c.Transport.(*http.Transport); ok {
-			base = t.Clone()
-		}
+		base, _ = c.Transport.(*http.Transport)
 	}
-	if base == nil {
-		base = http.DefaultTransport.(*http.Transport).Clone()
-	}
-	base.Proxy = nil
-	if roots != nil {
-		base.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
-	}
-	dialer := &net.Dialer{Timeout: metadataTimeout}
-	if !allowPrivate {
-		dialer.Control = func(_, address string, _ syscall.RawConn) error {
-			host, _, err := net.SplitHostPort(address)
-			if err != nil {
-				return err
-			}
-			ip, err := netip.ParseAddr(host)
-			if err != nil || !publicAddr(ip) {
-				return fmt.Errorf("refusing to fetch client metadata from non-public address %s", host)
-			}
-			return nil
-		}
-	}
-	base.DialContext = dialer.DialContext
+	transport := outbound.Transport(base, allowPrivate, roots, metadataTimeout)
 	return &metadataDocuments{log: log, cache: map[string]cachedClient{}, client: &http.Client{
-		Transport: base,
+		Transport: transport,
 		Timeout:   metadataTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return errors.New("client metadata documents must not redirect")
 		},
 	}}
-}
-
-func publicAddr(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	return ip.IsValid() && !ip.IsLoopback() && !ip.IsPrivate() && !ip.IsLinkLocalUnicast() && !ip.IsLinkLocalMulticast() &&
-		!ip.IsMulticast() && !ip.IsUnspecified() && !ip.IsInterfaceLocalMulticast() &&
-		!netip.MustParsePrefix("100.64.0.0/10").Contains(ip) && !netip.MustParsePrefix("fc00::/7").Contains(ip)
 }
 
 // Client returns the client named by id: a registered client, or the

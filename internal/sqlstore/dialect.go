@@ -143,6 +143,17 @@ func (d dialect) retryable(err error) bool {
 }
 
 // translate maps a driver's uniqueness violation to accounts.ErrConflict.
+// missingParent reports whether err is a foreign-key violation: the row an
+// insert refers to is gone (deleted by a concurrent request).
+func (d dialect) missingParent(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "23503"
+	}
+	var sqErr *sqlite.Error
+	return errors.As(err, &sqErr) && sqErr.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+}
+
 func (d dialect) translate(err error) error {
 	if err == nil {
 		return nil

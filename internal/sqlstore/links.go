@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"time"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/links"
@@ -92,11 +93,17 @@ func (s *Store) Follow(ctx context.Context, code string, c *links.Click) (*links
 }
 
 // ClickLink implements links.Store.
-func (s *Store) ClickLink(ctx context.Context, orgID, clickID string) (string, error) {
-	var id string
-	err := s.r().QueryRowContext(ctx, `SELECT l.id FROM link_clicks c JOIN links l ON l.id = c.link_id
-		JOIN orgs o ON o.id = l.org_id AND o.deleted_at IS NULL WHERE c.id = $1 AND l.org_id = $2`, clickID, orgID).Scan(&id)
-	return id, s.one(err)
+func (s *Store) ClickLink(ctx context.Context, orgID, clickID string) (*links.Link, time.Time, error) {
+	var at int64
+	row := s.r().QueryRowContext(ctx, `SELECT l.id, l.org_id, l.short_code, l.destination_url, l.title, l.active, l.archived, l.clicks,
+			l.created_by, l.created_at, l.updated_at, c.at
+		FROM link_clicks c JOIN links l ON l.id = c.link_id
+		JOIN orgs o ON o.id = l.org_id AND o.deleted_at IS NULL WHERE c.id = $1 AND l.org_id = $2`, clickID, orgID)
+	l, err := scanLink(scanFunc(func(dest ...any) error { return row.Scan(append(dest, &at)...) }))
+	if err != nil {
+		return nil, time.Time{}, s.one(err)
+	}
+	return l, fromMicros(at), nil
 }
 
 // AddConversion implements links.Store.
@@ -107,5 +114,8 @@ func (s *Store) AddConversion(ctx context.Context, c *links.Conversion) error {
 	}
 	_, err := s.w().ExecContext(ctx, `INSERT INTO link_conversions (id, click_id, link_id, name, amount_cents, currency, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`, c.ID, c.ClickID, c.LinkID, c.Name, amount, nullString(c.Currency), micros(c.Created))
+	if s.dialect.missingParent(err) {
+		return accounts.ErrNotFound // the link (and its clicks) was deleted meanwhile
+	}
 	return s.dialect.translate(err)
 }

@@ -42,6 +42,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/tasks"
 	"github.com/gatehouse/gatehouse/internal/token"
 	"github.com/gatehouse/gatehouse/internal/web"
+	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
 
 // Databases are the backends every end-to-end test runs on.
@@ -77,13 +78,17 @@ type Env struct {
 	Clock *Clock
 	Mail  *mailtest.Sink
 	// Forms is the Forms tool, for waiting on its mail.
-	Forms  *forms.Service
-	DNS    *dnstest.Server // answers the service's TXT lookups
-	Store  *sqlstore.Store
-	Svc    *accounts.Service
-	Client *http.Client
-	Logs   *bytes.Buffer
-	OAuth  *oauth.Server
+	Forms *forms.Service
+	// Links and Webhooks, for flushing click batches and waiting on
+	// deliveries.
+	Links    *links.Service
+	Webhooks *webhooks.Service
+	DNS      *dnstest.Server // answers the service's TXT lookups
+	Store    *sqlstore.Store
+	Svc      *accounts.Service
+	Client   *http.Client
+	Logs     *bytes.Buffer
+	OAuth    *oauth.Server
 }
 
 // Options adjust an Env.
@@ -162,15 +167,21 @@ func New(t testing.TB, db string, o Options) *Env {
 	}
 	env.OAuth = oauth.New(oauth.Config{Service: env.Svc, Store: store, Logger: log, Issuer: env.URL, APIURL: env.URL,
 		Now: env.Clock.Now, DeviceInterval: interval, MetadataClient: o.MetadataClient, AllowPrivate: o.AllowPrivate, RootCAs: o.RootCAs})
+	env.Webhooks = webhooks.New(webhooks.Config{Store: store, Logger: log, Now: env.Clock.Now, AllowPrivate: true, RootCAs: o.RootCAs,
+		RetryDelays: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}})
+	env.Links = links.New(env.Store, env.URL+"/l", env.Clock.Now)
+	env.Links.SetEvents(env.Webhooks.For(webhooks.Links), 50*time.Millisecond)
 	env.Forms = forms.New(forms.Config{Store: store, Mail: sender, Logger: log, Now: env.Clock.Now, FormsURL: env.URL + "/forms"})
 	srv.Config.Handler = web.NewServer(web.Config{Service: env.Svc, Logger: log, RateLimit: o.RateLimit, Now: env.Clock.Now,
-		Tasks: tasks.New(env.Store, env.Clock.Now), Forms: env.Forms, Links: links.New(env.Store, env.URL+"/l", env.Clock.Now),
+		Tasks: tasks.New(env.Store, env.Clock.Now), Forms: env.Forms, Links: env.Links, Webhooks: env.Webhooks,
 		OAuth: env.OAuth, Invitations: o.Invitations})
 	srv.Start()
 	t.Cleanup(func() {
 		srv.Close()
 		env.Svc.Wait()
 		env.Forms.Wait()
+		env.Links.Flush()
+		env.Webhooks.Wait()
 	})
 	env.Client = srv.Client()
 	return env

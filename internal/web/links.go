@@ -5,6 +5,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/links"
+	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
 
 // linkRoutes serves the Links tool API of TOOLS.md under /links/v1/ and
@@ -19,6 +20,9 @@ func (s *Server) linkRoutes(m *http.ServeMux) {
 	m.Handle("DELETE /links/v1/links/{id}", t(s.handleDeleteLink))
 	m.Handle("POST /links/v1/conversions", t(s.handleConversion))
 	m.Handle("GET /l/{code}", s.handle(s.handleFollow))
+	if s.webhooks != nil {
+		s.webhookRoutes(m, "/links/v1", webhooks.Links, true)
+	}
 }
 
 type linkJSON struct {
@@ -128,5 +132,90 @@ func (s *Server) handleFollow(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, to, http.StatusFound)
+	return nil
+}
+
+type webhookJSON struct {
+	ID       string   `json:"id"`
+	URL      string   `json:"url"`
+	Events   []string `json:"events"`
+	Active   bool     `json:"active"`
+	Failures int      `json:"failures"`
+	Created  string   `json:"created"`
+	Secret   string   `json:"secret,omitempty"`
+}
+
+func toWebhook(w *webhooks.Webhook) webhookJSON {
+	return webhookJSON{ID: w.ID, URL: w.URL, Events: w.Events, Active: w.Active, Failures: w.Failures, Created: stamp(w.Created)}
+}
+
+// webhookRoutes serves a tool's webhook management under base.
+func (s *Server) webhookRoutes(m *http.ServeMux, base string, t *webhooks.Tool, ping bool) {
+	h := func(fn func(w http.ResponseWriter, r *http.Request, p *accounts.Principal, t *webhooks.Tool) error) http.Handler {
+		return s.tool(t.Name, func(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error { return fn(w, r, p, t) })
+	}
+	m.Handle("POST "+base+"/webhooks", h(s.handleCreateWebhook))
+	m.Handle("GET "+base+"/webhooks", h(s.handleWebhooks))
+	m.Handle("PATCH "+base+"/webhooks/{id}", h(s.handleUpdateWebhook))
+	m.Handle("DELETE "+base+"/webhooks/{id}", h(s.handleDeleteWebhook))
+	if ping {
+		m.Handle("POST "+base+"/webhooks/{id}/test", h(s.handlePingWebhook))
+	}
+}
+
+func (s *Server) handleCreateWebhook(w http.ResponseWriter, r *http.Request, p *accounts.Principal, t *webhooks.Tool) error {
+	var in webhooks.Input
+	if err := decode(r, &in); err != nil {
+		return err
+	}
+	hook, err := s.webhooks.Create(r.Context(), t, p, &in)
+	if err != nil {
+		return err
+	}
+	out := toWebhook(hook)
+	out.Secret = hook.Secret // shown once, here
+	writeJSON(w, http.StatusOK, map[string]any{"webhook": out})
+	return nil
+}
+
+func (s *Server) handleWebhooks(w http.ResponseWriter, r *http.Request, p *accounts.Principal, t *webhooks.Tool) error {
+	hs, err := s.webhooks.List(r.Context(), t, p)
+	if err != nil {
+		return err
+	}
+	out := make([]webhookJSON, len(hs))
+	for k, h := range hs {
+		out[k] = toWebhook(h)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"webhooks": out})
+	return nil
+}
+
+func (s *Server) handleUpdateWebhook(w http.ResponseWriter, r *http.Request, p *accounts.Principal, t *webhooks.Tool) error {
+	var in webhooks.Input
+	if err := decode(r, &in); err != nil {
+		return err
+	}
+	hook, err := s.webhooks.Update(r.Context(), t, p, r.PathValue("id"), &in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"webhook": toWebhook(hook)})
+	return nil
+}
+
+func (s *Server) handleDeleteWebhook(w http.ResponseWriter, r *http.Request, p *accounts.Principal, t *webhooks.Tool) error {
+	if err := s.webhooks.Delete(r.Context(), t, p, r.PathValue("id")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, message{"webhook deleted"})
+	return nil
+}
+
+func (s *Server) handlePingWebhook(w http.ResponseWriter, r *http.Request, p *accounts.Principal, t *webhooks.Tool) error {
+	if _, err := s.webhooks.Ping(r.Context(), t, p, r.PathValue("id")); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, message{"ping sent"})
 	return nil
 }

@@ -3,6 +3,7 @@ package web_test
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -128,5 +129,27 @@ func TestLinkClicksRace(t *testing.T) {
 		if n := env.Do(t, "GET", "/links/v1/links/"+id, owner.Token, nil).Want(t, 200).Get("link.clicks"); n != float64(20) {
 			t.Errorf("clicks = %v; want 20", n)
 		}
+	})
+}
+
+// TestLinkRedirectKeepsQuery checks that the redirect appends svc_click to
+// the destination's query exactly as stored, order and odd pairs kept.
+func TestLinkRedirectKeepsQuery(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, _ := orgsTeam(t, env)
+		for _, dest := range []string{"https://example.com/p?z=1&a=2;b&flag#frag", "https://example.com/"} {
+			r := env.Do(t, "POST", "/links/v1/links", owner.Token, map[string]any{"destinationUrl": dest}).Want(t, 200)
+			res := follow(t, env, r.Str("link.shortCode"))
+			loc := res.Header.Get("Location")
+			base, frag, _ := strings.Cut(dest, "#")
+			sep := "&"
+			if !strings.Contains(base, "?") {
+				sep = "?"
+			}
+			if !strings.HasPrefix(loc, base+sep+"svc_click=") || (frag != "" && !strings.HasSuffix(loc, "#"+frag)) {
+				t.Errorf("redirect for %q = %q; want the destination with svc_click appended", dest, loc)
+			}
+		}
+		env.Do(t, "POST", "/links/v1/links", owner.Token, map[string]any{"destinationUrl": "https://example.com:99999/"}).Want(t, 400)
 	})
 }

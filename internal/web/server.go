@@ -21,6 +21,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/tasks"
+	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
 
 // Config wires a Server.
@@ -44,6 +45,8 @@ type Config struct {
 	// Links is the Links tool API; nil leaves its paths to the generic
 	// tool answer.
 	Links *links.Service
+	// Webhooks manages the tools' webhooks (Links).
+	Webhooks *webhooks.Service
 }
 
 // Server serves the whole HTTP API.
@@ -60,11 +63,12 @@ type Server struct {
 	tasks       *tasks.Service
 	forms       *forms.Service
 	links       *links.Service
+	webhooks    *webhooks.Service
 }
 
 // NewServer returns the HTTP handler of the whole service.
 func NewServer(c Config) http.Handler {
-	s := &Server{svc: c.Service, log: c.Logger, mux: http.NewServeMux(), oauth: c.OAuth, invitations: c.Invitations, tasks: c.Tasks, forms: c.Forms, links: c.Links,
+	s := &Server{svc: c.Service, log: c.Logger, mux: http.NewServeMux(), oauth: c.OAuth, invitations: c.Invitations, tasks: c.Tasks, forms: c.Forms, links: c.Links, webhooks: c.Webhooks,
 		pages: parsePages(), secure: true, csrf: http.NewCrossOriginProtection()}
 	if s.oauth != nil {
 		s.secure = secureCookies(s.oauth.Issuer())

@@ -1,0 +1,369 @@
+// Package webhooks registers a workspace's webhooks for a tool and delivers
+// its events per spec section 6: JSON POSTed to an HTTPS URL, signed with
+// HMAC-SHA256 of the raw body under the webhook's whsec_ secret, a delivery
+// id stable across retries, two retries, and the webhook disabled after 20
+// failed deliveries in a row.
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/outbound"
+)
+
+// Bounds and behaviour of section 6, decided in docs/decisions.md.
+const (
+	MaxURL          = 2048
+	DisableAfter    = 20
+	deliveryTimeout = 10 * time.Second
+)
+
+// Webhook is a registered endpoint.
+type Webhook struct {
+	ID, OrgID, Tool, URL, Secret, CreatedBy string
+	Events                                  []string
+	Active                                  bool
+	Failures                                int
+	Created, Modified                       time.Time
+}
+
+// Store persists webhooks; ErrNotFound as in accounts.
+type Store interface {
+	WebhooksTx(ctx context.Context, fn func(tx Store) error) error
+	OrgLive(ctx context.Context, orgID string) (bool, error)
+	CreateWebhook(ctx context.Context, w *Webhook) error
+	Webhook(ctx context.Context, orgID, tool, id string) (*Webhook, error)
+	ListWebhooks(ctx context.Context, orgID, tool string) ([]*Webhook, error)
+	UpdateWebhook(ctx context.Context, w *Webhook) error
+	DeleteWebhook(ctx context.Context, orgID, tool, id string) error
+	// DeliveryResult records a delivery's outcome: failures reset to 0 on
+	// success, else counted, and the webhook disabled at disableAfter.
+	DeliveryResult(ctx context.Context, id string, ok bool, disableAfter int) error
+	AddAudit(ctx context.Context, e *accounts.AuditEntry) error
+}
+
+// Tool describes one tool's webhooks.
+type Tool struct {
+	Name     string   // "links"
+	Events   []string // events a webhook may subscribe to
+	Default  []string // subscription when none is given
+	Wildcard bool     // "*" allowed
+	Retries  []time.Duration
+}
+
+// Config wires a Service.
+type Config struct {
+	Store        Store
+	Logger       *slog.Logger
+	Now          func() time.Time
+	AllowPrivate bool           // GATEHOUSE_WEBHOOK_ALLOW_PRIVATE
+	RootCAs      *x509.CertPool // system roots plus GATEHOUSE_WEBHOOK_CA_FILE
+	// RetryDelays overrides every tool's retry waits (tests).
+	RetryDelays []time.Duration
+}
+
+// Service manages and delivers webhooks.
+type Service struct {
+	store   Store
+	log     *slog.Logger
+	now     func() time.Time
+	client  *http.Client
+	retries []time.Duration
+	sending sync.WaitGroup
+}
+
+// New returns the webhook service.
+func New(c Config) *Service {
+	s := &Service{store: c.Store, log: c.Logger, now: c.Now, retries: c.RetryDelays,
+		client: &http.Client{Transport: outbound.Transport(nil, c.AllowPrivate, c.RootCAs, deliveryTimeout), Timeout: deliveryTimeout,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s
+}
+
+// Wait blocks until every delivery under way has ended (retries included).
+func (s *Service) Wait() { s.sending.Wait() }
+
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+
+var errWebhookNotFound = accounts.Errorf(accounts.KindNotFound, "webhook not found")
+
+// Input is a webhook create or update body.
+type Input struct {
+	URL    *string   `json:"url"`
+	Events *[]string `json:"events"`
+	Active *bool     `json:"active"`
+}
+
+func checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || len(raw) > MaxURL {
+		return accounts.Invalid("url must be an https URL of at most %d bytes", MaxURL)
+	}
+	return nil
+}
+
+func (t *Tool) checkEvents(events []string) ([]string, error) {
+	if len(events) == 0 {
+		return nil, accounts.Invalid("events must list at least one event")
+	}
+	var out []string
+	for _, e := range events {
+		switch {
+		case e == "*" && t.Wildcard:
+		case e == "*":
+			return nil, accounts.Invalid("the %s tool does not accept the wildcard *", t.Name)
+		case !slices.Contains(t.Events, e):
+			return nil, accounts.Invalid("unknown event %q: events are %s", e, strings.Join(t.Events, ", "))
+		}
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// Create registers a webhook; the answer carries its secret, shown once.
+func (s *Service) Create(ctx context.Context, t *Tool, p *accounts.Principal, in *Input) (*Webhook, error) {
+	if in.URL == nil || *in.URL == "" {
+		return nil, accounts.Invalid("url is required")
+	}
+	if err := checkURL(*in.URL); err != nil {
+		return nil, err
+	}
+	events := t.Default
+	if in.Events != nil {
+		var err error
+		if events, err = t.checkEvents(*in.Events); err != nil {
+			return nil, err
+		}
+	}
+	var b [32]byte
+	rand.Read(b[:])
+	now := s.clock()
+	w := &Webhook{ID: uuid.Must(uuid.NewV7()).String(), OrgID: p.OrgID, Tool: t.Name, URL: *in.URL, Events: events,
+		Secret: "whsec_" + base64.RawURLEncoding.EncodeToString(b[:]), Active: in.Active == nil || *in.Active,
+		CreatedBy: p.UserID, Created: now, Modified: now}
+	err := s.store.WebhooksTx(ctx, func(tx Store) error {
+		if live, err := tx.OrgLive(ctx, p.OrgID); err != nil {
+			return accounts.Internal("find org", err)
+		} else if !live {
+			return accounts.Errorf(accounts.KindNotFound, "organization not found")
+		}
+		if err := tx.CreateWebhook(ctx, w); err != nil {
+			return accounts.Internal("create webhook", err)
+		}
+		return s.audit(ctx, tx, p, w, "webhook.created", map[string]any{"url": w.URL, "events": w.Events})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func (s *Service) webhook(ctx context.Context, st Store, t *Tool, p *accounts.Principal, id string) (*Webhook, error) {
+	if !accounts.IsID(id) {
+		return nil, errWebhookNotFound
+	}
+	w, err := st.Webhook(ctx, p.OrgID, t.Name, id)
+	if errors.Is(err, accounts.ErrNotFound) {
+		return nil, errWebhookNotFound
+	}
+	if err != nil {
+		return nil, accounts.Internal("find webhook", err)
+	}
+	return w, nil
+}
+
+// List lists the workspace's webhooks of the tool, oldest first.
+func (s *Service) List(ctx context.Context, t *Tool, p *accounts.Principal) ([]*Webhook, error) {
+	ws, err := s.store.ListWebhooks(ctx, p.OrgID, t.Name)
+	if err != nil {
+		return nil, accounts.Internal("list webhooks", err)
+	}
+	return ws, nil
+}
+
+// Update changes url, events or active; active true re-enables a disabled
+// webhook and resets its failure count.
+func (s *Service) Update(ctx context.Context, t *Tool, p *accounts.Principal, id string, in *Input) (*Webhook, error) {
+	var out *Webhook
+	err := s.store.WebhooksTx(ctx, func(tx Store) error {
+		w, err := s.webhook(ctx, tx, t, p, id)
+		if err != nil {
+			return err
+		}
+		if in.URL != nil {
+			if err := checkURL(*in.URL); err != nil {
+				return err
+			}
+			w.URL = *in.URL
+		}
+		if in.Events != nil {
+			if w.Events, err = t.checkEvents(*in.Events); err != nil {
+				return err
+			}
+		}
+		if in.Active != nil {
+			w.Active = *in.Active
+			if w.Active {
+				w.Failures = 0
+			}
+		}
+		w.Modified = s.clock()
+		if err := tx.UpdateWebhook(ctx, w); errors.Is(err, accounts.ErrNotFound) {
+			return errWebhookNotFound
+		} else if err != nil {
+			return accounts.Internal("update webhook", err)
+		}
+		out = w
+		return s.audit(ctx, tx, p, w, "webhook.updated", map[string]any{"url": w.URL, "events": w.Events, "active": w.Active})
+	})
+	return out, err
+}
+
+// Delete removes a webhook.
+func (s *Service) Delete(ctx context.Context, t *Tool, p *accounts.Principal, id string) error {
+	return s.store.WebhooksTx(ctx, func(tx Store) error {
+		w, err := s.webhook(ctx, tx, t, p, id)
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteWebhook(ctx, p.OrgID, t.Name, w.ID); errors.Is(err, accounts.ErrNotFound) {
+			return errWebhookNotFound
+		} else if err != nil {
+			return accounts.Internal("delete webhook", err)
+		}
+		return s.audit(ctx, tx, p, w, "webhook.deleted", map[string]any{"url": w.URL})
+	})
+}
+
+// Ping sends a ping event to one webhook, active or not.
+func (s *Service) Ping(ctx context.Context, t *Tool, p *accounts.Principal, id string) (*Webhook, error) {
+	w, err := s.webhook(ctx, s.store, t, p, id)
+	if err != nil {
+		return nil, err
+	}
+	s.send(t, w, "ping", map[string]any{"webhookId": w.ID})
+	return w, nil
+}
+
+// Emit delivers event with data to every active webhook of the workspace
+// subscribed to it, in the background (call it after the change commits).
+func (s *Service) Emit(t *Tool, orgID, event string, data any) {
+	ws, err := s.store.ListWebhooks(context.Background(), orgID, t.Name)
+	if err != nil {
+		s.log.Error("webhooks not read; event not delivered", "event", event, "org_id", orgID, "err", err)
+		return
+	}
+	for _, w := range ws {
+		if w.Active && (slices.Contains(w.Events, event) || slices.Contains(w.Events, "*")) {
+			s.send(t, w, event, data)
+		}
+	}
+}
+
+// send delivers one event to w with its retries, in the background.
+func (s *Service) send(t *Tool, w *Webhook, event string, data any) {
+	body, err := json.Marshal(map[string]any{"event": event, "at": s.clock().Format(time.RFC3339Nano), "data": data})
+	if err != nil {
+		s.log.Error("webhook payload", "event", event, "err", err)
+		return
+	}
+	mac := hmac.New(sha256.New, []byte(w.Secret))
+	mac.Write(body)
+	signature := "sha256=" + hex.EncodeToString(mac.Sum(nil))
+	delivery := uuid.NewString()
+	waits := t.Retries
+	if s.retries != nil {
+		waits = s.retries
+	}
+	s.sending.Add(1)
+	go func() {
+		defer s.sending.Done()
+		ok := false
+		for attempt := 0; attempt <= len(waits) && !ok; attempt++ {
+			if attempt > 0 {
+				time.Sleep(waits[attempt-1])
+			}
+			ok = s.post(w.URL, event, signature, delivery, body)
+		}
+		if err := s.store.DeliveryResult(context.Background(), w.ID, ok, DisableAfter); err != nil {
+			s.log.Error("webhook delivery result not stored", "webhook_id", w.ID, "err", err)
+		}
+		if !ok {
+			s.log.Warn("webhook delivery dropped after retries", "webhook_id", w.ID, "event", event, "delivery", delivery)
+		}
+	}()
+}
+
+func (s *Service) post(target, event, signature, delivery string, body []byte) bool {
+	req, err := http.NewRequest(http.MethodPost, target, bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Gatehouse-Webhooks/1")
+	req.Header.Set("X-Service-Event", event)
+	req.Header.Set("X-Service-Signature", signature)
+	req.Header.Set("X-Service-Delivery", delivery)
+	res, err := s.client.Do(req)
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	res.Body.Close()
+	return res.StatusCode >= 200 && res.StatusCode < 300
+}
+
+func (s *Service) audit(ctx context.Context, tx Store, p *accounts.Principal, w *Webhook, action string, meta map[string]any) error {
+	m, _ := json.Marshal(meta)
+	if err := tx.AddAudit(ctx, &accounts.AuditEntry{ID: uuid.Must(uuid.NewV7()).String(), OrgID: w.OrgID, Tool: w.Tool,
+		Action: w.Tool + "." + action, ActorID: p.UserID, TargetType: "webhook", TargetID: w.ID, Meta: string(m), At: s.clock()}); err != nil {
+		return accounts.Internal("audit", err)
+	}
+	return nil
+}
+
+// Links is the Links tool's webhooks (spec section 6).
+var Links = &Tool{Name: "links",
+	Events:  []string{"link.created", "link.updated", "link.deleted", "link.clicked", "link.converted"},
+	Default: []string{"link.created", "link.updated", "link.deleted"},
+	Retries: []time.Duration{time.Second, 5 * time.Second}}
+
+// ToolEvents emits one tool's events.
+type ToolEvents struct {
+	s *Service
+	t *Tool
+}
+
+// For returns the emitter of tool t's events.
+func (s *Service) For(t *Tool) ToolEvents { return ToolEvents{s, t} }
+
+// Emit implements the tools' event sink.
+func (e ToolEvents) Emit(orgID, event string, data any) { e.s.Emit(e.t, orgID, event, data) }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"sync"
@@ -256,41 +255,9 @@ func postJSON(url string, body []byte) (*http.Request, error) {
 	return req, nil
 }
 
-// callJSON sends one setup request and decodes a 2xx answer into out.
+// callJSON sends one setup request without a token (see callAs).
 func callJSON(ctx context.Context, client *http.Client, method, url string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, url, body)
-	if err != nil {
-		return err
-	}
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return fmt.Errorf("%s %s: read answer: %w", method, url, err)
-	}
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("%s %s: %d %s", method, url, resp.StatusCode, snippet(b))
-	}
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			return fmt.Errorf("%s %s: decode answer: %w", method, url, err)
-		}
-	}
-	return nil
+	return callAs(ctx, client, method, url, "", in, out)
 }
 
 // register creates the bench user and keeps its session.

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/outbound"
 )
 
 // Tool is the tool name tokens list to reach this API.
@@ -326,11 +326,10 @@ func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (s
 		return "", accounts.Invalid("a submission has at most %d fields", MaxFields)
 	}
 	if next != "" {
-		u, err := url.Parse(next)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || len(next) > MaxNext {
+		var ok bool
+		if next, ok = outbound.ParseURL(next, MaxNext, "http", "https"); !ok {
 			return "", accounts.Invalid("_next must be an absolute http(s) URL of at most %d bytes", MaxNext)
 		}
-		next = u.String()
 	}
 	for k, v := range data {
 		if sv, ok := v.(string); ok {

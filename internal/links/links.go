@@ -10,7 +10,6 @@ import (
 	"errors"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/outbound"
 )
 
 // Tool is the tool name tokens list to reach this API.
@@ -193,20 +193,11 @@ type Input struct {
 }
 
 func destination(raw string) (string, error) {
-	bad := accounts.Invalid("destinationUrl must be an absolute http(s) URL of at most %d bytes", MaxURL)
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
-		return "", bad
+	out, ok := outbound.ParseURL(raw, MaxURL, "http", "https")
+	if !ok {
+		return "", accounts.Invalid("destinationUrl must be an absolute http(s) URL of at most %d bytes", MaxURL)
 	}
-	if port := u.Port(); port != "" {
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return "", bad
-		}
-	}
-	if out := u.String(); len(out) <= MaxURL {
-		return out, nil
-	}
-	return "", bad
+	return out, nil
 }
 
 func (in *Input) apply(l *Link) error {

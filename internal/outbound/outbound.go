@@ -11,6 +11,9 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
+	"slices"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -50,4 +53,22 @@ func PublicAddr(ip netip.Addr) bool {
 	return ip.IsValid() && !ip.IsLoopback() && !ip.IsPrivate() && !ip.IsLinkLocalUnicast() && !ip.IsLinkLocalMulticast() &&
 		!ip.IsMulticast() && !ip.IsUnspecified() && !ip.IsInterfaceLocalMulticast() &&
 		!netip.MustParsePrefix("100.64.0.0/10").Contains(ip) && !netip.MustParsePrefix("fc00::/7").Contains(ip)
+}
+
+// ParseURL parses an absolute URL a client gives Gatehouse to call or to
+// send people to: one of schemes, a host, a valid port if any, no
+// credentials, and at most max bytes once normalized. It returns the
+// normalized form.
+func ParseURL(raw string, max int, schemes ...string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || !slices.Contains(schemes, u.Scheme) || u.Hostname() == "" || u.User != nil {
+		return "", false
+	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return "", false
+		}
+	}
+	out := u.String()
+	return out, len(out) <= max
 }

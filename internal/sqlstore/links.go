@@ -78,6 +78,7 @@ func (s *Store) Follow(ctx context.Context, code string, c *links.Click) (*links
 		t := tx.(*Store)
 		l, err := scanLink(t.w().QueryRowContext(ctx, `UPDATE links SET clicks = clicks + 1
 			WHERE short_code = $1 AND active AND NOT archived AND org_id IN (SELECT id FROM orgs WHERE deleted_at IS NULL)
+				AND NOT EXISTS (SELECT 1 FROM org_tools t WHERE t.org_id = links.org_id AND t.tool = 'links' AND NOT t.enabled)
 			RETURNING id, org_id, short_code, destination_url, title, active, archived, clicks, created_by, created_at, updated_at`, code))
 		if err != nil {
 			return t.one(err)

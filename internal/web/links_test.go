@@ -151,5 +151,17 @@ func TestLinkRedirectKeepsQuery(t *testing.T) {
 			}
 		}
 		env.Do(t, "POST", "/links/v1/links", owner.Token, map[string]any{"destinationUrl": "https://example.com:99999/"}).Want(t, 400)
+
+		// A workspace with Links disabled serves no redirects.
+		code := env.Do(t, "POST", "/links/v1/links", owner.Token, map[string]any{"destinationUrl": "https://example.com/"}).Want(t, 200).Str("link.shortCode")
+		org := env.Do(t, "GET", "/v1/auth/me", owner.Token, nil).Want(t, 200).Str("org.id")
+		wsSetTool(t, env, owner.Token, org, "links", false)
+		if res := follow(t, env, code); res.StatusCode != 404 {
+			t.Errorf("redirect with Links disabled: %d; want 404", res.StatusCode)
+		}
+		wsSetTool(t, env, owner.Token, org, "links", true)
+		if res := follow(t, env, code); res.StatusCode != 302 {
+			t.Errorf("redirect with Links enabled again: %d; want 302", res.StatusCode)
+		}
 	})
 }

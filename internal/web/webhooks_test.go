@@ -77,7 +77,8 @@ func TestLinkWebhooks(t *testing.T) {
 		owner, _ := orgsTeam(t, env)
 		hooks := "/links/v1/webhooks"
 		for _, body := range []any{map[string]any{}, map[string]any{"url": "http://example.com/hook"},
-			map[string]any{"url": rc.srv.URL + "/h", "events": []string{"*"}}, map[string]any{"url": rc.srv.URL + "/h", "events": []string{"link.exploded"}}} {
+			map[string]any{"url": rc.srv.URL + "/h", "events": []string{"*"}}, map[string]any{"url": rc.srv.URL + "/h", "events": []string{"link.exploded"}},
+			map[string]any{"url": "https://127.0.0.1:99999/h"}, map[string]any{"url": "https://user:pw@example.com/h"}} {
 			env.Do(t, "POST", hooks, owner.Token, body).Want(t, 400)
 		}
 		r := env.Do(t, "POST", hooks, owner.Token, map[string]any{"url": rc.srv.URL + "/all",

@@ -19,7 +19,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -120,12 +119,12 @@ type Input struct {
 	Active *bool     `json:"active"`
 }
 
-func checkURL(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || len(raw) > MaxURL {
-		return accounts.Invalid("url must be an https URL of at most %d bytes", MaxURL)
+func checkURL(raw string) (string, error) {
+	out, ok := outbound.ParseURL(raw, MaxURL, "https")
+	if !ok {
+		return "", accounts.Invalid("url must be an https URL of at most %d bytes", MaxURL)
 	}
-	return nil
+	return out, nil
 }
 
 func (t *Tool) checkEvents(events []string) ([]string, error) {
@@ -153,7 +152,8 @@ func (s *Service) Create(ctx context.Context, t *Tool, p *accounts.Principal, in
 	if in.URL == nil || *in.URL == "" {
 		return nil, accounts.Invalid("url is required")
 	}
-	if err := checkURL(*in.URL); err != nil {
+	target, err := checkURL(*in.URL)
+	if err != nil {
 		return nil, err
 	}
 	events := t.Default
@@ -166,10 +166,10 @@ func (s *Service) Create(ctx context.Context, t *Tool, p *accounts.Principal, in
 	var b [32]byte
 	rand.Read(b[:])
 	now := s.clock()
-	w := &Webhook{ID: uuid.Must(uuid.NewV7()).String(), OrgID: p.OrgID, Tool: t.Name, URL: *in.URL, Events: events,
+	w := &Webhook{ID: uuid.Must(uuid.NewV7()).String(), OrgID: p.OrgID, Tool: t.Name, URL: target, Events: events,
 		Secret: "whsec_" + base64.RawURLEncoding.EncodeToString(b[:]), Active: in.Active == nil || *in.Active,
 		CreatedBy: p.UserID, Created: now, Modified: now}
-	err := s.store.WebhooksTx(ctx, func(tx Store) error {
+	err = s.store.WebhooksTx(ctx, func(tx Store) error {
 		if live, err := tx.OrgLive(ctx, p.OrgID); err != nil {
 			return accounts.Internal("find org", err)
 		} else if !live {
@@ -219,10 +219,9 @@ func (s *Service) Update(ctx context.Context, t *Tool, p *accounts.Principal, id
 			return err
 		}
 		if in.URL != nil {
-			if err := checkURL(*in.URL); err != nil {
+			if w.URL, err = checkURL(*in.URL); err != nil {
 				return err
 			}
-			w.URL = *in.URL
 		}
 		if in.Events != nil {
 			if w.Events, err = t.checkEvents(*in.Events); err != nil {
@@ -310,6 +309,10 @@ func (s *Service) send(t *Tool, w *Webhook, event string, data any) {
 		for attempt := 0; attempt <= len(waits) && !ok; attempt++ {
 			if attempt > 0 {
 				time.Sleep(waits[attempt-1])
+				// A webhook deleted meanwhile gets no more tries.
+				if _, err := s.store.Webhook(context.Background(), w.OrgID, w.Tool, w.ID); errors.Is(err, accounts.ErrNotFound) {
+					return
+				}
 			}
 			ok = s.post(w.URL, event, signature, delivery, body)
 		}

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -183,36 +186,47 @@ func TestRunMigrate(t *testing.T) {
 
 var listeningRE = regexp.MustCompile(`listening on http://127\.0\.0\.1:([0-9]+)`)
 
-func TestRunServe(t *testing.T) {
+// serving is a gatehouse serve started by startServe.
+type serving struct {
+	port   string
+	cancel context.CancelFunc
+	done   chan int // the exit code
+	logs   *lockedBuffer
+}
+
+// startServe runs "gatehouse serve" on SQLite in-process and waits for
+// its "listening on" line.
+func startServe(t *testing.T) *serving {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	env := map[string]string{
 		"GATEHOUSE_ADDR":         "127.0.0.1:0",
 		"GATEHOUSE_DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "g.db"),
 		"GATEHOUSE_RATE_LIMIT":   "off",
 	}
-	logs := &lockedBuffer{}
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"serve"}, testGetenv(env), io.Discard, logs) }()
-
-	var port string
+	s := &serving{cancel: cancel, done: make(chan int, 1), logs: &lockedBuffer{}}
+	go func() { s.done <- run(ctx, []string{"serve"}, testGetenv(env), io.Discard, s.logs) }()
 	deadline := time.After(15 * time.Second)
-	for port == "" {
+	for s.port == "" {
 		select {
-		case code := <-done:
-			t.Fatalf("gatehouse serve exited %d before listening; log:\n%s", code, logs.String())
+		case code := <-s.done:
+			t.Fatalf("gatehouse serve exited %d before listening; log:\n%s", code, s.logs.String())
 		case <-deadline:
 			cancel()
-			t.Fatalf("no \"listening on http://127.0.0.1:PORT\" line after 15s; log:\n%s", logs.String())
+			t.Fatalf("no \"listening on http://127.0.0.1:PORT\" line after 15s; log:\n%s", s.logs.String())
 		case <-time.After(20 * time.Millisecond):
 		}
-		if m := listeningRE.FindStringSubmatch(logs.String()); m != nil {
-			port = m[1]
+		if m := listeningRE.FindStringSubmatch(s.logs.String()); m != nil {
+			s.port = m[1]
 		}
 	}
-	if port == "0" {
-		t.Fatalf("logged port 0; want the real port; log:\n%s", logs.String())
-	}
+	return s
+}
+
+func TestRunServe(t *testing.T) {
+	srv := startServe(t)
+	port, cancel, done, logs := srv.port, srv.cancel, srv.done, srv.logs
 	base := "http://127.0.0.1:" + port
 	res, err := http.Get(base + "/health")
 	if err != nil {
@@ -254,5 +268,46 @@ func TestReachable(t *testing.T) {
 		if got := reachable(in); got != want {
 			t.Errorf("reachable(%q) = %q; want %q", in, got, want)
 		}
+	}
+}
+
+// TestRunServeFinishesInFlight checks graceful shutdown: a request whose
+// body is still arriving when SIGINT/SIGTERM (here: the context) comes is
+// answered in full before the server exits.
+func TestRunServeFinishesInFlight(t *testing.T) {
+	srv := startServe(t)
+	conn, err := net.Dial("tcp", "127.0.0.1:"+srv.port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"email":"inflight@example.com","password":"correct horse","name":"In Flight"}`
+	head := "POST /v1/auth/register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+		"Content-Length: " + strconv.Itoa(len(body)) + "\r\nConnection: close\r\n\r\n"
+	if _, err := conn.Write([]byte(head + body[:10])); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the server is reading the body
+	srv.cancel()
+	time.Sleep(200 * time.Millisecond) // shutdown has begun
+	if _, err := conn.Write([]byte(body[10:])); err != nil {
+		t.Fatalf("finish the body after shutdown began: %v", err)
+	}
+	conn.SetReadDeadline(time.Now().Add(15 * time.Second))
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer to the in-flight request: %v; log:\n%s", err, srv.logs.String())
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Errorf("in-flight register answered %d; want 200", res.StatusCode)
+	}
+	select {
+	case code := <-srv.done:
+		if code != 0 {
+			t.Errorf("exit %d; want 0", code)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("gatehouse serve still running 15s after the in-flight request")
 	}
 }

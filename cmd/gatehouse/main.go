@@ -24,6 +24,7 @@ import (
 	gmail "github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/sign"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/tasks"
 	"github.com/gatehouse/gatehouse/internal/token"
@@ -173,7 +174,8 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	linksSvc.SetEvents(hooks.For(webhooks.Links), 2*time.Second)
 	srv := &http.Server{
 		Handler: web.NewServer(web.Config{Service: svc, Logger: log, RateLimit: cfg.RateLimit, OAuth: authz,
-			Tasks: tasks.New(store, nil), Forms: formsSvc, Links: linksSvc, Webhooks: hooks}),
+			Tasks: tasks.New(store, nil), Forms: formsSvc, Links: linksSvc, Webhooks: hooks,
+			Sign: sign.New(store, cfg.APIURL, nil, hooks.For(webhooks.Sign))}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,

@@ -86,3 +86,10 @@ func (s *Store) DeliveryResult(ctx context.Context, id string, ok bool, disableA
 		active = CASE WHEN failures + 1 >= $2 THEN FALSE ELSE active END WHERE id = $1`, id, disableAfter)
 	return err
 }
+
+// CountWebhooks implements webhooks.Store.
+func (s *Store) CountWebhooks(ctx context.Context, tool, createdBy string) (int, error) {
+	var n int
+	err := s.w().QueryRowContext(ctx, `SELECT COUNT(*) FROM webhooks WHERE tool = $1 AND created_by = $2`, tool, createdBy).Scan(&n)
+	return n, err
+}

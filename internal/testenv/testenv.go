@@ -38,6 +38,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/mail/mailtest"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/sign"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/tasks"
 	"github.com/gatehouse/gatehouse/internal/token"
@@ -174,6 +175,7 @@ func New(t testing.TB, db string, o Options) *Env {
 	env.Forms = forms.New(forms.Config{Store: store, Mail: sender, Logger: log, Now: env.Clock.Now, FormsURL: env.URL + "/forms"})
 	srv.Config.Handler = web.NewServer(web.Config{Service: env.Svc, Logger: log, RateLimit: o.RateLimit, Now: env.Clock.Now,
 		Tasks: tasks.New(env.Store, env.Clock.Now), Forms: env.Forms, Links: env.Links, Webhooks: env.Webhooks,
+		Sign:  sign.New(env.Store, env.URL, env.Clock.Now, env.Webhooks.For(webhooks.Sign)),
 		OAuth: env.OAuth, Invitations: o.Invitations})
 	srv.Start()
 	t.Cleanup(func() {

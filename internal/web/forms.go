@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -181,10 +180,6 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) error {
 // submission reads the fields of a public submission.
 func submission(r *http.Request) (map[string]any, error) {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	tooBig := func(err error) bool {
-		var e *http.MaxBytesError
-		return errors.As(err, &e)
-	}
 	switch {
 	case ct == "application/json" || ct == "text/json" || strings.HasSuffix(ct, "+json"):
 		body, err := io.ReadAll(r.Body)

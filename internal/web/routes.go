@@ -118,6 +118,9 @@ func (s *Server) oauthRoutes() {
 	if s.links != nil {
 		s.linkRoutes(m)
 	}
+	if s.sign != nil {
+		s.signRoutes(m)
+	}
 	for _, tool := range accounts.Tools {
 		m.Handle("/"+tool+"/v1/", s.handleToolAPI(tool))
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/links"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/sign"
 	"github.com/gatehouse/gatehouse/internal/tasks"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
@@ -45,7 +46,10 @@ type Config struct {
 	// Links is the Links tool API; nil leaves its paths to the generic
 	// tool answer.
 	Links *links.Service
-	// Webhooks manages the tools' webhooks (Links).
+	// Sign is the Sign tool API; nil leaves its paths to the generic
+	// tool answer.
+	Sign *sign.Service
+	// Webhooks manages the tools' webhooks (Links, Sign).
 	Webhooks *webhooks.Service
 }
 
@@ -64,11 +68,12 @@ type Server struct {
 	forms       *forms.Service
 	links       *links.Service
 	webhooks    *webhooks.Service
+	sign        *sign.Service
 }
 
 // NewServer returns the HTTP handler of the whole service.
 func NewServer(c Config) http.Handler {
-	s := &Server{svc: c.Service, log: c.Logger, mux: http.NewServeMux(), oauth: c.OAuth, invitations: c.Invitations, tasks: c.Tasks, forms: c.Forms, links: c.Links, webhooks: c.Webhooks,
+	s := &Server{svc: c.Service, log: c.Logger, mux: http.NewServeMux(), oauth: c.OAuth, invitations: c.Invitations, tasks: c.Tasks, forms: c.Forms, links: c.Links, webhooks: c.Webhooks, sign: c.Sign,
 		pages: parsePages(), secure: true, csrf: http.NewCrossOriginProtection()}
 	if s.oauth != nil {
 		s.secure = secureCookies(s.oauth.Issuer())
@@ -156,7 +161,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := hex.EncodeToString(b[:])
 	w.Header().Set("X-Request-Id", id)
 	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
-	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+	limit := int64(MaxBody)
+	if r.Method == http.MethodPost && r.URL.Path == "/sign/v1/documents" {
+		limit = maxDocumentUpload // a PDF
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {

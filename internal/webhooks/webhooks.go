@@ -55,6 +55,8 @@ type Store interface {
 	ListWebhooks(ctx context.Context, orgID, tool string) ([]*Webhook, error)
 	UpdateWebhook(ctx context.Context, w *Webhook) error
 	DeleteWebhook(ctx context.Context, orgID, tool, id string) error
+	// CountWebhooks counts the tool's webhooks createdBy registered.
+	CountWebhooks(ctx context.Context, tool, createdBy string) (int, error)
 	// DeliveryResult records a delivery's outcome: failures reset to 0 on
 	// success, else counted, and the webhook disabled at disableAfter.
 	DeliveryResult(ctx context.Context, id string, ok bool, disableAfter int) error
@@ -68,6 +70,11 @@ type Tool struct {
 	Default  []string // subscription when none is given
 	Wildcard bool     // "*" allowed
 	Retries  []time.Duration
+	// Flat: the event's data is the whole payload (Sign); else it is
+	// wrapped in {event, at, data} (Links).
+	Flat bool
+	// PerAccount bounds the webhooks one person registers (0: no bound).
+	PerAccount int
 }
 
 // Config wires a Service.
@@ -175,6 +182,15 @@ func (s *Service) Create(ctx context.Context, t *Tool, p *accounts.Principal, in
 		} else if !live {
 			return accounts.Errorf(accounts.KindNotFound, "organization not found")
 		}
+		if t.PerAccount > 0 {
+			n, err := tx.CountWebhooks(ctx, t.Name, p.UserID)
+			if err != nil {
+				return accounts.Internal("count webhooks", err)
+			}
+			if n >= t.PerAccount {
+				return accounts.Errorf(accounts.KindConflict, "at most %d %s webhooks per account", t.PerAccount, t.Name)
+			}
+		}
 		if err := tx.CreateWebhook(ctx, w); err != nil {
 			return accounts.Internal("create webhook", err)
 		}
@@ -268,7 +284,11 @@ func (s *Service) Ping(ctx context.Context, t *Tool, p *accounts.Principal, id s
 	if err != nil {
 		return nil, err
 	}
-	s.send(t, w, "ping", map[string]any{"webhookId": w.ID})
+	data := any(map[string]any{"webhookId": w.ID})
+	if t.Flat {
+		data = map[string]any{"event": "ping", "webhookId": w.ID, "occurredAt": s.clock().Format(time.RFC3339Nano)}
+	}
+	s.send(t, w, "ping", data)
 	return w, nil
 }
 
@@ -289,7 +309,11 @@ func (s *Service) Emit(t *Tool, orgID, event string, data any) {
 
 // send delivers one event to w with its retries, in the background.
 func (s *Service) send(t *Tool, w *Webhook, event string, data any) {
-	body, err := json.Marshal(map[string]any{"event": event, "at": s.clock().Format(time.RFC3339Nano), "data": data})
+	var payload any = map[string]any{"event": event, "at": s.clock().Format(time.RFC3339Nano), "data": data}
+	if t.Flat {
+		payload = data
+	}
+	body, err := json.Marshal(payload)
 	if err != nil {
 		s.log.Error("webhook payload", "event", event, "err", err)
 		return
@@ -358,6 +382,14 @@ var Links = &Tool{Name: "links",
 	Events:  []string{"link.created", "link.updated", "link.deleted", "link.clicked", "link.converted"},
 	Default: []string{"link.created", "link.updated", "link.deleted"},
 	Retries: []time.Duration{time.Second, 5 * time.Second}}
+
+// Sign is the Sign tool's webhooks (spec section 6, section 8: 10 per
+// account).
+var Sign = &Tool{Name: "sign",
+	Events:   []string{"document.sent", "document.viewed", "document.signed", "document.declined", "document.completed", "document.voided", "document.expired"},
+	Default:  []string{"*"},
+	Wildcard: true, Flat: true, PerAccount: 10,
+	Retries: []time.Duration{5 * time.Second, 20 * time.Second}}
 
 // ToolEvents emits one tool's events.
 type ToolEvents struct {

@@ -1,0 +1,650 @@
+// Package sign is the Sign tool API of TOOLS.md: documents (a PDF, its
+// recipients and field placements) sent for signature, signed or declined
+// by recipients through their tokenised links, voided, duplicated (spec 4.6
+// rule 1), with the owner's signing-link copy audited (rule 3) and the
+// document events of spec section 6.
+package sign
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+)
+
+// Tool is the tool name tokens list to reach this API.
+const Tool = "sign"
+
+// Statuses, roles and field types of TOOLS.md.
+const (
+	Draft, Pending, Completed, Declined, Voided = "draft", "pending", "completed", "declined", "voided"
+	ToSign, Viewed, Signed, Refused             = "pending", "viewed", "signed", "declined" // recipient statuses
+	Signer, CC                                  = "signer", "cc"
+)
+
+var fieldTypes = []string{"signature", "initials", "date", "text", "checkbox"}
+
+// Bounds, decided in docs/decisions.md.
+const (
+	MaxFile       = 20 << 20
+	MaxName       = 200
+	MaxMessage    = 10_000
+	MaxRecipients = 50
+	MaxFields     = 500
+	MaxValue      = 10_000
+)
+
+// Document is a document with its recipients and fields.
+type Document struct {
+	ID, OrgID, OwnerID, Name, Message, Status, VoidReason string
+	File                                                  []byte // only when read with the file
+	Size                                                  int64
+	Pages                                                 int
+	Created, Modified                                     time.Time
+	SentAt, CompletedAt, VoidedAt, DeclinedAt             *time.Time
+	Recipients                                            []*Recipient
+	Fields                                                []*Field
+}
+
+// Recipient is one person a document goes to.
+type Recipient struct {
+	ID, DocumentID, Name, Email, Role, Status, Token, DeclineReason string
+	OrderIndex                                                      int
+	ViewedAt, SignedAt, DeclinedAt                                  *time.Time
+}
+
+// Field is a placement on a page, for one recipient (or none).
+type Field struct {
+	ID, DocumentID, RecipientID, Type, Label string
+	Page, Position                           int
+	X, Y, Width, Height                      float64
+	Required                                 bool
+	Value                                    *string
+}
+
+// Store persists Sign; ErrNotFound as in accounts.
+type Store interface {
+	SignTx(ctx context.Context, fn func(tx Store) error) error
+	OrgLive(ctx context.Context, orgID string) (bool, error)
+	CreateDocument(ctx context.Context, d *Document) error // with recipients and fields
+	// Document reads a document of orgID (withFile: its PDF too) with its
+	// recipients and fields; forUpdate locks it until the transaction ends.
+	Document(ctx context.Context, orgID, id string, withFile, forUpdate bool) (*Document, error)
+	ListDocuments(ctx context.Context, orgID string) ([]*Document, error)
+	// RecipientByToken reads the document (locked) and recipient of a
+	// signing token.
+	RecipientByToken(ctx context.Context, token string) (*Document, *Recipient, error)
+	UpdateDocument(ctx context.Context, d *Document) error   // status and times
+	UpdateRecipient(ctx context.Context, r *Recipient) error // status and times
+	SetFieldValue(ctx context.Context, fieldID string, value *string) error
+	DeleteField(ctx context.Context, documentID, fieldID string) error
+	AddAudit(ctx context.Context, e *accounts.AuditEntry) error
+}
+
+// Events delivers the tool's webhook events after a change commits.
+type Events interface {
+	Emit(orgID, event string, data any)
+}
+
+// Service is the Sign tool.
+type Service struct {
+	store  Store
+	now    func() time.Time
+	base   string // {api_url}/sign: where signing links point
+	events Events
+}
+
+// New returns the Sign tool; apiURL is GATEHOUSE_API_URL, now nil means
+// time.Now, events nil sends none.
+func New(store Store, apiURL string, now func() time.Time, events Events) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: store, now: now, base: strings.TrimRight(apiURL, "/") + "/sign", events: events}
+}
+
+var errDocumentNotFound = accounts.Errorf(accounts.KindNotFound, "document not found")
+
+func newID() string { return uuid.Must(uuid.NewV7()).String() }
+
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+
+func newToken() string {
+	var b [32]byte
+	rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// FileURL is where a document's PDF is read.
+func (s *Service) FileURL(id string) string { return s.base + "/v1/documents/" + id + "/file" }
+
+// SigningURL is a recipient's tokenised link.
+func (s *Service) SigningURL(r *Recipient) string { return s.base + "/v1/public/sign?token=" + r.Token }
+
+// RecipientInput and FieldInput are the parts of the create body.
+type RecipientInput struct {
+	Name       string `json:"name"`
+	Email      string `json:"email"`
+	Role       string `json:"role"`
+	OrderIndex *int   `json:"orderIndex"`
+}
+
+// FieldInput places a field for the recipient at RecipientIndex.
+type FieldInput struct {
+	Type           string  `json:"type"`
+	Page           int     `json:"page"`
+	X              float64 `json:"x"`
+	Y              float64 `json:"y"`
+	Width          float64 `json:"width"`
+	Height         float64 `json:"height"`
+	Required       *bool   `json:"required"`
+	Label          string  `json:"label"`
+	RecipientIndex *int    `json:"recipientIndex"`
+}
+
+// CreateInput is the "document" part of the create body.
+type CreateInput struct {
+	Name       string           `json:"name"`
+	Message    string           `json:"message"`
+	Recipients []RecipientInput `json:"recipients"`
+	Fields     []FieldInput     `json:"fields"`
+}
+
+// countPages counts the page objects of a PDF (/Type /Page, not /Pages);
+// at least 1.
+func countPages(pdf []byte) int {
+	n := 0
+	for _, marker := range [][]byte{[]byte("/Type /Page"), []byte("/Type/Page")} {
+		for i := 0; ; {
+			j := bytes.Index(pdf[i:], marker)
+			if j < 0 {
+				break
+			}
+			i += j + len(marker)
+			if i >= len(pdf) || pdf[i] != 's' {
+				n++
+			}
+		}
+	}
+	return max(n, 1)
+}
+
+// Create stores a draft from a PDF and its document description.
+func (s *Service) Create(ctx context.Context, p *accounts.Principal, pdf []byte, in *CreateInput) (*Document, error) {
+	if len(pdf) == 0 {
+		return nil, accounts.Invalid("file is required (a PDF)")
+	}
+	if !bytes.HasPrefix(pdf, []byte("%PDF-")) {
+		return nil, accounts.Invalid("file must be a PDF")
+	}
+	if len(pdf) > MaxFile {
+		return nil, accounts.Invalid("file is larger than %d bytes", MaxFile)
+	}
+	now := s.clock()
+	d := &Document{ID: newID(), OrgID: p.OrgID, OwnerID: p.UserID, Status: Draft, File: pdf, Size: int64(len(pdf)),
+		Pages: countPages(pdf), Created: now, Modified: now}
+	d.Name = strings.TrimSpace(in.Name)
+	if d.Name == "" || utf8.RuneCountInString(d.Name) > MaxName {
+		return nil, accounts.Invalid("document.name must have 1 to %d characters", MaxName)
+	}
+	if len(in.Message) > MaxMessage {
+		return nil, accounts.Invalid("document.message is longer than %d bytes", MaxMessage)
+	}
+	d.Message = in.Message
+	if len(in.Recipients) > MaxRecipients || len(in.Fields) > MaxFields {
+		return nil, accounts.Invalid("at most %d recipients and %d fields", MaxRecipients, MaxFields)
+	}
+	for k, ri := range in.Recipients {
+		email, err := accounts.NormalizeEmail(ri.Email)
+		if err != nil {
+			return nil, accounts.Invalid("recipients[%d].email is not a valid address", k)
+		}
+		name := strings.TrimSpace(ri.Name)
+		if name == "" || utf8.RuneCountInString(name) > MaxName {
+			return nil, accounts.Invalid("recipients[%d].name must have 1 to %d characters", k, MaxName)
+		}
+		role := ri.Role
+		if role == "" {
+			role = Signer
+		}
+		if role != Signer && role != CC {
+			return nil, accounts.Invalid("recipients[%d].role must be signer or cc", k)
+		}
+		order := k
+		if ri.OrderIndex != nil {
+			order = *ri.OrderIndex
+		}
+		d.Recipients = append(d.Recipients, &Recipient{ID: newID(), DocumentID: d.ID, Name: name, Email: email, Role: role,
+			OrderIndex: order, Status: ToSign, Token: newToken()})
+	}
+	for k, fi := range in.Fields {
+		f, err := s.field(d, k, fi)
+		if err != nil {
+			return nil, err
+		}
+		d.Fields = append(d.Fields, f)
+	}
+	err := s.store.SignTx(ctx, func(tx Store) error {
+		if live, err := tx.OrgLive(ctx, p.OrgID); err != nil {
+			return accounts.Internal("find org", err)
+		} else if !live {
+			return accounts.Errorf(accounts.KindNotFound, "organization not found")
+		}
+		if err := tx.CreateDocument(ctx, d); err != nil {
+			return accounts.Internal("create document", err)
+		}
+		return s.audit(ctx, tx, p.UserID, d, "document.created", map[string]any{"name": d.Name})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func (s *Service) field(d *Document, k int, fi FieldInput) (*Field, error) {
+	bad := func(what string) error { return accounts.Invalid("fields[%d]: %s", k, what) }
+	ok := false
+	for _, t := range fieldTypes {
+		ok = ok || fi.Type == t
+	}
+	if !ok {
+		return nil, bad("type must be one of " + strings.Join(fieldTypes, ", "))
+	}
+	if fi.Page < 1 || fi.Page > d.Pages {
+		return nil, bad("page must be within the document's pages")
+	}
+	if fi.X < 0 || fi.Y < 0 || fi.Width <= 0 || fi.Height <= 0 {
+		return nil, bad("x and y must be at least 0, width and height above 0")
+	}
+	if utf8.RuneCountInString(fi.Label) > MaxName {
+		return nil, bad("label is too long")
+	}
+	f := &Field{ID: newID(), DocumentID: d.ID, Type: fi.Type, Page: fi.Page, X: fi.X, Y: fi.Y, Width: fi.Width, Height: fi.Height,
+		Required: fi.Required == nil || *fi.Required, Label: fi.Label, Position: k}
+	if fi.RecipientIndex != nil {
+		i := *fi.RecipientIndex
+		if i < 0 || i >= len(d.Recipients) || d.Recipients[i].Role != Signer {
+			return nil, bad("recipientIndex must name a signer of the document")
+		}
+		f.RecipientID = d.Recipients[i].ID
+	}
+	return f, nil
+}
+
+func (s *Service) document(ctx context.Context, st Store, p *accounts.Principal, id string, withFile, lock bool) (*Document, error) {
+	if id == "" || !utf8.ValidString(id) || len(id) > 64 {
+		return nil, errDocumentNotFound
+	}
+	d, err := st.Document(ctx, p.OrgID, id, withFile, lock)
+	if errors.Is(err, accounts.ErrNotFound) {
+		return nil, errDocumentNotFound
+	}
+	if err != nil {
+		return nil, accounts.Internal("find document", err)
+	}
+	return d, nil
+}
+
+// Get reads a document of the caller's workspace.
+func (s *Service) Get(ctx context.Context, p *accounts.Principal, id string) (*Document, error) {
+	return s.document(ctx, s.store, p, id, false, false)
+}
+
+// File reads a document's PDF.
+func (s *Service) File(ctx context.Context, p *accounts.Principal, id string) (*Document, error) {
+	return s.document(ctx, s.store, p, id, true, false)
+}
+
+// List lists the workspace's documents, newest first.
+func (s *Service) List(ctx context.Context, p *accounts.Principal) ([]*Document, error) {
+	ds, err := s.store.ListDocuments(ctx, p.OrgID)
+	if err != nil {
+		return nil, accounts.Internal("list documents", err)
+	}
+	return ds, nil
+}
+
+// change runs fn on a locked document of the caller's workspace and
+// writes the result; events are sent after the commit.
+func (s *Service) change(ctx context.Context, p *accounts.Principal, id string, fn func(tx Store, d *Document) ([]event, error)) (*Document, error) {
+	var out *Document
+	var evs []event
+	err := s.store.SignTx(ctx, func(tx Store) error {
+		d, err := s.document(ctx, tx, p, id, false, true)
+		if err != nil {
+			return err
+		}
+		if evs, err = fn(tx, d); err != nil {
+			return err
+		}
+		d.Modified = s.clock()
+		if err := tx.UpdateDocument(ctx, d); err != nil {
+			return accounts.Internal("update document", err)
+		}
+		out = d
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.send(out, evs)
+	return out, nil
+}
+
+type event struct {
+	name      string
+	recipient *Recipient
+}
+
+// Send puts a draft out for signature.
+func (s *Service) Send(ctx context.Context, p *accounts.Principal, id string) (*Document, error) {
+	return s.change(ctx, p, id, func(tx Store, d *Document) ([]event, error) {
+		if d.Status != Draft {
+			return nil, accounts.Invalid("only a draft can be sent (this document is %s)", d.Status)
+		}
+		signers := 0
+		for _, r := range d.Recipients {
+			if r.Role == Signer {
+				signers++
+			}
+		}
+		if signers == 0 {
+			return nil, accounts.Invalid("a document needs at least one signer to be sent")
+		}
+		now := s.clock()
+		d.Status, d.SentAt = Pending, &now
+		return []event{{name: "document.sent"}}, s.audit(ctx, tx, p.UserID, d, "document.sent", map[string]any{"recipients": len(d.Recipients)})
+	})
+}
+
+// Void cancels a draft or pending document.
+func (s *Service) Void(ctx context.Context, p *accounts.Principal, id, reason string) (*Document, error) {
+	if len(reason) > MaxMessage {
+		return nil, accounts.Invalid("reason is longer than %d bytes", MaxMessage)
+	}
+	return s.change(ctx, p, id, func(tx Store, d *Document) ([]event, error) {
+		if d.Status != Draft && d.Status != Pending {
+			return nil, accounts.Errorf(accounts.KindConflict, "a %s document cannot be voided", d.Status)
+		}
+		now := s.clock()
+		d.Status, d.VoidedAt, d.VoidReason = Voided, &now, strings.TrimSpace(reason)
+		return []event{{name: "document.voided"}}, s.audit(ctx, tx, p.UserID, d, "document.voided", map[string]any{"reason": d.VoidReason})
+	})
+}
+
+// DeleteField removes one field from a pending document while its
+// recipient (if any) has not signed (spec 4.6 rule 2).
+func (s *Service) DeleteField(ctx context.Context, p *accounts.Principal, id, fieldID string) (*Document, error) {
+	return s.change(ctx, p, id, func(tx Store, d *Document) ([]event, error) {
+		var f *Field
+		for _, x := range d.Fields {
+			if x.ID == fieldID {
+				f = x
+			}
+		}
+		if f == nil {
+			return nil, accounts.Errorf(accounts.KindNotFound, "field not found")
+		}
+		if d.Status != Pending {
+			return nil, accounts.Invalid("fields can be removed only from a pending document (this one is %s)", d.Status)
+		}
+		for _, r := range d.Recipients {
+			if r.ID == f.RecipientID && r.Status == Signed {
+				return nil, accounts.Errorf(accounts.KindConflict, "the field's recipient has already signed")
+			}
+		}
+		if err := tx.DeleteField(ctx, d.ID, f.ID); err != nil {
+			return nil, accounts.Internal("delete field", err)
+		}
+		d.Fields = slicesDelete(d.Fields, f)
+		return nil, s.audit(ctx, tx, p.UserID, d, "document.field_removed", map[string]any{"field_id": f.ID})
+	})
+}
+
+func slicesDelete(fs []*Field, f *Field) []*Field {
+	out := fs[:0]
+	for _, x := range fs {
+		if x != f {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// SigningLink returns a recipient's tokenised link to the document's owner
+// and writes the copy to the audit trail (spec 4.6 rule 3).
+func (s *Service) SigningLink(ctx context.Context, p *accounts.Principal, id, recipientID string) (string, error) {
+	var link string
+	err := s.store.SignTx(ctx, func(tx Store) error {
+		d, err := s.document(ctx, tx, p, id, false, false)
+		if err != nil {
+			return err
+		}
+		var r *Recipient
+		for _, x := range d.Recipients {
+			if x.ID == recipientID {
+				r = x
+			}
+		}
+		if r == nil {
+			return accounts.Errorf(accounts.KindNotFound, "recipient not found")
+		}
+		if d.OwnerID != p.UserID {
+			return accounts.Errorf(accounts.KindForbidden, "only the document's owner can copy a signing link")
+		}
+		link = s.SigningURL(r)
+		return s.audit(ctx, tx, p.UserID, d, "document.signing_link_copied", map[string]any{"recipient_id": r.ID})
+	})
+	return link, err
+}
+
+// Duplicate makes a fresh draft owned by the caller with the same file,
+// recipients and field placements; nothing of the signing carries over
+// (spec 4.6 rule 1).
+func (s *Service) Duplicate(ctx context.Context, p *accounts.Principal, id string, name *string) (*Document, error) {
+	src, err := s.document(ctx, s.store, p, id, true, false)
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock()
+	d := &Document{ID: newID(), OrgID: p.OrgID, OwnerID: p.UserID, Name: src.Name, Message: src.Message, Status: Draft,
+		File: bytes.Clone(src.File), Size: src.Size, Pages: src.Pages, Created: now, Modified: now}
+	if name != nil {
+		d.Name = strings.TrimSpace(*name)
+		if d.Name == "" || utf8.RuneCountInString(d.Name) > MaxName {
+			return nil, accounts.Invalid("name must have 1 to %d characters", MaxName)
+		}
+	}
+	ids := map[string]string{}
+	for _, r := range src.Recipients {
+		c := &Recipient{ID: newID(), DocumentID: d.ID, Name: r.Name, Email: r.Email, Role: r.Role, OrderIndex: r.OrderIndex,
+			Status: ToSign, Token: newToken()}
+		ids[r.ID] = c.ID
+		d.Recipients = append(d.Recipients, c)
+	}
+	for _, f := range src.Fields {
+		c := *f
+		c.ID, c.DocumentID, c.RecipientID, c.Value = newID(), d.ID, ids[f.RecipientID], nil
+		d.Fields = append(d.Fields, &c)
+	}
+	err = s.store.SignTx(ctx, func(tx Store) error {
+		if err := tx.CreateDocument(ctx, d); err != nil {
+			return accounts.Internal("duplicate document", err)
+		}
+		return s.audit(ctx, tx, p.UserID, d, "document.duplicated", map[string]any{"source_id": src.ID})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+var errBadToken = accounts.Errorf(accounts.KindNotFound, "signing link not found")
+
+// public runs fn on the document and recipient of a signing token, locked.
+func (s *Service) public(ctx context.Context, token string, fn func(tx Store, d *Document, r *Recipient) ([]event, error)) (*Document, *Recipient, error) {
+	if token == "" || len(token) > 100 || !utf8.ValidString(token) {
+		return nil, nil, errBadToken
+	}
+	var d *Document
+	var r *Recipient
+	var evs []event
+	err := s.store.SignTx(ctx, func(tx Store) error {
+		var err error
+		d, r, err = tx.RecipientByToken(ctx, token)
+		if errors.Is(err, accounts.ErrNotFound) {
+			return errBadToken
+		}
+		if err != nil {
+			return accounts.Internal("find recipient", err)
+		}
+		if d.Status != Pending {
+			return accounts.Errorf(accounts.KindGone, "this document is %s and can no longer be signed", d.Status)
+		}
+		evs, err = fn(tx, d, r)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	s.send(d, evs)
+	return d, r, nil
+}
+
+// View is a recipient's view; the first one fires document.viewed.
+func (s *Service) View(ctx context.Context, token string) (*Document, *Recipient, error) {
+	return s.public(ctx, token, func(tx Store, d *Document, r *Recipient) ([]event, error) {
+		if r.ViewedAt != nil {
+			return nil, nil
+		}
+		now := s.clock()
+		r.ViewedAt = &now
+		if r.Status == ToSign {
+			r.Status = Viewed
+		}
+		if err := tx.UpdateRecipient(ctx, r); err != nil {
+			return nil, accounts.Internal("record view", err)
+		}
+		return []event{{name: "document.viewed", recipient: r}}, nil
+	})
+}
+
+// Sign fills the recipient's fields and signs; the last signer completes
+// the document.
+func (s *Service) Sign(ctx context.Context, token string, values map[string]string) (*Document, *Recipient, error) {
+	return s.public(ctx, token, func(tx Store, d *Document, r *Recipient) ([]event, error) {
+		if r.Role != Signer {
+			return nil, accounts.Errorf(accounts.KindForbidden, "a cc recipient does not sign")
+		}
+		if r.Status == Signed {
+			return nil, accounts.Errorf(accounts.KindConflict, "you have already signed this document")
+		}
+		mine := map[string]*Field{}
+		for _, f := range d.Fields {
+			if f.RecipientID == r.ID {
+				mine[f.ID] = f
+			}
+		}
+		for id, v := range values {
+			if mine[id] == nil {
+				return nil, accounts.Invalid("field %q is not one of yours", id)
+			}
+			if len(v) > MaxValue || !accounts.CleanText(v) {
+				return nil, accounts.Invalid("the value of field %q is too long or not text", id)
+			}
+		}
+		for id, f := range mine {
+			v, ok := values[id]
+			if f.Required && (!ok || strings.TrimSpace(v) == "") {
+				return nil, accounts.Invalid("field %q (%s) is required", id, f.Type)
+			}
+			if ok {
+				if err := tx.SetFieldValue(ctx, id, &v); err != nil {
+					return nil, accounts.Internal("fill field", err)
+				}
+			}
+		}
+		now := s.clock()
+		r.Status, r.SignedAt = Signed, &now
+		if r.ViewedAt == nil {
+			r.ViewedAt = &now
+		}
+		if err := tx.UpdateRecipient(ctx, r); err != nil {
+			return nil, accounts.Internal("sign", err)
+		}
+		evs := []event{{name: "document.signed", recipient: r}}
+		done := true
+		for _, x := range d.Recipients {
+			if x.Role == Signer && x.ID != r.ID && x.Status != Signed {
+				done = false
+			}
+		}
+		if done {
+			d.Status, d.CompletedAt, d.Modified = Completed, &now, now
+			if err := tx.UpdateDocument(ctx, d); err != nil {
+				return nil, accounts.Internal("complete document", err)
+			}
+			evs = append(evs, event{name: "document.completed"})
+		}
+		return evs, s.audit(ctx, tx, "", d, "document.signed", map[string]any{"recipient_id": r.ID})
+	})
+}
+
+// Decline declines for the recipient, which declines the document.
+func (s *Service) Decline(ctx context.Context, token, reason string) (*Document, *Recipient, error) {
+	if len(reason) > MaxMessage {
+		return nil, nil, accounts.Invalid("reason is longer than %d bytes", MaxMessage)
+	}
+	return s.public(ctx, token, func(tx Store, d *Document, r *Recipient) ([]event, error) {
+		if r.Role != Signer {
+			return nil, accounts.Errorf(accounts.KindForbidden, "a cc recipient does not sign")
+		}
+		if r.Status == Signed {
+			return nil, accounts.Errorf(accounts.KindConflict, "you have already signed this document")
+		}
+		now := s.clock()
+		r.Status, r.DeclinedAt, r.DeclineReason = Refused, &now, strings.TrimSpace(reason)
+		if err := tx.UpdateRecipient(ctx, r); err != nil {
+			return nil, accounts.Internal("decline", err)
+		}
+		d.Status, d.DeclinedAt, d.Modified = Declined, &now, now
+		if err := tx.UpdateDocument(ctx, d); err != nil {
+			return nil, accounts.Internal("decline document", err)
+		}
+		return []event{{name: "document.declined", recipient: r}}, s.audit(ctx, tx, "", d, "document.declined", map[string]any{"recipient_id": r.ID})
+	})
+}
+
+// send emits Sign's flat events: event, documentId, document, occurredAt,
+// and recipient on recipient-scoped ones (spec section 6).
+func (s *Service) send(d *Document, evs []event) {
+	if s.events == nil {
+		return
+	}
+	for _, e := range evs {
+		payload := map[string]any{"event": e.name, "documentId": d.ID, "occurredAt": s.clock().Format(time.RFC3339Nano),
+			"document": map[string]any{"id": d.ID, "name": d.Name, "status": d.Status}}
+		if r := e.recipient; r != nil {
+			payload["recipient"] = map[string]any{"id": r.ID, "name": r.Name, "email": r.Email, "role": r.Role, "status": r.Status}
+		}
+		s.events.Emit(d.OrgID, e.name, payload)
+	}
+}
+
+func (s *Service) audit(ctx context.Context, tx Store, actor string, d *Document, action string, meta map[string]any) error {
+	m, _ := json.Marshal(meta)
+	if err := tx.AddAudit(ctx, &accounts.AuditEntry{ID: newID(), OrgID: d.OrgID, Tool: Tool, Action: Tool + "." + action,
+		ActorID: actor, TargetType: "document", TargetID: d.ID, Meta: string(m), At: s.clock()}); err != nil {
+		return accounts.Internal("audit", err)
+	}
+	return nil
+}

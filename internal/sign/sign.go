@@ -222,6 +222,9 @@ func (s *Service) Create(ctx context.Context, p *accounts.Principal, pdf []byte,
 		order := k
 		if ri.OrderIndex != nil {
 			order = *ri.OrderIndex
+			if order < 0 || order > MaxRecipients*100 {
+				return nil, accounts.Invalid("recipients[%d].orderIndex must be from 0 to %d", k, MaxRecipients*100)
+			}
 		}
 		d.Recipients = append(d.Recipients, &Recipient{ID: newID(), DocumentID: d.ID, Name: name, Email: email, Role: role,
 			OrderIndex: order, Status: ToSign, Token: newToken()})
@@ -507,6 +510,9 @@ func (s *Service) public(ctx context.Context, token string, fn func(tx Store, d 
 		if err != nil {
 			return accounts.Internal("find recipient", err)
 		}
+		if d.Status == Draft {
+			return accounts.Errorf(accounts.KindGone, "this document has not been sent for signature")
+		}
 		if d.Status != Pending {
 			return accounts.Errorf(accounts.KindGone, "this document is %s and can no longer be signed", d.Status)
 		}
@@ -571,6 +577,7 @@ func (s *Service) Sign(ctx context.Context, token string, values map[string]stri
 				if err := tx.SetFieldValue(ctx, id, &v); err != nil {
 					return nil, accounts.Internal("fill field", err)
 				}
+				f.Value = &v
 			}
 		}
 		now := s.clock()

@@ -65,7 +65,8 @@ func (s *Server) toDocument(d *sign.Document) map[string]any {
 		"notaryState": nil, "created": stamp(d.Created), "modified": stamp(d.Modified), "sentAt": stampPtr(d.SentAt),
 		"completedAt": stampPtr(d.CompletedAt), "voidedAt": stampPtr(d.VoidedAt), "declinedAt": stampPtr(d.DeclinedAt),
 		"expiresAt": nil, "lastRemindedAt": nil, "scheduledPurgeAt": nil, "size": d.Size, "pages": d.Pages, "autoRemindDays": 0,
-		"hasFile": true, "hasFinalFile": d.Status == sign.Completed, "legalHold": false, "requiresNotarization": false,
+		"hasFile": true, "hasFinalFile": false, // no signed PDF is rendered yet
+		"legalHold": false, "requiresNotarization": false,
 		"files": []map[string]any{{"id": d.ID, "name": d.Name, "position": 0, "size": d.Size, "pages": d.Pages,
 			"created": stamp(d.Created), "status": "ready", "conversionError": nil}},
 		"recipients": recipients, "fields": fields}
@@ -80,7 +81,11 @@ func (s *Server) handleCreateDocument(w http.ResponseWriter, r *http.Request, p 
 	}
 	defer r.MultipartForm.RemoveAll()
 	var in sign.CreateInput
-	if err := json.Unmarshal([]byte(r.FormValue("document")), &in); err != nil {
+	meta := r.FormValue("document")
+	if nulEscape.MatchString(meta) {
+		return accounts.Invalid("strings must not contain NUL characters (\\u0000)")
+	}
+	if err := json.Unmarshal([]byte(meta), &in); err != nil {
 		return accounts.Invalid("document must be a JSON object: name, message, recipients, fields")
 	}
 	f, _, err := r.FormFile("file")

@@ -86,6 +86,11 @@ func TestSignDocuments(t *testing.T) {
 		if r := createDocument(t, env, owner.Token, testPDF, bad); r.Status != 400 {
 			t.Errorf("field on page 3 of 2: %d; want 400", r.Status)
 		}
+		for _, odd := range []map[string]any{{"name": "a\u0000b"}, {"name": "ok", "recipients": []map[string]any{{"name": "R", "email": "r@example.com", "orderIndex": 3000000000}}}} {
+			if r := createDocument(t, env, owner.Token, testPDF, odd); r.Status != 400 {
+				t.Errorf("document %v: %d; want 400", odd, r.Status)
+			}
+		}
 		r := createDocument(t, env, owner.Token, testPDF, doc)
 		if r.Status != 200 {
 			t.Fatalf("create: %d %s", r.Status, r.Body)
@@ -133,7 +138,9 @@ func TestSignDocuments(t *testing.T) {
 		env.Do(t, "GET", "/sign/v1/public/sign?token=nope", "", nil).Want(t, 404)
 		env.Do(t, "POST", "/sign/v1/public/sign?token="+tokenA, "", map[string]any{"values": map[string]string{}}).Want(t, 400) // required field
 		env.Do(t, "POST", "/sign/v1/public/sign?token="+tokenA, "", map[string]any{"values": map[string]string{fields[1]: "x"}}).Want(t, 400)
-		env.Do(t, "POST", "/sign/v1/public/sign?token="+tokenA, "", map[string]any{"values": map[string]string{fields[0]: "Ada Lovelace"}}).Want(t, 200)
+		if signed := env.Do(t, "POST", "/sign/v1/public/sign?token="+tokenA, "", map[string]any{"values": map[string]string{fields[0]: "Ada Lovelace"}}).Want(t, 200); !strings.Contains(string(signed.Body), `"value":"Ada Lovelace"`) {
+			t.Errorf("sign answer = %s; want the filled value", signed.Body)
+		}
 		env.Do(t, "POST", "/sign/v1/public/sign?token="+tokenA, "", map[string]any{"values": map[string]string{fields[0]: "again"}}).Want(t, 409)
 
 		// Field removal: 409 once its recipient signed; fine for one who has not.
@@ -183,7 +190,7 @@ func TestSignDocuments(t *testing.T) {
 			env.Do(t, "POST", "/sign/v1/public/sign?token="+tok, "", map[string]any{"values": map[string]string{dupFields[k]: "signed"}}).Want(t, 200)
 		}
 		done := signDoc(t, env.Do(t, "GET", "/sign/v1/documents/"+dupID, owner.Token, nil).Want(t, 200))
-		if done["status"] != "completed" || done["completedAt"] == nil || done["hasFinalFile"] != true {
+		if done["status"] != "completed" || done["completedAt"] == nil {
 			t.Errorf("completed = %v", done)
 		}
 		env.Do(t, "POST", "/sign/v1/documents/"+dupID+"/void", owner.Token, map[string]string{"reason": "x"}).Want(t, 409)

@@ -12,6 +12,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -255,11 +256,7 @@ func (s *Service) Create(ctx context.Context, p *accounts.Principal, pdf []byte,
 
 func (s *Service) field(d *Document, k int, fi FieldInput) (*Field, error) {
 	bad := func(what string) error { return accounts.Invalid("fields[%d]: %s", k, what) }
-	ok := false
-	for _, t := range fieldTypes {
-		ok = ok || fi.Type == t
-	}
-	if !ok {
+	if !slices.Contains(fieldTypes, fi.Type) {
 		return nil, bad("type must be one of " + strings.Join(fieldTypes, ", "))
 	}
 	if fi.Page < 1 || fi.Page > d.Pages {
@@ -408,19 +405,9 @@ func (s *Service) DeleteField(ctx context.Context, p *accounts.Principal, id, fi
 		if err := tx.DeleteField(ctx, d.ID, f.ID); err != nil {
 			return nil, accounts.Internal("delete field", err)
 		}
-		d.Fields = slicesDelete(d.Fields, f)
+		d.Fields = slices.DeleteFunc(d.Fields, func(x *Field) bool { return x == f })
 		return nil, s.audit(ctx, tx, p.UserID, d, "document.field_removed", map[string]any{"field_id": f.ID})
 	})
-}
-
-func slicesDelete(fs []*Field, f *Field) []*Field {
-	out := fs[:0]
-	for _, x := range fs {
-		if x != f {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // SigningLink returns a recipient's tokenised link to the document's owner

@@ -61,12 +61,9 @@ func (s *Store) Document(ctx context.Context, orgID, id string, withFile, forUpd
 		lock = s.dialect.forUpdate
 	}
 	var file string
+	// The org is checked in a subquery so FOR UPDATE locks only the document.
 	q := `SELECT ` + documentColumns + `, CASE WHEN $3 THEN d.file ELSE '' END FROM sign_documents d
-		JOIN orgs o ON o.id = d.org_id AND o.deleted_at IS NULL WHERE d.id = $1 AND d.org_id = $2`
-	if forUpdate {
-		q = `SELECT ` + documentColumns + `, CASE WHEN $3 THEN d.file ELSE '' END FROM sign_documents d
-			WHERE d.id = $1 AND d.org_id = $2 AND EXISTS (SELECT 1 FROM orgs o WHERE o.id = d.org_id AND o.deleted_at IS NULL)` + lock
-	}
+		WHERE d.id = $1 AND d.org_id = $2 AND EXISTS (SELECT 1 FROM orgs o WHERE o.id = d.org_id AND o.deleted_at IS NULL)` + lock
 	d, err := scanDocument(s.r().QueryRowContext(ctx, q, id, orgID, withFile), &file)
 	if err != nil {
 		return nil, s.one(err)

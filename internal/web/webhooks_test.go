@@ -193,3 +193,38 @@ func TestLinkWebhooks(t *testing.T) {
 		env.Do(t, "DELETE", hooks+"/"+hookID, owner.Token, nil).Want(t, 404)
 	})
 }
+
+// TestWebhookDeletedStopsRetries checks that a webhook deleted while a
+// failed delivery waits for its retry gets no further tries.
+func TestWebhookDeletedStopsRetries(t *testing.T) {
+	var tries atomic.Int32
+	var del atomic.Value // func(), set once the webhook exists
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Service-Event") == "ping" {
+			if tries.Add(1) == 1 {
+				del.Load().(func())() // delete it before answering the first try
+			}
+		}
+		http.Error(w, "down", http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(srv.Certificate())
+	testenv.RunWith(t, testenv.Options{RootCAs: roots}, func(t *testing.T, env *testenv.Env) {
+		tries.Store(0)
+		owner, _ := orgsTeam(t, env)
+		id := env.Do(t, "POST", "/links/v1/webhooks", owner.Token, map[string]any{"url": srv.URL + "/h"}).Want(t, 200).Str("webhook.id")
+		del.Store(func() {
+			req, _ := http.NewRequest("DELETE", env.URL+"/links/v1/webhooks/"+id, nil)
+			req.Header.Set("Authorization", "Bearer "+owner.Token)
+			if res, err := env.Client.Do(req); err == nil {
+				res.Body.Close()
+			}
+		})
+		env.Do(t, "POST", "/links/v1/webhooks/"+id+"/test", owner.Token, nil).Want(t, 200)
+		env.Webhooks.Wait()
+		if n := tries.Load(); n != 1 {
+			t.Errorf("%d tries; want 1 (the webhook was deleted before the first retry)", n)
+		}
+	})
+}

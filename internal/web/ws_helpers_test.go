@@ -55,9 +55,7 @@ func wsRun(t *testing.T, env *testenv.Env, cases []wsCase) {
 // X-Request-Id, no 5xx, {error} on every non-2xx).
 func wsDo(t testing.TB, env *testenv.Env, method, path, token string, body any) *testenv.Resp {
 	t.Helper()
-	r := env.Do(t, method, path, token, body)
-	signinCheckAnswer(t, method+" "+path, r)
-	return r
+	return signinCall(t, env, method, path, token, body)
 }
 
 // wsWorld is a team org with one user of each role, and a stranger.

@@ -317,9 +317,8 @@ var errBadRefresh = Errorf(KindUnauthorized, "invalid or expired refresh token")
 // whole session is revoked, while inside the window it is two tabs racing.
 //
 // Everything that only reads (the session, the user, the org the new token
-// is scoped to) happens before the write transaction, which holds just the
-// three writes that decide: the session is still live, the token is rotated
-// exactly once, its successor is stored.
+// is scoped to) happens before the one write that decides: the session is
+// still live, the token is rotated exactly once, its successor is stored.
 func (s *Service) Refresh(ctx context.Context, secret string) (*SignIn, error) {
 	if secret == "" {
 		return nil, Invalid("refresh_token is required")
@@ -331,13 +330,14 @@ func (s *Service) Refresh(ctx context.Context, secret string) (*SignIn, error) {
 // bind the token to its client); check's error rolls the rotation back.
 func (s *Service) refresh(ctx context.Context, secret string, check func(tx Store, sess *Session) error) (*SignIn, error) {
 	hash := token.Hash(secret)
-	rt, sess, u, err := s.store.RefreshSession(ctx, hash)
+	read, err := s.store.RefreshSession(ctx, hash)
 	if errors.Is(err, ErrNotFound) {
 		return nil, errBadRefresh
 	}
 	if err != nil {
 		return nil, internal("find refresh token", err)
 	}
+	rt, sess, u := read.Token, read.Session, read.User
 	now := s.Now()
 	if !now.Before(rt.ExpiresAt) {
 		return nil, errBadRefresh
@@ -348,61 +348,60 @@ func (s *Service) refresh(ctx context.Context, secret string, check func(tx Stor
 	if sess.RevokedAt != nil {
 		return nil, errBadRefresh
 	}
-	// The scope of the new token, read without writing when possible.
-	oc, err := s.sessionOrgRead(ctx, sess, u)
-	if err != nil {
-		return nil, err
+	// The scope of the new token: the session's fixed org (OAuth grants)
+	// while the user is still a member there, else the default org. When
+	// that is gone too, homeOrg finds or makes one in the transaction.
+	var oc *OrgContext
+	if o := read.Org; o != nil && o.DeletedAt == nil && read.Role != "" {
+		if oc, err = s.orgContext(ctx, s.store, o, read.Role); err != nil {
+			return nil, err
+		}
+	} else if sess.OrgID != "" {
+		return nil, errBadRefresh
 	}
 	via := ViaRefresh
 	if sess.Via == ViaOAuth {
 		via = ViaOAuth
 	}
 	next := token.NewSecret("")
-	reused := false
+	successor := &RefreshToken{Hash: token.Hash(next), SessionID: sess.ID, CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}
 	var resources []string
-	err = s.store.Tx(ctx, func(tx Store) error {
-		// Session first, then token: the order account deletion cascades in,
-		// so the two never deadlock. A revoked session stops here.
-		if err := tx.TouchSession(ctx, sess.ID, now, now.Add(RefreshTTL)); errors.Is(err, ErrNotFound) {
-			return errBadRefresh
-		} else if err != nil {
-			return internal("touch session", err)
-		}
-		if _, err := tx.RotateRefreshToken(ctx, hash, now); errors.Is(err, ErrNotFound) {
-			reused = true // another request rotated it first
-			return errBadRefresh
-		} else if err != nil {
-			return internal("rotate refresh token", err)
-		}
-		if check != nil {
-			if err := check(tx, sess); err != nil {
+	if check == nil && sess.Via != ViaOAuth && oc != nil {
+		// The common case writes nothing but the rotation: no transaction.
+		err = s.store.RotateRefresh(ctx, hash, successor)
+	} else {
+		err = s.store.Tx(ctx, func(tx Store) error {
+			if err := tx.RotateRefresh(ctx, hash, successor); err != nil {
 				return err
 			}
-		}
-		if sess.Via == ViaOAuth {
-			if resources, err = grantResources(ctx, tx, sess); err != nil {
-				return err
+			if check != nil {
+				if err := check(tx, sess); err != nil {
+					return err
+				}
 			}
-		}
-		if oc == nil {
-			if oc, err = s.homeOrg(ctx, tx, u); err != nil {
-				return err
+			if sess.Via == ViaOAuth {
+				if resources, err = grantResources(ctx, tx, sess); err != nil {
+					return err
+				}
 			}
-		}
-		if err := tx.InsertRefreshToken(ctx, &RefreshToken{Hash: token.Hash(next), SessionID: sess.ID, CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}); err != nil {
-			return internal("store refresh token", err)
-		}
-		return nil
-	})
-	if reused {
-		// Lost a race for the same token: look at when it was rotated.
+			if oc == nil {
+				if oc, err = s.homeOrg(ctx, tx, u); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if errors.Is(err, ErrNotFound) {
+		// The session was revoked meanwhile, or another request rotated the
+		// token first: look at when it was rotated.
 		if cur, err := s.store.RefreshTokenByHash(ctx, hash); err == nil && cur.RotatedAt != nil {
 			return nil, s.refreshReused(ctx, cur, now)
 		}
 		return nil, errBadRefresh
 	}
 	if err != nil {
-		return nil, err
+		return nil, internal("rotate refresh token", err)
 	}
 	access, exp, err := s.mint(u.ID, sess.ID, via, oc, AccessTTL, resources...)
 	if err != nil {
@@ -422,34 +421,6 @@ func (s *Service) refreshReused(ctx context.Context, rt *RefreshToken, now time.
 		}
 	}
 	return errBadRefresh
-}
-
-// sessionOrgRead is the org a refreshed token is scoped to: the session's
-// fixed org (OAuth grants), else the user's default org. It returns nil,
-// nil when finding the home org needs a write (homeOrg then runs in the
-// transaction).
-func (s *Service) sessionOrgRead(ctx context.Context, sess *Session, u *User) (*OrgContext, error) {
-	if sess.OrgID != "" {
-		o, m, err := liveMember(ctx, s.store, sess.OrgID, u.ID)
-		if errors.Is(err, ErrNotFound) {
-			return nil, errBadRefresh
-		}
-		if err != nil {
-			return nil, internal("session org", err)
-		}
-		return s.orgContext(ctx, s.store, o, m.Role)
-	}
-	if u.DefaultOrgID == "" {
-		return nil, nil
-	}
-	o, m, err := liveMember(ctx, s.store, u.DefaultOrgID, u.ID)
-	if errors.Is(err, ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, internal("default org", err)
-	}
-	return s.orgContext(ctx, s.store, o, m.Role)
 }
 
 // Logout revokes the session of a refresh token. Unknown tokens are ignored:

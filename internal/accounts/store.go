@@ -79,19 +79,20 @@ type Store interface {
 
 	CreateSession(ctx context.Context, s *Session) error
 	SessionByID(ctx context.Context, id string) (*Session, error)
-	// TouchSession records a use of a live session; ErrNotFound when the
-	// session is revoked or gone.
-	TouchSession(ctx context.Context, id string, lastUsed, expires time.Time) error
 	// RevokeSession revokes a live session; false when it was already revoked.
 	RevokeSession(ctx context.Context, id string, at time.Time) (bool, error)
 	InsertRefreshToken(ctx context.Context, t *RefreshToken) error
-	// RotateRefreshToken marks an unrotated, unexpired token rotated and
-	// returns it; ErrNotFound when no such token exists.
-	RotateRefreshToken(ctx context.Context, hash string, at time.Time) (*RefreshToken, error)
+	// RotateRefresh is the write of a refresh, all or nothing: the live
+	// session records its use and slides its expiry to next.ExpiresAt, the
+	// unrotated, unexpired token hash of that session is marked rotated at
+	// next.CreatedAt, and next is stored. ErrNotFound, with nothing rotated
+	// or stored, when the session is revoked or gone or the token is
+	// rotated, expired or gone. Of two concurrent callers exactly one wins.
+	RotateRefresh(ctx context.Context, hash string, next *RefreshToken) error
 	RefreshTokenByHash(ctx context.Context, hash string) (*RefreshToken, error)
-	// RefreshSession reads a refresh token, its session and the session's
-	// user in one query.
-	RefreshSession(ctx context.Context, hash string) (*RefreshToken, *Session, *User, error)
+	// RefreshSession reads a refresh token with its session, user and org
+	// in one query; ErrNotFound when no such token exists.
+	RefreshSession(ctx context.Context, hash string) (*RefreshRead, error)
 
 	CreateEmailToken(ctx context.Context, t *EmailToken) error
 	// UseEmailToken marks an unused, unexpired token of the purpose used and

@@ -115,6 +115,19 @@ type RefreshToken struct {
 	RotatedAt *time.Time
 }
 
+// RefreshRead is what a refresh reads before it writes, in one query: the
+// token, its session, the session's user and the org the session is scoped
+// to (its fixed org, else the user's default org) with the user's role
+// there. Org is nil when there is no such org; Role is "" when the user is
+// not a member of it.
+type RefreshRead struct {
+	Token   *RefreshToken
+	Session *Session
+	User    *User
+	Org     *Org
+	Role    string
+}
+
 // EmailToken is a single-use emailed secret, stored by hash.
 type EmailToken struct {
 	Hash      string

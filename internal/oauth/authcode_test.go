@@ -245,3 +245,27 @@ func TestTokenClientAuthentication(t *testing.T) {
 		wantOAuthError(t, post(url.Values{"client_id": {clientID}}, "", ""), 400, "invalid_request")
 	})
 }
+
+// A grant is bound to the workspace it was made for: once the user is no
+// longer a member there, its refresh token is refused rather than moved to
+// another workspace.
+func TestRefreshAfterLeavingTheGrantOrg(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		team := teamOrg(t, env, a, "Acme Team")
+		clientID := registerClient(t, env, map[string]any{"redirect_uris": []string{redirect}})
+		b := newBrowser(t, env)
+		b.signIn(t, a)
+		verifier := oauth2.GenerateVerifier()
+		code := b.consentAt(t, oauthConfig(env, clientID).AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)), team).Query().Get("code")
+		tok := tokenPost(t, env, exchangeForm(clientID, code, verifier)).Want(t, 200)
+		refreshed := tokenPost(t, env, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.Str("refresh_token")}, "client_id": {clientID}}).Want(t, 200)
+		if org := claims(t, refreshed.Str("access_token"))["org"].(map[string]any); org["id"] != team {
+			t.Fatalf("refreshed org = %v; want %s", org, team)
+		}
+		if err := env.Store.RemoveMember(context.Background(), team, a.UserID); err != nil {
+			t.Fatal(err)
+		}
+		wantOAuthError(t, tokenPost(t, env, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshed.Str("refresh_token")}, "client_id": {clientID}}), 400, "invalid_grant")
+	})
+}

@@ -33,10 +33,13 @@ type dialect struct {
 	// other forShare holders proceed side by side.
 	forShare string
 	// concat is the aggregate joining strings with a separator.
-	concat    string
-	open      func(url string) (reader, writer *sql.DB, err error)
-	gooseName goose.Dialect
-	locker    func() (lock.SessionLocker, error)
+	concat string
+	// writableWith: INSERT, UPDATE and DELETE may run inside WITH, so
+	// several writes can be one statement.
+	writableWith bool
+	open         func(url string) (reader, writer *sql.DB, err error)
+	gooseName    goose.Dialect
+	locker       func() (lock.SessionLocker, error)
 }
 
 func dialectFor(url string) (dialect, error) {
@@ -44,7 +47,7 @@ func dialectFor(url string) (dialect, error) {
 	case strings.HasPrefix(url, "sqlite:"):
 		return dialect{name: "sqlite", concat: "group_concat", open: openSQLite, gooseName: goose.DialectSQLite3}, nil
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		return dialect{name: "postgres", forUpdate: " FOR UPDATE", forKeyShare: " FOR KEY SHARE", forShare: " FOR SHARE", concat: "string_agg",
+		return dialect{name: "postgres", forUpdate: " FOR UPDATE", forKeyShare: " FOR KEY SHARE", forShare: " FOR SHARE", concat: "string_agg", writableWith: true,
 			open: openPostgres, gooseName: goose.DialectPostgres,
 			locker: func() (lock.SessionLocker, error) { return lock.NewPostgresSessionLocker() }}, nil
 	}
@@ -102,13 +105,20 @@ func openSQLite(url string) (*sql.DB, *sql.DB, error) {
 	return reader, writer, nil
 }
 
+// pgPoolSize is how many PostgreSQL connections one instance opens: six
+// per core, 12 to 48. Measured on 2 cores, 12 connections served 32
+// concurrent refreshes faster and with a shorter tail than 48, which let
+// more PostgreSQL backends compete for the cores than could run.
+func pgPoolSize(cores int) int { return min(48, max(12, 6*cores)) }
+
 func openPostgres(url string) (*sql.DB, *sql.DB, error) {
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		return nil, nil, err
 	}
-	db.SetMaxOpenConns(48)
-	db.SetMaxIdleConns(48)
+	n := pgPoolSize(runtime.GOMAXPROCS(0))
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
 	if err := db.Ping(); err != nil {
 		db.Close()
 		return nil, nil, fmt.Errorf("open postgres: %w", err)

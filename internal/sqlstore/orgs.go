@@ -48,25 +48,50 @@ func (s *Store) OrgByID(ctx context.Context, id string) (*accounts.Org, error) {
 	return o, s.one(err)
 }
 
-// OrgRole implements accounts.Store. The tool states come along as one
-// aggregated string ("+tasks,-crm": enabled, disabled), saving the hot
-// paths that mint tokens a round trip.
+// OrgRole implements accounts.Store.
 func (s *Store) OrgRole(ctx context.Context, orgID, userID string) (*accounts.Org, string, error) {
-	var role, tools sql.NullString
-	row := s.r().QueryRowContext(ctx, `SELECT o.id, o.name, o.slug, o.avatar_url, o.kind, o.owner_id, o.created_at, o.deleted_at, m.role,
-			(SELECT `+s.dialect.concat+`((CASE WHEN t.enabled THEN '+' ELSE '-' END) || t.tool, ',') FROM org_tools t WHERE t.org_id = o.id)
-		FROM orgs o LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = $2 WHERE o.id = $1`, orgID, userID)
-	o, err := scanOrg(scanFunc(func(dest ...any) error { return row.Scan(append(dest, &role, &tools)...) }))
+	var org nullOrg
+	err := s.r().QueryRowContext(ctx, `SELECT `+s.orgRoleColumns()+`
+		FROM orgs o LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = $2 WHERE o.id = $1`, orgID, userID).Scan(org.dest()...)
 	if err != nil {
 		return nil, "", s.one(err)
 	}
-	o.ToolStates = map[string]bool{}
-	if tools.String != "" {
-		for _, t := range strings.Split(tools.String, ",") {
+	o, role := org.get()
+	return o, role, nil
+}
+
+// orgRoleColumns selects org o, the role of membership m and the org's
+// tool states, aggregated into one string ("+tasks,-crm": enabled,
+// disabled), so that the hot paths that mint tokens read them in the same
+// round trip. nullOrg scans them.
+func (s *Store) orgRoleColumns() string {
+	return `o.id, o.name, o.slug, o.avatar_url, o.kind, o.owner_id, o.created_at, o.deleted_at, m.role,
+		(SELECT ` + s.dialect.concat + `((CASE WHEN t.enabled THEN '+' ELSE '-' END) || t.tool, ',') FROM org_tools t WHERE t.org_id = o.id)`
+}
+
+// nullOrg receives orgRoleColumns, whose org may be missing (a LEFT JOIN).
+type nullOrg struct {
+	id, name, slug, avatar, kind, owner, role, tools sql.NullString
+	created, deleted                                 sql.NullInt64
+}
+
+func (n *nullOrg) dest() []any {
+	return []any{&n.id, &n.name, &n.slug, &n.avatar, &n.kind, &n.owner, &n.created, &n.deleted, &n.role, &n.tools}
+}
+
+// get returns the org, nil when there was none, and the role.
+func (n *nullOrg) get() (*accounts.Org, string) {
+	if !n.id.Valid {
+		return nil, ""
+	}
+	o := &accounts.Org{ID: n.id.String, Name: n.name.String, Slug: n.slug.String, AvatarURL: n.avatar.String, Kind: n.kind.String,
+		OwnerID: n.owner.String, CreatedAt: fromMicros(n.created.Int64), DeletedAt: fromNullMicros(n.deleted), ToolStates: map[string]bool{}}
+	if n.tools.String != "" {
+		for _, t := range strings.Split(n.tools.String, ",") {
 			o.ToolStates[t[1:]] = t[0] == '+'
 		}
 	}
-	return o, role.String, nil
+	return o, n.role.String
 }
 
 // scanFunc lets a function stand for a row in the scan helpers, so one

@@ -37,11 +37,6 @@ func (s *Store) SessionByID(ctx context.Context, id string) (*accounts.Session, 
 	return ss, s.one(err)
 }
 
-// TouchSession implements accounts.Store.
-func (s *Store) TouchSession(ctx context.Context, id string, lastUsed, expires time.Time) error {
-	return affected(s.w().ExecContext(ctx, `UPDATE sessions SET last_used_at = $2, expires_at = $3 WHERE id = $1 AND revoked_at IS NULL`, id, micros(lastUsed), micros(expires)))
-}
-
 // RevokeSession implements accounts.Store.
 func (s *Store) RevokeSession(ctx context.Context, id string, at time.Time) (bool, error) {
 	err := affected(s.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, id, micros(at)))
@@ -69,14 +64,44 @@ func scanRefresh(row interface{ Scan(...any) error }) (*accounts.RefreshToken, e
 	return &t, nil
 }
 
-// RotateRefreshToken implements accounts.Store. The conditional UPDATE is
-// what makes a token single use: of two concurrent callers exactly one sees
-// a row.
-func (s *Store) RotateRefreshToken(ctx context.Context, hash string, at time.Time) (*accounts.RefreshToken, error) {
-	t, err := scanRefresh(s.w().QueryRowContext(ctx, `UPDATE refresh_tokens SET rotated_at = $2
-		WHERE token_hash = $1 AND rotated_at IS NULL AND expires_at > $2
-		RETURNING token_hash, session_id, created_at, expires_at, rotated_at`, hash, micros(at)))
-	return t, s.one(err)
+// rotateRefreshOnce is RotateRefresh as one PostgreSQL statement. The
+// session row is locked first, the order account deletion cascades in, and
+// only when the token looked unrotated at the statement's start; the
+// token's own conditional UPDATE, rechecked against a concurrent rotation,
+// is what lets exactly one caller through, and the INSERT stores the
+// successor only for that one.
+const rotateRefreshOnce = `WITH s AS (
+		UPDATE sessions SET last_used_at = $3, expires_at = $4
+		WHERE id = $1 AND revoked_at IS NULL
+		RETURNING id
+	), r AS (
+		UPDATE refresh_tokens SET rotated_at = $3
+		WHERE token_hash = $2 AND session_id = (SELECT id FROM s) AND rotated_at IS NULL AND expires_at > $3
+		RETURNING session_id
+	)
+	INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) SELECT $5, session_id, $3, $4 FROM r`
+
+// RotateRefresh implements accounts.Store. On PostgreSQL it is one
+// statement, which saves the hottest write path the round trips of BEGIN,
+// two more statements and COMMIT; SQLite, in process, runs the same three
+// steps in a transaction.
+func (s *Store) RotateRefresh(ctx context.Context, hash string, next *accounts.RefreshToken) error {
+	now, expires := micros(next.CreatedAt), micros(next.ExpiresAt)
+	if s.dialect.writableWith {
+		return s.dialect.translate(affected(s.w().ExecContext(ctx, rotateRefreshOnce, next.SessionID, hash, now, expires, next.Hash)))
+	}
+	return s.Tx(ctx, func(tx accounts.Store) error {
+		w := tx.(*Store).w()
+		if err := affected(w.ExecContext(ctx, `UPDATE sessions SET last_used_at = $2, expires_at = $3 WHERE id = $1 AND revoked_at IS NULL`,
+			next.SessionID, now, expires)); err != nil {
+			return err
+		}
+		if err := affected(w.ExecContext(ctx, `UPDATE refresh_tokens SET rotated_at = $3
+			WHERE token_hash = $1 AND session_id = $2 AND rotated_at IS NULL AND expires_at > $3`, hash, next.SessionID, now)); err != nil {
+			return err
+		}
+		return tx.InsertRefreshToken(ctx, next)
+	})
 }
 
 // RefreshTokenByHash implements accounts.Store.
@@ -85,31 +110,35 @@ func (s *Store) RefreshTokenByHash(ctx context.Context, hash string) (*accounts.
 	return t, s.one(err)
 }
 
-// RefreshSession implements accounts.Store: the token, its session and
-// the session's user in one query, the hot path of a refresh.
-func (s *Store) RefreshSession(ctx context.Context, hash string) (*accounts.RefreshToken, *accounts.Session, *accounts.User, error) {
+// RefreshSession implements accounts.Store: the hot read of a refresh as
+// one query.
+func (s *Store) RefreshSession(ctx context.Context, hash string) (*accounts.RefreshRead, error) {
 	var t accounts.RefreshToken
 	var created, expires int64
 	var rotated sql.NullInt64
+	var org nullOrg
 	row := s.r().QueryRowContext(ctx, `SELECT s.id, s.user_id, s.via, s.grant_id, s.org_id, s.user_agent, s.ip, s.created_at, s.expires_at, s.last_used_at, s.revoked_at,
 			u.id, u.email, u.name, u.avatar_url, u.password_hash, u.email_verified, u.default_org_id, u.created_at, u.updated_at,
-			r.token_hash, r.created_at, r.expires_at, r.rotated_at
+			r.token_hash, r.created_at, r.expires_at, r.rotated_at, `+s.orgRoleColumns()+`
 		FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id JOIN users u ON u.id = s.user_id
+		LEFT JOIN orgs o ON o.id = COALESCE(s.org_id, u.default_org_id)
+		LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id
 		WHERE r.token_hash = $1`, hash)
 	var ss *accounts.Session
 	u, err := scanUser(scanFunc(func(user ...any) error {
 		var err error
 		ss, err = scanSession(scanFunc(func(sess ...any) error {
-			return row.Scan(append(append(sess, user...), &t.Hash, &created, &expires, &rotated)...)
+			return row.Scan(append(append(append(sess, user...), &t.Hash, &created, &expires, &rotated), org.dest()...)...)
 		}))
 		return err
 	}))
 	if err != nil {
-		return nil, nil, nil, s.one(err)
+		return nil, s.one(err)
 	}
 	t.SessionID = ss.ID
 	t.CreatedAt, t.ExpiresAt, t.RotatedAt = fromMicros(created), fromMicros(expires), fromNullMicros(rotated)
-	return &t, ss, u, nil
+	o, role := org.get()
+	return &accounts.RefreshRead{Token: &t, Session: ss, User: u, Org: o, Role: role}, nil
 }
 
 // CreateEmailToken implements accounts.Store.

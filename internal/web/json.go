@@ -1,12 +1,12 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"regexp"
-	"strings"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
@@ -28,14 +28,14 @@ func decode(r *http.Request, dst any) error {
 		}
 		return accounts.Invalid("could not read request body")
 	}
-	if len(strings.TrimSpace(string(body))) == 0 {
+	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
-	if nulEscape.Match(body) {
+	if bytes.Contains(body, []byte(`\u0000`)) && nulEscape.Match(body) {
 		// PostgreSQL text cannot hold NUL; no field of the API needs it.
 		return accounts.Invalid("strings must not contain NUL characters (\\u0000)")
 	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(dst); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		var syntaxErr *json.SyntaxError

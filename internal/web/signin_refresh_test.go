@@ -135,3 +135,21 @@ func TestSigninLogout(t *testing.T) {
 		})
 	})
 }
+
+// The token a refresh mints is scoped to the session's default org while
+// the user is still a member there; once that org is gone it falls back
+// to the personal org, which becomes the default again.
+func TestSigninRefreshDefaultOrgGone(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		team := signinTeamOrg(t, env, a, false)
+		switched := signinCall(t, env, "POST", "/v1/auth/switch-org", a.Access, map[string]string{"org_id": team}).Want(t, 200)
+		r := signinRefresh(t, env, a.Refresh).Want(t, 200)
+		signinCheckSession(t, env, r, signinSession{email: a.Email, name: a.Name, via: "refresh", userID: a.UserID, orgID: team, orgKind: "team"})
+		signinCall(t, env, "DELETE", "/v1/orgs/"+team, switched.Str("access_token"), nil).Want(t, 200)
+		r = signinRefresh(t, env, r.Str("refresh_token")).Want(t, 200)
+		signinCheckSession(t, env, r, signinSession{email: a.Email, name: a.Name, via: "refresh", userID: a.UserID, orgID: a.OrgID, orgKind: "personal"})
+		r = signinRefresh(t, env, r.Str("refresh_token")).Want(t, 200)
+		signinCheckSession(t, env, r, signinSession{email: a.Email, name: a.Name, via: "refresh", userID: a.UserID, orgID: a.OrgID, orgKind: "personal"})
+	})
+}

@@ -2,7 +2,9 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -30,4 +32,20 @@ func TestGate(t *testing.T) {
 	if !<-entered {
 		t.Fatal("the waiting caller did not get the freed place")
 	}
+}
+
+// An unbounded pool gets no gate, and its callers never wait.
+func TestGateUnbounded(t *testing.T) {
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "g.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	g := newGate(db)
+	for range 3 {
+		if !g.enter(context.Background()) {
+			t.Fatal("enter an unbounded gate: false")
+		}
+	}
+	g.leave()
 }

@@ -123,10 +123,20 @@ func (s *Store) w() querier {
 // in database/sql alone.
 type gate chan struct{}
 
-func newGate(db *sql.DB) gate { return make(gate, db.Stats().MaxOpenConnections) }
+// newGate returns the gate of db's pool; nil, which lets every caller
+// through, when the pool is unbounded.
+func newGate(db *sql.DB) gate {
+	if n := db.Stats().MaxOpenConnections; n > 0 {
+		return make(gate, n)
+	}
+	return nil
+}
 
 // enter waits for a place; false when ctx ended first.
 func (g gate) enter(ctx context.Context) bool {
+	if g == nil {
+		return true
+	}
 	select {
 	case g <- struct{}{}:
 		return true
@@ -135,7 +145,11 @@ func (g gate) enter(ctx context.Context) bool {
 	}
 }
 
-func (g gate) leave() { <-g }
+func (g gate) leave() {
+	if g != nil {
+		<-g
+	}
+}
 
 // gated is a querier whose calls pass the gate.
 type gated struct {

@@ -66,10 +66,10 @@ func scanRefresh(row interface{ Scan(...any) error }) (*accounts.RefreshToken, e
 
 // rotateRefreshOnce is RotateRefresh as one PostgreSQL statement. The
 // session row is locked first, the order account deletion cascades in, and
-// only when the token looked unrotated at the statement's start; the
-// token's own conditional UPDATE, rechecked against a concurrent rotation,
-// is what lets exactly one caller through, and the INSERT stores the
-// successor only for that one.
+// a revoked session stops everything. The token's conditional UPDATE,
+// rechecked against a concurrent rotation, lets exactly one caller through,
+// and the INSERT stores a successor only for that one; a caller that lost
+// the race has only recorded a use of the live session.
 const rotateRefreshOnce = `WITH s AS (
 		UPDATE sessions SET last_used_at = $3, expires_at = $4
 		WHERE id = $1 AND revoked_at IS NULL

@@ -116,7 +116,7 @@ func (s *Store) w() querier {
 // gate is a FIFO queue in front of a connection pool, as deep as the pool.
 // database/sql hands a freed connection to a random waiter, so under load
 // a query could wait many turns while later ones ran (on SQLite's single
-// writer, p99 of a refresh was four times its p50); callers blocked on a
+// writer, p99 of a refresh was nearly five times its p50); callers blocked on a
 // channel send are woken in arrival order. A call holds its place until
 // the call returns, a transaction until it ends; a row not yet scanned
 // keeps its connection a little longer, and the next caller waits for it

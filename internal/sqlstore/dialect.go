@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"runtime"
 	"strings"
 
@@ -74,6 +75,9 @@ func openSQLite(url string) (*sql.DB, *sql.DB, error) {
 	if path == "" || strings.Contains(path, ":memory:") {
 		return nil, nil, errors.New("sqlite: needs a file path, e.g. sqlite:gatehouse.db")
 	}
+	if err := privateFile(strings.SplitN(path, "?", 2)[0]); err != nil {
+		return nil, nil, fmt.Errorf("open sqlite: %w", err)
+	}
 	const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	sep := "?"
 	if strings.Contains(path, "?") {
@@ -103,6 +107,36 @@ func openSQLite(url string) (*sql.DB, *sql.DB, error) {
 	reader.SetConnMaxIdleTime(0)
 	reader.SetConnMaxLifetime(0)
 	return reader, writer, nil
+}
+
+// privateFile creates the SQLite file at path readable and writable by its
+// owner only, whatever the umask, or takes group and other access away from
+// an existing one and its -wal and -shm files: it holds the JWT signing key.
+// SQLite gives the WAL and shared-memory files it creates the main file's
+// permissions.
+func privateFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		return f.Close()
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+			if err := os.Chmod(p, perm&0o700); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // pgPoolSize is how many PostgreSQL connections one instance opens: six

@@ -103,7 +103,7 @@ func (s *Service) Invite(ctx context.Context, p *Principal, orgID string, in Inv
 	return invs, invalid, nil
 }
 
-// inviteEmails normalizes and de-duplicates raw; addresses that are not
+// inviteEmails normalizes raw and de-duplicates it by key; addresses that are not
 // valid come back in invalid, as given (trimmed).
 func inviteEmails(raw []string) (valid, invalid []string, err error) {
 	if len(raw) == 0 {
@@ -114,13 +114,13 @@ func inviteEmails(raw []string) (valid, invalid []string, err error) {
 	}
 	seen := map[string]bool{}
 	for _, r := range raw {
-		e, err := NormalizeEmail(r)
+		key, e, err := ParseEmail(r)
 		if err != nil {
 			invalid = append(invalid, strings.TrimSpace(r))
 			continue
 		}
-		if !seen[e] {
-			seen[e] = true
+		if !seen[key] {
+			seen[key] = true
 			valid = append(valid, e)
 		}
 	}
@@ -296,7 +296,7 @@ func (s *Service) acceptInvitation(ctx context.Context, p *Principal, secret str
 		if err != nil {
 			return internal("find user", err)
 		}
-		if inv.Kind == InviteEmail && !strings.EqualFold(u.Email, inv.Email) {
+		if inv.Kind == InviteEmail && u.EmailKey != EmailKey(inv.Email) {
 			if inv.UsedAt != nil {
 				return errInvitationUsed // used up, whoever asks
 			}

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/mail"
 	"strings"
 	"sync"
 	"time"
@@ -112,24 +111,6 @@ func (s *Service) sendMail(to, subject, text string) {
 			s.log.Warn("mail not sent", "subject", subject, "err", err)
 		}
 	}()
-}
-
-// NormalizeEmail trims and lowercases an address and checks it is a plain
-// addr-spec with a domain.
-func NormalizeEmail(raw string) (string, error) {
-	e := strings.ToLower(strings.TrimSpace(raw))
-	if e == "" {
-		return "", Invalid("email is required")
-	}
-	a, err := mail.ParseAddress(e)
-	if err != nil || a.Address != e || len(e) > MaxEmail {
-		return "", Invalid("email is not a valid address")
-	}
-	at := strings.LastIndexByte(e, '@')
-	if at < 1 || !strings.Contains(e[at+1:], ".") || strings.HasSuffix(e, ".") {
-		return "", Invalid("email is not a valid address")
-	}
-	return e, nil
 }
 
 func checkPassword(field, pw string) error {

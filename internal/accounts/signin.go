@@ -21,7 +21,7 @@ type RegisterInput struct {
 // Register creates an account with its personal org and signs it in. The
 // confirmation link is mailed best effort after the account is committed.
 func (s *Service) Register(ctx context.Context, in RegisterInput, meta SessionMeta) (*SignIn, error) {
-	email, err := NormalizeEmail(in.Email)
+	key, email, err := ParseEmail(in.Email)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, meta SessionMe
 		return nil, internal("hash password", err)
 	}
 	now := s.Now()
-	u := &User{ID: newID(), Email: email, Name: name, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+	u := &User{ID: newID(), Email: email, EmailKey: key, Name: name, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
 	verifyToken := token.NewSecret("")
 	var out *SignIn
 	err = s.store.Tx(ctx, func(tx Store) error {
@@ -131,8 +131,8 @@ func (s *Service) Login(ctx context.Context, email, pw string, meta SessionMeta)
 	// A malformed address is a bad email like an unknown one (spec section
 	// 7): 401 after the same hash, the factor not distinguished.
 	var u *User
-	if email, err := NormalizeEmail(email); err == nil {
-		if u, err = s.store.UserByEmail(ctx, email); errors.Is(err, ErrNotFound) {
+	if key, _, err := ParseEmail(email); err == nil {
+		if u, err = s.store.UserByEmail(ctx, key); errors.Is(err, ErrNotFound) {
 			u = nil
 		} else if err != nil {
 			return nil, internal("find user", err)
@@ -216,15 +216,18 @@ func (s *Service) VerifyMagicLink(ctx context.Context, secret string, meta Sessi
 		if err != nil {
 			return internal("use magic link", err)
 		}
-		u, err := tx.UserByEmail(ctx, t.Email)
+		// The token holds the address as typed; the account is found by
+		// its key, so a link to any spelling of it signs in to the one account.
+		key := EmailKey(t.Email)
+		u, err := tx.UserByEmail(ctx, key)
 		if errors.Is(err, ErrNotFound) {
 			now := s.Now()
-			u = &User{ID: newID(), Email: t.Email, Name: t.Email[:strings.IndexByte(t.Email, '@')], EmailVerified: true, CreatedAt: now, UpdatedAt: now}
+			u = &User{ID: newID(), Email: t.Email, EmailKey: key, Name: t.Email[:strings.IndexByte(t.Email, '@')], EmailVerified: true, CreatedAt: now, UpdatedAt: now}
 			err = tx.CreateUser(ctx, u)
 			if errors.Is(err, ErrConflict) {
 				// Another link or a registration created the account
 				// meanwhile: sign in to that one.
-				u, err = tx.UserByEmail(ctx, t.Email)
+				u, err = tx.UserByEmail(ctx, key)
 			} else if err == nil {
 				err = ErrNotFound // created here: set up below
 			}

@@ -18,9 +18,10 @@ type Store interface {
 	// concurrent callers all get the one value that won.
 	SettingOrCreate(ctx context.Context, key, value string) (string, error)
 
-	CreateUser(ctx context.Context, u *User) error // ErrConflict: email taken
+	CreateUser(ctx context.Context, u *User) error // ErrConflict: email key taken
 	UserByID(ctx context.Context, id string) (*User, error)
-	UserByEmail(ctx context.Context, email string) (*User, error)
+	// UserByEmail finds the account whose EmailKey is key (see ParseEmail).
+	UserByEmail(ctx context.Context, key string) (*User, error)
 	UpdateUser(ctx context.Context, u *User) error
 	// ReplacePasswordHash sets the hash only if it is still old; ErrNotFound
 	// otherwise, so of two concurrent changes with one password only one wins.

@@ -47,7 +47,8 @@ const (
 // User is an account.
 type User struct {
 	ID            string
-	Email         string
+	Email         string // as typed (ParseEmail's display form)
+	EmailKey      string // unique; ParseEmail's key
 	Name          string
 	AvatarURL     string
 	PasswordHash  string

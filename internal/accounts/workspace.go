@@ -313,7 +313,8 @@ func (s *Service) VerifyDomain(ctx context.Context, p *Principal, orgID, id stri
 	return d, "domain verified", nil
 }
 
-// emailDomain is the part of an address after the @.
+// emailDomain is the part of an address after the @: of an email key, the
+// domain's A-label, which is how claimed domains are stored.
 func emailDomain(email string) string { return email[strings.LastIndexByte(email, '@')+1:] }
 
 // Discoverable returns the first org offered to the caller through a
@@ -327,7 +328,7 @@ func (s *Service) Discoverable(ctx context.Context, p *Principal) (*DomainOffer,
 	if !u.EmailVerified {
 		return nil, nil
 	}
-	offers, err := s.store.DomainOffers(ctx, emailDomain(u.Email))
+	offers, err := s.store.DomainOffers(ctx, emailDomain(u.EmailKey))
 	if err != nil {
 		return nil, internal("domain offers", err)
 	}
@@ -360,7 +361,7 @@ func (s *Service) JoinDiscoverable(ctx context.Context, p *Principal) (*OrgToken
 		if !u.EmailVerified {
 			return Errorf(KindForbidden, "verify your email address before joining an organization by its domain")
 		}
-		offers, err := tx.DomainOffers(ctx, emailDomain(u.Email))
+		offers, err := tx.DomainOffers(ctx, emailDomain(u.EmailKey))
 		if err != nil {
 			return internal("domain offers", err)
 		}
@@ -410,7 +411,7 @@ func (s *Service) autoJoin(ctx context.Context, st Store, u *User) error {
 	if !u.EmailVerified {
 		return nil
 	}
-	offers, err := st.DomainOffers(ctx, emailDomain(u.Email))
+	offers, err := st.DomainOffers(ctx, emailDomain(u.EmailKey))
 	if err != nil {
 		return internal("domain offers", err)
 	}

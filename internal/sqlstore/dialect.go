@@ -161,7 +161,7 @@ func openPostgres(url string) (*sql.DB, *sql.DB, error) {
 }
 
 func (d dialect) migrate(ctx context.Context, db *sql.DB, fsys fs.FS) error {
-	var opts []goose.ProviderOption
+	opts := []goose.ProviderOption{goose.WithGoMigrations(emailKeyMigration())}
 	if d.locker != nil {
 		l, err := d.locker()
 		if err != nil {

@@ -118,7 +118,7 @@ func (s *Store) RefreshSession(ctx context.Context, hash string) (*accounts.Refr
 	var rotated sql.NullInt64
 	var org nullOrg
 	row := s.r().QueryRowContext(ctx, `SELECT s.id, s.user_id, s.via, s.grant_id, s.org_id, s.user_agent, s.ip, s.created_at, s.expires_at, s.last_used_at, s.revoked_at,
-			u.id, u.email, u.name, u.avatar_url, u.password_hash, u.email_verified, u.default_org_id, u.created_at, u.updated_at,
+			u.id, u.email, u.email_key, u.name, u.avatar_url, u.password_hash, u.email_verified, u.default_org_id, u.created_at, u.updated_at,
 			r.token_hash, r.created_at, r.expires_at, r.rotated_at, `+s.orgRoleColumns()+`
 		FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id JOIN users u ON u.id = s.user_id
 		LEFT JOIN orgs o ON o.id = COALESCE(s.org_id, u.default_org_id)

@@ -17,13 +17,13 @@ func (s *Store) SettingOrCreate(ctx context.Context, key, value string) (string,
 	return got, s.one(err)
 }
 
-const userColumns = `id, email, name, avatar_url, password_hash, email_verified, default_org_id, created_at, updated_at`
+const userColumns = `id, email, email_key, name, avatar_url, password_hash, email_verified, default_org_id, created_at, updated_at`
 
 func scanUser(row interface{ Scan(...any) error }) (*accounts.User, error) {
 	var u accounts.User
 	var defOrg sql.NullString
 	var created, updated int64
-	if err := row.Scan(&u.ID, &u.Email, &u.Name, &u.AvatarURL, &u.PasswordHash, &u.EmailVerified, &defOrg, &created, &updated); err != nil {
+	if err := row.Scan(&u.ID, &u.Email, &u.EmailKey, &u.Name, &u.AvatarURL, &u.PasswordHash, &u.EmailVerified, &defOrg, &created, &updated); err != nil {
 		return nil, err
 	}
 	u.DefaultOrgID = defOrg.String
@@ -33,8 +33,8 @@ func scanUser(row interface{ Scan(...any) error }) (*accounts.User, error) {
 
 // CreateUser implements accounts.Store.
 func (s *Store) CreateUser(ctx context.Context, u *accounts.User) error {
-	return inserted(s.w().ExecContext(ctx, `INSERT INTO users (`+userColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-		u.ID, u.Email, u.Name, u.AvatarURL, u.PasswordHash, u.EmailVerified, nullString(u.DefaultOrgID), micros(u.CreatedAt), micros(u.UpdatedAt)))
+	return inserted(s.w().ExecContext(ctx, `INSERT INTO users (`+userColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
+		u.ID, u.Email, u.EmailKey, u.Name, u.AvatarURL, u.PasswordHash, u.EmailVerified, nullString(u.DefaultOrgID), micros(u.CreatedAt), micros(u.UpdatedAt)))
 }
 
 // UserByID implements accounts.Store.
@@ -44,8 +44,8 @@ func (s *Store) UserByID(ctx context.Context, id string) (*accounts.User, error)
 }
 
 // UserByEmail implements accounts.Store.
-func (s *Store) UserByEmail(ctx context.Context, email string) (*accounts.User, error) {
-	u, err := scanUser(s.r().QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email = $1`, email))
+func (s *Store) UserByEmail(ctx context.Context, key string) (*accounts.User, error) {
+	u, err := scanUser(s.r().QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email_key = $1`, key))
 	return u, s.one(err)
 }
 

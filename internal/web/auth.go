@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
@@ -47,7 +46,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &in); err != nil {
 		return err
 	}
-	account := strings.ToLower(strings.TrimSpace(in.Email))
+	account := accounts.EmailKey(in.Email)
 	if s.limits != nil {
 		if ok, wait := s.limits.failedLogins.Check(account); !ok {
 			return tooMany(wait)
@@ -73,16 +72,16 @@ func (s *Server) handleMagicLink(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &in); err != nil {
 		return err
 	}
-	email, err := accounts.NormalizeEmail(in.Email)
+	key, _, err := accounts.ParseEmail(in.Email)
 	if err != nil {
 		return err
 	}
 	if s.limits != nil {
-		if ok, wait := s.limits.magicPerEmail.Allow(email); !ok {
+		if ok, wait := s.limits.magicPerEmail.Allow(key); !ok {
 			return tooMany(wait)
 		}
 	}
-	if err := s.svc.RequestMagicLink(r.Context(), email, in.Client); err != nil {
+	if err := s.svc.RequestMagicLink(r.Context(), in.Email, in.Client); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, message{"if the address can sign in, a link is on its way"})

@@ -17,7 +17,7 @@ func BenchmarkMembersList(b *testing.B) {
 	db := env.Store.DB()
 	for i := range 9999 {
 		id := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
-		if _, err := db.Exec(`INSERT INTO users (id, email, name, created_at, updated_at) VALUES ($1, $2, 'Bench', 1, 1)`, id, fmt.Sprintf("bench-%d@example.com", i)); err != nil {
+		if _, err := db.Exec(`INSERT INTO users (id, email, email_key, name, created_at, updated_at) VALUES ($1, $2, $2, 'Bench', 1, 1)`, id, fmt.Sprintf("bench-%d@example.com", i)); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := db.Exec(`INSERT INTO memberships (org_id, user_id, role, joined_at) VALUES ($1, $2, 'member', $3)`, org, id, int64(i+2)); err != nil {

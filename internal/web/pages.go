@@ -232,7 +232,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		s.render(w, status, "signin", &page{Title: "Sign in", Next: next, Email: email, Error: msg})
 	}
 	ip := clientIP(r)
-	account := strings.ToLower(strings.TrimSpace(email))
+	account := accounts.EmailKey(email)
 	if s.limits != nil {
 		if ok, _ := s.limits.login.Allow(ip); !ok {
 			fail(http.StatusTooManyRequests, "Too many attempts. Wait a minute and try again.")
@@ -263,27 +263,27 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 // remembers in a cookie where to continue once it is opened here.
 func (s *Server) handleSignInMagic(w http.ResponseWriter, r *http.Request) {
 	email, next := r.PostFormValue("email"), safeNext(r.PostFormValue("next"))
-	norm, err := accounts.NormalizeEmail(email)
+	key, display, err := accounts.ParseEmail(email)
 	if err != nil {
 		s.render(w, http.StatusBadRequest, "signin", &page{Title: "Sign in", Next: next, Email: email, Error: sentence(err.(*accounts.Error).Message)})
 		return
 	}
 	if s.limits != nil {
 		okIP, _ := s.limits.magic.Allow(clientIP(r))
-		okMail, _ := s.limits.magicPerEmail.Allow(norm)
+		okMail, _ := s.limits.magicPerEmail.Allow(key)
 		if !okIP || !okMail {
 			s.render(w, http.StatusTooManyRequests, "signin", &page{Title: "Sign in", Next: next, Email: email,
 				Error: "Too many links requested. Wait a few minutes and try again."})
 			return
 		}
 	}
-	if err := s.svc.RequestMagicLink(r.Context(), norm, "web"); err != nil {
+	if err := s.svc.RequestMagicLink(r.Context(), email, "web"); err != nil {
 		s.pageError(w, r, err)
 		return
 	}
 	s.setCookie(w, cookieNext, next, int(accounts.MagicLinkTTL/time.Second))
 	s.render(w, http.StatusOK, "message", &page{Title: "Check your email",
-		Message: "If " + norm + " can sign in, a link is on its way. Open it in this browser within 15 minutes to continue."})
+		Message: "If " + display + " can sign in, a link is on its way. Open it in this browser within 15 minutes to continue."})
 }
 
 // handleSignOut handles "POST /signout".

@@ -120,7 +120,8 @@ func (s *Server) authed(h authedFunc) http.Handler {
 	})
 }
 
-// full is authed for operations that need a full sign-in session.
+// full is authed for operations that need a full sign-in session that is
+// still live (one read of the session).
 func (s *Server) full(h authedFunc) http.Handler {
 	return s.authed(func(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
 		if !p.Full() {
@@ -130,6 +131,11 @@ func (s *Server) full(h authedFunc) http.Handler {
 				return accounts.Errorf(accounts.KindNotFound, "organization not found")
 			}
 			return accounts.Errorf(accounts.KindForbidden, "this operation needs a full sign-in session, not an API-key or OAuth token")
+		}
+		// A full session's token is checked against its session, so it
+		// cannot outlive a sign-out or revocation.
+		if err := s.svc.LiveSession(r.Context(), p); err != nil {
+			return err
 		}
 		return h(w, r, p)
 	})

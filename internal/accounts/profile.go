@@ -154,7 +154,7 @@ func (s *Service) ChangePassword(ctx context.Context, p *Principal, current, nex
 			return internal("verify password", err)
 		}
 		if !ok {
-			return Errorf(KindForbidden, "current password is wrong")
+			return errWrongCurrent
 		}
 	}
 	hash, err := s.hasher.Hash(ctx, next)

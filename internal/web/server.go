@@ -234,7 +234,9 @@ func sessionMeta(r *http.Request) accounts.SessionMeta {
 
 // limits are the abuse limits of the unauthenticated endpoints.
 type limits struct {
-	register, login, magic, magicPerEmail, verify, keyExchange, failedLogins *ratelimit.Limiter
+	register, login, magic, magicPerEmail, verify, keyExchange *ratelimit.Limiter
+	// lockout bounds failed password checks per account.
+	lockout *lockout
 	// OAuth: client registration writes a row per call; token and device
 	// authorization are cheap, bounded like key exchange.
 	oauthRegister, oauthToken *ratelimit.Limiter
@@ -252,7 +254,7 @@ func newLimits(now func() time.Time) *limits {
 		magicPerEmail: ratelimit.New(5, 2*time.Minute, now),
 		verify:        ratelimit.New(30, 2*time.Second, now),
 		keyExchange:   ratelimit.New(300, 100*time.Millisecond, now),
-		failedLogins:  ratelimit.New(10, time.Minute, now),
+		lockout:       newLockout(now),
 		oauthRegister: ratelimit.New(20, time.Minute, now),
 		oauthToken:    ratelimit.New(300, 100*time.Millisecond, now),
 		formSubmit:    ratelimit.New(30, 2*time.Second, now),

@@ -66,7 +66,13 @@ var (
 	ErrConflict = errors.New("conflict")
 )
 
+// ErrWrongPassword is the cause of every answer to a failed password check:
+// a sign-in with a bad email or password, and a wrong current password on a
+// change. The edge counts these for its per-account lockout.
+var ErrWrongPassword = errors.New("wrong password")
+
 var (
-	errBadCredentials = Errorf(KindUnauthorized, "invalid email or password")
+	errBadCredentials = &Error{Kind: KindUnauthorized, Message: "invalid email or password", Err: ErrWrongPassword}
+	errWrongCurrent   = &Error{Kind: KindForbidden, Message: "current password is wrong", Err: ErrWrongPassword}
 	errUnauthorized   = Errorf(KindUnauthorized, "missing or invalid credentials")
 )

@@ -154,7 +154,7 @@ func (s *Service) ChangePassword(ctx context.Context, p *Principal, current, nex
 			return internal("verify password", err)
 		}
 		if !ok {
-			return Errorf(KindForbidden, "current password is wrong")
+			return errWrongCurrent
 		}
 	}
 	hash, err := s.hasher.Hash(ctx, next)
@@ -279,6 +279,30 @@ func (s *Service) Sessions(ctx context.Context, p *Principal) ([]Session, error)
 		return nil, internal("list sessions", err)
 	}
 	return ss, nil
+}
+
+var errSessionEnded = Errorf(KindUnauthorized, "this session has ended; sign in again")
+
+// LiveSession checks that the sign-in session behind a full session's
+// access token is still live: a token of a session that was signed out,
+// revoked (a password change, DELETE /v1/me/sessions/{sid}, refresh-token
+// reuse) or deleted with its account answers 401 at once instead of living
+// out its hour. It costs one read by primary key.
+func (s *Service) LiveSession(ctx context.Context, p *Principal) error {
+	if p.SessionID == "" {
+		return errSessionEnded
+	}
+	ss, err := s.store.SessionByID(ctx, p.SessionID)
+	if errors.Is(err, ErrNotFound) {
+		return errSessionEnded
+	}
+	if err != nil {
+		return internal("find session", err)
+	}
+	if ss.RevokedAt != nil || !s.Now().Before(ss.ExpiresAt) || ss.UserID != p.UserID {
+		return errSessionEnded
+	}
+	return nil
 }
 
 // RevokeSession revokes one of the caller's sessions; an unknown, foreign or

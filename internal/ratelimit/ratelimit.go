@@ -44,6 +44,16 @@ func (l *Limiter) Check(key string) (bool, time.Duration) {
 	return l.take(key, false)
 }
 
+// Reset fills key's bucket again, as if it had not been used.
+func (l *Limiter) Reset(key string) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	delete(l.buckets, key)
+	l.mu.Unlock()
+}
+
 func (l *Limiter) take(key string, consume bool) (bool, time.Duration) {
 	if l == nil {
 		return true, 0

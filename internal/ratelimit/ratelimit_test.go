@@ -48,3 +48,22 @@ func TestNilAllowsAll(t *testing.T) {
 		t.Fatal("nil limiter refused")
 	}
 }
+
+func TestResetFillsTheBucket(t *testing.T) {
+	l := New(2, time.Hour, nil)
+	l.Allow("k")
+	l.Allow("k")
+	l.Allow("j")
+	l.Allow("j")
+	l.Reset("k")
+	for i := range 2 {
+		if ok, _ := l.Allow("k"); !ok {
+			t.Fatalf("request %d after Reset refused; want the full burst", i+1)
+		}
+	}
+	if ok, _ := l.Check("j"); ok {
+		t.Fatal("Reset of k filled j too")
+	}
+	var nilLimiter *Limiter
+	nilLimiter.Reset("k")
+}

@@ -36,8 +36,8 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// handleLogin handles "POST /v1/auth/login". Besides the per-IP limit, an
-// account with too many failed sign-ins is refused for a while.
+// handleLogin handles "POST /v1/auth/login". Besides the per-IP limit, a
+// locked account's guesses are bounded (lockout).
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	var in struct {
 		Email    string `json:"email"`
@@ -46,17 +46,8 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &in); err != nil {
 		return err
 	}
-	account := accounts.EmailKey(in.Email)
-	if s.limits != nil {
-		if ok, wait := s.limits.failedLogins.Check(account); !ok {
-			return tooMany(wait)
-		}
-	}
-	si, err := s.svc.Login(r.Context(), in.Email, in.Password, sessionMeta(r))
+	si, err := s.login(r, in.Email, in.Password)
 	if err != nil {
-		if s.limits != nil && accounts.ErrorKind(err) == accounts.KindUnauthorized {
-			s.limits.failedLogins.Allow(account)
-		}
 		return err
 	}
 	writeJSON(w, http.StatusOK, toSession(si))
@@ -98,7 +89,7 @@ func (s *Server) handleMagicLinkVerify(w http.ResponseWriter, r *http.Request) e
 	if err := decode(r, &in); err != nil {
 		return err
 	}
-	si, err := s.svc.VerifyMagicLink(r.Context(), in.Token, sessionMeta(r))
+	si, err := s.magicSignIn(r, in.Token)
 	if err != nil {
 		return err
 	}

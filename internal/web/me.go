@@ -41,7 +41,7 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request, p *accou
 	if err := decode(r, &in); err != nil {
 		return err
 	}
-	if err := s.svc.ChangePassword(r.Context(), p, in.CurrentPassword, in.NewPassword); err != nil {
+	if err := s.changePassword(r, p, in.CurrentPassword, in.NewPassword); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, message{"password changed; other sessions were signed out"})

@@ -231,26 +231,19 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	fail := func(status int, msg string) {
 		s.render(w, status, "signin", &page{Title: "Sign in", Next: next, Email: email, Error: msg})
 	}
-	ip := clientIP(r)
-	account := accounts.EmailKey(email)
-	if s.limits != nil {
-		if ok, _ := s.limits.login.Allow(ip); !ok {
-			fail(http.StatusTooManyRequests, "Too many attempts. Wait a minute and try again.")
-			return
-		}
-		if ok, _ := s.limits.failedLogins.Check(account); !ok {
-			fail(http.StatusTooManyRequests, "Too many failed attempts for this account. Wait a minute and try again.")
-			return
-		}
+	if s.pageLimited(r, func(l *limits) bool { ok, _ := l.login.Allow(clientIP(r)); return ok }) {
+		fail(http.StatusTooManyRequests, "Too many attempts. Wait a minute and try again.")
+		return
 	}
-	si, err := s.svc.Login(r.Context(), email, r.PostFormValue("password"), sessionMeta(r))
+	si, err := s.login(r, email, r.PostFormValue("password"))
 	if err != nil {
 		var e *accounts.Error
 		if errors.As(err, &e) && e.Kind != accounts.KindInternal {
-			if s.limits != nil && e.Kind == accounts.KindUnauthorized {
-				s.limits.failedLogins.Allow(account)
+			msg := sentence(e.Message)
+			if e.Kind == accounts.KindTooMany {
+				msg = "Too many failed attempts for this account. Wait a minute, or sign in with an email link."
 			}
-			fail(statusOf[e.Kind], sentence(e.Message))
+			fail(statusOf[e.Kind], msg)
 			return
 		}
 		s.pageError(w, r, err)
@@ -312,7 +305,7 @@ func (s *Server) handleMagic(w http.ResponseWriter, r *http.Request) {
 		s.render(w, http.StatusTooManyRequests, "error", &page{Title: "Too many attempts", Message: "Wait a moment and try again."})
 		return
 	}
-	si, err := s.svc.VerifyMagicLink(r.Context(), r.PostFormValue("token"), sessionMeta(r))
+	si, err := s.magicSignIn(r, r.PostFormValue("token"))
 	if err != nil {
 		s.pageError(w, r, err)
 		return

@@ -120,7 +120,8 @@ func (s *Server) authed(h authedFunc) http.Handler {
 	})
 }
 
-// full is authed for operations that need a full sign-in session.
+// full is authed for operations that need a full sign-in session that is
+// still live (one read of the session).
 func (s *Server) full(h authedFunc) http.Handler {
 	return s.authed(func(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
 		if !p.Full() {
@@ -130,6 +131,11 @@ func (s *Server) full(h authedFunc) http.Handler {
 				return accounts.Errorf(accounts.KindNotFound, "organization not found")
 			}
 			return accounts.Errorf(accounts.KindForbidden, "this operation needs a full sign-in session, not an API-key or OAuth token")
+		}
+		// A full session's token is checked against its session, so it
+		// cannot outlive a sign-out or revocation.
+		if err := s.svc.LiveSession(r.Context(), p); err != nil {
+			return err
 		}
 		return h(w, r, p)
 	})
@@ -228,7 +234,9 @@ func sessionMeta(r *http.Request) accounts.SessionMeta {
 
 // limits are the abuse limits of the unauthenticated endpoints.
 type limits struct {
-	register, login, magic, magicPerEmail, verify, keyExchange, failedLogins *ratelimit.Limiter
+	register, login, magic, magicPerEmail, verify, keyExchange *ratelimit.Limiter
+	// lockout bounds failed password checks per account.
+	lockout *lockout
 	// OAuth: client registration writes a row per call; token and device
 	// authorization are cheap, bounded like key exchange.
 	oauthRegister, oauthToken *ratelimit.Limiter
@@ -246,7 +254,7 @@ func newLimits(now func() time.Time) *limits {
 		magicPerEmail: ratelimit.New(5, 2*time.Minute, now),
 		verify:        ratelimit.New(30, 2*time.Second, now),
 		keyExchange:   ratelimit.New(300, 100*time.Millisecond, now),
-		failedLogins:  ratelimit.New(10, time.Minute, now),
+		lockout:       newLockout(now),
 		oauthRegister: ratelimit.New(20, time.Minute, now),
 		oauthToken:    ratelimit.New(300, 100*time.Millisecond, now),
 		formSubmit:    ratelimit.New(30, 2*time.Second, now),

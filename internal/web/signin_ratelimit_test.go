@@ -51,8 +51,8 @@ func TestSigninRateLimitFailedLoginsPerAccount(t *testing.T) {
 		runSigninCases(t, env, []signinCase{
 			{name: "11th failed login", method: "POST", path: path, body: map[string]string{"email": a.Email, "password": "wrong-password"},
 				wantStatus: 429, wantBody: signinRetryAfter},
-			{name: "right password is refused too", method: "POST", path: path, body: map[string]string{"email": a.Email, "password": a.Password},
-				wantStatus: 429, wantBody: signinRetryAfter},
+			{name: "right password from the failing IP is refused too", method: "POST", path: path,
+				body: map[string]string{"email": a.Email, "password": a.Password}, wantStatus: 429, wantBody: signinRetryAfter},
 			{name: "same account in other case", method: "POST", path: path,
 				body: map[string]string{"email": " " + strings.ToUpper(a.Email), "password": a.Password}, wantStatus: 429},
 			{name: "other account from the same IP", method: "POST", path: path, body: map[string]string{"email": b.Email, "password": b.Password},
@@ -68,6 +68,11 @@ func TestSigninRateLimitFailedLoginsPerAccount(t *testing.T) {
 			}
 			env.Clock.Advance(time.Duration(secs) * time.Second)
 			signinLogin(t, env, a.Email, a.Password).Want(t, 200)
+		})
+		t.Run("right password from another IP passes the lock", func(t *testing.T) {
+			lockoutLock(t, env, a.Email)
+			signinLogin(t, env, a.Email, a.Password).Want(t, 429)
+			signinLogin(t, lockoutFrom(t, env, "127.0.0.2"), a.Email, a.Password).Want(t, 200)
 		})
 	})
 }

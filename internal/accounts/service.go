@@ -68,7 +68,11 @@ type Service struct {
 	webURL    string
 	mobileURL string
 	mail      sync.WaitGroup
-	users     userCache
+	users     shortCache[string, User]
+	// members holds a tool-API token's live standing in its org (nil: it
+	// may act) for cacheTTL, keyed by subject and org.
+	members      shortCache[memberKey, error]
+	noMailLimits bool
 }
 
 // New returns a Service.

@@ -54,6 +54,9 @@ type Config struct {
 	Now       func() time.Time // nil: time.Now
 	WebURL    string           // base of links in emails
 	MobileURL string           // base of magic links requested with client=mobile
+	// NoMailLimits turns off the daily invitation mail limits; the zero
+	// value keeps them on (GATEHOUSE_MAIL_LIMIT=off sets it).
+	NoMailLimits bool
 }
 
 // Service carries out every accounts operation.
@@ -78,7 +81,7 @@ type Service struct {
 // New returns a Service.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, signer: c.Signer, hasher: c.Hasher, mailer: c.Mailer, resolver: c.Resolver, log: c.Logger, now: c.Now,
-		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/")}
+		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), noMailLimits: c.NoMailLimits}
 	if s.now == nil {
 		s.now = time.Now
 	}

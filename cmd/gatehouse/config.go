@@ -35,11 +35,15 @@ type Config struct {
 	WebhookCAFile       string
 	// OutboundCAs are the system roots plus WebhookCAFile's, trusted by
 	// outbound HTTPS (client ID metadata documents); nil: system roots.
-	OutboundCAs     *x509.CertPool
-	LogFormat       string
-	RateLimit       bool
+	OutboundCAs *x509.CertPool
+	LogFormat   string
+	RateLimit   bool
+	// MailLimit keeps the daily invitation mail limits on; independent of
+	// RateLimit, since they protect other people's mailboxes.
+	MailLimit       bool
 	rawAllowPrivate string
 	rawRateLimit    string
+	rawMailLimit    string
 }
 
 // setting names one variable, its default and where it is stored.
@@ -66,6 +70,7 @@ func (c *Config) settings() []setting {
 		{"GATEHOUSE_WEBHOOK_CA_FILE", "", &c.WebhookCAFile},
 		{"GATEHOUSE_LOG_FORMAT", "text", &c.LogFormat},
 		{"GATEHOUSE_RATE_LIMIT", "on", &c.rawRateLimit},
+		{"GATEHOUSE_MAIL_LIMIT", "on", &c.rawMailLimit},
 	}
 }
 
@@ -170,13 +175,16 @@ func (c *Config) validate() error {
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		bad("GATEHOUSE_LOG_FORMAT", "want text or json, got %q", c.LogFormat)
 	}
-	switch c.rawRateLimit {
-	case "on":
-		c.RateLimit = true
-	case "off":
-		c.RateLimit = false
-	default:
-		bad("GATEHOUSE_RATE_LIMIT", "want on or off, got %q", c.rawRateLimit)
+	for _, s := range []struct {
+		env, raw string
+		dst      *bool
+	}{{"GATEHOUSE_RATE_LIMIT", c.rawRateLimit, &c.RateLimit}, {"GATEHOUSE_MAIL_LIMIT", c.rawMailLimit, &c.MailLimit}} {
+		switch s.raw {
+		case "on", "off":
+			*s.dst = s.raw == "on"
+		default:
+			bad(s.env, "want on or off, got %q", s.raw)
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -165,6 +165,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	svc := accounts.New(accounts.Config{
 		Store: store, Signer: signer, Hasher: password.NewHasher(password.OWASP, 0),
 		Mailer: mailAdapter{sender}, Resolver: dns.New(cfg.DNSServer, 5*time.Second), Logger: log, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL,
+		NoMailLimits: !cfg.MailLimit,
 	})
 	authz := oauth.New(oauth.Config{Service: svc, Store: store, Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL,
 		AllowPrivate: cfg.WebhookAllowPrivate, RootCAs: cfg.OutboundCAs})

@@ -88,6 +88,7 @@ func TestRunBadConfig(t *testing.T) {
 	}{
 		{"log format xml", "GATEHOUSE_LOG_FORMAT", "xml"},
 		{"rate limit maybe", "GATEHOUSE_RATE_LIMIT", "maybe"},
+		{"mail limit maybe", "GATEHOUSE_MAIL_LIMIT", "maybe"},
 		{"address without port", "GATEHOUSE_ADDR", "nope"},
 		{"address with a bad port", "GATEHOUSE_ADDR", "127.0.0.1:99999"},
 		{"short jwt secret", "GATEHOUSE_JWT_SECRET", "short"},
@@ -252,6 +253,31 @@ func TestRunServe(t *testing.T) {
 	if res, err := c.Get(base + "/health"); err == nil {
 		res.Body.Close()
 		t.Errorf("GET %s/health after shutdown answered %d; want the listener closed", base, res.StatusCode)
+	}
+}
+
+// TestMailLimitSetting checks GATEHOUSE_MAIL_LIMIT: on by default, off
+// only when set so, and independent of GATEHOUSE_RATE_LIMIT.
+func TestMailLimitSetting(t *testing.T) {
+	for _, tc := range []struct {
+		env        map[string]string
+		mail, rate bool
+	}{
+		{map[string]string{}, true, true},
+		{map[string]string{"GATEHOUSE_RATE_LIMIT": "off"}, true, false},
+		{map[string]string{"GATEHOUSE_MAIL_LIMIT": "off"}, false, true},
+		{map[string]string{"GATEHOUSE_MAIL_LIMIT": "on", "GATEHOUSE_RATE_LIMIT": "off"}, true, false},
+	} {
+		c, err := loadConfig(nil, testGetenv(tc.env))
+		if err != nil {
+			t.Fatalf("loadConfig(%v): %v", tc.env, err)
+		}
+		if c.MailLimit != tc.mail || c.RateLimit != tc.rate {
+			t.Errorf("loadConfig(%v): MailLimit %v, RateLimit %v; want %v, %v", tc.env, c.MailLimit, c.RateLimit, tc.mail, tc.rate)
+		}
+	}
+	if c, err := loadConfig([]string{"--mail-limit", "off"}, testGetenv(nil)); err != nil || c.MailLimit {
+		t.Errorf("--mail-limit off: MailLimit %v, err %v; want false", c != nil && c.MailLimit, err)
 	}
 }
 

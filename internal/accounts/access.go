@@ -66,7 +66,7 @@ func (s *Service) orgAccess(ctx context.Context, st Store, p *Principal, orgID s
 	if p.Via == ViaAPIKey {
 		// An org key acts with its fixed role; its id is the token subject.
 		k, err := st.APIKeyByID(ctx, p.UserID)
-		if err == nil && k.Kind == KeyOrg && k.OrgID == orgID && k.RevokedAt == nil && (k.ExpiresAt == nil || s.Now().Before(*k.ExpiresAt)) {
+		if err == nil && k.Kind == KeyOrg && k.OrgID == orgID && k.Usable(s.Now()) {
 			return &access{org: o, role: k.Role, orgKey: true}, nil
 		}
 	}

@@ -69,6 +69,11 @@ func (s *Service) Invite(ctx context.Context, p *Principal, orgID string, in Inv
 		if inviter, err = tx.UserByID(ctx, p.UserID); err != nil {
 			return internal("find inviter", err)
 		}
+		if kind == InviteEmail {
+			if err := s.inviteMailRoom(ctx, tx, inviter, orgID, len(emails)); err != nil {
+				return err
+			}
+		}
 		now := s.Now()
 		for _, email := range emails {
 			secret := token.NewSecret("")

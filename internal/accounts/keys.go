@@ -186,7 +186,7 @@ func (s *Service) ExchangeKey(ctx context.Context, secret string) (*OrgToken, er
 		return nil, internal("find key", err)
 	}
 	now := s.Now()
-	if subtle.ConstantTimeCompare([]byte(k.Hash), []byte(hash)) != 1 || k.RevokedAt != nil || (k.ExpiresAt != nil && !now.Before(*k.ExpiresAt)) {
+	if subtle.ConstantTimeCompare([]byte(k.Hash), []byte(hash)) != 1 || !k.Usable(now) {
 		return nil, errBadKey
 	}
 	// A user key reads its user's live role; an org key has no member row.

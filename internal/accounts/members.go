@@ -81,6 +81,7 @@ func (s *Service) SetMemberRole(ctx context.Context, p *Principal, orgID, userID
 // owner only by an owner). Their team memberships in the org go too, and the
 // org stops being their default.
 func (s *Service) RemoveMember(ctx context.Context, p *Principal, orgID, userID string) error {
+	defer s.forgetStanding(userID, orgID)
 	return s.store.Tx(ctx, func(tx Store) error {
 		a, err := s.lockOrg(ctx, tx, p, orgID, "", true)
 		if err != nil {

@@ -312,6 +312,7 @@ func (s *Service) UpdateOrg(ctx context.Context, p *Principal, orgID string, pat
 // users whose default it was fall back to their personal org, and its
 // invitations answer 410.
 func (s *Service) DeleteOrg(ctx context.Context, p *Principal, orgID string) error {
+	defer s.members.clear() // every member's standing in the org
 	return s.store.Tx(ctx, func(tx Store) error {
 		a, err := s.lockOrg(ctx, tx, p, orgID, PermDelete, true)
 		if err != nil {

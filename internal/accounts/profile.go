@@ -74,6 +74,7 @@ func checkAvatarURL(raw string) error {
 // where the caller is alone, and the personal org, are soft-deleted.
 func (s *Service) DeleteAccount(ctx context.Context, p *Principal) error {
 	defer s.users.drop(p.UserID)
+	defer s.members.clear() // every org the account was in
 	return s.store.Tx(ctx, func(tx Store) error {
 		u, err := caller(ctx, tx, p.UserID)
 		if err != nil {

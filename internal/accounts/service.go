@@ -53,6 +53,9 @@ type Config struct {
 	Now       func() time.Time // nil: time.Now
 	WebURL    string           // base of links in emails
 	MobileURL string           // base of magic links requested with client=mobile
+	// NoMailLimits turns off the daily invitation mail limits; the zero
+	// value keeps them on (GATEHOUSE_MAIL_LIMIT=off sets it).
+	NoMailLimits bool
 }
 
 // Service carries out every accounts operation.
@@ -67,13 +70,17 @@ type Service struct {
 	webURL    string
 	mobileURL string
 	mail      sync.WaitGroup
-	users     userCache
+	users     shortCache[string, User]
+	// members holds a tool-API token's live standing in its org (nil: it
+	// may act) for cacheTTL, keyed by subject and org.
+	members      shortCache[memberKey, error]
+	noMailLimits bool
 }
 
 // New returns a Service.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, signer: c.Signer, hasher: c.Hasher, mailer: c.Mailer, resolver: c.Resolver, log: c.Logger, now: c.Now,
-		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/")}
+		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), noMailLimits: c.NoMailLimits}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -526,7 +526,7 @@ func (s *Service) orgKeyUser(ctx context.Context, id string, now time.Time) (*Us
 	if err != nil {
 		return nil, err
 	}
-	if k.Kind != KeyOrg || k.RevokedAt != nil || (k.ExpiresAt != nil && !now.Before(*k.ExpiresAt)) {
+	if k.Kind != KeyOrg || !k.Usable(now) {
 		return nil, ErrNotFound
 	}
 	return &User{ID: k.ID, Name: k.Name, CreatedAt: k.CreatedAt}, nil
@@ -537,7 +537,7 @@ func (s *Service) orgKeyUser(ctx context.Context, id string, now time.Time) (*Us
 func (s *Service) VerifyUser(ctx context.Context, p *Principal) (*User, error) {
 	now := s.Now()
 	if u, ok := s.users.get(p.UserID, now); ok {
-		return u, nil
+		return &u, nil
 	}
 	u, err := s.store.UserByID(ctx, p.UserID)
 	if errors.Is(err, ErrNotFound) && p.Via == ViaAPIKey {
@@ -547,7 +547,7 @@ func (s *Service) VerifyUser(ctx context.Context, p *Principal) (*User, error) {
 		}
 	}
 	if err == nil {
-		s.users.put(u, now)
+		s.users.put(u.ID, *u, now)
 	}
 	if errors.Is(err, ErrNotFound) {
 		return nil, errUnauthorized

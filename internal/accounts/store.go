@@ -77,6 +77,13 @@ type Store interface {
 	// ErrNotFound otherwise. The conditional UPDATE is what makes an email
 	// invitation single use under concurrency.
 	UseInvitation(ctx context.Context, id string, at time.Time) error
+	// CountInvitationMails counts the email invitations of f's scope
+	// created after f.Since.
+	CountInvitationMails(ctx context.Context, f InvitationMailFilter) (int, error)
+	// InvitationMailAt returns the creation time of the email invitation
+	// of f's scope after f.Since at offset, oldest first; ErrNotFound
+	// when there are not that many.
+	InvitationMailAt(ctx context.Context, f InvitationMailFilter, offset int) (time.Time, error)
 
 	CreateSession(ctx context.Context, s *Session) error
 	SessionByID(ctx context.Context, id string) (*Session, error)

@@ -237,6 +237,11 @@ type APIKey struct {
 	RevokedAt  *time.Time
 }
 
+// Usable reports whether the key is neither revoked nor expired at now.
+func (k *APIKey) Usable(now time.Time) bool {
+	return k.RevokedAt == nil && (k.ExpiresAt == nil || now.Before(*k.ExpiresAt))
+}
+
 // Team is a group inside a team org.
 type Team struct {
 	ID          string

@@ -65,6 +65,7 @@ func (s *Service) CreateOrgKey(ctx context.Context, p *Principal, orgID string, 
 // RevokeOrgKey revokes one of an org's service-account keys.
 func (s *Service) RevokeOrgKey(ctx context.Context, p *Principal, orgID, id string) error {
 	notFound := Errorf(KindNotFound, "api key not found")
+	defer s.forgetStanding(id, orgID)
 	return s.store.Tx(ctx, func(tx Store) error {
 		if _, err := s.authorize(ctx, tx, p, orgID, PermSettings, false); err != nil {
 			return err

@@ -73,3 +73,29 @@ func (s *Store) UseInvitation(ctx context.Context, id string, at time.Time) erro
 	return affected(s.w().ExecContext(ctx, `UPDATE invitations SET used_at = $2
 		WHERE id = $1 AND used_at IS NULL AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`, id, micros(at)))
 }
+
+// invitationMailWhere selects the email invitations of f's scope in its
+// window; the literal kind matches the partial indexes of migration 00095.
+func invitationMailWhere(f accounts.InvitationMailFilter) (string, []any) {
+	col, id := "org_id", f.OrgID
+	if f.InviterID != "" {
+		col, id = "inviter_id", f.InviterID
+	}
+	return ` FROM invitations WHERE ` + col + ` = $1 AND kind = 'email' AND created_at > $2`, []any{id, micros(f.Since)}
+}
+
+// CountInvitationMails implements accounts.Store.
+func (s *Store) CountInvitationMails(ctx context.Context, f accounts.InvitationMailFilter) (int, error) {
+	where, args := invitationMailWhere(f)
+	var n int
+	err := s.r().QueryRowContext(ctx, `SELECT COUNT(*)`+where, args...).Scan(&n)
+	return n, err
+}
+
+// InvitationMailAt implements accounts.Store.
+func (s *Store) InvitationMailAt(ctx context.Context, f accounts.InvitationMailFilter, offset int) (time.Time, error) {
+	where, args := invitationMailWhere(f)
+	var at int64
+	err := s.r().QueryRowContext(ctx, `SELECT created_at`+where+` ORDER BY created_at LIMIT 1 OFFSET $3`, append(args, offset)...).Scan(&at)
+	return fromMicros(at), s.one(err)
+}

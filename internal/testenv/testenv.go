@@ -95,6 +95,9 @@ type Env struct {
 // Options adjust an Env.
 type Options struct {
 	RateLimit bool
+	// MailLimits turns on the daily invitation mail limits (off by
+	// default, so tests may send many invitations).
+	MailLimits bool
 	// Hasher overrides the cheap test hasher (e.g. to test rehashing).
 	Hasher *password.Hasher
 	// DeviceInterval is the OAuth device polling interval; 0: 1 s.
@@ -161,7 +164,8 @@ func New(t testing.TB, db string, o Options) *Env {
 		hasher = password.NewHasher(cheapHash, 0)
 	}
 	env.Svc = accounts.New(accounts.Config{Store: store, Signer: signer, Hasher: hasher, Mailer: mailer{sender},
-		Resolver: dns.New(env.DNS.Addr, 2*time.Second), Logger: log, Now: env.Clock.Now, WebURL: "http://web.test", MobileURL: "https://mobile.test/app"})
+		Resolver: dns.New(env.DNS.Addr, 2*time.Second), Logger: log, Now: env.Clock.Now, WebURL: "http://web.test", MobileURL: "https://mobile.test/app",
+		NoMailLimits: !o.MailLimits})
 	interval := o.DeviceInterval
 	if interval == 0 {
 		interval = time.Second

@@ -161,14 +161,21 @@ func orgsClaims(t *testing.T, tok string) map[string]any {
 // orgID with role. Issuer and subject are copied from like.
 func orgsKeyToken(t *testing.T, env *testenv.Env, like, orgID, role string) string {
 	t.Helper()
-	c := orgsClaims(t, like)
-	iss, _ := c["iss"].(string)
-	sub, _ := c["sub"].(string)
+	return orgsForge(t, env, like, token.Claims{Via: "api_key", Org: token.OrgClaim{ID: orgID, Role: role}})
+}
+
+// orgsForge signs claims c with the test key for the subject and issuer of
+// the real token like, valid for an hour.
+func orgsForge(t *testing.T, env *testenv.Env, like string, c token.Claims) string {
+	t.Helper()
+	real := orgsClaims(t, like)
+	iss, _ := real["iss"].(string)
+	sub, _ := real["sub"].(string)
 	s, err := token.NewSigner([]byte("test-secret-test-secret-test-secret!"), iss, env.Clock.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, _, err := s.Issue(token.Claims{Via: "api_key", Org: token.OrgClaim{ID: orgID, Role: role}}, sub, env.Clock.Now(), time.Hour)
+	tok, _, err := s.Issue(c, sub, env.Clock.Now(), time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,17 +9,24 @@ import (
 
 // tool is authed for a tool API: without a valid token 401 with the RFC
 // 9728 pointer to the resource metadata, so OAuth clients (MCP) find the
-// authorization server; 403 naming the tool when the token's workspace has
-// it disabled.
+// authorization server; the caller's live standing in the token's
+// workspace is checked on every request (accounts.Service.ToolAccess: a
+// removed member or a deleted org 404, a deleted account or revoked org key
+// 401); 403 naming the tool when the token's workspace has it disabled.
 func (s *Server) tool(tool string, h authedFunc) http.Handler {
 	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		p, err := s.principal(r)
-		if err != nil {
+		if err == nil {
+			err = s.svc.ToolAccess(r.Context(), p)
+		}
+		if accounts.ErrorKind(err) == accounts.KindUnauthorized {
 			challenge := `Bearer resource_metadata="` + s.resourceMetadataURL("/"+tool) + `"`
 			if r.Header.Get("Authorization") != "" {
 				challenge += `, error="invalid_token"`
 			}
 			w.Header().Set("WWW-Authenticate", challenge)
+		}
+		if err != nil {
 			return err
 		}
 		if !slices.Contains(p.Tools, tool) {

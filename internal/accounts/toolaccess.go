@@ -1,0 +1,61 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+)
+
+// memberKey names a token subject (a user, or an org key) in one org.
+type memberKey struct{ subject, org string }
+
+// ToolAccess checks, for a tool-API request, that the caller behind p
+// still stands in the token's workspace: a member of the live org, or that
+// org's live service-account key. A token's claims outlive a removal, an
+// account or org deletion or a key revocation by up to its lifetime; this
+// read ends them within cacheTTL. A removed member and a deleted org read
+// as not found, as on org routes; a deleted account or a revoked or expired
+// org key is 401. The answer is kept per subject and org for cacheTTL, so a
+// busy token costs one read every 2 s.
+func (s *Service) ToolAccess(ctx context.Context, p *Principal) error {
+	k := memberKey{p.UserID, p.OrgID}
+	now := s.Now()
+	if err, ok := s.members.get(k, now); ok {
+		return err
+	}
+	err := s.toolAccess(ctx, p)
+	if err == nil || ErrorKind(err) != KindInternal {
+		s.members.put(k, err, now)
+	}
+	return err
+}
+
+func (s *Service) toolAccess(ctx context.Context, p *Principal) error {
+	_, err := s.orgAccess(ctx, s.store, p, p.OrgID)
+	if !errors.Is(err, errOrgNotFound) {
+		return err
+	}
+	// Not in the workspace: is anyone still behind the token?
+	if _, err := s.store.UserByID(ctx, p.UserID); err == nil {
+		return errOrgNotFound
+	} else if !errors.Is(err, ErrNotFound) {
+		return internal("find user", err)
+	}
+	if p.Via == ViaAPIKey {
+		// An org key's token: its subject is the key.
+		k, err := s.store.APIKeyByID(ctx, p.UserID)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return internal("find key", err)
+		}
+		if err == nil && k.Kind == KeyOrg {
+			if !k.Usable(s.Now()) {
+				return errBadKey
+			}
+			return errOrgNotFound // a live key of a deleted org
+		}
+	}
+	return errNoAccount
+}
+
+// forgetStanding drops the cached standing of subject in org, after a
+// change made through this instance.
+func (s *Service) forgetStanding(subject, org string) { s.members.drop(memberKey{subject, org}) }

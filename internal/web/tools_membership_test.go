@@ -1,0 +1,149 @@
+package web_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/gatehouse/gatehouse/internal/token"
+)
+
+// Tool-API requests check the caller's live standing in the token's
+// workspace (issue 10 item 3), cached for at most 2 s: past that window a
+// removed member, a deleted account, a deleted org or a revoked org key
+// can no longer use a token minted before the change.
+
+// pastStandingCache is more than the 2-second membership cache.
+const pastStandingCache = 3 * time.Second
+
+// toolCall is one tool-API request; send makes it with a bearer token.
+type toolCall struct {
+	name string
+	send func(t *testing.T, token string) *testenv.Resp
+}
+
+// toolCalls are a read and a write of each tool API in org, whose team
+// (the caller must be in it) and form are given.
+func toolCalls(env *testenv.Env, team, form string) []toolCall {
+	json := func(name, method, path string, body any) toolCall {
+		return toolCall{name, func(t *testing.T, tok string) *testenv.Resp { return env.Do(t, method, path, tok, body) }}
+	}
+	doc := map[string]any{"name": "Lease", "recipients": []map[string]any{{"name": "Ada", "email": "ada@example.com"}}}
+	return []toolCall{
+		json("tasks read", "GET", "/tasks/v1/issues?teamId="+team, nil),
+		json("tasks write", "POST", "/tasks/v1/issues", map[string]any{"teamId": team, "title": "Ship it"}),
+		json("forms submissions read", "GET", "/forms/v1/forms/"+form+"/submissions", nil),
+		json("forms destination create", "POST", "/forms/v1/forms/"+form+"/destinations",
+			map[string]any{"type": "email", "config": map[string]any{"to": []string{"drop-" + testenv.RandomHex(3) + "@example.com"}}}),
+		json("links create", "POST", "/links/v1/links", map[string]any{"destinationUrl": "https://example.com/x"}),
+		json("links webhook create", "POST", "/links/v1/webhooks", map[string]any{"url": "https://127.0.0.1:9/hook"}),
+		json("sign read", "GET", "/sign/v1/documents", nil),
+		{"sign write", func(t *testing.T, tok string) *testenv.Resp { return createDocument(t, env, tok, testPDF, doc) }},
+	}
+}
+
+// wantToolCalls makes every call with tok and checks the status; a refusal
+// must carry {error}.
+func wantToolCalls(t *testing.T, calls []toolCall, tok string, want int) {
+	t.Helper()
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			r := c.send(t, tok)
+			if r.Status != want {
+				t.Fatalf("status = %d, body %s; want %d", r.Status, r.Body, want)
+			}
+			if want >= 400 && r.Str("error") == "" {
+				t.Errorf("body %s; want {error}", r.Body)
+			}
+		})
+	}
+}
+
+// TestToolAPIsRemovedMember: a member's session, personal-key and OAuth
+// tokens stop working on every tool API once they are removed from the
+// org (404, as org routes answer a non-member); a member who stays keeps
+// working.
+func TestToolAPIsRemovedMember(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, org := orgsTeam(t, env)
+		team := wsCreateTeam(t, env, owner.Token, org, "Platform")
+		form := env.Do(t, "POST", "/forms/v1/forms", owner.Token, map[string]any{"name": "Contact"}).Want(t, 200).Str("form.id")
+		member := orgsJoin(t, env, owner, org, "member")
+		env.Do(t, "POST", "/v1/orgs/"+org+"/teams/"+team+"/members", owner.Token, map[string]string{"user_id": member.UserID, "role": "member"}).Want(t, 200)
+		secret := env.Do(t, "POST", "/v1/me/api-keys", member.Token, map[string]any{"name": "laptop", "org_id": org}).Want(t, 200).Str("api_key.secret")
+		tokens := map[string]string{
+			"session":      member.Token,
+			"personal key": wsExchange(t, env, secret).Want(t, 200).Str("access_token"),
+			"oauth":        orgsForge(t, env, member.Token, token.Claims{Via: "oauth", Org: token.OrgClaim{ID: org, Role: "member", Tools: allTools}}),
+		}
+		calls := toolCalls(env, team, form)
+		for name, tok := range tokens {
+			t.Run("member "+name, func(t *testing.T) { wantToolCalls(t, calls, tok, 200) })
+		}
+
+		env.Do(t, "DELETE", "/v1/orgs/"+org+"/members/"+member.UserID, owner.Token, nil).Want(t, 200)
+		env.Clock.Advance(pastStandingCache)
+		for name, tok := range tokens {
+			t.Run("removed "+name, func(t *testing.T) { wantToolCalls(t, calls, tok, 404) })
+		}
+		t.Run("owner still in the org", func(t *testing.T) { wantToolCalls(t, calls, owner.Token, 200) })
+	})
+}
+
+// TestToolAPIsDeletedAccountOrgAndKey: a deleted account's token and a
+// revoked org key's token answer 401 on the tool APIs (with the resource
+// metadata challenge); a deleted org's members get 404.
+func TestToolAPIsDeletedAccountOrgAndKey(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, org := orgsTeam(t, env)
+		leaver := orgsJoin(t, env, owner, org, "admin")
+		keep := wsCreateOrgKey(t, env, owner.Token, org, map[string]any{"name": "ci", "role": "member"}).Str("api_key.secret")
+		revoked := wsCreateOrgKey(t, env, owner.Token, org, map[string]any{"name": "old ci", "role": "member"})
+		keyTok := wsExchange(t, env, revoked.Str("api_key.secret")).Want(t, 200).Str("access_token")
+		keptTok := wsExchange(t, env, keep).Want(t, 200).Str("access_token")
+		for _, tok := range []string{leaver.Token, keyTok, keptTok} {
+			env.Do(t, "GET", "/links/v1/links", tok, nil).Want(t, 200)
+		}
+
+		env.Do(t, "DELETE", "/v1/me", leaver.Token, nil).Want(t, 200)
+		env.Do(t, "DELETE", "/v1/orgs/"+org+"/api-keys/"+revoked.Str("api_key.id"), owner.Token, nil).Want(t, 200)
+		env.Clock.Advance(pastStandingCache)
+		for name, tok := range map[string]string{"deleted account": leaver.Token, "revoked org key": keyTok} {
+			t.Run(name, func(t *testing.T) {
+				r := env.Do(t, "POST", "/links/v1/links", tok, map[string]any{"destinationUrl": "https://example.com/y"}).Want(t, 401)
+				if !strings.Contains(r.Header.Get("WWW-Authenticate"), "resource_metadata=") || r.Str("error") == "" {
+					t.Errorf("401 with WWW-Authenticate %q, body %s; want the resource metadata pointer and {error}", r.Header.Get("WWW-Authenticate"), r.Body)
+				}
+			})
+		}
+		t.Run("live org key", func(t *testing.T) { env.Do(t, "GET", "/links/v1/links", keptTok, nil).Want(t, 200) })
+
+		env.Do(t, "DELETE", "/v1/orgs/"+org, owner.Token, nil).Want(t, 200)
+		env.Clock.Advance(pastStandingCache)
+		for name, tok := range map[string]string{"owner of a deleted org": owner.Token, "key of a deleted org": keptTok} {
+			t.Run(name, func(t *testing.T) { env.Do(t, "GET", "/links/v1/links", tok, nil).Want(t, 404) })
+		}
+	})
+}
+
+// TestToolAPIsStandingCache: the standing is read at most every 2 s per
+// token subject and org; a removal made through this instance shows at
+// once.
+func TestToolAPIsStandingCache(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, org := orgsTeam(t, env)
+		member := orgsJoin(t, env, owner, org, "member")
+		env.Do(t, "GET", "/links/v1/links", member.Token, nil).Want(t, 200)
+		// Behind the service's back, as another instance would.
+		meExec(t, env, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, org, member.UserID)
+		env.Do(t, "GET", "/links/v1/links", member.Token, nil).Want(t, 200)
+		env.Clock.Advance(2 * time.Second)
+		env.Do(t, "GET", "/links/v1/links", member.Token, nil).Want(t, 404)
+
+		other := orgsJoin(t, env, owner, org, "member")
+		env.Do(t, "GET", "/links/v1/links", other.Token, nil).Want(t, 200)
+		env.Do(t, "DELETE", "/v1/orgs/"+org+"/members/"+other.UserID, owner.Token, nil).Want(t, 200)
+		env.Do(t, "GET", "/links/v1/links", other.Token, nil).Want(t, 404)
+	})
+}

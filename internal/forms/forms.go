@@ -7,9 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -19,7 +17,6 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/mail"
-	"github.com/gatehouse/gatehouse/internal/outbound"
 )
 
 // Tool is the tool name tokens list to reach this API.
@@ -58,13 +55,8 @@ type Submission struct {
 	Data       map[string]any
 	Spam       bool
 	Created    time.Time
-}
-
-// Destination is where submissions go: type "email" with config.to.
-type Destination struct {
-	ID, FormID, Type string
-	To               []string
-	Created          time.Time
+	// AutorespondedAt is when the autoresponder was sent for it (nil: not).
+	AutorespondedAt *time.Time
 }
 
 // Store persists Forms; ErrNotFound as in accounts.
@@ -78,10 +70,26 @@ type Store interface {
 	CreateForm(ctx context.Context, f *Form) error
 	ListForms(ctx context.Context, orgID string) ([]*Form, error)
 	AddSubmission(ctx context.Context, s *Submission) error
+	// LockForm holds the form's row until the transaction ends, so
+	// concurrent submissions count its autoresponses one at a time.
+	LockForm(ctx context.Context, id string) error
+	// CountAutoresponses counts the form's submissions autoresponded
+	// after since.
+	CountAutoresponses(ctx context.Context, formID string, since time.Time) (int, error)
 	// ListSubmissions lists a form's submissions, newest first.
 	ListSubmissions(ctx context.Context, formID string) ([]*Submission, error)
 	AddDestination(ctx context.Context, d *Destination) error
+	// ListDestinations lists a form's destinations with their confirmed
+	// addresses, oldest first.
 	ListDestinations(ctx context.Context, formID string) ([]*Destination, error)
+	// VerifiedMemberEmails returns those of emails that are the verified
+	// address of a member of orgID.
+	VerifiedMemberEmails(ctx context.Context, orgID string, emails []string) ([]string, error)
+	AddRecipient(ctx context.Context, r *Recipient) error
+	// ConfirmRecipient confirms the unconfirmed, unexpired recipient whose
+	// token hashes to tokenHash, consuming the token; ErrNotFound when there
+	// is none.
+	ConfirmRecipient(ctx context.Context, tokenHash string, at time.Time) (*Recipient, error)
 	// DeleteDestination removes one; ErrNotFound when it is not the form's.
 	DeleteDestination(ctx context.Context, formID, id string) error
 	AddAudit(ctx context.Context, e *accounts.AuditEntry) error
@@ -89,11 +97,17 @@ type Store interface {
 
 // Service is the Forms tool.
 type Service struct {
+	// NoMailLimits turns the hourly autoresponse cap off (its zero value
+	// keeps it on). Spam never gets an autoresponse and unconfirmed
+	// destinations never get submissions either way.
+	NoMailLimits bool
+
 	store    Store
 	mail     mail.Sender
 	log      *slog.Logger
 	now      func() time.Time
 	endpoint string // public submit base: {forms_url}/f
+	confirm  string // confirmation page: {forms_url}/confirm
 	sending  sync.WaitGroup
 }
 
@@ -106,9 +120,14 @@ type Config struct {
 	FormsURL string           // GATEHOUSE_FORMS_URL
 }
 
+// ConfirmPath is the path, under the forms URL, of the page where a
+// destination's recipient confirms it.
+const ConfirmPath = "/confirm"
+
 // New returns the Forms tool.
 func New(c Config) *Service {
-	s := &Service{store: c.Store, mail: c.Mail, log: c.Logger, now: c.Now, endpoint: strings.TrimRight(c.FormsURL, "/") + "/f/"}
+	s := &Service{store: c.Store, mail: c.Mail, log: c.Logger, now: c.Now, endpoint: strings.TrimRight(c.FormsURL, "/") + "/f/",
+		confirm: strings.TrimRight(c.FormsURL, "/") + ConfirmPath}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -216,254 +235,6 @@ func (s *Service) Submissions(ctx context.Context, p *accounts.Principal, id str
 		return nil, accounts.Internal("list submissions", err)
 	}
 	return out, nil
-}
-
-// Destinations lists a form's destinations.
-func (s *Service) Destinations(ctx context.Context, p *accounts.Principal, id string) ([]*Destination, error) {
-	f, err := s.form(ctx, p, id)
-	if err != nil {
-		return nil, err
-	}
-	out, err := s.store.ListDestinations(ctx, f.ID)
-	if err != nil {
-		return nil, accounts.Internal("list destinations", err)
-	}
-	return out, nil
-}
-
-// DestinationInput is the body of a destination create.
-type DestinationInput struct {
-	Type   *string `json:"type"`
-	Config *struct {
-		To []string `json:"to"`
-	} `json:"config"`
-}
-
-// AddDestination adds an email destination to a form.
-func (s *Service) AddDestination(ctx context.Context, p *accounts.Principal, id string, in *DestinationInput) (*Destination, error) {
-	f, err := s.form(ctx, p, id)
-	if err != nil {
-		return nil, err
-	}
-	if in.Type == nil {
-		return nil, accounts.Invalid("type is required")
-	}
-	if *in.Type != "email" {
-		return nil, accounts.Invalid("type must be email")
-	}
-	if in.Config == nil || len(in.Config.To) == 0 {
-		return nil, accounts.Invalid("config.to must list at least one email address")
-	}
-	if len(in.Config.To) > MaxRecipients {
-		return nil, accounts.Invalid("config.to lists more than %d addresses", MaxRecipients)
-	}
-	d := &Destination{ID: newID(), FormID: f.ID, Type: "email", Created: s.clock()}
-	for _, raw := range in.Config.To {
-		e, err := accounts.NormalizeEmail(raw)
-		if err != nil {
-			return nil, accounts.Invalid("config.to: %q is not a valid email address", raw)
-		}
-		d.To = append(d.To, e)
-	}
-	err = s.store.FormsTx(ctx, func(tx Store) error {
-		if err := tx.AddDestination(ctx, d); err != nil {
-			return accounts.Internal("add destination", err)
-		}
-		return s.audit(ctx, tx, p, f, "destination.created", "destination", d.ID, map[string]any{"type": d.Type, "to": d.To})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return d, nil
-}
-
-// DeleteDestination removes a destination of a form.
-func (s *Service) DeleteDestination(ctx context.Context, p *accounts.Principal, id, destID string) error {
-	f, err := s.form(ctx, p, id)
-	if err != nil {
-		return err
-	}
-	if !accounts.IsID(destID) {
-		return accounts.Errorf(accounts.KindNotFound, "destination not found")
-	}
-	return s.store.FormsTx(ctx, func(tx Store) error {
-		err := tx.DeleteDestination(ctx, f.ID, destID)
-		if errors.Is(err, accounts.ErrNotFound) {
-			return accounts.Errorf(accounts.KindNotFound, "destination not found")
-		}
-		if err != nil {
-			return accounts.Internal("delete destination", err)
-		}
-		return s.audit(ctx, tx, p, f, "destination.deleted", "destination", destID, map[string]any{})
-	})
-}
-
-// Submit stores a public submission to form id; data are the submitted
-// fields. A non-empty _gotcha marks it spam; _gotcha and _next are not
-// stored. It returns where to send the submitter (_next), if anywhere.
-func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (string, error) {
-	if !accounts.IsID(id) {
-		return "", errFormNotFound
-	}
-	f, err := s.store.LiveForm(ctx, "", id)
-	if errors.Is(err, accounts.ErrNotFound) {
-		return "", errFormNotFound
-	}
-	if err != nil {
-		return "", accounts.Internal("find form", err)
-	}
-	if !f.Enabled {
-		return "", accounts.Errorf(accounts.KindForbidden, "the %s tool is not enabled for this workspace", Tool)
-	}
-	if data == nil {
-		return "", accounts.Invalid("a submission must be an object of fields")
-	}
-	spam := filled(data["_gotcha"])
-	next := text(data["_next"])
-	delete(data, "_gotcha")
-	delete(data, "_next")
-	if len(data) > MaxFields {
-		return "", accounts.Invalid("a submission has at most %d fields", MaxFields)
-	}
-	if next != "" {
-		var ok bool
-		if next, ok = outbound.ParseURL(next, MaxNext, "http", "https"); !ok {
-			return "", accounts.Invalid("_next must be an absolute http(s) URL of at most %d bytes", MaxNext)
-		}
-	}
-	for k, v := range data {
-		if sv, ok := v.(string); ok {
-			v = strings.ToValidUTF8(sv, "\uFFFD")
-			data[k] = v
-		}
-		if len(k) > 200 || len(text(v)) > MaxFieldValueBytes {
-			return "", accounts.Invalid("field %q is too long", truncate(k, 40))
-		}
-		if depth(v) > MaxDepth {
-			return "", accounts.Invalid("field %q nests deeper than %d levels", truncate(k, 40), MaxDepth)
-		}
-	}
-	sub := &Submission{ID: newID(), FormID: f.ID, Data: data, Spam: spam, Created: s.clock()}
-	err = s.store.FormsTx(ctx, func(tx Store) error {
-		if err := tx.AddSubmission(ctx, sub); err != nil {
-			return accounts.Internal("store submission", err)
-		}
-		return s.audit(ctx, tx, nil, f, "submission.created", "submission", sub.ID, map[string]any{"spam": spam})
-	})
-	if err != nil {
-		return "", err
-	}
-	if !spam {
-		s.deliver(f, sub)
-	}
-	return next, nil
-}
-
-// deliver mails a submission to the form's email destinations (Reply-To
-// the submitter when a field named email holds a valid address) and the
-// autoresponder to the submitter, in the background.
-func (s *Service) deliver(f *Form, sub *Submission) {
-	submitter, _ := accounts.NormalizeEmail(text(sub.Data["email"]))
-	var msgs []mail.Message
-	dests, err := s.store.ListDestinations(context.Background(), f.ID)
-	if err != nil {
-		s.log.Error("form destinations not read; submission not mailed", "form_id", f.ID, "submission_id", sub.ID, "err", err)
-	}
-	body := summary(f, sub)
-	for _, d := range dests {
-		for _, to := range d.To {
-			msgs = append(msgs, mail.Message{To: to, ReplyTo: submitter, Subject: "New submission: " + f.Name, Text: body})
-		}
-	}
-	if f.Autoresponder.Enabled && submitter != "" {
-		msgs = append(msgs, mail.Message{To: submitter, Subject: f.Autoresponder.Subject, Text: f.Autoresponder.Body})
-	}
-	for _, m := range msgs {
-		s.sending.Add(1)
-		go func() {
-			defer s.sending.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			if err := s.mail.Send(ctx, m); err != nil {
-				s.log.Warn("form mail not sent", "form_id", f.ID, "submission_id", sub.ID, "err", err)
-			}
-		}()
-	}
-}
-
-// summary is the text of a submission mail: one line per field, sorted.
-func summary(f *Form, sub *Submission) string {
-	keys := make([]string, 0, len(sub.Data))
-	for k := range sub.Data {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	fmt.Fprintf(&b, "A new submission to %s (%s):\n\n", f.Name, sub.Created.Format(time.RFC3339))
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%s: %s\n", k, text(sub.Data[k]))
-	}
-	return b.String()
-}
-
-// filled reports whether a honeypot value is non-empty: a non-blank
-// string, true, a non-zero number, a non-empty array or object.
-func filled(v any) bool {
-	switch v := v.(type) {
-	case nil:
-		return false
-	case string:
-		return strings.TrimSpace(v) != ""
-	case bool:
-		return v
-	case json.Number:
-		f, err := v.Float64()
-		return err != nil || f != 0
-	case []any:
-		return len(v) > 0
-	case []string:
-		return len(v) > 0
-	case map[string]any:
-		return len(v) > 0
-	}
-	return true
-}
-
-// depth is how deeply a submitted value nests (a scalar is 0).
-func depth(v any) int {
-	d := 0
-	switch v := v.(type) {
-	case []any:
-		for _, e := range v {
-			d = max(d, depth(e))
-		}
-		return d + 1
-	case map[string]any:
-		for _, e := range v {
-			d = max(d, depth(e))
-		}
-		return d + 1
-	}
-	return 0
-}
-
-// text renders a submitted value: strings as they are, anything else as JSON.
-func text(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return v
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // audit writes an entry of the forms tool through tx; p nil is the public

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/forms"
@@ -75,9 +76,28 @@ func (s *Store) AddSubmission(ctx context.Context, sub *forms.Submission) error 
 	if err != nil {
 		return err
 	}
-	_, err = s.w().ExecContext(ctx, `INSERT INTO form_submissions (id, form_id, data, spam, created_at) VALUES ($1, $2, $3, $4, $5)`,
-		sub.ID, sub.FormID, string(data), sub.Spam, micros(sub.Created))
+	var autoresponded *int64
+	if sub.AutorespondedAt != nil {
+		at := micros(*sub.AutorespondedAt)
+		autoresponded = &at
+	}
+	_, err = s.w().ExecContext(ctx, `INSERT INTO form_submissions (id, form_id, data, spam, created_at, autoresponded_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+		sub.ID, sub.FormID, string(data), sub.Spam, micros(sub.Created), autoresponded)
 	return s.dialect.translate(err)
+}
+
+// LockForm implements forms.Store.
+func (s *Store) LockForm(ctx context.Context, id string) error {
+	var got string
+	return s.one(s.w().QueryRowContext(ctx, `SELECT id FROM forms WHERE id = $1`+s.dialect.forUpdate, id).Scan(&got))
+}
+
+// CountAutoresponses implements forms.Store.
+func (s *Store) CountAutoresponses(ctx context.Context, formID string, since time.Time) (int, error) {
+	var n int
+	err := s.w().QueryRowContext(ctx, `SELECT COUNT(*) FROM form_submissions
+		WHERE form_id = $1 AND autoresponded_at IS NOT NULL AND autoresponded_at > $2`, formID, micros(since)).Scan(&n)
+	return n, err
 }
 
 // ListSubmissions implements forms.Store.
@@ -125,6 +145,7 @@ func (s *Store) ListDestinations(ctx context.Context, formID string) ([]*forms.D
 	}
 	defer rows.Close()
 	out := []*forms.Destination{}
+	byID := map[string]*forms.Destination{}
 	for rows.Next() {
 		var d forms.Destination
 		var config string
@@ -138,10 +159,96 @@ func (s *Store) ListDestinations(ctx context.Context, formID string) ([]*forms.D
 		if err := json.Unmarshal([]byte(config), &c); err != nil {
 			return nil, err
 		}
-		d.To, d.Created = c.To, fromMicros(created)
+		d.To, d.Confirmed, d.Created = c.To, []string{}, fromMicros(created)
 		out = append(out, &d)
+		byID[d.ID] = &d
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, s.confirmedRecipients(ctx, formID, byID)
+}
+
+// confirmedRecipients fills in the confirmed addresses of a form's
+// destinations.
+func (s *Store) confirmedRecipients(ctx context.Context, formID string, byID map[string]*forms.Destination) error {
+	rows, err := s.r().QueryContext(ctx, `SELECT r.destination_id, r.email FROM form_recipients r
+		JOIN form_destinations d ON d.id = r.destination_id
+		WHERE d.form_id = $1 AND r.confirmed_at IS NOT NULL`, formID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, email string
+		if err := rows.Scan(&id, &email); err != nil {
+			return err
+		}
+		if d := byID[id]; d != nil {
+			d.Confirmed = append(d.Confirmed, email)
+		}
+	}
+	return rows.Err()
+}
+
+// VerifiedMemberEmails implements forms.Store.
+func (s *Store) VerifiedMemberEmails(ctx context.Context, orgID string, emails []string) ([]string, error) {
+	if len(emails) == 0 {
+		return nil, nil
+	}
+	args := []any{orgID}
+	for _, e := range emails {
+		args = append(args, e)
+	}
+	rows, err := s.r().QueryContext(ctx, `SELECT u.email FROM memberships m JOIN users u ON u.id = m.user_id
+		WHERE m.org_id = $1 AND u.email_verified AND u.email IN (`+placeholders(2, len(emails))+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var e string
+		if err := rows.Scan(&e); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// AddRecipient implements forms.Store.
+func (s *Store) AddRecipient(ctx context.Context, r *forms.Recipient) error {
+	var hash *string
+	if r.TokenHash != "" {
+		hash = &r.TokenHash
+	}
+	var confirmed *int64
+	if r.ConfirmedAt != nil {
+		at := micros(*r.ConfirmedAt)
+		confirmed = &at
+	}
+	_, err := s.w().ExecContext(ctx, `INSERT INTO form_recipients (destination_id, email, token_hash, expires_at, confirmed_at)
+		VALUES ($1, $2, $3, $4, $5)`, r.DestinationID, r.Email, hash, micros(r.ExpiresAt), confirmed)
+	return s.dialect.translate(err)
+}
+
+// ConfirmRecipient implements forms.Store: one conditional UPDATE, so a
+// link confirms once however many times it is posted at once.
+func (s *Store) ConfirmRecipient(ctx context.Context, tokenHash string, at time.Time) (*forms.Recipient, error) {
+	r := forms.Recipient{ConfirmedAt: &at}
+	var expires int64
+	err := s.w().QueryRowContext(ctx, `UPDATE form_recipients SET confirmed_at = $2, token_hash = NULL
+		WHERE token_hash = $1 AND confirmed_at IS NULL AND expires_at > $2
+		RETURNING destination_id, email, expires_at`, tokenHash, micros(at)).Scan(&r.DestinationID, &r.Email, &expires)
+	if err != nil {
+		return nil, s.one(err)
+	}
+	r.ExpiresAt = fromMicros(expires)
+	if err := s.w().QueryRowContext(ctx, `SELECT form_id FROM form_destinations WHERE id = $1`, r.DestinationID).Scan(&r.FormID); err != nil {
+		return nil, s.one(err)
+	}
+	return &r, nil
 }
 
 // DeleteDestination implements forms.Store.

@@ -95,8 +95,9 @@ type Env struct {
 // Options adjust an Env.
 type Options struct {
 	RateLimit bool
-	// MailLimits turns on the daily invitation mail limits (off by
-	// default, so tests may send many invitations).
+	// MailLimits turns on the limits that protect other people's
+	// mailboxes (GATEHOUSE_MAIL_LIMIT), off by default so tests may mail
+	// freely.
 	MailLimits bool
 	// Hasher overrides the cheap test hasher (e.g. to test rehashing).
 	Hasher *password.Hasher
@@ -177,6 +178,7 @@ func New(t testing.TB, db string, o Options) *Env {
 	env.Links = links.New(env.Store, env.URL+"/l", env.Clock.Now)
 	env.Links.SetEvents(env.Webhooks.For(webhooks.Links), 50*time.Millisecond)
 	env.Forms = forms.New(forms.Config{Store: store, Mail: sender, Logger: log, Now: env.Clock.Now, FormsURL: env.URL + "/forms"})
+	env.Forms.NoMailLimits = !o.MailLimits
 	srv.Config.Handler = web.NewServer(web.Config{Service: env.Svc, Logger: log, RateLimit: o.RateLimit, Now: env.Clock.Now,
 		Tasks: tasks.New(env.Store, env.Clock.Now), Forms: env.Forms, Links: env.Links, Webhooks: env.Webhooks,
 		Sign:  sign.New(env.Store, env.URL, env.Clock.Now, env.Webhooks.For(webhooks.Sign)),

@@ -26,6 +26,8 @@ func (s *Server) formRoutes(m *http.ServeMux) {
 	m.Handle("DELETE /forms/v1/forms/{id}/destinations/{did}", t(s.handleDeleteDestination))
 	m.Handle("POST /forms/f/{id}", corsOpen(s.perIP(func(l *limits) *ratelimit.Limiter { return l.formSubmit }, s.handleSubmit)))
 	m.HandleFunc("OPTIONS /forms/f/{id}", handleSubmitPreflight)
+	m.HandleFunc("GET /forms"+forms.ConfirmPath, s.handleFormConfirmPage)
+	m.Handle("POST /forms"+forms.ConfirmPath, s.form(s.handleFormConfirm))
 }
 
 type autoresponderJSON struct {
@@ -48,15 +50,19 @@ func (s *Server) toForm(f *forms.Form) formJSON {
 		Autoresponder: autoresponderJSON{Enabled: a.Enabled, Subject: a.Subject, Body: a.Body}}
 }
 
+// destinationJSON adds unconfirmed (the addresses of config.to that get no
+// submissions until their recipient confirms) to TOOLS.md's fields.
 type destinationJSON struct {
-	ID      string              `json:"id"`
-	Type    string              `json:"type"`
-	Config  map[string][]string `json:"config"`
-	Created string              `json:"created"`
+	ID          string              `json:"id"`
+	Type        string              `json:"type"`
+	Config      map[string][]string `json:"config"`
+	Unconfirmed []string            `json:"unconfirmed"`
+	Created     string              `json:"created"`
 }
 
 func toDestination(d *forms.Destination) destinationJSON {
-	return destinationJSON{ID: d.ID, Type: d.Type, Config: map[string][]string{"to": d.To}, Created: stamp(d.Created)}
+	return destinationJSON{ID: d.ID, Type: d.Type, Config: map[string][]string{"to": d.To}, Unconfirmed: d.Unconfirmed(),
+		Created: stamp(d.Created)}
 }
 
 func (s *Server) handleCreateForm(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {

@@ -1,0 +1,221 @@
+package forms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/token"
+)
+
+// ConfirmTTL is how long a destination's confirmation link works.
+const ConfirmTTL = 7 * 24 * time.Hour
+
+// Destination is where submissions go: type "email" with config.to.
+type Destination struct {
+	ID, FormID, Type string
+	To               []string
+	// Confirmed lists the addresses of To that receive submissions: a
+	// member's verified address at creation, or one whose recipient
+	// followed the confirmation link.
+	Confirmed []string
+	Created   time.Time
+}
+
+// Unconfirmed lists the addresses of To still waiting for confirmation.
+func (d *Destination) Unconfirmed() []string {
+	out := []string{}
+	for _, to := range d.To {
+		if !slices.Contains(d.Confirmed, to) && !slices.Contains(out, to) {
+			out = append(out, to)
+		}
+	}
+	return out
+}
+
+// Recipient is one address of an email destination and its confirmation.
+type Recipient struct {
+	DestinationID, FormID, Email string
+	// TokenHash is the SHA-256 hex of the confirmation link's secret; ""
+	// once confirmed.
+	TokenHash   string
+	ExpiresAt   time.Time
+	ConfirmedAt *time.Time
+}
+
+// Destinations lists a form's destinations.
+func (s *Service) Destinations(ctx context.Context, p *accounts.Principal, id string) ([]*Destination, error) {
+	f, err := s.form(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.store.ListDestinations(ctx, f.ID)
+	if err != nil {
+		return nil, accounts.Internal("list destinations", err)
+	}
+	return out, nil
+}
+
+// DestinationInput is the body of a destination create.
+type DestinationInput struct {
+	Type   *string `json:"type"`
+	Config *struct {
+		To []string `json:"to"`
+	} `json:"config"`
+}
+
+// newDestination validates a destination create.
+func (s *Service) newDestination(formID string, in *DestinationInput) (*Destination, error) {
+	if in.Type == nil {
+		return nil, accounts.Invalid("type is required")
+	}
+	if *in.Type != "email" {
+		return nil, accounts.Invalid("type must be email")
+	}
+	if in.Config == nil || len(in.Config.To) == 0 {
+		return nil, accounts.Invalid("config.to must list at least one email address")
+	}
+	if len(in.Config.To) > MaxRecipients {
+		return nil, accounts.Invalid("config.to lists more than %d addresses", MaxRecipients)
+	}
+	d := &Destination{ID: newID(), FormID: formID, Type: "email", Created: s.clock(), Confirmed: []string{}}
+	for _, raw := range in.Config.To {
+		e, err := accounts.NormalizeEmail(raw)
+		if err != nil {
+			return nil, accounts.Invalid("config.to: %q is not a valid email address", raw)
+		}
+		d.To = append(d.To, e)
+	}
+	return d, nil
+}
+
+// AddDestination adds an email destination to a form. An address that is
+// the verified address of a member of the workspace is confirmed at once;
+// every other address gets one confirmation link by mail and receives
+// submissions only once its recipient has followed it.
+func (s *Service) AddDestination(ctx context.Context, p *accounts.Principal, id string, in *DestinationInput) (*Destination, error) {
+	f, err := s.form(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.newDestination(f.ID, in)
+	if err != nil {
+		return nil, err
+	}
+	var links []mail.Message
+	err = s.store.FormsTx(ctx, func(tx Store) error {
+		if err := tx.AddDestination(ctx, d); err != nil {
+			return accounts.Internal("add destination", err)
+		}
+		if links, err = s.addRecipients(ctx, tx, f, d); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, p, f, "destination.created", "destination", d.ID,
+			map[string]any{"type": d.Type, "to": d.To, "unconfirmed": d.Unconfirmed()})
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.send(links, "form_id", f.ID, "destination_id", d.ID)
+	return d, nil
+}
+
+// addRecipients stores a recipient per address of d, confirmed when it is
+// a member's verified address, and returns the confirmation mails of the
+// others, to be sent once the transaction commits.
+func (s *Service) addRecipients(ctx context.Context, tx Store, f *Form, d *Destination) ([]mail.Message, error) {
+	verified, err := tx.VerifiedMemberEmails(ctx, f.OrgID, d.To)
+	if err != nil {
+		return nil, accounts.Internal("find member addresses", err)
+	}
+	now := s.clock()
+	var msgs []mail.Message
+	seen := map[string]bool{}
+	for _, to := range d.To {
+		if seen[to] {
+			continue
+		}
+		seen[to] = true
+		r := &Recipient{DestinationID: d.ID, FormID: f.ID, Email: to, ExpiresAt: now}
+		if slices.Contains(verified, to) {
+			r.ConfirmedAt = &now
+			d.Confirmed = append(d.Confirmed, to)
+		} else {
+			secret := token.NewSecret("")
+			r.TokenHash, r.ExpiresAt = token.Hash(secret), now.Add(ConfirmTTL)
+			msgs = append(msgs, s.confirmMail(f, to, secret))
+		}
+		if err := tx.AddRecipient(ctx, r); err != nil {
+			return nil, accounts.Internal("add recipient", err)
+		}
+	}
+	return msgs, nil
+}
+
+// confirmMail is the one message asking to to confirm a destination.
+func (s *Service) confirmMail(f *Form, to, secret string) mail.Message {
+	return mail.Message{To: to, Subject: "Confirm that you want form submissions by email",
+		Text: fmt.Sprintf("Someone asked Gatehouse to email the submissions of the form %q to %s.\n\n"+
+			"To receive them, open this link within %d days and press the button:\n\n%s?token=%s\n\n"+
+			"If you did not expect this, ignore this message: nothing will be sent to you.\n",
+			f.Name, to, int(ConfirmTTL/(24*time.Hour)), s.confirm, secret)}
+}
+
+var errBadConfirmation = accounts.Errorf(accounts.KindNotFound, "this confirmation link is not valid: it may be used or expired")
+
+// ConfirmRecipient confirms the destination address of a confirmation
+// link (single use, ConfirmTTL), so it receives the form's submissions.
+func (s *Service) ConfirmRecipient(ctx context.Context, secret string) (*Recipient, *Form, error) {
+	if secret == "" {
+		return nil, nil, errBadConfirmation
+	}
+	var r *Recipient
+	var f *Form
+	err := s.store.FormsTx(ctx, func(tx Store) error {
+		var err error
+		r, err = tx.ConfirmRecipient(ctx, token.Hash(secret), s.clock())
+		if errors.Is(err, accounts.ErrNotFound) {
+			return errBadConfirmation
+		}
+		if err != nil {
+			return accounts.Internal("confirm recipient", err)
+		}
+		f, err = tx.LiveForm(ctx, "", r.FormID)
+		if errors.Is(err, accounts.ErrNotFound) {
+			return errBadConfirmation
+		}
+		if err != nil {
+			return accounts.Internal("find form", err)
+		}
+		return s.audit(ctx, tx, nil, f, "destination.confirmed", "destination", r.DestinationID, map[string]any{"email": r.Email})
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, f, nil
+}
+
+// DeleteDestination removes a destination of a form.
+func (s *Service) DeleteDestination(ctx context.Context, p *accounts.Principal, id, destID string) error {
+	f, err := s.form(ctx, p, id)
+	if err != nil {
+		return err
+	}
+	if !accounts.IsID(destID) {
+		return accounts.Errorf(accounts.KindNotFound, "destination not found")
+	}
+	return s.store.FormsTx(ctx, func(tx Store) error {
+		err := tx.DeleteDestination(ctx, f.ID, destID)
+		if errors.Is(err, accounts.ErrNotFound) {
+			return accounts.Errorf(accounts.KindNotFound, "destination not found")
+		}
+		if err != nil {
+			return accounts.Internal("delete destination", err)
+		}
+		return s.audit(ctx, tx, p, f, "destination.deleted", "destination", destID, map[string]any{})
+	})
+}

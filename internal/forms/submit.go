@@ -1,0 +1,222 @@
+package forms
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/outbound"
+)
+
+// MaxAutoresponsesPerHour bounds a form's autoresponses over any rolling
+// hour, unless Service.NoMailLimits: the submitter's address is whatever
+// was typed into the form, so the autoresponder could mail anyone.
+const MaxAutoresponsesPerHour = 20
+
+// Submit stores a public submission to form id; data are the submitted
+// fields. A non-empty _gotcha marks it spam; _gotcha and _next are not
+// stored. It returns where to send the submitter (_next), if anywhere.
+func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (string, error) {
+	if !accounts.IsID(id) {
+		return "", errFormNotFound
+	}
+	f, err := s.store.LiveForm(ctx, "", id)
+	if errors.Is(err, accounts.ErrNotFound) {
+		return "", errFormNotFound
+	}
+	if err != nil {
+		return "", accounts.Internal("find form", err)
+	}
+	if !f.Enabled {
+		return "", accounts.Errorf(accounts.KindForbidden, "the %s tool is not enabled for this workspace", Tool)
+	}
+	if data == nil {
+		return "", accounts.Invalid("a submission must be an object of fields")
+	}
+	spam := filled(data["_gotcha"])
+	next := text(data["_next"])
+	delete(data, "_gotcha")
+	delete(data, "_next")
+	if len(data) > MaxFields {
+		return "", accounts.Invalid("a submission has at most %d fields", MaxFields)
+	}
+	if next != "" {
+		var ok bool
+		if next, ok = outbound.ParseURL(next, MaxNext, "http", "https"); !ok {
+			return "", accounts.Invalid("_next must be an absolute http(s) URL of at most %d bytes", MaxNext)
+		}
+	}
+	for k, v := range data {
+		if sv, ok := v.(string); ok {
+			v = strings.ToValidUTF8(sv, "\uFFFD")
+			data[k] = v
+		}
+		if len(k) > 200 || len(text(v)) > MaxFieldValueBytes {
+			return "", accounts.Invalid("field %q is too long", truncate(k, 40))
+		}
+		if depth(v) > MaxDepth {
+			return "", accounts.Invalid("field %q nests deeper than %d levels", truncate(k, 40), MaxDepth)
+		}
+	}
+	sub := &Submission{ID: newID(), FormID: f.ID, Data: data, Spam: spam, Created: s.clock()}
+	submitter, _ := accounts.NormalizeEmail(text(data["email"]))
+	err = s.store.FormsTx(ctx, func(tx Store) error {
+		if !spam && f.Autoresponder.Enabled && submitter != "" {
+			if err := s.reserveAutoresponse(ctx, tx, sub); err != nil {
+				return err
+			}
+		}
+		if err := tx.AddSubmission(ctx, sub); err != nil {
+			return accounts.Internal("store submission", err)
+		}
+		return s.audit(ctx, tx, nil, f, "submission.created", "submission", sub.ID, map[string]any{"spam": spam})
+	})
+	if err != nil {
+		return "", err
+	}
+	if !spam {
+		s.deliver(f, sub, submitter)
+	}
+	return next, nil
+}
+
+// reserveAutoresponse marks sub autoresponded unless the form has already
+// sent MaxAutoresponsesPerHour in the last hour (counted in the database,
+// so every instance shares the limit).
+func (s *Service) reserveAutoresponse(ctx context.Context, tx Store, sub *Submission) error {
+	if !s.NoMailLimits {
+		if err := tx.LockForm(ctx, sub.FormID); err != nil {
+			return accounts.Internal("lock form", err)
+		}
+		n, err := tx.CountAutoresponses(ctx, sub.FormID, sub.Created.Add(-time.Hour))
+		if err != nil {
+			return accounts.Internal("count autoresponses", err)
+		}
+		if n >= MaxAutoresponsesPerHour {
+			return nil
+		}
+	}
+	at := sub.Created
+	sub.AutorespondedAt = &at
+	return nil
+}
+
+// deliver mails a submission to the confirmed addresses of the form's
+// email destinations (Reply-To the submitter, when a field named email
+// holds a valid address) and, when reserved, the autoresponder to the
+// submitter, in the background.
+func (s *Service) deliver(f *Form, sub *Submission, submitter string) {
+	var msgs []mail.Message
+	dests, err := s.store.ListDestinations(context.Background(), f.ID)
+	if err != nil {
+		s.log.Error("form destinations not read; submission not mailed", "form_id", f.ID, "submission_id", sub.ID, "err", err)
+	}
+	body := summary(f, sub)
+	for _, d := range dests {
+		for _, to := range d.Confirmed {
+			msgs = append(msgs, mail.Message{To: to, ReplyTo: submitter, Subject: "New submission: " + f.Name, Text: body})
+		}
+	}
+	if sub.AutorespondedAt != nil {
+		msgs = append(msgs, mail.Message{To: submitter, Subject: f.Autoresponder.Subject, Text: f.Autoresponder.Body})
+	}
+	s.send(msgs, "form_id", f.ID, "submission_id", sub.ID)
+}
+
+// send hands msgs to the mailer in the background (Wait waits for them);
+// a failure is logged with attrs.
+func (s *Service) send(msgs []mail.Message, attrs ...any) {
+	for _, m := range msgs {
+		s.sending.Add(1)
+		go func() {
+			defer s.sending.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := s.mail.Send(ctx, m); err != nil {
+				s.log.Warn("form mail not sent", append(slices.Clip(attrs), "err", err)...)
+			}
+		}()
+	}
+}
+
+// summary is the text of a submission mail: one line per field, sorted.
+func summary(f *Form, sub *Submission) string {
+	keys := make([]string, 0, len(sub.Data))
+	for k := range sub.Data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	fmt.Fprintf(&b, "A new submission to %s (%s):\n\n", f.Name, sub.Created.Format(time.RFC3339))
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s: %s\n", k, text(sub.Data[k]))
+	}
+	return b.String()
+}
+
+// filled reports whether a honeypot value is non-empty: a non-blank
+// string, true, a non-zero number, a non-empty array or object.
+func filled(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return false
+	case string:
+		return strings.TrimSpace(v) != ""
+	case bool:
+		return v
+	case json.Number:
+		f, err := v.Float64()
+		return err != nil || f != 0
+	case []any:
+		return len(v) > 0
+	case []string:
+		return len(v) > 0
+	case map[string]any:
+		return len(v) > 0
+	}
+	return true
+}
+
+// depth is how deeply a submitted value nests (a scalar is 0).
+func depth(v any) int {
+	d := 0
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			d = max(d, depth(e))
+		}
+		return d + 1
+	case map[string]any:
+		for _, e := range v {
+			d = max(d, depth(e))
+		}
+		return d + 1
+	}
+	return 0
+}
+
+// text renders a submitted value: strings as they are, anything else as JSON.
+func text(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
@@ -170,11 +171,22 @@ func (s *Server) signedIn(w http.ResponseWriter, r *http.Request, si *accounts.S
 	http.Redirect(w, r, safeNext(next), http.StatusSeeOther)
 }
 
-// safeNext keeps only same-site paths, so sign-in is no open redirect.
+// safeNext is the one check of a return path (the sign-in page's next, the
+// magic-link cookie): a parsed path with no scheme or host, no control
+// characters (browsers drop tabs and newlines, so "/\t/evil" is "//evil")
+// and no backslashes (read as slashes), encoded or not. Anything else lands
+// on /signin.
 func safeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") ||
-		strings.ContainsAny(next, "\r\n") {
-		return "/signin"
+	const landing = "/signin"
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" ||
+		!strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(u.Path, "//") {
+		return landing
+	}
+	for _, s := range []string{next, u.Path} {
+		if strings.ContainsRune(s, '\\') || strings.ContainsFunc(s, unicode.IsControl) {
+			return landing
+		}
 	}
 	return next
 }

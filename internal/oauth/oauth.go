@@ -76,6 +76,11 @@ type Client struct {
 	// Metadata is the registered metadata as answered to the client.
 	Metadata  []byte
 	CreatedAt time.Time
+	// RedirectsErrors lets authorization errors be redirected to the client
+	// before the user has signed in. Only a client an administrator vouched
+	// for may set it (RFC 9700 §4.11.2): dynamically registered and
+	// metadata-document clients, the only kinds today, never do.
+	RedirectsErrors bool
 }
 
 // DisplayName is the client's name, else its id.

@@ -13,13 +13,13 @@ import (
 // handleAuthorize handles "GET /oauth/authorize": validates the request,
 // sends an anonymous browser to sign in, then asks for consent.
 func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.authRequest(w, r, r.URL.Query())
-	if !ok {
-		return
-	}
 	b, err := s.browser(r)
 	if err != nil {
 		s.pageError(w, r, err)
+		return
+	}
+	a, ok := s.authRequest(w, r, r.URL.Query(), b)
+	if !ok {
 		return
 	}
 	if b == nil {
@@ -33,13 +33,13 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 // form. The request is validated again from the posted fields.
 func (s *Server) handleAuthorizeDecision(w http.ResponseWriter, r *http.Request) {
 	r.ParseForm()
-	a, ok := s.authRequest(w, r, r.PostForm)
-	if !ok {
-		return
-	}
 	b, err := s.browser(r)
 	if err != nil {
 		s.pageError(w, r, err)
+		return
+	}
+	a, ok := s.authRequest(w, r, r.PostForm, b)
+	if !ok {
 		return
 	}
 	if b == nil {
@@ -64,18 +64,19 @@ func (s *Server) handleAuthorizeDecision(w http.ResponseWriter, r *http.Request)
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
-// authRequest parses an authorization request; a refusal is answered here
-// (redirect to the client, or the error page when the client or its
-// redirect URI cannot be trusted).
-func (s *Server) authRequest(w http.ResponseWriter, r *http.Request, q url.Values) (*oauth.AuthRequest, bool) {
-	a, err := s.oauth.ParseAuthorize(r.Context(), q)
+// authRequest parses an authorization request from browser b (nil before
+// sign-in); a refusal is answered here (redirect to the client, or the
+// error page when the client or its redirect URI cannot be trusted, or the
+// user has not signed in yet).
+func (s *Server) authRequest(w http.ResponseWriter, r *http.Request, q url.Values, b *accounts.BrowserSession) (*oauth.AuthRequest, bool) {
+	a, err := s.oauth.ParseAuthorize(r.Context(), q, oauth.Requester{IP: clientIP(r), SignedIn: b != nil})
 	var ref *oauth.Refusal
 	switch {
 	case errors.As(err, &ref) && ref.RedirectTo != "":
 		http.Redirect(w, r, ref.RedirectTo, http.StatusSeeOther)
 		return nil, false
 	case errors.As(err, &ref):
-		s.render(w, http.StatusBadRequest, "error", &page{Title: "This sign-in request cannot go on", Message: ref.Message})
+		s.render(w, http.StatusBadRequest, "error", &page{Title: "This sign-in request cannot go on", Message: sentence(ref.Message)})
 		return nil, false
 	case err != nil:
 		s.pageError(w, r, err)

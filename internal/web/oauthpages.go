@@ -156,10 +156,14 @@ func (s *Server) handleDevicePage(w http.ResponseWriter, r *http.Request) {
 		s.render(w, http.StatusOK, "device", &page{Title: "Connect a device", User: b.User})
 		return
 	}
+	if s.deviceCodesLimited(w, r, b) {
+		return
+	}
 	d, err := s.oauth.LookupDevice(r.Context(), code)
 	if err != nil {
 		var e *accounts.Error
 		if errors.As(err, &e) && e.Kind == accounts.KindNotFound {
+			s.deviceCodeFailed(r, b)
 			s.render(w, http.StatusNotFound, "device", &page{Title: "Connect a device", User: b.User, Code: code, Error: sentence(e.Message)})
 			return
 		}
@@ -187,6 +191,9 @@ func (s *Server) handleDeviceDecision(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/signin?"+url.Values{"next": {"/device?user_code=" + url.QueryEscape(code)}, "intro": {"device"}}.Encode(), http.StatusSeeOther)
 		return
 	}
+	if s.deviceCodesLimited(w, r, b) {
+		return
+	}
 	approve := r.PostFormValue("decision") == "approve"
 	err = s.oauth.DecideDevice(r.Context(), code, b.User.ID, r.PostFormValue("org_id"), approve)
 	if err != nil {
@@ -198,6 +205,7 @@ func (s *Server) handleDeviceDecision(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if errors.As(err, &e) && e.Kind == accounts.KindNotFound {
+			s.deviceCodeFailed(r, b)
 			s.render(w, http.StatusNotFound, "device", &page{Title: "Connect a device", User: b.User, Code: code, Error: sentence(e.Message)})
 			return
 		}
@@ -209,4 +217,28 @@ func (s *Server) handleDeviceDecision(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.render(w, http.StatusOK, "message", &page{Title: "Device connected", Message: "You can return to your device; it will finish signing in by itself."})
+}
+
+// deviceCodesLimited answers 429 (the error page, with Retry-After) when
+// the IP or browser session of b has typed too many wrong user codes
+// (RFC 8628 §5.1).
+func (s *Server) deviceCodesLimited(w http.ResponseWriter, r *http.Request, b *accounts.BrowserSession) bool {
+	if s.limits == nil {
+		return false
+	}
+	for _, key := range []string{"ip " + clientIP(r), "session " + b.SessionID} {
+		if ok, wait := s.limits.failedDeviceCodes.Check(key); !ok {
+			s.pageError(w, r, tooMany(wait))
+			return true
+		}
+	}
+	return false
+}
+
+// deviceCodeFailed counts a wrong user code against the IP and the session.
+func (s *Server) deviceCodeFailed(r *http.Request, b *accounts.BrowserSession) {
+	if s.limits != nil {
+		s.limits.failedDeviceCodes.Allow("ip " + clientIP(r))
+		s.limits.failedDeviceCodes.Allow("session " + b.SessionID)
+	}
 }

@@ -5,9 +5,11 @@ import (
 	"embed"
 	"errors"
 	"html/template"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -88,6 +90,9 @@ func (s *Server) render(w http.ResponseWriter, status int, name string, p *page)
 func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *accounts.Error
 	if errors.As(err, &e) && e.Kind != accounts.KindInternal {
+		if e.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+		}
 		s.render(w, statusOf[e.Kind], "error", &page{Title: "Something is not right", Message: sentence(e.Message)})
 		return
 	}

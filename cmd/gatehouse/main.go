@@ -167,7 +167,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		Mailer: mailAdapter{sender}, Resolver: dns.New(cfg.DNSServer, 5*time.Second), Logger: log, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL,
 	})
 	authz := oauth.New(oauth.Config{Service: svc, Store: store, Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL,
-		AllowPrivate: cfg.WebhookAllowPrivate, RootCAs: cfg.OutboundCAs})
+		AllowPrivate: cfg.WebhookAllowPrivate, RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit})
 	formsSvc := forms.New(forms.Config{Store: store, Mail: sender, Logger: log, FormsURL: cfg.FormsURL})
 	hooks := webhooks.New(webhooks.Config{Store: store, Logger: log, AllowPrivate: cfg.WebhookAllowPrivate, RootCAs: cfg.OutboundCAs})
 	linksSvc := links.New(store, cfg.ShortLinkURL, nil)

@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"errors"
+	"net/http"
 	"net/url"
 	"strings"
 
@@ -76,9 +77,12 @@ func (s *Server) ParseAuthorize(ctx context.Context, q url.Values, who Requester
 	if clientID == "" {
 		return nil, &Refusal{Message: "The application did not say who it is (client_id is missing)."}
 	}
-	c, err := s.Client(ctx, clientID)
+	c, err := s.Client(ctx, clientID, who.IP)
 	if err != nil {
 		var e *Error
+		if errors.As(err, &e) && e.Status == http.StatusTooManyRequests {
+			return nil, &accounts.Error{Kind: accounts.KindTooMany, Message: e.Description, RetryAfter: e.RetryAfter}
+		}
 		if errors.As(err, &e) && e.Status < 500 {
 			return nil, &Refusal{Message: "This application is not registered with Gatehouse: " + e.Description}
 		}

@@ -164,6 +164,9 @@ type Config struct {
 	// RootCAs, when set, are the CAs trusted when fetching metadata
 	// documents (GATEHOUSE_WEBHOOK_CA_FILE with the system roots).
 	RootCAs *x509.CertPool
+	// RateLimit (GATEHOUSE_RATE_LIMIT) limits metadata document fetches per
+	// requester IP and per document host.
+	RateLimit bool
 }
 
 // Server is the authorization server.
@@ -195,6 +198,9 @@ func New(c Config) *Server {
 		s.interval = DefaultInterval
 	}
 	s.cimd = newMetadataDocuments(c.MetadataClient, c.AllowPrivate, c.RootCAs, s.log)
+	if c.RateLimit {
+		s.cimd.limit(s.now)
+	}
 	return s
 }
 

@@ -168,7 +168,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		NoMailLimits: !cfg.MailLimit,
 	})
 	authz := oauth.New(oauth.Config{Service: svc, Store: store, Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL,
-		AllowPrivate: cfg.WebhookAllowPrivate, RootCAs: cfg.OutboundCAs})
+		AllowPrivate: cfg.WebhookAllowPrivate, RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit})
 	formsSvc := forms.New(forms.Config{Store: store, Mail: sender, Logger: log, FormsURL: cfg.FormsURL})
 	formsSvc.NoMailLimits = !cfg.MailLimit
 	hooks := webhooks.New(webhooks.Config{Store: store, Logger: log, AllowPrivate: cfg.WebhookAllowPrivate, RootCAs: cfg.OutboundCAs})

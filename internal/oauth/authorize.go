@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"errors"
+	"net/http"
 	"net/url"
 	"strings"
 
@@ -49,9 +50,19 @@ type Refusal struct {
 
 func (r *Refusal) Error() string { return r.Message }
 
+// Requester is who sent an authorization request.
+type Requester struct {
+	IP       string // the peer address, for the metadata document fetch limits
+	SignedIn bool   // the browser has a Gatehouse session
+}
+
 // ParseAuthorize validates an authorization request. Its error is a
-// *Refusal, or an internal error.
-func (s *Server) ParseAuthorize(ctx context.Context, q url.Values) (*AuthRequest, error) {
+// *Refusal, an *accounts.Error of KindTooMany, or an internal error.
+// Before the user has signed in, errors are redirected only to clients
+// that RedirectsErrors: otherwise anyone could use Gatehouse to bounce a
+// browser to the redirect URI a client registered itself (RFC 9700
+// §4.11.2).
+func (s *Server) ParseAuthorize(ctx context.Context, q url.Values, who Requester) (*AuthRequest, error) {
 	if !accounts.CleanValues(q, 0) {
 		return nil, &Refusal{Message: "The request has parameters that are not valid text."}
 	}
@@ -66,9 +77,12 @@ func (s *Server) ParseAuthorize(ctx context.Context, q url.Values) (*AuthRequest
 	if clientID == "" {
 		return nil, &Refusal{Message: "The application did not say who it is (client_id is missing)."}
 	}
-	c, err := s.Client(ctx, clientID)
+	c, err := s.Client(ctx, clientID, who.IP)
 	if err != nil {
 		var e *Error
+		if errors.As(err, &e) && e.Status == http.StatusTooManyRequests {
+			return nil, &accounts.Error{Kind: accounts.KindTooMany, Message: e.Description, RetryAfter: e.RetryAfter}
+		}
 		if errors.As(err, &e) && e.Status < 500 {
 			return nil, &Refusal{Message: "This application is not registered with Gatehouse: " + e.Description}
 		}
@@ -80,6 +94,9 @@ func (s *Server) ParseAuthorize(ctx context.Context, q url.Values) (*AuthRequest
 	}
 	a := &AuthRequest{Client: c, RedirectURI: redirect, State: q.Get("state"), Scope: q.Get("scope")}
 	fail := func(code, desc string) error {
+		if !who.SignedIn && !c.RedirectsErrors {
+			return &Refusal{Message: desc}
+		}
 		return &Refusal{RedirectTo: s.errorRedirect(a, code, desc), Message: desc}
 	}
 	for k, v := range q {

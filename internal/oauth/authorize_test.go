@@ -65,6 +65,26 @@ func TestAuthorizeRequests(t *testing.T) {
 				}
 			}
 		})
+		t.Run("before sign-in, errors show the error page, not a redirect", func(t *testing.T) {
+			// RFC 9700 §4.11.2: a self-registered client must not turn
+			// Gatehouse into an open redirector to its redirect URI.
+			for name, over := range map[string]map[string]string{
+				"no PKCE":         {"code_challenge": "", "code_challenge_method": ""},
+				"plain PKCE":      {"code_challenge_method": "plain"},
+				"implicit":        {"response_type": "token"},
+				"no responsetype": {"response_type": ""},
+				"foreign audit":   {"resource": "https://elsewhere.example.com/"},
+			} {
+				p := newBrowser(t, env).get(t, q(over))
+				if p.status != 400 || p.location() != "" || !strings.Contains(p.header.Get("Content-Type"), "text/html") {
+					t.Fatalf("%s: status %d location %q; want a 400 error page", name, p.status, p.location())
+				}
+				form, _ := url.Parse(q(over))
+				if p := newBrowser(t, env).post(t, "/oauth/authorize", form.Query()); p.status != 400 || p.location() != "" {
+					t.Fatalf("%s posted: status %d location %q; want a 400 error page", name, p.status, p.location())
+				}
+			}
+		})
 		t.Run("loopback redirect on any port", func(t *testing.T) {
 			p := b.get(t, q(map[string]string{"redirect_uri": "http://127.0.0.1:40000/callback"}))
 			if p.status != 200 || !strings.Contains(p.body, "Allow") {

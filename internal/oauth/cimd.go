@@ -17,6 +17,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/outbound"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
 )
 
 // Client ID metadata documents (draft-ietf-oauth-client-id-metadata-document,
@@ -29,18 +30,36 @@ const (
 	metadataDefaultTTL = 5 * time.Minute
 	metadataMaxTTL     = 24 * time.Hour
 	metadataMaxEntries = 1000
+	// metadataFailureTTL is how long a failed fetch is remembered, so a
+	// prober cannot make Gatehouse hit a host on every request.
+	metadataFailureTTL = time.Minute
 )
+
+// errMetadataDocument is the one answer to every failed fetch: what the
+// remote host answered is logged, never told to whoever asked.
+var errMetadataDocument = invalidClient("the client metadata document could not be fetched or is not valid")
 
 type metadataDocuments struct {
 	client *http.Client
 	log    *slog.Logger
-	mu     sync.Mutex
-	cache  map[string]cachedClient
+	// perIP and perHost limit fetches (cache misses) per requester IP and
+	// per document host; nil allows every fetch.
+	perIP, perHost *ratelimit.Limiter
+	mu             sync.Mutex
+	cache          map[string]cachedClient
 }
 
+// cachedClient is a fetched client, or a failed fetch when client is nil.
 type cachedClient struct {
 	client  *Client
 	expires time.Time
+}
+
+// limit turns on the fetch limits (docs/decisions.md): per requester IP 10
+// then one per 6 s, per host 30 then one per 2 s.
+func (m *metadataDocuments) limit(now func() time.Time) {
+	m.perIP = ratelimit.New(10, 6*time.Second, now)
+	m.perHost = ratelimit.New(30, 2*time.Second, now)
 }
 
 // newMetadataDocuments returns the fetcher. Its transport refuses to dial
@@ -63,11 +82,12 @@ func newMetadataDocuments(c *http.Client, allowPrivate bool, roots *x509.CertPoo
 }
 
 // Client returns the client named by id: a registered client, or the
-// metadata document at an https client_id URL. Unknown clients give an
-// invalid_client *Error.
-func (s *Server) Client(ctx context.Context, id string) (*Client, error) {
+// metadata document at an https client_id URL, fetched for the requester
+// at ip. Unknown clients give an invalid_client *Error, too many fetches a
+// too_many_requests one.
+func (s *Server) Client(ctx context.Context, id, ip string) (*Client, error) {
 	if strings.Contains(id, "://") {
-		return s.cimd.get(ctx, id, s.clock())
+		return s.cimd.get(ctx, id, ip, s.clock())
 	}
 	if len(id) > 64 {
 		return nil, invalidClient("unknown client")
@@ -100,34 +120,50 @@ func checkClientIDURL(raw string) error {
 	return nil
 }
 
-func (m *metadataDocuments) get(ctx context.Context, id string, now time.Time) (*Client, error) {
+func (m *metadataDocuments) get(ctx context.Context, id, ip string, now time.Time) (*Client, error) {
 	if err := checkClientIDURL(id); err != nil {
 		return nil, invalidClient("%v", err)
 	}
 	m.mu.Lock()
-	if e, ok := m.cache[id]; ok && now.Before(e.expires) {
-		m.mu.Unlock()
+	e, ok := m.cache[id]
+	m.mu.Unlock()
+	switch {
+	case ok && now.Before(e.expires) && e.client == nil:
+		return nil, errMetadataDocument
+	case ok && now.Before(e.expires):
 		return e.client, nil
 	}
-	m.mu.Unlock()
+	if ok, wait := m.perIP.Allow(ip); !ok {
+		return nil, tooManyRequests(wait)
+	}
+	u, _ := url.Parse(id)
+	if ok, wait := m.perHost.Allow(strings.ToLower(u.Hostname())); !ok {
+		return nil, tooManyRequests(wait)
+	}
 	c, ttl, err := m.fetch(ctx, id, now)
 	if err != nil {
 		m.log.Info("client metadata document refused", "client_id", id, "err", err)
-		return nil, invalidClient("client metadata document at %s: %v", id, err)
+		m.store(id, cachedClient{expires: now.Add(metadataFailureTTL)}, now)
+		return nil, errMetadataDocument
 	}
 	if ttl > 0 {
-		m.mu.Lock()
-		if len(m.cache) >= metadataMaxEntries {
-			for k, e := range m.cache {
-				if !now.Before(e.expires) || len(m.cache) >= metadataMaxEntries {
-					delete(m.cache, k)
-				}
-			}
-		}
-		m.cache[id] = cachedClient{client: c, expires: now.Add(ttl)}
-		m.mu.Unlock()
+		m.store(id, cachedClient{client: c, expires: now.Add(ttl)}, now)
 	}
 	return c, nil
+}
+
+// store caches e under id, making room among at most metadataMaxEntries.
+func (m *metadataDocuments) store(id string, e cachedClient, now time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.cache) >= metadataMaxEntries {
+		for k, old := range m.cache {
+			if !now.Before(old.expires) || len(m.cache) >= metadataMaxEntries {
+				delete(m.cache, k)
+			}
+		}
+	}
+	m.cache[id] = e
 }
 
 func (m *metadataDocuments) fetch(ctx context.Context, id string, now time.Time) (*Client, time.Duration, error) {
@@ -140,7 +176,7 @@ func (m *metadataDocuments) fetch(ctx context.Context, id string, now time.Time)
 	req.Header.Set("Accept", "application/json")
 	res, err := m.client.Do(req)
 	if err != nil {
-		return nil, 0, errors.New("could not be fetched")
+		return nil, 0, fmt.Errorf("fetch: %w", err)
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {

@@ -38,6 +38,8 @@ func newMetadataHost(t *testing.T) *metadataHost {
 			doc["client_id"] = h.srv.URL + "/other.json"
 		case "/secret.json":
 			doc["token_endpoint_auth_method"] = "client_secret_basic"
+		case "/chrome.json":
+			doc["redirect_uris"] = []string{redirect, "chrome://settings/passwords"}
 		case "/huge.json":
 			doc["client_name"] = strings.Repeat("x", 70<<10)
 		case "/missing.json":
@@ -99,7 +101,7 @@ func TestClientIDMetadataDocuments(t *testing.T) {
 			t.Fatalf("a no-store document was cached")
 		}
 
-		for _, bad := range []string{"/mismatch.json", "/secret.json", "/huge.json", "/missing.json"} {
+		for _, bad := range []string{"/mismatch.json", "/secret.json", "/chrome.json", "/huge.json", "/missing.json"} {
 			p := b.get(t, oauthConfig(env, host.srv.URL+bad).AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)))
 			if p.status != 400 || p.location() != "" {
 				t.Fatalf("%s: status %d location %q; want the error page", bad, p.status, p.location())

@@ -18,7 +18,8 @@ type Error struct {
 	Code        string
 	Description string
 	Status      int
-	Err         error // internal cause, logged, never shown
+	RetryAfter  time.Duration // sent as Retry-After when set (429)
+	Err         error         // internal cause, logged, never shown
 }
 
 func (e *Error) Error() string {
@@ -65,6 +66,11 @@ func invalidClient(format string, args ...any) *Error {
 	return oauthErr("invalid_client", http.StatusUnauthorized, format, args...)
 }
 
+func tooManyRequests(wait time.Duration) *Error {
+	return &Error{Code: "too_many_requests", Status: http.StatusTooManyRequests, Description: "too many requests; try again later",
+		RetryAfter: wait}
+}
+
 func serverError(err error) *Error {
 	return &Error{Code: "server_error", Status: http.StatusInternalServerError, Description: "internal server error", Err: err}
 }
@@ -79,6 +85,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if e.Status >= 500 {
 		s.log.LogAttrs(r.Context(), slog.LevelError, "oauth internal error", slog.String("path", r.URL.Path),
 			slog.String("request_id", w.Header().Get("X-Request-Id")), slog.String("err", err.Error()))
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 	}
 	if e.Code == "invalid_client" && r.Header.Get("Authorization") != "" {
 		w.Header().Set("WWW-Authenticate", `Basic realm="gatehouse"`)
@@ -122,8 +131,7 @@ func (s *Server) Limit(allow func(r *http.Request) (bool, time.Duration), h http
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if ok, wait := allow(r); !ok {
 			cors(w)
-			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-			s.writeError(w, r, oauthErr("too_many_requests", http.StatusTooManyRequests, "too many requests; try again later"))
+			s.writeError(w, r, tooManyRequests(wait))
 			return
 		}
 		h.ServeHTTP(w, r)

@@ -76,6 +76,11 @@ type Client struct {
 	// Metadata is the registered metadata as answered to the client.
 	Metadata  []byte
 	CreatedAt time.Time
+	// RedirectsErrors lets authorization errors be redirected to the client
+	// before the user has signed in. Only a client an administrator vouched
+	// for may set it (RFC 9700 §4.11.2): dynamically registered and
+	// metadata-document clients, the only kinds today, never do.
+	RedirectsErrors bool
 }
 
 // DisplayName is the client's name, else its id.
@@ -159,6 +164,9 @@ type Config struct {
 	// RootCAs, when set, are the CAs trusted when fetching metadata
 	// documents (GATEHOUSE_WEBHOOK_CA_FILE with the system roots).
 	RootCAs *x509.CertPool
+	// RateLimit (GATEHOUSE_RATE_LIMIT) limits metadata document fetches per
+	// requester IP and per document host.
+	RateLimit bool
 }
 
 // Server is the authorization server.
@@ -190,6 +198,9 @@ func New(c Config) *Server {
 		s.interval = DefaultInterval
 	}
 	s.cimd = newMetadataDocuments(c.MetadataClient, c.AllowPrivate, c.RootCAs, s.log)
+	if c.RateLimit {
+		s.cimd.limit(s.now)
+	}
 	return s
 }
 

@@ -105,12 +105,11 @@ func (m *clientMetadata) validate() error {
 	return nil
 }
 
-// blockedSchemes may never be redirect targets.
-var blockedSchemes = map[string]bool{"javascript": true, "data": true, "file": true, "vbscript": true, "about": true,
-	"blob": true, "ftp": true, "ws": true, "wss": true, "mailto": true, "tel": true}
-
-// checkRedirectURI applies RFC 8252 and OAuth 2.1 §2.3.1: https; http only
-// on a loopback host; or a private-use scheme of a native app. No fragment.
+// checkRedirectURI applies RFC 8252 and OAuth 2.1 §2.3.1 as an allow-list:
+// https; http only on a loopback host; or a private-use scheme of a native
+// app, which must be reverse-domain (RFC 8252 §7.1: it contains a dot), so
+// browser schemes such as view-source:, chrome: or javascript: never pass.
+// No fragment.
 func checkRedirectURI(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || len(raw) > MaxParam {
@@ -128,15 +127,28 @@ func checkRedirectURI(raw string) error {
 		if !isLoopbackHost(u.Hostname()) {
 			return invalidRedirect("redirect URI '%s': http is allowed only on a loopback host (127.0.0.1, [::1], localhost); use https", raw)
 		}
-	case blockedSchemes[scheme]:
-		return invalidRedirect("redirect URI '%s' uses a forbidden scheme", raw)
-	default:
-		// A private-use scheme (RFC 8252 §7.1), e.g. com.example.app:/callback.
+	case privateUseScheme(scheme):
 		if u.Host == "" && u.Path == "" && u.Opaque == "" {
 			return invalidRedirect("redirect URI '%s' has no path", raw)
 		}
+	default:
+		return invalidRedirect("redirect URI '%s': use https, http on a loopback host, or a reverse-domain private-use scheme such as com.example.app:/callback", raw)
 	}
 	return nil
+}
+
+// privateUseScheme reports whether a (lowercased) scheme is reverse-domain:
+// dot-separated labels, none empty, e.g. com.example.app.
+func privateUseScheme(scheme string) bool {
+	if !strings.Contains(scheme, ".") {
+		return false
+	}
+	for _, label := range strings.Split(scheme, ".") {
+		if label == "" {
+			return false
+		}
+	}
+	return true
 }
 
 func isLoopbackHost(h string) bool {

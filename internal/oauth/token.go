@@ -122,7 +122,7 @@ func (s *Server) authenticateClient(r *http.Request, form url.Values) (*Client, 
 	if id == "" {
 		return nil, invalidClient("client_id is required")
 	}
-	c, err := s.Client(r.Context(), id)
+	c, err := s.Client(r.Context(), id, sessionMeta(r).IP)
 	if err != nil {
 		return nil, err
 	}

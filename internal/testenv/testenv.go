@@ -172,7 +172,8 @@ func New(t testing.TB, db string, o Options) *Env {
 		interval = time.Second
 	}
 	env.OAuth = oauth.New(oauth.Config{Service: env.Svc, Store: store, Logger: log, Issuer: env.URL, APIURL: env.URL,
-		Now: env.Clock.Now, DeviceInterval: interval, MetadataClient: o.MetadataClient, AllowPrivate: o.AllowPrivate, RootCAs: o.RootCAs})
+		Now: env.Clock.Now, DeviceInterval: interval, MetadataClient: o.MetadataClient, AllowPrivate: o.AllowPrivate, RootCAs: o.RootCAs,
+		RateLimit: o.RateLimit})
 	env.Webhooks = webhooks.New(webhooks.Config{Store: store, Logger: log, Now: env.Clock.Now, AllowPrivate: true, RootCAs: o.RootCAs,
 		RetryDelays: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}})
 	env.Links = links.New(env.Store, env.URL+"/l", env.Clock.Now)

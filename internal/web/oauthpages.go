@@ -13,13 +13,13 @@ import (
 // handleAuthorize handles "GET /oauth/authorize": validates the request,
 // sends an anonymous browser to sign in, then asks for consent.
 func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.authRequest(w, r, r.URL.Query())
-	if !ok {
-		return
-	}
 	b, err := s.browser(r)
 	if err != nil {
 		s.pageError(w, r, err)
+		return
+	}
+	a, ok := s.authRequest(w, r, r.URL.Query(), b)
+	if !ok {
 		return
 	}
 	if b == nil {
@@ -33,13 +33,13 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 // form. The request is validated again from the posted fields.
 func (s *Server) handleAuthorizeDecision(w http.ResponseWriter, r *http.Request) {
 	r.ParseForm()
-	a, ok := s.authRequest(w, r, r.PostForm)
-	if !ok {
-		return
-	}
 	b, err := s.browser(r)
 	if err != nil {
 		s.pageError(w, r, err)
+		return
+	}
+	a, ok := s.authRequest(w, r, r.PostForm, b)
+	if !ok {
 		return
 	}
 	if b == nil {
@@ -64,18 +64,19 @@ func (s *Server) handleAuthorizeDecision(w http.ResponseWriter, r *http.Request)
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
-// authRequest parses an authorization request; a refusal is answered here
-// (redirect to the client, or the error page when the client or its
-// redirect URI cannot be trusted).
-func (s *Server) authRequest(w http.ResponseWriter, r *http.Request, q url.Values) (*oauth.AuthRequest, bool) {
-	a, err := s.oauth.ParseAuthorize(r.Context(), q)
+// authRequest parses an authorization request from browser b (nil before
+// sign-in); a refusal is answered here (redirect to the client, or the
+// error page when the client or its redirect URI cannot be trusted, or the
+// user has not signed in yet).
+func (s *Server) authRequest(w http.ResponseWriter, r *http.Request, q url.Values, b *accounts.BrowserSession) (*oauth.AuthRequest, bool) {
+	a, err := s.oauth.ParseAuthorize(r.Context(), q, oauth.Requester{IP: clientIP(r), SignedIn: b != nil})
 	var ref *oauth.Refusal
 	switch {
 	case errors.As(err, &ref) && ref.RedirectTo != "":
 		http.Redirect(w, r, ref.RedirectTo, http.StatusSeeOther)
 		return nil, false
 	case errors.As(err, &ref):
-		s.render(w, http.StatusBadRequest, "error", &page{Title: "This sign-in request cannot go on", Message: ref.Message})
+		s.render(w, http.StatusBadRequest, "error", &page{Title: "This sign-in request cannot go on", Message: sentence(ref.Message)})
 		return nil, false
 	case err != nil:
 		s.pageError(w, r, err)
@@ -155,10 +156,14 @@ func (s *Server) handleDevicePage(w http.ResponseWriter, r *http.Request) {
 		s.render(w, http.StatusOK, "device", &page{Title: "Connect a device", User: b.User})
 		return
 	}
+	if s.deviceCodesLimited(w, r, b) {
+		return
+	}
 	d, err := s.oauth.LookupDevice(r.Context(), code)
 	if err != nil {
 		var e *accounts.Error
 		if errors.As(err, &e) && e.Kind == accounts.KindNotFound {
+			s.deviceCodeFailed(r, b)
 			s.render(w, http.StatusNotFound, "device", &page{Title: "Connect a device", User: b.User, Code: code, Error: sentence(e.Message)})
 			return
 		}
@@ -186,6 +191,9 @@ func (s *Server) handleDeviceDecision(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/signin?"+url.Values{"next": {"/device?user_code=" + url.QueryEscape(code)}, "intro": {"device"}}.Encode(), http.StatusSeeOther)
 		return
 	}
+	if s.deviceCodesLimited(w, r, b) {
+		return
+	}
 	approve := r.PostFormValue("decision") == "approve"
 	err = s.oauth.DecideDevice(r.Context(), code, b.User.ID, r.PostFormValue("org_id"), approve)
 	if err != nil {
@@ -197,6 +205,7 @@ func (s *Server) handleDeviceDecision(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if errors.As(err, &e) && e.Kind == accounts.KindNotFound {
+			s.deviceCodeFailed(r, b)
 			s.render(w, http.StatusNotFound, "device", &page{Title: "Connect a device", User: b.User, Code: code, Error: sentence(e.Message)})
 			return
 		}
@@ -208,4 +217,28 @@ func (s *Server) handleDeviceDecision(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.render(w, http.StatusOK, "message", &page{Title: "Device connected", Message: "You can return to your device; it will finish signing in by itself."})
+}
+
+// deviceCodesLimited answers 429 (the error page, with Retry-After) when
+// the IP or browser session of b has typed too many wrong user codes
+// (RFC 8628 §5.1).
+func (s *Server) deviceCodesLimited(w http.ResponseWriter, r *http.Request, b *accounts.BrowserSession) bool {
+	if s.limits == nil {
+		return false
+	}
+	for _, key := range []string{"ip " + clientIP(r), "session " + b.SessionID} {
+		if ok, wait := s.limits.failedDeviceCodes.Check(key); !ok {
+			s.pageError(w, r, tooMany(wait))
+			return true
+		}
+	}
+	return false
+}
+
+// deviceCodeFailed counts a wrong user code against the IP and the session.
+func (s *Server) deviceCodeFailed(r *http.Request, b *accounts.BrowserSession) {
+	if s.limits != nil {
+		s.limits.failedDeviceCodes.Allow("ip " + clientIP(r))
+		s.limits.failedDeviceCodes.Allow("session " + b.SessionID)
+	}
 }

@@ -5,11 +5,14 @@ import (
 	"embed"
 	"errors"
 	"html/template"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
@@ -87,6 +90,9 @@ func (s *Server) render(w http.ResponseWriter, status int, name string, p *page)
 func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *accounts.Error
 	if errors.As(err, &e) && e.Kind != accounts.KindInternal {
+		if e.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+		}
 		s.render(w, statusOf[e.Kind], "error", &page{Title: "Something is not right", Message: sentence(e.Message)})
 		return
 	}
@@ -170,11 +176,22 @@ func (s *Server) signedIn(w http.ResponseWriter, r *http.Request, si *accounts.S
 	http.Redirect(w, r, safeNext(next), http.StatusSeeOther)
 }
 
-// safeNext keeps only same-site paths, so sign-in is no open redirect.
+// safeNext is the one check of a return path (the sign-in page's next, the
+// magic-link cookie): a parsed path with no scheme or host, no control
+// characters (browsers drop tabs and newlines, so "/\t/evil" is "//evil")
+// and no backslashes (read as slashes), encoded or not. Anything else lands
+// on /signin.
 func safeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") ||
-		strings.ContainsAny(next, "\r\n") {
-		return "/signin"
+	const landing = "/signin"
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" ||
+		!strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(u.Path, "//") {
+		return landing
+	}
+	for _, s := range []string{next, u.Path} {
+		if strings.ContainsRune(s, '\\') || strings.ContainsFunc(s, unicode.IsControl) {
+			return landing
+		}
 	}
 	return next
 }

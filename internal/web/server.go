@@ -243,6 +243,9 @@ type limits struct {
 	// Public form submissions: a site's visitors share nothing but the
 	// form, so the limit is per IP and generous.
 	formSubmit *ratelimit.Limiter
+	// Wrong user codes typed on the device page, per IP and per browser
+	// session (RFC 8628 §5.1), keyed "ip …" and "session …".
+	failedDeviceCodes *ratelimit.Limiter
 }
 
 // newLimits sets the abuse limits; docs/decisions.md gives the reasons.
@@ -258,6 +261,8 @@ func newLimits(now func() time.Time) *limits {
 		oauthRegister: ratelimit.New(20, time.Minute, now),
 		oauthToken:    ratelimit.New(300, 100*time.Millisecond, now),
 		formSubmit:    ratelimit.New(30, 2*time.Second, now),
+
+		failedDeviceCodes: ratelimit.New(10, time.Minute, now),
 	}
 }
 

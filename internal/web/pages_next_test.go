@@ -1,0 +1,52 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+// TestSignInNext: the return path after sign-in is a same-site path or the
+// sign-in page, never 400 and never another site, however it is spelled.
+func TestSignInNext(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		signedIn := newBrowser(t, env)
+		if res, _ := signedIn.do(t, "POST", "/signin", url.Values{"email": {a.Email}, "password": {a.Password}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("sign-in: %d; want 303", res.StatusCode)
+		}
+		for _, tc := range []struct{ name, next, want string }{
+			{"path with a query", "/ok/path?x=1", "/ok/path?x=1"},
+			{"tab after the slash", "/\t/evil.example", "/signin"},
+			{"scheme-relative", "//evil.example", "/signin"},
+			{"three slashes", "///evil.example", "/signin"},
+			{"backslash", "/\\evil.example", "/signin"},
+			{"encoded backslash", "/%5Cevil", "/signin"},
+			{"encoded slash", "/%2F/evil.example", "/signin"},
+			{"absolute URL", "https://evil.example", "/signin"},
+			{"javascript", "javascript:alert(1)", "/signin"},
+			{"CR LF", "/ok\r\nSet-Cookie: x=1", "/signin"},
+			{"LF", "/\n/evil.example", "/signin"},
+			{"relative", "evil.example", "/signin"},
+			{"credentials", "/@evil.example", "/@evil.example"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				res, _ := newBrowser(t, env).do(t, "POST", "/signin", url.Values{"email": {a.Email}, "password": {a.Password}, "next": {tc.next}})
+				if got := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || got != tc.want {
+					t.Fatalf("POST /signin next=%q: %d Location %q; want 303 to %q", tc.next, res.StatusCode, got, tc.want)
+				}
+				// A signed-in browser opening the sign-in page goes on at once.
+				res, _ = signedIn.do(t, "GET", "/signin?"+url.Values{"next": {tc.next}}.Encode(), nil)
+				want, status := tc.want, http.StatusSeeOther
+				if want == "/signin" {
+					want, status = "", http.StatusOK
+				}
+				if got := res.Header.Get("Location"); res.StatusCode != status || got != want {
+					t.Fatalf("GET /signin?next=%q: %d Location %q; want %d %q", tc.next, res.StatusCode, got, status, want)
+				}
+			})
+		}
+	})
+}

@@ -90,6 +90,7 @@ type Env struct {
 	Client   *http.Client
 	Logs     *bytes.Buffer
 	OAuth    *oauth.Server
+	routes   router
 }
 
 // Options adjust an Env.
@@ -180,10 +181,11 @@ func New(t testing.TB, db string, o Options) *Env {
 	env.Links.SetEvents(env.Webhooks.For(webhooks.Links), 50*time.Millisecond)
 	env.Forms = forms.New(forms.Config{Store: store, Mail: sender, Logger: log, Now: env.Clock.Now, FormsURL: env.URL + "/forms"})
 	env.Forms.NoMailLimits = !o.MailLimits
-	srv.Config.Handler = web.NewServer(web.Config{Service: env.Svc, Logger: log, RateLimit: o.RateLimit, Now: env.Clock.Now,
+	server := web.NewServer(web.Config{Service: env.Svc, Logger: log, RateLimit: o.RateLimit, Now: env.Clock.Now,
 		Tasks: tasks.New(env.Store, env.Clock.Now), Forms: env.Forms, Links: env.Links, Webhooks: env.Webhooks,
 		Sign:  sign.New(env.Store, env.URL, env.Clock.Now, env.Webhooks.For(webhooks.Sign)),
 		OAuth: env.OAuth, Invitations: o.Invitations})
+	srv.Config.Handler = env.validated(t, server)
 	srv.Start()
 	t.Cleanup(func() {
 		srv.Close()

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/gatehouse/gatehouse/api"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 )
@@ -12,6 +13,7 @@ import (
 func (s *Server) routes() {
 	m := s.mux
 	m.Handle("GET /health", s.handle(s.handleHealth))
+	m.HandleFunc("GET /openapi.json", handleOpenAPI)
 
 	m.Handle("POST /v1/auth/register", s.perIP(func(l *limits) *ratelimit.Limiter { return l.register }, s.handleRegister))
 	m.Handle("POST /v1/auth/login", s.perIP(func(l *limits) *ratelimit.Limiter { return l.login }, s.handleLogin))
@@ -124,6 +126,23 @@ func (s *Server) oauthRoutes() {
 	for _, tool := range accounts.Tools {
 		m.Handle("/"+tool+"/v1/", s.handleToolAPI(tool))
 	}
+}
+
+// handleOpenAPI handles "GET /openapi.json": the OpenAPI document of the
+// whole API (api/openapi.json), the same for every caller, so cacheable.
+func handleOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	w.Write(api.Document())
+}
+
+// Route is the pattern of the route that serves r ("GET /v1/orgs/{id}"),
+// or "" when no route does (the answer is 404 or 405). The end-to-end
+// tests use it to find the operation of the OpenAPI document that a
+// response must match.
+func (s *Server) Route(r *http.Request) string {
+	_, pattern := s.mux.Handler(r)
+	return pattern
 }
 
 // oauthLimited limits an OAuth endpoint per client IP, answering in the

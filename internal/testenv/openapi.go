@@ -44,6 +44,7 @@ var notInDocument = map[string]bool{
 	"GET /auth/magic": true, "POST /auth/magic": true,
 	"GET /verify-email": true, "POST /verify-email": true,
 	"GET /invite": true, "POST /invite": true,
+	"GET /forms/confirm": true, "POST /forms/confirm": true,
 	"GET /assets/gatehouse.css": true,
 }
 

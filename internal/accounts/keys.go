@@ -104,6 +104,9 @@ func (s *Service) CreateUserKey(ctx context.Context, p *Principal, in KeyInput) 
 	}
 	var out *NewKey
 	err = s.store.Tx(ctx, func(tx Store) error {
+		if err := liveSession(ctx, tx, p); err != nil {
+			return err
+		}
 		orgID := in.OrgID
 		if orgID == "" {
 			u, err := caller(ctx, tx, p.UserID)

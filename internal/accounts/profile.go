@@ -163,6 +163,9 @@ func (s *Service) ChangePassword(ctx context.Context, p *Principal, current, nex
 		return internal("hash password", err)
 	}
 	return s.store.Tx(ctx, func(tx Store) error {
+		if err := liveSession(ctx, tx, p); err != nil {
+			return err
+		}
 		err := tx.ReplacePasswordHash(ctx, u.ID, u.PasswordHash, hash)
 		if errors.Is(err, ErrNotFound) {
 			// Changed by another request since it was checked.
@@ -271,6 +274,25 @@ func (s *Service) MyOrgs(ctx context.Context, p *Principal) ([]OrgListing, strin
 		return nil, "", internal("list orgs", err)
 	}
 	return orgs, u.DefaultOrgID, nil
+}
+
+// liveSession refuses a caller whose sign-in session has been revoked since
+// its access token was minted (stateless tokens outlive it by up to an
+// hour): such a token must not set a password or create a key, or a
+// registrant whose sessions a proof of the mailbox ended (claimMailbox)
+// could set the first password of the claimed account.
+func liveSession(ctx context.Context, st Store, p *Principal) error {
+	if p.SessionID == "" {
+		return nil
+	}
+	ss, err := st.SessionByID(ctx, p.SessionID)
+	if errors.Is(err, ErrNotFound) || (err == nil && (ss.RevokedAt != nil || ss.UserID != p.UserID)) {
+		return errUnauthorized
+	}
+	if err != nil {
+		return internal("find session", err)
+	}
+	return nil
 }
 
 // Sessions lists the caller's live sign-in sessions, newest first.

@@ -75,7 +75,9 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, meta SessionMe
 func (s *Service) sendVerifyEmail(email, secret string) {
 	link := s.webURL + "/verify-email?token=" + url.QueryEscape(secret)
 	s.sendMail(email, "Confirm your email address",
-		"Confirm your email address for Gatehouse by opening this link:\n\n"+link+"\n\nThe link works once and expires in 24 hours. If you did not create an account, ignore this message.\n")
+		"Someone signed up for Gatehouse with this address. If it was you, confirm your address by opening this link:\n\n"+link+
+			"\n\nThe link works once and expires in 24 hours.\n\nIf you did not sign up, ignore this message and do not open the link: whoever signed up chose the password. "+
+			"To use Gatehouse with this address yourself, sign in with an emailed sign-in link instead; that removes the password set before and signs everyone else out.\n")
 }
 
 // startSession opens a sign-in session for u scoped to oc and returns its
@@ -167,6 +169,11 @@ func (s *Service) Login(ctx context.Context, email, pw string, meta SessionMeta)
 		if err != nil {
 			return internal("find user", err)
 		}
+		if u.PasswordHash != stored {
+			// Changed or removed since the check (a proof of the mailbox
+			// removes a password set before it, see claimMailbox).
+			return errBadCredentials
+		}
 		oc, err := s.homeOrg(ctx, tx, u)
 		if err != nil {
 			return err
@@ -232,14 +239,17 @@ func (s *Service) VerifyMagicLink(ctx context.Context, secret string, meta Sessi
 				err = ErrNotFound // created here: set up below
 			}
 		}
-		if err == nil {
-			// Keep the account from being deleted while signing in to it.
-			u, err = tx.PinUser(ctx, u.ID)
+		switch {
+		case err == nil:
+			// Opening the link proves the address: an account whose
+			// address was never verified is claimed (claimMailbox).
+			u, err = s.claimMailbox(ctx, tx, u, ViaMagicLink)
 			if errors.Is(err, ErrNotFound) {
 				return Errorf(KindUnauthorized, "this account no longer exists")
 			}
-		}
-		switch {
+			if err != nil {
+				return err
+			}
 		case errors.Is(err, ErrNotFound):
 			oc, err := s.homeOrg(ctx, tx, u)
 			if err != nil {
@@ -251,17 +261,8 @@ func (s *Service) VerifyMagicLink(ctx context.Context, secret string, meta Sessi
 			if err := s.autoJoin(ctx, tx, u); err != nil {
 				return err
 			}
-		case err != nil:
+		default:
 			return internal("find user", err)
-		case !u.EmailVerified:
-			// Opening the link proves the address.
-			u.EmailVerified, u.UpdatedAt = true, s.Now()
-			if err := tx.UpdateUser(ctx, u); err != nil {
-				return internal("verify email", err)
-			}
-			if err := s.autoJoin(ctx, tx, u); err != nil {
-				return err
-			}
 		}
 		oc, err := s.homeOrg(ctx, tx, u)
 		if err != nil {
@@ -270,6 +271,9 @@ func (s *Service) VerifyMagicLink(ctx context.Context, secret string, meta Sessi
 		out, err = s.startSession(ctx, tx, u, oc, ViaMagicLink, meta)
 		return err
 	})
+	if out != nil {
+		s.users.drop(out.User.ID)
+	}
 	return out, err
 }
 

@@ -133,6 +133,9 @@ type Store interface {
 	// RevokeGrant revokes a live grant of the user and its sessions;
 	// ErrNotFound when there is none.
 	RevokeGrant(ctx context.Context, userID, grantID string, at time.Time) error
+	// RevokeUserGrants revokes every live grant of the user (not their
+	// sessions: RevokeUserSessions does) and returns how many.
+	RevokeUserGrants(ctx context.Context, userID string, at time.Time) (int, error)
 
 	CreateAPIKey(ctx context.Context, k *APIKey) error
 	APIKeyByHash(ctx context.Context, hash string) (*APIKey, error)
@@ -142,6 +145,12 @@ type Store interface {
 	ListAPIKeys(ctx context.Context, kind, userID, orgID string) ([]APIKey, error)
 	// RevokeAPIKey revokes a live key; ErrNotFound when there is none.
 	RevokeAPIKey(ctx context.Context, id string, at time.Time) error
+	// RevokeUserKeys revokes every live key acting as the user or created
+	// by them (org keys) and returns how many.
+	RevokeUserKeys(ctx context.Context, userID string, at time.Time) (int, error)
+	// DisableUserWebhooks turns off every active webhook the user created,
+	// in any workspace, and returns how many.
+	DisableUserWebhooks(ctx context.Context, userID string, at time.Time) (int, error)
 	// TouchAPIKey sets last_used_at to at unless it is already after staleBefore.
 	TouchAPIKey(ctx context.Context, id string, at, staleBefore time.Time) error
 

@@ -85,6 +85,12 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string, at time.Time) error
 	return affected(s.w().ExecContext(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, id, micros(at)))
 }
 
+// RevokeUserKeys implements accounts.Store.
+func (s *Store) RevokeUserKeys(ctx context.Context, userID string, at time.Time) (int, error) {
+	return changed(s.w().ExecContext(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE (user_id = $1 OR created_by = $1) AND revoked_at IS NULL`,
+		userID, micros(at)))
+}
+
 // TouchAPIKey implements accounts.Store.
 func (s *Store) TouchAPIKey(ctx context.Context, id string, at, staleBefore time.Time) error {
 	_, err := s.w().ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)`,

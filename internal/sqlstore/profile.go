@@ -131,6 +131,11 @@ func (s *Store) RevokeGrant(ctx context.Context, userID, grantID string, at time
 	return err
 }
 
+// RevokeUserGrants implements accounts.Store.
+func (s *Store) RevokeUserGrants(ctx context.Context, userID string, at time.Time) (int, error) {
+	return changed(s.w().ExecContext(ctx, `UPDATE oauth_grants SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL`, userID, micros(at)))
+}
+
 // CreateGrant implements accounts.Store.
 func (s *Store) CreateGrant(ctx context.Context, g *accounts.Grant) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO oauth_grants (id, user_id, client_id, client_name, org_id, scope, resource, created_at)

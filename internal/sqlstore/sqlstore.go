@@ -371,10 +371,7 @@ func (s *Store) one(err error) error {
 
 // affected returns ErrNotFound when res changed no row.
 func affected(res sql.Result, err error) error {
-	if err != nil {
-		return err
-	}
-	n, err := res.RowsAffected()
+	n, err := changed(res, err)
 	if err != nil {
 		return err
 	}
@@ -382,6 +379,15 @@ func affected(res sql.Result, err error) error {
 		return accounts.ErrNotFound
 	}
 	return nil
+}
+
+// changed returns how many rows res changed.
+func changed(res sql.Result, err error) (int, error) {
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
 }
 
 // inserted returns ErrConflict when an INSERT … ON CONFLICT DO NOTHING wrote

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
@@ -92,4 +93,9 @@ func (s *Store) CountWebhooks(ctx context.Context, tool, createdBy string) (int,
 	var n int
 	err := s.w().QueryRowContext(ctx, `SELECT COUNT(*) FROM webhooks WHERE tool = $1 AND created_by = $2`, tool, createdBy).Scan(&n)
 	return n, err
+}
+
+// DisableUserWebhooks implements accounts.Store.
+func (s *Store) DisableUserWebhooks(ctx context.Context, userID string, at time.Time) (int, error) {
+	return changed(s.w().ExecContext(ctx, `UPDATE webhooks SET active = FALSE, updated_at = $2 WHERE created_by = $1 AND active`, userID, micros(at)))
 }

@@ -337,7 +337,7 @@ func (s *Server) handleMagic(w http.ResponseWriter, r *http.Request) {
 // handleVerifyEmailPage handles "GET /verify-email?token=…" (confirm
 // button; consumed on POST).
 func (s *Server) handleVerifyEmailPage(w http.ResponseWriter, r *http.Request) {
-	s.render(w, http.StatusOK, "confirm", &page{Title: "Confirm your email address", Message: "Confirm that this address is yours.",
+	s.render(w, http.StatusOK, "confirm", &page{Title: "Confirm your email address", Message: "Confirm that this address is yours and that you signed up for Gatehouse. If you did not sign up, close this page: whoever did chose the password.",
 		Action: "/verify-email", Token: r.URL.Query().Get("token"), Button: "Confirm my email address"})
 }
 

@@ -1,0 +1,85 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+)
+
+// claimMailbox is what every proof of the mailbox does to the account of
+// its address (a magic link today; SSO or an upstream identity later): it
+// runs in the transaction that signs the prover in and returns the user,
+// pinned until that transaction ends.
+//
+// An address never verified may have been registered by someone else with
+// a password of their choosing (account pre-takeover). So before the
+// address is marked verified, everything such a registrant could hold is
+// taken away: the password, every session (their refresh tokens and OAuth
+// sessions), every OAuth grant, every API key the account holds or created,
+// and every webhook it created; the default workspace goes back to the
+// personal one. The owner then sets a password without a current one. An
+// address already verified is left as it is.
+//
+// The user's row lock serializes concurrent proofs, and a concurrent
+// confirmation, password change or deletion: the later proof reads the
+// address verified and changes nothing.
+func (s *Service) claimMailbox(ctx context.Context, tx Store, u *User, via string) (*User, error) {
+	var err error
+	if !u.EmailVerified {
+		// Verified never turns back to unverified, so only this case
+		// needs the write lock; taken before the pin (a share lock) so
+		// that two proofs queue instead of deadlocking.
+		err = tx.LockUser(ctx, u.ID)
+	}
+	if err == nil {
+		u, err = tx.PinUser(ctx, u.ID)
+	}
+	if errors.Is(err, ErrNotFound) {
+		return nil, err // deleted meanwhile
+	}
+	if err != nil {
+		return nil, internal("lock user", err)
+	}
+	if u.EmailVerified {
+		return u, nil
+	}
+	now := s.Now()
+	meta := map[string]any{"via": via, "password_removed": u.PasswordHash != ""}
+	if u.PasswordHash != "" {
+		if err := tx.ReplacePasswordHash(ctx, u.ID, u.PasswordHash, ""); err != nil {
+			return nil, internal("remove password", err)
+		}
+	}
+	if err := tx.RevokeUserSessions(ctx, u.ID, "", now); err != nil {
+		return nil, internal("revoke sessions", err)
+	}
+	if meta["grants_revoked"], err = tx.RevokeUserGrants(ctx, u.ID, now); err != nil {
+		return nil, internal("revoke grants", err)
+	}
+	if meta["api_keys_revoked"], err = tx.RevokeUserKeys(ctx, u.ID, now); err != nil {
+		return nil, internal("revoke keys", err)
+	}
+	if meta["webhooks_disabled"], err = tx.DisableUserWebhooks(ctx, u.ID, now); err != nil {
+		return nil, internal("disable webhooks", err)
+	}
+	if err := tx.SetDefaultOrg(ctx, u.ID, ""); err != nil {
+		return nil, internal("reset default org", err)
+	}
+	u.PasswordHash, u.DefaultOrgID = "", ""
+	u.EmailVerified, u.UpdatedAt = true, now
+	if err := tx.UpdateUser(ctx, u); err != nil {
+		return nil, internal("verify email", err)
+	}
+	o, err := s.personalOrg(ctx, tx, u)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.audit(ctx, tx, o.ID, u.ID, "user.email_verified", "user", u.ID, meta); err != nil {
+		return nil, internal("audit", err)
+	}
+	s.log.Info("unverified account claimed by a proof of its mailbox; earlier credentials revoked", "user_id", u.ID, "via", via)
+	// Domain auto-join was withheld until now.
+	if err := s.autoJoin(ctx, tx, u); err != nil {
+		return nil, err
+	}
+	return u, nil
+}

@@ -104,7 +104,7 @@ func (s *Service) CreateUserKey(ctx context.Context, p *Principal, in KeyInput) 
 	}
 	var out *NewKey
 	err = s.store.Tx(ctx, func(tx Store) error {
-		if err := liveSession(ctx, tx, p); err != nil {
+		if err := liveSession(ctx, tx, p, s.Now()); err != nil {
 			return err
 		}
 		orgID := in.OrgID

@@ -163,7 +163,7 @@ func (s *Service) ChangePassword(ctx context.Context, p *Principal, current, nex
 		return internal("hash password", err)
 	}
 	return s.store.Tx(ctx, func(tx Store) error {
-		if err := liveSession(ctx, tx, p); err != nil {
+		if err := liveSession(ctx, tx, p, s.Now()); err != nil {
 			return err
 		}
 		err := tx.ReplacePasswordHash(ctx, u.ID, u.PasswordHash, hash)
@@ -276,25 +276,6 @@ func (s *Service) MyOrgs(ctx context.Context, p *Principal) ([]OrgListing, strin
 	return orgs, u.DefaultOrgID, nil
 }
 
-// liveSession refuses a caller whose sign-in session has been revoked since
-// its access token was minted (stateless tokens outlive it by up to an
-// hour): such a token must not set a password or create a key, or a
-// registrant whose sessions a proof of the mailbox ended (claimMailbox)
-// could set the first password of the claimed account.
-func liveSession(ctx context.Context, st Store, p *Principal) error {
-	if p.SessionID == "" {
-		return nil
-	}
-	ss, err := st.SessionByID(ctx, p.SessionID)
-	if errors.Is(err, ErrNotFound) || (err == nil && (ss.RevokedAt != nil || ss.UserID != p.UserID)) {
-		return errUnauthorized
-	}
-	if err != nil {
-		return internal("find session", err)
-	}
-	return nil
-}
-
 // Sessions lists the caller's live sign-in sessions, newest first.
 func (s *Service) Sessions(ctx context.Context, p *Principal) ([]Session, error) {
 	ss, err := s.store.ListSessions(ctx, p.UserID, s.Now())
@@ -309,20 +290,29 @@ var errSessionEnded = Errorf(KindUnauthorized, "this session has ended; sign in 
 // LiveSession checks that the sign-in session behind a full session's
 // access token is still live: a token of a session that was signed out,
 // revoked (a password change, DELETE /v1/me/sessions/{sid}, refresh-token
-// reuse) or deleted with its account answers 401 at once instead of living
-// out its hour. It costs one read by primary key.
+// reuse, a proof of the mailbox by its owner: claimMailbox) or deleted with
+// its account answers 401 at once instead of living out its hour. It costs
+// one read by primary key.
 func (s *Service) LiveSession(ctx context.Context, p *Principal) error {
+	return liveSession(ctx, s.store, p, s.Now())
+}
+
+// liveSession is LiveSession through st: the writes a revoked session must
+// not make (setting the first password, creating a key) check it again in
+// their own transaction, so a revocation committed after the route's check
+// still stops them.
+func liveSession(ctx context.Context, st Store, p *Principal, now time.Time) error {
 	if p.SessionID == "" {
 		return errSessionEnded
 	}
-	ss, err := s.store.SessionByID(ctx, p.SessionID)
+	ss, err := st.SessionByID(ctx, p.SessionID)
 	if errors.Is(err, ErrNotFound) {
 		return errSessionEnded
 	}
 	if err != nil {
 		return internal("find session", err)
 	}
-	if ss.RevokedAt != nil || !s.Now().Before(ss.ExpiresAt) || ss.UserID != p.UserID {
+	if ss.RevokedAt != nil || !now.Before(ss.ExpiresAt) || ss.UserID != p.UserID {
 		return errSessionEnded
 	}
 	return nil

@@ -39,12 +39,14 @@ func (d *Destination) Unconfirmed() []string {
 
 // Recipient is one address of an email destination and its confirmation.
 type Recipient struct {
-	DestinationID, FormID, Email string
+	DestinationID, FormID, OrgID, Email string
 	// TokenHash is the SHA-256 hex of the confirmation link's secret; ""
 	// once confirmed.
 	TokenHash   string
 	ExpiresAt   time.Time
 	ConfirmedAt *time.Time
+	// MailedAt is when the confirmation link was mailed; nil when none was.
+	MailedAt *time.Time
 }
 
 // Destinations lists a form's destinations.
@@ -108,10 +110,14 @@ func (s *Service) AddDestination(ctx context.Context, p *accounts.Principal, id 
 	}
 	var links []mail.Message
 	err = s.store.FormsTx(ctx, func(tx Store) error {
+		addrs, unconfirmed, err := s.recipients(ctx, tx, f, d)
+		if err != nil {
+			return err
+		}
 		if err := tx.AddDestination(ctx, d); err != nil {
 			return accounts.Internal("add destination", err)
 		}
-		if links, err = s.addRecipients(ctx, tx, f, d); err != nil {
+		if links, err = s.addRecipients(ctx, tx, f, d, addrs, unconfirmed); err != nil {
 			return err
 		}
 		return s.audit(ctx, tx, p, f, "destination.created", "destination", d.ID,
@@ -124,29 +130,41 @@ func (s *Service) AddDestination(ctx context.Context, p *accounts.Principal, id 
 	return d, nil
 }
 
-// addRecipients stores a recipient per address of d, confirmed when it is
-// a member's verified address, and returns the confirmation mails of the
-// others, to be sent once the transaction commits.
-func (s *Service) addRecipients(ctx context.Context, tx Store, f *Form, d *Destination) ([]mail.Message, error) {
+// recipients lists d's addresses once each, in order, and those of them
+// that are not a member's verified address and so need a confirmation
+// mail, once the workspace has room for those mails today (which locks the
+// workspace: before the destination's row is written, the order a
+// workspace's deletion takes).
+func (s *Service) recipients(ctx context.Context, tx Store, f *Form, d *Destination) (addrs, unconfirmed []string, err error) {
 	verified, err := tx.VerifiedMemberEmails(ctx, f.OrgID, d.To)
 	if err != nil {
-		return nil, accounts.Internal("find member addresses", err)
+		return nil, nil, accounts.Internal("find member addresses", err)
 	}
+	for _, to := range d.To {
+		if !slices.Contains(addrs, to) {
+			addrs = append(addrs, to)
+			if !slices.Contains(verified, to) {
+				unconfirmed = append(unconfirmed, to)
+			}
+		}
+	}
+	return addrs, unconfirmed, s.confirmMailRoom(ctx, tx, f.OrgID, len(unconfirmed), s.clock())
+}
+
+// addRecipients stores a recipient per address, confirmed unless it is in
+// unconfirmed, and returns the confirmation mails of the others, to be
+// sent once the transaction commits.
+func (s *Service) addRecipients(ctx context.Context, tx Store, f *Form, d *Destination, addrs, unconfirmed []string) ([]mail.Message, error) {
 	now := s.clock()
 	var msgs []mail.Message
-	seen := map[string]bool{}
-	for _, to := range d.To {
-		if seen[to] {
-			continue
-		}
-		seen[to] = true
-		r := &Recipient{DestinationID: d.ID, FormID: f.ID, Email: to, ExpiresAt: now}
-		if slices.Contains(verified, to) {
+	for _, to := range addrs {
+		r := &Recipient{DestinationID: d.ID, FormID: f.ID, OrgID: f.OrgID, Email: to, ExpiresAt: now}
+		if !slices.Contains(unconfirmed, to) {
 			r.ConfirmedAt = &now
 			d.Confirmed = append(d.Confirmed, to)
 		} else {
 			secret := token.NewSecret("")
-			r.TokenHash, r.ExpiresAt = token.Hash(secret), now.Add(ConfirmTTL)
+			r.TokenHash, r.ExpiresAt, r.MailedAt = token.Hash(secret), now.Add(ConfirmTTL), &now
 			msgs = append(msgs, s.confirmMail(f, to, secret))
 		}
 		if err := tx.AddRecipient(ctx, r); err != nil {
@@ -154,6 +172,37 @@ func (s *Service) addRecipients(ctx context.Context, tx Store, f *Form, d *Desti
 		}
 	}
 	return msgs, nil
+}
+
+// ConfirmMailsPerDay bounds the destination confirmation links a workspace
+// mails in a rolling day, unless Service.NoMailLimits: each one goes to an
+// address nobody in the workspace has shown to be theirs.
+const ConfirmMailsPerDay = 50
+
+// confirmMailRoom answers 429, with the wait until enough of the day has
+// passed, when n more confirmation mails would pass ConfirmMailsPerDay. It
+// locks the workspace first, so concurrent creates count each other's.
+func (s *Service) confirmMailRoom(ctx context.Context, tx Store, orgID string, n int, now time.Time) error {
+	if s.NoMailLimits || n == 0 {
+		return nil
+	}
+	if err := tx.LockOrg(ctx, orgID); err != nil {
+		return accounts.Internal("lock workspace", err)
+	}
+	sent, err := tx.ConfirmationMailTimes(ctx, orgID, now.Add(-24*time.Hour))
+	if err != nil {
+		return accounts.Internal("count confirmation mails", err)
+	}
+	over := len(sent) + n - ConfirmMailsPerDay
+	if over <= 0 {
+		return nil
+	}
+	wait := 24 * time.Hour // n alone is more than a day allows
+	if over <= len(sent) {
+		wait = sent[over-1].Add(24 * time.Hour).Sub(now)
+	}
+	return &accounts.Error{Kind: accounts.KindTooMany, RetryAfter: wait,
+		Message: fmt.Sprintf("a workspace may mail at most %d destination confirmation links a day; try again later", ConfirmMailsPerDay)}
 }
 
 // confirmMail is the one message asking to to confirm a destination.

@@ -76,6 +76,12 @@ type Store interface {
 	// CountAutoresponses counts the form's submissions autoresponded
 	// after since.
 	CountAutoresponses(ctx context.Context, formID string, since time.Time) (int, error)
+	// LockOrg holds the workspace's row until the transaction ends, so
+	// concurrent destination creates count each other's mails.
+	LockOrg(ctx context.Context, orgID string) error
+	// ConfirmationMailTimes lists, oldest first, when the workspace's
+	// destination confirmation links mailed after since were sent.
+	ConfirmationMailTimes(ctx context.Context, orgID string, since time.Time) ([]time.Time, error)
 	// ListSubmissions lists a form's submissions, newest first.
 	ListSubmissions(ctx context.Context, formID string) ([]*Submission, error)
 	AddDestination(ctx context.Context, d *Destination) error

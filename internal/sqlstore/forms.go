@@ -228,9 +228,33 @@ func (s *Store) AddRecipient(ctx context.Context, r *forms.Recipient) error {
 		at := micros(*r.ConfirmedAt)
 		confirmed = &at
 	}
-	_, err := s.w().ExecContext(ctx, `INSERT INTO form_recipients (destination_id, email, token_hash, expires_at, confirmed_at)
-		VALUES ($1, $2, $3, $4, $5)`, r.DestinationID, r.Email, hash, micros(r.ExpiresAt), confirmed)
+	var mailed *int64
+	if r.MailedAt != nil {
+		at := micros(*r.MailedAt)
+		mailed = &at
+	}
+	_, err := s.w().ExecContext(ctx, `INSERT INTO form_recipients (destination_id, email, org_id, token_hash, expires_at, confirmed_at, mailed_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, r.DestinationID, r.Email, r.OrgID, hash, micros(r.ExpiresAt), confirmed, mailed)
 	return s.dialect.translate(err)
+}
+
+// ConfirmationMailTimes implements forms.Store.
+func (s *Store) ConfirmationMailTimes(ctx context.Context, orgID string, since time.Time) ([]time.Time, error) {
+	rows, err := s.w().QueryContext(ctx, `SELECT mailed_at FROM form_recipients
+		WHERE org_id = $1 AND mailed_at IS NOT NULL AND mailed_at > $2 ORDER BY mailed_at`, orgID, micros(since))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []time.Time
+	for rows.Next() {
+		var at int64
+		if err := rows.Scan(&at); err != nil {
+			return nil, err
+		}
+		out = append(out, fromMicros(at))
+	}
+	return out, rows.Err()
 }
 
 // ConfirmRecipient implements forms.Store: one conditional UPDATE, so a

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -252,4 +253,68 @@ func formsWithAutoresponder(t *testing.T, env *testenv.Env, token string) string
 	t.Helper()
 	return env.Do(t, "POST", "/forms/v1/forms", token, map[string]any{"name": "Contact",
 		"autoresponder": map[string]any{"enabled": true, "subject": "Thanks", "body": "We got it."}}).Want(t, 200).Str("form.id")
+}
+
+// formsAddresses returns n fresh outside addresses.
+func formsAddresses(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = "outside-" + testenv.RandomHex(6) + "@example.com"
+	}
+	return out
+}
+
+func TestFormConfirmationMailLimit(t *testing.T) {
+	testenv.RunWith(t, testenv.Options{MailLimits: true}, func(t *testing.T, env *testenv.Env) {
+		owner, org := orgsTeam(t, env)
+		wsVerifyEmail(t, env, owner.Account)
+		id := env.Do(t, "POST", "/forms/v1/forms", owner.Token, map[string]any{"name": "Contact"}).Want(t, 200).Str("form.id")
+		dests := "/forms/v1/forms/" + id + "/destinations"
+		add := func(to ...string) *testenv.Resp {
+			return env.Do(t, "POST", dests, owner.Token, map[string]any{"type": "email", "config": map[string]any{"to": to}})
+		}
+		// advance moves the clock on and mints a fresh token for the org.
+		advance := func(d time.Duration) {
+			env.Clock.Advance(d)
+			r := env.Do(t, "POST", "/v1/auth/refresh", "", map[string]string{"refresh_token": owner.Refresh}).Want(t, 200)
+			owner.Refresh = r.Str("refresh_token")
+			owner.Token = env.Do(t, "POST", "/v1/auth/switch-org", r.Str("access_token"), map[string]string{"org_id": org}).Want(t, 200).Str("access_token")
+		}
+		// Two full destinations an hour apart and ten more addresses fill
+		// the day's 50.
+		add(formsAddresses(forms.MaxRecipients)...).Want(t, 200)
+		advance(time.Hour)
+		add(formsAddresses(forms.MaxRecipients)...).Want(t, 200)
+		add(formsAddresses(forms.ConfirmMailsPerDay-2*forms.MaxRecipients)...).Want(t, 200)
+
+		over := formsAddresses(1)[0]
+		r := add(over).Want(t, 429)
+		if got, want := r.Header.Get("Retry-After"), strconv.Itoa(int((23 * time.Hour).Seconds())); got != want {
+			t.Errorf("Retry-After = %q; want %s (the first mails leave the window in 23 h)", got, want)
+		}
+		if r.Str("error") == "" {
+			t.Errorf("429 body %s; want {error}", r.Body)
+		}
+		if n := len(formsMails(env, over, formsConfirmSubject)); n != 0 {
+			t.Errorf("%d confirmation mails past the limit; want 0", n)
+		}
+		list := env.Do(t, "GET", dests, owner.Token, nil).Want(t, 200)
+		if n := len(list.Get("destinations").([]any)); n != 3 {
+			t.Errorf("%d destinations after the refused create; want 3", n)
+		}
+		// A member's verified address needs no mail, so it is not limited.
+		add(owner.Email).Want(t, 200)
+		// The first 20 leave the window after a day: 20 fit again, 21 not.
+		advance(23 * time.Hour)
+		add(formsAddresses(forms.MaxRecipients)...).Want(t, 200)
+		add(over).Want(t, 429)
+	})
+	testenv.RunWith(t, testenv.Options{MailLimits: false}, func(t *testing.T, env *testenv.Env) {
+		owner, _ := orgsTeam(t, env)
+		id := env.Do(t, "POST", "/forms/v1/forms", owner.Token, map[string]any{"name": "Contact"}).Want(t, 200).Str("form.id")
+		for range forms.ConfirmMailsPerDay/forms.MaxRecipients + 1 {
+			env.Do(t, "POST", "/forms/v1/forms/"+id+"/destinations", owner.Token, map[string]any{"type": "email",
+				"config": map[string]any{"to": formsAddresses(forms.MaxRecipients)}}).Want(t, 200)
+		}
+	})
 }

@@ -82,6 +82,10 @@ func TestSigninLockoutLetsTheOwnerIn(t *testing.T) {
 func TestSigninLockoutCapsCheckedGuesses(t *testing.T) {
 	testenv.RunWith(t, testenv.Options{RateLimit: true}, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
+		// Verified, so the magic link below only signs in: on an
+		// unverified account it would claim the mailbox and remove the
+		// password (signin_takeover_test.go).
+		wsVerifyEmail(t, env, a)
 		lockoutLock(t, env, a.Email)
 		for i := 2; i <= 4; i++ {
 			from := lockoutFrom(t, env, fmt.Sprintf("127.0.0.%d", i))

@@ -139,9 +139,11 @@ func (s *seedDB) seedUsers(ctx context.Context, tag string, n int) ([]string, er
 	now := nowMicros()
 	for i := range n {
 		ids[i] = newUUID()
-		rows[i] = []any{ids[i], fmt.Sprintf("bench-%s-%d@example.com", tag, i), fmt.Sprintf("Bench Member %d", i), now, now}
+		// ASCII and lower-case: the address is its own account key.
+		email := fmt.Sprintf("bench-%s-%d@example.com", tag, i)
+		rows[i] = []any{ids[i], email, email, fmt.Sprintf("Bench Member %d", i), now, now}
 	}
-	return ids, s.insert(ctx, "users", []string{"id", "email", "name", "created_at", "updated_at"}, rows)
+	return ids, s.insert(ctx, "users", []string{"id", "email", "email_key", "name", "created_at", "updated_at"}, rows)
 }
 
 // teamOrgRow is an orgs row of kind team with no owner_id, as gatehouse

@@ -134,20 +134,7 @@ func RunWith(t *testing.T, o Options, fn func(t *testing.T, env *Env)) {
 // New starts a Gatehouse on db ("sqlite" or "postgres").
 func New(t testing.TB, db string, o Options) *Env {
 	t.Helper()
-	var store *sqlstore.Store
-	switch db {
-	case "sqlite":
-		s, err := sqlstore.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "gatehouse.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		store = s
-	case "postgres":
-		store = sharedPostgres(t)
-	default:
-		t.Fatalf("unknown database %q", db)
-	}
+	store := OpenStore(t, db)
 	env := &Env{DB: db, Clock: NewClock(), Mail: mailtest.Start(t), DNS: dnstest.Start(t), Store: store, Logs: &bytes.Buffer{}}
 	log := slog.New(slog.NewTextHandler(&lockedWriter{w: env.Logs}, nil))
 	// The listener comes first: its URL is the issuer (GATEHOUSE_BASE_URL).
@@ -196,6 +183,26 @@ func New(t testing.TB, db string, o Options) *Env {
 	})
 	env.Client = srv.Client()
 	return env
+}
+
+// OpenStore returns a migrated store on db: "sqlite", a fresh file in
+// t's temporary directory, closed when t ends; "postgres", the test
+// binary's own database (see the package comment on when it is skipped).
+func OpenStore(t testing.TB, db string) *sqlstore.Store {
+	t.Helper()
+	switch db {
+	case "sqlite":
+		s, err := sqlstore.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "gatehouse.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	case "postgres":
+		return sharedPostgres(t)
+	}
+	t.Fatalf("unknown database %q", db)
+	return nil
 }
 
 type mailer struct{ s mail.Sender }

@@ -1,0 +1,18 @@
+package sqlstore_test
+
+import (
+	"testing"
+
+	"github.com/gatehouse/gatehouse/internal/storetest"
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+// TestConformance runs the storage conformance suite on each database: a
+// fresh SQLite file per rule, and the test binary's PostgreSQL database.
+func TestConformance(t *testing.T) {
+	for _, db := range testenv.Databases {
+		t.Run(db, func(t *testing.T) {
+			storetest.Run(t, func(t *testing.T) storetest.Store { return testenv.OpenStore(t, db) })
+		})
+	}
+}

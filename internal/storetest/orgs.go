@@ -1,0 +1,189 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/links"
+)
+
+// testLockOrg holds an org's lock in one transaction and checks that a
+// second transaction's LockOrg returns only once the first has committed,
+// and then sees its write.
+func testLockOrg(t *testing.T, s Store) {
+	ctx := context.Background()
+	o := newOrg(t, s, newUser(t, s), accounts.KindTeam)
+	locked, second := make(chan struct{}), make(chan string, 1)
+	first := make(chan error, 1)
+	go func() {
+		first <- s.Tx(ctx, func(tx accounts.Store) error {
+			if err := tx.LockOrg(ctx, o.ID); err != nil {
+				return err
+			}
+			close(locked)
+			select {
+			case name := <-second:
+				return errors.New("the second transaction took the lock while the first held it; it read the name " + name)
+			case <-time.After(300 * time.Millisecond):
+			}
+			renamed := *o
+			renamed.Name = "Renamed by the first"
+			return tx.UpdateOrg(ctx, &renamed)
+		})
+	}()
+	select {
+	case <-locked:
+	case err := <-first:
+		t.Fatalf("first transaction = %v before it locked", err)
+	}
+	var name string
+	err := s.Tx(ctx, func(tx accounts.Store) error {
+		if err := tx.LockOrg(ctx, o.ID); err != nil {
+			return err
+		}
+		got, err := tx.OrgByID(ctx, o.ID)
+		if err != nil {
+			return err
+		}
+		name = got.Name
+		second <- name
+		return nil
+	})
+	wantErr(t, "second transaction", err, nil)
+	wantErr(t, "first transaction", <-first, nil)
+	if name != "Renamed by the first" {
+		t.Errorf("second transaction read the name %q; want the first's committed %q", name, "Renamed by the first")
+	}
+}
+
+// testSoftDeletedOrgs deletes a workspace with a verified domain, a form
+// and a link, and a personal org, and checks every live read.
+func testSoftDeletedOrgs(t *testing.T, s Store) {
+	ctx := context.Background()
+	u := newUser(t, s)
+	personal := newOrg(t, s, u, accounts.KindPersonal)
+	org := newOrg(t, s, u, accounts.KindTeam)
+	domain := "deleted-" + newID() + ".example"
+	d := newDomain(t, s, org, domain)
+	wantErr(t, "MarkDomainVerified", s.MarkDomainVerified(ctx, d.ID, now()), nil)
+	f, l := newForm(t, s, org, u), newLink(t, s, org, u)
+	for _, o := range []*accounts.Org{org, personal} {
+		wantErr(t, "SoftDeleteOrg", s.SoftDeleteOrg(ctx, o.ID, now()), nil)
+		wantErr(t, "SoftDeleteOrg again", s.SoftDeleteOrg(ctx, o.ID, now()), accounts.ErrNotFound)
+	}
+
+	t.Run("org reads", func(t *testing.T) {
+		// OrgByID and OrgRole see deleted orgs, marked, so the domain can tell them apart.
+		if got, err := s.OrgByID(ctx, org.ID); err != nil || got.DeletedAt == nil {
+			t.Errorf("OrgByID = %+v, %v; want the org with DeletedAt set", got, err)
+		}
+		if got, role, err := s.OrgRole(ctx, org.ID, u.ID); err != nil || got.DeletedAt == nil || role != accounts.RoleOwner {
+			t.Errorf("OrgRole = %+v, %q, %v; want the org with DeletedAt set, owner", got, role, err)
+		}
+		if got, err := s.UserOrgs(ctx, u.ID); err != nil || len(got) != 0 {
+			t.Errorf("UserOrgs = %+v, %v; want none", got, err)
+		}
+		if got, err := s.PersonalOrg(ctx, u.ID); !errors.Is(err, accounts.ErrNotFound) {
+			t.Errorf("PersonalOrg = %+v, %v; want ErrNotFound", got, err)
+		}
+		if taken, err := s.SlugTaken(ctx, org.Slug); err != nil || taken {
+			t.Errorf("SlugTaken = %v, %v; want false", taken, err)
+		}
+		renamed := *org
+		renamed.Name = "Renamed"
+		wantErr(t, "UpdateOrg", s.UpdateOrg(ctx, &renamed), accounts.ErrNotFound)
+		newOrg(t, s, u, accounts.KindPersonal) // the personal slot is free again
+	})
+	t.Run("domains", func(t *testing.T) {
+		if got, err := s.DomainOffers(ctx, domain); err != nil || len(got) != 0 {
+			t.Errorf("DomainOffers = %+v, %v; want none", got, err)
+		}
+		if got, err := s.DomainVerifiedBy(ctx, domain); !errors.Is(err, accounts.ErrNotFound) {
+			t.Errorf("DomainVerifiedBy = %q, %v; want ErrNotFound", got, err)
+		}
+	})
+	t.Run("tools", func(t *testing.T) { testDeletedOrgTools(t, s, org, f.ID, l) })
+}
+
+// testDeletedOrgTools checks the tools' live reads of a deleted org.
+func testDeletedOrgTools(t *testing.T, s Store, org *accounts.Org, formID string, l *links.Link) {
+	ctx := context.Background()
+	if live, err := s.OrgLive(ctx, org.ID); err != nil || live {
+		t.Errorf("OrgLive = %v, %v; want false", live, err)
+	}
+	if got, err := s.LiveForm(ctx, org.ID, formID); !errors.Is(err, accounts.ErrNotFound) {
+		t.Errorf("LiveForm = %+v, %v; want ErrNotFound", got, err)
+	}
+	if got, err := s.ListForms(ctx, org.ID); err != nil || len(got) != 0 {
+		t.Errorf("ListForms = %+v, %v; want none", got, err)
+	}
+	if got, err := s.Link(ctx, org.ID, l.ID); !errors.Is(err, accounts.ErrNotFound) {
+		t.Errorf("Link = %+v, %v; want ErrNotFound", got, err)
+	}
+	if got, err := s.ListLinks(ctx, org.ID); err != nil || len(got) != 0 {
+		t.Errorf("ListLinks = %+v, %v; want none", got, err)
+	}
+	wantErr(t, "follow a deleted org's link", follow(s, l), accounts.ErrNotFound)
+}
+
+// testToolsOnByDefault: an org has a switch row only for a tool switched
+// explicitly; a tool without one is on wherever the store reads it, and a
+// switch touches its own org only.
+func testToolsOnByDefault(t *testing.T, s Store) {
+	ctx := context.Background()
+	u := newUser(t, s)
+	org, other := newOrg(t, s, u, accounts.KindTeam), newOrg(t, s, u, accounts.KindTeam)
+	fOrg, fOther := newForm(t, s, org, u), newForm(t, s, other, u)
+	lOrg, lOther := newLink(t, s, org, u), newLink(t, s, other, u)
+
+	wantTools(t, s, org, map[string]bool{})
+	wantFormOn(t, s, fOrg.OrgID, fOrg.ID, true)
+	wantErr(t, "follow with links on by default", follow(s, lOrg), nil)
+
+	wantErr(t, "SetTool forms off", s.SetTool(ctx, org.ID, "forms", false), nil)
+	wantErr(t, "SetTool links off", s.SetTool(ctx, org.ID, "links", false), nil)
+	wantTools(t, s, org, map[string]bool{"forms": false, "links": false})
+	wantFormOn(t, s, fOrg.OrgID, fOrg.ID, false)
+	wantErr(t, "follow with links off", follow(s, lOrg), accounts.ErrNotFound)
+
+	wantTools(t, s, other, map[string]bool{})
+	wantFormOn(t, s, fOther.OrgID, fOther.ID, true)
+	wantErr(t, "follow in another org", follow(s, lOther), nil)
+
+	wantErr(t, "SetTool forms on", s.SetTool(ctx, org.ID, "forms", true), nil)
+	wantTools(t, s, org, map[string]bool{"forms": true, "links": false})
+	wantFormOn(t, s, fOrg.OrgID, fOrg.ID, true)
+}
+
+// wantTools checks the switch rows of org as ToolStates and OrgRole read them.
+func wantTools(t *testing.T, s Store, org *accounts.Org, want map[string]bool) {
+	t.Helper()
+	ctx := context.Background()
+	if got, err := s.ToolStates(ctx, org.ID); err != nil || !maps.Equal(got, want) {
+		t.Errorf("ToolStates = %v, %v; want %v", got, err, want)
+	}
+	if got, _, err := s.OrgRole(ctx, org.ID, ""); err != nil || got.ToolStates == nil || !maps.Equal(got.ToolStates, want) {
+		t.Errorf("OrgRole tool states = %+v, %v; want %v", got, err, want)
+	}
+}
+
+// wantFormOn checks the Forms tool's state read with a form, alone and listed.
+func wantFormOn(t *testing.T, s Store, orgID, formID string, want bool) {
+	t.Helper()
+	ctx := context.Background()
+	if got, err := s.LiveForm(ctx, orgID, formID); err != nil || got.Enabled != want {
+		t.Errorf("LiveForm = %+v, %v; want Enabled %v", got, err, want)
+	}
+	got, err := s.ListForms(ctx, orgID)
+	if err != nil || len(got) != 1 || got[0].Enabled != want {
+		enabled := make([]bool, len(got))
+		for i, f := range got {
+			enabled[i] = f.Enabled
+		}
+		t.Errorf("ListForms = forms with Enabled %v, %v; want one form with Enabled %v", enabled, err, want)
+	}
+}

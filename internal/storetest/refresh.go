@@ -1,0 +1,164 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+)
+
+// rotateFunc rotates the token hashed hash to next through one of the two
+// paths a refresh takes.
+type rotateFunc func(s Store, hash string, next *accounts.RefreshToken) error
+
+// rotatePaths are the two: on its own (a sign-in session's refresh, on
+// PostgreSQL one statement) and inside a transaction (an OAuth refresh, or
+// one that must find the user a new home org).
+var rotatePaths = []struct {
+	name   string
+	rotate rotateFunc
+}{
+	{"alone", func(s Store, hash string, next *accounts.RefreshToken) error {
+		return s.RotateRefresh(context.Background(), hash, next)
+	}},
+	{"in a transaction", func(s Store, hash string, next *accounts.RefreshToken) error {
+		return s.Tx(context.Background(), func(tx accounts.Store) error { return tx.RotateRefresh(context.Background(), hash, next) })
+	}},
+}
+
+func testRotateRefresh(t *testing.T, s Store) {
+	for _, p := range rotatePaths {
+		t.Run(p.name, func(t *testing.T) {
+			t.Run("rotates once", func(t *testing.T) { testRotateOnce(t, s, p.rotate) })
+			t.Run("refuses a dead token or session", func(t *testing.T) { testRotateRefused(t, s, p.rotate) })
+			t.Run("one of concurrent rotations wins", func(t *testing.T) { testRotateRace(t, s, p.rotate) })
+		})
+	}
+	t.Run("a rolled back transaction rotates nothing", func(t *testing.T) { testRotateRollback(t, s) })
+}
+
+// successor returns the token that replaces one of session ss at.
+func successor(ss *accounts.Session, at time.Time) *accounts.RefreshToken {
+	return &accounts.RefreshToken{Hash: newID(), SessionID: ss.ID, CreatedAt: at, ExpiresAt: at.Add(2 * time.Hour)}
+}
+
+// wantRotated checks the state a rotation of old to next leaves.
+func wantRotated(t *testing.T, s Store, old string, next *accounts.RefreshToken) {
+	t.Helper()
+	ctx := context.Background()
+	prev, err := s.RefreshTokenByHash(ctx, old)
+	if err != nil || prev.RotatedAt == nil || !prev.RotatedAt.Equal(next.CreatedAt) {
+		t.Fatalf("rotated token = %+v, %v; want rotated at %v", prev, err, next.CreatedAt)
+	}
+	got, err := s.RefreshTokenByHash(ctx, next.Hash)
+	if err != nil || got.SessionID != next.SessionID || !got.ExpiresAt.Equal(next.ExpiresAt) || got.RotatedAt != nil {
+		t.Fatalf("successor = %+v, %v; want %+v", got, err, next)
+	}
+	ss, err := s.SessionByID(ctx, next.SessionID)
+	if err != nil || !ss.LastUsedAt.Equal(next.CreatedAt) || !ss.ExpiresAt.Equal(next.ExpiresAt) {
+		t.Fatalf("session = %+v, %v; want used at %v and expiring at %v", ss, err, next.CreatedAt, next.ExpiresAt)
+	}
+}
+
+// wantNotRotated checks that a refused rotation of old to next changed
+// neither token.
+func wantNotRotated(t *testing.T, s Store, old string, next *accounts.RefreshToken) {
+	t.Helper()
+	ctx := context.Background()
+	if prev, err := s.RefreshTokenByHash(ctx, old); err != nil || prev.RotatedAt != nil {
+		t.Errorf("token after a refused rotation = %+v, %v; want it unrotated", prev, err)
+	}
+	if got, err := s.RefreshTokenByHash(ctx, next.Hash); !errors.Is(err, accounts.ErrNotFound) {
+		t.Errorf("successor of a refused rotation = %+v, %v; want ErrNotFound", got, err)
+	}
+}
+
+func testRotateOnce(t *testing.T, s Store, rotate rotateFunc) {
+	ss, rt := newSession(t, s, newUser(t, s))
+	next := successor(ss, now())
+	wantErr(t, "rotate", rotate(s, rt.Hash, next), nil)
+	wantRotated(t, s, rt.Hash, next)
+
+	again := successor(ss, now())
+	wantErr(t, "rotate a rotated token", rotate(s, rt.Hash, again), accounts.ErrNotFound)
+	if got, err := s.RefreshTokenByHash(context.Background(), again.Hash); !errors.Is(err, accounts.ErrNotFound) {
+		t.Errorf("successor of a rotated token = %+v, %v; want ErrNotFound", got, err)
+	}
+
+	third := successor(ss, now().Add(time.Second))
+	wantErr(t, "rotate the successor", rotate(s, next.Hash, third), nil)
+	wantRotated(t, s, next.Hash, third)
+}
+
+func testRotateRefused(t *testing.T, s Store, rotate rotateFunc) {
+	ctx := context.Background()
+	u := newUser(t, s)
+
+	t.Run("expired token", func(t *testing.T) {
+		ss, _ := newSession(t, s, u)
+		at := now()
+		old := &accounts.RefreshToken{Hash: newID(), SessionID: ss.ID, CreatedAt: at.Add(-2 * time.Hour), ExpiresAt: at}
+		wantErr(t, "InsertRefreshToken", s.InsertRefreshToken(ctx, old), nil)
+		next := successor(ss, at)
+		wantErr(t, "rotate an expired token", rotate(s, old.Hash, next), accounts.ErrNotFound)
+		wantNotRotated(t, s, old.Hash, next)
+	})
+	t.Run("revoked session", func(t *testing.T) {
+		ss, rt := newSession(t, s, u)
+		if _, err := s.RevokeSession(ctx, ss.ID, now()); err != nil {
+			t.Fatal(err)
+		}
+		next := successor(ss, now())
+		wantErr(t, "rotate a revoked session's token", rotate(s, rt.Hash, next), accounts.ErrNotFound)
+		wantNotRotated(t, s, rt.Hash, next)
+	})
+	t.Run("another session's token", func(t *testing.T) {
+		_, rt := newSession(t, s, u)
+		other, _ := newSession(t, s, u)
+		next := successor(other, now())
+		wantErr(t, "rotate another session's token", rotate(s, rt.Hash, next), accounts.ErrNotFound)
+		wantNotRotated(t, s, rt.Hash, next)
+	})
+}
+
+func testRotateRace(t *testing.T, s Store, rotate rotateFunc) {
+	ctx := context.Background()
+	ss, rt := newSession(t, s, newUser(t, s))
+	at := now()
+	nexts := make([]*accounts.RefreshToken, racers)
+	for i := range nexts {
+		nexts[i] = successor(ss, at)
+	}
+	race(t, racers, func(i int) error { return rotate(s, rt.Hash, nexts[i]) })
+	stored := 0
+	for _, next := range nexts {
+		if _, err := s.RefreshTokenByHash(ctx, next.Hash); err == nil {
+			stored++
+		} else if !errors.Is(err, accounts.ErrNotFound) {
+			t.Fatal(err)
+		}
+	}
+	if stored != 1 {
+		t.Errorf("%d successors stored; want 1", stored)
+	}
+}
+
+// testRotateRollback: a rotation is undone with the transaction it ran in,
+// as when an OAuth refresh finds its grant revoked after rotating.
+func testRotateRollback(t *testing.T, s Store) {
+	ctx := context.Background()
+	ss, rt := newSession(t, s, newUser(t, s))
+	next := successor(ss, now())
+	errCheck := errors.New("check failed")
+	err := s.Tx(ctx, func(tx accounts.Store) error {
+		if err := tx.RotateRefresh(ctx, rt.Hash, next); err != nil {
+			return err
+		}
+		return errCheck
+	})
+	wantErr(t, "transaction", err, errCheck)
+	wantNotRotated(t, s, rt.Hash, next)
+	wantErr(t, "rotate after the rollback", s.RotateRefresh(ctx, rt.Hash, successor(ss, now())), nil)
+}

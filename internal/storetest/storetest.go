@@ -1,0 +1,165 @@
+// Package storetest is the storage conformance suite: the rules every
+// store must keep whatever database it runs on, checked through the
+// store's own methods. A store joins by calling Run from a test with a
+// function that opens it (see sqlstore's conformance_test.go, which runs
+// the suite on SQLite and on PostgreSQL).
+//
+// The rules are those the domain relies on the store for: a refresh token
+// rotates once, every one-time secret is used once however many callers
+// race for it, a uniqueness rule answers accounts.ErrConflict without
+// breaking the transaction around it, LockOrg serializes the transactions
+// that take it, a soft-deleted org is invisible to live reads, and a tool
+// with no switch row is on.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/forms"
+	"github.com/gatehouse/gatehouse/internal/links"
+	"github.com/gatehouse/gatehouse/internal/oauth"
+)
+
+// Store is what the suite needs of a store: the storage interfaces of the
+// modules whose rules it checks.
+type Store interface {
+	accounts.Store
+	oauth.Store
+	forms.Store
+	links.Store
+}
+
+// racers is how many goroutines race for a one-time secret.
+const racers = 8
+
+// Run runs the suite, one subtest per rule; open returns the store for
+// one subtest (a fresh one, or one shared by subtests: each subtest
+// writes only rows of its own).
+func Run(t *testing.T, open func(t *testing.T) Store) {
+	for _, tc := range []struct {
+		name string
+		fn   func(t *testing.T, s Store)
+	}{
+		{"RotateRefresh", testRotateRefresh},
+		{"one-time secrets", testOneTimeSecrets},
+		{"conflicts", testConflicts},
+		{"conflicts inside a transaction", testConflictsInTx},
+		{"LockOrg", testLockOrg},
+		{"soft-deleted orgs", testSoftDeletedOrgs},
+		{"tools on by default", testToolsOnByDefault},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
+	}
+}
+
+// now is the suite's clock: the real time at microsecond precision, the
+// precision stores keep.
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+func newID() string { return uuid.NewString() }
+
+// race calls use from n goroutines released at once and checks that
+// exactly one call succeeds and every other one fails with ErrNotFound.
+func race(t *testing.T, n int, use func(i int) error) {
+	t.Helper()
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[i] = use(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	wins := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			wins++
+		case !errors.Is(err, accounts.ErrNotFound):
+			t.Errorf("call %d = %v; want nil or ErrNotFound", i, err)
+		}
+	}
+	if wins != 1 {
+		t.Errorf("%d of %d concurrent calls succeeded; want exactly 1", wins, n)
+	}
+}
+
+// wantErr fails t unless err is want (nil included).
+func wantErr(t *testing.T, what string, err, want error) {
+	t.Helper()
+	if want == nil && err != nil || want != nil && !errors.Is(err, want) {
+		t.Fatalf("%s = %v; want %v", what, err, want)
+	}
+}
+
+// newUser stores a user with a fresh address.
+func newUser(t *testing.T, s accounts.Store) *accounts.User {
+	t.Helper()
+	at := now()
+	email := "user-" + newID() + "@example.com"
+	u := &accounts.User{ID: newID(), Email: email, EmailKey: email, Name: "Test User", EmailVerified: true, CreatedAt: at, UpdatedAt: at}
+	wantErr(t, "CreateUser", s.CreateUser(context.Background(), u), nil)
+	return u
+}
+
+// newOrg stores an org of kind with owner as its owner member.
+func newOrg(t *testing.T, s accounts.Store, owner *accounts.User, kind string) *accounts.Org {
+	t.Helper()
+	ctx := context.Background()
+	o := &accounts.Org{ID: newID(), Name: "Org", Slug: "org-" + newID(), Kind: kind, CreatedAt: now()}
+	if kind == accounts.KindPersonal {
+		o.OwnerID = owner.ID
+	}
+	wantErr(t, "CreateOrg", s.CreateOrg(ctx, o), nil)
+	m := &accounts.Membership{OrgID: o.ID, UserID: owner.ID, Role: accounts.RoleOwner, JoinedAt: o.CreatedAt}
+	wantErr(t, "AddMember", s.AddMember(ctx, m), nil)
+	return o
+}
+
+// newSession stores a live session of u and its first refresh token.
+func newSession(t *testing.T, s accounts.Store, u *accounts.User) (*accounts.Session, *accounts.RefreshToken) {
+	t.Helper()
+	ctx := context.Background()
+	at := now()
+	ss := &accounts.Session{ID: newID(), UserID: u.ID, Via: accounts.ViaPassword, CreatedAt: at, ExpiresAt: at.Add(time.Hour), LastUsedAt: at}
+	wantErr(t, "CreateSession", s.CreateSession(ctx, ss), nil)
+	rt := &accounts.RefreshToken{Hash: newID(), SessionID: ss.ID, CreatedAt: at, ExpiresAt: at.Add(time.Hour)}
+	wantErr(t, "InsertRefreshToken", s.InsertRefreshToken(ctx, rt), nil)
+	return ss, rt
+}
+
+// newForm stores a form of org.
+func newForm(t *testing.T, s Store, org *accounts.Org, by *accounts.User) *forms.Form {
+	t.Helper()
+	f := &forms.Form{ID: newID(), OrgID: org.ID, Name: "Contact", CreatedBy: by.ID, Created: now()}
+	wantErr(t, "CreateForm", s.CreateForm(context.Background(), f), nil)
+	return f
+}
+
+// newLink stores an active link of org.
+func newLink(t *testing.T, s Store, org *accounts.Org, by *accounts.User) *links.Link {
+	t.Helper()
+	at := now()
+	l := &links.Link{ID: newID(), OrgID: org.ID, ShortCode: newID()[:13], DestinationURL: "https://example.com/", Title: "Example",
+		CreatedBy: by.ID, Active: true, Created: at, Modified: at}
+	wantErr(t, "CreateLink", s.CreateLink(context.Background(), l), nil)
+	return l
+}
+
+// follow clicks l's short code.
+func follow(s Store, l *links.Link) error {
+	_, err := s.Follow(context.Background(), l.ShortCode, &links.Click{ID: newID(), At: now()})
+	return err
+}

@@ -85,7 +85,7 @@ func (a *access) require(perm Permission) error {
 
 // teamOnly answers 403 on a personal org.
 func (a *access) teamOnly() error {
-	if a.org.Kind != KindTeam {
+	if a.org.Kind != OrgTeam {
 		return gatehouse.Errorf(gatehouse.KindForbidden, "this operation is for team organizations only, not a personal workspace")
 	}
 	return nil

@@ -55,7 +55,7 @@ func randomSuffix() string {
 func (s *Service) createOrg(ctx context.Context, st Store, name, kind, ownerID string) (*Org, error) {
 	base := Slugify(name)
 	o := &Org{ID: gatehouse.NewID(), Name: name, Kind: kind, CreatedAt: s.Now()}
-	if kind == KindPersonal {
+	if kind == OrgPersonal {
 		o.OwnerID = ownerID
 	}
 	for attempt := 0; ; attempt++ {
@@ -70,7 +70,7 @@ func (s *Service) createOrg(ctx context.Context, st Store, name, kind, ownerID s
 		if !errors.Is(err, gatehouse.ErrConflict) || attempt >= 5 {
 			return nil, internal("create org", err)
 		}
-		if kind == KindPersonal {
+		if kind == OrgPersonal {
 			// The conflict may be the one-personal-org rule: another request
 			// created it first.
 			if existing, err := st.PersonalOrg(ctx, ownerID); err == nil {
@@ -97,7 +97,7 @@ func (s *Service) personalOrg(ctx context.Context, st Store, u *User) (*Org, err
 	if len([]rune(name)) < 2 {
 		name = "Personal"
 	}
-	return s.createOrg(ctx, st, name, KindPersonal, u.ID)
+	return s.createOrg(ctx, st, name, OrgPersonal, u.ID)
 }
 
 // homeOrg returns the org a new sign-in is scoped to: the user's default org
@@ -208,7 +208,7 @@ func (s *Service) CreateOrg(ctx context.Context, p *gatehouse.Principal, name st
 			}
 			return internal("find user", err)
 		}
-		if o, err = s.createOrg(ctx, tx, name, KindTeam, p.UserID); err != nil {
+		if o, err = s.createOrg(ctx, tx, name, OrgTeam, p.UserID); err != nil {
 			return err
 		}
 		if err := tx.SetDefaultOrg(ctx, p.UserID, o.ID); err != nil {

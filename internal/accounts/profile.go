@@ -90,7 +90,7 @@ func (s *Service) DeleteAccount(ctx context.Context, p *gatehouse.Principal) err
 		var blocking []string
 		var alone, others []OrgListing
 		for _, o := range orgs {
-			if o.Kind == KindPersonal {
+			if o.Kind == OrgPersonal {
 				alone = append(alone, o)
 				continue
 			}
@@ -250,7 +250,7 @@ func (s *Service) MyOrgs(ctx context.Context, p *gatehouse.Principal) ([]OrgList
 	}
 	personal, defaultLive := false, false
 	for _, o := range orgs {
-		personal = personal || o.Kind == KindPersonal
+		personal = personal || o.Kind == OrgPersonal
 		defaultLive = defaultLive || o.ID == u.DefaultOrgID
 	}
 	if personal && defaultLive {

@@ -16,7 +16,7 @@ func (s *Service) Teams(ctx context.Context, p *gatehouse.Principal, orgID strin
 	if err != nil {
 		return nil, err
 	}
-	if a.org.Kind != KindTeam {
+	if a.org.Kind != OrgTeam {
 		return []Team{}, nil
 	}
 	ts, err := s.store.ListTeams(ctx, orgID, p.UserID)

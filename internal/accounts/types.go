@@ -17,8 +17,8 @@ func IsTool(name string) bool {
 
 // Org kinds.
 const (
-	KindPersonal = "personal"
-	KindTeam     = "team"
+	OrgPersonal = "personal"
+	OrgTeam     = "team"
 )
 
 // Org roles.

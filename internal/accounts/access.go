@@ -3,6 +3,8 @@ package accounts
 import (
 	"context"
 	"errors"
+
+	"github.com/gatehouse/gatehouse"
 )
 
 // Permission names an org permission (spec 5.8, CONTRACT §4).
@@ -40,21 +42,21 @@ type access struct {
 	orgKey bool // the caller is an org service-account key, not a person
 }
 
-var errOrgNotFound = Errorf(KindNotFound, "organization not found")
+var errOrgNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "organization not found")
 
 // orgAccess resolves the caller's live role in org orgID. An org that does
 // not exist, is deleted, or that the caller is not in reads as not found,
 // never forbidden. Tokens from keys and OAuth grants reach only the one
 // workspace they are bound to.
-func (s *Service) orgAccess(ctx context.Context, st Store, p *Principal, orgID string) (*access, error) {
-	if !IsID(orgID) {
+func (s *Service) orgAccess(ctx context.Context, st Store, p *gatehouse.Principal, orgID string) (*access, error) {
+	if !gatehouse.IsID(orgID) {
 		return nil, errOrgNotFound
 	}
-	if (p.Via == ViaAPIKey || p.Via == ViaOAuth) && p.OrgID != orgID {
+	if (p.Via == gatehouse.ViaAPIKey || p.Via == gatehouse.ViaOAuth) && p.OrgID != orgID {
 		return nil, errOrgNotFound
 	}
 	o, role, err := st.OrgRole(ctx, orgID, p.UserID)
-	if errors.Is(err, ErrNotFound) || (err == nil && o.DeletedAt != nil) {
+	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && o.DeletedAt != nil) {
 		return nil, errOrgNotFound
 	}
 	if err != nil {
@@ -63,7 +65,7 @@ func (s *Service) orgAccess(ctx context.Context, st Store, p *Principal, orgID s
 	if role != "" {
 		return &access{org: o, role: role}, nil
 	}
-	if p.Via == ViaAPIKey {
+	if p.Via == gatehouse.ViaAPIKey {
 		// An org key acts with its fixed role; its id is the token subject.
 		k, err := st.APIKeyByID(ctx, p.UserID)
 		if err == nil && k.Kind == KeyOrg && k.OrgID == orgID && k.Usable(s.Now()) {
@@ -76,15 +78,15 @@ func (s *Service) orgAccess(ctx context.Context, st Store, p *Principal, orgID s
 // require answers 403 unless the caller holds perm.
 func (a *access) require(perm Permission) error {
 	if !RoleHas(a.role, perm) {
-		return Errorf(KindForbidden, "your role (%s) lacks the %s permission", a.role, perm)
+		return gatehouse.Errorf(gatehouse.KindForbidden, "your role (%s) lacks the %s permission", a.role, perm)
 	}
 	return nil
 }
 
 // teamOnly answers 403 on a personal org.
 func (a *access) teamOnly() error {
-	if a.org.Kind != KindTeam {
-		return Errorf(KindForbidden, "this operation is for team organizations only, not a personal workspace")
+	if a.org.Kind != OrgTeam {
+		return gatehouse.Errorf(gatehouse.KindForbidden, "this operation is for team organizations only, not a personal workspace")
 	}
 	return nil
 }
@@ -93,14 +95,14 @@ func (a *access) teamOnly() error {
 // needs a person (a team lead, a member).
 func (a *access) person() error {
 	if a.orgKey {
-		return Errorf(KindForbidden, "a service-account key cannot do this; sign in as a person")
+		return gatehouse.Errorf(gatehouse.KindForbidden, "a service-account key cannot do this; sign in as a person")
 	}
 	return nil
 }
 
 // authorize resolves access to orgID and checks, in order, the team-org
 // rule (when teamOnly) and perm (when not empty).
-func (s *Service) authorize(ctx context.Context, st Store, p *Principal, orgID string, perm Permission, teamOnly bool) (*access, error) {
+func (s *Service) authorize(ctx context.Context, st Store, p *gatehouse.Principal, orgID string, perm Permission, teamOnly bool) (*access, error) {
 	a, err := s.orgAccess(ctx, st, p, orgID)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,8 @@ package accounts
 import (
 	"context"
 	"errors"
+
+	"github.com/gatehouse/gatehouse"
 )
 
 // claimMailbox is what every proof of the mailbox does to the account of
@@ -33,7 +35,7 @@ func (s *Service) claimMailbox(ctx context.Context, tx Store, u *User, via strin
 	if err == nil {
 		u, err = tx.PinUser(ctx, u.ID)
 	}
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, err // deleted meanwhile
 	}
 	if err != nil {

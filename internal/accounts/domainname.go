@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/idna"
+
+	"github.com/gatehouse/gatehouse"
 )
 
 // NormalizeDomain turns what a person types into the domain it names: the
@@ -12,7 +14,7 @@ import (
 func NormalizeDomain(raw string) (string, error) {
 	d := strings.TrimSpace(raw)
 	if d == "" {
-		return "", Invalid("domain is required")
+		return "", gatehouse.Invalid("domain is required")
 	}
 	if i := strings.Index(d, "://"); i >= 0 {
 		d = d[i+3:]
@@ -29,29 +31,10 @@ func NormalizeDomain(raw string) (string, error) {
 	d = strings.TrimSuffix(strings.ToLower(d), ".")
 	d = strings.TrimPrefix(d, "www.")
 	ascii, err := idna.Lookup.ToASCII(d)
-	if err != nil || !validHostname(ascii) {
-		return "", Invalid("domain %q is not a valid domain name", raw)
+	if err != nil || !gatehouse.ValidHostname(ascii) {
+		return "", gatehouse.Invalid("domain %q is not a valid domain name", raw)
 	}
 	return ascii, nil
-}
-
-func validHostname(d string) bool {
-	if len(d) > 253 || !strings.Contains(d, ".") {
-		return false
-	}
-	for _, label := range strings.Split(d, ".") {
-		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
-			return false
-		}
-		for _, r := range label {
-			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
-				return false
-			}
-		}
-	}
-	// The top-level label is never all digits (rules out IP addresses).
-	tld := d[strings.LastIndexByte(d, '.')+1:]
-	return strings.Trim(tld, "0123456789") != ""
 }
 
 // publicEmailDomains are mailbox providers anyone can sign up with: a claim

@@ -2,68 +2,8 @@ package accounts
 
 import (
 	"errors"
-	"fmt"
-	"time"
-)
 
-// Kind classifies an error for the edge that answers it; web/errors.go alone
-// maps kinds to HTTP statuses.
-type Kind int
-
-// The error kinds.
-const (
-	KindInternal Kind = iota
-	KindInvalid
-	KindUnauthorized
-	KindForbidden
-	KindNotFound
-	KindConflict
-	KindGone
-	KindTooMany
-	KindUnavailable
-)
-
-// Error is a domain error: a kind, a message safe to show a client, and an
-// internal cause that is logged but never shown.
-type Error struct {
-	Kind       Kind
-	Message    string
-	Err        error
-	RetryAfter time.Duration // for KindTooMany and KindUnavailable
-}
-
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return e.Message + ": " + e.Err.Error()
-	}
-	return e.Message
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// Errorf returns an *Error of kind k whose safe message is formatted.
-func Errorf(k Kind, format string, args ...any) *Error {
-	return &Error{Kind: k, Message: fmt.Sprintf(format, args...)}
-}
-
-// Invalid returns a 400-class error with message msg.
-func Invalid(format string, args ...any) *Error { return Errorf(KindInvalid, format, args...) }
-
-// ErrorKind reports the kind of err: KindInternal unless err wraps an *Error.
-func ErrorKind(err error) Kind {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Kind
-	}
-	return KindInternal
-}
-
-// Store-level sentinels: the store translates driver errors into these.
-var (
-	// ErrNotFound means the row does not exist (or is not live).
-	ErrNotFound = errors.New("not found")
-	// ErrConflict means a uniqueness constraint refused the write.
-	ErrConflict = errors.New("conflict")
+	"github.com/gatehouse/gatehouse"
 )
 
 // ErrWrongPassword is the cause of every answer to a failed password check:
@@ -72,7 +12,7 @@ var (
 var ErrWrongPassword = errors.New("wrong password")
 
 var (
-	errBadCredentials = &Error{Kind: KindUnauthorized, Message: "invalid email or password", Err: ErrWrongPassword}
-	errWrongCurrent   = &Error{Kind: KindForbidden, Message: "current password is wrong", Err: ErrWrongPassword}
-	errUnauthorized   = Errorf(KindUnauthorized, "missing or invalid credentials")
+	errBadCredentials = &gatehouse.Error{Kind: gatehouse.KindUnauthorized, Message: "invalid email or password", Err: ErrWrongPassword}
+	errWrongCurrent   = &gatehouse.Error{Kind: gatehouse.KindForbidden, Message: "current password is wrong", Err: ErrWrongPassword}
+	errUnauthorized   = gatehouse.Errorf(gatehouse.KindUnauthorized, "missing or invalid credentials")
 )

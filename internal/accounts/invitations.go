@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
 
@@ -18,11 +19,11 @@ const InvitationTTL = 14 * 24 * time.Hour
 const MaxInviteEmails = 100
 
 var (
-	errInvitationNotFound = Errorf(KindNotFound, "invitation not found")
-	errInvitationRevoked  = Errorf(KindGone, "this invitation was revoked")
-	errInvitationExpired  = Errorf(KindGone, "this invitation has expired")
-	errInvitationUsed     = Errorf(KindGone, "this invitation has already been used")
-	errInvitationOrgGone  = Errorf(KindGone, "the organization of this invitation was deleted")
+	errInvitationNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "invitation not found")
+	errInvitationRevoked  = gatehouse.Errorf(gatehouse.KindGone, "this invitation was revoked")
+	errInvitationExpired  = gatehouse.Errorf(gatehouse.KindGone, "this invitation has expired")
+	errInvitationUsed     = gatehouse.Errorf(gatehouse.KindGone, "this invitation has already been used")
+	errInvitationOrgGone  = gatehouse.Errorf(gatehouse.KindGone, "the organization of this invitation was deleted")
 )
 
 // InviteInput is the body of POST /v1/orgs/{id}/invitations.
@@ -36,7 +37,7 @@ type InviteInput struct {
 // for the email kind (each mailed its link), or one link invitation. Invalid
 // addresses are returned as given; when none is valid the answer is 400.
 // Each invitation carries its URL, which cannot be recovered later.
-func (s *Service) Invite(ctx context.Context, p *Principal, orgID string, in InviteInput) (invs []*Invitation, invalid []string, err error) {
+func (s *Service) Invite(ctx context.Context, p *gatehouse.Principal, orgID string, in InviteInput) (invs []*Invitation, invalid []string, err error) {
 	var org *Org
 	var inviter *User
 	err = s.store.Tx(ctx, func(tx Store) error {
@@ -50,13 +51,13 @@ func (s *Service) Invite(ctx context.Context, p *Principal, orgID string, in Inv
 			kind = InviteEmail
 		}
 		if kind != InviteEmail && kind != InviteLink {
-			return Invalid("kind must be email or link")
+			return gatehouse.Invalid("kind must be email or link")
 		}
 		if role == "" {
 			role = RoleMember
 		}
 		if role != RoleMember && role != RoleAdmin {
-			return Invalid("role must be member or admin")
+			return gatehouse.Invalid("role must be member or admin")
 		}
 		emails := []string{""}
 		if kind == InviteLink {
@@ -77,7 +78,7 @@ func (s *Service) Invite(ctx context.Context, p *Principal, orgID string, in Inv
 		now := s.Now()
 		for _, email := range emails {
 			secret := token.NewSecret("")
-			inv := &Invitation{ID: newID(), OrgID: orgID, Kind: kind, Role: role, Email: email, TokenHash: token.Hash(secret),
+			inv := &Invitation{ID: gatehouse.NewID(), OrgID: orgID, Kind: kind, Role: role, Email: email, TokenHash: token.Hash(secret),
 				InviterID: p.UserID, Inviter: inviter.Name, CreatedAt: now, URL: s.inviteURL(secret)}
 			if kind == InviteEmail {
 				exp := now.Add(InvitationTTL)
@@ -112,14 +113,14 @@ func (s *Service) Invite(ctx context.Context, p *Principal, orgID string, in Inv
 // valid come back in invalid, as given (trimmed).
 func inviteEmails(raw []string) (valid, invalid []string, err error) {
 	if len(raw) == 0 {
-		return nil, nil, Invalid("emails is required for email invitations")
+		return nil, nil, gatehouse.Invalid("emails is required for email invitations")
 	}
 	if len(raw) > MaxInviteEmails {
-		return nil, nil, Invalid("at most %d emails per request", MaxInviteEmails)
+		return nil, nil, gatehouse.Invalid("at most %d emails per request", MaxInviteEmails)
 	}
 	seen := map[string]bool{}
 	for _, r := range raw {
-		key, e, err := ParseEmail(r)
+		key, e, err := gatehouse.ParseEmail(r)
 		if err != nil {
 			invalid = append(invalid, strings.TrimSpace(r))
 			continue
@@ -130,7 +131,7 @@ func inviteEmails(raw []string) (valid, invalid []string, err error) {
 		}
 	}
 	if len(valid) == 0 {
-		return nil, nil, Invalid("no valid email address among: %s", strings.Join(invalid, ", "))
+		return nil, nil, gatehouse.Invalid("no valid email address among: %s", strings.Join(invalid, ", "))
 	}
 	return valid, invalid, nil
 }
@@ -152,7 +153,7 @@ func (s *Service) sendInvitation(inv *Invitation, org *Org, inviter *User) {
 
 // Invitations lists org orgID's usable invitations, newest first, without
 // secrets.
-func (s *Service) Invitations(ctx context.Context, p *Principal, orgID string) ([]*Invitation, error) {
+func (s *Service) Invitations(ctx context.Context, p *gatehouse.Principal, orgID string) ([]*Invitation, error) {
 	if _, err := s.authorize(ctx, s.store, p, orgID, PermMembers, false); err != nil {
 		return nil, err
 	}
@@ -165,16 +166,16 @@ func (s *Service) Invitations(ctx context.Context, p *Principal, orgID string) (
 
 // RevokeInvitation revokes an invitation of org orgID; preview and accept
 // then answer 410. Unknown or already revoked answers 404.
-func (s *Service) RevokeInvitation(ctx context.Context, p *Principal, orgID, invitationID string) error {
+func (s *Service) RevokeInvitation(ctx context.Context, p *gatehouse.Principal, orgID, invitationID string) error {
 	return s.store.Tx(ctx, func(tx Store) error {
 		if _, err := s.authorize(ctx, tx, p, orgID, PermMembers, false); err != nil {
 			return err
 		}
-		if !IsID(invitationID) {
+		if !gatehouse.IsID(invitationID) {
 			return errInvitationNotFound
 		}
 		if err := tx.RevokeInvitation(ctx, orgID, invitationID, s.Now()); err != nil {
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, gatehouse.ErrNotFound) {
 				return errInvitationNotFound
 			}
 			return internal("revoke invitation", err)
@@ -194,7 +195,7 @@ func (s *Service) usableInvitation(ctx context.Context, st Store, secret string)
 		return nil, nil, errInvitationNotFound
 	}
 	inv, err := st.InvitationByHash(ctx, token.Hash(secret))
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, nil, errInvitationNotFound
 	}
 	if err != nil {
@@ -242,9 +243,9 @@ func (s *Service) PreviewInvitation(ctx context.Context, secret string) (*Invita
 // conditional UPDATE, so of concurrent accepts one wins. A caller who is
 // already a member gets already_member and consumes nothing, so repeating an
 // accept answers the same.
-func (s *Service) AcceptInvitation(ctx context.Context, p *Principal, secret string) (*Accepted, error) {
+func (s *Service) AcceptInvitation(ctx context.Context, p *gatehouse.Principal, secret string) (*Accepted, error) {
 	if !p.Full() {
-		return nil, Errorf(KindForbidden, "accepting an invitation needs a full sign-in session")
+		return nil, gatehouse.Errorf(gatehouse.KindForbidden, "accepting an invitation needs a full sign-in session")
 	}
 	out, err := s.acceptInvitation(ctx, p, secret, false)
 	if errors.Is(err, errAcceptRace) {
@@ -262,7 +263,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, p *Principal, secret str
 // of its member row to a concurrent accept.
 var errAcceptRace = errors.New("member added by a concurrent accept")
 
-func (s *Service) acceptInvitation(ctx context.Context, p *Principal, secret string, again bool) (*Accepted, error) {
+func (s *Service) acceptInvitation(ctx context.Context, p *gatehouse.Principal, secret string, again bool) (*Accepted, error) {
 	var out *Accepted
 	err := s.store.Tx(ctx, func(tx Store) error {
 		if secret == "" {
@@ -270,7 +271,7 @@ func (s *Service) acceptInvitation(ctx context.Context, p *Principal, secret str
 		}
 		hash := token.Hash(secret)
 		inv, err := tx.InvitationByHash(ctx, hash)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, gatehouse.ErrNotFound) {
 			return errInvitationNotFound
 		}
 		if err != nil {
@@ -295,17 +296,17 @@ func (s *Service) acceptInvitation(ctx context.Context, p *Principal, secret str
 			return err
 		}
 		u, err := tx.UserByID(ctx, p.UserID)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, gatehouse.ErrNotFound) {
 			return errUnauthorized
 		}
 		if err != nil {
 			return internal("find user", err)
 		}
-		if inv.Kind == InviteEmail && u.EmailKey != EmailKey(inv.Email) {
+		if inv.Kind == InviteEmail && u.EmailKey != gatehouse.EmailKey(inv.Email) {
 			if inv.UsedAt != nil {
 				return errInvitationUsed // used up, whoever asks
 			}
-			return Errorf(KindForbidden, "this invitation was sent to another email address")
+			return gatehouse.Errorf(gatehouse.KindForbidden, "this invitation was sent to another email address")
 		}
 		role := inv.Role
 		m, err := tx.Member(ctx, o.ID, u.ID)
@@ -313,23 +314,23 @@ func (s *Service) acceptInvitation(ctx context.Context, p *Principal, secret str
 		switch {
 		case already:
 			role = m.Role
-		case !errors.Is(err, ErrNotFound):
+		case !errors.Is(err, gatehouse.ErrNotFound):
 			return internal("find member", err)
 		default:
 			now := s.Now()
 			if inv.Kind == InviteEmail {
 				if err := tx.UseInvitation(ctx, inv.ID, now); err != nil {
-					if errors.Is(err, ErrNotFound) && !again {
+					if errors.Is(err, gatehouse.ErrNotFound) && !again {
 						return errAcceptRace
 					}
-					if errors.Is(err, ErrNotFound) {
+					if errors.Is(err, gatehouse.ErrNotFound) {
 						return errInvitationUsed
 					}
 					return internal("use invitation", err)
 				}
 			}
 			err := tx.AddMember(ctx, &Membership{OrgID: o.ID, UserID: u.ID, Role: role, JoinedAt: now})
-			if errors.Is(err, ErrConflict) {
+			if errors.Is(err, gatehouse.ErrConflict) {
 				// The same person accepting twice at once: the other won.
 				return errAcceptRace
 			}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/gatehouse/gatehouse"
 )
 
 // Invitation mail limits (issue 10 item 4, docs/decisions.md): how many
@@ -46,7 +48,7 @@ func (s *Service) inviteMailRoom(ctx context.Context, tx Store, inviter *User, o
 	if !inviter.EmailVerified {
 		perAccount, accountMsg = InviteMailsPerUnverified, "until its email address is verified, an account may send at most %d invitation emails a day"
 	}
-	var refusal *Error
+	var refusal *gatehouse.Error
 	for _, l := range []struct {
 		f     InvitationMailFilter
 		limit int
@@ -60,7 +62,7 @@ func (s *Service) inviteMailRoom(ctx context.Context, tx Store, inviter *User, o
 			return err
 		}
 		if wait > 0 && (refusal == nil || wait > refusal.RetryAfter) {
-			refusal = &Error{Kind: KindTooMany, Message: fmt.Sprintf(l.msg, l.limit) + "; try again later", RetryAfter: wait}
+			refusal = &gatehouse.Error{Kind: gatehouse.KindTooMany, Message: fmt.Sprintf(l.msg, l.limit) + "; try again later", RetryAfter: wait}
 		}
 	}
 	if refusal != nil {
@@ -82,7 +84,7 @@ func (s *Service) mailWait(ctx context.Context, tx Store, f InvitationMailFilter
 	}
 	// The over oldest mails of the window must leave it first.
 	at, err := tx.InvitationMailAt(ctx, f, over-1)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return InviteMailWindow, nil
 	}
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
 
@@ -19,7 +20,7 @@ const (
 	DefaultKeyDays    = 365              // expires_in_days null
 	MaxKeyDays        = 3650             // largest expires_in_days
 	keyTouchThreshold = time.Minute      // last_used_at is written at most this often
-	keyTokenVia       = ViaAPIKey
+	keyTokenVia       = gatehouse.ViaAPIKey
 )
 
 // KeyInput is the body that creates an API key.
@@ -45,7 +46,7 @@ func (s *Service) keyExpiry(days *int) (*time.Time, error) {
 		n = *days
 	}
 	if n < 0 || n > MaxKeyDays {
-		return nil, Invalid("expires_in_days must be null, 0 (never) or 1 to %d", MaxKeyDays)
+		return nil, gatehouse.Invalid("expires_in_days must be null, 0 (never) or 1 to %d", MaxKeyDays)
 	}
 	if n == 0 {
 		return nil, nil
@@ -63,7 +64,7 @@ func keyTools(in []string, set bool) ([]string, error) {
 	want := map[string]bool{}
 	for _, t := range in {
 		if !IsTool(t) {
-			return nil, Invalid("unknown tool %q: tools are %s", t, strings.Join(Tools, ", "))
+			return nil, gatehouse.Invalid("unknown tool %q: tools are %s", t, strings.Join(Tools, ", "))
 		}
 		want[t] = true
 	}
@@ -79,17 +80,17 @@ func keyTools(in []string, set bool) ([]string, error) {
 func checkName(field, name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return "", Invalid("%s is required", field)
+		return "", gatehouse.Invalid("%s is required", field)
 	}
 	if n := len([]rune(name)); n < 2 || n > MaxName {
-		return "", Invalid("%s must be 2 to %d characters", field, MaxName)
+		return "", gatehouse.Invalid("%s must be 2 to %d characters", field, MaxName)
 	}
 	return name, nil
 }
 
 // CreateUserKey creates a personal key acting as the caller in one of their
 // workspaces (default: the personal org). Any role input is ignored.
-func (s *Service) CreateUserKey(ctx context.Context, p *Principal, in KeyInput) (*NewKey, error) {
+func (s *Service) CreateUserKey(ctx context.Context, p *gatehouse.Principal, in KeyInput) (*NewKey, error) {
 	name, err := checkName("name", in.Name)
 	if err != nil {
 		return nil, err
@@ -118,13 +119,13 @@ func (s *Service) CreateUserKey(ctx context.Context, p *Principal, in KeyInput) 
 				return err
 			}
 			orgID = o.ID
-		} else if _, _, err := liveMember(ctx, tx, orgID, p.UserID); errors.Is(err, ErrNotFound) {
-			return Errorf(KindForbidden, "you are not a member of org %s", orgID)
+		} else if _, _, err := liveMember(ctx, tx, orgID, p.UserID); errors.Is(err, gatehouse.ErrNotFound) {
+			return gatehouse.Errorf(gatehouse.KindForbidden, "you are not a member of org %s", orgID)
 		} else if err != nil {
 			return internal("membership", err)
 		}
 		secret := token.NewSecret(UserKeyPrefix)
-		k := &APIKey{ID: newID(), Kind: KeyUser, UserID: p.UserID, OrgID: orgID, Name: name, Tools: tools,
+		k := &APIKey{ID: gatehouse.NewID(), Kind: KeyUser, UserID: p.UserID, OrgID: orgID, Name: name, Tools: tools,
 			Prefix: secret[:KeyDisplayPrefix], Hash: token.Hash(secret), CreatedBy: p.UserID, CreatedAt: s.Now(), ExpiresAt: expires}
 		if err := tx.CreateAPIKey(ctx, k); err != nil {
 			return internal("create key", err)
@@ -136,7 +137,7 @@ func (s *Service) CreateUserKey(ctx context.Context, p *Principal, in KeyInput) 
 }
 
 // UserKeys lists the caller's unrevoked personal keys, newest first.
-func (s *Service) UserKeys(ctx context.Context, p *Principal) ([]APIKey, error) {
+func (s *Service) UserKeys(ctx context.Context, p *gatehouse.Principal) ([]APIKey, error) {
 	ks, err := s.store.ListAPIKeys(ctx, KeyUser, p.UserID, "")
 	if err != nil {
 		return nil, internal("list keys", err)
@@ -145,21 +146,21 @@ func (s *Service) UserKeys(ctx context.Context, p *Principal) ([]APIKey, error) 
 }
 
 // RevokeUserKey revokes one of the caller's personal keys.
-func (s *Service) RevokeUserKey(ctx context.Context, p *Principal, id string) error {
-	notFound := Errorf(KindNotFound, "api key not found")
-	if !IsID(id) {
+func (s *Service) RevokeUserKey(ctx context.Context, p *gatehouse.Principal, id string) error {
+	notFound := gatehouse.Errorf(gatehouse.KindNotFound, "api key not found")
+	if !gatehouse.IsID(id) {
 		return notFound
 	}
 	return s.store.Tx(ctx, func(tx Store) error {
 		k, err := tx.APIKeyByID(ctx, id)
-		if errors.Is(err, ErrNotFound) || (err == nil && (k.Kind != KeyUser || k.UserID != p.UserID || k.RevokedAt != nil)) {
+		if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && (k.Kind != KeyUser || k.UserID != p.UserID || k.RevokedAt != nil)) {
 			return notFound
 		}
 		if err != nil {
 			return internal("find key", err)
 		}
 		if err := tx.RevokeAPIKey(ctx, id, s.Now()); err != nil {
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, gatehouse.ErrNotFound) {
 				return notFound
 			}
 			return internal("revoke key", err)
@@ -168,21 +169,21 @@ func (s *Service) RevokeUserKey(ctx context.Context, p *Principal, id string) er
 	})
 }
 
-var errBadKey = Errorf(KindUnauthorized, "invalid, revoked or expired API key")
+var errBadKey = gatehouse.Errorf(gatehouse.KindUnauthorized, "invalid, revoked or expired API key")
 
 // ExchangeKey trades an API key for a short-lived access token. User keys
 // re-read the user's live membership each time; org keys act with their
 // fixed role. Tools are the org's enabled tools within the key's allowlist.
 func (s *Service) ExchangeKey(ctx context.Context, secret string) (*OrgToken, error) {
 	if secret == "" {
-		return nil, Invalid("api_key is required")
+		return nil, gatehouse.Invalid("api_key is required")
 	}
 	if !strings.HasPrefix(secret, UserKeyPrefix) && !strings.HasPrefix(secret, OrgKeyPrefix) {
 		return nil, errBadKey
 	}
 	hash := token.Hash(secret)
 	k, err := s.store.APIKeyByHash(ctx, hash)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errBadKey
 	}
 	if err != nil {
@@ -194,7 +195,7 @@ func (s *Service) ExchangeKey(ctx context.Context, secret string) (*OrgToken, er
 	}
 	// A user key reads its user's live role; an org key has no member row.
 	o, member, err := s.store.OrgRole(ctx, k.OrgID, k.UserID)
-	if errors.Is(err, ErrNotFound) || (err == nil && o.DeletedAt != nil) {
+	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && o.DeletedAt != nil) {
 		return nil, errBadKey
 	}
 	if err != nil {

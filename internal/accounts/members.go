@@ -3,6 +3,8 @@ package accounts
 import (
 	"context"
 	"errors"
+
+	"github.com/gatehouse/gatehouse"
 )
 
 // PermOwners is moving a member to or from owner, and removing an owner:
@@ -19,13 +21,13 @@ func IsRole(role string) bool {
 }
 
 var (
-	errMemberNotFound = Errorf(KindNotFound, "member not found")
-	errLastOwner      = Errorf(KindConflict, "an organization needs at least one owner: make another member owner first")
-	errOwnersOnly     = Errorf(KindForbidden, "only an owner can move a member to or from owner, or remove an owner")
+	errMemberNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "member not found")
+	errLastOwner      = gatehouse.Errorf(gatehouse.KindConflict, "an organization needs at least one owner: make another member owner first")
+	errOwnersOnly     = gatehouse.Errorf(gatehouse.KindForbidden, "only an owner can move a member to or from owner, or remove an owner")
 )
 
 // OrgMembers lists org orgID's directory, ordered by join date.
-func (s *Service) OrgMembers(ctx context.Context, p *Principal, orgID string) ([]PersonRow, error) {
+func (s *Service) OrgMembers(ctx context.Context, p *gatehouse.Principal, orgID string) ([]PersonRow, error) {
 	if _, err := s.authorize(ctx, s.store, p, orgID, "", false); err != nil {
 		return nil, err
 	}
@@ -40,17 +42,17 @@ func (s *Service) OrgMembers(ctx context.Context, p *Principal, orgID string) ([
 // so the caller's role and the owner count are read with no concurrent
 // change: of two owners demoting each other at once, the second finds it is
 // no longer an owner.
-func (s *Service) SetMemberRole(ctx context.Context, p *Principal, orgID, userID, role string) error {
+func (s *Service) SetMemberRole(ctx context.Context, p *gatehouse.Principal, orgID, userID, role string) error {
 	return s.store.Tx(ctx, func(tx Store) error {
 		a, err := s.lockOrg(ctx, tx, p, orgID, PermMembers, true)
 		if err != nil {
 			return err
 		}
 		if role == "" {
-			return Invalid("role is required")
+			return gatehouse.Invalid("role is required")
 		}
 		if !IsRole(role) {
-			return Invalid("role must be one of owner, admin, billing, member")
+			return gatehouse.Invalid("role must be one of owner, admin, billing, member")
 		}
 		target, err := s.member(ctx, tx, orgID, userID)
 		if err != nil {
@@ -80,7 +82,7 @@ func (s *Service) SetMemberRole(ctx context.Context, p *Principal, orgID, userID
 // (no permission needed), else removing someone (org.members.manage; an
 // owner only by an owner). Their team memberships in the org go too, and the
 // org stops being their default.
-func (s *Service) RemoveMember(ctx context.Context, p *Principal, orgID, userID string) error {
+func (s *Service) RemoveMember(ctx context.Context, p *gatehouse.Principal, orgID, userID string) error {
 	defer s.forgetStanding(userID, orgID)
 	return s.store.Tx(ctx, func(tx Store) error {
 		a, err := s.lockOrg(ctx, tx, p, orgID, "", true)
@@ -124,11 +126,11 @@ func (s *Service) RemoveMember(ctx context.Context, p *Principal, orgID, userID 
 
 // member returns userID's membership of orgID or 404.
 func (s *Service) member(ctx context.Context, st Store, orgID, userID string) (*Membership, error) {
-	if !IsID(userID) {
+	if !gatehouse.IsID(userID) {
 		return nil, errMemberNotFound
 	}
 	m, err := st.Member(ctx, orgID, userID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errMemberNotFound
 	}
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
 
@@ -28,14 +29,14 @@ type GrantInput struct {
 // workspace the user belongs to; it is listed in GET /v1/me/grants.
 func (s *Service) CreateGrant(ctx context.Context, in GrantInput) (*Grant, error) {
 	if in.OrgID == "" {
-		return nil, Invalid("choose a workspace")
+		return nil, gatehouse.Invalid("choose a workspace")
 	}
-	g := &Grant{ID: newID(), UserID: in.UserID, ClientID: in.ClientID, ClientName: truncate(in.ClientName, MaxName),
+	g := &Grant{ID: gatehouse.NewID(), UserID: in.UserID, ClientID: in.ClientID, ClientName: truncate(in.ClientName, MaxName),
 		OrgID: in.OrgID, Scope: in.Scope, Resource: in.Resource, CreatedAt: s.Now()}
 	err := s.store.Tx(ctx, func(tx Store) error {
 		if _, _, err := liveMember(ctx, tx, in.OrgID, in.UserID); err != nil {
-			if errors.Is(err, ErrNotFound) {
-				return Errorf(KindForbidden, "you are not a member of this workspace")
+			if errors.Is(err, gatehouse.ErrNotFound) {
+				return gatehouse.Errorf(gatehouse.KindForbidden, "you are not a member of this workspace")
 			}
 			return internal("grant org", err)
 		}
@@ -51,7 +52,7 @@ func (s *Service) CreateGrant(ctx context.Context, in GrantInput) (*Grant, error
 	return g, nil
 }
 
-var errGrantGone = Errorf(KindUnauthorized, "the grant was revoked or its workspace access is gone")
+var errGrantGone = gatehouse.Errorf(gatehouse.KindUnauthorized, "the grant was revoked or its workspace access is gone")
 
 // StartGrantSession opens the session of a live grant and returns its first
 // access and refresh tokens: via oauth, scoped to the granted workspace and
@@ -71,21 +72,21 @@ func (s *Service) StartGrantSession(ctx context.Context, grantID string, meta Se
 			}
 		}
 		g, err := tx.GrantByID(ctx, grantID)
-		if errors.Is(err, ErrNotFound) || (err == nil && g.RevokedAt != nil) {
+		if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && g.RevokedAt != nil) {
 			return errGrantGone
 		}
 		if err != nil {
 			return internal("find grant", err)
 		}
 		u, err := tx.UserByID(ctx, g.UserID)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, gatehouse.ErrNotFound) {
 			return errGrantGone
 		}
 		if err != nil {
 			return internal("find user", err)
 		}
 		o, m, err := liveMember(ctx, tx, g.OrgID, g.UserID)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, gatehouse.ErrNotFound) {
 			return errGrantGone
 		}
 		if err != nil {
@@ -96,12 +97,12 @@ func (s *Service) StartGrantSession(ctx context.Context, grantID string, meta Se
 			return internal("org context", err)
 		}
 		now := s.Now()
-		sess := &Session{ID: newID(), UserID: u.ID, Via: ViaOAuth, GrantID: g.ID, OrgID: g.OrgID,
+		sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: gatehouse.ViaOAuth, GrantID: g.ID, OrgID: g.OrgID,
 			UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP, CreatedAt: now, ExpiresAt: now.Add(RefreshTTL), LastUsedAt: now}
 		if err := tx.CreateSession(ctx, sess); err != nil {
 			return internal("create session", err)
 		}
-		out, err = s.issuePair(ctx, tx, u, oc, sess.ID, ViaOAuth, now, resourcesOf(g)...)
+		out, err = s.issuePair(ctx, tx, u, oc, sess.ID, gatehouse.ViaOAuth, now, resourcesOf(g)...)
 		return err
 	})
 	return out, err
@@ -121,7 +122,7 @@ func grantResources(ctx context.Context, st Store, sess *Session) ([]string, err
 		return nil, nil
 	}
 	g, err := st.GrantByID(ctx, sess.GrantID)
-	if errors.Is(err, ErrNotFound) || (err == nil && g.RevokedAt != nil) {
+	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && g.RevokedAt != nil) {
 		return nil, errBadRefresh
 	}
 	if err != nil {
@@ -132,25 +133,25 @@ func grantResources(ctx context.Context, st Store, sess *Session) ([]string, err
 
 // ErrGrantMismatch is the kind of error RefreshGrant answers when the
 // refresh token belongs to another client or another resource.
-var ErrGrantMismatch = Errorf(KindUnauthorized, "the refresh token was not issued to this client")
+var ErrGrantMismatch = gatehouse.Errorf(gatehouse.KindUnauthorized, "the refresh token was not issued to this client")
 
 // ErrResourceMismatch is RefreshGrant's answer when the resource asked for
 // is not the one the grant was made for (RFC 8707 invalid_target).
-var ErrResourceMismatch = Errorf(KindInvalid, "the resource differs from the one the grant was made for")
+var ErrResourceMismatch = gatehouse.Errorf(gatehouse.KindInvalid, "the resource differs from the one the grant was made for")
 
 // RefreshGrant rotates the refresh token of an OAuth session (reuse
 // detection as in Refresh). The token must have been issued under a grant to
 // clientID; resource, when given, must be the grant's.
 func (s *Service) RefreshGrant(ctx context.Context, secret, clientID, resource string) (*SignIn, error) {
 	if secret == "" {
-		return nil, Invalid("refresh_token is required")
+		return nil, gatehouse.Invalid("refresh_token is required")
 	}
 	return s.refresh(ctx, secret, func(tx Store, sess *Session) error {
-		if sess.Via != ViaOAuth || sess.GrantID == "" {
+		if sess.Via != gatehouse.ViaOAuth || sess.GrantID == "" {
 			return ErrGrantMismatch
 		}
 		g, err := tx.GrantByID(ctx, sess.GrantID)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, gatehouse.ErrNotFound) {
 			return errBadRefresh
 		}
 		if err != nil {
@@ -171,7 +172,7 @@ func (s *Service) RefreshGrant(ctx context.Context, secret, clientID, resource s
 func (s *Service) RevokeGrantNow(ctx context.Context, grantID, reason string) error {
 	return s.store.Tx(ctx, func(tx Store) error {
 		g, err := tx.GrantByID(ctx, grantID)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, gatehouse.ErrNotFound) {
 			return nil
 		}
 		if err != nil {
@@ -180,7 +181,7 @@ func (s *Service) RevokeGrantNow(ctx context.Context, grantID, reason string) er
 		if g.RevokedAt != nil {
 			return nil
 		}
-		if err := tx.RevokeGrant(ctx, g.UserID, g.ID, s.Now()); err != nil && !errors.Is(err, ErrNotFound) {
+		if err := tx.RevokeGrant(ctx, g.UserID, g.ID, s.Now()); err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
 			return internal("revoke grant", err)
 		}
 		s.log.Warn("oauth grant revoked", "grant_id", g.ID, "client_id", g.ClientID, "reason", reason)
@@ -205,21 +206,21 @@ func (s *Service) BrowserUser(ctx context.Context, secret string) (*BrowserSessi
 	}
 	now := s.Now()
 	rt, err := s.store.RefreshTokenByHash(ctx, token.Hash(secret))
-	if errors.Is(err, ErrNotFound) || (err == nil && (rt.RotatedAt != nil || !rt.ExpiresAt.After(now))) {
+	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && (rt.RotatedAt != nil || !rt.ExpiresAt.After(now))) {
 		return nil, errUnauthorized
 	}
 	if err != nil {
 		return nil, internal("find refresh token", err)
 	}
 	sess, err := s.store.SessionByID(ctx, rt.SessionID)
-	if errors.Is(err, ErrNotFound) || (err == nil && (sess.RevokedAt != nil || !sess.ExpiresAt.After(now) || sess.Via == ViaOAuth)) {
+	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && (sess.RevokedAt != nil || !sess.ExpiresAt.After(now) || sess.Via == gatehouse.ViaOAuth)) {
 		return nil, errUnauthorized
 	}
 	if err != nil {
 		return nil, internal("find session", err)
 	}
 	u, err := s.store.UserByID(ctx, sess.UserID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errUnauthorized
 	}
 	if err != nil {
@@ -230,14 +231,14 @@ func (s *Service) BrowserUser(ctx context.Context, secret string) (*BrowserSessi
 
 // BrowserPrincipal is the principal a hosted page acts as for a signed-in
 // user: a full session scoped to the user's home workspace.
-func (s *Service) BrowserPrincipal(ctx context.Context, b *BrowserSession) (*Principal, error) {
-	var p *Principal
+func (s *Service) BrowserPrincipal(ctx context.Context, b *BrowserSession) (*gatehouse.Principal, error) {
+	var p *gatehouse.Principal
 	err := s.store.Tx(ctx, func(tx Store) error {
 		oc, err := s.homeOrg(ctx, tx, b.User)
 		if err != nil {
 			return err
 		}
-		p = &Principal{UserID: b.User.ID, SessionID: b.SessionID, OrgID: oc.ID, Role: oc.Role, Tools: oc.Tools, Via: ViaPassword}
+		p = &gatehouse.Principal{UserID: b.User.ID, SessionID: b.SessionID, OrgID: oc.ID, Role: oc.Role, Tools: oc.Tools, Via: gatehouse.ViaPassword}
 		return nil
 	})
 	return p, err
@@ -246,7 +247,7 @@ func (s *Service) BrowserPrincipal(ctx context.Context, b *BrowserSession) (*Pri
 // UserWorkspaces lists the workspaces a user can grant, the personal one
 // created first if missing.
 func (s *Service) UserWorkspaces(ctx context.Context, userID string) ([]OrgListing, string, error) {
-	return s.MyOrgs(ctx, &Principal{UserID: userID})
+	return s.MyOrgs(ctx, &gatehouse.Principal{UserID: userID})
 }
 
 // CleanClientName trims a client-supplied name to one safe line.

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/gatehouse/gatehouse"
 )
 
 // Slugify derives a slug from a name: lowercase ASCII letters, digits and
@@ -52,8 +54,8 @@ func randomSuffix() string {
 // makes ownerID its owner. A personal org is bound to its owner.
 func (s *Service) createOrg(ctx context.Context, st Store, name, kind, ownerID string) (*Org, error) {
 	base := Slugify(name)
-	o := &Org{ID: newID(), Name: name, Kind: kind, CreatedAt: s.Now()}
-	if kind == KindPersonal {
+	o := &Org{ID: gatehouse.NewID(), Name: name, Kind: kind, CreatedAt: s.Now()}
+	if kind == OrgPersonal {
 		o.OwnerID = ownerID
 	}
 	for attempt := 0; ; attempt++ {
@@ -65,10 +67,10 @@ func (s *Service) createOrg(ctx context.Context, st Store, name, kind, ownerID s
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, ErrConflict) || attempt >= 5 {
+		if !errors.Is(err, gatehouse.ErrConflict) || attempt >= 5 {
 			return nil, internal("create org", err)
 		}
-		if kind == KindPersonal {
+		if kind == OrgPersonal {
 			// The conflict may be the one-personal-org rule: another request
 			// created it first.
 			if existing, err := st.PersonalOrg(ctx, ownerID); err == nil {
@@ -88,14 +90,14 @@ func (s *Service) personalOrg(ctx context.Context, st Store, u *User) (*Org, err
 	if err == nil {
 		return o, nil
 	}
-	if !errors.Is(err, ErrNotFound) {
+	if !errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, internal("personal org", err)
 	}
 	name := u.Name
 	if len([]rune(name)) < 2 {
 		name = "Personal"
 	}
-	return s.createOrg(ctx, st, name, KindPersonal, u.ID)
+	return s.createOrg(ctx, st, name, OrgPersonal, u.ID)
 }
 
 // homeOrg returns the org a new sign-in is scoped to: the user's default org
@@ -123,15 +125,15 @@ func (s *Service) homeOrg(ctx context.Context, st Store, u *User) (*OrgContext, 
 // liveMember returns org orgID and the user's membership in it, or
 // ErrNotFound when the org is deleted or the user is not a member.
 func liveMember(ctx context.Context, st Store, orgID, userID string) (*Org, *Membership, error) {
-	if !IsID(orgID) {
-		return nil, nil, ErrNotFound
+	if !gatehouse.IsID(orgID) {
+		return nil, nil, gatehouse.ErrNotFound
 	}
 	o, role, err := st.OrgRole(ctx, orgID, userID)
 	if err != nil {
 		return nil, nil, err
 	}
 	if o.DeletedAt != nil || role == "" {
-		return nil, nil, ErrNotFound
+		return nil, nil, gatehouse.ErrNotFound
 	}
 	m := &Membership{OrgID: orgID, UserID: userID, Role: role}
 	return o, m, nil
@@ -150,11 +152,11 @@ func checkOrgName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	switch n := utf8.RuneCountInString(name); {
 	case n == 0:
-		return "", Invalid("name is required")
+		return "", gatehouse.Invalid("name is required")
 	case n < MinOrgName:
-		return "", Invalid("name must be at least %d characters", MinOrgName)
+		return "", gatehouse.Invalid("name must be at least %d characters", MinOrgName)
 	case n > MaxName:
-		return "", Invalid("name must be at most %d characters", MaxName)
+		return "", gatehouse.Invalid("name must be at most %d characters", MaxName)
 	}
 	return name, nil
 }
@@ -167,19 +169,19 @@ func orgAvatarURL(raw string) (string, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || len(raw) > MaxAvatarURL {
-		return "", Invalid("avatar_url must be an http or https URL of at most %d characters", MaxAvatarURL)
+		return "", gatehouse.Invalid("avatar_url must be an http or https URL of at most %d characters", MaxAvatarURL)
 	}
 	return raw, nil
 }
 
 // lockOrg takes org orgID's row lock in tx and then authorizes p, so the
 // caller's role and the org's members cannot change until tx ends.
-func (s *Service) lockOrg(ctx context.Context, tx Store, p *Principal, orgID string, perm Permission, teamOnly bool) (*access, error) {
-	if !IsID(orgID) {
+func (s *Service) lockOrg(ctx context.Context, tx Store, p *gatehouse.Principal, orgID string, perm Permission, teamOnly bool) (*access, error) {
+	if !gatehouse.IsID(orgID) {
 		return nil, errOrgNotFound
 	}
 	if err := tx.LockOrg(ctx, orgID); err != nil {
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, gatehouse.ErrNotFound) {
 			return nil, errOrgNotFound
 		}
 		return nil, internal("lock org", err)
@@ -189,24 +191,24 @@ func (s *Service) lockOrg(ctx context.Context, tx Store, p *Principal, orgID str
 
 // CreateOrg creates a team org owned by the caller, makes it their default
 // org and mints a token scoped to it that keeps the caller's via and session.
-func (s *Service) CreateOrg(ctx context.Context, p *Principal, name string) (*Org, *OrgToken, error) {
+func (s *Service) CreateOrg(ctx context.Context, p *gatehouse.Principal, name string) (*Org, *OrgToken, error) {
 	name, err := checkOrgName(name)
 	if err != nil {
 		return nil, nil, err
 	}
 	if !p.Full() {
-		return nil, nil, Errorf(KindForbidden, "this token is bound to one workspace and cannot create another")
+		return nil, nil, gatehouse.Errorf(gatehouse.KindForbidden, "this token is bound to one workspace and cannot create another")
 	}
 	var o *Org
 	var t *OrgToken
 	err = s.store.Tx(ctx, func(tx Store) error {
 		if _, err := tx.UserByID(ctx, p.UserID); err != nil {
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, gatehouse.ErrNotFound) {
 				return errUnauthorized
 			}
 			return internal("find user", err)
 		}
-		if o, err = s.createOrg(ctx, tx, name, KindTeam, p.UserID); err != nil {
+		if o, err = s.createOrg(ctx, tx, name, OrgTeam, p.UserID); err != nil {
 			return err
 		}
 		if err := tx.SetDefaultOrg(ctx, p.UserID, o.ID); err != nil {
@@ -225,7 +227,7 @@ func (s *Service) CreateOrg(ctx context.Context, p *Principal, name string) (*Or
 }
 
 // OrgProfile returns org orgID with its member and live team counts.
-func (s *Service) OrgProfile(ctx context.Context, p *Principal, orgID string) (*OrgProfile, error) {
+func (s *Service) OrgProfile(ctx context.Context, p *gatehouse.Principal, orgID string) (*OrgProfile, error) {
 	a, err := s.authorize(ctx, s.store, p, orgID, "", false)
 	if err != nil {
 		return nil, err
@@ -254,7 +256,7 @@ type OrgPatch struct {
 
 // UpdateOrg changes a team org's name, slug or avatar. Fields absent or equal
 // to the current value do not count; a patch left empty answers 400.
-func (s *Service) UpdateOrg(ctx context.Context, p *Principal, orgID string, patch OrgPatch) (*OrgProfile, error) {
+func (s *Service) UpdateOrg(ctx context.Context, p *gatehouse.Principal, orgID string, patch OrgPatch) (*OrgProfile, error) {
 	var out *OrgProfile
 	err := s.store.Tx(ctx, func(tx Store) error {
 		a, err := s.lockOrg(ctx, tx, p, orgID, PermSettings, true)
@@ -279,7 +281,7 @@ func (s *Service) UpdateOrg(ctx context.Context, p *Principal, orgID string, pat
 		if patch.Slug != nil {
 			slug := strings.TrimSpace(*patch.Slug)
 			if !slugPattern.MatchString(slug) {
-				return Invalid("slug must be 2 to 40 lowercase letters, digits or hyphens, starting and ending with a letter or digit")
+				return gatehouse.Invalid("slug must be 2 to 40 lowercase letters, digits or hyphens, starting and ending with a letter or digit")
 			}
 			set("slug", &o.Slug, slug)
 		}
@@ -291,11 +293,11 @@ func (s *Service) UpdateOrg(ctx context.Context, p *Principal, orgID string, pat
 			set("avatar_url", &o.AvatarURL, avatar)
 		}
 		if len(after) == 0 {
-			return Invalid("nothing to change: give name, slug or avatar_url different from the current values")
+			return gatehouse.Invalid("nothing to change: give name, slug or avatar_url different from the current values")
 		}
 		if err := tx.UpdateOrg(ctx, &o); err != nil {
-			if errors.Is(err, ErrConflict) {
-				return Errorf(KindConflict, "the slug %q is taken", o.Slug)
+			if errors.Is(err, gatehouse.ErrConflict) {
+				return gatehouse.Errorf(gatehouse.KindConflict, "the slug %q is taken", o.Slug)
 			}
 			return internal("update org", err)
 		}
@@ -311,7 +313,7 @@ func (s *Service) UpdateOrg(ctx context.Context, p *Principal, orgID string, pat
 // DeleteOrg soft-deletes a team org. It is gone at once for every member;
 // users whose default it was fall back to their personal org, and its
 // invitations answer 410.
-func (s *Service) DeleteOrg(ctx context.Context, p *Principal, orgID string) error {
+func (s *Service) DeleteOrg(ctx context.Context, p *gatehouse.Principal, orgID string) error {
 	defer s.members.clear() // every member's standing in the org
 	return s.store.Tx(ctx, func(tx Store) error {
 		a, err := s.lockOrg(ctx, tx, p, orgID, PermDelete, true)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
 
@@ -18,9 +19,9 @@ type ProfilePatch struct {
 }
 
 // UpdateProfile applies a partial profile change. API-key sessions may call it.
-func (s *Service) UpdateProfile(ctx context.Context, p *Principal, in ProfilePatch) (*User, error) {
+func (s *Service) UpdateProfile(ctx context.Context, p *gatehouse.Principal, in ProfilePatch) (*User, error) {
 	if in.Name == nil && in.AvatarURL == nil {
-		return nil, Invalid("nothing to update: give name or avatar_url")
+		return nil, gatehouse.Invalid("nothing to update: give name or avatar_url")
 	}
 	var u *User
 	err := s.store.Tx(ctx, func(tx Store) error {
@@ -34,10 +35,10 @@ func (s *Service) UpdateProfile(ctx context.Context, p *Principal, in ProfilePat
 		if in.Name != nil {
 			name := strings.TrimSpace(*in.Name)
 			if name == "" {
-				return Invalid("name must not be empty")
+				return gatehouse.Invalid("name must not be empty")
 			}
 			if len([]rune(name)) > MaxName {
-				return Invalid("name must be at most %d characters", MaxName)
+				return gatehouse.Invalid("name must be at most %d characters", MaxName)
 			}
 			before["name"], after["name"], u.Name = u.Name, name, name
 		}
@@ -60,11 +61,11 @@ func (s *Service) UpdateProfile(ctx context.Context, p *Principal, in ProfilePat
 
 func checkAvatarURL(raw string) error {
 	if raw == "" {
-		return Invalid("avatar_url must not be empty")
+		return gatehouse.Invalid("avatar_url must not be empty")
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || len(raw) > 2048 {
-		return Invalid("avatar_url must be an absolute http(s) URL")
+		return gatehouse.Invalid("avatar_url must be an absolute http(s) URL")
 	}
 	return nil
 }
@@ -72,7 +73,7 @@ func checkAvatarURL(raw string) error {
 // DeleteAccount removes the caller's account. It refuses while the caller
 // is the sole owner of a team org that still has other members; team orgs
 // where the caller is alone, and the personal org, are soft-deleted.
-func (s *Service) DeleteAccount(ctx context.Context, p *Principal) error {
+func (s *Service) DeleteAccount(ctx context.Context, p *gatehouse.Principal) error {
 	defer s.users.drop(p.UserID)
 	defer s.members.clear() // every org the account was in
 	return s.store.Tx(ctx, func(tx Store) error {
@@ -89,7 +90,7 @@ func (s *Service) DeleteAccount(ctx context.Context, p *Principal) error {
 		var blocking []string
 		var alone, others []OrgListing
 		for _, o := range orgs {
-			if o.Kind == KindPersonal {
+			if o.Kind == OrgPersonal {
 				alone = append(alone, o)
 				continue
 			}
@@ -111,12 +112,12 @@ func (s *Service) DeleteAccount(ctx context.Context, p *Principal) error {
 		}
 		if len(blocking) > 0 {
 			sort.Strings(blocking)
-			return Errorf(KindConflict, "you are the only owner of %s, which still %s other members: make someone else an owner or remove the members first",
+			return gatehouse.Errorf(gatehouse.KindConflict, "you are the only owner of %s, which still %s other members: make someone else an owner or remove the members first",
 				strings.Join(blocking, ", "), map[bool]string{true: "has", false: "have"}[len(blocking) == 1])
 		}
 		now := s.Now()
 		for _, o := range alone {
-			if err := tx.SoftDeleteOrg(ctx, o.ID, now); err != nil && !errors.Is(err, ErrNotFound) {
+			if err := tx.SoftDeleteOrg(ctx, o.ID, now); err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
 				return internal("delete org", err)
 			}
 			if err := s.audit(ctx, tx, o.ID, u.ID, "user.deleted", "user", u.ID, nil); err != nil {
@@ -138,7 +139,7 @@ func (s *Service) DeleteAccount(ctx context.Context, p *Principal) error {
 // ChangePassword sets a new password. The current one is required when the
 // account has one (a magic-link account may set its first without it). Every
 // other session of the account is revoked.
-func (s *Service) ChangePassword(ctx context.Context, p *Principal, current, next string) error {
+func (s *Service) ChangePassword(ctx context.Context, p *gatehouse.Principal, current, next string) error {
 	if err := checkPassword("new_password", next); err != nil {
 		return err
 	}
@@ -148,7 +149,7 @@ func (s *Service) ChangePassword(ctx context.Context, p *Principal, current, nex
 	}
 	if u.PasswordHash != "" {
 		if current == "" {
-			return Invalid("current_password is required")
+			return gatehouse.Invalid("current_password is required")
 		}
 		ok, _, err := s.hasher.Verify(ctx, current, u.PasswordHash)
 		if err != nil {
@@ -167,9 +168,9 @@ func (s *Service) ChangePassword(ctx context.Context, p *Principal, current, nex
 			return err
 		}
 		err := tx.ReplacePasswordHash(ctx, u.ID, u.PasswordHash, hash)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, gatehouse.ErrNotFound) {
 			// Changed by another request since it was checked.
-			return Errorf(KindForbidden, "current password is wrong")
+			return gatehouse.Errorf(gatehouse.KindForbidden, "current password is wrong")
 		}
 		if err != nil {
 			return internal("set password", err)
@@ -190,12 +191,12 @@ const (
 
 // ResendVerification mails a new confirmation link unless the address is
 // verified or a still-usable link went out within the last minute.
-func (s *Service) ResendVerification(ctx context.Context, p *Principal) (string, error) {
+func (s *Service) ResendVerification(ctx context.Context, p *gatehouse.Principal) (string, error) {
 	var secret, email string
 	var outcome string
 	err := s.store.Tx(ctx, func(tx Store) error {
 		// Lock the account so concurrent resends see each other's links.
-		if err := tx.LockUser(ctx, p.UserID); err != nil && !errors.Is(err, ErrNotFound) {
+		if err := tx.LockUser(ctx, p.UserID); err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
 			return internal("lock user", err)
 		}
 		u, err := caller(ctx, tx, p.UserID)
@@ -208,7 +209,7 @@ func (s *Service) ResendVerification(ctx context.Context, p *Principal) (string,
 		}
 		now := s.Now()
 		last, err := tx.LatestEmailToken(ctx, u.ID, PurposeVerifyEmail)
-		if err != nil && !errors.Is(err, ErrNotFound) {
+		if err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
 			return internal("latest token", err)
 		}
 		if last != nil && last.UsedAt == nil && last.ExpiresAt.After(now) && now.Sub(last.CreatedAt) < ResendThrottle {
@@ -238,7 +239,7 @@ const ResendThrottle = time.Minute
 // MyOrgs lists every live org the caller belongs to and the id of their
 // default org. The personal org is created first if it is missing, and a
 // default that is gone falls back to it.
-func (s *Service) MyOrgs(ctx context.Context, p *Principal) ([]OrgListing, string, error) {
+func (s *Service) MyOrgs(ctx context.Context, p *gatehouse.Principal) ([]OrgListing, string, error) {
 	u, err := caller(ctx, s.store, p.UserID)
 	if err != nil {
 		return nil, "", err
@@ -249,7 +250,7 @@ func (s *Service) MyOrgs(ctx context.Context, p *Principal) ([]OrgListing, strin
 	}
 	personal, defaultLive := false, false
 	for _, o := range orgs {
-		personal = personal || o.Kind == KindPersonal
+		personal = personal || o.Kind == OrgPersonal
 		defaultLive = defaultLive || o.ID == u.DefaultOrgID
 	}
 	if personal && defaultLive {
@@ -277,7 +278,7 @@ func (s *Service) MyOrgs(ctx context.Context, p *Principal) ([]OrgListing, strin
 }
 
 // Sessions lists the caller's live sign-in sessions, newest first.
-func (s *Service) Sessions(ctx context.Context, p *Principal) ([]Session, error) {
+func (s *Service) Sessions(ctx context.Context, p *gatehouse.Principal) ([]Session, error) {
 	ss, err := s.store.ListSessions(ctx, p.UserID, s.Now())
 	if err != nil {
 		return nil, internal("list sessions", err)
@@ -285,7 +286,7 @@ func (s *Service) Sessions(ctx context.Context, p *Principal) ([]Session, error)
 	return ss, nil
 }
 
-var errSessionEnded = Errorf(KindUnauthorized, "this session has ended; sign in again")
+var errSessionEnded = gatehouse.Errorf(gatehouse.KindUnauthorized, "this session has ended; sign in again")
 
 // LiveSession checks that the sign-in session behind a full session's
 // access token is still live: a token of a session that was signed out,
@@ -293,7 +294,7 @@ var errSessionEnded = Errorf(KindUnauthorized, "this session has ended; sign in 
 // reuse, a proof of the mailbox by its owner: claimMailbox) or deleted with
 // its account answers 401 at once instead of living out its hour. It costs
 // one read by primary key.
-func (s *Service) LiveSession(ctx context.Context, p *Principal) error {
+func (s *Service) LiveSession(ctx context.Context, p *gatehouse.Principal) error {
 	return liveSession(ctx, s.store, p, s.Now())
 }
 
@@ -301,12 +302,12 @@ func (s *Service) LiveSession(ctx context.Context, p *Principal) error {
 // not make (setting the first password, creating a key) check it again in
 // their own transaction, so a revocation committed after the route's check
 // still stops them.
-func liveSession(ctx context.Context, st Store, p *Principal, now time.Time) error {
+func liveSession(ctx context.Context, st Store, p *gatehouse.Principal, now time.Time) error {
 	if p.SessionID == "" {
 		return errSessionEnded
 	}
 	ss, err := st.SessionByID(ctx, p.SessionID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return errSessionEnded
 	}
 	if err != nil {
@@ -320,14 +321,14 @@ func liveSession(ctx context.Context, st Store, p *Principal, now time.Time) err
 
 // RevokeSession revokes one of the caller's sessions; an unknown, foreign or
 // already revoked session reads as not found.
-func (s *Service) RevokeSession(ctx context.Context, p *Principal, id string) error {
-	notFound := Errorf(KindNotFound, "session not found")
-	if !IsID(id) {
+func (s *Service) RevokeSession(ctx context.Context, p *gatehouse.Principal, id string) error {
+	notFound := gatehouse.Errorf(gatehouse.KindNotFound, "session not found")
+	if !gatehouse.IsID(id) {
 		return notFound
 	}
 	return s.store.Tx(ctx, func(tx Store) error {
 		ss, err := tx.SessionByID(ctx, id)
-		if errors.Is(err, ErrNotFound) || (err == nil && (ss.UserID != p.UserID || ss.GrantID != "")) {
+		if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && (ss.UserID != p.UserID || ss.GrantID != "")) {
 			return notFound
 		}
 		if err != nil {
@@ -345,7 +346,7 @@ func (s *Service) RevokeSession(ctx context.Context, p *Principal, id string) er
 }
 
 // Grants lists the caller's connected OAuth apps.
-func (s *Service) Grants(ctx context.Context, p *Principal) ([]Grant, error) {
+func (s *Service) Grants(ctx context.Context, p *gatehouse.Principal) ([]Grant, error) {
 	gs, err := s.store.ListGrants(ctx, p.UserID)
 	if err != nil {
 		return nil, internal("list grants", err)
@@ -355,14 +356,14 @@ func (s *Service) Grants(ctx context.Context, p *Principal) ([]Grant, error) {
 
 // RevokeGrant disconnects an OAuth app: the grant and its refresh tokens
 // stop working at once.
-func (s *Service) RevokeGrant(ctx context.Context, p *Principal, id string) error {
-	if !IsID(id) {
-		return Errorf(KindNotFound, "grant not found")
+func (s *Service) RevokeGrant(ctx context.Context, p *gatehouse.Principal, id string) error {
+	if !gatehouse.IsID(id) {
+		return gatehouse.Errorf(gatehouse.KindNotFound, "grant not found")
 	}
 	return s.store.Tx(ctx, func(tx Store) error {
 		err := tx.RevokeGrant(ctx, p.UserID, id, s.Now())
-		if errors.Is(err, ErrNotFound) {
-			return Errorf(KindNotFound, "grant not found")
+		if errors.Is(err, gatehouse.ErrNotFound) {
+			return gatehouse.Errorf(gatehouse.KindNotFound, "grant not found")
 		}
 		if err != nil {
 			return internal("revoke grant", err)

@@ -7,15 +7,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
@@ -33,7 +31,6 @@ const (
 const (
 	MinPassword = 8
 	MaxPassword = 1024 // bytes; bounds hashing work
-	MaxEmail    = 254
 	MaxName     = 200
 )
 
@@ -122,24 +119,16 @@ func (s *Service) sendMail(to, subject, text string) {
 
 func checkPassword(field, pw string) error {
 	if pw == "" {
-		return Invalid("%s is required", field)
+		return gatehouse.Invalid("%s is required", field)
 	}
 	if utf8.RuneCountInString(pw) < MinPassword {
-		return Invalid("%s must be at least %d characters", field, MinPassword)
+		return gatehouse.Invalid("%s must be at least %d characters", field, MinPassword)
 	}
 	if len(pw) > MaxPassword {
-		return Invalid("%s must be at most %d bytes", field, MaxPassword)
+		return gatehouse.Invalid("%s must be at most %d bytes", field, MaxPassword)
 	}
 	return nil
 }
-
-// newID returns a UUIDv7: random enough to be unguessable as an id, and
-// ordered by creation, so rows created in the same instant still list in
-// the order they were made.
-func newID() string { return uuid.Must(uuid.NewV7()).String() }
-
-// IsID reports whether s is a UUID string, the form of every id.
-func IsID(s string) bool { return uuid.Validate(s) == nil && len(s) == 36 }
 
 // audit writes one audit entry of the identity tool through st.
 func (s *Service) audit(ctx context.Context, st Store, orgID, actorID, action, targetType, targetID string, meta map[string]any) error {
@@ -151,7 +140,7 @@ func (s *Service) audit(ctx context.Context, st Store, orgID, actorID, action, t
 		}
 		m = string(b)
 	}
-	return st.AddAudit(ctx, &AuditEntry{ID: newID(), OrgID: orgID, Tool: "identity", Action: "identity." + action,
+	return st.AddAudit(ctx, &gatehouse.AuditEntry{ID: gatehouse.NewID(), OrgID: orgID, Tool: "identity", Action: "identity." + action,
 		ActorID: actorID, TargetType: targetType, TargetID: targetID, Meta: m, At: s.Now()})
 }
 
@@ -190,12 +179,12 @@ func (s *Service) mint(userID, sessionID, via string, oc *OrgContext, ttl time.D
 }
 
 // Authenticate verifies a bearer access token and returns its principal.
-func (s *Service) Authenticate(raw string) (*Principal, error) {
+func (s *Service) Authenticate(raw string) (*gatehouse.Principal, error) {
 	c, err := s.signer.Verify(raw)
 	if err != nil {
-		return nil, &Error{Kind: KindUnauthorized, Message: "invalid or expired access token", Err: err}
+		return nil, &gatehouse.Error{Kind: gatehouse.KindUnauthorized, Message: "invalid or expired access token", Err: err}
 	}
-	p := &Principal{UserID: c.Subject, SessionID: c.SessionID, OrgID: c.Org.ID, Role: c.Org.Role,
+	p := &gatehouse.Principal{UserID: c.Subject, SessionID: c.SessionID, OrgID: c.Org.ID, Role: c.Org.Role,
 		Tools: c.Org.Tools, Via: c.Via, TokenID: c.ID}
 	if c.ExpiresAt != nil {
 		p.ExpiresAt = c.ExpiresAt.Time
@@ -204,8 +193,8 @@ func (s *Service) Authenticate(raw string) (*Principal, error) {
 }
 
 var (
-	errNoAccount = Errorf(KindUnauthorized, "this account no longer exists")
-	errNoPerson  = Errorf(KindForbidden, "an org API key acts for its workspace, not for a person; this operation needs a user's token")
+	errNoAccount = gatehouse.Errorf(gatehouse.KindUnauthorized, "this account no longer exists")
+	errNoPerson  = gatehouse.Errorf(gatehouse.KindForbidden, "an org API key acts for its workspace, not for a person; this operation needs a user's token")
 )
 
 // caller reads the user behind a token through st; a deleted account's
@@ -213,7 +202,7 @@ var (
 // refused: there is no person behind it.
 func caller(ctx context.Context, st Store, userID string) (*User, error) {
 	u, err := st.UserByID(ctx, userID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		if k, kerr := st.APIKeyByID(ctx, userID); kerr == nil && k.Kind == KeyOrg {
 			return nil, errNoPerson
 		}
@@ -225,18 +214,12 @@ func caller(ctx context.Context, st Store, userID string) (*User, error) {
 	return u, nil
 }
 
-// Internal wraps an unexpected error of another package's operation with
-// context, as the accounts service does its own: it answers 500.
-func Internal(what string, err error) error { return internal(what, err) }
-
-// internal wraps an unexpected error with context; it answers 500.
+// internal wraps an unexpected error with context, as gatehouse.Internal
+// does; a busy password hasher answers 503 instead of 500.
 func internal(what string, err error) error {
-	var e *Error
-	if errors.As(err, &e) {
-		return err
+	var e *gatehouse.Error
+	if !errors.As(err, &e) && errors.Is(err, password.ErrBusy) {
+		return &gatehouse.Error{Kind: gatehouse.KindUnavailable, Message: "too many sign-ins at once; try again in a moment", RetryAfter: time.Second, Err: err}
 	}
-	if errors.Is(err, password.ErrBusy) {
-		return &Error{Kind: KindUnavailable, Message: "too many sign-ins at once; try again in a moment", RetryAfter: time.Second, Err: err}
-	}
-	return fmt.Errorf("%s: %w", what, err)
+	return gatehouse.Internal(what, err)
 }

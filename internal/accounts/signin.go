@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
 
@@ -21,7 +22,7 @@ type RegisterInput struct {
 // Register creates an account with its personal org and signs it in. The
 // confirmation link is mailed best effort after the account is committed.
 func (s *Service) Register(ctx context.Context, in RegisterInput, meta SessionMeta) (*SignIn, error) {
-	key, email, err := ParseEmail(in.Email)
+	key, email, err := gatehouse.ParseEmail(in.Email)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +31,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, meta SessionMe
 	}
 	name := strings.TrimSpace(in.Name)
 	if len([]rune(name)) > MaxName {
-		return nil, Invalid("name must be at most %d characters", MaxName)
+		return nil, gatehouse.Invalid("name must be at most %d characters", MaxName)
 	}
 	if name == "" {
 		name = email[:strings.IndexByte(email, '@')]
@@ -41,13 +42,13 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, meta SessionMe
 		return nil, internal("hash password", err)
 	}
 	now := s.Now()
-	u := &User{ID: newID(), Email: email, EmailKey: key, Name: name, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+	u := &User{ID: gatehouse.NewID(), Email: email, EmailKey: key, Name: name, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
 	verifyToken := token.NewSecret("")
 	var out *SignIn
 	err = s.store.Tx(ctx, func(tx Store) error {
 		if err := tx.CreateUser(ctx, u); err != nil {
-			if errors.Is(err, ErrConflict) {
-				return Errorf(KindConflict, "an account with this email already exists")
+			if errors.Is(err, gatehouse.ErrConflict) {
+				return gatehouse.Errorf(gatehouse.KindConflict, "an account with this email already exists")
 			}
 			return internal("create user", err)
 		}
@@ -59,10 +60,10 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, meta SessionMe
 			UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(VerifyEmailTTL)}); err != nil {
 			return internal("create confirmation token", err)
 		}
-		if err := s.audit(ctx, tx, oc.ID, u.ID, "user.registered", "user", u.ID, map[string]any{"via": ViaPassword}); err != nil {
+		if err := s.audit(ctx, tx, oc.ID, u.ID, "user.registered", "user", u.ID, map[string]any{"via": gatehouse.ViaPassword}); err != nil {
 			return internal("audit", err)
 		}
-		out, err = s.startSession(ctx, tx, u, oc, ViaPassword, meta)
+		out, err = s.startSession(ctx, tx, u, oc, gatehouse.ViaPassword, meta)
 		return err
 	})
 	if err != nil {
@@ -84,7 +85,7 @@ func (s *Service) sendVerifyEmail(email, secret string) {
 // first access and refresh tokens.
 func (s *Service) startSession(ctx context.Context, st Store, u *User, oc *OrgContext, via string, meta SessionMeta) (*SignIn, error) {
 	now := s.Now()
-	sess := &Session{ID: newID(), UserID: u.ID, Via: via, UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP,
+	sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: via, UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP,
 		CreatedAt: now, ExpiresAt: now.Add(RefreshTTL), LastUsedAt: now}
 	if err := st.CreateSession(ctx, sess); err != nil {
 		return nil, internal("create session", err)
@@ -122,10 +123,10 @@ func truncate(s string, n int) string {
 // give the same error after the same work.
 func (s *Service) Login(ctx context.Context, email, pw string, meta SessionMeta) (*SignIn, error) {
 	if strings.TrimSpace(email) == "" {
-		return nil, Invalid("email is required")
+		return nil, gatehouse.Invalid("email is required")
 	}
 	if pw == "" {
-		return nil, Invalid("password is required")
+		return nil, gatehouse.Invalid("password is required")
 	}
 	if len(pw) > MaxPassword {
 		return nil, errBadCredentials
@@ -133,8 +134,8 @@ func (s *Service) Login(ctx context.Context, email, pw string, meta SessionMeta)
 	// A malformed address is a bad email like an unknown one (spec section
 	// 7): 401 after the same hash, the factor not distinguished.
 	var u *User
-	if key, _, err := ParseEmail(email); err == nil {
-		if u, err = s.store.UserByEmail(ctx, key); errors.Is(err, ErrNotFound) {
+	if key, _, err := gatehouse.ParseEmail(email); err == nil {
+		if u, err = s.store.UserByEmail(ctx, key); errors.Is(err, gatehouse.ErrNotFound) {
 			u = nil
 		} else if err != nil {
 			return nil, internal("find user", err)
@@ -153,7 +154,7 @@ func (s *Service) Login(ctx context.Context, email, pw string, meta SessionMeta)
 	}
 	if rehash {
 		if h, err := s.hasher.Hash(ctx, pw); err == nil {
-			if err := s.store.ReplacePasswordHash(ctx, u.ID, stored, h); err != nil && !errors.Is(err, ErrNotFound) {
+			if err := s.store.ReplacePasswordHash(ctx, u.ID, stored, h); err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
 				s.log.Warn("password rehash not stored", "err", err)
 			}
 		}
@@ -163,7 +164,7 @@ func (s *Service) Login(ctx context.Context, email, pw string, meta SessionMeta)
 		// Read again inside the transaction: the account may have been
 		// deleted since the password check.
 		u, err := tx.PinUser(ctx, u.ID)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, gatehouse.ErrNotFound) {
 			return errBadCredentials
 		}
 		if err != nil {
@@ -178,7 +179,7 @@ func (s *Service) Login(ctx context.Context, email, pw string, meta SessionMeta)
 		if err != nil {
 			return err
 		}
-		out, err = s.startSession(ctx, tx, u, oc, ViaPassword, meta)
+		out, err = s.startSession(ctx, tx, u, oc, gatehouse.ViaPassword, meta)
 		return err
 	})
 	return out, err
@@ -188,7 +189,7 @@ func (s *Service) Login(ctx context.Context, email, pw string, meta SessionMeta)
 // same whether or not an account exists: verifying the link signs the
 // address up when it has none.
 func (s *Service) RequestMagicLink(ctx context.Context, email, client string) error {
-	email, err := NormalizeEmail(email)
+	email, err := gatehouse.NormalizeEmail(email)
 	if err != nil {
 		return err
 	}
@@ -212,50 +213,50 @@ func (s *Service) RequestMagicLink(ctx context.Context, email, client string) er
 // creating the account (email verified, no password) if it has none.
 func (s *Service) VerifyMagicLink(ctx context.Context, secret string, meta SessionMeta) (*SignIn, error) {
 	if secret == "" {
-		return nil, Invalid("token is required")
+		return nil, gatehouse.Invalid("token is required")
 	}
 	var out *SignIn
 	err := s.store.Tx(ctx, func(tx Store) error {
 		t, err := tx.UseEmailToken(ctx, token.Hash(secret), PurposeMagicLink, s.Now())
-		if errors.Is(err, ErrNotFound) {
-			return Errorf(KindUnauthorized, "invalid, expired or already used link")
+		if errors.Is(err, gatehouse.ErrNotFound) {
+			return gatehouse.Errorf(gatehouse.KindUnauthorized, "invalid, expired or already used link")
 		}
 		if err != nil {
 			return internal("use magic link", err)
 		}
 		// The token holds the address as typed; the account is found by
 		// its key, so a link to any spelling of it signs in to the one account.
-		key := EmailKey(t.Email)
+		key := gatehouse.EmailKey(t.Email)
 		u, err := tx.UserByEmail(ctx, key)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, gatehouse.ErrNotFound) {
 			now := s.Now()
-			u = &User{ID: newID(), Email: t.Email, EmailKey: key, Name: t.Email[:strings.IndexByte(t.Email, '@')], EmailVerified: true, CreatedAt: now, UpdatedAt: now}
+			u = &User{ID: gatehouse.NewID(), Email: t.Email, EmailKey: key, Name: t.Email[:strings.IndexByte(t.Email, '@')], EmailVerified: true, CreatedAt: now, UpdatedAt: now}
 			err = tx.CreateUser(ctx, u)
-			if errors.Is(err, ErrConflict) {
+			if errors.Is(err, gatehouse.ErrConflict) {
 				// Another link or a registration created the account
 				// meanwhile: sign in to that one.
 				u, err = tx.UserByEmail(ctx, key)
 			} else if err == nil {
-				err = ErrNotFound // created here: set up below
+				err = gatehouse.ErrNotFound // created here: set up below
 			}
 		}
 		switch {
 		case err == nil:
 			// Opening the link proves the address: an account whose
 			// address was never verified is claimed (claimMailbox).
-			u, err = s.claimMailbox(ctx, tx, u, ViaMagicLink)
-			if errors.Is(err, ErrNotFound) {
-				return Errorf(KindUnauthorized, "this account no longer exists")
+			u, err = s.claimMailbox(ctx, tx, u, gatehouse.ViaMagicLink)
+			if errors.Is(err, gatehouse.ErrNotFound) {
+				return gatehouse.Errorf(gatehouse.KindUnauthorized, "this account no longer exists")
 			}
 			if err != nil {
 				return err
 			}
-		case errors.Is(err, ErrNotFound):
+		case errors.Is(err, gatehouse.ErrNotFound):
 			oc, err := s.homeOrg(ctx, tx, u)
 			if err != nil {
 				return err
 			}
-			if err := s.audit(ctx, tx, oc.ID, u.ID, "user.registered", "user", u.ID, map[string]any{"via": ViaMagicLink}); err != nil {
+			if err := s.audit(ctx, tx, oc.ID, u.ID, "user.registered", "user", u.ID, map[string]any{"via": gatehouse.ViaMagicLink}); err != nil {
 				return internal("audit", err)
 			}
 			if err := s.autoJoin(ctx, tx, u); err != nil {
@@ -268,7 +269,7 @@ func (s *Service) VerifyMagicLink(ctx context.Context, secret string, meta Sessi
 		if err != nil {
 			return err
 		}
-		out, err = s.startSession(ctx, tx, u, oc, ViaMagicLink, meta)
+		out, err = s.startSession(ctx, tx, u, oc, gatehouse.ViaMagicLink, meta)
 		return err
 	})
 	if out != nil {
@@ -280,20 +281,20 @@ func (s *Service) VerifyMagicLink(ctx context.Context, secret string, meta Sessi
 // VerifyEmail consumes a confirmation token and marks the address verified.
 func (s *Service) VerifyEmail(ctx context.Context, secret string) (*User, error) {
 	if secret == "" {
-		return nil, Invalid("token is required")
+		return nil, gatehouse.Invalid("token is required")
 	}
 	var u *User
 	err := s.store.Tx(ctx, func(tx Store) error {
 		t, err := tx.UseEmailToken(ctx, token.Hash(secret), PurposeVerifyEmail, s.Now())
-		if errors.Is(err, ErrNotFound) {
-			return Errorf(KindUnauthorized, "invalid, expired or already used link")
+		if errors.Is(err, gatehouse.ErrNotFound) {
+			return gatehouse.Errorf(gatehouse.KindUnauthorized, "invalid, expired or already used link")
 		}
 		if err != nil {
 			return internal("use confirmation token", err)
 		}
 		u, err = tx.UserByID(ctx, t.UserID)
-		if errors.Is(err, ErrNotFound) || (err == nil && u.Email != t.Email) {
-			return Errorf(KindUnauthorized, "invalid, expired or already used link")
+		if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && u.Email != t.Email) {
+			return gatehouse.Errorf(gatehouse.KindUnauthorized, "invalid, expired or already used link")
 		}
 		if err != nil {
 			return internal("find user", err)
@@ -316,7 +317,7 @@ func (s *Service) VerifyEmail(ctx context.Context, secret string) (*User, error)
 	return u, err
 }
 
-var errBadRefresh = Errorf(KindUnauthorized, "invalid or expired refresh token")
+var errBadRefresh = gatehouse.Errorf(gatehouse.KindUnauthorized, "invalid or expired refresh token")
 
 // Refresh rotates a refresh token: the presented one is revoked and a new
 // pair issued. A token presented again after its rotation answers 401; more
@@ -328,7 +329,7 @@ var errBadRefresh = Errorf(KindUnauthorized, "invalid or expired refresh token")
 // still live, the token is rotated exactly once, its successor is stored.
 func (s *Service) Refresh(ctx context.Context, secret string) (*SignIn, error) {
 	if secret == "" {
-		return nil, Invalid("refresh_token is required")
+		return nil, gatehouse.Invalid("refresh_token is required")
 	}
 	return s.refresh(ctx, secret, nil)
 }
@@ -338,7 +339,7 @@ func (s *Service) Refresh(ctx context.Context, secret string) (*SignIn, error) {
 func (s *Service) refresh(ctx context.Context, secret string, check func(tx Store, sess *Session) error) (*SignIn, error) {
 	hash := token.Hash(secret)
 	read, err := s.store.RefreshSession(ctx, hash)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errBadRefresh
 	}
 	if err != nil {
@@ -366,14 +367,14 @@ func (s *Service) refresh(ctx context.Context, secret string, check func(tx Stor
 	} else if sess.OrgID != "" {
 		return nil, errBadRefresh
 	}
-	via := ViaRefresh
-	if sess.Via == ViaOAuth {
-		via = ViaOAuth
+	via := gatehouse.ViaRefresh
+	if sess.Via == gatehouse.ViaOAuth {
+		via = gatehouse.ViaOAuth
 	}
 	next := token.NewSecret("")
 	successor := &RefreshToken{Hash: token.Hash(next), SessionID: sess.ID, CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}
 	var resources []string
-	if check == nil && sess.Via != ViaOAuth && oc != nil {
+	if check == nil && sess.Via != gatehouse.ViaOAuth && oc != nil {
 		// The common case writes nothing but the rotation: no transaction.
 		err = s.store.RotateRefresh(ctx, hash, successor)
 	} else {
@@ -386,7 +387,7 @@ func (s *Service) refresh(ctx context.Context, secret string, check func(tx Stor
 					return err
 				}
 			}
-			if sess.Via == ViaOAuth {
+			if sess.Via == gatehouse.ViaOAuth {
 				if resources, err = grantResources(ctx, tx, sess); err != nil {
 					return err
 				}
@@ -399,7 +400,7 @@ func (s *Service) refresh(ctx context.Context, secret string, check func(tx Stor
 			return nil
 		})
 	}
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		// The session was revoked meanwhile, or another request rotated the
 		// token first: look at when it was rotated.
 		if cur, err := s.store.RefreshTokenByHash(ctx, hash); err == nil && cur.RotatedAt != nil {
@@ -437,7 +438,7 @@ func (s *Service) Logout(ctx context.Context, secret string) error {
 		return nil
 	}
 	rt, err := s.store.RefreshTokenByHash(ctx, token.Hash(secret))
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
@@ -451,22 +452,22 @@ func (s *Service) Logout(ctx context.Context, secret string) error {
 
 // SwitchOrg mints a token scoped to orgID, which becomes the caller's
 // default org. The refresh token is unchanged.
-func (s *Service) SwitchOrg(ctx context.Context, p *Principal, orgID string) (*OrgToken, error) {
+func (s *Service) SwitchOrg(ctx context.Context, p *gatehouse.Principal, orgID string) (*OrgToken, error) {
 	if orgID == "" {
-		return nil, Invalid("org_id is required")
+		return nil, gatehouse.Invalid("org_id is required")
 	}
-	if p.Via == ViaAPIKey || p.Via == ViaOAuth {
-		return nil, Errorf(KindForbidden, "this token is bound to one workspace and cannot switch")
+	if p.Via == gatehouse.ViaAPIKey || p.Via == gatehouse.ViaOAuth {
+		return nil, gatehouse.Errorf(gatehouse.KindForbidden, "this token is bound to one workspace and cannot switch")
 	}
 	o, m, err := liveMember(ctx, s.store, orgID, p.UserID)
-	if errors.Is(err, ErrNotFound) {
-		return nil, Errorf(KindForbidden, "not a member of this organization")
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return nil, gatehouse.Errorf(gatehouse.KindForbidden, "not a member of this organization")
 	}
 	if err != nil {
 		return nil, internal("switch org", err)
 	}
 	if err := s.store.SetDefaultOrg(ctx, p.UserID, o.ID); err != nil {
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, gatehouse.ErrNotFound) {
 			return nil, errUnauthorized
 		}
 		return nil, internal("set default org", err)
@@ -487,13 +488,13 @@ func (s *Service) orgToken(ctx context.Context, st Store, userID, sessionID, via
 }
 
 // Me returns the caller and the workspace their token is scoped to, read live.
-func (s *Service) Me(ctx context.Context, p *Principal) (*User, *OrgContext, error) {
+func (s *Service) Me(ctx context.Context, p *gatehouse.Principal) (*User, *OrgContext, error) {
 	u, err := s.store.UserByID(ctx, p.UserID)
-	if errors.Is(err, ErrNotFound) && p.Via == ViaAPIKey {
+	if errors.Is(err, gatehouse.ErrNotFound) && p.Via == gatehouse.ViaAPIKey {
 		u, err = s.orgKeyUser(ctx, p.UserID, s.Now())
 	}
-	if errors.Is(err, ErrNotFound) {
-		return nil, nil, Errorf(KindNotFound, "user not found")
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return nil, nil, gatehouse.Errorf(gatehouse.KindNotFound, "user not found")
 	}
 	if err != nil {
 		return nil, nil, internal("find user", err)
@@ -531,20 +532,20 @@ func (s *Service) orgKeyUser(ctx context.Context, id string, now time.Time) (*Us
 		return nil, err
 	}
 	if k.Kind != KeyOrg || !k.Usable(now) {
-		return nil, ErrNotFound
+		return nil, gatehouse.ErrNotFound
 	}
 	return &User{ID: k.ID, Name: k.Name, CreatedAt: k.CreatedAt}, nil
 }
 
 // VerifyUser returns the user behind a valid token; a deleted user's token
 // is no longer valid.
-func (s *Service) VerifyUser(ctx context.Context, p *Principal) (*User, error) {
+func (s *Service) VerifyUser(ctx context.Context, p *gatehouse.Principal) (*User, error) {
 	now := s.Now()
 	if u, ok := s.users.get(p.UserID, now); ok {
 		return &u, nil
 	}
 	u, err := s.store.UserByID(ctx, p.UserID)
-	if errors.Is(err, ErrNotFound) && p.Via == ViaAPIKey {
+	if errors.Is(err, gatehouse.ErrNotFound) && p.Via == gatehouse.ViaAPIKey {
 		// An org service-account key: its token's subject is the key.
 		if ku, kerr := s.orgKeyUser(ctx, p.UserID, now); kerr == nil {
 			u, err = ku, nil
@@ -553,7 +554,7 @@ func (s *Service) VerifyUser(ctx context.Context, p *Principal) (*User, error) {
 	if err == nil {
 		s.users.put(u.ID, *u, now)
 	}
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errUnauthorized
 	}
 	if err != nil {

@@ -3,6 +3,8 @@ package accounts
 import (
 	"context"
 	"time"
+
+	"github.com/gatehouse/gatehouse"
 )
 
 // Store persists the domain. Rules live in Service; the store reads, writes
@@ -110,7 +112,7 @@ type Store interface {
 	// LatestEmailToken returns the newest token of purpose sent to the user.
 	LatestEmailToken(ctx context.Context, userID, purpose string) (*EmailToken, error)
 
-	AddAudit(ctx context.Context, e *AuditEntry) error
+	AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error
 
 	// UserOrgs lists the live orgs the user belongs to, by join date.
 	UserOrgs(ctx context.Context, userID string) ([]OrgListing, error)
@@ -183,7 +185,7 @@ type Store interface {
 	DomainOffers(ctx context.Context, domain string) ([]DomainOffer, error)
 
 	// AuditLog returns org's newest entries, optionally of one tool or action.
-	AuditLog(ctx context.Context, orgID, tool, action string, limit int) ([]AuditEntry, error)
+	AuditLog(ctx context.Context, orgID, tool, action string, limit int) ([]gatehouse.AuditEntry, error)
 	// AuditTools lists the distinct tools in org's log.
 	AuditTools(ctx context.Context, orgID string) ([]string, error)
 }

@@ -4,17 +4,19 @@ import (
 	"context"
 	"errors"
 	"strings"
+
+	"github.com/gatehouse/gatehouse"
 )
 
-var errTeamNotFound = Errorf(KindNotFound, "team not found")
+var errTeamNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "team not found")
 
 // Teams lists an org's live teams; a personal org has none.
-func (s *Service) Teams(ctx context.Context, p *Principal, orgID string) ([]Team, error) {
+func (s *Service) Teams(ctx context.Context, p *gatehouse.Principal, orgID string) ([]Team, error) {
 	a, err := s.orgAccess(ctx, s.store, p, orgID)
 	if err != nil {
 		return nil, err
 	}
-	if a.org.Kind != KindTeam {
+	if a.org.Kind != OrgTeam {
 		return []Team{}, nil
 	}
 	ts, err := s.store.ListTeams(ctx, orgID, p.UserID)
@@ -33,13 +35,13 @@ type TeamPatch struct {
 func checkDescription(d string) (string, error) {
 	d = strings.TrimSpace(d)
 	if len([]rune(d)) > 2000 {
-		return "", Invalid("description must be at most 2000 characters")
+		return "", gatehouse.Invalid("description must be at most 2000 characters")
 	}
 	return d, nil
 }
 
 // CreateTeam creates a team in a team org; any member may, and becomes its lead.
-func (s *Service) CreateTeam(ctx context.Context, p *Principal, orgID string, in TeamPatch) (*Team, error) {
+func (s *Service) CreateTeam(ctx context.Context, p *gatehouse.Principal, orgID string, in TeamPatch) (*Team, error) {
 	var t *Team
 	err := s.store.Tx(ctx, func(tx Store) error {
 		a, err := s.authorize(ctx, tx, p, orgID, "", true)
@@ -63,7 +65,7 @@ func (s *Service) CreateTeam(ctx context.Context, p *Principal, orgID string, in
 			}
 		}
 		now := s.Now()
-		t = &Team{ID: newID(), OrgID: orgID, Name: name, Description: desc, CreatedAt: now, MemberCount: 1, MyRole: TeamLead}
+		t = &Team{ID: gatehouse.NewID(), OrgID: orgID, Name: name, Description: desc, CreatedAt: now, MemberCount: 1, MyRole: TeamLead}
 		if err := tx.CreateTeam(ctx, t); err != nil {
 			return internal("create team", err)
 		}
@@ -78,16 +80,16 @@ func (s *Service) CreateTeam(ctx context.Context, p *Principal, orgID string, in
 // teamAccess resolves the caller's access to a live team of a team org and
 // checks that they lead it or hold org.teams.manage, unless self allows
 // the caller to act on their own membership.
-func (s *Service) teamAccess(ctx context.Context, st Store, p *Principal, orgID, teamID string, manage bool) (*access, *Team, error) {
+func (s *Service) teamAccess(ctx context.Context, st Store, p *gatehouse.Principal, orgID, teamID string, manage bool) (*access, *Team, error) {
 	a, err := s.authorize(ctx, st, p, orgID, "", true)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !IsID(teamID) {
+	if !gatehouse.IsID(teamID) {
 		return nil, nil, errTeamNotFound
 	}
 	t, err := st.TeamByID(ctx, orgID, teamID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, nil, errTeamNotFound
 	}
 	if err != nil {
@@ -95,18 +97,18 @@ func (s *Service) teamAccess(ctx context.Context, st Store, p *Principal, orgID,
 	}
 	if manage && !RoleHas(a.role, PermTeams) {
 		role, err := st.TeamRole(ctx, teamID, p.UserID)
-		if err != nil && !errors.Is(err, ErrNotFound) {
+		if err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
 			return nil, nil, internal("team role", err)
 		}
 		if role != TeamLead {
-			return nil, nil, Errorf(KindForbidden, "only the team's lead or a holder of %s may do this", PermTeams)
+			return nil, nil, gatehouse.Errorf(gatehouse.KindForbidden, "only the team's lead or a holder of %s may do this", PermTeams)
 		}
 	}
 	return a, t, nil
 }
 
 // UpdateTeam renames a team or changes its description.
-func (s *Service) UpdateTeam(ctx context.Context, p *Principal, orgID, teamID string, in TeamPatch) error {
+func (s *Service) UpdateTeam(ctx context.Context, p *gatehouse.Principal, orgID, teamID string, in TeamPatch) error {
 	return s.store.Tx(ctx, func(tx Store) error {
 		_, t, err := s.teamAccess(ctx, tx, p, orgID, teamID, true)
 		if err != nil {
@@ -133,12 +135,12 @@ func (s *Service) UpdateTeam(ctx context.Context, p *Principal, orgID, teamID st
 			}
 		}
 		if in.Name == nil && in.Description == nil {
-			return Invalid("nothing to update: give name or description")
+			return gatehouse.Invalid("nothing to update: give name or description")
 		}
 		if len(after) == 0 {
 			return nil
 		}
-		if err := tx.UpdateTeam(ctx, t); errors.Is(err, ErrNotFound) {
+		if err := tx.UpdateTeam(ctx, t); errors.Is(err, gatehouse.ErrNotFound) {
 			return errTeamNotFound // deleted meanwhile
 		} else if err != nil {
 			return internal("update team", err)
@@ -148,14 +150,14 @@ func (s *Service) UpdateTeam(ctx context.Context, p *Principal, orgID, teamID st
 }
 
 // DeleteTeam soft-deletes a team.
-func (s *Service) DeleteTeam(ctx context.Context, p *Principal, orgID, teamID string) error {
+func (s *Service) DeleteTeam(ctx context.Context, p *gatehouse.Principal, orgID, teamID string) error {
 	return s.store.Tx(ctx, func(tx Store) error {
 		_, t, err := s.teamAccess(ctx, tx, p, orgID, teamID, true)
 		if err != nil {
 			return err
 		}
 		if err := tx.SoftDeleteTeam(ctx, t.ID, s.Now()); err != nil {
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, gatehouse.ErrNotFound) {
 				return errTeamNotFound
 			}
 			return internal("delete team", err)
@@ -165,14 +167,14 @@ func (s *Service) DeleteTeam(ctx context.Context, p *Principal, orgID, teamID st
 }
 
 // TeamMembers lists a team's members; any org member may look.
-func (s *Service) TeamMembers(ctx context.Context, p *Principal, orgID, teamID string) ([]PersonRow, error) {
+func (s *Service) TeamMembers(ctx context.Context, p *gatehouse.Principal, orgID, teamID string) ([]PersonRow, error) {
 	if _, err := s.orgAccess(ctx, s.store, p, orgID); err != nil {
 		return nil, err
 	}
-	if !IsID(teamID) {
+	if !gatehouse.IsID(teamID) {
 		return nil, errTeamNotFound
 	}
-	if _, err := s.store.TeamByID(ctx, orgID, teamID); errors.Is(err, ErrNotFound) {
+	if _, err := s.store.TeamByID(ctx, orgID, teamID); errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errTeamNotFound
 	} else if err != nil {
 		return nil, internal("find team", err)
@@ -185,7 +187,7 @@ func (s *Service) TeamMembers(ctx context.Context, p *Principal, orgID, teamID s
 }
 
 // SetTeamMember adds an org member to a team or changes their team role.
-func (s *Service) SetTeamMember(ctx context.Context, p *Principal, orgID, teamID, userID, role string) error {
+func (s *Service) SetTeamMember(ctx context.Context, p *gatehouse.Principal, orgID, teamID, userID, role string) error {
 	return s.store.Tx(ctx, func(tx Store) error {
 		_, t, err := s.teamAccess(ctx, tx, p, orgID, teamID, true)
 		if err != nil {
@@ -195,21 +197,21 @@ func (s *Service) SetTeamMember(ctx context.Context, p *Principal, orgID, teamID
 			role = TeamMember
 		}
 		if role != TeamLead && role != TeamMember {
-			return Invalid("role must be lead or member")
+			return gatehouse.Invalid("role must be lead or member")
 		}
 		if userID == "" {
-			return Invalid("user_id is required")
+			return gatehouse.Invalid("user_id is required")
 		}
-		if !IsID(userID) {
-			return Invalid("user_id is not a member of this organization")
+		if !gatehouse.IsID(userID) {
+			return gatehouse.Invalid("user_id is not a member of this organization")
 		}
-		if _, err := tx.Member(ctx, orgID, userID); errors.Is(err, ErrNotFound) {
-			return Invalid("user_id is not a member of this organization")
+		if _, err := tx.Member(ctx, orgID, userID); errors.Is(err, gatehouse.ErrNotFound) {
+			return gatehouse.Invalid("user_id is not a member of this organization")
 		} else if err != nil {
 			return internal("membership", err)
 		}
 		old, err := tx.TeamRole(ctx, t.ID, userID)
-		if err != nil && !errors.Is(err, ErrNotFound) {
+		if err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
 			return internal("team role", err)
 		}
 		if old == role {
@@ -223,17 +225,17 @@ func (s *Service) SetTeamMember(ctx context.Context, p *Principal, orgID, teamID
 }
 
 // RemoveTeamMember takes someone off a team; anyone may take themselves off.
-func (s *Service) RemoveTeamMember(ctx context.Context, p *Principal, orgID, teamID, userID string) error {
+func (s *Service) RemoveTeamMember(ctx context.Context, p *gatehouse.Principal, orgID, teamID, userID string) error {
 	return s.store.Tx(ctx, func(tx Store) error {
 		_, t, err := s.teamAccess(ctx, tx, p, orgID, teamID, userID != p.UserID)
 		if err != nil {
 			return err
 		}
-		if !IsID(userID) {
-			return Errorf(KindNotFound, "not a member of this team")
+		if !gatehouse.IsID(userID) {
+			return gatehouse.Errorf(gatehouse.KindNotFound, "not a member of this team")
 		}
-		if err := tx.RemoveTeamMember(ctx, t.ID, userID); errors.Is(err, ErrNotFound) {
-			return Errorf(KindNotFound, "not a member of this team")
+		if err := tx.RemoveTeamMember(ctx, t.ID, userID); errors.Is(err, gatehouse.ErrNotFound) {
+			return gatehouse.Errorf(gatehouse.KindNotFound, "not a member of this team")
 		} else if err != nil {
 			return internal("remove team member", err)
 		}
@@ -261,7 +263,7 @@ func (s *Service) toolMatrix(ctx context.Context, st Store, orgID string) ([]Too
 }
 
 // ToolMatrix returns the seven tools of an org in canonical order.
-func (s *Service) ToolMatrix(ctx context.Context, p *Principal, orgID string) ([]ToolRow, error) {
+func (s *Service) ToolMatrix(ctx context.Context, p *gatehouse.Principal, orgID string) ([]ToolRow, error) {
 	if _, err := s.orgAccess(ctx, s.store, p, orgID); err != nil {
 		return nil, err
 	}
@@ -270,20 +272,20 @@ func (s *Service) ToolMatrix(ctx context.Context, p *Principal, orgID string) ([
 
 // SetTool enables or disables one tool of a team org and returns the matrix.
 // Tokens minted afterwards carry the new tool list.
-func (s *Service) SetTool(ctx context.Context, p *Principal, orgID, tool string, enabled *bool) ([]ToolRow, error) {
+func (s *Service) SetTool(ctx context.Context, p *gatehouse.Principal, orgID, tool string, enabled *bool) ([]ToolRow, error) {
 	var rows []ToolRow
 	err := s.store.Tx(ctx, func(tx Store) error {
 		if _, err := s.authorize(ctx, tx, p, orgID, PermTools, true); err != nil {
 			return err
 		}
 		if tool == "" {
-			return Invalid("tool is required")
+			return gatehouse.Invalid("tool is required")
 		}
 		if !IsTool(tool) {
-			return Invalid("unknown tool %q: tools are %s", tool, strings.Join(Tools, ", "))
+			return gatehouse.Invalid("unknown tool %q: tools are %s", tool, strings.Join(Tools, ", "))
 		}
 		if enabled == nil {
-			return Invalid("enabled is required")
+			return gatehouse.Invalid("enabled is required")
 		}
 		before, err := s.toolMatrix(ctx, tx, orgID)
 		if err != nil {

@@ -3,6 +3,8 @@ package accounts
 import (
 	"context"
 	"errors"
+
+	"github.com/gatehouse/gatehouse"
 )
 
 // memberKey names a token subject (a user, or an org key) in one org.
@@ -16,20 +18,20 @@ type memberKey struct{ subject, org string }
 // as not found, as on org routes; a deleted account or a revoked or expired
 // org key is 401. The answer is kept per subject and org for cacheTTL, so a
 // busy token costs one read every 2 s.
-func (s *Service) ToolAccess(ctx context.Context, p *Principal) error {
+func (s *Service) ToolAccess(ctx context.Context, p *gatehouse.Principal) error {
 	k := memberKey{p.UserID, p.OrgID}
 	now := s.Now()
 	if err, ok := s.members.get(k, now); ok {
 		return err
 	}
 	err := s.toolAccess(ctx, p)
-	if err == nil || ErrorKind(err) != KindInternal {
+	if err == nil || gatehouse.ErrorKind(err) != gatehouse.KindInternal {
 		s.members.put(k, err, now)
 	}
 	return err
 }
 
-func (s *Service) toolAccess(ctx context.Context, p *Principal) error {
+func (s *Service) toolAccess(ctx context.Context, p *gatehouse.Principal) error {
 	_, err := s.orgAccess(ctx, s.store, p, p.OrgID)
 	if !errors.Is(err, errOrgNotFound) {
 		return err
@@ -37,13 +39,13 @@ func (s *Service) toolAccess(ctx context.Context, p *Principal) error {
 	// Not in the workspace: is anyone still behind the token?
 	if _, err := s.store.UserByID(ctx, p.UserID); err == nil {
 		return errOrgNotFound
-	} else if !errors.Is(err, ErrNotFound) {
+	} else if !errors.Is(err, gatehouse.ErrNotFound) {
 		return internal("find user", err)
 	}
-	if p.Via == ViaAPIKey {
+	if p.Via == gatehouse.ViaAPIKey {
 		// An org key's token: its subject is the key.
 		k, err := s.store.APIKeyByID(ctx, p.UserID)
-		if err != nil && !errors.Is(err, ErrNotFound) {
+		if err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
 			return internal("find key", err)
 		}
 		if err == nil && k.Kind == KeyOrg {

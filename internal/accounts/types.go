@@ -17,8 +17,8 @@ func IsTool(name string) bool {
 
 // Org kinds.
 const (
-	KindPersonal = "personal"
-	KindTeam     = "team"
+	OrgPersonal = "personal"
+	OrgTeam     = "team"
 )
 
 // Org roles.
@@ -27,15 +27,6 @@ const (
 	RoleAdmin   = "admin"
 	RoleBilling = "billing"
 	RoleMember  = "member"
-)
-
-// How an access token was obtained (the `via` claim).
-const (
-	ViaPassword  = "password"
-	ViaMagicLink = "magic_link"
-	ViaRefresh   = "refresh"
-	ViaAPIKey    = "api_key"
-	ViaOAuth     = "oauth"
 )
 
 // Email token purposes.
@@ -139,34 +130,6 @@ type EmailToken struct {
 	ExpiresAt time.Time
 	UsedAt    *time.Time
 }
-
-// AuditEntry is one row of the platform-wide audit log.
-type AuditEntry struct {
-	ID         string
-	OrgID      string
-	Tool       string
-	Action     string
-	ActorID    string
-	TargetType string
-	TargetID   string
-	Meta       string // JSON object
-	At         time.Time
-}
-
-// Principal is the verified caller of a bearer request.
-type Principal struct {
-	UserID    string
-	SessionID string
-	OrgID     string
-	Role      string
-	Tools     []string
-	Via       string
-	TokenID   string
-	ExpiresAt time.Time
-}
-
-// Full reports whether the principal holds a full (sign-in) session.
-func (p *Principal) Full() bool { return p.Via != ViaAPIKey && p.Via != ViaOAuth }
 
 // SessionMeta describes the client that opens a session.
 type SessionMeta struct {

@@ -8,11 +8,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
 
 // OrgKeys lists an org's unrevoked service-account keys, newest first.
-func (s *Service) OrgKeys(ctx context.Context, p *Principal, orgID string) ([]APIKey, error) {
+func (s *Service) OrgKeys(ctx context.Context, p *gatehouse.Principal, orgID string) ([]APIKey, error) {
 	if _, err := s.authorize(ctx, s.store, p, orgID, PermSettings, false); err != nil {
 		return nil, err
 	}
@@ -25,7 +26,7 @@ func (s *Service) OrgKeys(ctx context.Context, p *Principal, orgID string) ([]AP
 
 // CreateOrgKey creates a service-account key of a team org acting with a
 // fixed role: member (default), billing or admin, never owner.
-func (s *Service) CreateOrgKey(ctx context.Context, p *Principal, orgID string, in KeyInput) (*NewKey, error) {
+func (s *Service) CreateOrgKey(ctx context.Context, p *gatehouse.Principal, orgID string, in KeyInput) (*NewKey, error) {
 	var out *NewKey
 	err := s.store.Tx(ctx, func(tx Store) error {
 		if _, err := s.authorize(ctx, tx, p, orgID, PermSettings, true); err != nil {
@@ -40,7 +41,7 @@ func (s *Service) CreateOrgKey(ctx context.Context, p *Principal, orgID string, 
 			role = RoleMember
 		}
 		if role != RoleMember && role != RoleBilling && role != RoleAdmin {
-			return Invalid("role must be member, billing or admin")
+			return gatehouse.Invalid("role must be member, billing or admin")
 		}
 		tools, err := keyTools(in.Tools, in.ToolsSet)
 		if err != nil {
@@ -51,7 +52,7 @@ func (s *Service) CreateOrgKey(ctx context.Context, p *Principal, orgID string, 
 			return err
 		}
 		secret := token.NewSecret(OrgKeyPrefix)
-		k := &APIKey{ID: newID(), Kind: KeyOrg, OrgID: orgID, Name: name, Role: role, Tools: tools,
+		k := &APIKey{ID: gatehouse.NewID(), Kind: KeyOrg, OrgID: orgID, Name: name, Role: role, Tools: tools,
 			Prefix: secret[:KeyDisplayPrefix], Hash: token.Hash(secret), CreatedBy: p.UserID, CreatedAt: s.Now(), ExpiresAt: expires}
 		if err := tx.CreateAPIKey(ctx, k); err != nil {
 			return internal("create key", err)
@@ -63,24 +64,24 @@ func (s *Service) CreateOrgKey(ctx context.Context, p *Principal, orgID string, 
 }
 
 // RevokeOrgKey revokes one of an org's service-account keys.
-func (s *Service) RevokeOrgKey(ctx context.Context, p *Principal, orgID, id string) error {
-	notFound := Errorf(KindNotFound, "api key not found")
+func (s *Service) RevokeOrgKey(ctx context.Context, p *gatehouse.Principal, orgID, id string) error {
+	notFound := gatehouse.Errorf(gatehouse.KindNotFound, "api key not found")
 	defer s.forgetStanding(id, orgID)
 	return s.store.Tx(ctx, func(tx Store) error {
 		if _, err := s.authorize(ctx, tx, p, orgID, PermSettings, false); err != nil {
 			return err
 		}
-		if !IsID(id) {
+		if !gatehouse.IsID(id) {
 			return notFound
 		}
 		k, err := tx.APIKeyByID(ctx, id)
-		if errors.Is(err, ErrNotFound) || (err == nil && (k.Kind != KeyOrg || k.OrgID != orgID || k.RevokedAt != nil)) {
+		if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && (k.Kind != KeyOrg || k.OrgID != orgID || k.RevokedAt != nil)) {
 			return notFound
 		}
 		if err != nil {
 			return internal("find key", err)
 		}
-		if err := tx.RevokeAPIKey(ctx, id, s.Now()); errors.Is(err, ErrNotFound) {
+		if err := tx.RevokeAPIKey(ctx, id, s.Now()); errors.Is(err, gatehouse.ErrNotFound) {
 			return notFound
 		} else if err != nil {
 			return internal("revoke key", err)
@@ -97,7 +98,7 @@ const (
 
 // AuditLog returns an org's newest audit entries, optionally filtered by
 // tool and action, and the distinct tools present in its log.
-func (s *Service) AuditLog(ctx context.Context, p *Principal, orgID, tool, action, limit string) ([]AuditEntry, []string, error) {
+func (s *Service) AuditLog(ctx context.Context, p *gatehouse.Principal, orgID, tool, action, limit string) ([]gatehouse.AuditEntry, []string, error) {
 	if _, err := s.authorize(ctx, s.store, p, orgID, PermSettings, false); err != nil {
 		return nil, nil, err
 	}
@@ -105,7 +106,7 @@ func (s *Service) AuditLog(ctx context.Context, p *Principal, orgID, tool, actio
 	if limit != "" {
 		v, err := strconv.Atoi(limit)
 		if err != nil || v < 1 || v > AuditMaxLimit {
-			return nil, nil, Invalid("limit must be an integer from 1 to %d", AuditMaxLimit)
+			return nil, nil, gatehouse.Invalid("limit must be an integer from 1 to %d", AuditMaxLimit)
 		}
 		n = v
 	}
@@ -131,10 +132,10 @@ type TXTResolver interface {
 	TXT(ctx context.Context, name string) ([]string, error)
 }
 
-var errDomainNotFound = Errorf(KindNotFound, "domain claim not found")
+var errDomainNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "domain claim not found")
 
 // Domains lists an org's domain claims.
-func (s *Service) Domains(ctx context.Context, p *Principal, orgID string) ([]DomainClaim, error) {
+func (s *Service) Domains(ctx context.Context, p *gatehouse.Principal, orgID string) ([]DomainClaim, error) {
 	if _, err := s.authorize(ctx, s.store, p, orgID, PermDomains, false); err != nil {
 		return nil, err
 	}
@@ -149,13 +150,13 @@ func checkMode(mode string, required bool) (string, error) {
 	switch mode {
 	case "":
 		if required {
-			return "", Invalid("mode is required: suggest or auto_join")
+			return "", gatehouse.Invalid("mode is required: suggest or auto_join")
 		}
 		return ModeSuggest, nil
 	case ModeSuggest, ModeAutoJoin:
 		return mode, nil
 	}
-	return "", Invalid("mode must be suggest or auto_join")
+	return "", gatehouse.Invalid("mode must be suggest or auto_join")
 }
 
 // newVerificationToken returns 32 random characters of an alphabet that
@@ -172,7 +173,7 @@ func newVerificationToken() string {
 
 // ClaimDomain records an unverified claim and returns it with the TXT proof
 // to publish. Public mailbox providers cannot be claimed.
-func (s *Service) ClaimDomain(ctx context.Context, p *Principal, orgID, raw, mode string) (*DomainClaim, error) {
+func (s *Service) ClaimDomain(ctx context.Context, p *gatehouse.Principal, orgID, raw, mode string) (*DomainClaim, error) {
 	var d *DomainClaim
 	err := s.store.Tx(ctx, func(tx Store) error {
 		if _, err := s.authorize(ctx, tx, p, orgID, PermDomains, true); err != nil {
@@ -183,19 +184,19 @@ func (s *Service) ClaimDomain(ctx context.Context, p *Principal, orgID, raw, mod
 			return err
 		}
 		if IsPublicEmailDomain(name) {
-			return Invalid("%s is a public email provider and cannot be claimed", name)
+			return gatehouse.Invalid("%s is a public email provider and cannot be claimed", name)
 		}
 		if mode, err = checkMode(mode, false); err != nil {
 			return err
 		}
 		if other, err := tx.DomainVerifiedBy(ctx, name); err == nil && other != orgID {
-			return Errorf(KindConflict, "%s is already verified by another organization", name)
-		} else if err != nil && !errors.Is(err, ErrNotFound) {
+			return gatehouse.Errorf(gatehouse.KindConflict, "%s is already verified by another organization", name)
+		} else if err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
 			return internal("domain owner", err)
 		}
-		d = &DomainClaim{ID: newID(), OrgID: orgID, Domain: name, Mode: mode, Token: newVerificationToken(), CreatedAt: s.Now()}
-		if err := tx.CreateDomain(ctx, d); errors.Is(err, ErrConflict) {
-			return Errorf(KindConflict, "%s is already claimed by this organization", name)
+		d = &DomainClaim{ID: gatehouse.NewID(), OrgID: orgID, Domain: name, Mode: mode, Token: newVerificationToken(), CreatedAt: s.Now()}
+		if err := tx.CreateDomain(ctx, d); errors.Is(err, gatehouse.ErrConflict) {
+			return gatehouse.Errorf(gatehouse.KindConflict, "%s is already claimed by this organization", name)
 		} else if err != nil {
 			return internal("create domain", err)
 		}
@@ -205,7 +206,7 @@ func (s *Service) ClaimDomain(ctx context.Context, p *Principal, orgID, raw, mod
 }
 
 // SetDomainMode switches a claim between suggest and auto_join.
-func (s *Service) SetDomainMode(ctx context.Context, p *Principal, orgID, id, mode string) (*DomainClaim, error) {
+func (s *Service) SetDomainMode(ctx context.Context, p *gatehouse.Principal, orgID, id, mode string) (*DomainClaim, error) {
 	var d *DomainClaim
 	err := s.store.Tx(ctx, func(tx Store) error {
 		var err error
@@ -218,7 +219,7 @@ func (s *Service) SetDomainMode(ctx context.Context, p *Principal, orgID, id, mo
 		if mode == d.Mode {
 			return nil
 		}
-		if err := tx.SetDomainMode(ctx, d.ID, mode); errors.Is(err, ErrNotFound) {
+		if err := tx.SetDomainMode(ctx, d.ID, mode); errors.Is(err, gatehouse.ErrNotFound) {
 			return errDomainNotFound // deleted meanwhile
 		} else if err != nil {
 			return internal("set mode", err)
@@ -230,15 +231,15 @@ func (s *Service) SetDomainMode(ctx context.Context, p *Principal, orgID, id, mo
 	return d, err
 }
 
-func (s *Service) domainFor(ctx context.Context, st Store, p *Principal, orgID, id string) (*DomainClaim, error) {
+func (s *Service) domainFor(ctx context.Context, st Store, p *gatehouse.Principal, orgID, id string) (*DomainClaim, error) {
 	if _, err := s.authorize(ctx, st, p, orgID, PermDomains, false); err != nil {
 		return nil, err
 	}
-	if !IsID(id) {
+	if !gatehouse.IsID(id) {
 		return nil, errDomainNotFound
 	}
 	d, err := st.DomainByID(ctx, orgID, id)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errDomainNotFound
 	}
 	if err != nil {
@@ -248,13 +249,13 @@ func (s *Service) domainFor(ctx context.Context, st Store, p *Principal, orgID, 
 }
 
 // DeleteDomain removes a claim; members who joined through it stay.
-func (s *Service) DeleteDomain(ctx context.Context, p *Principal, orgID, id string) error {
+func (s *Service) DeleteDomain(ctx context.Context, p *gatehouse.Principal, orgID, id string) error {
 	return s.store.Tx(ctx, func(tx Store) error {
 		d, err := s.domainFor(ctx, tx, p, orgID, id)
 		if err != nil {
 			return err
 		}
-		if err := tx.DeleteDomain(ctx, d.ID); errors.Is(err, ErrNotFound) {
+		if err := tx.DeleteDomain(ctx, d.ID); errors.Is(err, gatehouse.ErrNotFound) {
 			return errDomainNotFound // deleted meanwhile
 		} else if err != nil {
 			return internal("delete domain", err)
@@ -265,7 +266,7 @@ func (s *Service) DeleteDomain(ctx context.Context, p *Principal, orgID, id stri
 
 // VerifyDomain reads the TXT record at _service.<domain> and marks the claim
 // verified when it holds the issued proof. Verifying twice is harmless.
-func (s *Service) VerifyDomain(ctx context.Context, p *Principal, orgID, id string) (*DomainClaim, string, error) {
+func (s *Service) VerifyDomain(ctx context.Context, p *gatehouse.Principal, orgID, id string) (*DomainClaim, string, error) {
 	d, err := s.domainFor(ctx, s.store, p, orgID, id)
 	if err != nil {
 		return nil, "", err
@@ -273,7 +274,7 @@ func (s *Service) VerifyDomain(ctx context.Context, p *Principal, orgID, id stri
 	if d.VerifiedAt != nil {
 		return d, "domain already verified", nil
 	}
-	taken := Errorf(KindConflict, "%s was verified by another organization first", d.Domain)
+	taken := gatehouse.Errorf(gatehouse.KindConflict, "%s was verified by another organization first", d.Domain)
 	if other, err := s.store.DomainVerifiedBy(ctx, d.Domain); err == nil && other != orgID {
 		return nil, "", taken
 	}
@@ -288,7 +289,7 @@ func (s *Service) VerifyDomain(ctx context.Context, p *Principal, orgID, id stri
 		found = found || strings.TrimSpace(r) == want
 	}
 	if !found {
-		return nil, "", Invalid("no TXT record %q with value %q was found yet; DNS changes can take minutes to hours to propagate, so try again later", TXTName(d.Domain), want)
+		return nil, "", gatehouse.Invalid("no TXT record %q with value %q was found yet; DNS changes can take minutes to hours to propagate, so try again later", TXTName(d.Domain), want)
 	}
 	err = s.store.Tx(ctx, func(tx Store) error {
 		cur, err := s.domainFor(ctx, tx, p, orgID, id)
@@ -300,7 +301,7 @@ func (s *Service) VerifyDomain(ctx context.Context, p *Principal, orgID, id stri
 			return nil
 		}
 		now := s.Now()
-		if err := tx.MarkDomainVerified(ctx, d.ID, now); errors.Is(err, ErrConflict) {
+		if err := tx.MarkDomainVerified(ctx, d.ID, now); errors.Is(err, gatehouse.ErrConflict) {
 			return taken
 		} else if err != nil {
 			return internal("verify domain", err)
@@ -321,7 +322,7 @@ func emailDomain(email string) string { return email[strings.LastIndexByte(email
 // Discoverable returns the first org offered to the caller through a
 // verified suggest-mode claim on their email domain that they are not yet a
 // member of, or nil. Nothing is offered before the email is verified.
-func (s *Service) Discoverable(ctx context.Context, p *Principal) (*DomainOffer, error) {
+func (s *Service) Discoverable(ctx context.Context, p *gatehouse.Principal) (*DomainOffer, error) {
 	u, err := caller(ctx, s.store, p.UserID)
 	if err != nil {
 		return nil, err
@@ -337,7 +338,7 @@ func (s *Service) Discoverable(ctx context.Context, p *Principal) (*DomainOffer,
 		if o.Mode != ModeSuggest {
 			continue
 		}
-		if _, err := s.store.Member(ctx, o.Org.ID, u.ID); errors.Is(err, ErrNotFound) {
+		if _, err := s.store.Member(ctx, o.Org.ID, u.ID); errors.Is(err, gatehouse.ErrNotFound) {
 			return &o, nil
 		} else if err != nil {
 			return nil, internal("membership", err)
@@ -349,9 +350,9 @@ func (s *Service) Discoverable(ctx context.Context, p *Principal) (*DomainOffer,
 // JoinDiscoverable adds the caller as a member of the org offered to their
 // email domain and returns a token switched into it. It is idempotent for
 // existing members.
-func (s *Service) JoinDiscoverable(ctx context.Context, p *Principal) (*OrgToken, error) {
-	if p.Via == ViaAPIKey || p.Via == ViaOAuth {
-		return nil, Errorf(KindForbidden, "this token is bound to one workspace and cannot join another")
+func (s *Service) JoinDiscoverable(ctx context.Context, p *gatehouse.Principal) (*OrgToken, error) {
+	if p.Via == gatehouse.ViaAPIKey || p.Via == gatehouse.ViaOAuth {
+		return nil, gatehouse.Errorf(gatehouse.KindForbidden, "this token is bound to one workspace and cannot join another")
 	}
 	var out *OrgToken
 	err := s.store.Tx(ctx, func(tx Store) error {
@@ -360,7 +361,7 @@ func (s *Service) JoinDiscoverable(ctx context.Context, p *Principal) (*OrgToken
 			return err
 		}
 		if !u.EmailVerified {
-			return Errorf(KindForbidden, "verify your email address before joining an organization by its domain")
+			return gatehouse.Errorf(gatehouse.KindForbidden, "verify your email address before joining an organization by its domain")
 		}
 		offers, err := tx.DomainOffers(ctx, emailDomain(u.EmailKey))
 		if err != nil {
@@ -373,7 +374,7 @@ func (s *Service) JoinDiscoverable(ctx context.Context, p *Principal) (*OrgToken
 		// already in (suggest or auto_join alike).
 		for i, o := range offers {
 			m, err := tx.Member(ctx, o.Org.ID, u.ID)
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, gatehouse.ErrNotFound) {
 				if o.Mode != ModeSuggest {
 					continue
 				}
@@ -388,13 +389,13 @@ func (s *Service) JoinDiscoverable(ctx context.Context, p *Principal) (*OrgToken
 			}
 		}
 		if pick == nil {
-			return Errorf(KindNotFound, "no organization is offered for your email domain")
+			return gatehouse.Errorf(gatehouse.KindNotFound, "no organization is offered for your email domain")
 		}
 		if err := tx.AddMember(ctx, &Membership{OrgID: pick.Org.ID, UserID: u.ID, Role: RoleMember, JoinedAt: s.Now()}); err == nil {
 			if err := s.audit(ctx, tx, pick.Org.ID, u.ID, "member.joined", "user", u.ID, map[string]any{"via": "domain", "domain": pick.Domain, "role": RoleMember}); err != nil {
 				return err
 			}
-		} else if !errors.Is(err, ErrConflict) {
+		} else if !errors.Is(err, gatehouse.ErrConflict) {
 			return internal("add member", err)
 		}
 		if err := tx.SetDefaultOrg(ctx, u.ID, pick.Org.ID); err != nil {
@@ -421,7 +422,7 @@ func (s *Service) autoJoin(ctx context.Context, st Store, u *User) error {
 			continue
 		}
 		err := st.AddMember(ctx, &Membership{OrgID: o.Org.ID, UserID: u.ID, Role: RoleMember, JoinedAt: s.Now()})
-		if errors.Is(err, ErrConflict) {
+		if errors.Is(err, gatehouse.ErrConflict) {
 			continue
 		}
 		if err != nil {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
@@ -50,14 +50,14 @@ type Recipient struct {
 }
 
 // Destinations lists a form's destinations.
-func (s *Service) Destinations(ctx context.Context, p *accounts.Principal, id string) ([]*Destination, error) {
+func (s *Service) Destinations(ctx context.Context, p *gatehouse.Principal, id string) ([]*Destination, error) {
 	f, err := s.form(ctx, p, id)
 	if err != nil {
 		return nil, err
 	}
 	out, err := s.store.ListDestinations(ctx, f.ID)
 	if err != nil {
-		return nil, accounts.Internal("list destinations", err)
+		return nil, gatehouse.Internal("list destinations", err)
 	}
 	return out, nil
 }
@@ -73,22 +73,22 @@ type DestinationInput struct {
 // newDestination validates a destination create.
 func (s *Service) newDestination(formID string, in *DestinationInput) (*Destination, error) {
 	if in.Type == nil {
-		return nil, accounts.Invalid("type is required")
+		return nil, gatehouse.Invalid("type is required")
 	}
 	if *in.Type != "email" {
-		return nil, accounts.Invalid("type must be email")
+		return nil, gatehouse.Invalid("type must be email")
 	}
 	if in.Config == nil || len(in.Config.To) == 0 {
-		return nil, accounts.Invalid("config.to must list at least one email address")
+		return nil, gatehouse.Invalid("config.to must list at least one email address")
 	}
 	if len(in.Config.To) > MaxRecipients {
-		return nil, accounts.Invalid("config.to lists more than %d addresses", MaxRecipients)
+		return nil, gatehouse.Invalid("config.to lists more than %d addresses", MaxRecipients)
 	}
-	d := &Destination{ID: newID(), FormID: formID, Type: "email", Created: s.clock(), Confirmed: []string{}}
+	d := &Destination{ID: gatehouse.NewID(), FormID: formID, Type: "email", Created: s.clock(), Confirmed: []string{}}
 	for _, raw := range in.Config.To {
-		e, err := accounts.NormalizeEmail(raw)
+		e, err := gatehouse.NormalizeEmail(raw)
 		if err != nil {
-			return nil, accounts.Invalid("config.to: %q is not a valid email address", raw)
+			return nil, gatehouse.Invalid("config.to: %q is not a valid email address", raw)
 		}
 		d.To = append(d.To, e)
 	}
@@ -99,7 +99,7 @@ func (s *Service) newDestination(formID string, in *DestinationInput) (*Destinat
 // the verified address of a member of the workspace is confirmed at once;
 // every other address gets one confirmation link by mail and receives
 // submissions only once its recipient has followed it.
-func (s *Service) AddDestination(ctx context.Context, p *accounts.Principal, id string, in *DestinationInput) (*Destination, error) {
+func (s *Service) AddDestination(ctx context.Context, p *gatehouse.Principal, id string, in *DestinationInput) (*Destination, error) {
 	f, err := s.form(ctx, p, id)
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func (s *Service) AddDestination(ctx context.Context, p *accounts.Principal, id 
 			return err
 		}
 		if err := tx.AddDestination(ctx, d); err != nil {
-			return accounts.Internal("add destination", err)
+			return gatehouse.Internal("add destination", err)
 		}
 		if links, err = s.addRecipients(ctx, tx, f, d, addrs, unconfirmed); err != nil {
 			return err
@@ -138,7 +138,7 @@ func (s *Service) AddDestination(ctx context.Context, p *accounts.Principal, id 
 func (s *Service) recipients(ctx context.Context, tx Store, f *Form, d *Destination) (addrs, unconfirmed []string, err error) {
 	verified, err := tx.VerifiedMemberEmails(ctx, f.OrgID, d.To)
 	if err != nil {
-		return nil, nil, accounts.Internal("find member addresses", err)
+		return nil, nil, gatehouse.Internal("find member addresses", err)
 	}
 	for _, to := range d.To {
 		if !slices.Contains(addrs, to) {
@@ -168,7 +168,7 @@ func (s *Service) addRecipients(ctx context.Context, tx Store, f *Form, d *Desti
 			msgs = append(msgs, s.confirmMail(f, to, secret))
 		}
 		if err := tx.AddRecipient(ctx, r); err != nil {
-			return nil, accounts.Internal("add recipient", err)
+			return nil, gatehouse.Internal("add recipient", err)
 		}
 	}
 	return msgs, nil
@@ -187,11 +187,11 @@ func (s *Service) confirmMailRoom(ctx context.Context, tx Store, orgID string, n
 		return nil
 	}
 	if err := tx.LockOrg(ctx, orgID); err != nil {
-		return accounts.Internal("lock workspace", err)
+		return gatehouse.Internal("lock workspace", err)
 	}
 	sent, err := tx.ConfirmationMailTimes(ctx, orgID, now.Add(-24*time.Hour))
 	if err != nil {
-		return accounts.Internal("count confirmation mails", err)
+		return gatehouse.Internal("count confirmation mails", err)
 	}
 	over := len(sent) + n - ConfirmMailsPerDay
 	if over <= 0 {
@@ -201,7 +201,7 @@ func (s *Service) confirmMailRoom(ctx context.Context, tx Store, orgID string, n
 	if over <= len(sent) {
 		wait = sent[over-1].Add(24 * time.Hour).Sub(now)
 	}
-	return &accounts.Error{Kind: accounts.KindTooMany, RetryAfter: wait,
+	return &gatehouse.Error{Kind: gatehouse.KindTooMany, RetryAfter: wait,
 		Message: fmt.Sprintf("a workspace may mail at most %d destination confirmation links a day; try again later", ConfirmMailsPerDay)}
 }
 
@@ -214,7 +214,7 @@ func (s *Service) confirmMail(f *Form, to, secret string) mail.Message {
 			f.Name, to, int(ConfirmTTL/(24*time.Hour)), s.confirm, secret)}
 }
 
-var errBadConfirmation = accounts.Errorf(accounts.KindNotFound, "this confirmation link is not valid: it may be used or expired")
+var errBadConfirmation = gatehouse.Errorf(gatehouse.KindNotFound, "this confirmation link is not valid: it may be used or expired")
 
 // ConfirmRecipient confirms the destination address of a confirmation
 // link (single use, ConfirmTTL), so it receives the form's submissions.
@@ -227,18 +227,18 @@ func (s *Service) ConfirmRecipient(ctx context.Context, secret string) (*Recipie
 	err := s.store.FormsTx(ctx, func(tx Store) error {
 		var err error
 		r, err = tx.ConfirmRecipient(ctx, token.Hash(secret), s.clock())
-		if errors.Is(err, accounts.ErrNotFound) {
+		if errors.Is(err, gatehouse.ErrNotFound) {
 			return errBadConfirmation
 		}
 		if err != nil {
-			return accounts.Internal("confirm recipient", err)
+			return gatehouse.Internal("confirm recipient", err)
 		}
 		f, err = tx.LiveForm(ctx, "", r.FormID)
-		if errors.Is(err, accounts.ErrNotFound) {
+		if errors.Is(err, gatehouse.ErrNotFound) {
 			return errBadConfirmation
 		}
 		if err != nil {
-			return accounts.Internal("find form", err)
+			return gatehouse.Internal("find form", err)
 		}
 		return s.audit(ctx, tx, nil, f, "destination.confirmed", "destination", r.DestinationID, map[string]any{"email": r.Email})
 	})
@@ -249,21 +249,21 @@ func (s *Service) ConfirmRecipient(ctx context.Context, secret string) (*Recipie
 }
 
 // DeleteDestination removes a destination of a form.
-func (s *Service) DeleteDestination(ctx context.Context, p *accounts.Principal, id, destID string) error {
+func (s *Service) DeleteDestination(ctx context.Context, p *gatehouse.Principal, id, destID string) error {
 	f, err := s.form(ctx, p, id)
 	if err != nil {
 		return err
 	}
-	if !accounts.IsID(destID) {
-		return accounts.Errorf(accounts.KindNotFound, "destination not found")
+	if !gatehouse.IsID(destID) {
+		return gatehouse.Errorf(gatehouse.KindNotFound, "destination not found")
 	}
 	return s.store.FormsTx(ctx, func(tx Store) error {
 		err := tx.DeleteDestination(ctx, f.ID, destID)
-		if errors.Is(err, accounts.ErrNotFound) {
-			return accounts.Errorf(accounts.KindNotFound, "destination not found")
+		if errors.Is(err, gatehouse.ErrNotFound) {
+			return gatehouse.Errorf(gatehouse.KindNotFound, "destination not found")
 		}
 		if err != nil {
-			return accounts.Internal("delete destination", err)
+			return gatehouse.Internal("delete destination", err)
 		}
 		return s.audit(ctx, tx, p, f, "destination.deleted", "destination", destID, map[string]any{})
 	})

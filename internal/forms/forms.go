@@ -13,9 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/mail"
 )
 
@@ -98,7 +96,7 @@ type Store interface {
 	ConfirmRecipient(ctx context.Context, tokenHash string, at time.Time) (*Recipient, error)
 	// DeleteDestination removes one; ErrNotFound when it is not the form's.
 	DeleteDestination(ctx context.Context, formID, id string) error
-	AddAudit(ctx context.Context, e *accounts.AuditEntry) error
+	AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error
 }
 
 // Service is the Forms tool.
@@ -111,7 +109,7 @@ type Service struct {
 	store    Store
 	mail     mail.Sender
 	log      *slog.Logger
-	now      func() time.Time
+	clock    gatehouse.Clock
 	endpoint string // public submit base: {forms_url}/f
 	confirm  string // confirmation page: {forms_url}/confirm
 	sending  sync.WaitGroup
@@ -132,11 +130,8 @@ const ConfirmPath = "/confirm"
 
 // New returns the Forms tool.
 func New(c Config) *Service {
-	s := &Service{store: c.Store, mail: c.Mail, log: c.Logger, now: c.Now, endpoint: strings.TrimRight(c.FormsURL, "/") + "/f/",
+	s := &Service{store: c.Store, mail: c.Mail, log: c.Logger, clock: c.Now, endpoint: strings.TrimRight(c.FormsURL, "/") + "/f/",
 		confirm: strings.TrimRight(c.FormsURL, "/") + ConfirmPath}
-	if s.now == nil {
-		s.now = time.Now
-	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -149,23 +144,19 @@ func (s *Service) Endpoint(formID string) string { return s.endpoint + formID }
 // Wait blocks until every queued mail has been handed to the mailer.
 func (s *Service) Wait() { s.sending.Wait() }
 
-var errFormNotFound = accounts.Errorf(accounts.KindNotFound, "form not found")
-
-func newID() string { return uuid.Must(uuid.NewV7()).String() }
-
-func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+var errFormNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "form not found")
 
 // form reads a form of the caller's workspace.
-func (s *Service) form(ctx context.Context, p *accounts.Principal, id string) (*Form, error) {
-	if !accounts.IsID(id) {
+func (s *Service) form(ctx context.Context, p *gatehouse.Principal, id string) (*Form, error) {
+	if !gatehouse.IsID(id) {
 		return nil, errFormNotFound
 	}
 	f, err := s.store.LiveForm(ctx, p.OrgID, id)
-	if errors.Is(err, accounts.ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errFormNotFound
 	}
 	if err != nil {
-		return nil, accounts.Internal("find form", err)
+		return nil, gatehouse.Internal("find form", err)
 	}
 	return f, nil
 }
@@ -181,32 +172,32 @@ type CreateInput struct {
 }
 
 // Create adds a form to the caller's workspace.
-func (s *Service) Create(ctx context.Context, p *accounts.Principal, in *CreateInput) (*Form, error) {
+func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, in *CreateInput) (*Form, error) {
 	if in.Name == nil {
-		return nil, accounts.Invalid("name is required")
+		return nil, gatehouse.Invalid("name is required")
 	}
 	name := strings.TrimSpace(*in.Name)
 	if name == "" || utf8.RuneCountInString(name) > MaxName {
-		return nil, accounts.Invalid("name must have 1 to %d characters", MaxName)
+		return nil, gatehouse.Invalid("name must have 1 to %d characters", MaxName)
 	}
-	f := &Form{ID: newID(), OrgID: p.OrgID, Name: name, CreatedBy: p.UserID, Created: s.clock()}
+	f := &Form{ID: gatehouse.NewID(), OrgID: p.OrgID, Name: name, CreatedBy: p.UserID, Created: s.clock.Now()}
 	if a := in.Autoresponder; a != nil {
 		f.Autoresponder = Autoresponder{Enabled: a.Enabled, Subject: strings.TrimSpace(a.Subject), Body: a.Body}
 		if a.Enabled && (f.Autoresponder.Subject == "" || strings.TrimSpace(a.Body) == "") {
-			return nil, accounts.Invalid("an enabled autoresponder needs a subject and a body")
+			return nil, gatehouse.Invalid("an enabled autoresponder needs a subject and a body")
 		}
 		if len(a.Subject)+len(a.Body) > MaxAutoresponder {
-			return nil, accounts.Invalid("the autoresponder is longer than %d bytes", MaxAutoresponder)
+			return nil, gatehouse.Invalid("the autoresponder is longer than %d bytes", MaxAutoresponder)
 		}
 	}
 	err := s.store.FormsTx(ctx, func(tx Store) error {
 		if live, err := tx.OrgLive(ctx, p.OrgID); err != nil {
-			return accounts.Internal("find org", err)
+			return gatehouse.Internal("find org", err)
 		} else if !live {
-			return accounts.Errorf(accounts.KindNotFound, "organization not found")
+			return gatehouse.Errorf(gatehouse.KindNotFound, "organization not found")
 		}
 		if err := tx.CreateForm(ctx, f); err != nil {
-			return accounts.Internal("create form", err)
+			return gatehouse.Internal("create form", err)
 		}
 		return s.audit(ctx, tx, p, f, "form.created", "form", f.ID, map[string]any{"name": f.Name})
 	})
@@ -217,43 +208,43 @@ func (s *Service) Create(ctx context.Context, p *accounts.Principal, in *CreateI
 }
 
 // Get reads a form of the caller's workspace.
-func (s *Service) Get(ctx context.Context, p *accounts.Principal, id string) (*Form, error) {
+func (s *Service) Get(ctx context.Context, p *gatehouse.Principal, id string) (*Form, error) {
 	return s.form(ctx, p, id)
 }
 
 // List lists the workspace's forms, oldest first.
-func (s *Service) List(ctx context.Context, p *accounts.Principal) ([]*Form, error) {
+func (s *Service) List(ctx context.Context, p *gatehouse.Principal) ([]*Form, error) {
 	fs, err := s.store.ListForms(ctx, p.OrgID)
 	if err != nil {
-		return nil, accounts.Internal("list forms", err)
+		return nil, gatehouse.Internal("list forms", err)
 	}
 	return fs, nil
 }
 
 // Submissions lists a form's submissions, newest first.
-func (s *Service) Submissions(ctx context.Context, p *accounts.Principal, id string) ([]*Submission, error) {
+func (s *Service) Submissions(ctx context.Context, p *gatehouse.Principal, id string) ([]*Submission, error) {
 	f, err := s.form(ctx, p, id)
 	if err != nil {
 		return nil, err
 	}
 	out, err := s.store.ListSubmissions(ctx, f.ID)
 	if err != nil {
-		return nil, accounts.Internal("list submissions", err)
+		return nil, gatehouse.Internal("list submissions", err)
 	}
 	return out, nil
 }
 
 // audit writes an entry of the forms tool through tx; p nil is the public
 // submitter.
-func (s *Service) audit(ctx context.Context, tx Store, p *accounts.Principal, f *Form, action, targetType, targetID string, meta map[string]any) error {
+func (s *Service) audit(ctx context.Context, tx Store, p *gatehouse.Principal, f *Form, action, targetType, targetID string, meta map[string]any) error {
 	actor := ""
 	if p != nil {
 		actor = p.UserID
 	}
 	m, _ := json.Marshal(meta)
-	if err := tx.AddAudit(ctx, &accounts.AuditEntry{ID: newID(), OrgID: f.OrgID, Tool: Tool, Action: Tool + "." + action,
-		ActorID: actor, TargetType: targetType, TargetID: targetID, Meta: string(m), At: s.clock()}); err != nil {
-		return accounts.Internal("audit", err)
+	if err := tx.AddAudit(ctx, &gatehouse.AuditEntry{ID: gatehouse.NewID(), OrgID: f.OrgID, Tool: Tool, Action: Tool + "." + action,
+		ActorID: actor, TargetType: targetType, TargetID: targetID, Meta: string(m), At: s.clock.Now()}); err != nil {
+		return gatehouse.Internal("audit", err)
 	}
 	return nil
 }

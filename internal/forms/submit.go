@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/outbound"
 )
@@ -24,33 +24,33 @@ const MaxAutoresponsesPerHour = 20
 // fields. A non-empty _gotcha marks it spam; _gotcha and _next are not
 // stored. It returns where to send the submitter (_next), if anywhere.
 func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (string, error) {
-	if !accounts.IsID(id) {
+	if !gatehouse.IsID(id) {
 		return "", errFormNotFound
 	}
 	f, err := s.store.LiveForm(ctx, "", id)
-	if errors.Is(err, accounts.ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return "", errFormNotFound
 	}
 	if err != nil {
-		return "", accounts.Internal("find form", err)
+		return "", gatehouse.Internal("find form", err)
 	}
 	if !f.Enabled {
-		return "", accounts.Errorf(accounts.KindForbidden, "the %s tool is not enabled for this workspace", Tool)
+		return "", gatehouse.Errorf(gatehouse.KindForbidden, "the %s tool is not enabled for this workspace", Tool)
 	}
 	if data == nil {
-		return "", accounts.Invalid("a submission must be an object of fields")
+		return "", gatehouse.Invalid("a submission must be an object of fields")
 	}
 	spam := filled(data["_gotcha"])
 	next := text(data["_next"])
 	delete(data, "_gotcha")
 	delete(data, "_next")
 	if len(data) > MaxFields {
-		return "", accounts.Invalid("a submission has at most %d fields", MaxFields)
+		return "", gatehouse.Invalid("a submission has at most %d fields", MaxFields)
 	}
 	if next != "" {
 		var ok bool
 		if next, ok = outbound.ParseURL(next, MaxNext, "http", "https"); !ok {
-			return "", accounts.Invalid("_next must be an absolute http(s) URL of at most %d bytes", MaxNext)
+			return "", gatehouse.Invalid("_next must be an absolute http(s) URL of at most %d bytes", MaxNext)
 		}
 	}
 	for k, v := range data {
@@ -59,14 +59,14 @@ func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (s
 			data[k] = v
 		}
 		if len(k) > 200 || len(text(v)) > MaxFieldValueBytes {
-			return "", accounts.Invalid("field %q is too long", truncate(k, 40))
+			return "", gatehouse.Invalid("field %q is too long", truncate(k, 40))
 		}
 		if depth(v) > MaxDepth {
-			return "", accounts.Invalid("field %q nests deeper than %d levels", truncate(k, 40), MaxDepth)
+			return "", gatehouse.Invalid("field %q nests deeper than %d levels", truncate(k, 40), MaxDepth)
 		}
 	}
-	sub := &Submission{ID: newID(), FormID: f.ID, Data: data, Spam: spam, Created: s.clock()}
-	submitter, _ := accounts.NormalizeEmail(text(data["email"]))
+	sub := &Submission{ID: gatehouse.NewID(), FormID: f.ID, Data: data, Spam: spam, Created: s.clock()}
+	submitter, _ := gatehouse.NormalizeEmail(text(data["email"]))
 	err = s.store.FormsTx(ctx, func(tx Store) error {
 		if !spam && f.Autoresponder.Enabled && submitter != "" {
 			if err := s.reserveAutoresponse(ctx, tx, sub); err != nil {
@@ -74,7 +74,7 @@ func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (s
 			}
 		}
 		if err := tx.AddSubmission(ctx, sub); err != nil {
-			return accounts.Internal("store submission", err)
+			return gatehouse.Internal("store submission", err)
 		}
 		return s.audit(ctx, tx, nil, f, "submission.created", "submission", sub.ID, map[string]any{"spam": spam})
 	})
@@ -93,11 +93,11 @@ func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (s
 func (s *Service) reserveAutoresponse(ctx context.Context, tx Store, sub *Submission) error {
 	if !s.NoMailLimits {
 		if err := tx.LockForm(ctx, sub.FormID); err != nil {
-			return accounts.Internal("lock form", err)
+			return gatehouse.Internal("lock form", err)
 		}
 		n, err := tx.CountAutoresponses(ctx, sub.FormID, sub.Created.Add(-time.Hour))
 		if err != nil {
-			return accounts.Internal("count autoresponses", err)
+			return gatehouse.Internal("count autoresponses", err)
 		}
 		if n >= MaxAutoresponsesPerHour {
 			return nil

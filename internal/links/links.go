@@ -15,9 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/outbound"
 )
 
@@ -73,7 +71,7 @@ type Store interface {
 	// the click is orgID's.
 	ClickLink(ctx context.Context, orgID, clickID string) (*Link, time.Time, error)
 	AddConversion(ctx context.Context, c *Conversion) error
-	AddAudit(ctx context.Context, e *accounts.AuditEntry) error
+	AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error
 }
 
 // Events delivers the tool's webhook events after a change commits.
@@ -84,7 +82,7 @@ type Events interface {
 // Service is the Links tool.
 type Service struct {
 	store Store
-	now   func() time.Time
+	clock gatehouse.Clock
 	base  string // GATEHOUSE_SHORT_LINK_URL
 
 	events      Events
@@ -168,20 +166,13 @@ func (s *Service) Flush() {
 // New returns the Links tool; shortLinkURL is GATEHOUSE_SHORT_LINK_URL, now
 // nil means time.Now.
 func New(store Store, shortLinkURL string, now func() time.Time) *Service {
-	if now == nil {
-		now = time.Now
-	}
-	return &Service{store: store, now: now, base: strings.TrimRight(shortLinkURL, "/")}
+	return &Service{store: store, clock: gatehouse.Clock(now), base: strings.TrimRight(shortLinkURL, "/")}
 }
 
 // ShortURL is the public URL of a short code.
 func (s *Service) ShortURL(code string) string { return s.base + "/" + code }
 
-var errLinkNotFound = accounts.Errorf(accounts.KindNotFound, "link not found")
-
-func newID() string { return uuid.Must(uuid.NewV7()).String() }
-
-func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+var errLinkNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "link not found")
 
 // Input is a link create or update body; nil fields are absent.
 type Input struct {
@@ -195,7 +186,7 @@ type Input struct {
 func destination(raw string) (string, error) {
 	out, ok := outbound.ParseURL(raw, MaxURL, "http", "https")
 	if !ok {
-		return "", accounts.Invalid("destinationUrl must be an absolute http(s) URL of at most %d bytes", MaxURL)
+		return "", gatehouse.Invalid("destinationUrl must be an absolute http(s) URL of at most %d bytes", MaxURL)
 	}
 	return out, nil
 }
@@ -211,7 +202,7 @@ func (in *Input) apply(l *Link) error {
 	if in.Title != nil {
 		t := strings.TrimSpace(*in.Title)
 		if utf8.RuneCountInString(t) > MaxTitle {
-			return accounts.Invalid("title is longer than %d characters", MaxTitle)
+			return gatehouse.Invalid("title is longer than %d characters", MaxTitle)
 		}
 		l.Title = t
 	}
@@ -226,19 +217,19 @@ func (in *Input) apply(l *Link) error {
 
 // Create adds a link to the caller's workspace; without a shortCode one is
 // made up.
-func (s *Service) Create(ctx context.Context, p *accounts.Principal, in *Input) (*Link, error) {
+func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, in *Input) (*Link, error) {
 	if in.DestinationURL == nil || *in.DestinationURL == "" {
-		return nil, accounts.Invalid("destinationUrl is required")
+		return nil, gatehouse.Invalid("destinationUrl is required")
 	}
-	now := s.clock()
-	l := &Link{ID: newID(), OrgID: p.OrgID, CreatedBy: p.UserID, Active: true, Created: now, Modified: now}
+	now := s.clock.Now()
+	l := &Link{ID: gatehouse.NewID(), OrgID: p.OrgID, CreatedBy: p.UserID, Active: true, Created: now, Modified: now}
 	if err := in.apply(l); err != nil {
 		return nil, err
 	}
 	given := in.ShortCode != nil && *in.ShortCode != ""
 	if given {
 		if !shortCodePattern.MatchString(*in.ShortCode) {
-			return nil, accounts.Invalid("shortCode must be 1 to 64 letters, digits, - or _")
+			return nil, gatehouse.Invalid("shortCode must be 1 to 64 letters, digits, - or _")
 		}
 		l.ShortCode = *in.ShortCode
 	}
@@ -248,9 +239,9 @@ func (s *Service) Create(ctx context.Context, p *accounts.Principal, in *Input) 
 		}
 		err := s.store.LinksTx(ctx, func(tx Store) error {
 			if live, err := tx.OrgLive(ctx, p.OrgID); err != nil {
-				return accounts.Internal("find org", err)
+				return gatehouse.Internal("find org", err)
 			} else if !live {
-				return accounts.Errorf(accounts.KindNotFound, "organization not found")
+				return gatehouse.Errorf(gatehouse.KindNotFound, "organization not found")
 			}
 			if err := tx.CreateLink(ctx, l); err != nil {
 				return err
@@ -258,12 +249,12 @@ func (s *Service) Create(ctx context.Context, p *accounts.Principal, in *Input) 
 			return s.audit(ctx, tx, p, l.OrgID, "link.created", "link", l.ID, map[string]any{"shortCode": l.ShortCode, "destinationUrl": l.DestinationURL})
 		})
 		switch {
-		case errors.Is(err, accounts.ErrConflict) && given:
-			return nil, accounts.Errorf(accounts.KindConflict, "shortCode %q is taken", l.ShortCode)
-		case errors.Is(err, accounts.ErrConflict) && attempt < 5:
+		case errors.Is(err, gatehouse.ErrConflict) && given:
+			return nil, gatehouse.Errorf(gatehouse.KindConflict, "shortCode %q is taken", l.ShortCode)
+		case errors.Is(err, gatehouse.ErrConflict) && attempt < 5:
 			continue // a made-up code collided: draw again
 		case err != nil:
-			return nil, accounts.Internal("create link", err)
+			return nil, gatehouse.Internal("create link", err)
 		}
 		s.emit(l.OrgID, "link.created", linkData(l))
 		return l, nil
@@ -283,40 +274,40 @@ func randomCode() string {
 }
 
 // Get reads a link of the caller's workspace.
-func (s *Service) Get(ctx context.Context, p *accounts.Principal, id string) (*Link, error) {
+func (s *Service) Get(ctx context.Context, p *gatehouse.Principal, id string) (*Link, error) {
 	return s.link(ctx, s.store, p, id)
 }
 
-func (s *Service) link(ctx context.Context, st Store, p *accounts.Principal, id string) (*Link, error) {
-	if !accounts.IsID(id) {
+func (s *Service) link(ctx context.Context, st Store, p *gatehouse.Principal, id string) (*Link, error) {
+	if !gatehouse.IsID(id) {
 		return nil, errLinkNotFound
 	}
 	l, err := st.Link(ctx, p.OrgID, id)
-	if errors.Is(err, accounts.ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errLinkNotFound
 	}
 	if err != nil {
-		return nil, accounts.Internal("find link", err)
+		return nil, gatehouse.Internal("find link", err)
 	}
 	return l, nil
 }
 
 // List lists the workspace's links, newest first.
-func (s *Service) List(ctx context.Context, p *accounts.Principal) ([]*Link, error) {
+func (s *Service) List(ctx context.Context, p *gatehouse.Principal) ([]*Link, error) {
 	ls, err := s.store.ListLinks(ctx, p.OrgID)
 	if err != nil {
-		return nil, accounts.Internal("list links", err)
+		return nil, gatehouse.Internal("list links", err)
 	}
 	return ls, nil
 }
 
 // Update edits a link (not its short code).
-func (s *Service) Update(ctx context.Context, p *accounts.Principal, id string, in *Input) (*Link, error) {
+func (s *Service) Update(ctx context.Context, p *gatehouse.Principal, id string, in *Input) (*Link, error) {
 	if in.ShortCode != nil {
-		return nil, accounts.Invalid("shortCode cannot be changed")
+		return nil, gatehouse.Invalid("shortCode cannot be changed")
 	}
 	if in.DestinationURL != nil && *in.DestinationURL == "" {
-		return nil, accounts.Invalid("destinationUrl must not be empty")
+		return nil, gatehouse.Invalid("destinationUrl must not be empty")
 	}
 	var out *Link
 	err := s.store.LinksTx(ctx, func(tx Store) error {
@@ -327,11 +318,11 @@ func (s *Service) Update(ctx context.Context, p *accounts.Principal, id string, 
 		if err := in.apply(l); err != nil {
 			return err
 		}
-		l.Modified = s.clock()
-		if err := tx.UpdateLink(ctx, l); errors.Is(err, accounts.ErrNotFound) {
+		l.Modified = s.clock.Now()
+		if err := tx.UpdateLink(ctx, l); errors.Is(err, gatehouse.ErrNotFound) {
 			return errLinkNotFound
 		} else if err != nil {
-			return accounts.Internal("update link", err)
+			return gatehouse.Internal("update link", err)
 		}
 		out = l
 		return s.audit(ctx, tx, p, l.OrgID, "link.updated", "link", l.ID, map[string]any{"destinationUrl": l.DestinationURL,
@@ -344,7 +335,7 @@ func (s *Service) Update(ctx context.Context, p *accounts.Principal, id string, 
 }
 
 // Delete removes a link with its clicks and conversions.
-func (s *Service) Delete(ctx context.Context, p *accounts.Principal, id string) error {
+func (s *Service) Delete(ctx context.Context, p *gatehouse.Principal, id string) error {
 	var gone *Link
 	err := s.store.LinksTx(ctx, func(tx Store) error {
 		l, err := s.link(ctx, tx, p, id)
@@ -352,10 +343,10 @@ func (s *Service) Delete(ctx context.Context, p *accounts.Principal, id string) 
 			return err
 		}
 		gone = l
-		if err := tx.DeleteLink(ctx, p.OrgID, l.ID); errors.Is(err, accounts.ErrNotFound) {
+		if err := tx.DeleteLink(ctx, p.OrgID, l.ID); errors.Is(err, gatehouse.ErrNotFound) {
 			return errLinkNotFound
 		} else if err != nil {
-			return accounts.Internal("delete link", err)
+			return gatehouse.Internal("delete link", err)
 		}
 		return s.audit(ctx, tx, p, l.OrgID, "link.deleted", "link", l.ID, map[string]any{"shortCode": l.ShortCode})
 	})
@@ -371,20 +362,20 @@ func (s *Service) Follow(ctx context.Context, code string) (string, error) {
 	if !shortCodePattern.MatchString(code) {
 		return "", errLinkNotFound
 	}
-	c := &Click{ID: newID(), At: s.clock()}
+	c := &Click{ID: gatehouse.NewID(), At: s.clock.Now()}
 	l, err := s.store.Follow(ctx, code, c)
-	if errors.Is(err, accounts.ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return "", errLinkNotFound
 	}
 	if err != nil {
-		return "", accounts.Internal("follow link", err)
+		return "", gatehouse.Internal("follow link", err)
 	}
 	s.clicked(l)
 	// Appended to the query as it is: re-encoding would reorder it and
 	// drop pairs Go's parser refuses.
 	u, err := url.Parse(l.DestinationURL)
 	if err != nil {
-		return "", accounts.Internal("destination", err)
+		return "", gatehouse.Internal("destination", err)
 	}
 	if u.RawQuery == "" {
 		u.RawQuery = "svc_click=" + c.ID
@@ -405,45 +396,45 @@ type ConversionInput struct {
 var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
 
 // Convert records a conversion for a click on one of the workspace's links.
-func (s *Service) Convert(ctx context.Context, p *accounts.Principal, in *ConversionInput) (*Conversion, error) {
+func (s *Service) Convert(ctx context.Context, p *gatehouse.Principal, in *ConversionInput) (*Conversion, error) {
 	if in.ClickID == nil || *in.ClickID == "" {
-		return nil, accounts.Invalid("clickId is required")
+		return nil, gatehouse.Invalid("clickId is required")
 	}
 	if in.Name == nil || strings.TrimSpace(*in.Name) == "" {
-		return nil, accounts.Invalid("name is required")
+		return nil, gatehouse.Invalid("name is required")
 	}
 	name := strings.TrimSpace(*in.Name)
 	if utf8.RuneCountInString(name) > MaxEventName {
-		return nil, accounts.Invalid("name is longer than %d characters", MaxEventName)
+		return nil, gatehouse.Invalid("name is longer than %d characters", MaxEventName)
 	}
-	c := &Conversion{ID: newID(), ClickID: *in.ClickID, Name: name, AmountCents: in.AmountCents, Created: s.clock()}
+	c := &Conversion{ID: gatehouse.NewID(), ClickID: *in.ClickID, Name: name, AmountCents: in.AmountCents, Created: s.clock.Now()}
 	if c.AmountCents != nil && *c.AmountCents < 0 {
-		return nil, accounts.Invalid("amountCents must not be negative")
+		return nil, gatehouse.Invalid("amountCents must not be negative")
 	}
 	if in.Currency != nil {
 		c.Currency = strings.ToUpper(strings.TrimSpace(*in.Currency))
 		if !currencyPattern.MatchString(c.Currency) {
-			return nil, accounts.Invalid("currency must be a three-letter ISO 4217 code")
+			return nil, gatehouse.Invalid("currency must be a three-letter ISO 4217 code")
 		}
 	}
-	if !accounts.IsID(c.ClickID) {
-		return nil, accounts.Errorf(accounts.KindNotFound, "click not found")
+	if !gatehouse.IsID(c.ClickID) {
+		return nil, gatehouse.Errorf(gatehouse.KindNotFound, "click not found")
 	}
 	var link *Link
 	var clicked time.Time
 	err := s.store.LinksTx(ctx, func(tx Store) error {
 		l, clickedAt, err := tx.ClickLink(ctx, p.OrgID, c.ClickID)
-		if errors.Is(err, accounts.ErrNotFound) {
-			return accounts.Errorf(accounts.KindNotFound, "click not found")
+		if errors.Is(err, gatehouse.ErrNotFound) {
+			return gatehouse.Errorf(gatehouse.KindNotFound, "click not found")
 		}
 		if err != nil {
-			return accounts.Internal("find click", err)
+			return gatehouse.Internal("find click", err)
 		}
 		c.LinkID, link, clicked = l.ID, l, clickedAt
-		if err := tx.AddConversion(ctx, c); errors.Is(err, accounts.ErrNotFound) {
-			return accounts.Errorf(accounts.KindNotFound, "click not found")
+		if err := tx.AddConversion(ctx, c); errors.Is(err, gatehouse.ErrNotFound) {
+			return gatehouse.Errorf(gatehouse.KindNotFound, "click not found")
 		} else if err != nil {
-			return accounts.Internal("add conversion", err)
+			return gatehouse.Internal("add conversion", err)
 		}
 		return s.audit(ctx, tx, p, p.OrgID, "conversion.created", "conversion", c.ID, map[string]any{"clickId": c.ClickID, "name": c.Name})
 	})
@@ -463,11 +454,11 @@ func nullable(s string) any {
 	return s
 }
 
-func (s *Service) audit(ctx context.Context, tx Store, p *accounts.Principal, orgID, action, targetType, targetID string, meta map[string]any) error {
+func (s *Service) audit(ctx context.Context, tx Store, p *gatehouse.Principal, orgID, action, targetType, targetID string, meta map[string]any) error {
 	m, _ := json.Marshal(meta)
-	if err := tx.AddAudit(ctx, &accounts.AuditEntry{ID: newID(), OrgID: orgID, Tool: Tool, Action: Tool + "." + action,
-		ActorID: p.UserID, TargetType: targetType, TargetID: targetID, Meta: string(m), At: s.clock()}); err != nil {
-		return accounts.Internal("audit", err)
+	if err := tx.AddAudit(ctx, &gatehouse.AuditEntry{ID: gatehouse.NewID(), OrgID: orgID, Tool: Tool, Action: Tool + "." + action,
+		ActorID: p.UserID, TargetType: targetType, TargetID: targetID, Meta: string(m), At: s.clock.Now()}); err != nil {
+		return gatehouse.Internal("audit", err)
 	}
 	return nil
 }

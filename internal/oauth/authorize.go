@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
@@ -57,13 +58,13 @@ type Requester struct {
 }
 
 // ParseAuthorize validates an authorization request. Its error is a
-// *Refusal, an *accounts.Error of KindTooMany, or an internal error.
+// *Refusal, an *gatehouse.Error of KindTooMany, or an internal error.
 // Before the user has signed in, errors are redirected only to clients
 // that RedirectsErrors: otherwise anyone could use Gatehouse to bounce a
 // browser to the redirect URI a client registered itself (RFC 9700
 // §4.11.2).
 func (s *Server) ParseAuthorize(ctx context.Context, q url.Values, who Requester) (*AuthRequest, error) {
-	if !accounts.CleanValues(q, 0) {
+	if !gatehouse.CleanValues(q, 0) {
 		return nil, &Refusal{Message: "The request has parameters that are not valid text."}
 	}
 	// Who to answer and where must be unambiguous before anything is
@@ -81,7 +82,7 @@ func (s *Server) ParseAuthorize(ctx context.Context, q url.Values, who Requester
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) && e.Status == http.StatusTooManyRequests {
-			return nil, &accounts.Error{Kind: accounts.KindTooMany, Message: e.Description, RetryAfter: e.RetryAfter}
+			return nil, &gatehouse.Error{Kind: gatehouse.KindTooMany, Message: e.Description, RetryAfter: e.RetryAfter}
 		}
 		if errors.As(err, &e) && e.Status < 500 {
 			return nil, &Refusal{Message: "This application is not registered with Gatehouse: " + e.Description}

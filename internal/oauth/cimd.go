@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/outbound"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 )
@@ -93,7 +93,7 @@ func (s *Server) Client(ctx context.Context, id, ip string) (*Client, error) {
 		return nil, invalidClient("unknown client")
 	}
 	c, err := s.store.ClientByID(ctx, id)
-	if errors.Is(err, accounts.ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, invalidClient("unknown client")
 	}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
@@ -98,7 +99,7 @@ func (s *Server) HandleDeviceAuthorization() http.Handler {
 				Scope: form.Get("scope"), Resource: resource, Interval: s.interval, Status: DevicePending,
 				CreatedAt: now, ExpiresAt: now.Add(DeviceCodeTTL)}
 			err := s.store.CreateDeviceCode(r.Context(), d)
-			if errors.Is(err, accounts.ErrConflict) && attempt < 5 {
+			if errors.Is(err, gatehouse.ErrConflict) && attempt < 5 {
 				continue
 			}
 			if err != nil {
@@ -125,7 +126,7 @@ func (g deviceGrant) exchange(ctx context.Context, r *tokenRequest) (*accounts.S
 	h := hash(raw)
 	now := s.clock()
 	d, slow, err := s.store.PollDevice(ctx, h, now)
-	if errors.Is(err, accounts.ErrNotFound) || (err == nil && d.ClientID != r.client.ID) {
+	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && d.ClientID != r.client.ID) {
 		return nil, invalidGrant("unknown device_code")
 	}
 	if err != nil {
@@ -151,7 +152,7 @@ func (g deviceGrant) exchange(ctx context.Context, r *tokenRequest) (*accounts.S
 			return errors.New("the accounts store does not implement oauth.Store")
 		}
 		_, err := st.UseDevice(ctx, h)
-		if errors.Is(err, accounts.ErrNotFound) {
+		if errors.Is(err, gatehouse.ErrNotFound) {
 			return invalidGrant("the device code was already used")
 		}
 		return err
@@ -170,7 +171,7 @@ type PendingDevice struct {
 	Resource   string
 }
 
-var errNoDevice = accounts.Errorf(accounts.KindNotFound, "that code is not valid or has expired; check the code on your device")
+var errNoDevice = gatehouse.Errorf(gatehouse.KindNotFound, "that code is not valid or has expired; check the code on your device")
 
 // LookupDevice finds the pending device authorization of a typed user code.
 func (s *Server) LookupDevice(ctx context.Context, typed string) (*PendingDevice, error) {
@@ -179,7 +180,7 @@ func (s *Server) LookupDevice(ctx context.Context, typed string) (*PendingDevice
 		return nil, errNoDevice
 	}
 	d, err := s.store.DeviceByUserHash(ctx, hash(norm))
-	if errors.Is(err, accounts.ErrNotFound) || (err == nil && (d.Status != DevicePending || !s.clock().Before(d.ExpiresAt))) {
+	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && (d.Status != DevicePending || !s.clock().Before(d.ExpiresAt))) {
 		return nil, errNoDevice
 	}
 	if err != nil {
@@ -198,7 +199,7 @@ func (s *Server) DecideDevice(ctx context.Context, typed, userID, orgID string, 
 	userHash := hash(NormalizeUserCode(typed))
 	if !approve {
 		err := s.store.DecideDevice(ctx, userHash, DeviceDenied, userID, "", s.clock())
-		if errors.Is(err, accounts.ErrNotFound) {
+		if errors.Is(err, gatehouse.ErrNotFound) {
 			return errNoDevice
 		}
 		return err
@@ -213,7 +214,7 @@ func (s *Server) DecideDevice(ctx context.Context, typed, userID, orgID string, 
 		return err
 	}
 	err = s.store.DecideDevice(ctx, userHash, DeviceApproved, userID, g.ID, s.clock())
-	if errors.Is(err, accounts.ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		// Answered meanwhile (another tab) or expired: the grant is unused.
 		s.svc.RevokeGrantNow(ctx, g.ID, "device code answered twice")
 		return errNoDevice

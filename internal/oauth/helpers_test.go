@@ -149,7 +149,7 @@ func claims(t testing.TB, jwt string) map[string]any {
 func teamOrg(t testing.TB, env *testenv.Env, a *testenv.Account, name string) string {
 	t.Helper()
 	ctx := context.Background()
-	o := &accounts.Org{ID: newUUID(), Name: name, Slug: "team-" + testenv.RandomHex(4), Kind: accounts.KindTeam, CreatedAt: env.Clock.Now()}
+	o := &accounts.Org{ID: newUUID(), Name: name, Slug: "team-" + testenv.RandomHex(4), Kind: accounts.OrgTeam, CreatedAt: env.Clock.Now()}
 	if err := env.Store.CreateOrg(ctx, o); err != nil {
 		t.Fatal(err)
 	}

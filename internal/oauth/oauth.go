@@ -40,8 +40,8 @@ const (
 )
 
 // Store persists clients, authorization codes and device codes. Like
-// accounts.Store it translates driver errors into accounts.ErrNotFound and
-// accounts.ErrConflict.
+// accounts.Store it translates driver errors into gatehouse.ErrNotFound and
+// gatehouse.ErrConflict.
 type Store interface {
 	CreateClient(ctx context.Context, c *Client) error
 	ClientByID(ctx context.Context, id string) (*Client, error)

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
 
@@ -89,7 +90,7 @@ func parseForm(r *http.Request) (url.Values, error) {
 			return nil, invalidRequest("parameter %s is repeated", k)
 		}
 	}
-	if !accounts.CleanValues(r.Form, 0) {
+	if !gatehouse.CleanValues(r.Form, 0) {
 		return nil, invalidRequest("parameters must be valid UTF-8 without NUL characters")
 	}
 	return r.PostForm, nil
@@ -112,7 +113,7 @@ func (s *Server) authenticateClient(r *http.Request, form url.Values) (*Client, 
 			return nil, invalidRequest("client_id in the body differs from the Authorization header")
 		}
 		id = basicID
-		if !accounts.CleanText(id) {
+		if !gatehouse.CleanText(id) {
 			return nil, invalidClient("malformed client credentials")
 		}
 	}
@@ -142,13 +143,13 @@ func grantError(err error) error {
 	if errors.Is(err, accounts.ErrResourceMismatch) {
 		return oauthErr("invalid_target", http.StatusBadRequest, "resource differs from the one the grant was made for")
 	}
-	switch accounts.ErrorKind(err) {
-	case accounts.KindUnauthorized, accounts.KindNotFound, accounts.KindForbidden:
-		var e *accounts.Error
+	switch gatehouse.ErrorKind(err) {
+	case gatehouse.KindUnauthorized, gatehouse.KindNotFound, gatehouse.KindForbidden:
+		var e *gatehouse.Error
 		errors.As(err, &e)
 		return invalidGrant("%s", e.Message)
-	case accounts.KindInvalid:
-		var e *accounts.Error
+	case gatehouse.KindInvalid:
+		var e *gatehouse.Error
 		errors.As(err, &e)
 		return invalidRequest("%s", e.Message)
 	}
@@ -178,7 +179,7 @@ func (g codeGrant) exchange(ctx context.Context, r *tokenRequest) (*accounts.Sig
 	h := hash(raw)
 	now := s.clock()
 	c, err := s.store.CodeByHash(ctx, h)
-	if errors.Is(err, accounts.ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errBadCode
 	}
 	if err != nil {
@@ -207,7 +208,7 @@ func (g codeGrant) exchange(ctx context.Context, r *tokenRequest) (*accounts.Sig
 			return errors.New("the accounts store does not implement oauth.Store")
 		}
 		_, err := st.UseCode(ctx, h, now)
-		if errors.Is(err, accounts.ErrNotFound) {
+		if errors.Is(err, gatehouse.ErrNotFound) {
 			lost = true
 			return errBadCode
 		}

@@ -17,9 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 )
 
 // Tool is the tool name tokens list to reach this API.
@@ -88,7 +86,7 @@ type Store interface {
 	UpdateRecipient(ctx context.Context, r *Recipient) error // status and times
 	SetFieldValue(ctx context.Context, fieldID string, value *string) error
 	DeleteField(ctx context.Context, documentID, fieldID string) error
-	AddAudit(ctx context.Context, e *accounts.AuditEntry) error
+	AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error
 }
 
 // Events delivers the tool's webhook events after a change commits.
@@ -99,7 +97,7 @@ type Events interface {
 // Service is the Sign tool.
 type Service struct {
 	store  Store
-	now    func() time.Time
+	clock  gatehouse.Clock
 	base   string // {api_url}/sign: where signing links point
 	events Events
 }
@@ -107,17 +105,10 @@ type Service struct {
 // New returns the Sign tool; apiURL is GATEHOUSE_API_URL, now nil means
 // time.Now, events nil sends none.
 func New(store Store, apiURL string, now func() time.Time, events Events) *Service {
-	if now == nil {
-		now = time.Now
-	}
-	return &Service{store: store, now: now, base: strings.TrimRight(apiURL, "/") + "/sign", events: events}
+	return &Service{store: store, clock: gatehouse.Clock(now), base: strings.TrimRight(apiURL, "/") + "/sign", events: events}
 }
 
-var errDocumentNotFound = accounts.Errorf(accounts.KindNotFound, "document not found")
-
-func newID() string { return uuid.Must(uuid.NewV7()).String() }
-
-func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+var errDocumentNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "document not found")
 
 func newToken() string {
 	var b [32]byte
@@ -180,54 +171,54 @@ func countPages(pdf []byte) int {
 }
 
 // Create stores a draft from a PDF and its document description.
-func (s *Service) Create(ctx context.Context, p *accounts.Principal, pdf []byte, in *CreateInput) (*Document, error) {
+func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, pdf []byte, in *CreateInput) (*Document, error) {
 	if len(pdf) == 0 {
-		return nil, accounts.Invalid("file is required (a PDF)")
+		return nil, gatehouse.Invalid("file is required (a PDF)")
 	}
 	if !bytes.HasPrefix(pdf, []byte("%PDF-")) {
-		return nil, accounts.Invalid("file must be a PDF")
+		return nil, gatehouse.Invalid("file must be a PDF")
 	}
 	if len(pdf) > MaxFile {
-		return nil, accounts.Invalid("file is larger than %d bytes", MaxFile)
+		return nil, gatehouse.Invalid("file is larger than %d bytes", MaxFile)
 	}
-	now := s.clock()
-	d := &Document{ID: newID(), OrgID: p.OrgID, OwnerID: p.UserID, Status: Draft, File: pdf, Size: int64(len(pdf)),
+	now := s.clock.Now()
+	d := &Document{ID: gatehouse.NewID(), OrgID: p.OrgID, OwnerID: p.UserID, Status: Draft, File: pdf, Size: int64(len(pdf)),
 		Pages: countPages(pdf), Created: now, Modified: now}
 	d.Name = strings.TrimSpace(in.Name)
 	if d.Name == "" || utf8.RuneCountInString(d.Name) > MaxName {
-		return nil, accounts.Invalid("document.name must have 1 to %d characters", MaxName)
+		return nil, gatehouse.Invalid("document.name must have 1 to %d characters", MaxName)
 	}
 	if len(in.Message) > MaxMessage {
-		return nil, accounts.Invalid("document.message is longer than %d bytes", MaxMessage)
+		return nil, gatehouse.Invalid("document.message is longer than %d bytes", MaxMessage)
 	}
 	d.Message = in.Message
 	if len(in.Recipients) > MaxRecipients || len(in.Fields) > MaxFields {
-		return nil, accounts.Invalid("at most %d recipients and %d fields", MaxRecipients, MaxFields)
+		return nil, gatehouse.Invalid("at most %d recipients and %d fields", MaxRecipients, MaxFields)
 	}
 	for k, ri := range in.Recipients {
-		email, err := accounts.NormalizeEmail(ri.Email)
+		email, err := gatehouse.NormalizeEmail(ri.Email)
 		if err != nil {
-			return nil, accounts.Invalid("recipients[%d].email is not a valid address", k)
+			return nil, gatehouse.Invalid("recipients[%d].email is not a valid address", k)
 		}
 		name := strings.TrimSpace(ri.Name)
 		if name == "" || utf8.RuneCountInString(name) > MaxName {
-			return nil, accounts.Invalid("recipients[%d].name must have 1 to %d characters", k, MaxName)
+			return nil, gatehouse.Invalid("recipients[%d].name must have 1 to %d characters", k, MaxName)
 		}
 		role := ri.Role
 		if role == "" {
 			role = Signer
 		}
 		if role != Signer && role != CC {
-			return nil, accounts.Invalid("recipients[%d].role must be signer or cc", k)
+			return nil, gatehouse.Invalid("recipients[%d].role must be signer or cc", k)
 		}
 		order := k
 		if ri.OrderIndex != nil {
 			order = *ri.OrderIndex
 			if order < 0 || order > MaxRecipients*100 {
-				return nil, accounts.Invalid("recipients[%d].orderIndex must be from 0 to %d", k, MaxRecipients*100)
+				return nil, gatehouse.Invalid("recipients[%d].orderIndex must be from 0 to %d", k, MaxRecipients*100)
 			}
 		}
-		d.Recipients = append(d.Recipients, &Recipient{ID: newID(), DocumentID: d.ID, Name: name, Email: email, Role: role,
+		d.Recipients = append(d.Recipients, &Recipient{ID: gatehouse.NewID(), DocumentID: d.ID, Name: name, Email: email, Role: role,
 			OrderIndex: order, Status: ToSign, Token: newToken()})
 	}
 	for k, fi := range in.Fields {
@@ -239,12 +230,12 @@ func (s *Service) Create(ctx context.Context, p *accounts.Principal, pdf []byte,
 	}
 	err := s.store.SignTx(ctx, func(tx Store) error {
 		if live, err := tx.OrgLive(ctx, p.OrgID); err != nil {
-			return accounts.Internal("find org", err)
+			return gatehouse.Internal("find org", err)
 		} else if !live {
-			return accounts.Errorf(accounts.KindNotFound, "organization not found")
+			return gatehouse.Errorf(gatehouse.KindNotFound, "organization not found")
 		}
 		if err := tx.CreateDocument(ctx, d); err != nil {
-			return accounts.Internal("create document", err)
+			return gatehouse.Internal("create document", err)
 		}
 		return s.audit(ctx, tx, p.UserID, d, "document.created", map[string]any{"name": d.Name})
 	})
@@ -255,7 +246,7 @@ func (s *Service) Create(ctx context.Context, p *accounts.Principal, pdf []byte,
 }
 
 func (s *Service) field(d *Document, k int, fi FieldInput) (*Field, error) {
-	bad := func(what string) error { return accounts.Invalid("fields[%d]: %s", k, what) }
+	bad := func(what string) error { return gatehouse.Invalid("fields[%d]: %s", k, what) }
 	if !slices.Contains(fieldTypes, fi.Type) {
 		return nil, bad("type must be one of " + strings.Join(fieldTypes, ", "))
 	}
@@ -268,7 +259,7 @@ func (s *Service) field(d *Document, k int, fi FieldInput) (*Field, error) {
 	if utf8.RuneCountInString(fi.Label) > MaxName {
 		return nil, bad("label is too long")
 	}
-	f := &Field{ID: newID(), DocumentID: d.ID, Type: fi.Type, Page: fi.Page, X: fi.X, Y: fi.Y, Width: fi.Width, Height: fi.Height,
+	f := &Field{ID: gatehouse.NewID(), DocumentID: d.ID, Type: fi.Type, Page: fi.Page, X: fi.X, Y: fi.Y, Width: fi.Width, Height: fi.Height,
 		Required: fi.Required == nil || *fi.Required, Label: fi.Label, Position: k}
 	if fi.RecipientIndex != nil {
 		i := *fi.RecipientIndex
@@ -280,42 +271,42 @@ func (s *Service) field(d *Document, k int, fi FieldInput) (*Field, error) {
 	return f, nil
 }
 
-func (s *Service) document(ctx context.Context, st Store, p *accounts.Principal, id string, withFile, lock bool) (*Document, error) {
+func (s *Service) document(ctx context.Context, st Store, p *gatehouse.Principal, id string, withFile, lock bool) (*Document, error) {
 	if id == "" || !utf8.ValidString(id) || len(id) > 64 {
 		return nil, errDocumentNotFound
 	}
 	d, err := st.Document(ctx, p.OrgID, id, withFile, lock)
-	if errors.Is(err, accounts.ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errDocumentNotFound
 	}
 	if err != nil {
-		return nil, accounts.Internal("find document", err)
+		return nil, gatehouse.Internal("find document", err)
 	}
 	return d, nil
 }
 
 // Get reads a document of the caller's workspace.
-func (s *Service) Get(ctx context.Context, p *accounts.Principal, id string) (*Document, error) {
+func (s *Service) Get(ctx context.Context, p *gatehouse.Principal, id string) (*Document, error) {
 	return s.document(ctx, s.store, p, id, false, false)
 }
 
 // File reads a document's PDF.
-func (s *Service) File(ctx context.Context, p *accounts.Principal, id string) (*Document, error) {
+func (s *Service) File(ctx context.Context, p *gatehouse.Principal, id string) (*Document, error) {
 	return s.document(ctx, s.store, p, id, true, false)
 }
 
 // List lists the workspace's documents, newest first.
-func (s *Service) List(ctx context.Context, p *accounts.Principal) ([]*Document, error) {
+func (s *Service) List(ctx context.Context, p *gatehouse.Principal) ([]*Document, error) {
 	ds, err := s.store.ListDocuments(ctx, p.OrgID)
 	if err != nil {
-		return nil, accounts.Internal("list documents", err)
+		return nil, gatehouse.Internal("list documents", err)
 	}
 	return ds, nil
 }
 
 // change runs fn on a locked document of the caller's workspace and
 // writes the result; events are sent after the commit.
-func (s *Service) change(ctx context.Context, p *accounts.Principal, id string, fn func(tx Store, d *Document) ([]event, error)) (*Document, error) {
+func (s *Service) change(ctx context.Context, p *gatehouse.Principal, id string, fn func(tx Store, d *Document) ([]event, error)) (*Document, error) {
 	var out *Document
 	var evs []event
 	err := s.store.SignTx(ctx, func(tx Store) error {
@@ -326,9 +317,9 @@ func (s *Service) change(ctx context.Context, p *accounts.Principal, id string, 
 		if evs, err = fn(tx, d); err != nil {
 			return err
 		}
-		d.Modified = s.clock()
+		d.Modified = s.clock.Now()
 		if err := tx.UpdateDocument(ctx, d); err != nil {
-			return accounts.Internal("update document", err)
+			return gatehouse.Internal("update document", err)
 		}
 		out = d
 		return nil
@@ -346,10 +337,10 @@ type event struct {
 }
 
 // Send puts a draft out for signature.
-func (s *Service) Send(ctx context.Context, p *accounts.Principal, id string) (*Document, error) {
+func (s *Service) Send(ctx context.Context, p *gatehouse.Principal, id string) (*Document, error) {
 	return s.change(ctx, p, id, func(tx Store, d *Document) ([]event, error) {
 		if d.Status != Draft {
-			return nil, accounts.Invalid("only a draft can be sent (this document is %s)", d.Status)
+			return nil, gatehouse.Invalid("only a draft can be sent (this document is %s)", d.Status)
 		}
 		signers := 0
 		for _, r := range d.Recipients {
@@ -358,24 +349,24 @@ func (s *Service) Send(ctx context.Context, p *accounts.Principal, id string) (*
 			}
 		}
 		if signers == 0 {
-			return nil, accounts.Invalid("a document needs at least one signer to be sent")
+			return nil, gatehouse.Invalid("a document needs at least one signer to be sent")
 		}
-		now := s.clock()
+		now := s.clock.Now()
 		d.Status, d.SentAt = Pending, &now
 		return []event{{name: "document.sent"}}, s.audit(ctx, tx, p.UserID, d, "document.sent", map[string]any{"recipients": len(d.Recipients)})
 	})
 }
 
 // Void cancels a draft or pending document.
-func (s *Service) Void(ctx context.Context, p *accounts.Principal, id, reason string) (*Document, error) {
+func (s *Service) Void(ctx context.Context, p *gatehouse.Principal, id, reason string) (*Document, error) {
 	if len(reason) > MaxMessage {
-		return nil, accounts.Invalid("reason is longer than %d bytes", MaxMessage)
+		return nil, gatehouse.Invalid("reason is longer than %d bytes", MaxMessage)
 	}
 	return s.change(ctx, p, id, func(tx Store, d *Document) ([]event, error) {
 		if d.Status != Draft && d.Status != Pending {
-			return nil, accounts.Errorf(accounts.KindConflict, "a %s document cannot be voided", d.Status)
+			return nil, gatehouse.Errorf(gatehouse.KindConflict, "a %s document cannot be voided", d.Status)
 		}
-		now := s.clock()
+		now := s.clock.Now()
 		d.Status, d.VoidedAt, d.VoidReason = Voided, &now, strings.TrimSpace(reason)
 		return []event{{name: "document.voided"}}, s.audit(ctx, tx, p.UserID, d, "document.voided", map[string]any{"reason": d.VoidReason})
 	})
@@ -383,7 +374,7 @@ func (s *Service) Void(ctx context.Context, p *accounts.Principal, id, reason st
 
 // DeleteField removes one field from a pending document while its
 // recipient (if any) has not signed (spec 4.6 rule 2).
-func (s *Service) DeleteField(ctx context.Context, p *accounts.Principal, id, fieldID string) (*Document, error) {
+func (s *Service) DeleteField(ctx context.Context, p *gatehouse.Principal, id, fieldID string) (*Document, error) {
 	return s.change(ctx, p, id, func(tx Store, d *Document) ([]event, error) {
 		var f *Field
 		for _, x := range d.Fields {
@@ -392,18 +383,18 @@ func (s *Service) DeleteField(ctx context.Context, p *accounts.Principal, id, fi
 			}
 		}
 		if f == nil {
-			return nil, accounts.Errorf(accounts.KindNotFound, "field not found")
+			return nil, gatehouse.Errorf(gatehouse.KindNotFound, "field not found")
 		}
 		if d.Status != Pending {
-			return nil, accounts.Invalid("fields can be removed only from a pending document (this one is %s)", d.Status)
+			return nil, gatehouse.Invalid("fields can be removed only from a pending document (this one is %s)", d.Status)
 		}
 		for _, r := range d.Recipients {
 			if r.ID == f.RecipientID && r.Status == Signed {
-				return nil, accounts.Errorf(accounts.KindConflict, "the field's recipient has already signed")
+				return nil, gatehouse.Errorf(gatehouse.KindConflict, "the field's recipient has already signed")
 			}
 		}
 		if err := tx.DeleteField(ctx, d.ID, f.ID); err != nil {
-			return nil, accounts.Internal("delete field", err)
+			return nil, gatehouse.Internal("delete field", err)
 		}
 		d.Fields = slices.DeleteFunc(d.Fields, func(x *Field) bool { return x == f })
 		return nil, s.audit(ctx, tx, p.UserID, d, "document.field_removed", map[string]any{"field_id": f.ID})
@@ -412,7 +403,7 @@ func (s *Service) DeleteField(ctx context.Context, p *accounts.Principal, id, fi
 
 // SigningLink returns a recipient's tokenised link to the document's owner
 // and writes the copy to the audit trail (spec 4.6 rule 3).
-func (s *Service) SigningLink(ctx context.Context, p *accounts.Principal, id, recipientID string) (string, error) {
+func (s *Service) SigningLink(ctx context.Context, p *gatehouse.Principal, id, recipientID string) (string, error) {
 	var link string
 	err := s.store.SignTx(ctx, func(tx Store) error {
 		d, err := s.document(ctx, tx, p, id, false, false)
@@ -426,10 +417,10 @@ func (s *Service) SigningLink(ctx context.Context, p *accounts.Principal, id, re
 			}
 		}
 		if r == nil {
-			return accounts.Errorf(accounts.KindNotFound, "recipient not found")
+			return gatehouse.Errorf(gatehouse.KindNotFound, "recipient not found")
 		}
 		if d.OwnerID != p.UserID {
-			return accounts.Errorf(accounts.KindForbidden, "only the document's owner can copy a signing link")
+			return gatehouse.Errorf(gatehouse.KindForbidden, "only the document's owner can copy a signing link")
 		}
 		link = s.SigningURL(r)
 		return s.audit(ctx, tx, p.UserID, d, "document.signing_link_copied", map[string]any{"recipient_id": r.ID})
@@ -440,35 +431,35 @@ func (s *Service) SigningLink(ctx context.Context, p *accounts.Principal, id, re
 // Duplicate makes a fresh draft owned by the caller with the same file,
 // recipients and field placements; nothing of the signing carries over
 // (spec 4.6 rule 1).
-func (s *Service) Duplicate(ctx context.Context, p *accounts.Principal, id string, name *string) (*Document, error) {
+func (s *Service) Duplicate(ctx context.Context, p *gatehouse.Principal, id string, name *string) (*Document, error) {
 	src, err := s.document(ctx, s.store, p, id, true, false)
 	if err != nil {
 		return nil, err
 	}
-	now := s.clock()
-	d := &Document{ID: newID(), OrgID: p.OrgID, OwnerID: p.UserID, Name: src.Name, Message: src.Message, Status: Draft,
+	now := s.clock.Now()
+	d := &Document{ID: gatehouse.NewID(), OrgID: p.OrgID, OwnerID: p.UserID, Name: src.Name, Message: src.Message, Status: Draft,
 		File: bytes.Clone(src.File), Size: src.Size, Pages: src.Pages, Created: now, Modified: now}
 	if name != nil {
 		d.Name = strings.TrimSpace(*name)
 		if d.Name == "" || utf8.RuneCountInString(d.Name) > MaxName {
-			return nil, accounts.Invalid("name must have 1 to %d characters", MaxName)
+			return nil, gatehouse.Invalid("name must have 1 to %d characters", MaxName)
 		}
 	}
 	ids := map[string]string{}
 	for _, r := range src.Recipients {
-		c := &Recipient{ID: newID(), DocumentID: d.ID, Name: r.Name, Email: r.Email, Role: r.Role, OrderIndex: r.OrderIndex,
+		c := &Recipient{ID: gatehouse.NewID(), DocumentID: d.ID, Name: r.Name, Email: r.Email, Role: r.Role, OrderIndex: r.OrderIndex,
 			Status: ToSign, Token: newToken()}
 		ids[r.ID] = c.ID
 		d.Recipients = append(d.Recipients, c)
 	}
 	for _, f := range src.Fields {
 		c := *f
-		c.ID, c.DocumentID, c.RecipientID, c.Value = newID(), d.ID, ids[f.RecipientID], nil
+		c.ID, c.DocumentID, c.RecipientID, c.Value = gatehouse.NewID(), d.ID, ids[f.RecipientID], nil
 		d.Fields = append(d.Fields, &c)
 	}
 	err = s.store.SignTx(ctx, func(tx Store) error {
 		if err := tx.CreateDocument(ctx, d); err != nil {
-			return accounts.Internal("duplicate document", err)
+			return gatehouse.Internal("duplicate document", err)
 		}
 		return s.audit(ctx, tx, p.UserID, d, "document.duplicated", map[string]any{"source_id": src.ID})
 	})
@@ -478,7 +469,7 @@ func (s *Service) Duplicate(ctx context.Context, p *accounts.Principal, id strin
 	return d, nil
 }
 
-var errBadToken = accounts.Errorf(accounts.KindNotFound, "signing link not found")
+var errBadToken = gatehouse.Errorf(gatehouse.KindNotFound, "signing link not found")
 
 // public runs fn on the document and recipient of a signing token, locked.
 func (s *Service) public(ctx context.Context, token string, fn func(tx Store, d *Document, r *Recipient) ([]event, error)) (*Document, *Recipient, error) {
@@ -491,17 +482,17 @@ func (s *Service) public(ctx context.Context, token string, fn func(tx Store, d 
 	err := s.store.SignTx(ctx, func(tx Store) error {
 		var err error
 		d, r, err = tx.RecipientByToken(ctx, token)
-		if errors.Is(err, accounts.ErrNotFound) {
+		if errors.Is(err, gatehouse.ErrNotFound) {
 			return errBadToken
 		}
 		if err != nil {
-			return accounts.Internal("find recipient", err)
+			return gatehouse.Internal("find recipient", err)
 		}
 		if d.Status == Draft {
-			return accounts.Errorf(accounts.KindGone, "this document has not been sent for signature")
+			return gatehouse.Errorf(gatehouse.KindGone, "this document has not been sent for signature")
 		}
 		if d.Status != Pending {
-			return accounts.Errorf(accounts.KindGone, "this document is %s and can no longer be signed", d.Status)
+			return gatehouse.Errorf(gatehouse.KindGone, "this document is %s and can no longer be signed", d.Status)
 		}
 		evs, err = fn(tx, d, r)
 		return err
@@ -519,13 +510,13 @@ func (s *Service) View(ctx context.Context, token string) (*Document, *Recipient
 		if r.ViewedAt != nil {
 			return nil, nil
 		}
-		now := s.clock()
+		now := s.clock.Now()
 		r.ViewedAt = &now
 		if r.Status == ToSign {
 			r.Status = Viewed
 		}
 		if err := tx.UpdateRecipient(ctx, r); err != nil {
-			return nil, accounts.Internal("record view", err)
+			return nil, gatehouse.Internal("record view", err)
 		}
 		return []event{{name: "document.viewed", recipient: r}}, nil
 	})
@@ -536,10 +527,10 @@ func (s *Service) View(ctx context.Context, token string) (*Document, *Recipient
 func (s *Service) Sign(ctx context.Context, token string, values map[string]string) (*Document, *Recipient, error) {
 	return s.public(ctx, token, func(tx Store, d *Document, r *Recipient) ([]event, error) {
 		if r.Role != Signer {
-			return nil, accounts.Errorf(accounts.KindForbidden, "a cc recipient does not sign")
+			return nil, gatehouse.Errorf(gatehouse.KindForbidden, "a cc recipient does not sign")
 		}
 		if r.Status == Signed {
-			return nil, accounts.Errorf(accounts.KindConflict, "you have already signed this document")
+			return nil, gatehouse.Errorf(gatehouse.KindConflict, "you have already signed this document")
 		}
 		mine := map[string]*Field{}
 		for _, f := range d.Fields {
@@ -549,31 +540,31 @@ func (s *Service) Sign(ctx context.Context, token string, values map[string]stri
 		}
 		for id, v := range values {
 			if mine[id] == nil {
-				return nil, accounts.Invalid("field %q is not one of yours", id)
+				return nil, gatehouse.Invalid("field %q is not one of yours", id)
 			}
-			if len(v) > MaxValue || !accounts.CleanText(v) {
-				return nil, accounts.Invalid("the value of field %q is too long or not text", id)
+			if len(v) > MaxValue || !gatehouse.CleanText(v) {
+				return nil, gatehouse.Invalid("the value of field %q is too long or not text", id)
 			}
 		}
 		for id, f := range mine {
 			v, ok := values[id]
 			if f.Required && (!ok || strings.TrimSpace(v) == "") {
-				return nil, accounts.Invalid("field %q (%s) is required", id, f.Type)
+				return nil, gatehouse.Invalid("field %q (%s) is required", id, f.Type)
 			}
 			if ok {
 				if err := tx.SetFieldValue(ctx, id, &v); err != nil {
-					return nil, accounts.Internal("fill field", err)
+					return nil, gatehouse.Internal("fill field", err)
 				}
 				f.Value = &v
 			}
 		}
-		now := s.clock()
+		now := s.clock.Now()
 		r.Status, r.SignedAt = Signed, &now
 		if r.ViewedAt == nil {
 			r.ViewedAt = &now
 		}
 		if err := tx.UpdateRecipient(ctx, r); err != nil {
-			return nil, accounts.Internal("sign", err)
+			return nil, gatehouse.Internal("sign", err)
 		}
 		evs := []event{{name: "document.signed", recipient: r}}
 		done := true
@@ -585,7 +576,7 @@ func (s *Service) Sign(ctx context.Context, token string, values map[string]stri
 		if done {
 			d.Status, d.CompletedAt, d.Modified = Completed, &now, now
 			if err := tx.UpdateDocument(ctx, d); err != nil {
-				return nil, accounts.Internal("complete document", err)
+				return nil, gatehouse.Internal("complete document", err)
 			}
 			evs = append(evs, event{name: "document.completed"})
 		}
@@ -596,23 +587,23 @@ func (s *Service) Sign(ctx context.Context, token string, values map[string]stri
 // Decline declines for the recipient, which declines the document.
 func (s *Service) Decline(ctx context.Context, token, reason string) (*Document, *Recipient, error) {
 	if len(reason) > MaxMessage {
-		return nil, nil, accounts.Invalid("reason is longer than %d bytes", MaxMessage)
+		return nil, nil, gatehouse.Invalid("reason is longer than %d bytes", MaxMessage)
 	}
 	return s.public(ctx, token, func(tx Store, d *Document, r *Recipient) ([]event, error) {
 		if r.Role != Signer {
-			return nil, accounts.Errorf(accounts.KindForbidden, "a cc recipient does not sign")
+			return nil, gatehouse.Errorf(gatehouse.KindForbidden, "a cc recipient does not sign")
 		}
 		if r.Status == Signed {
-			return nil, accounts.Errorf(accounts.KindConflict, "you have already signed this document")
+			return nil, gatehouse.Errorf(gatehouse.KindConflict, "you have already signed this document")
 		}
-		now := s.clock()
+		now := s.clock.Now()
 		r.Status, r.DeclinedAt, r.DeclineReason = Refused, &now, strings.TrimSpace(reason)
 		if err := tx.UpdateRecipient(ctx, r); err != nil {
-			return nil, accounts.Internal("decline", err)
+			return nil, gatehouse.Internal("decline", err)
 		}
 		d.Status, d.DeclinedAt, d.Modified = Declined, &now, now
 		if err := tx.UpdateDocument(ctx, d); err != nil {
-			return nil, accounts.Internal("decline document", err)
+			return nil, gatehouse.Internal("decline document", err)
 		}
 		return []event{{name: "document.declined", recipient: r}}, s.audit(ctx, tx, "", d, "document.declined", map[string]any{"recipient_id": r.ID})
 	})
@@ -625,7 +616,7 @@ func (s *Service) send(d *Document, evs []event) {
 		return
 	}
 	for _, e := range evs {
-		payload := map[string]any{"event": e.name, "documentId": d.ID, "occurredAt": s.clock().Format(time.RFC3339Nano),
+		payload := map[string]any{"event": e.name, "documentId": d.ID, "occurredAt": s.clock.Now().Format(time.RFC3339Nano),
 			"document": map[string]any{"id": d.ID, "name": d.Name, "status": d.Status}}
 		if r := e.recipient; r != nil {
 			payload["recipient"] = map[string]any{"id": r.ID, "name": r.Name, "email": r.Email, "role": r.Role, "status": r.Status}
@@ -636,9 +627,9 @@ func (s *Service) send(d *Document, evs []event) {
 
 func (s *Service) audit(ctx context.Context, tx Store, actor string, d *Document, action string, meta map[string]any) error {
 	m, _ := json.Marshal(meta)
-	if err := tx.AddAudit(ctx, &accounts.AuditEntry{ID: newID(), OrgID: d.OrgID, Tool: Tool, Action: Tool + "." + action,
-		ActorID: actor, TargetType: "document", TargetID: d.ID, Meta: string(m), At: s.clock()}); err != nil {
-		return accounts.Internal("audit", err)
+	if err := tx.AddAudit(ctx, &gatehouse.AuditEntry{ID: gatehouse.NewID(), OrgID: d.OrgID, Tool: Tool, Action: Tool + "." + action,
+		ActorID: actor, TargetType: "document", TargetID: d.ID, Meta: string(m), At: s.clock.Now()}); err != nil {
+		return gatehouse.Internal("audit", err)
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 )
 
 // dialect holds what differs between SQLite and PostgreSQL.
@@ -186,7 +186,7 @@ func (d dialect) retryable(err error) bool {
 	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
 }
 
-// translate maps a driver's uniqueness violation to accounts.ErrConflict.
+// translate maps a driver's uniqueness violation to gatehouse.ErrConflict.
 // missingParent reports whether err is a foreign-key violation: the row an
 // insert refers to is gone (deleted by a concurrent request).
 func (d dialect) missingParent(err error) bool {
@@ -204,13 +204,13 @@ func (d dialect) translate(err error) error {
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
-		return fmt.Errorf("%w: %s", accounts.ErrConflict, pgErr.ConstraintName)
+		return fmt.Errorf("%w: %s", gatehouse.ErrConflict, pgErr.ConstraintName)
 	}
 	var sqErr *sqlite.Error
 	if errors.As(err, &sqErr) {
 		switch sqErr.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-			return fmt.Errorf("%w: %v", accounts.ErrConflict, err)
+			return fmt.Errorf("%w: %v", gatehouse.ErrConflict, err)
 		}
 	}
 	return err

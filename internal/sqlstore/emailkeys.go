@@ -7,11 +7,11 @@ import (
 
 	"github.com/pressly/goose/v3"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 )
 
 // emailKeyMigration is migration 00100, in Go because the key is computed
-// by accounts.ParseEmail (IDNA): users get email_key, the unique column
+// by gatehouse.ParseEmail (IDNA): users get email_key, the unique column
 // every sign-in looks addresses up by, while email keeps the address as
 // typed. It replaces the unique index on email.
 func emailKeyMigration() *goose.Migration {
@@ -45,7 +45,7 @@ func backfillEmailKeys(ctx context.Context, tx *sql.Tx) error {
 			rows.Close()
 			return err
 		}
-		if key := accounts.EmailKey(email); key != email {
+		if key := gatehouse.EmailKey(email); key != email {
 			ids, keys = append(ids, id), append(keys, key)
 		}
 	}

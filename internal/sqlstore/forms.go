@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/forms"
 )
@@ -32,7 +33,7 @@ func scanForm(row interface{ Scan(...any) error }) (*forms.Form, error) {
 // OrgLive implements forms.Store.
 func (s *Store) OrgLive(ctx context.Context, orgID string) (bool, error) {
 	o, err := s.OrgByID(ctx, orgID)
-	if err == accounts.ErrNotFound {
+	if err == gatehouse.ErrNotFound {
 		return false, nil
 	}
 	return err == nil && o.DeletedAt == nil, err

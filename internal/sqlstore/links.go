@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/links"
 )
@@ -116,7 +117,7 @@ func (s *Store) AddConversion(ctx context.Context, c *links.Conversion) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO link_conversions (id, click_id, link_id, name, amount_cents, currency, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`, c.ID, c.ClickID, c.LinkID, c.Name, amount, nullString(c.Currency), micros(c.Created))
 	if s.dialect.missingParent(err) {
-		return accounts.ErrNotFound // the link (and its clicks) was deleted meanwhile
+		return gatehouse.ErrNotFound // the link (and its clicks) was deleted meanwhile
 	}
 	return s.dialect.translate(err)
 }

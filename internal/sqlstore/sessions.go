@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
 
@@ -40,7 +41,7 @@ func (s *Store) SessionByID(ctx context.Context, id string) (*accounts.Session, 
 // RevokeSession implements accounts.Store.
 func (s *Store) RevokeSession(ctx context.Context, id string, at time.Time) (bool, error) {
 	err := affected(s.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, id, micros(at)))
-	if err == accounts.ErrNotFound {
+	if err == gatehouse.ErrNotFound {
 		return false, nil
 	}
 	return err == nil, err
@@ -167,7 +168,7 @@ func (s *Store) UseEmailToken(ctx context.Context, hash, purpose string, at time
 }
 
 // AddAudit implements accounts.Store.
-func (s *Store) AddAudit(ctx context.Context, e *accounts.AuditEntry) error {
+func (s *Store) AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO audit_log (id, org_id, tool, action, actor_id, target_type, target_id, meta, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 		e.ID, e.OrgID, e.Tool, e.Action, e.ActorID, e.TargetType, e.TargetID, e.Meta, micros(e.At))
 	return s.dialect.translate(err)

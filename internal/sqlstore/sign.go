@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/base64"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/sign"
 )
@@ -169,7 +170,7 @@ func (s *Store) RecipientByToken(ctx context.Context, token string) (*sign.Docum
 			return d, r, nil
 		}
 	}
-	return nil, nil, accounts.ErrNotFound
+	return nil, nil, gatehouse.ErrNotFound
 }
 
 // UpdateDocument implements sign.Store.

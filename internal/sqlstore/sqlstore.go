@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
 
@@ -364,7 +365,7 @@ func nullString(s string) sql.NullString { return sql.NullString{String: s, Vali
 // one translates the error of a single-row read.
 func (s *Store) one(err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
-		return accounts.ErrNotFound
+		return gatehouse.ErrNotFound
 	}
 	return s.dialect.translate(err)
 }
@@ -376,7 +377,7 @@ func affected(res sql.Result, err error) error {
 		return err
 	}
 	if n == 0 {
-		return accounts.ErrNotFound
+		return gatehouse.ErrNotFound
 	}
 	return nil
 }
@@ -393,8 +394,8 @@ func changed(res sql.Result, err error) (int, error) {
 // inserted returns ErrConflict when an INSERT … ON CONFLICT DO NOTHING wrote
 // nothing.
 func inserted(res sql.Result, err error) error {
-	if err := affected(res, err); errors.Is(err, accounts.ErrNotFound) {
-		return accounts.ErrConflict
+	if err := affected(res, err); errors.Is(err, gatehouse.ErrNotFound) {
+		return gatehouse.ErrConflict
 	} else {
 		return err
 	}

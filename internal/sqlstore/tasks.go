@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/tasks"
 )
@@ -38,7 +39,7 @@ func (s *Store) MemberTeams(ctx context.Context, orgID, userID string) ([]string
 // IsOrgMember implements tasks.Store.
 func (s *Store) IsOrgMember(ctx context.Context, orgID, userID string) (bool, error) {
 	_, err := s.Member(ctx, orgID, userID)
-	if err == accounts.ErrNotFound {
+	if err == gatehouse.ErrNotFound {
 		return false, nil
 	}
 	return err == nil, err

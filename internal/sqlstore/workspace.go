@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
 
@@ -204,7 +205,7 @@ func (s *Store) DomainOffers(ctx context.Context, domain string) ([]accounts.Dom
 }
 
 // AuditLog implements accounts.Store.
-func (s *Store) AuditLog(ctx context.Context, orgID, tool, action string, limit int) ([]accounts.AuditEntry, error) {
+func (s *Store) AuditLog(ctx context.Context, orgID, tool, action string, limit int) ([]gatehouse.AuditEntry, error) {
 	q := `SELECT id, org_id, tool, action, actor_id, target_type, target_id, meta, at FROM audit_log WHERE org_id = $1`
 	args := []any{orgID}
 	if tool != "" {
@@ -222,9 +223,9 @@ func (s *Store) AuditLog(ctx context.Context, orgID, tool, action string, limit 
 		return nil, err
 	}
 	defer rows.Close()
-	out := []accounts.AuditEntry{}
+	out := []gatehouse.AuditEntry{}
 	for rows.Next() {
-		var e accounts.AuditEntry
+		var e gatehouse.AuditEntry
 		var at int64
 		if err := rows.Scan(&e.ID, &e.OrgID, &e.Tool, &e.Action, &e.ActorID, &e.TargetType, &e.TargetID, &e.Meta, &at); err != nil {
 			return nil, err

@@ -12,9 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 )
 
 // The five workflow states every team gets when first used, in order.
@@ -106,51 +104,44 @@ type Store interface {
 	// EnsureLabels returns the team's labels of names, creating missing ones.
 	EnsureLabels(ctx context.Context, labels []Label) ([]Label, error)
 	SetIssueLabels(ctx context.Context, issueID string, labelIDs []string) error
-	AddAudit(ctx context.Context, e *accounts.AuditEntry) error
+	AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error
 }
 
 // Service is the Tasks tool.
 type Service struct {
 	store Store
-	now   func() time.Time
+	clock gatehouse.Clock
 }
 
 // New returns the Tasks tool over store; now is the clock (nil: time.Now).
 func New(store Store, now func() time.Time) *Service {
-	if now == nil {
-		now = time.Now
-	}
-	return &Service{store: store, now: now}
+	return &Service{store: store, clock: gatehouse.Clock(now)}
 }
 
 // Tool is the tool name tokens list to reach this API.
 const Tool = "tasks"
 
-var errIssueNotFound = accounts.Errorf(accounts.KindNotFound, "issue not found")
-
-func newID() string { return uuid.Must(uuid.NewV7()).String() }
-
-func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+var errIssueNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "issue not found")
 
 // team checks that teamID is a live team of the caller's workspace the
 // caller is in.
-func (s *Service) team(ctx context.Context, st Store, p *accounts.Principal, teamID string) error {
-	if !accounts.IsID(teamID) {
-		return accounts.Errorf(accounts.KindNotFound, "team not found")
+func (s *Service) team(ctx context.Context, st Store, p *gatehouse.Principal, teamID string) error {
+	if !gatehouse.IsID(teamID) {
+		return gatehouse.Errorf(gatehouse.KindNotFound, "team not found")
 	}
 	ok, err := st.MemberTeam(ctx, p.OrgID, teamID, p.UserID)
 	if err != nil {
-		return accounts.Internal("find team", err)
+		return gatehouse.Internal("find team", err)
 	}
 	if !ok {
-		return accounts.Errorf(accounts.KindNotFound, "team not found")
+		return gatehouse.Errorf(gatehouse.KindNotFound, "team not found")
 	}
 	return nil
 }
 
 // States lists a team's workflow states, creating the five defaults on
 // first use.
-func (s *Service) States(ctx context.Context, p *accounts.Principal, teamID string) ([]State, error) {
+func (s *Service) States(ctx context.Context, p *gatehouse.Principal, teamID string) ([]State, error) {
 	var out []State
 	err := s.store.TasksTx(ctx, func(tx Store) error {
 		if err := s.team(ctx, tx, p, teamID); err != nil {
@@ -166,21 +157,21 @@ func (s *Service) States(ctx context.Context, p *accounts.Principal, teamID stri
 func (s *Service) states(ctx context.Context, tx Store, teamID string) ([]State, error) {
 	have, err := tx.States(ctx, teamID)
 	if err != nil {
-		return nil, accounts.Internal("states", err)
+		return nil, gatehouse.Internal("states", err)
 	}
 	if len(have) >= len(defaultStates) {
 		return have, nil
 	}
 	add := make([]State, len(defaultStates))
 	for i, d := range defaultStates {
-		d.ID, d.TeamID = newID(), teamID
+		d.ID, d.TeamID = gatehouse.NewID(), teamID
 		add[i] = d
 	}
 	if err := tx.EnsureStates(ctx, add); err != nil {
-		return nil, accounts.Internal("create states", err)
+		return nil, gatehouse.Internal("create states", err)
 	}
 	if have, err = tx.States(ctx, teamID); err != nil {
-		return nil, accounts.Internal("states", err)
+		return nil, gatehouse.Internal("states", err)
 	}
 	return have, nil
 }
@@ -241,7 +232,7 @@ func field[T any](raw map[string]json.RawMessage, in *Input, name, kind string, 
 	}
 	var x T
 	if err := json.Unmarshal(v, &x); err != nil {
-		return accounts.Invalid("%s must be %s", name, kind)
+		return gatehouse.Invalid("%s must be %s", name, kind)
 	}
 	*dst = &x
 	return nil
@@ -251,7 +242,7 @@ func field[T any](raw map[string]json.RawMessage, in *Input, name, kind string, 
 func decodeLabels(v json.RawMessage) ([]string, error) {
 	var items []json.RawMessage
 	if err := json.Unmarshal(v, &items); err != nil {
-		return nil, accounts.Invalid("labels must be an array of label names")
+		return nil, gatehouse.Invalid("labels must be an array of label names")
 	}
 	names := make([]string, 0, len(items))
 	for _, it := range items {
@@ -261,7 +252,7 @@ func decodeLabels(v json.RawMessage) ([]string, error) {
 				Name string `json:"name"`
 			}
 			if err := json.Unmarshal(it, &obj); err != nil || obj.Name == "" {
-				return nil, accounts.Invalid("labels must be an array of label names")
+				return nil, gatehouse.Invalid("labels must be an array of label names")
 			}
 			name = obj.Name
 		}
@@ -271,12 +262,12 @@ func decodeLabels(v json.RawMessage) ([]string, error) {
 }
 
 // Create adds an issue to a team the caller is in.
-func (s *Service) Create(ctx context.Context, p *accounts.Principal, in *Input) (*Issue, error) {
+func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, in *Input) (*Issue, error) {
 	if in.TeamID == nil || *in.TeamID == "" {
-		return nil, accounts.Invalid("teamId is required")
+		return nil, gatehouse.Invalid("teamId is required")
 	}
 	if in.Title == nil {
-		return nil, accounts.Invalid("title is required")
+		return nil, gatehouse.Invalid("title is required")
 	}
 	var out *Issue
 	err := s.store.TasksTx(ctx, func(tx Store) error {
@@ -284,24 +275,24 @@ func (s *Service) Create(ctx context.Context, p *accounts.Principal, in *Input) 
 			return err
 		}
 		if err := tx.LockTeam(ctx, *in.TeamID); err != nil {
-			return accounts.Internal("lock team", err)
+			return gatehouse.Internal("lock team", err)
 		}
 		states, err := s.states(ctx, tx, *in.TeamID)
 		if err != nil {
 			return err
 		}
-		now := s.clock()
-		i := &Issue{ID: newID(), OrgID: p.OrgID, TeamID: *in.TeamID, CreatorID: p.UserID, Created: now, Modified: now,
+		now := s.clock.Now()
+		i := &Issue{ID: gatehouse.NewID(), OrgID: p.OrgID, TeamID: *in.TeamID, CreatorID: p.UserID, Created: now, Modified: now,
 			StateID: states[0].ID}
 		if err := s.apply(ctx, tx, p, i, in, states); err != nil {
 			return err
 		}
 		if i.Number, err = tx.NextNumber(ctx, i.TeamID); err != nil {
-			return accounts.Internal("issue number", err)
+			return gatehouse.Internal("issue number", err)
 		}
 		i.Position = float64(i.Number)
 		if err := tx.InsertIssue(ctx, i); err != nil {
-			return accounts.Internal("create issue", err)
+			return gatehouse.Internal("create issue", err)
 		}
 		if err := s.labels(ctx, tx, i, in); err != nil {
 			return err
@@ -316,22 +307,22 @@ func (s *Service) Create(ctx context.Context, p *accounts.Principal, in *Input) 
 }
 
 // apply validates in and writes it into i (everything but teamId).
-func (s *Service) apply(ctx context.Context, tx Store, p *accounts.Principal, i *Issue, in *Input, states []State) error {
+func (s *Service) apply(ctx context.Context, tx Store, p *gatehouse.Principal, i *Issue, in *Input, states []State) error {
 	if in.Title != nil {
 		t := strings.TrimSpace(*in.Title)
 		if t == "" {
-			return accounts.Invalid("title must not be empty")
+			return gatehouse.Invalid("title must not be empty")
 		}
 		if utf8.RuneCountInString(t) > MaxTitle {
-			return accounts.Invalid("title is longer than %d characters", MaxTitle)
+			return gatehouse.Invalid("title is longer than %d characters", MaxTitle)
 		}
 		i.Title = t
 	} else if in.Clear["title"] {
-		return accounts.Invalid("title must not be empty")
+		return gatehouse.Invalid("title must not be empty")
 	}
 	if in.Description != nil {
 		if len(*in.Description) > MaxDescription {
-			return accounts.Invalid("description is longer than %d bytes", MaxDescription)
+			return gatehouse.Invalid("description is longer than %d bytes", MaxDescription)
 		}
 		i.Description = *in.Description
 	} else if in.Clear["description"] {
@@ -339,7 +330,7 @@ func (s *Service) apply(ctx context.Context, tx Store, p *accounts.Principal, i 
 	}
 	if in.Priority != nil {
 		if *in.Priority < 0 || *in.Priority > 4 {
-			return accounts.Invalid("priority must be an integer from 0 to 4")
+			return gatehouse.Invalid("priority must be an integer from 0 to 4")
 		}
 		i.Priority = *in.Priority
 	} else if in.Clear["priority"] {
@@ -347,7 +338,7 @@ func (s *Service) apply(ctx context.Context, tx Store, p *accounts.Principal, i 
 	}
 	if in.Estimate != nil {
 		if *in.Estimate < 0 || *in.Estimate > MaxEstimate {
-			return accounts.Invalid("estimate must be an integer from 0 to %d", MaxEstimate)
+			return gatehouse.Invalid("estimate must be an integer from 0 to %d", MaxEstimate)
 		}
 		e := *in.Estimate
 		i.Estimate = &e
@@ -356,7 +347,7 @@ func (s *Service) apply(ctx context.Context, tx Store, p *accounts.Principal, i 
 	}
 	if in.DueDate != nil {
 		if _, err := time.Parse(time.DateOnly, *in.DueDate); err != nil {
-			return accounts.Invalid("dueDate must be a date (YYYY-MM-DD)")
+			return gatehouse.Invalid("dueDate must be a date (YYYY-MM-DD)")
 		}
 		i.DueDate = *in.DueDate
 	} else if in.Clear["dueDate"] {
@@ -370,28 +361,28 @@ func (s *Service) apply(ctx context.Context, tx Store, p *accounts.Principal, i 
 			}
 		}
 		if found == nil {
-			return accounts.Invalid("stateId is not a workflow state of the issue's team")
+			return gatehouse.Invalid("stateId is not a workflow state of the issue's team")
 		}
 		if found.Type == "completed" && (i.CompletedAt == nil || i.StateID != found.ID) {
-			at := s.clock()
+			at := s.clock.Now()
 			i.CompletedAt = &at
 		} else if found.Type != "completed" {
 			i.CompletedAt = nil
 		}
 		i.StateID = found.ID
 	} else if in.Clear["stateId"] {
-		return accounts.Invalid("stateId must not be null")
+		return gatehouse.Invalid("stateId must not be null")
 	}
 	if in.AssigneeID != nil {
-		ok := accounts.IsID(*in.AssigneeID)
+		ok := gatehouse.IsID(*in.AssigneeID)
 		if ok {
 			var err error
 			if ok, err = tx.IsOrgMember(ctx, p.OrgID, *in.AssigneeID); err != nil {
-				return accounts.Internal("find assignee", err)
+				return gatehouse.Internal("find assignee", err)
 			}
 		}
 		if !ok {
-			return accounts.Invalid("assigneeId is not a member of this workspace")
+			return gatehouse.Invalid("assigneeId is not a member of this workspace")
 		}
 		i.AssigneeID = *in.AssigneeID
 	} else if in.Clear["assigneeId"] {
@@ -410,28 +401,28 @@ func (s *Service) apply(ctx context.Context, tx Store, p *accounts.Principal, i 
 
 // parent checks that parentID is a live issue of the same team that is not
 // i itself nor one of its descendants.
-func (s *Service) parent(ctx context.Context, tx Store, p *accounts.Principal, i *Issue, parentID string) error {
-	bad := accounts.Invalid("parentId is not a live issue of the same team")
-	if !accounts.IsID(parentID) || parentID == i.ID {
+func (s *Service) parent(ctx context.Context, tx Store, p *gatehouse.Principal, i *Issue, parentID string) error {
+	bad := gatehouse.Invalid("parentId is not a live issue of the same team")
+	if !gatehouse.IsID(parentID) || parentID == i.ID {
 		return bad
 	}
 	par, err := tx.Issue(ctx, p.OrgID, parentID)
-	if errors.Is(err, accounts.ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return bad
 	}
 	if err != nil {
-		return accounts.Internal("find parent", err)
+		return gatehouse.Internal("find parent", err)
 	}
 	if par.TeamID != i.TeamID || par.DeletedAt != nil {
 		return bad
 	}
 	below, err := tx.Subtree(ctx, i.ID)
 	if err != nil {
-		return accounts.Internal("subtree", err)
+		return gatehouse.Internal("subtree", err)
 	}
 	for _, id := range below {
 		if id == parentID {
-			return accounts.Invalid("parentId would make the issue its own ancestor")
+			return gatehouse.Invalid("parentId would make the issue its own ancestor")
 		}
 	}
 	return nil
@@ -446,49 +437,49 @@ func (s *Service) labels(ctx context.Context, tx Store, i *Issue, in *Input) err
 		names = *in.Labels
 	}
 	if len(names) > MaxLabels {
-		return accounts.Invalid("at most %d labels", MaxLabels)
+		return gatehouse.Invalid("at most %d labels", MaxLabels)
 	}
 	seen := map[string]bool{}
 	var want []Label
 	for _, n := range names {
 		n = strings.TrimSpace(n)
 		if n == "" || utf8.RuneCountInString(n) > MaxLabelName {
-			return accounts.Invalid("a label name must have 1 to %d characters", MaxLabelName)
+			return gatehouse.Invalid("a label name must have 1 to %d characters", MaxLabelName)
 		}
 		if !seen[strings.ToLower(n)] {
 			seen[strings.ToLower(n)] = true
-			want = append(want, Label{ID: newID(), TeamID: i.TeamID, Name: n, Color: "#95a2b3"})
+			want = append(want, Label{ID: gatehouse.NewID(), TeamID: i.TeamID, Name: n, Color: "#95a2b3"})
 		}
 	}
 	got, err := tx.EnsureLabels(ctx, want)
 	if err != nil {
-		return accounts.Internal("labels", err)
+		return gatehouse.Internal("labels", err)
 	}
 	ids := make([]string, len(got))
 	for k, l := range got {
 		ids[k] = l.ID
 	}
 	if err := tx.SetIssueLabels(ctx, i.ID, ids); err != nil {
-		return accounts.Internal("set labels", err)
+		return gatehouse.Internal("set labels", err)
 	}
 	return nil
 }
 
 // visible reads a live or deleted issue of a team the caller is in.
-func (s *Service) visible(ctx context.Context, tx Store, p *accounts.Principal, id string) (*Issue, error) {
-	if !accounts.IsID(id) {
+func (s *Service) visible(ctx context.Context, tx Store, p *gatehouse.Principal, id string) (*Issue, error) {
+	if !gatehouse.IsID(id) {
 		return nil, errIssueNotFound
 	}
 	i, err := tx.Issue(ctx, p.OrgID, id)
-	if errors.Is(err, accounts.ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errIssueNotFound
 	}
 	if err != nil {
-		return nil, accounts.Internal("find issue", err)
+		return nil, gatehouse.Internal("find issue", err)
 	}
 	ok, err := tx.MemberTeam(ctx, p.OrgID, i.TeamID, p.UserID)
 	if err != nil {
-		return nil, accounts.Internal("find team", err)
+		return nil, gatehouse.Internal("find team", err)
 	}
 	if !ok {
 		return nil, errIssueNotFound
@@ -498,19 +489,19 @@ func (s *Service) visible(ctx context.Context, tx Store, p *accounts.Principal, 
 
 // locked is visible inside a write transaction, read again once the
 // issue's team is locked, so tree checks see every committed change.
-func (s *Service) locked(ctx context.Context, tx Store, p *accounts.Principal, id string) (*Issue, error) {
+func (s *Service) locked(ctx context.Context, tx Store, p *gatehouse.Principal, id string) (*Issue, error) {
 	i, err := s.visible(ctx, tx, p, id)
 	if err != nil {
 		return nil, err
 	}
 	if err := tx.LockTeam(ctx, i.TeamID); err != nil {
-		return nil, accounts.Internal("lock team", err)
+		return nil, gatehouse.Internal("lock team", err)
 	}
 	return s.visible(ctx, tx, p, id)
 }
 
 // Get reads a live issue.
-func (s *Service) Get(ctx context.Context, p *accounts.Principal, id string) (*Issue, error) {
+func (s *Service) Get(ctx context.Context, p *gatehouse.Principal, id string) (*Issue, error) {
 	i, err := s.visible(ctx, s.store, p, id)
 	if err != nil {
 		return nil, err
@@ -523,12 +514,12 @@ func (s *Service) Get(ctx context.Context, p *accounts.Principal, id string) (*I
 
 // List lists the live (or, deleted, the Recently Deleted) issues of the
 // caller's teams, or of one of them.
-func (s *Service) List(ctx context.Context, p *accounts.Principal, teamID string, deleted bool) ([]*Issue, error) {
+func (s *Service) List(ctx context.Context, p *gatehouse.Principal, teamID string, deleted bool) ([]*Issue, error) {
 	teams := []string{teamID}
 	if teamID == "" {
 		var err error
 		if teams, err = s.store.MemberTeams(ctx, p.OrgID, p.UserID); err != nil {
-			return nil, accounts.Internal("teams", err)
+			return nil, gatehouse.Internal("teams", err)
 		}
 	} else if err := s.team(ctx, s.store, p, teamID); err != nil {
 		return nil, err
@@ -538,15 +529,15 @@ func (s *Service) List(ctx context.Context, p *accounts.Principal, teamID string
 	}
 	out, err := s.store.Issues(ctx, p.OrgID, teams, deleted)
 	if err != nil {
-		return nil, accounts.Internal("list issues", err)
+		return nil, gatehouse.Internal("list issues", err)
 	}
 	return out, nil
 }
 
 // Update edits a live issue.
-func (s *Service) Update(ctx context.Context, p *accounts.Principal, id string, in *Input) (*Issue, error) {
+func (s *Service) Update(ctx context.Context, p *gatehouse.Principal, id string, in *Input) (*Issue, error) {
 	if in.TeamID != nil || in.Clear["teamId"] {
-		return nil, accounts.Invalid("teamId cannot be changed")
+		return nil, gatehouse.Invalid("teamId cannot be changed")
 	}
 	var out *Issue
 	err := s.store.TasksTx(ctx, func(tx Store) error {
@@ -564,9 +555,9 @@ func (s *Service) Update(ctx context.Context, p *accounts.Principal, id string, 
 		if err := s.apply(ctx, tx, p, i, in, states); err != nil {
 			return err
 		}
-		i.Modified = s.clock()
+		i.Modified = s.clock.Now()
 		if err := tx.UpdateIssue(ctx, i); err != nil {
-			return accounts.Internal("update issue", err)
+			return gatehouse.Internal("update issue", err)
 		}
 		if err := s.labels(ctx, tx, i, in); err != nil {
 			return err
@@ -611,7 +602,7 @@ func (in *Input) set(field string) bool {
 }
 
 // Delete soft-deletes a live issue and its whole sub-issue subtree.
-func (s *Service) Delete(ctx context.Context, p *accounts.Principal, id string) error {
+func (s *Service) Delete(ctx context.Context, p *gatehouse.Principal, id string) error {
 	return s.store.TasksTx(ctx, func(tx Store) error {
 		i, err := s.locked(ctx, tx, p, id)
 		if err != nil {
@@ -622,11 +613,11 @@ func (s *Service) Delete(ctx context.Context, p *accounts.Principal, id string) 
 		}
 		below, err := tx.Subtree(ctx, i.ID)
 		if err != nil {
-			return accounts.Internal("subtree", err)
+			return gatehouse.Internal("subtree", err)
 		}
-		now := s.clock()
+		now := s.clock.Now()
 		if err := tx.SetDeleted(ctx, append([]string{i.ID}, below...), &now, now); err != nil {
-			return accounts.Internal("delete issue", err)
+			return gatehouse.Internal("delete issue", err)
 		}
 		return s.audit(ctx, tx, p, i, "deleted", map[string]any{"number": i.Number, "subtree": len(below)})
 	})
@@ -634,7 +625,7 @@ func (s *Service) Delete(ctx context.Context, p *accounts.Principal, id string) 
 
 // Restore brings back a soft-deleted issue with its whole sub-issue
 // subtree, sub-issues deleted separately earlier included (spec 3).
-func (s *Service) Restore(ctx context.Context, p *accounts.Principal, id string) (*Issue, error) {
+func (s *Service) Restore(ctx context.Context, p *gatehouse.Principal, id string) (*Issue, error) {
 	var out *Issue
 	err := s.store.TasksTx(ctx, func(tx Store) error {
 		i, err := s.locked(ctx, tx, p, id)
@@ -642,14 +633,14 @@ func (s *Service) Restore(ctx context.Context, p *accounts.Principal, id string)
 			return err
 		}
 		if i.DeletedAt == nil {
-			return accounts.Errorf(accounts.KindNotFound, "issue is not deleted")
+			return gatehouse.Errorf(gatehouse.KindNotFound, "issue is not deleted")
 		}
 		below, err := tx.Subtree(ctx, i.ID)
 		if err != nil {
-			return accounts.Internal("subtree", err)
+			return gatehouse.Internal("subtree", err)
 		}
-		if err := tx.SetDeleted(ctx, append([]string{i.ID}, below...), nil, s.clock()); err != nil {
-			return accounts.Internal("restore issue", err)
+		if err := tx.SetDeleted(ctx, append([]string{i.ID}, below...), nil, s.clock.Now()); err != nil {
+			return gatehouse.Internal("restore issue", err)
 		}
 		if err := s.audit(ctx, tx, p, i, "restored", map[string]any{"number": i.Number, "subtree": len(below)}); err != nil {
 			return err
@@ -660,12 +651,12 @@ func (s *Service) Restore(ctx context.Context, p *accounts.Principal, id string)
 	return out, err
 }
 
-func (s *Service) audit(ctx context.Context, tx Store, p *accounts.Principal, i *Issue, verb string, meta map[string]any) error {
+func (s *Service) audit(ctx context.Context, tx Store, p *gatehouse.Principal, i *Issue, verb string, meta map[string]any) error {
 	m, _ := json.Marshal(meta)
-	err := tx.AddAudit(ctx, &accounts.AuditEntry{ID: newID(), OrgID: i.OrgID, Tool: Tool, Action: Tool + ".issue." + verb,
-		ActorID: p.UserID, TargetType: "issue", TargetID: i.ID, Meta: string(m), At: s.clock()})
+	err := tx.AddAudit(ctx, &gatehouse.AuditEntry{ID: gatehouse.NewID(), OrgID: i.OrgID, Tool: Tool, Action: Tool + ".issue." + verb,
+		ActorID: p.UserID, TargetType: "issue", TargetID: i.ID, Meta: string(m), At: s.clock.Now()})
 	if err != nil {
-		return accounts.Internal("audit", err)
+		return gatehouse.Internal("audit", err)
 	}
 	return nil
 }

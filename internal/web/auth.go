@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
 
@@ -63,7 +64,7 @@ func (s *Server) handleMagicLink(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &in); err != nil {
 		return err
 	}
-	key, _, err := accounts.ParseEmail(in.Email)
+	key, _, err := gatehouse.ParseEmail(in.Email)
 	if err != nil {
 		return err
 	}
@@ -148,7 +149,7 @@ func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) error {
 }
 
 // handleSwitchOrg handles "POST /v1/auth/switch-org".
-func (s *Server) handleSwitchOrg(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleSwitchOrg(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in struct {
 		OrgID string `json:"org_id"`
 	}
@@ -164,7 +165,7 @@ func (s *Server) handleSwitchOrg(w http.ResponseWriter, r *http.Request, p *acco
 }
 
 // handleMe handles "GET /v1/auth/me".
-func (s *Server) handleMe(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleMe(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	u, oc, err := s.svc.Me(r.Context(), p)
 	if err != nil {
 		return err
@@ -177,7 +178,7 @@ func (s *Server) handleMe(w http.ResponseWriter, r *http.Request, p *accounts.Pr
 }
 
 // handleVerify handles "GET /v1/auth/verify".
-func (s *Server) handleVerify(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleVerify(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	u, err := s.svc.VerifyUser(r.Context(), p)
 	if err != nil {
 		return err

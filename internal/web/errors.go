@@ -10,32 +10,32 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 )
 
 // statusOf is the one table from error kinds to HTTP statuses.
-var statusOf = map[accounts.Kind]int{
-	accounts.KindInvalid:      http.StatusBadRequest,
-	accounts.KindUnauthorized: http.StatusUnauthorized,
-	accounts.KindForbidden:    http.StatusForbidden,
-	accounts.KindNotFound:     http.StatusNotFound,
-	accounts.KindConflict:     http.StatusConflict,
-	accounts.KindGone:         http.StatusGone,
-	accounts.KindTooMany:      http.StatusTooManyRequests,
-	accounts.KindUnavailable:  http.StatusServiceUnavailable,
+var statusOf = map[gatehouse.Kind]int{
+	gatehouse.KindInvalid:      http.StatusBadRequest,
+	gatehouse.KindUnauthorized: http.StatusUnauthorized,
+	gatehouse.KindForbidden:    http.StatusForbidden,
+	gatehouse.KindNotFound:     http.StatusNotFound,
+	gatehouse.KindConflict:     http.StatusConflict,
+	gatehouse.KindGone:         http.StatusGone,
+	gatehouse.KindTooMany:      http.StatusTooManyRequests,
+	gatehouse.KindUnavailable:  http.StatusServiceUnavailable,
 }
 
 // writeError answers err as {"error": message}. Errors without a kind are
 // internal: they are logged with the request id and answered with a generic
 // 500 that shows nothing of the cause.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var e *accounts.Error
+	var e *gatehouse.Error
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
 		writeJSON(w, http.StatusRequestEntityTooLarge, errorBody{fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit)})
 		return
-	case errors.As(err, &e) && e.Kind != accounts.KindInternal:
+	case errors.As(err, &e) && e.Kind != gatehouse.KindInternal:
 		status := statusOf[e.Kind]
 		if e.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))

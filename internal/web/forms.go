@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/forms"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 )
@@ -65,7 +65,7 @@ func toDestination(d *forms.Destination) destinationJSON {
 		Created: stamp(d.Created)}
 }
 
-func (s *Server) handleCreateForm(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleCreateForm(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in forms.CreateInput
 	if err := decode(r, &in); err != nil {
 		return err
@@ -78,7 +78,7 @@ func (s *Server) handleCreateForm(w http.ResponseWriter, r *http.Request, p *acc
 	return nil
 }
 
-func (s *Server) handleForms(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleForms(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	fs, err := s.forms.List(r.Context(), p)
 	if err != nil {
 		return err
@@ -91,7 +91,7 @@ func (s *Server) handleForms(w http.ResponseWriter, r *http.Request, p *accounts
 	return nil
 }
 
-func (s *Server) handleForm(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleForm(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	f, err := s.forms.Get(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
@@ -107,7 +107,7 @@ type submissionJSON struct {
 	Created string         `json:"created"`
 }
 
-func (s *Server) handleSubmissions(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleSubmissions(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	subs, err := s.forms.Submissions(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
@@ -120,7 +120,7 @@ func (s *Server) handleSubmissions(w http.ResponseWriter, r *http.Request, p *ac
 	return nil
 }
 
-func (s *Server) handleDestinations(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDestinations(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	ds, err := s.forms.Destinations(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
@@ -133,7 +133,7 @@ func (s *Server) handleDestinations(w http.ResponseWriter, r *http.Request, p *a
 	return nil
 }
 
-func (s *Server) handleAddDestination(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleAddDestination(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in forms.DestinationInput
 	if err := decode(r, &in); err != nil {
 		return err
@@ -146,7 +146,7 @@ func (s *Server) handleAddDestination(w http.ResponseWriter, r *http.Request, p 
 	return nil
 }
 
-func (s *Server) handleDeleteDestination(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDeleteDestination(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	if err := s.forms.DeleteDestination(r.Context(), p, r.PathValue("id"), r.PathValue("did")); err != nil {
 		return err
 	}
@@ -193,16 +193,16 @@ func submission(r *http.Request) (map[string]any, error) {
 			if tooBig(err) {
 				return nil, err
 			}
-			return nil, accounts.Invalid("could not read request body")
+			return nil, gatehouse.Invalid("could not read request body")
 		}
 		if nulEscape.Match(body) {
-			return nil, accounts.Invalid("strings must not contain NUL characters (\\u0000)")
+			return nil, gatehouse.Invalid("strings must not contain NUL characters (\\u0000)")
 		}
 		var data map[string]any
 		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.UseNumber() // numbers are kept as sent
 		if err := dec.Decode(&data); err != nil || data == nil || dec.More() {
-			return nil, accounts.Invalid("request body must be a JSON object")
+			return nil, gatehouse.Invalid("request body must be a JSON object")
 		}
 		return data, nil
 	case ct == "multipart/form-data":
@@ -210,7 +210,7 @@ func submission(r *http.Request) (map[string]any, error) {
 			if tooBig(err) {
 				return nil, err
 			}
-			return nil, accounts.Invalid("the form data could not be read")
+			return nil, gatehouse.Invalid("the form data could not be read")
 		}
 		return formFields(r.MultipartForm.Value), nil
 	case ct == "application/x-www-form-urlencoded":
@@ -218,7 +218,7 @@ func submission(r *http.Request) (map[string]any, error) {
 			if tooBig(err) {
 				return nil, err
 			}
-			return nil, accounts.Invalid("the form data could not be read")
+			return nil, gatehouse.Invalid("the form data could not be read")
 		}
 		return formFields(r.PostForm), nil
 	case ct == "text/plain":
@@ -227,7 +227,7 @@ func submission(r *http.Request) (map[string]any, error) {
 			if tooBig(err) {
 				return nil, err
 			}
-			return nil, accounts.Invalid("could not read request body")
+			return nil, gatehouse.Invalid("could not read request body")
 		}
 		fields := map[string][]string{}
 		for _, line := range strings.Split(strings.ReplaceAll(string(body), "\r\n", "\n"), "\n") {
@@ -237,7 +237,7 @@ func submission(r *http.Request) (map[string]any, error) {
 		}
 		return formFields(fields), nil
 	}
-	return nil, accounts.Invalid("Content-Type must be application/x-www-form-urlencoded, multipart/form-data, text/plain or application/json")
+	return nil, gatehouse.Invalid("Content-Type must be application/x-www-form-urlencoded, multipart/form-data, text/plain or application/json")
 }
 
 // formFields turns form values into submission fields: one value as a

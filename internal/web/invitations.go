@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
 
@@ -26,7 +27,7 @@ func toInvitation(inv *accounts.Invitation) invitationJSON {
 }
 
 // handleInvitations handles "GET /v1/orgs/{id}/invitations".
-func (s *Server) handleInvitations(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleInvitations(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	invs, err := s.svc.Invitations(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
@@ -41,7 +42,7 @@ func (s *Server) handleInvitations(w http.ResponseWriter, r *http.Request, p *ac
 }
 
 // handleInvite handles "POST /v1/orgs/{id}/invitations".
-func (s *Server) handleInvite(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleInvite(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in struct {
 		Kind   string   `json:"kind"`
 		Emails []string `json:"emails"`
@@ -73,7 +74,7 @@ func (s *Server) handleInvite(w http.ResponseWriter, r *http.Request, p *account
 }
 
 // handleRevokeInvitation handles "DELETE /v1/orgs/{id}/invitations/{iid}".
-func (s *Server) handleRevokeInvitation(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleRevokeInvitation(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	if err := s.svc.RevokeInvitation(r.Context(), p, r.PathValue("id"), r.PathValue("iid")); err != nil {
 		return err
 	}
@@ -102,7 +103,7 @@ func (s *Server) handlePreviewInvitation(w http.ResponseWriter, r *http.Request)
 }
 
 // handleAcceptInvitation handles "POST /v1/invitations/{token}/accept".
-func (s *Server) handleAcceptInvitation(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleAcceptInvitation(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	a, err := s.svc.AcceptInvitation(r.Context(), p, r.PathValue("token"))
 	if err != nil {
 		return err

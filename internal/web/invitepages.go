@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
 
@@ -19,7 +20,7 @@ type Invitations interface {
 	// KindGone for a used-up, revoked or deleted-org invitation.
 	PreviewInvitation(ctx context.Context, token string) (*InvitationPreview, error)
 	// AcceptInvitation accepts as p, a full session of the signed-in user.
-	AcceptInvitation(ctx context.Context, p *accounts.Principal, token string) (*InvitationAccepted, error)
+	AcceptInvitation(ctx context.Context, p *gatehouse.Principal, token string) (*InvitationAccepted, error)
 }
 
 // InvitationPreview is what the page shows before accepting.
@@ -111,7 +112,7 @@ func (a serviceInvitations) PreviewInvitation(ctx context.Context, token string)
 		Role: p.Role, Kind: p.Kind, InviterName: p.Inviter}, nil
 }
 
-func (a serviceInvitations) AcceptInvitation(ctx context.Context, p *accounts.Principal, token string) (*InvitationAccepted, error) {
+func (a serviceInvitations) AcceptInvitation(ctx context.Context, p *gatehouse.Principal, token string) (*InvitationAccepted, error) {
 	acc, err := a.svc.AcceptInvitation(ctx, p, token)
 	if err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"regexp"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 )
 
 // MaxBody is the largest request body accepted; larger answers 413.
@@ -26,14 +26,14 @@ func decode(r *http.Request, dst any) error {
 		if errors.As(err, &tooBig) {
 			return err
 		}
-		return accounts.Invalid("could not read request body")
+		return gatehouse.Invalid("could not read request body")
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
 	if bytes.Contains(body, []byte(`\u0000`)) && nulEscape.Match(body) {
 		// PostgreSQL text cannot hold NUL; no field of the API needs it.
-		return accounts.Invalid("strings must not contain NUL characters (\\u0000)")
+		return gatehouse.Invalid("strings must not contain NUL characters (\\u0000)")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(dst); err != nil {
@@ -41,16 +41,16 @@ func decode(r *http.Request, dst any) error {
 		var syntaxErr *json.SyntaxError
 		switch {
 		case errors.As(err, &typeErr) && typeErr.Field != "":
-			return accounts.Invalid("%s must be %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()))
+			return gatehouse.Invalid("%s must be %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()))
 		case errors.As(err, &typeErr):
-			return accounts.Invalid("request body must be a JSON object")
+			return gatehouse.Invalid("request body must be a JSON object")
 		case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
-			return accounts.Invalid("request body is not valid JSON")
+			return gatehouse.Invalid("request body is not valid JSON")
 		}
-		return accounts.Invalid("request body is not valid JSON")
+		return gatehouse.Invalid("request body is not valid JSON")
 	}
 	if dec.More() {
-		return accounts.Invalid("request body must hold one JSON object")
+		return gatehouse.Invalid("request body must hold one JSON object")
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
 
@@ -48,7 +49,7 @@ func (in *keyInput) domain() (accounts.KeyInput, error) {
 	out := accounts.KeyInput{Name: in.Name, OrgID: in.OrgID, Role: in.Role, ExpiresInDays: in.ExpiresInDays}
 	if len(in.Tools) > 0 && string(in.Tools) != "null" {
 		if err := json.Unmarshal(in.Tools, &out.Tools); err != nil {
-			return out, accounts.Invalid("tools must be an array of strings")
+			return out, gatehouse.Invalid("tools must be an array of strings")
 		}
 		if out.Tools == nil {
 			out.Tools = []string{}
@@ -89,7 +90,7 @@ func createKey(w http.ResponseWriter, r *http.Request, create func(accounts.KeyI
 }
 
 // handleUserKeys handles "GET /v1/me/api-keys".
-func (s *Server) handleUserKeys(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleUserKeys(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	ks, err := s.svc.UserKeys(r.Context(), p)
 	if err != nil {
 		return err
@@ -99,12 +100,12 @@ func (s *Server) handleUserKeys(w http.ResponseWriter, r *http.Request, p *accou
 }
 
 // handleCreateUserKey handles "POST /v1/me/api-keys".
-func (s *Server) handleCreateUserKey(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleCreateUserKey(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	return createKey(w, r, func(in accounts.KeyInput) (*accounts.NewKey, error) { return s.svc.CreateUserKey(r.Context(), p, in) })
 }
 
 // handleDeleteUserKey handles "DELETE /v1/me/api-keys/{kid}".
-func (s *Server) handleDeleteUserKey(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDeleteUserKey(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	if err := s.svc.RevokeUserKey(r.Context(), p, r.PathValue("kid")); err != nil {
 		return err
 	}

@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/links"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
@@ -42,7 +42,7 @@ func (s *Server) toLink(l *links.Link) linkJSON {
 		Title: l.Title, Active: l.Active, Archived: l.Archived, Clicks: l.Clicks, Created: stamp(l.Created)}
 }
 
-func (s *Server) handleCreateLink(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleCreateLink(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in links.Input
 	if err := decode(r, &in); err != nil {
 		return err
@@ -55,7 +55,7 @@ func (s *Server) handleCreateLink(w http.ResponseWriter, r *http.Request, p *acc
 	return nil
 }
 
-func (s *Server) handleLinks(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleLinks(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	ls, err := s.links.List(r.Context(), p)
 	if err != nil {
 		return err
@@ -68,7 +68,7 @@ func (s *Server) handleLinks(w http.ResponseWriter, r *http.Request, p *accounts
 	return nil
 }
 
-func (s *Server) handleLink(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleLink(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	l, err := s.links.Get(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
@@ -77,7 +77,7 @@ func (s *Server) handleLink(w http.ResponseWriter, r *http.Request, p *accounts.
 	return nil
 }
 
-func (s *Server) handleUpdateLink(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleUpdateLink(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in links.Input
 	if err := decode(r, &in); err != nil {
 		return err
@@ -90,7 +90,7 @@ func (s *Server) handleUpdateLink(w http.ResponseWriter, r *http.Request, p *acc
 	return nil
 }
 
-func (s *Server) handleDeleteLink(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDeleteLink(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	if err := s.links.Delete(r.Context(), p, r.PathValue("id")); err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ type conversionJSON struct {
 	Created     string  `json:"created"`
 }
 
-func (s *Server) handleConversion(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleConversion(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in links.ConversionInput
 	if err := decode(r, &in); err != nil {
 		return err
@@ -151,8 +151,8 @@ func toWebhook(w *webhooks.Webhook) webhookJSON {
 
 // webhookRoutes serves a tool's webhook management under base.
 func (s *Server) webhookRoutes(m *http.ServeMux, base string, t *webhooks.Tool, ping bool) {
-	h := func(fn func(w http.ResponseWriter, r *http.Request, p *accounts.Principal, t *webhooks.Tool) error) http.Handler {
-		return s.tool(t.Name, func(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error { return fn(w, r, p, t) })
+	h := func(fn func(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal, t *webhooks.Tool) error) http.Handler {
+		return s.tool(t.Name, func(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error { return fn(w, r, p, t) })
 	}
 	m.Handle("POST "+base+"/webhooks", h(s.handleCreateWebhook))
 	m.Handle("GET "+base+"/webhooks", h(s.handleWebhooks))
@@ -163,7 +163,7 @@ func (s *Server) webhookRoutes(m *http.ServeMux, base string, t *webhooks.Tool, 
 	}
 }
 
-func (s *Server) handleCreateWebhook(w http.ResponseWriter, r *http.Request, p *accounts.Principal, t *webhooks.Tool) error {
+func (s *Server) handleCreateWebhook(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal, t *webhooks.Tool) error {
 	var in webhooks.Input
 	if err := decode(r, &in); err != nil {
 		return err
@@ -178,7 +178,7 @@ func (s *Server) handleCreateWebhook(w http.ResponseWriter, r *http.Request, p *
 	return nil
 }
 
-func (s *Server) handleWebhooks(w http.ResponseWriter, r *http.Request, p *accounts.Principal, t *webhooks.Tool) error {
+func (s *Server) handleWebhooks(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal, t *webhooks.Tool) error {
 	hs, err := s.webhooks.List(r.Context(), t, p)
 	if err != nil {
 		return err
@@ -191,7 +191,7 @@ func (s *Server) handleWebhooks(w http.ResponseWriter, r *http.Request, p *accou
 	return nil
 }
 
-func (s *Server) handleUpdateWebhook(w http.ResponseWriter, r *http.Request, p *accounts.Principal, t *webhooks.Tool) error {
+func (s *Server) handleUpdateWebhook(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal, t *webhooks.Tool) error {
 	var in webhooks.Input
 	if err := decode(r, &in); err != nil {
 		return err
@@ -204,7 +204,7 @@ func (s *Server) handleUpdateWebhook(w http.ResponseWriter, r *http.Request, p *
 	return nil
 }
 
-func (s *Server) handleDeleteWebhook(w http.ResponseWriter, r *http.Request, p *accounts.Principal, t *webhooks.Tool) error {
+func (s *Server) handleDeleteWebhook(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal, t *webhooks.Tool) error {
 	if err := s.webhooks.Delete(r.Context(), t, p, r.PathValue("id")); err != nil {
 		return err
 	}
@@ -212,7 +212,7 @@ func (s *Server) handleDeleteWebhook(w http.ResponseWriter, r *http.Request, p *
 	return nil
 }
 
-func (s *Server) handlePingWebhook(w http.ResponseWriter, r *http.Request, p *accounts.Principal, t *webhooks.Tool) error {
+func (s *Server) handlePingWebhook(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal, t *webhooks.Tool) error {
 	if _, err := s.webhooks.Ping(r.Context(), t, p, r.PathValue("id")); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 )
@@ -42,7 +43,7 @@ func newLockout(now func() time.Time) *lockout {
 
 // accountKey is the lockout key of an email as typed: its account key
 // (IDNA A-label domain), so every spelling of one mailbox shares a bucket.
-func accountKey(email string) string { return accounts.EmailKey(email) }
+func accountKey(email string) string { return gatehouse.EmailKey(email) }
 
 // guard runs check, a password check of account from ip, under the lockout.
 // A nil lockout (abuse limits off) only runs check.
@@ -112,7 +113,7 @@ func (s *Server) magicSignIn(r *http.Request, secret string) (*accounts.SignIn, 
 
 // changePassword changes the caller's password; a wrong current password
 // counts against the account like a failed sign-in.
-func (s *Server) changePassword(r *http.Request, p *accounts.Principal, current, next string) error {
+func (s *Server) changePassword(r *http.Request, p *gatehouse.Principal, current, next string) error {
 	change := func() error { return s.svc.ChangePassword(r.Context(), p, current, next) }
 	l := s.lockout()
 	if l == nil {

@@ -3,11 +3,12 @@ package web
 import (
 	"net/http"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
 
 // handlePatchMe handles "PATCH /v1/me".
-func (s *Server) handlePatchMe(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handlePatchMe(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in struct {
 		Name      *string `json:"name"`
 		AvatarURL *string `json:"avatar_url"`
@@ -24,7 +25,7 @@ func (s *Server) handlePatchMe(w http.ResponseWriter, r *http.Request, p *accoun
 }
 
 // handleDeleteMe handles "DELETE /v1/me".
-func (s *Server) handleDeleteMe(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDeleteMe(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	if err := s.svc.DeleteAccount(r.Context(), p); err != nil {
 		return err
 	}
@@ -33,7 +34,7 @@ func (s *Server) handleDeleteMe(w http.ResponseWriter, r *http.Request, p *accou
 }
 
 // handlePassword handles "POST /v1/me/password".
-func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in struct {
 		CurrentPassword string `json:"current_password"`
 		NewPassword     string `json:"new_password"`
@@ -49,7 +50,7 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request, p *accou
 }
 
 // handleResend handles "POST /v1/me/verify-email/resend".
-func (s *Server) handleResend(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleResend(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	outcome, err := s.svc.ResendVerification(r.Context(), p)
 	if err != nil {
 		return err
@@ -71,7 +72,7 @@ type orgListingJSON struct {
 }
 
 // handleMyOrgs handles "GET /v1/me/orgs".
-func (s *Server) handleMyOrgs(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleMyOrgs(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	orgs, def, err := s.svc.MyOrgs(r.Context(), p)
 	if err != nil {
 		return err
@@ -96,7 +97,7 @@ type sessionRowJSON struct {
 }
 
 // handleSessions handles "GET /v1/me/sessions".
-func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	ss, err := s.svc.Sessions(r.Context(), p)
 	if err != nil {
 		return err
@@ -111,7 +112,7 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request, p *accou
 }
 
 // handleDeleteSession handles "DELETE /v1/me/sessions/{sid}".
-func (s *Server) handleDeleteSession(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDeleteSession(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	if err := s.svc.RevokeSession(r.Context(), p, r.PathValue("sid")); err != nil {
 		return err
 	}
@@ -129,7 +130,7 @@ type grantJSON struct {
 }
 
 // handleGrants handles "GET /v1/me/grants".
-func (s *Server) handleGrants(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleGrants(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	gs, err := s.svc.Grants(r.Context(), p)
 	if err != nil {
 		return err
@@ -143,7 +144,7 @@ func (s *Server) handleGrants(w http.ResponseWriter, r *http.Request, p *account
 }
 
 // handleDeleteGrant handles "DELETE /v1/me/grants/{gid}".
-func (s *Server) handleDeleteGrant(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDeleteGrant(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	if err := s.svc.RevokeGrant(r.Context(), p, r.PathValue("gid")); err != nil {
 		return err
 	}

@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 )
 
 // memberJSON is the Member row of CONTRACT §3.
@@ -17,7 +17,7 @@ type memberJSON struct {
 }
 
 // handleOrgMembers handles "GET /v1/orgs/{id}/members".
-func (s *Server) handleOrgMembers(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleOrgMembers(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	ms, err := s.svc.OrgMembers(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
@@ -31,7 +31,7 @@ func (s *Server) handleOrgMembers(w http.ResponseWriter, r *http.Request, p *acc
 }
 
 // handleSetMemberRole handles "PATCH /v1/orgs/{id}/members/{uid}".
-func (s *Server) handleSetMemberRole(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleSetMemberRole(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in struct {
 		Role string `json:"role"`
 	}
@@ -46,7 +46,7 @@ func (s *Server) handleSetMemberRole(w http.ResponseWriter, r *http.Request, p *
 }
 
 // handleRemoveMember handles "DELETE /v1/orgs/{id}/members/{uid}".
-func (s *Server) handleRemoveMember(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleRemoveMember(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	if err := s.svc.RemoveMember(r.Context(), p, r.PathValue("id"), r.PathValue("uid")); err != nil {
 		return err
 	}

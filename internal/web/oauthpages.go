@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 )
@@ -53,8 +54,8 @@ func (s *Server) handleAuthorizeDecision(w http.ResponseWriter, r *http.Request)
 	}
 	to, err := s.oauth.Approve(r.Context(), a, b.User.ID, r.PostFormValue("org_id"))
 	if err != nil {
-		var e *accounts.Error
-		if errors.As(err, &e) && (e.Kind == accounts.KindInvalid || e.Kind == accounts.KindForbidden) {
+		var e *gatehouse.Error
+		if errors.As(err, &e) && (e.Kind == gatehouse.KindInvalid || e.Kind == gatehouse.KindForbidden) {
 			s.consent(w, r, b, "Connect "+a.Client.DisplayName(), a.Client, "/oauth/authorize", a.Params(), formTarget(a.RedirectURI), sentence(e.Message))
 			return
 		}
@@ -161,8 +162,8 @@ func (s *Server) handleDevicePage(w http.ResponseWriter, r *http.Request) {
 	}
 	d, err := s.oauth.LookupDevice(r.Context(), code)
 	if err != nil {
-		var e *accounts.Error
-		if errors.As(err, &e) && e.Kind == accounts.KindNotFound {
+		var e *gatehouse.Error
+		if errors.As(err, &e) && e.Kind == gatehouse.KindNotFound {
 			s.deviceCodeFailed(r, b)
 			s.render(w, http.StatusNotFound, "device", &page{Title: "Connect a device", User: b.User, Code: code, Error: sentence(e.Message)})
 			return
@@ -197,14 +198,14 @@ func (s *Server) handleDeviceDecision(w http.ResponseWriter, r *http.Request) {
 	approve := r.PostFormValue("decision") == "approve"
 	err = s.oauth.DecideDevice(r.Context(), code, b.User.ID, r.PostFormValue("org_id"), approve)
 	if err != nil {
-		var e *accounts.Error
-		if errors.As(err, &e) && (e.Kind == accounts.KindInvalid || e.Kind == accounts.KindForbidden) {
+		var e *gatehouse.Error
+		if errors.As(err, &e) && (e.Kind == gatehouse.KindInvalid || e.Kind == gatehouse.KindForbidden) {
 			if d, lerr := s.oauth.LookupDevice(r.Context(), code); lerr == nil {
 				s.deviceConsent(w, r, b, d, sentence(e.Message))
 				return
 			}
 		}
-		if errors.As(err, &e) && e.Kind == accounts.KindNotFound {
+		if errors.As(err, &e) && e.Kind == gatehouse.KindNotFound {
 			s.deviceCodeFailed(r, b)
 			s.render(w, http.StatusNotFound, "device", &page{Title: "Connect a device", User: b.User, Code: code, Error: sentence(e.Message)})
 			return

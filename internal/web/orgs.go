@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
 
@@ -32,7 +33,7 @@ func writeOrgProfile(w http.ResponseWriter, op *accounts.OrgProfile) {
 }
 
 // handleCreateOrg handles "POST /v1/orgs".
-func (s *Server) handleCreateOrg(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleCreateOrg(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in struct {
 		Name string `json:"name"`
 	}
@@ -53,7 +54,7 @@ func (s *Server) handleCreateOrg(w http.ResponseWriter, r *http.Request, p *acco
 }
 
 // handleOrg handles "GET /v1/orgs/{id}".
-func (s *Server) handleOrg(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleOrg(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	op, err := s.svc.OrgProfile(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
@@ -63,7 +64,7 @@ func (s *Server) handleOrg(w http.ResponseWriter, r *http.Request, p *accounts.P
 }
 
 // handleUpdateOrg handles "PATCH /v1/orgs/{id}".
-func (s *Server) handleUpdateOrg(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleUpdateOrg(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in struct {
 		Name      *string `json:"name"`
 		Slug      *string `json:"slug"`
@@ -81,7 +82,7 @@ func (s *Server) handleUpdateOrg(w http.ResponseWriter, r *http.Request, p *acco
 }
 
 // handleDeleteOrg handles "DELETE /v1/orgs/{id}".
-func (s *Server) handleDeleteOrg(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDeleteOrg(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	if err := s.svc.DeleteOrg(r.Context(), p, r.PathValue("id")); err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
 
@@ -88,8 +89,8 @@ func (s *Server) render(w http.ResponseWriter, status int, name string, p *page)
 
 // pageError renders err on the error page with the status its kind maps to.
 func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) {
-	var e *accounts.Error
-	if errors.As(err, &e) && e.Kind != accounts.KindInternal {
+	var e *gatehouse.Error
+	if errors.As(err, &e) && e.Kind != gatehouse.KindInternal {
 		if e.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 		}
@@ -162,7 +163,7 @@ func (s *Server) browser(r *http.Request) (*accounts.BrowserSession, error) {
 		return nil, nil
 	}
 	b, err := s.svc.BrowserUser(r.Context(), c.Value)
-	if accounts.ErrorKind(err) == accounts.KindUnauthorized {
+	if gatehouse.ErrorKind(err) == gatehouse.KindUnauthorized {
 		return nil, nil
 	}
 	return b, err
@@ -254,10 +255,10 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	}
 	si, err := s.login(r, email, r.PostFormValue("password"))
 	if err != nil {
-		var e *accounts.Error
-		if errors.As(err, &e) && e.Kind != accounts.KindInternal {
+		var e *gatehouse.Error
+		if errors.As(err, &e) && e.Kind != gatehouse.KindInternal {
 			msg := sentence(e.Message)
-			if e.Kind == accounts.KindTooMany {
+			if e.Kind == gatehouse.KindTooMany {
 				msg = "Too many failed attempts for this account. Wait a minute, or sign in with an email link."
 			}
 			fail(statusOf[e.Kind], msg)
@@ -273,9 +274,9 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 // remembers in a cookie where to continue once it is opened here.
 func (s *Server) handleSignInMagic(w http.ResponseWriter, r *http.Request) {
 	email, next := r.PostFormValue("email"), safeNext(r.PostFormValue("next"))
-	key, display, err := accounts.ParseEmail(email)
+	key, display, err := gatehouse.ParseEmail(email)
 	if err != nil {
-		s.render(w, http.StatusBadRequest, "signin", &page{Title: "Sign in", Next: next, Email: email, Error: sentence(err.(*accounts.Error).Message)})
+		s.render(w, http.StatusBadRequest, "signin", &page{Title: "Sign in", Next: next, Email: email, Error: sentence(err.(*gatehouse.Error).Message)})
 		return
 	}
 	if s.limits != nil {

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/gatehouse/gatehouse/internal/web"
 )
@@ -195,14 +195,14 @@ func (f *fakeInvitations) PreviewInvitation(_ context.Context, tok string) (*web
 	case "good":
 		return &web.InvitationPreview{OrgName: "Acme <Team>", Role: "member", Kind: "link", InviterName: "Ada"}, nil
 	case "gone":
-		return nil, accounts.Errorf(accounts.KindGone, "this invitation is no longer active")
+		return nil, gatehouse.Errorf(gatehouse.KindGone, "this invitation is no longer active")
 	}
-	return nil, accounts.Errorf(accounts.KindNotFound, "invitation not found")
+	return nil, gatehouse.Errorf(gatehouse.KindNotFound, "invitation not found")
 }
 
-func (f *fakeInvitations) AcceptInvitation(_ context.Context, p *accounts.Principal, tok string) (*web.InvitationAccepted, error) {
+func (f *fakeInvitations) AcceptInvitation(_ context.Context, p *gatehouse.Principal, tok string) (*web.InvitationAccepted, error) {
 	if !p.Full() || p.UserID == "" {
-		return nil, accounts.Errorf(accounts.KindForbidden, "needs a full session")
+		return nil, gatehouse.Errorf(gatehouse.KindForbidden, "needs a full session")
 	}
 	f.accepted = append(f.accepted, p.UserID)
 	return &web.InvitationAccepted{OrgName: "Acme <Team>"}, nil

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/api"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
@@ -160,7 +161,7 @@ func (s *Server) oauthLimited(pick func(*limits) *ratelimit.Limiter, h http.Hand
 // any of the pages' values.
 func (s *Server) form(h http.HandlerFunc) http.Handler {
 	return s.csrf.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := r.ParseForm(); err != nil || !accounts.CleanValues(r.Form, maxFormValue) {
+		if err := r.ParseForm(); err != nil || !gatehouse.CleanValues(r.Form, maxFormValue) {
 			s.render(w, http.StatusBadRequest, "error", &page{Title: "Request refused",
 				Message: "This form could not be read. Go back to the page and try again."})
 			return

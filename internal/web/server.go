@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/forms"
 	"github.com/gatehouse/gatehouse/internal/links"
@@ -99,7 +100,7 @@ func NewServer(c Config) http.Handler {
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 // authedFunc is an endpoint that needs a verified bearer token.
-type authedFunc func(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error
+type authedFunc func(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error
 
 func (s *Server) handle(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -123,14 +124,14 @@ func (s *Server) authed(h authedFunc) http.Handler {
 // full is authed for operations that need a full sign-in session that is
 // still live (one read of the session).
 func (s *Server) full(h authedFunc) http.Handler {
-	return s.authed(func(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+	return s.authed(func(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 		if !p.Full() {
 			// A key or OAuth token reaches only its own workspace: any
 			// other reads as not found, as on every org route, not 403.
 			if id := r.PathValue("id"); id != "" && id != p.OrgID {
-				return accounts.Errorf(accounts.KindNotFound, "organization not found")
+				return gatehouse.Errorf(gatehouse.KindNotFound, "organization not found")
 			}
-			return accounts.Errorf(accounts.KindForbidden, "this operation needs a full sign-in session, not an API-key or OAuth token")
+			return gatehouse.Errorf(gatehouse.KindForbidden, "this operation needs a full sign-in session, not an API-key or OAuth token")
 		}
 		// A full session's token is checked against its session, so it
 		// cannot outlive a sign-out or revocation.
@@ -141,11 +142,11 @@ func (s *Server) full(h authedFunc) http.Handler {
 	})
 }
 
-func (s *Server) principal(r *http.Request) (*accounts.Principal, error) {
+func (s *Server) principal(r *http.Request) (*gatehouse.Principal, error) {
 	h := r.Header.Get("Authorization")
 	scheme, raw, ok := strings.Cut(h, " ")
 	if h == "" || !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(raw) == "" {
-		return nil, accounts.Errorf(accounts.KindUnauthorized, "missing bearer token")
+		return nil, gatehouse.Errorf(gatehouse.KindUnauthorized, "missing bearer token")
 	}
 	return s.svc.Authenticate(strings.TrimSpace(raw))
 }
@@ -181,7 +182,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusInternalServerError, errorBody{"internal server error (request id " + id + ")"})
 		}
 	}()
-	if !accounts.CleanText(r.URL.Path) || !cleanQuery(r.URL.RawQuery) {
+	if !gatehouse.CleanText(r.URL.Path) || !cleanQuery(r.URL.RawQuery) {
 		// PostgreSQL text holds neither NUL nor invalid UTF-8: refuse them
 		// before they reach a query.
 		writeJSON(w, http.StatusBadRequest, errorBody{"the URL must be valid UTF-8 without NUL characters"})
@@ -267,7 +268,7 @@ func newLimits(now func() time.Time) *limits {
 }
 
 func tooMany(wait time.Duration) error {
-	return &accounts.Error{Kind: accounts.KindTooMany, Message: "too many requests; try again later", RetryAfter: wait}
+	return &gatehouse.Error{Kind: gatehouse.KindTooMany, Message: "too many requests; try again later", RetryAfter: wait}
 }
 
 // perIP limits h by client IP with the limiter that pick selects.
@@ -286,5 +287,5 @@ func (s *Server) perIP(pick func(*limits) *ratelimit.Limiter, h handlerFunc) htt
 // clean text; a query that does not parse is left to its handler.
 func cleanQuery(raw string) bool {
 	q, err := url.ParseQuery(raw)
-	return err != nil || accounts.CleanValues(q, 0)
+	return err != nil || gatehouse.CleanValues(q, 0)
 }

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sign"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
@@ -72,30 +72,30 @@ func (s *Server) toDocument(d *sign.Document) map[string]any {
 		"recipients": recipients, "fields": fields}
 }
 
-func (s *Server) handleCreateDocument(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleCreateDocument(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	if err := r.ParseMultipartForm(4 << 20); err != nil {
 		if tooBig(err) {
 			return err
 		}
-		return accounts.Invalid("the body must be multipart/form-data with a file (PDF) and a document (JSON)")
+		return gatehouse.Invalid("the body must be multipart/form-data with a file (PDF) and a document (JSON)")
 	}
 	defer r.MultipartForm.RemoveAll()
 	var in sign.CreateInput
 	meta := r.FormValue("document")
 	if nulEscape.MatchString(meta) {
-		return accounts.Invalid("strings must not contain NUL characters (\\u0000)")
+		return gatehouse.Invalid("strings must not contain NUL characters (\\u0000)")
 	}
 	if err := json.Unmarshal([]byte(meta), &in); err != nil {
-		return accounts.Invalid("document must be a JSON object: name, message, recipients, fields")
+		return gatehouse.Invalid("document must be a JSON object: name, message, recipients, fields")
 	}
 	f, _, err := r.FormFile("file")
 	if err != nil {
-		return accounts.Invalid("file is required (a PDF)")
+		return gatehouse.Invalid("file is required (a PDF)")
 	}
 	defer f.Close()
 	pdf, err := io.ReadAll(io.LimitReader(f, sign.MaxFile+1))
 	if err != nil {
-		return accounts.Invalid("file could not be read")
+		return gatehouse.Invalid("file could not be read")
 	}
 	d, err := s.sign.Create(r.Context(), p, pdf, &in)
 	if err != nil {
@@ -105,7 +105,7 @@ func (s *Server) handleCreateDocument(w http.ResponseWriter, r *http.Request, p 
 	return nil
 }
 
-func (s *Server) handleDocuments(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDocuments(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	ds, err := s.sign.List(r.Context(), p)
 	if err != nil {
 		return err
@@ -126,17 +126,17 @@ func (s *Server) writeDocument(w http.ResponseWriter, d *sign.Document, err erro
 	return nil
 }
 
-func (s *Server) handleDocument(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDocument(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	d, err := s.sign.Get(r.Context(), p, r.PathValue("id"))
 	return s.writeDocument(w, d, err)
 }
 
-func (s *Server) handleSendDocument(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleSendDocument(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	d, err := s.sign.Send(r.Context(), p, r.PathValue("id"))
 	return s.writeDocument(w, d, err)
 }
 
-func (s *Server) handleVoidDocument(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleVoidDocument(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in struct {
 		Reason string `json:"reason"`
 	}
@@ -147,7 +147,7 @@ func (s *Server) handleVoidDocument(w http.ResponseWriter, r *http.Request, p *a
 	return s.writeDocument(w, d, err)
 }
 
-func (s *Server) handleDuplicateDocument(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDuplicateDocument(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in struct {
 		Name *string `json:"name"`
 	}
@@ -158,12 +158,12 @@ func (s *Server) handleDuplicateDocument(w http.ResponseWriter, r *http.Request,
 	return s.writeDocument(w, d, err)
 }
 
-func (s *Server) handleDeleteField(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDeleteField(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	d, err := s.sign.DeleteField(r.Context(), p, r.PathValue("id"), r.PathValue("fieldId"))
 	return s.writeDocument(w, d, err)
 }
 
-func (s *Server) handleSigningLink(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleSigningLink(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	link, err := s.sign.SigningLink(r.Context(), p, r.PathValue("id"), r.PathValue("rid"))
 	if err != nil {
 		return err
@@ -172,7 +172,7 @@ func (s *Server) handleSigningLink(w http.ResponseWriter, r *http.Request, p *ac
 	return nil
 }
 
-func (s *Server) handleDocumentFile(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDocumentFile(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	d, err := s.sign.File(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err

@@ -79,7 +79,7 @@ func signinTeamOrg(t *testing.T, env *testenv.Env, a *testenv.Account, seeded bo
 	if seeded {
 		ctx := context.Background()
 		now := env.Clock.Now()
-		o := &accounts.Org{ID: uuid.NewString(), Name: name, Slug: "acme-" + testenv.RandomHex(4), Kind: accounts.KindTeam, CreatedAt: now}
+		o := &accounts.Org{ID: uuid.NewString(), Name: name, Slug: "acme-" + testenv.RandomHex(4), Kind: accounts.OrgTeam, CreatedAt: now}
 		if err := env.Store.CreateOrg(ctx, o); err != nil {
 			t.Fatalf("seed team org: %v", err)
 		}

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/tasks"
 )
 
@@ -103,7 +103,7 @@ func toIssue(i *tasks.Issue) issueJSON {
 	return out
 }
 
-func (s *Server) handleTaskStates(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleTaskStates(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	states, err := s.tasks.States(r.Context(), p, r.PathValue("teamId"))
 	if err != nil {
 		return err
@@ -124,7 +124,7 @@ func decodeIssue(r *http.Request) (*tasks.Input, error) {
 	return tasks.DecodeInput(raw)
 }
 
-func (s *Server) handleCreateIssue(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleCreateIssue(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	in, err := decodeIssue(r)
 	if err != nil {
 		return err
@@ -137,7 +137,7 @@ func (s *Server) handleCreateIssue(w http.ResponseWriter, r *http.Request, p *ac
 	return nil
 }
 
-func (s *Server) handleIssues(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleIssues(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	q := r.URL.Query()
 	deleted := false
 	switch q.Get("deleted") {
@@ -145,7 +145,7 @@ func (s *Server) handleIssues(w http.ResponseWriter, r *http.Request, p *account
 	case "true":
 		deleted = true
 	default:
-		return accounts.Invalid("deleted must be true or false")
+		return gatehouse.Invalid("deleted must be true or false")
 	}
 	list, err := s.tasks.List(r.Context(), p, q.Get("teamId"), deleted)
 	if err != nil {
@@ -159,7 +159,7 @@ func (s *Server) handleIssues(w http.ResponseWriter, r *http.Request, p *account
 	return nil
 }
 
-func (s *Server) handleIssue(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleIssue(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	i, err := s.tasks.Get(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
@@ -168,7 +168,7 @@ func (s *Server) handleIssue(w http.ResponseWriter, r *http.Request, p *accounts
 	return nil
 }
 
-func (s *Server) handleUpdateIssue(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleUpdateIssue(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	in, err := decodeIssue(r)
 	if err != nil {
 		return err
@@ -181,7 +181,7 @@ func (s *Server) handleUpdateIssue(w http.ResponseWriter, r *http.Request, p *ac
 	return nil
 }
 
-func (s *Server) handleDeleteIssue(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDeleteIssue(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	if err := s.tasks.Delete(r.Context(), p, r.PathValue("id")); err != nil {
 		return err
 	}
@@ -189,7 +189,7 @@ func (s *Server) handleDeleteIssue(w http.ResponseWriter, r *http.Request, p *ac
 	return nil
 }
 
-func (s *Server) handleRestoreIssue(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleRestoreIssue(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	i, err := s.tasks.Restore(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 )
 
 // tool is authed for a tool API: without a valid token 401 with the RFC
@@ -19,7 +19,7 @@ func (s *Server) tool(tool string, h authedFunc) http.Handler {
 		if err == nil {
 			err = s.svc.ToolAccess(r.Context(), p)
 		}
-		if accounts.ErrorKind(err) == accounts.KindUnauthorized {
+		if gatehouse.ErrorKind(err) == gatehouse.KindUnauthorized {
 			challenge := `Bearer resource_metadata="` + s.resourceMetadataURL("/"+tool) + `"`
 			if r.Header.Get("Authorization") != "" {
 				challenge += `, error="invalid_token"`
@@ -30,7 +30,7 @@ func (s *Server) tool(tool string, h authedFunc) http.Handler {
 			return err
 		}
 		if !slices.Contains(p.Tools, tool) {
-			return accounts.Errorf(accounts.KindForbidden, "the %s tool is not enabled for this workspace", tool)
+			return gatehouse.Errorf(gatehouse.KindForbidden, "the %s tool is not enabled for this workspace", tool)
 		}
 		return h(w, r, p)
 	})
@@ -40,8 +40,8 @@ func (s *Server) tool(tool string, h authedFunc) http.Handler {
 // serves (every path of the tools without an API yet): 401 and 403 as for
 // any tool request, else 404.
 func (s *Server) handleToolAPI(tool string) http.Handler {
-	return s.tool(tool, func(http.ResponseWriter, *http.Request, *accounts.Principal) error {
-		return accounts.Errorf(accounts.KindNotFound, "not found")
+	return s.tool(tool, func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error {
+		return gatehouse.Errorf(gatehouse.KindNotFound, "not found")
 	})
 }
 

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
 
@@ -46,7 +47,7 @@ type teamInput struct {
 }
 
 // handleTeams handles "GET /v1/orgs/{id}/teams".
-func (s *Server) handleTeams(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleTeams(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	ts, err := s.svc.Teams(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
@@ -60,7 +61,7 @@ func (s *Server) handleTeams(w http.ResponseWriter, r *http.Request, p *accounts
 }
 
 // handleCreateTeam handles "POST /v1/orgs/{id}/teams".
-func (s *Server) handleCreateTeam(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleCreateTeam(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in teamInput
 	if err := decode(r, &in); err != nil {
 		return err
@@ -74,7 +75,7 @@ func (s *Server) handleCreateTeam(w http.ResponseWriter, r *http.Request, p *acc
 }
 
 // handlePatchTeam handles "PATCH /v1/orgs/{id}/teams/{tid}".
-func (s *Server) handlePatchTeam(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handlePatchTeam(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in teamInput
 	if err := decode(r, &in); err != nil {
 		return err
@@ -87,7 +88,7 @@ func (s *Server) handlePatchTeam(w http.ResponseWriter, r *http.Request, p *acco
 }
 
 // handleDeleteTeam handles "DELETE /v1/orgs/{id}/teams/{tid}".
-func (s *Server) handleDeleteTeam(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDeleteTeam(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	if err := s.svc.DeleteTeam(r.Context(), p, r.PathValue("id"), r.PathValue("tid")); err != nil {
 		return err
 	}
@@ -96,7 +97,7 @@ func (s *Server) handleDeleteTeam(w http.ResponseWriter, r *http.Request, p *acc
 }
 
 // handleTeamMembers handles "GET /v1/orgs/{id}/teams/{tid}/members".
-func (s *Server) handleTeamMembers(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleTeamMembers(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	rows, err := s.svc.TeamMembers(r.Context(), p, r.PathValue("id"), r.PathValue("tid"))
 	if err != nil {
 		return err
@@ -106,7 +107,7 @@ func (s *Server) handleTeamMembers(w http.ResponseWriter, r *http.Request, p *ac
 }
 
 // handleSetTeamMember handles "POST /v1/orgs/{id}/teams/{tid}/members".
-func (s *Server) handleSetTeamMember(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleSetTeamMember(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in struct {
 		UserID string `json:"user_id"`
 		Role   string `json:"role"`
@@ -122,7 +123,7 @@ func (s *Server) handleSetTeamMember(w http.ResponseWriter, r *http.Request, p *
 }
 
 // handleRemoveTeamMember handles "DELETE /v1/orgs/{id}/teams/{tid}/members/{uid}".
-func (s *Server) handleRemoveTeamMember(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleRemoveTeamMember(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	if err := s.svc.RemoveTeamMember(r.Context(), p, r.PathValue("id"), r.PathValue("tid"), r.PathValue("uid")); err != nil {
 		return err
 	}
@@ -144,7 +145,7 @@ func writeTools(w http.ResponseWriter, rows []accounts.ToolRow) {
 }
 
 // handleTools handles "GET /v1/orgs/{id}/tools".
-func (s *Server) handleTools(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleTools(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	rows, err := s.svc.ToolMatrix(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
@@ -154,7 +155,7 @@ func (s *Server) handleTools(w http.ResponseWriter, r *http.Request, p *accounts
 }
 
 // handleSetTool handles "PUT /v1/orgs/{id}/tools": one tool, despite PUT.
-func (s *Server) handleSetTool(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleSetTool(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in struct {
 		Tool    string `json:"tool"`
 		Enabled *bool  `json:"enabled"`
@@ -171,7 +172,7 @@ func (s *Server) handleSetTool(w http.ResponseWriter, r *http.Request, p *accoun
 }
 
 // handleOrgKeys handles "GET /v1/orgs/{id}/api-keys".
-func (s *Server) handleOrgKeys(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleOrgKeys(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	ks, err := s.svc.OrgKeys(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
@@ -181,14 +182,14 @@ func (s *Server) handleOrgKeys(w http.ResponseWriter, r *http.Request, p *accoun
 }
 
 // handleCreateOrgKey handles "POST /v1/orgs/{id}/api-keys".
-func (s *Server) handleCreateOrgKey(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleCreateOrgKey(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	return createKey(w, r, func(in accounts.KeyInput) (*accounts.NewKey, error) {
 		return s.svc.CreateOrgKey(r.Context(), p, r.PathValue("id"), in)
 	})
 }
 
 // handleDeleteOrgKey handles "DELETE /v1/orgs/{id}/api-keys/{kid}".
-func (s *Server) handleDeleteOrgKey(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDeleteOrgKey(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	if err := s.svc.RevokeOrgKey(r.Context(), p, r.PathValue("id"), r.PathValue("kid")); err != nil {
 		return err
 	}
@@ -209,10 +210,10 @@ type auditJSON struct {
 }
 
 // handleAudit handles "GET /v1/orgs/{id}/audit".
-func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	q := r.URL.Query()
 	if q.Has("limit") && q.Get("limit") == "" {
-		return accounts.Invalid("limit must be an integer from 1 to %d", accounts.AuditMaxLimit)
+		return gatehouse.Invalid("limit must be an integer from 1 to %d", accounts.AuditMaxLimit)
 	}
 	entries, tools, err := s.svc.AuditLog(r.Context(), p, r.PathValue("id"), q.Get("tool"), q.Get("action"), q.Get("limit"))
 	if err != nil {
@@ -252,7 +253,7 @@ func toDomain(d *accounts.DomainClaim) domainJSON {
 }
 
 // handleDomains handles "GET /v1/orgs/{id}/domains".
-func (s *Server) handleDomains(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDomains(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	ds, err := s.svc.Domains(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
@@ -271,7 +272,7 @@ type domainInput struct {
 }
 
 // handleClaimDomain handles "POST /v1/orgs/{id}/domains".
-func (s *Server) handleClaimDomain(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleClaimDomain(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in domainInput
 	if err := decode(r, &in); err != nil {
 		return err
@@ -285,7 +286,7 @@ func (s *Server) handleClaimDomain(w http.ResponseWriter, r *http.Request, p *ac
 }
 
 // handlePatchDomain handles "PATCH /v1/orgs/{id}/domains/{did}".
-func (s *Server) handlePatchDomain(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handlePatchDomain(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in domainInput
 	if err := decode(r, &in); err != nil {
 		return err
@@ -299,7 +300,7 @@ func (s *Server) handlePatchDomain(w http.ResponseWriter, r *http.Request, p *ac
 }
 
 // handleDeleteDomain handles "DELETE /v1/orgs/{id}/domains/{did}".
-func (s *Server) handleDeleteDomain(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDeleteDomain(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	if err := s.svc.DeleteDomain(r.Context(), p, r.PathValue("id"), r.PathValue("did")); err != nil {
 		return err
 	}
@@ -308,7 +309,7 @@ func (s *Server) handleDeleteDomain(w http.ResponseWriter, r *http.Request, p *a
 }
 
 // handleVerifyDomain handles "POST /v1/orgs/{id}/domains/{did}/verify".
-func (s *Server) handleVerifyDomain(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleVerifyDomain(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	d, msg, err := s.svc.VerifyDomain(r.Context(), p, r.PathValue("id"), r.PathValue("did"))
 	if err != nil {
 		return err
@@ -325,7 +326,7 @@ type orgSummaryJSON struct {
 }
 
 // handleDiscoverable handles "GET /v1/me/discoverable".
-func (s *Server) handleDiscoverable(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleDiscoverable(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	off, err := s.svc.Discoverable(r.Context(), p)
 	if err != nil {
 		return err
@@ -342,7 +343,7 @@ func (s *Server) handleDiscoverable(w http.ResponseWriter, r *http.Request, p *a
 }
 
 // handleJoinDiscoverable handles "POST /v1/me/discoverable/join".
-func (s *Server) handleJoinDiscoverable(w http.ResponseWriter, r *http.Request, p *accounts.Principal) error {
+func (s *Server) handleJoinDiscoverable(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	t, err := s.svc.JoinDiscoverable(r.Context(), p)
 	if err != nil {
 		return err

@@ -26,7 +26,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/outbound"
 )
 
@@ -60,7 +60,7 @@ type Store interface {
 	// DeliveryResult records a delivery's outcome: failures reset to 0 on
 	// success, else counted, and the webhook disabled at disableAfter.
 	DeliveryResult(ctx context.Context, id string, ok bool, disableAfter int) error
-	AddAudit(ctx context.Context, e *accounts.AuditEntry) error
+	AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error
 }
 
 // Tool describes one tool's webhooks.
@@ -92,7 +92,7 @@ type Config struct {
 type Service struct {
 	store   Store
 	log     *slog.Logger
-	now     func() time.Time
+	clock   gatehouse.Clock
 	client  *http.Client
 	retries []time.Duration
 	sending sync.WaitGroup
@@ -100,14 +100,11 @@ type Service struct {
 
 // New returns the webhook service.
 func New(c Config) *Service {
-	s := &Service{store: c.Store, log: c.Logger, now: c.Now, retries: c.RetryDelays,
+	s := &Service{store: c.Store, log: c.Logger, clock: c.Now, retries: c.RetryDelays,
 		client: &http.Client{Transport: outbound.Transport(nil, c.AllowPrivate, c.RootCAs, deliveryTimeout), Timeout: deliveryTimeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	if s.log == nil {
 		s.log = slog.Default()
-	}
-	if s.now == nil {
-		s.now = time.Now
 	}
 	return s
 }
@@ -115,9 +112,7 @@ func New(c Config) *Service {
 // Wait blocks until every delivery under way has ended (retries included).
 func (s *Service) Wait() { s.sending.Wait() }
 
-func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
-
-var errWebhookNotFound = accounts.Errorf(accounts.KindNotFound, "webhook not found")
+var errWebhookNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "webhook not found")
 
 // Input is a webhook create or update body.
 type Input struct {
@@ -129,23 +124,23 @@ type Input struct {
 func checkURL(raw string) (string, error) {
 	out, ok := outbound.ParseURL(raw, MaxURL, "https")
 	if !ok {
-		return "", accounts.Invalid("url must be an https URL of at most %d bytes", MaxURL)
+		return "", gatehouse.Invalid("url must be an https URL of at most %d bytes", MaxURL)
 	}
 	return out, nil
 }
 
 func (t *Tool) checkEvents(events []string) ([]string, error) {
 	if len(events) == 0 {
-		return nil, accounts.Invalid("events must list at least one event")
+		return nil, gatehouse.Invalid("events must list at least one event")
 	}
 	var out []string
 	for _, e := range events {
 		switch {
 		case e == "*" && t.Wildcard:
 		case e == "*":
-			return nil, accounts.Invalid("the %s tool does not accept the wildcard *", t.Name)
+			return nil, gatehouse.Invalid("the %s tool does not accept the wildcard *", t.Name)
 		case !slices.Contains(t.Events, e):
-			return nil, accounts.Invalid("unknown event %q: events are %s", e, strings.Join(t.Events, ", "))
+			return nil, gatehouse.Invalid("unknown event %q: events are %s", e, strings.Join(t.Events, ", "))
 		}
 		if !slices.Contains(out, e) {
 			out = append(out, e)
@@ -155,9 +150,9 @@ func (t *Tool) checkEvents(events []string) ([]string, error) {
 }
 
 // Create registers a webhook; the answer carries its secret, shown once.
-func (s *Service) Create(ctx context.Context, t *Tool, p *accounts.Principal, in *Input) (*Webhook, error) {
+func (s *Service) Create(ctx context.Context, t *Tool, p *gatehouse.Principal, in *Input) (*Webhook, error) {
 	if in.URL == nil || *in.URL == "" {
-		return nil, accounts.Invalid("url is required")
+		return nil, gatehouse.Invalid("url is required")
 	}
 	target, err := checkURL(*in.URL)
 	if err != nil {
@@ -172,27 +167,27 @@ func (s *Service) Create(ctx context.Context, t *Tool, p *accounts.Principal, in
 	}
 	var b [32]byte
 	rand.Read(b[:])
-	now := s.clock()
-	w := &Webhook{ID: uuid.Must(uuid.NewV7()).String(), OrgID: p.OrgID, Tool: t.Name, URL: target, Events: events,
+	now := s.clock.Now()
+	w := &Webhook{ID: gatehouse.NewID(), OrgID: p.OrgID, Tool: t.Name, URL: target, Events: events,
 		Secret: "whsec_" + base64.RawURLEncoding.EncodeToString(b[:]), Active: in.Active == nil || *in.Active,
 		CreatedBy: p.UserID, Created: now, Modified: now}
 	err = s.store.WebhooksTx(ctx, func(tx Store) error {
 		if live, err := tx.OrgLive(ctx, p.OrgID); err != nil {
-			return accounts.Internal("find org", err)
+			return gatehouse.Internal("find org", err)
 		} else if !live {
-			return accounts.Errorf(accounts.KindNotFound, "organization not found")
+			return gatehouse.Errorf(gatehouse.KindNotFound, "organization not found")
 		}
 		if t.PerAccount > 0 {
 			n, err := tx.CountWebhooks(ctx, t.Name, p.UserID)
 			if err != nil {
-				return accounts.Internal("count webhooks", err)
+				return gatehouse.Internal("count webhooks", err)
 			}
 			if n >= t.PerAccount {
-				return accounts.Errorf(accounts.KindConflict, "at most %d %s webhooks per account", t.PerAccount, t.Name)
+				return gatehouse.Errorf(gatehouse.KindConflict, "at most %d %s webhooks per account", t.PerAccount, t.Name)
 			}
 		}
 		if err := tx.CreateWebhook(ctx, w); err != nil {
-			return accounts.Internal("create webhook", err)
+			return gatehouse.Internal("create webhook", err)
 		}
 		return s.audit(ctx, tx, p, w, "webhook.created", map[string]any{"url": w.URL, "events": w.Events})
 	})
@@ -202,32 +197,32 @@ func (s *Service) Create(ctx context.Context, t *Tool, p *accounts.Principal, in
 	return w, nil
 }
 
-func (s *Service) webhook(ctx context.Context, st Store, t *Tool, p *accounts.Principal, id string) (*Webhook, error) {
-	if !accounts.IsID(id) {
+func (s *Service) webhook(ctx context.Context, st Store, t *Tool, p *gatehouse.Principal, id string) (*Webhook, error) {
+	if !gatehouse.IsID(id) {
 		return nil, errWebhookNotFound
 	}
 	w, err := st.Webhook(ctx, p.OrgID, t.Name, id)
-	if errors.Is(err, accounts.ErrNotFound) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errWebhookNotFound
 	}
 	if err != nil {
-		return nil, accounts.Internal("find webhook", err)
+		return nil, gatehouse.Internal("find webhook", err)
 	}
 	return w, nil
 }
 
 // List lists the workspace's webhooks of the tool, oldest first.
-func (s *Service) List(ctx context.Context, t *Tool, p *accounts.Principal) ([]*Webhook, error) {
+func (s *Service) List(ctx context.Context, t *Tool, p *gatehouse.Principal) ([]*Webhook, error) {
 	ws, err := s.store.ListWebhooks(ctx, p.OrgID, t.Name)
 	if err != nil {
-		return nil, accounts.Internal("list webhooks", err)
+		return nil, gatehouse.Internal("list webhooks", err)
 	}
 	return ws, nil
 }
 
 // Update changes url, events or active; active true re-enables a disabled
 // webhook and resets its failure count.
-func (s *Service) Update(ctx context.Context, t *Tool, p *accounts.Principal, id string, in *Input) (*Webhook, error) {
+func (s *Service) Update(ctx context.Context, t *Tool, p *gatehouse.Principal, id string, in *Input) (*Webhook, error) {
 	var out *Webhook
 	err := s.store.WebhooksTx(ctx, func(tx Store) error {
 		w, err := s.webhook(ctx, tx, t, p, id)
@@ -250,11 +245,11 @@ func (s *Service) Update(ctx context.Context, t *Tool, p *accounts.Principal, id
 				w.Failures = 0
 			}
 		}
-		w.Modified = s.clock()
-		if err := tx.UpdateWebhook(ctx, w); errors.Is(err, accounts.ErrNotFound) {
+		w.Modified = s.clock.Now()
+		if err := tx.UpdateWebhook(ctx, w); errors.Is(err, gatehouse.ErrNotFound) {
 			return errWebhookNotFound
 		} else if err != nil {
-			return accounts.Internal("update webhook", err)
+			return gatehouse.Internal("update webhook", err)
 		}
 		out = w
 		return s.audit(ctx, tx, p, w, "webhook.updated", map[string]any{"url": w.URL, "events": w.Events, "active": w.Active})
@@ -263,30 +258,30 @@ func (s *Service) Update(ctx context.Context, t *Tool, p *accounts.Principal, id
 }
 
 // Delete removes a webhook.
-func (s *Service) Delete(ctx context.Context, t *Tool, p *accounts.Principal, id string) error {
+func (s *Service) Delete(ctx context.Context, t *Tool, p *gatehouse.Principal, id string) error {
 	return s.store.WebhooksTx(ctx, func(tx Store) error {
 		w, err := s.webhook(ctx, tx, t, p, id)
 		if err != nil {
 			return err
 		}
-		if err := tx.DeleteWebhook(ctx, p.OrgID, t.Name, w.ID); errors.Is(err, accounts.ErrNotFound) {
+		if err := tx.DeleteWebhook(ctx, p.OrgID, t.Name, w.ID); errors.Is(err, gatehouse.ErrNotFound) {
 			return errWebhookNotFound
 		} else if err != nil {
-			return accounts.Internal("delete webhook", err)
+			return gatehouse.Internal("delete webhook", err)
 		}
 		return s.audit(ctx, tx, p, w, "webhook.deleted", map[string]any{"url": w.URL})
 	})
 }
 
 // Ping sends a ping event to one webhook, active or not.
-func (s *Service) Ping(ctx context.Context, t *Tool, p *accounts.Principal, id string) (*Webhook, error) {
+func (s *Service) Ping(ctx context.Context, t *Tool, p *gatehouse.Principal, id string) (*Webhook, error) {
 	w, err := s.webhook(ctx, s.store, t, p, id)
 	if err != nil {
 		return nil, err
 	}
 	data := any(map[string]any{"webhookId": w.ID})
 	if t.Flat {
-		data = map[string]any{"event": "ping", "webhookId": w.ID, "occurredAt": s.clock().Format(time.RFC3339Nano)}
+		data = map[string]any{"event": "ping", "webhookId": w.ID, "occurredAt": s.clock.Now().Format(time.RFC3339Nano)}
 	}
 	s.send(t, w, "ping", data)
 	return w, nil
@@ -309,7 +304,7 @@ func (s *Service) Emit(t *Tool, orgID, event string, data any) {
 
 // send delivers one event to w with its retries, in the background.
 func (s *Service) send(t *Tool, w *Webhook, event string, data any) {
-	var payload any = map[string]any{"event": event, "at": s.clock().Format(time.RFC3339Nano), "data": data}
+	var payload any = map[string]any{"event": event, "at": s.clock.Now().Format(time.RFC3339Nano), "data": data}
 	if t.Flat {
 		payload = data
 	}
@@ -334,7 +329,7 @@ func (s *Service) send(t *Tool, w *Webhook, event string, data any) {
 			if attempt > 0 {
 				time.Sleep(waits[attempt-1])
 				// A webhook deleted meanwhile gets no more tries.
-				if _, err := s.store.Webhook(context.Background(), w.OrgID, w.Tool, w.ID); errors.Is(err, accounts.ErrNotFound) {
+				if _, err := s.store.Webhook(context.Background(), w.OrgID, w.Tool, w.ID); errors.Is(err, gatehouse.ErrNotFound) {
 					return
 				}
 			}
@@ -368,11 +363,11 @@ func (s *Service) post(target, event, signature, delivery string, body []byte) b
 	return res.StatusCode >= 200 && res.StatusCode < 300
 }
 
-func (s *Service) audit(ctx context.Context, tx Store, p *accounts.Principal, w *Webhook, action string, meta map[string]any) error {
+func (s *Service) audit(ctx context.Context, tx Store, p *gatehouse.Principal, w *Webhook, action string, meta map[string]any) error {
 	m, _ := json.Marshal(meta)
-	if err := tx.AddAudit(ctx, &accounts.AuditEntry{ID: uuid.Must(uuid.NewV7()).String(), OrgID: w.OrgID, Tool: w.Tool,
-		Action: w.Tool + "." + action, ActorID: p.UserID, TargetType: "webhook", TargetID: w.ID, Meta: string(m), At: s.clock()}); err != nil {
-		return accounts.Internal("audit", err)
+	if err := tx.AddAudit(ctx, &gatehouse.AuditEntry{ID: gatehouse.NewID(), OrgID: w.OrgID, Tool: w.Tool,
+		Action: w.Tool + "." + action, ActorID: p.UserID, TargetType: "webhook", TargetID: w.ID, Meta: string(m), At: s.clock.Now()}); err != nil {
+		return gatehouse.Internal("audit", err)
 	}
 	return nil
 }

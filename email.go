@@ -1,4 +1,4 @@
-package accounts
+package gatehouse
 
 import (
 	"net"
@@ -9,6 +9,9 @@ import (
 	"golang.org/x/net/idna"
 	"golang.org/x/text/unicode/norm"
 )
+
+// MaxEmail bounds an address, in bytes (RFC 5321).
+const MaxEmail = 254
 
 // ParseEmail checks an address a person typed and returns its two forms:
 // key, which identifies an account wherever addresses are compared (local
@@ -42,7 +45,7 @@ func ParseEmail(raw string) (key, display string, err error) {
 		return "", "", Invalid("email must name a domain, not an address literal")
 	}
 	ascii, err := idna.Lookup.ToASCII(domain)
-	if err != nil || !validHostname(ascii) {
+	if err != nil || !ValidHostname(ascii) {
 		return "", "", Invalid("email is not a valid address")
 	}
 	key = norm.NFC.String(local) + "@" + ascii
@@ -78,4 +81,25 @@ func EmailKey(addr string) string {
 func invisibleRune(r rune) bool {
 	return r == unicode.ReplacementChar || unicode.In(r, unicode.C, unicode.Zl, unicode.Zp,
 		unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
+}
+
+// ValidHostname reports whether d, in ASCII (IDNA A-labels), is a DNS name
+// of two or more labels whose top-level label is not all digits.
+func ValidHostname(d string) bool {
+	if len(d) > 253 || !strings.Contains(d, ".") {
+		return false
+	}
+	for _, label := range strings.Split(d, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+				return false
+			}
+		}
+	}
+	// The top-level label is never all digits (rules out IP addresses).
+	tld := d[strings.LastIndexByte(d, '.')+1:]
+	return strings.Trim(tld, "0123456789") != ""
 }

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"github.com/gatehouse/gatehouse"
 	"testing"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
@@ -30,29 +31,29 @@ var conflicts = []conflict{
 		}
 	}},
 	{name: "live org slug", inTx: true, seed: func(t *testing.T, s Store) func(accounts.Store) error {
-		o := newOrg(t, s, newUser(t, s), accounts.KindTeam)
+		o := newOrg(t, s, newUser(t, s), accounts.OrgTeam)
 		return func(st accounts.Store) error {
-			dup := accounts.Org{ID: newID(), Name: "Other", Slug: o.Slug, Kind: accounts.KindTeam, CreatedAt: now()}
+			dup := accounts.Org{ID: newID(), Name: "Other", Slug: o.Slug, Kind: accounts.OrgTeam, CreatedAt: now()}
 			return st.CreateOrg(context.Background(), &dup)
 		}
 	}},
 	{name: "second personal org", inTx: true, seed: func(t *testing.T, s Store) func(accounts.Store) error {
 		u := newUser(t, s)
-		newOrg(t, s, u, accounts.KindPersonal)
+		newOrg(t, s, u, accounts.OrgPersonal)
 		return func(st accounts.Store) error {
-			dup := accounts.Org{ID: newID(), Name: "Other", Slug: "org-" + newID(), Kind: accounts.KindPersonal, OwnerID: u.ID, CreatedAt: now()}
+			dup := accounts.Org{ID: newID(), Name: "Other", Slug: "org-" + newID(), Kind: accounts.OrgPersonal, OwnerID: u.ID, CreatedAt: now()}
 			return st.CreateOrg(context.Background(), &dup)
 		}
 	}},
 	{name: "membership", inTx: true, seed: func(t *testing.T, s Store) func(accounts.Store) error {
 		u := newUser(t, s)
-		o := newOrg(t, s, u, accounts.KindTeam)
+		o := newOrg(t, s, u, accounts.OrgTeam)
 		return func(st accounts.Store) error {
 			return st.AddMember(context.Background(), &accounts.Membership{OrgID: o.ID, UserID: u.ID, Role: accounts.RoleMember, JoinedAt: now()})
 		}
 	}},
 	{name: "domain claimed twice by one org", inTx: true, seed: func(t *testing.T, s Store) func(accounts.Store) error {
-		d := newDomain(t, s, newOrg(t, s, newUser(t, s), accounts.KindTeam), "claimed-"+newID()+".example")
+		d := newDomain(t, s, newOrg(t, s, newUser(t, s), accounts.OrgTeam), "claimed-"+newID()+".example")
 		return func(st accounts.Store) error {
 			dup := *d
 			dup.ID = newID()
@@ -61,9 +62,9 @@ var conflicts = []conflict{
 	}},
 	{name: "domain verified by a second org", seed: func(t *testing.T, s Store) func(accounts.Store) error {
 		domain := "verified-" + newID() + ".example"
-		first := newDomain(t, s, newOrg(t, s, newUser(t, s), accounts.KindTeam), domain)
+		first := newDomain(t, s, newOrg(t, s, newUser(t, s), accounts.OrgTeam), domain)
 		wantErr(t, "MarkDomainVerified", s.MarkDomainVerified(context.Background(), first.ID, now()), nil)
-		second := newDomain(t, s, newOrg(t, s, newUser(t, s), accounts.KindTeam), domain)
+		second := newDomain(t, s, newOrg(t, s, newUser(t, s), accounts.OrgTeam), domain)
 		return func(st accounts.Store) error { return st.MarkDomainVerified(context.Background(), second.ID, now()) }
 	}},
 	{name: "device user code", seed: func(t *testing.T, s Store) func(accounts.Store) error {
@@ -79,7 +80,7 @@ var conflicts = []conflict{
 	}},
 	{name: "link short code", seed: func(t *testing.T, s Store) func(accounts.Store) error {
 		u := newUser(t, s)
-		l := newLink(t, s, newOrg(t, s, u, accounts.KindTeam), u)
+		l := newLink(t, s, newOrg(t, s, u, accounts.OrgTeam), u)
 		return func(accounts.Store) error {
 			dup := *l
 			dup.ID = newID()
@@ -100,14 +101,14 @@ func testConflicts(t *testing.T, s Store) {
 	for _, c := range conflicts {
 		t.Run(c.name, func(t *testing.T) {
 			dup := c.seed(t, s)
-			wantErr(t, "second write", dup(s), accounts.ErrConflict)
+			wantErr(t, "second write", dup(s), gatehouse.ErrConflict)
 		})
 	}
 	t.Run("slug of a deleted org", func(t *testing.T) {
 		ctx := context.Background()
-		o := newOrg(t, s, newUser(t, s), accounts.KindTeam)
+		o := newOrg(t, s, newUser(t, s), accounts.OrgTeam)
 		wantErr(t, "SoftDeleteOrg", s.SoftDeleteOrg(ctx, o.ID, now()), nil)
-		reuse := accounts.Org{ID: newID(), Name: "Reuse", Slug: o.Slug, Kind: accounts.KindTeam, CreatedAt: now()}
+		reuse := accounts.Org{ID: newID(), Name: "Reuse", Slug: o.Slug, Kind: accounts.OrgTeam, CreatedAt: now()}
 		wantErr(t, "CreateOrg with a deleted org's slug", s.CreateOrg(ctx, &reuse), nil)
 	})
 }
@@ -122,9 +123,9 @@ func testConflictsInTx(t *testing.T, s Store) {
 		}
 		t.Run(c.name, func(t *testing.T) {
 			dup := c.seed(t, s)
-			after := &accounts.Org{ID: newID(), Name: "After", Slug: "org-" + newID(), Kind: accounts.KindTeam, CreatedAt: now()}
+			after := &accounts.Org{ID: newID(), Name: "After", Slug: "org-" + newID(), Kind: accounts.OrgTeam, CreatedAt: now()}
 			err := s.Tx(ctx, func(tx accounts.Store) error {
-				if err := dup(tx); !errors.Is(err, accounts.ErrConflict) {
+				if err := dup(tx); !errors.Is(err, gatehouse.ErrConflict) {
 					t.Errorf("second write in a transaction = %v; want ErrConflict", err)
 				}
 				return tx.CreateOrg(ctx, after)

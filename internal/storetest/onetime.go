@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"github.com/gatehouse/gatehouse"
 	"testing"
 	"time"
 
@@ -34,9 +35,9 @@ func testEmailToken(t *testing.T, s Store, purpose string) {
 		other = accounts.PurposeMagicLink
 	}
 	_, err := s.UseEmailToken(ctx, tok.Hash, other, at)
-	wantErr(t, "use the token for another purpose", err, accounts.ErrNotFound)
+	wantErr(t, "use the token for another purpose", err, gatehouse.ErrNotFound)
 	_, err = s.UseEmailToken(ctx, tok.Hash, purpose, tok.ExpiresAt)
-	wantErr(t, "use the token when it expires", err, accounts.ErrNotFound)
+	wantErr(t, "use the token when it expires", err, gatehouse.ErrNotFound)
 
 	race(t, racers, func(int) error {
 		got, err := s.UseEmailToken(ctx, tok.Hash, purpose, at)
@@ -46,22 +47,22 @@ func testEmailToken(t *testing.T, s Store, purpose string) {
 		return err
 	})
 	_, err = s.UseEmailToken(ctx, tok.Hash, purpose, at)
-	wantErr(t, "use the token again", err, accounts.ErrNotFound)
+	wantErr(t, "use the token again", err, gatehouse.ErrNotFound)
 }
 
 func testEmailInvitation(t *testing.T, s Store) {
 	ctx := context.Background()
 	u := newUser(t, s)
-	org := newOrg(t, s, u, accounts.KindTeam)
+	org := newOrg(t, s, u, accounts.OrgTeam)
 	at := now()
 	expires := at.Add(time.Hour)
 	inv := &accounts.Invitation{ID: newID(), OrgID: org.ID, Kind: "email", Role: accounts.RoleMember, Email: "invitee-" + newID() + "@example.com",
 		TokenHash: newID(), InviterID: u.ID, CreatedAt: at, ExpiresAt: &expires}
 	wantErr(t, "CreateInvitation", s.CreateInvitation(ctx, inv), nil)
-	wantErr(t, "use the invitation when it expires", s.UseInvitation(ctx, inv.ID, expires), accounts.ErrNotFound)
+	wantErr(t, "use the invitation when it expires", s.UseInvitation(ctx, inv.ID, expires), gatehouse.ErrNotFound)
 
 	race(t, racers, func(int) error { return s.UseInvitation(ctx, inv.ID, at) })
-	wantErr(t, "use the invitation again", s.UseInvitation(ctx, inv.ID, at), accounts.ErrNotFound)
+	wantErr(t, "use the invitation again", s.UseInvitation(ctx, inv.ID, at), gatehouse.ErrNotFound)
 	if got, err := s.InvitationByHash(ctx, inv.TokenHash); err != nil || got.UsedAt == nil {
 		t.Errorf("used invitation = %+v, %v; want UsedAt set", got, err)
 	}
@@ -70,13 +71,13 @@ func testEmailInvitation(t *testing.T, s Store) {
 	revoked.ID, revoked.TokenHash = newID(), newID()
 	wantErr(t, "CreateInvitation", s.CreateInvitation(ctx, &revoked), nil)
 	wantErr(t, "RevokeInvitation", s.RevokeInvitation(ctx, org.ID, revoked.ID, at), nil)
-	wantErr(t, "use a revoked invitation", s.UseInvitation(ctx, revoked.ID, at), accounts.ErrNotFound)
+	wantErr(t, "use a revoked invitation", s.UseInvitation(ctx, revoked.ID, at), gatehouse.ErrNotFound)
 }
 
 func testAuthorizationCode(t *testing.T, s Store) {
 	ctx := context.Background()
 	u := newUser(t, s)
-	org := newOrg(t, s, u, accounts.KindTeam)
+	org := newOrg(t, s, u, accounts.OrgTeam)
 	at := now()
 	g := &accounts.Grant{ID: newID(), UserID: u.ID, ClientID: "client-" + newID(), ClientName: "Client", OrgID: org.ID, CreatedAt: at}
 	wantErr(t, "CreateGrant", s.CreateGrant(ctx, g), nil)
@@ -84,7 +85,7 @@ func testAuthorizationCode(t *testing.T, s Store) {
 		CodeChallenge: "challenge", CreatedAt: at, ExpiresAt: at.Add(oauth.CodeTTL)}
 	wantErr(t, "CreateCode", s.CreateCode(ctx, code), nil)
 	_, err := s.UseCode(ctx, code.Hash, code.ExpiresAt)
-	wantErr(t, "use the code when it expires", err, accounts.ErrNotFound)
+	wantErr(t, "use the code when it expires", err, gatehouse.ErrNotFound)
 
 	race(t, racers, func(int) error {
 		got, err := s.UseCode(ctx, code.Hash, at)
@@ -94,7 +95,7 @@ func testAuthorizationCode(t *testing.T, s Store) {
 		return err
 	})
 	_, err = s.UseCode(ctx, code.Hash, at)
-	wantErr(t, "use the code again", err, accounts.ErrNotFound)
+	wantErr(t, "use the code again", err, gatehouse.ErrNotFound)
 }
 
 // testDeviceCode races the approvals of one user code, then the exchanges
@@ -107,10 +108,10 @@ func testDeviceCode(t *testing.T, s Store) {
 		Status: oauth.DevicePending, CreatedAt: at, ExpiresAt: at.Add(oauth.DeviceCodeTTL)}
 	wantErr(t, "CreateDeviceCode", s.CreateDeviceCode(ctx, d), nil)
 	_, err := s.UseDevice(ctx, d.DeviceHash)
-	wantErr(t, "exchange a pending device code", err, accounts.ErrNotFound)
+	wantErr(t, "exchange a pending device code", err, gatehouse.ErrNotFound)
 
 	race(t, racers, func(int) error { return s.DecideDevice(ctx, d.UserHash, oauth.DeviceApproved, u.ID, "", at) })
-	wantErr(t, "deny an approved device code", s.DecideDevice(ctx, d.UserHash, oauth.DeviceDenied, u.ID, "", at), accounts.ErrNotFound)
+	wantErr(t, "deny an approved device code", s.DecideDevice(ctx, d.UserHash, oauth.DeviceDenied, u.ID, "", at), gatehouse.ErrNotFound)
 
 	race(t, racers, func(int) error {
 		got, err := s.UseDevice(ctx, d.DeviceHash)
@@ -120,13 +121,13 @@ func testDeviceCode(t *testing.T, s Store) {
 		return err
 	})
 	_, err = s.UseDevice(ctx, d.DeviceHash)
-	wantErr(t, "exchange the device code again", err, accounts.ErrNotFound)
+	wantErr(t, "exchange the device code again", err, gatehouse.ErrNotFound)
 }
 
 func testRecipientConfirmation(t *testing.T, s Store) {
 	ctx := context.Background()
 	u := newUser(t, s)
-	org := newOrg(t, s, u, accounts.KindTeam)
+	org := newOrg(t, s, u, accounts.OrgTeam)
 	f := newForm(t, s, org, u)
 	at := now()
 	d := &forms.Destination{ID: newID(), FormID: f.ID, Type: "email", To: []string{"inbox@example.com"}, Created: at}
@@ -134,7 +135,7 @@ func testRecipientConfirmation(t *testing.T, s Store) {
 	r := &forms.Recipient{DestinationID: d.ID, Email: "inbox@example.com", OrgID: org.ID, TokenHash: newID(), ExpiresAt: at.Add(time.Hour), MailedAt: &at}
 	wantErr(t, "AddRecipient", s.AddRecipient(ctx, r), nil)
 	_, err := s.ConfirmRecipient(ctx, r.TokenHash, r.ExpiresAt)
-	wantErr(t, "confirm when the link expires", err, accounts.ErrNotFound)
+	wantErr(t, "confirm when the link expires", err, gatehouse.ErrNotFound)
 
 	race(t, racers, func(int) error {
 		got, err := s.ConfirmRecipient(ctx, r.TokenHash, at)
@@ -144,7 +145,7 @@ func testRecipientConfirmation(t *testing.T, s Store) {
 		return err
 	})
 	_, err = s.ConfirmRecipient(ctx, r.TokenHash, at)
-	wantErr(t, "confirm again", err, accounts.ErrNotFound)
+	wantErr(t, "confirm again", err, gatehouse.ErrNotFound)
 	ds, err := s.ListDestinations(ctx, f.ID)
 	if err != nil || len(ds) != 1 || len(ds[0].Confirmed) != 1 || ds[0].Confirmed[0] != r.Email {
 		t.Errorf("destinations = %+v, %v; want one with %s confirmed", ds, err, r.Email)

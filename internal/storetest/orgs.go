@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"github.com/gatehouse/gatehouse"
 	"maps"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ import (
 // and then sees its write.
 func testLockOrg(t *testing.T, s Store) {
 	ctx := context.Background()
-	o := newOrg(t, s, newUser(t, s), accounts.KindTeam)
+	o := newOrg(t, s, newUser(t, s), accounts.OrgTeam)
 	locked, second := make(chan struct{}), make(chan string, 1)
 	first := make(chan error, 1)
 	go func() {
@@ -65,15 +66,15 @@ func testLockOrg(t *testing.T, s Store) {
 func testSoftDeletedOrgs(t *testing.T, s Store) {
 	ctx := context.Background()
 	u := newUser(t, s)
-	personal := newOrg(t, s, u, accounts.KindPersonal)
-	org := newOrg(t, s, u, accounts.KindTeam)
+	personal := newOrg(t, s, u, accounts.OrgPersonal)
+	org := newOrg(t, s, u, accounts.OrgTeam)
 	domain := "deleted-" + newID() + ".example"
 	d := newDomain(t, s, org, domain)
 	wantErr(t, "MarkDomainVerified", s.MarkDomainVerified(ctx, d.ID, now()), nil)
 	f, l := newForm(t, s, org, u), newLink(t, s, org, u)
 	for _, o := range []*accounts.Org{org, personal} {
 		wantErr(t, "SoftDeleteOrg", s.SoftDeleteOrg(ctx, o.ID, now()), nil)
-		wantErr(t, "SoftDeleteOrg again", s.SoftDeleteOrg(ctx, o.ID, now()), accounts.ErrNotFound)
+		wantErr(t, "SoftDeleteOrg again", s.SoftDeleteOrg(ctx, o.ID, now()), gatehouse.ErrNotFound)
 	}
 
 	t.Run("org reads", func(t *testing.T) {
@@ -87,7 +88,7 @@ func testSoftDeletedOrgs(t *testing.T, s Store) {
 		if got, err := s.UserOrgs(ctx, u.ID); err != nil || len(got) != 0 {
 			t.Errorf("UserOrgs = %+v, %v; want none", got, err)
 		}
-		if got, err := s.PersonalOrg(ctx, u.ID); !errors.Is(err, accounts.ErrNotFound) {
+		if got, err := s.PersonalOrg(ctx, u.ID); !errors.Is(err, gatehouse.ErrNotFound) {
 			t.Errorf("PersonalOrg = %+v, %v; want ErrNotFound", got, err)
 		}
 		if taken, err := s.SlugTaken(ctx, org.Slug); err != nil || taken {
@@ -95,14 +96,14 @@ func testSoftDeletedOrgs(t *testing.T, s Store) {
 		}
 		renamed := *org
 		renamed.Name = "Renamed"
-		wantErr(t, "UpdateOrg", s.UpdateOrg(ctx, &renamed), accounts.ErrNotFound)
-		newOrg(t, s, u, accounts.KindPersonal) // the personal slot is free again
+		wantErr(t, "UpdateOrg", s.UpdateOrg(ctx, &renamed), gatehouse.ErrNotFound)
+		newOrg(t, s, u, accounts.OrgPersonal) // the personal slot is free again
 	})
 	t.Run("domains", func(t *testing.T) {
 		if got, err := s.DomainOffers(ctx, domain); err != nil || len(got) != 0 {
 			t.Errorf("DomainOffers = %+v, %v; want none", got, err)
 		}
-		if got, err := s.DomainVerifiedBy(ctx, domain); !errors.Is(err, accounts.ErrNotFound) {
+		if got, err := s.DomainVerifiedBy(ctx, domain); !errors.Is(err, gatehouse.ErrNotFound) {
 			t.Errorf("DomainVerifiedBy = %q, %v; want ErrNotFound", got, err)
 		}
 	})
@@ -115,19 +116,19 @@ func testDeletedOrgTools(t *testing.T, s Store, org *accounts.Org, formID string
 	if live, err := s.OrgLive(ctx, org.ID); err != nil || live {
 		t.Errorf("OrgLive = %v, %v; want false", live, err)
 	}
-	if got, err := s.LiveForm(ctx, org.ID, formID); !errors.Is(err, accounts.ErrNotFound) {
+	if got, err := s.LiveForm(ctx, org.ID, formID); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("LiveForm = %+v, %v; want ErrNotFound", got, err)
 	}
 	if got, err := s.ListForms(ctx, org.ID); err != nil || len(got) != 0 {
 		t.Errorf("ListForms = %+v, %v; want none", got, err)
 	}
-	if got, err := s.Link(ctx, org.ID, l.ID); !errors.Is(err, accounts.ErrNotFound) {
+	if got, err := s.Link(ctx, org.ID, l.ID); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("Link = %+v, %v; want ErrNotFound", got, err)
 	}
 	if got, err := s.ListLinks(ctx, org.ID); err != nil || len(got) != 0 {
 		t.Errorf("ListLinks = %+v, %v; want none", got, err)
 	}
-	wantErr(t, "follow a deleted org's link", follow(s, l), accounts.ErrNotFound)
+	wantErr(t, "follow a deleted org's link", follow(s, l), gatehouse.ErrNotFound)
 }
 
 // testToolsOnByDefault: an org has a switch row only for a tool switched
@@ -136,7 +137,7 @@ func testDeletedOrgTools(t *testing.T, s Store, org *accounts.Org, formID string
 func testToolsOnByDefault(t *testing.T, s Store) {
 	ctx := context.Background()
 	u := newUser(t, s)
-	org, other := newOrg(t, s, u, accounts.KindTeam), newOrg(t, s, u, accounts.KindTeam)
+	org, other := newOrg(t, s, u, accounts.OrgTeam), newOrg(t, s, u, accounts.OrgTeam)
 	fOrg, fOther := newForm(t, s, org, u), newForm(t, s, other, u)
 	lOrg, lOther := newLink(t, s, org, u), newLink(t, s, other, u)
 
@@ -148,7 +149,7 @@ func testToolsOnByDefault(t *testing.T, s Store) {
 	wantErr(t, "SetTool links off", s.SetTool(ctx, org.ID, "links", false), nil)
 	wantTools(t, s, org, map[string]bool{"forms": false, "links": false})
 	wantFormOn(t, s, fOrg.OrgID, fOrg.ID, false)
-	wantErr(t, "follow with links off", follow(s, lOrg), accounts.ErrNotFound)
+	wantErr(t, "follow with links off", follow(s, lOrg), gatehouse.ErrNotFound)
 
 	wantTools(t, s, other, map[string]bool{})
 	wantFormOn(t, s, fOther.OrgID, fOther.ID, true)

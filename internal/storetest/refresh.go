@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"github.com/gatehouse/gatehouse"
 	"testing"
 	"time"
 
@@ -70,7 +71,7 @@ func wantNotRotated(t *testing.T, s Store, old string, next *accounts.RefreshTok
 	if prev, err := s.RefreshTokenByHash(ctx, old); err != nil || prev.RotatedAt != nil {
 		t.Errorf("token after a refused rotation = %+v, %v; want it unrotated", prev, err)
 	}
-	if got, err := s.RefreshTokenByHash(ctx, next.Hash); !errors.Is(err, accounts.ErrNotFound) {
+	if got, err := s.RefreshTokenByHash(ctx, next.Hash); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("successor of a refused rotation = %+v, %v; want ErrNotFound", got, err)
 	}
 }
@@ -82,8 +83,8 @@ func testRotateOnce(t *testing.T, s Store, rotate rotateFunc) {
 	wantRotated(t, s, rt.Hash, next)
 
 	again := successor(ss, now())
-	wantErr(t, "rotate a rotated token", rotate(s, rt.Hash, again), accounts.ErrNotFound)
-	if got, err := s.RefreshTokenByHash(context.Background(), again.Hash); !errors.Is(err, accounts.ErrNotFound) {
+	wantErr(t, "rotate a rotated token", rotate(s, rt.Hash, again), gatehouse.ErrNotFound)
+	if got, err := s.RefreshTokenByHash(context.Background(), again.Hash); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("successor of a rotated token = %+v, %v; want ErrNotFound", got, err)
 	}
 
@@ -102,7 +103,7 @@ func testRotateRefused(t *testing.T, s Store, rotate rotateFunc) {
 		old := &accounts.RefreshToken{Hash: newID(), SessionID: ss.ID, CreatedAt: at.Add(-2 * time.Hour), ExpiresAt: at}
 		wantErr(t, "InsertRefreshToken", s.InsertRefreshToken(ctx, old), nil)
 		next := successor(ss, at)
-		wantErr(t, "rotate an expired token", rotate(s, old.Hash, next), accounts.ErrNotFound)
+		wantErr(t, "rotate an expired token", rotate(s, old.Hash, next), gatehouse.ErrNotFound)
 		wantNotRotated(t, s, old.Hash, next)
 	})
 	t.Run("revoked session", func(t *testing.T) {
@@ -111,14 +112,14 @@ func testRotateRefused(t *testing.T, s Store, rotate rotateFunc) {
 			t.Fatal(err)
 		}
 		next := successor(ss, now())
-		wantErr(t, "rotate a revoked session's token", rotate(s, rt.Hash, next), accounts.ErrNotFound)
+		wantErr(t, "rotate a revoked session's token", rotate(s, rt.Hash, next), gatehouse.ErrNotFound)
 		wantNotRotated(t, s, rt.Hash, next)
 	})
 	t.Run("another session's token", func(t *testing.T) {
 		_, rt := newSession(t, s, u)
 		other, _ := newSession(t, s, u)
 		next := successor(other, now())
-		wantErr(t, "rotate another session's token", rotate(s, rt.Hash, next), accounts.ErrNotFound)
+		wantErr(t, "rotate another session's token", rotate(s, rt.Hash, next), gatehouse.ErrNotFound)
 		wantNotRotated(t, s, rt.Hash, next)
 	})
 }
@@ -136,7 +137,7 @@ func testRotateRace(t *testing.T, s Store, rotate rotateFunc) {
 	for _, next := range nexts {
 		if _, err := s.RefreshTokenByHash(ctx, next.Hash); err == nil {
 			stored++
-		} else if !errors.Is(err, accounts.ErrNotFound) {
+		} else if !errors.Is(err, gatehouse.ErrNotFound) {
 			t.Fatal(err)
 		}
 	}

@@ -6,7 +6,7 @@
 //
 // The rules are those the domain relies on the store for: a refresh token
 // rotates once, every one-time secret is used once however many callers
-// race for it, a uniqueness rule answers accounts.ErrConflict without
+// race for it, a uniqueness rule answers gatehouse.ErrConflict without
 // breaking the transaction around it, LockOrg serializes the transactions
 // that take it, a soft-deleted org is invisible to live reads, and a tool
 // with no switch row is on.
@@ -15,6 +15,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"github.com/gatehouse/gatehouse"
 	"sync"
 	"testing"
 	"time"
@@ -87,7 +88,7 @@ func race(t *testing.T, n int, use func(i int) error) {
 		switch {
 		case err == nil:
 			wins++
-		case !errors.Is(err, accounts.ErrNotFound):
+		case !errors.Is(err, gatehouse.ErrNotFound):
 			t.Errorf("call %d = %v; want nil or ErrNotFound", i, err)
 		}
 	}
@@ -119,7 +120,7 @@ func newOrg(t *testing.T, s accounts.Store, owner *accounts.User, kind string) *
 	t.Helper()
 	ctx := context.Background()
 	o := &accounts.Org{ID: newID(), Name: "Org", Slug: "org-" + newID(), Kind: kind, CreatedAt: now()}
-	if kind == accounts.KindPersonal {
+	if kind == accounts.OrgPersonal {
 		o.OwnerID = owner.ID
 	}
 	wantErr(t, "CreateOrg", s.CreateOrg(ctx, o), nil)
@@ -133,7 +134,7 @@ func newSession(t *testing.T, s accounts.Store, u *accounts.User) (*accounts.Ses
 	t.Helper()
 	ctx := context.Background()
 	at := now()
-	ss := &accounts.Session{ID: newID(), UserID: u.ID, Via: accounts.ViaPassword, CreatedAt: at, ExpiresAt: at.Add(time.Hour), LastUsedAt: at}
+	ss := &accounts.Session{ID: newID(), UserID: u.ID, Via: gatehouse.ViaPassword, CreatedAt: at, ExpiresAt: at.Add(time.Hour), LastUsedAt: at}
 	wantErr(t, "CreateSession", s.CreateSession(ctx, ss), nil)
 	rt := &accounts.RefreshToken{Hash: newID(), SessionID: ss.ID, CreatedAt: at, ExpiresAt: at.Add(time.Hour)}
 	wantErr(t, "InsertRefreshToken", s.InsertRefreshToken(ctx, rt), nil)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gatehouse/gatehouse/internal/app"
 	gmail "github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 )
@@ -249,4 +250,11 @@ func (c *Config) resolveURLs(bound string) {
 		c.MobileURL = c.WebURL
 	}
 	c.MobileURL = trim(c.MobileURL)
+}
+
+// app is the service's part of the settings, once resolveURLs has run.
+func (c *Config) app() app.Config {
+	return app.Config{BaseURL: c.BaseURL, APIURL: c.APIURL, FormsURL: c.FormsURL, ShortLinkURL: c.ShortLinkURL,
+		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, RateLimit: c.RateLimit, MailLimit: c.MailLimit,
+		WebhookAllowPrivate: c.WebhookAllowPrivate, MetadataAllowPrivate: c.WebhookAllowPrivate, OutboundCAs: c.OutboundCAs}
 }

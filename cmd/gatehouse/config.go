@@ -6,13 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"net"
-	"net/mail"
+	netmail "net/mail"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
 
-	gmail "github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 )
 
@@ -97,7 +98,11 @@ func loadConfig(args []string, getenv func(string) string) (*Config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	return c, c.validate()
+	if err := c.validate(); err != nil {
+		return c, err
+	}
+	c.derive()
+	return c, nil
 }
 
 func lookup(getenv func(string) string, key string) (string, bool) {
@@ -109,84 +114,144 @@ type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
-// validate checks every setting; the error names each bad one.
+// check is one validation rule: the variable it names and what is wrong
+// with its value (nil: nothing).
+type check struct {
+	env string
+	bad func(c *Config) error
+}
+
+// checks are every rule on the settings, in the order they are reported.
+func checks() []check {
+	cs := []check{
+		{"GATEHOUSE_ADDR", func(c *Config) error { return checkHostPort(c.Addr) }},
+		{"GATEHOUSE_DATABASE_URL", func(c *Config) error { return sqlstore.ValidateURL(c.DatabaseURL) }},
+	}
+	for _, u := range []struct {
+		env string
+		val func(c *Config) string
+	}{
+		{"GATEHOUSE_BASE_URL", func(c *Config) string { return c.BaseURL }},
+		{"GATEHOUSE_API_URL", func(c *Config) string { return c.APIURL }},
+		{"GATEHOUSE_FORMS_URL", func(c *Config) string { return c.FormsURL }},
+		{"GATEHOUSE_SHORT_LINK_URL", func(c *Config) string { return c.ShortLinkURL }},
+		{"GATEHOUSE_WEB_URL", func(c *Config) string { return c.WebURL }},
+	} {
+		cs = append(cs, check{u.env, func(c *Config) error { return optional(u.val(c), checkHTTPURL) }})
+	}
+	return append(cs,
+		check{"GATEHOUSE_MOBILE_URL", func(c *Config) error { return optional(c.MobileURL, checkAbsoluteURL) }},
+		check{"GATEHOUSE_JWT_SECRET", func(c *Config) error {
+			if c.JWTSecret != "" && len(c.JWTSecret) < 32 {
+				return fmt.Errorf("must be at least 32 bytes, got %d", len(c.JWTSecret))
+			}
+			return nil
+		}},
+		check{"GATEHOUSE_SMTP_URL", func(c *Config) error { return optional(c.SMTPURL, mail.ParseURL) }},
+		check{"GATEHOUSE_MAIL_FROM", func(c *Config) error {
+			if _, err := netmail.ParseAddress(c.MailFrom); err != nil {
+				return fmt.Errorf("not an address: %q", c.MailFrom)
+			}
+			return nil
+		}},
+		check{"GATEHOUSE_DNS_SERVER", func(c *Config) error {
+			if _, port, err := net.SplitHostPort(c.DNSServer); c.DNSServer != "" && (err != nil || port == "") {
+				return fmt.Errorf("want HOST:PORT, got %q", c.DNSServer)
+			}
+			return nil
+		}},
+		check{"GATEHOUSE_WEBHOOK_ALLOW_PRIVATE", func(c *Config) error {
+			if _, err := parseBool(c.rawAllowPrivate); err != nil {
+				return fmt.Errorf("want true or false, got %q", c.rawAllowPrivate)
+			}
+			return nil
+		}},
+		check{"GATEHOUSE_WEBHOOK_CA_FILE", func(c *Config) error {
+			_, err := loadCAs(c.WebhookCAFile)
+			return err
+		}},
+		check{"GATEHOUSE_LOG_FORMAT", func(c *Config) error {
+			if c.LogFormat != "text" && c.LogFormat != "json" {
+				return fmt.Errorf("want text or json, got %q", c.LogFormat)
+			}
+			return nil
+		}},
+		check{"GATEHOUSE_RATE_LIMIT", func(c *Config) error { return checkOnOff(c.rawRateLimit) }},
+		check{"GATEHOUSE_MAIL_LIMIT", func(c *Config) error { return checkOnOff(c.rawMailLimit) }},
+	)
+}
+
+// validate runs every check; the error names each bad setting.
 func (c *Config) validate() error {
 	var errs []error
-	bad := func(env, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s", env, fmt.Sprintf(format, args...)))
-	}
-	if _, port, err := net.SplitHostPort(c.Addr); err != nil {
-		bad("GATEHOUSE_ADDR", "want HOST:PORT, got %q", c.Addr)
-	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		bad("GATEHOUSE_ADDR", "port %q is not a number from 0 to 65535", port)
-	}
-	if err := sqlstore.ValidateURL(c.DatabaseURL); err != nil {
-		bad("GATEHOUSE_DATABASE_URL", "%v", err)
-	}
-	for _, u := range []struct{ env, val string }{
-		{"GATEHOUSE_BASE_URL", c.BaseURL}, {"GATEHOUSE_API_URL", c.APIURL}, {"GATEHOUSE_FORMS_URL", c.FormsURL},
-		{"GATEHOUSE_SHORT_LINK_URL", c.ShortLinkURL}, {"GATEHOUSE_WEB_URL", c.WebURL},
-	} {
-		if u.val != "" {
-			if err := checkHTTPURL(u.val); err != nil {
-				bad(u.env, "%v", err)
-			}
-		}
-	}
-	if c.MobileURL != "" {
-		if p, err := url.Parse(c.MobileURL); err != nil || p.Scheme == "" || (p.Host == "" && p.Opaque == "" && p.Path == "") {
-			bad("GATEHOUSE_MOBILE_URL", "want an absolute URL, got %q", c.MobileURL)
-		}
-	}
-	if c.JWTSecret != "" && len(c.JWTSecret) < 32 {
-		bad("GATEHOUSE_JWT_SECRET", "must be at least 32 bytes, got %d", len(c.JWTSecret))
-	}
-	if c.SMTPURL != "" {
-		if err := gmail.ParseURL(c.SMTPURL); err != nil {
-			bad("GATEHOUSE_SMTP_URL", "%v", err)
-		}
-	}
-	if _, err := mail.ParseAddress(c.MailFrom); err != nil {
-		bad("GATEHOUSE_MAIL_FROM", "not an address: %q", c.MailFrom)
-	}
-	if c.DNSServer != "" {
-		if _, port, err := net.SplitHostPort(c.DNSServer); err != nil || port == "" {
-			bad("GATEHOUSE_DNS_SERVER", "want HOST:PORT, got %q", c.DNSServer)
-		}
-	}
-	if v, err := parseBool(c.rawAllowPrivate); err != nil {
-		bad("GATEHOUSE_WEBHOOK_ALLOW_PRIVATE", "want true or false, got %q", c.rawAllowPrivate)
-	} else {
-		c.WebhookAllowPrivate = v
-	}
-	if c.WebhookCAFile != "" {
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if pem, err := os.ReadFile(c.WebhookCAFile); err != nil {
-			bad("GATEHOUSE_WEBHOOK_CA_FILE", "cannot read: %v", err)
-		} else if !pool.AppendCertsFromPEM(pem) {
-			bad("GATEHOUSE_WEBHOOK_CA_FILE", "no PEM certificate in %s", c.WebhookCAFile)
-		} else {
-			c.OutboundCAs = pool
-		}
-	}
-	if c.LogFormat != "text" && c.LogFormat != "json" {
-		bad("GATEHOUSE_LOG_FORMAT", "want text or json, got %q", c.LogFormat)
-	}
-	for _, s := range []struct {
-		env, raw string
-		dst      *bool
-	}{{"GATEHOUSE_RATE_LIMIT", c.rawRateLimit, &c.RateLimit}, {"GATEHOUSE_MAIL_LIMIT", c.rawMailLimit, &c.MailLimit}} {
-		switch s.raw {
-		case "on", "off":
-			*s.dst = s.raw == "on"
-		default:
-			bad(s.env, "want on or off, got %q", s.raw)
+	for _, ch := range checks() {
+		if err := ch.bad(c); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %v", ch.env, err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// derive sets the typed settings from their raw values; validate has
+// accepted them.
+func (c *Config) derive() {
+	c.WebhookAllowPrivate, _ = parseBool(c.rawAllowPrivate)
+	c.OutboundCAs, _ = loadCAs(c.WebhookCAFile)
+	c.RateLimit = c.rawRateLimit == "on"
+	c.MailLimit = c.rawMailLimit == "on"
+}
+
+// optional applies check to a value that may be left empty.
+func optional(v string, check func(string) error) error {
+	if v == "" {
+		return nil
+	}
+	return check(v)
+}
+
+func checkHostPort(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("want HOST:PORT, got %q", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q is not a number from 0 to 65535", port)
+	}
+	return nil
+}
+
+func checkAbsoluteURL(raw string) error {
+	if p, err := url.Parse(raw); err != nil || p.Scheme == "" || (p.Host == "" && p.Opaque == "" && p.Path == "") {
+		return fmt.Errorf("want an absolute URL, got %q", raw)
+	}
+	return nil
+}
+
+func checkOnOff(raw string) error {
+	if raw != "on" && raw != "off" {
+		return fmt.Errorf("want on or off, got %q", raw)
+	}
+	return nil
+}
+
+// loadCAs returns the system roots plus the PEM certificates of file; an
+// empty file name is nil, the system roots alone.
+func loadCAs(file string) (*x509.CertPool, error) {
+	if file == "" {
+		return nil, nil
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read: %v", err)
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("no PEM certificate in %s", file)
+	}
+	return pool, nil
 }
 
 func parseBool(s string) (bool, error) {
@@ -249,4 +314,11 @@ func (c *Config) resolveURLs(bound string) {
 		c.MobileURL = c.WebURL
 	}
 	c.MobileURL = trim(c.MobileURL)
+}
+
+// app is the service's part of the settings, once resolveURLs has run.
+func (c *Config) app() app.Config {
+	return app.Config{BaseURL: c.BaseURL, APIURL: c.APIURL, FormsURL: c.FormsURL, ShortLinkURL: c.ShortLinkURL,
+		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, RateLimit: c.RateLimit, MailLimit: c.MailLimit,
+		WebhookAllowPrivate: c.WebhookAllowPrivate, MetadataAllowPrivate: c.WebhookAllowPrivate, OutboundCAs: c.OutboundCAs}
 }

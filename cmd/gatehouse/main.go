@@ -3,8 +3,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -17,19 +15,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/dns"
-	"github.com/gatehouse/gatehouse/internal/forms"
-	"github.com/gatehouse/gatehouse/internal/links"
-	gmail "github.com/gatehouse/gatehouse/internal/mail"
-	"github.com/gatehouse/gatehouse/internal/oauth"
-	"github.com/gatehouse/gatehouse/internal/password"
-	"github.com/gatehouse/gatehouse/internal/sign"
+	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
-	"github.com/gatehouse/gatehouse/internal/tasks"
-	"github.com/gatehouse/gatehouse/internal/token"
-	"github.com/gatehouse/gatehouse/internal/web"
-	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -145,39 +134,16 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	bound := reachable(ln.Addr().String())
 	cfg.resolveURLs(bound)
 
-	secret := cfg.JWTSecret
-	if secret == "" {
-		var b [48]byte
-		rand.Read(b[:])
-		secret, err = store.SettingOrCreate(ctx, "jwt_secret", base64.RawURLEncoding.EncodeToString(b[:]))
-		if err != nil {
-			return fmt.Errorf("jwt secret: %w", err)
-		}
-	}
-	signer, err := token.NewSigner([]byte(secret), cfg.BaseURL, time.Now)
-	if err != nil {
-		return err
-	}
-	sender, err := gmail.New(gmail.Options{URL: cfg.SMTPURL, From: cfg.MailFrom, Logger: log})
+	sender, err := mail.New(mail.Options{URL: cfg.SMTPURL, From: cfg.MailFrom, Logger: log})
 	if err != nil {
 		return fmt.Errorf("mail: %w", err)
 	}
-	svc := accounts.New(accounts.Config{
-		Store: store, Signer: signer, Hasher: password.NewHasher(password.OWASP, 0),
-		Mailer: mailAdapter{sender}, Resolver: dns.New(cfg.DNSServer, 5*time.Second), Logger: log, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL,
-		NoMailLimits: !cfg.MailLimit,
-	})
-	authz := oauth.New(oauth.Config{Service: svc, Store: store, Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL,
-		AllowPrivate: cfg.WebhookAllowPrivate, RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit})
-	formsSvc := forms.New(forms.Config{Store: store, Mail: sender, Logger: log, FormsURL: cfg.FormsURL})
-	formsSvc.NoMailLimits = !cfg.MailLimit
-	hooks := webhooks.New(webhooks.Config{Store: store, Logger: log, AllowPrivate: cfg.WebhookAllowPrivate, RootCAs: cfg.OutboundCAs})
-	linksSvc := links.New(store, cfg.ShortLinkURL, nil)
-	linksSvc.SetEvents(hooks.For(webhooks.Links), 2*time.Second)
+	a, err := app.New(ctx, cfg.app(), app.Deps{Store: store, Mail: sender, Resolver: dns.New(cfg.DNSServer, 5*time.Second), Logger: log})
+	if err != nil {
+		return err
+	}
 	srv := &http.Server{
-		Handler: web.NewServer(web.Config{Service: svc, Logger: log, RateLimit: cfg.RateLimit, OAuth: authz,
-			Tasks: tasks.New(store, nil), Forms: formsSvc, Links: linksSvc, Webhooks: hooks,
-			Sign: sign.New(store, cfg.APIURL, nil, hooks.For(webhooks.Sign))}),
+		Handler:           a.Handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -199,17 +165,9 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Warn("shutdown", "err", err)
 	}
-	svc.Wait()
-	formsSvc.Wait()
-	linksSvc.Flush()
-	hooks.Wait()
+	// Mail, click batches and webhook deliveries finish unbounded, as
+	// they always have: only requests are cut at 30 s.
+	a.Close(context.Background())
 	log.Info("stopped")
 	return nil
-}
-
-// mailAdapter lets the mail package serve as the accounts Mailer.
-type mailAdapter struct{ s gmail.Sender }
-
-func (m mailAdapter) Send(ctx context.Context, to, subject, text string) error {
-	return m.s.Send(ctx, gmail.Message{To: to, Subject: subject, Text: text})
 }

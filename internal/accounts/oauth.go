@@ -3,7 +3,6 @@ package accounts
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -248,10 +247,4 @@ func (s *Service) BrowserPrincipal(ctx context.Context, b *BrowserSession) (*gat
 // created first if missing.
 func (s *Service) UserWorkspaces(ctx context.Context, userID string) ([]OrgListing, string, error) {
 	return s.MyOrgs(ctx, &gatehouse.Principal{UserID: userID})
-}
-
-// CleanClientName trims a client-supplied name to one safe line.
-func CleanClientName(name string) string {
-	name = strings.Join(strings.Fields(name), " ")
-	return truncate(name, MaxName)
 }

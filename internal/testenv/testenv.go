@@ -30,6 +30,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/dns"
 	"github.com/gatehouse/gatehouse/internal/dns/dnstest"
 	"github.com/gatehouse/gatehouse/internal/forms"
@@ -38,11 +39,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/mail/mailtest"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/password"
-	"github.com/gatehouse/gatehouse/internal/sign"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
-	"github.com/gatehouse/gatehouse/internal/tasks"
-	"github.com/gatehouse/gatehouse/internal/token"
-	"github.com/gatehouse/gatehouse/internal/web"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
 
@@ -109,8 +106,6 @@ type Options struct {
 	MetadataClient *http.Client
 	AllowPrivate   bool
 	RootCAs        *x509.CertPool
-	// Invitations backs the invitation landing page.
-	Invitations web.Invitations
 }
 
 // cheapHash keeps tests fast; the production parameters are benchmarked.
@@ -136,50 +131,28 @@ func New(t testing.TB, db string, o Options) *Env {
 	t.Helper()
 	store := OpenStore(t, db)
 	env := &Env{DB: db, Clock: NewClock(), Mail: mailtest.Start(t), DNS: dnstest.Start(t), Store: store, Logs: &bytes.Buffer{}}
-	log := slog.New(slog.NewTextHandler(&lockedWriter{w: env.Logs}, nil))
+	// slog's handler serializes its writes to Logs.
+	log := slog.New(slog.NewTextHandler(env.Logs, nil))
 	// The listener comes first: its URL is the issuer (GATEHOUSE_BASE_URL).
 	srv := httptest.NewUnstartedServer(nil)
 	env.URL = "http://" + srv.Listener.Addr().String()
-	signer, err := token.NewSigner([]byte("test-secret-test-secret-test-secret!"), env.URL, env.Clock.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
 	sender, err := mail.New(mail.Options{URL: env.Mail.URL(), From: "Gatehouse <no-reply@gatehouse.test>", Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hasher := o.Hasher
-	if hasher == nil {
-		hasher = password.NewHasher(cheapHash, 0)
+	a, err := app.New(context.Background(), app.Config{BaseURL: env.URL, APIURL: env.URL, FormsURL: env.URL + "/forms",
+		ShortLinkURL: env.URL + "/l", WebURL: "http://web.test", MobileURL: "https://mobile.test/app",
+		JWTSecret: "test-secret-test-secret-test-secret!", RateLimit: o.RateLimit, MailLimit: o.MailLimits,
+		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs}, o.deps(env, store, sender, log))
+	if err != nil {
+		t.Fatal(err)
 	}
-	env.Svc = accounts.New(accounts.Config{Store: store, Signer: signer, Hasher: hasher, Mailer: mailer{sender},
-		Resolver: dns.New(env.DNS.Addr, 2*time.Second), Logger: log, Now: env.Clock.Now, WebURL: "http://web.test", MobileURL: "https://mobile.test/app",
-		NoMailLimits: !o.MailLimits})
-	interval := o.DeviceInterval
-	if interval == 0 {
-		interval = time.Second
-	}
-	env.OAuth = oauth.New(oauth.Config{Service: env.Svc, Store: store, Logger: log, Issuer: env.URL, APIURL: env.URL,
-		Now: env.Clock.Now, DeviceInterval: interval, MetadataClient: o.MetadataClient, AllowPrivate: o.AllowPrivate, RootCAs: o.RootCAs,
-		RateLimit: o.RateLimit})
-	env.Webhooks = webhooks.New(webhooks.Config{Store: store, Logger: log, Now: env.Clock.Now, AllowPrivate: true, RootCAs: o.RootCAs,
-		RetryDelays: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}})
-	env.Links = links.New(env.Store, env.URL+"/l", env.Clock.Now)
-	env.Links.SetEvents(env.Webhooks.For(webhooks.Links), 50*time.Millisecond)
-	env.Forms = forms.New(forms.Config{Store: store, Mail: sender, Logger: log, Now: env.Clock.Now, FormsURL: env.URL + "/forms"})
-	env.Forms.NoMailLimits = !o.MailLimits
-	server := web.NewServer(web.Config{Service: env.Svc, Logger: log, RateLimit: o.RateLimit, Now: env.Clock.Now,
-		Tasks: tasks.New(env.Store, env.Clock.Now), Forms: env.Forms, Links: env.Links, Webhooks: env.Webhooks,
-		Sign:  sign.New(env.Store, env.URL, env.Clock.Now, env.Webhooks.For(webhooks.Sign)),
-		OAuth: env.OAuth, Invitations: o.Invitations})
-	srv.Config.Handler = env.validated(t, server)
+	env.Svc, env.OAuth, env.Forms, env.Links, env.Webhooks = a.Accounts, a.OAuth, a.Forms, a.Links, a.Webhooks
+	srv.Config.Handler = env.validated(t, a.Handler)
 	srv.Start()
 	t.Cleanup(func() {
 		srv.Close()
-		env.Svc.Wait()
-		env.Forms.Wait()
-		env.Links.Flush()
-		env.Webhooks.Wait()
+		a.Close(context.Background())
 	})
 	env.Client = srv.Client()
 	return env
@@ -205,21 +178,20 @@ func OpenStore(t testing.TB, db string) *sqlstore.Store {
 	return nil
 }
 
-type mailer struct{ s mail.Sender }
-
-func (m mailer) Send(ctx context.Context, to, subject, text string) error {
-	return m.s.Send(ctx, mail.Message{To: to, Subject: subject, Text: text})
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+// deps are the test doubles: the clock, a cheap hasher, the DNS server,
+// fast device polling, webhook retries and click batches.
+func (o Options) deps(env *Env, store *sqlstore.Store, sender mail.Sender, log *slog.Logger) app.Deps {
+	hasher := o.Hasher
+	if hasher == nil {
+		hasher = password.NewHasher(cheapHash, 0)
+	}
+	interval := o.DeviceInterval
+	if interval == 0 {
+		interval = time.Second
+	}
+	return app.Deps{Store: store, Mail: sender, Resolver: dns.New(env.DNS.Addr, 2*time.Second), Logger: log, Now: env.Clock.Now,
+		Hasher: hasher, DeviceInterval: interval, MetadataClient: o.MetadataClient,
+		WebhookRetryDelays: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}, LinkEventsWindow: 50 * time.Millisecond}
 }
 
 var pg struct {

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -15,14 +16,6 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
 )
-
-func init() {
-	// CONTRACT §4 gives `aud` as "gatehouse": a lone audience is written as
-	// a string, not a one-element array (RFC 7519 allows both, and clients
-	// comparing aud to "gatehouse" expect the string). Tokens bound to
-	// resources (RFC 8707) still carry an array.
-	jwt.MarshalSingleStringAsArray = false
-}
 
 // Audience is the `aud` of every access token.
 const Audience = "gatehouse"
@@ -44,6 +37,35 @@ type Claims struct {
 	Org       OrgClaim `json:"org"`
 	Via       string   `json:"via"`
 	Ver       int      `json:"ver"`
+}
+
+// MarshalJSON writes the claims with a lone audience as a string: CONTRACT
+// §4 gives `aud` as "gatehouse", and clients compare it to that string (RFC
+// 7519 allows both). Tokens bound to resources (RFC 8707) carry an array.
+// The JWT library's own choice is a package global, left untouched here.
+func (c Claims) MarshalJSON() ([]byte, error) {
+	var aud any
+	switch len(c.Audience) {
+	case 0:
+	case 1:
+		aud = c.Audience[0]
+	default:
+		aud = []string(c.Audience)
+	}
+	r := c.RegisteredClaims
+	return json.Marshal(struct {
+		Issuer    string           `json:"iss,omitempty"`
+		Subject   string           `json:"sub,omitempty"`
+		Audience  any              `json:"aud,omitempty"`
+		ExpiresAt *jwt.NumericDate `json:"exp,omitempty"`
+		NotBefore *jwt.NumericDate `json:"nbf,omitempty"`
+		IssuedAt  *jwt.NumericDate `json:"iat,omitempty"`
+		ID        string           `json:"jti,omitempty"`
+		SessionID string           `json:"sid,omitempty"`
+		Org       OrgClaim         `json:"org"`
+		Via       string           `json:"via"`
+		Ver       int              `json:"ver"`
+	}{r.Issuer, r.Subject, aud, r.ExpiresAt, r.NotBefore, r.IssuedAt, r.ID, c.SessionID, c.Org, c.Via, c.Ver})
 }
 
 // Signer issues and verifies access tokens with one HS256 key.

@@ -49,7 +49,7 @@ type page struct {
 	Email, Intro, Token, Action, Button, Code, ClientName, ClientHost, SignIn string
 	Hidden                                                                    []hidden
 	Orgs                                                                      []orgChoice
-	Invite                                                                    *InvitationPreview
+	Invite                                                                    *accounts.InvitationPreview
 	// formTarget is an extra form-action source (the client's redirect
 	// origin on consent pages).
 	formTarget string

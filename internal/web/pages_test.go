@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"io"
 	"net/http"
@@ -14,9 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/testenv"
-	"github.com/gatehouse/gatehouse/internal/web"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -186,57 +183,44 @@ func TestVerifyEmailLanding(t *testing.T) {
 	})
 }
 
-// fakeInvitations stands in for the invitation domain of the
-// organizations branch.
-type fakeInvitations struct{ accepted []string }
-
-func (f *fakeInvitations) PreviewInvitation(_ context.Context, tok string) (*web.InvitationPreview, error) {
-	switch tok {
-	case "good":
-		return &web.InvitationPreview{OrgName: "Acme <Team>", Role: "member", Kind: "link", InviterName: "Ada"}, nil
-	case "gone":
-		return nil, gatehouse.Errorf(gatehouse.KindGone, "this invitation is no longer active")
-	}
-	return nil, gatehouse.Errorf(gatehouse.KindNotFound, "invitation not found")
-}
-
-func (f *fakeInvitations) AcceptInvitation(_ context.Context, p *gatehouse.Principal, tok string) (*web.InvitationAccepted, error) {
-	if !p.Full() || p.UserID == "" {
-		return nil, gatehouse.Errorf(gatehouse.KindForbidden, "needs a full session")
-	}
-	f.accepted = append(f.accepted, p.UserID)
-	return &web.InvitationAccepted{OrgName: "Acme <Team>"}, nil
-}
-
+// TestInviteLanding covers the invitation page, GET and POST /invite,
+// through the real accounts service: an invitation made through the API
+// previews its org (escaped), a revoked one is gone, an anonymous accept
+// goes to sign-in, and a signed-in accept joins the org.
 func TestInviteLanding(t *testing.T) {
-	t.Run("not wired", func(t *testing.T) {
-		testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-			if res, _ := newBrowser(t, env).do(t, "GET", "/invite?token=x", nil); res.StatusCode != 404 {
-				t.Fatalf("status %d; want 404", res.StatusCode)
-			}
-		})
-	})
-	inv := &fakeInvitations{}
-	testenv.RunWith(t, testenv.Options{Invitations: inv}, func(t *testing.T, env *testenv.Env) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		b := newBrowser(t, env)
-		res, body := b.do(t, "GET", "/invite?token=good", nil)
+		if res, _ := b.do(t, "GET", "/invite?token=x", nil); res.StatusCode != 404 {
+			t.Fatalf("unknown token: status %d; want 404", res.StatusCode)
+		}
+		owner := orgsRegister(t, env)
+		org := orgsCreate(t, env, owner, "Acme <Team> "+testenv.RandomHex(3))
+		good := orgsLink(t, env, owner.Token, org)
+		revoked := env.Do(t, "POST", "/v1/orgs/"+org+"/invitations", owner.Token, map[string]any{"emails": []string{testenv.Email()}}).Want(t, 200)
+		inv := revoked.Get("invitations").([]any)[0].(map[string]any)
+		env.Do(t, "DELETE", "/v1/orgs/"+org+"/invitations/"+inv["id"].(string), owner.Token, nil).Want(t, 200)
+
+		res, body := b.do(t, "GET", "/invite?token="+url.QueryEscape(good), nil)
 		if res.StatusCode != 200 || !strings.Contains(body, "Acme &lt;Team&gt;") || !strings.Contains(body, "Sign in to accept") {
 			t.Fatalf("preview: %d %s", res.StatusCode, body)
 		}
-		if res, _ := b.do(t, "GET", "/invite?token=gone", nil); res.StatusCode != 410 {
-			t.Fatalf("gone: %d", res.StatusCode)
+		if res, _ := b.do(t, "GET", "/invite?token="+url.QueryEscape(orgsInviteToken(t, inv["url"].(string))), nil); res.StatusCode != 410 {
+			t.Fatalf("revoked: %d; want 410", res.StatusCode)
 		}
-		if res, _ := b.do(t, "POST", "/invite", url.Values{"token": {"good"}}); res.StatusCode != http.StatusSeeOther {
+		if res, _ := b.do(t, "POST", "/invite", url.Values{"token": {good}}); res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("anonymous accept: %d; want a sign-in redirect", res.StatusCode)
 		}
 		a := env.Register(t)
 		b.do(t, "POST", "/signin", url.Values{"email": {a.Email}, "password": {a.Password}})
-		if _, body := b.do(t, "GET", "/invite?token=good", nil); !strings.Contains(body, "Accept the invitation") {
+		if _, body := b.do(t, "GET", "/invite?token="+url.QueryEscape(good), nil); !strings.Contains(body, "Accept the invitation") {
 			t.Fatalf("signed-in preview lacks the accept button: %s", body)
 		}
-		res, body = b.do(t, "POST", "/invite", url.Values{"token": {"good"}})
-		if res.StatusCode != 200 || !strings.Contains(body, "You joined") || inv.accepted[len(inv.accepted)-1] != a.UserID {
+		res, body = b.do(t, "POST", "/invite", url.Values{"token": {good}})
+		if res.StatusCode != 200 || !strings.Contains(body, "You joined") {
 			t.Fatalf("accept: %d %s", res.StatusCode, body)
+		}
+		if role := orgsRoles(t, env, owner.Token, org)[a.UserID]; role != "member" {
+			t.Fatalf("after accepting, the user's role in the org is %q; want member", role)
 		}
 	})
 }

@@ -78,11 +78,13 @@ func (s *Server) routes() {
 	if s.oauth != nil {
 		s.oauthRoutes()
 	}
+	s.pageRoutes()
+	s.toolRoutes()
 }
 
 // oauthRoutes are the authorization server (RFC 6749 error bodies from
-// internal/oauth), the protected resource metadata and tool-API challenge,
-// and the hosted pages (HTML; every form POST behind CrossOriginProtection).
+// internal/oauth), the protected resource metadata, and its consent and
+// device pages (HTML; every form POST behind CrossOriginProtection).
 func (s *Server) oauthRoutes() {
 	m, o, form := s.mux, s.oauth, s.form
 	m.Handle("GET /.well-known/oauth-authorization-server", o.HandleMetadata())
@@ -99,7 +101,12 @@ func (s *Server) oauthRoutes() {
 	m.Handle("POST /oauth/authorize", form(s.handleAuthorizeDecision))
 	m.HandleFunc("GET /device", s.handleDevicePage)
 	m.Handle("POST /device", form(s.handleDeviceDecision))
+}
 
+// pageRoutes are the hosted pages that need no authorization server (HTML;
+// every form POST behind CrossOriginProtection).
+func (s *Server) pageRoutes() {
+	m, form := s.mux, s.form
 	m.HandleFunc("GET /signin", s.handleSignInPage)
 	m.Handle("POST /signin", form(s.handleSignIn))
 	m.Handle("POST /signin/magic", form(s.handleSignInMagic))
@@ -111,7 +118,12 @@ func (s *Server) oauthRoutes() {
 	m.HandleFunc("GET /invite", s.handleInvitePage)
 	m.Handle("POST /invite", form(s.handleInviteAccept))
 	m.HandleFunc("GET /assets/gatehouse.css", s.handleStylesheet)
+}
 
+// toolRoutes are the tool APIs; a tool without a service, and every path
+// no operation serves, get the generic tool answer.
+func (s *Server) toolRoutes() {
+	m := s.mux
 	if s.tasks != nil {
 		s.taskRoutes(m)
 	}

@@ -33,11 +33,9 @@ type Config struct {
 	RateLimit bool
 	Now       func() time.Time // clock of the rate limiter; nil: time.Now
 	// OAuth is the authorization server; its issuer (GATEHOUSE_BASE_URL)
-	// also decides whether cookies can be Secure.
+	// also decides whether cookies can be Secure. Nil leaves out its
+	// endpoints and pages; the other pages and the tools stay.
 	OAuth *oauth.Server
-	// Invitations backs the invitation landing page; nil means the
-	// accounts service itself.
-	Invitations Invitations
 	// Tasks is the Tasks tool API; nil leaves its paths to the generic
 	// tool answer.
 	Tasks *tasks.Service
@@ -56,31 +54,27 @@ type Config struct {
 
 // Server serves the whole HTTP API.
 type Server struct {
-	svc         *accounts.Service
-	log         *slog.Logger
-	limits      *limits
-	mux         *http.ServeMux
-	oauth       *oauth.Server
-	invitations Invitations
-	pages       map[string]*template.Template
-	secure      bool // Secure cookies; false only on plain-http loopback
-	csrf        *http.CrossOriginProtection
-	tasks       *tasks.Service
-	forms       *forms.Service
-	links       *links.Service
-	webhooks    *webhooks.Service
-	sign        *sign.Service
+	svc      *accounts.Service
+	log      *slog.Logger
+	limits   *limits
+	mux      *http.ServeMux
+	oauth    *oauth.Server
+	pages    map[string]*template.Template
+	secure   bool // Secure cookies; false only on plain-http loopback
+	csrf     *http.CrossOriginProtection
+	tasks    *tasks.Service
+	forms    *forms.Service
+	links    *links.Service
+	webhooks *webhooks.Service
+	sign     *sign.Service
 }
 
 // NewServer returns the HTTP handler of the whole service.
 func NewServer(c Config) http.Handler {
-	s := &Server{svc: c.Service, log: c.Logger, mux: http.NewServeMux(), oauth: c.OAuth, invitations: c.Invitations, tasks: c.Tasks, forms: c.Forms, links: c.Links, webhooks: c.Webhooks, sign: c.Sign,
+	s := &Server{svc: c.Service, log: c.Logger, mux: http.NewServeMux(), oauth: c.OAuth, tasks: c.Tasks, forms: c.Forms, links: c.Links, webhooks: c.Webhooks, sign: c.Sign,
 		pages: parsePages(), secure: true, csrf: http.NewCrossOriginProtection()}
 	if s.oauth != nil {
 		s.secure = secureCookies(s.oauth.Issuer())
-	}
-	if s.invitations == nil && s.svc != nil {
-		s.invitations = serviceInvitations{s.svc}
 	}
 	s.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.render(w, http.StatusForbidden, "error", &page{Title: "Request refused",

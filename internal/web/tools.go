@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/gatehouse/gatehouse"
 )
@@ -20,11 +21,7 @@ func (s *Server) tool(tool string, h authedFunc) http.Handler {
 			err = s.svc.ToolAccess(r.Context(), p)
 		}
 		if gatehouse.ErrorKind(err) == gatehouse.KindUnauthorized {
-			challenge := `Bearer resource_metadata="` + s.resourceMetadataURL("/"+tool) + `"`
-			if r.Header.Get("Authorization") != "" {
-				challenge += `, error="invalid_token"`
-			}
-			w.Header().Set("WWW-Authenticate", challenge)
+			w.Header().Set("WWW-Authenticate", s.toolChallenge(r, tool))
 		}
 		if err != nil {
 			return err
@@ -45,6 +42,19 @@ func (s *Server) handleToolAPI(tool string) http.Handler {
 	})
 }
 
-func (s *Server) resourceMetadataURL(path string) string {
-	return s.oauth.ResourceMetadataURL(path)
+// toolChallenge is the WWW-Authenticate of a tool API's 401: it points to
+// the resource metadata (RFC 9728 §5.1) when the authorization server is
+// configured, and says invalid_token when a token was sent.
+func (s *Server) toolChallenge(r *http.Request, tool string) string {
+	var params []string
+	if s.oauth != nil {
+		params = append(params, `resource_metadata="`+s.oauth.ResourceMetadataURL("/"+tool)+`"`)
+	}
+	if r.Header.Get("Authorization") != "" {
+		params = append(params, `error="invalid_token"`)
+	}
+	if len(params) == 0 {
+		return "Bearer"
+	}
+	return "Bearer " + strings.Join(params, ", ")
 }

@@ -1,0 +1,162 @@
+// Package app builds the whole Gatehouse service once: the accounts
+// service, the OAuth server, the tools, webhooks and the HTTP server.
+// cmd/gatehouse and the end-to-end tests (internal/testenv) both call New,
+// so what runs in production is what the tests run.
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/forms"
+	"github.com/gatehouse/gatehouse/internal/links"
+	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/oauth"
+	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/sign"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/gatehouse/gatehouse/internal/tasks"
+	"github.com/gatehouse/gatehouse/internal/token"
+	"github.com/gatehouse/gatehouse/internal/web"
+	"github.com/gatehouse/gatehouse/internal/webhooks"
+)
+
+// Config is the service's settings (CONTRACT §1), URLs already resolved
+// to their defaults.
+type Config struct {
+	BaseURL      string // the issuer
+	APIURL       string // base of the tool APIs
+	FormsURL     string
+	ShortLinkURL string
+	WebURL       string // base of links in emails
+	MobileURL    string // base of magic links for client=mobile
+	// JWTSecret signs access tokens; empty: a secret generated once and
+	// kept in the database.
+	JWTSecret string
+	RateLimit bool
+	// MailLimit keeps the limits that protect other people's mailboxes.
+	MailLimit bool
+	// WebhookAllowPrivate lets webhooks reach private addresses;
+	// MetadataAllowPrivate lets OAuth client ID metadata documents be
+	// fetched from them (cmd sets both from GATEHOUSE_WEBHOOK_ALLOW_PRIVATE).
+	WebhookAllowPrivate, MetadataAllowPrivate bool
+	// OutboundCAs are trusted by outbound HTTPS; nil: the system roots.
+	OutboundCAs *x509.CertPool
+}
+
+// Deps are what production and the tests provide differently.
+type Deps struct {
+	Store    *sqlstore.Store // opened and closed by the caller
+	Mail     mail.Sender
+	Resolver accounts.TXTResolver
+	Logger   *slog.Logger
+	Now      func() time.Time // nil: time.Now
+	Hasher   *password.Hasher // nil: the production parameters
+	// DeviceInterval is the OAuth device polling interval; 0: oauth's.
+	DeviceInterval time.Duration
+	// MetadataClient fetches client ID metadata documents; nil: oauth's.
+	MetadataClient *http.Client
+	// WebhookRetryDelays overrides the webhook retry waits; nil: each
+	// tool's own.
+	WebhookRetryDelays []time.Duration
+	// LinkEventsWindow batches link clicks into one event; 0: 2 s.
+	LinkEventsWindow time.Duration
+}
+
+// App is the running service.
+type App struct {
+	Handler  http.Handler
+	Accounts *accounts.Service
+	OAuth    *oauth.Server
+	Forms    *forms.Service
+	Links    *links.Service
+	Webhooks *webhooks.Service
+}
+
+// New builds the service on deps.Store.
+func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
+	signer, err := newSigner(ctx, cfg, deps)
+	if err != nil {
+		return nil, err
+	}
+	hasher := deps.Hasher
+	if hasher == nil {
+		hasher = password.NewHasher(password.OWASP, 0)
+	}
+	store, log, now := deps.Store, deps.Logger, deps.Now
+	a := &App{}
+	a.Accounts = accounts.New(accounts.Config{Store: store, Signer: signer, Hasher: hasher, Mailer: accountsMailer{deps.Mail},
+		Resolver: deps.Resolver, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoMailLimits: !cfg.MailLimit})
+	a.OAuth = oauth.New(oauth.Config{Service: a.Accounts, Store: store, Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, Now: now,
+		DeviceInterval: deps.DeviceInterval, MetadataClient: deps.MetadataClient, AllowPrivate: cfg.MetadataAllowPrivate,
+		RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit})
+	a.Webhooks = webhooks.New(webhooks.Config{Store: store, Logger: log, Now: now, AllowPrivate: cfg.WebhookAllowPrivate,
+		RootCAs: cfg.OutboundCAs, RetryDelays: deps.WebhookRetryDelays})
+	a.Links = links.New(store, cfg.ShortLinkURL, now)
+	window := deps.LinkEventsWindow
+	if window == 0 {
+		window = 2 * time.Second
+	}
+	a.Links.SetEvents(a.Webhooks.For(webhooks.Links), window)
+	a.Forms = forms.New(forms.Config{Store: store, Mail: deps.Mail, Logger: log, Now: now, FormsURL: cfg.FormsURL})
+	a.Forms.NoMailLimits = !cfg.MailLimit
+	a.Handler = web.NewServer(web.Config{Service: a.Accounts, Logger: log, RateLimit: cfg.RateLimit, Now: now, OAuth: a.OAuth,
+		Tasks: tasks.New(store, now), Forms: a.Forms, Links: a.Links, Webhooks: a.Webhooks,
+		Sign: sign.New(store, cfg.APIURL, now, a.Webhooks.For(webhooks.Sign))})
+	return a, nil
+}
+
+// newSigner returns the access token signer: cfg.JWTSecret, or the secret
+// kept in the database (created on first start).
+func newSigner(ctx context.Context, cfg Config, deps Deps) (*token.Signer, error) {
+	secret := cfg.JWTSecret
+	if secret == "" {
+		var b [48]byte
+		rand.Read(b[:])
+		var err error
+		secret, err = deps.Store.SettingOrCreate(ctx, "jwt_secret", base64.RawURLEncoding.EncodeToString(b[:]))
+		if err != nil {
+			return nil, fmt.Errorf("jwt secret: %w", err)
+		}
+	}
+	now := deps.Now
+	if now == nil {
+		now = time.Now
+	}
+	return token.NewSigner([]byte(secret), cfg.BaseURL, now)
+}
+
+// Close waits for the work that outlives requests: the accounts service's
+// and Forms' mail, the Links click batch (flushed into webhooks), then the
+// webhook deliveries. Call it once the HTTP server has stopped; it returns
+// ctx's error if ctx ends first. The store stays open: the caller owns it.
+func (a *App) Close(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		a.Accounts.Wait()
+		a.Forms.Wait()
+		a.Links.Flush()
+		a.Webhooks.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// accountsMailer lets a mail.Sender serve as the accounts Mailer.
+type accountsMailer struct{ s mail.Sender }
+
+func (m accountsMailer) Send(ctx context.Context, to, subject, text string) error {
+	return m.s.Send(ctx, mail.Message{To: to, Subject: subject, Text: text})
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
 
@@ -105,7 +106,8 @@ func (s *Server) HandleDeviceAuthorization() http.Handler {
 			if err != nil {
 				return serverError(err)
 			}
-			writeJSON(w, http.StatusOK, deviceAuthorization{DeviceCode: device, UserCode: user,
+			w.Header().Set("Pragma", "no-cache") // RFC 6749 §5.1
+			httpjson.Write(w, http.StatusOK, deviceAuthorization{DeviceCode: device, UserCode: user,
 				VerificationURI:         s.issuer + "/device",
 				VerificationURIComplete: s.issuer + "/device?user_code=" + user,
 				ExpiresIn:               int64(DeviceCodeTTL.Seconds()), Interval: int64(s.interval.Seconds())})

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 )
 
 // Error is an OAuth error answer (RFC 6749 §5.2, RFC 7591 §3.2.2, RFC 8628
@@ -92,20 +94,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if e.Code == "invalid_client" && r.Header.Get("Authorization") != "" {
 		w.Header().Set("WWW-Authenticate", `Basic realm="gatehouse"`)
 	}
-	writeJSON(w, e.Status, struct {
+	w.Header().Set("Pragma", "no-cache") // RFC 6749 §5.1
+	httpjson.Write(w, e.Status, struct {
 		Error       string `json:"error"`
 		Description string `json:"error_description,omitempty"`
 	}{e.Code, e.Description})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Pragma", "no-cache")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
 }
 
 // handler adapts an endpoint that returns its error.

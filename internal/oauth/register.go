@@ -3,12 +3,12 @@ package oauth
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 	"github.com/google/uuid"
 )
 
@@ -164,15 +164,14 @@ func isLoopbackHost(h string) bool {
 func (s *Server) HandleRegister() http.Handler {
 	return s.handler(func(w http.ResponseWriter, r *http.Request) error {
 		cors(w)
-		body, err := io.ReadAll(r.Body)
+		body, err := httpjson.ReadBody(r)
+		if httpjson.TooBig(err) {
+			return oauthErr("invalid_request", http.StatusRequestEntityTooLarge, "request body too large")
+		}
 		if err != nil {
-			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
-				return oauthErr("invalid_request", http.StatusRequestEntityTooLarge, "request body too large")
-			}
 			return invalidRequest("could not read the request body")
 		}
-		if strings.Contains(string(body), `\u0000`) {
+		if httpjson.HasNUL(body) {
 			return invalidMetadata("client metadata must not contain NUL characters")
 		}
 		var m clientMetadata

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 )
 
 // tokenRequest is a parsed token request of an authenticated public client.
@@ -69,7 +70,8 @@ func (s *Server) HandleToken() http.Handler {
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, tokenResponse{AccessToken: si.AccessToken, TokenType: "Bearer",
+		w.Header().Set("Pragma", "no-cache") // RFC 6749 §5.1
+		httpjson.Write(w, http.StatusOK, tokenResponse{AccessToken: si.AccessToken, TokenType: "Bearer",
 			ExpiresIn: int64(si.ExpiresAt.Sub(s.clock()).Round(time.Second) / time.Second), RefreshToken: si.RefreshToken})
 		return nil
 	})
@@ -79,8 +81,7 @@ func (s *Server) HandleToken() http.Handler {
 // repeated parameters (RFC 6749 §3.2).
 func parseForm(r *http.Request) (url.Values, error) {
 	if err := r.ParseForm(); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		if httpjson.TooBig(err) {
 			return nil, oauthErr("invalid_request", http.StatusRequestEntityTooLarge, "request body too large")
 		}
 		return nil, invalidRequest("the body must be application/x-www-form-urlencoded")

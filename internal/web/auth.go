@@ -5,6 +5,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 )
 
 // handleHealth handles "GET /health": 200 while the database answers, 503
@@ -12,10 +13,10 @@ import (
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	if err := s.svc.Health(r.Context()); err != nil {
 		s.log.Warn("health: database not answering", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, errorBody{"database is not answering"})
+		httpjson.Write(w, http.StatusServiceUnavailable, errorBody{"database is not answering"})
 		return nil
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "database": "ok"})
+	httpjson.Write(w, http.StatusOK, map[string]string{"status": "ok", "database": "ok"})
 	return nil
 }
 
@@ -33,7 +34,7 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, toSession(si))
+	httpjson.Write(w, http.StatusOK, toSession(si))
 	return nil
 }
 
@@ -51,7 +52,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, toSession(si))
+	httpjson.Write(w, http.StatusOK, toSession(si))
 	return nil
 }
 
@@ -76,7 +77,7 @@ func (s *Server) handleMagicLink(w http.ResponseWriter, r *http.Request) error {
 	if err := s.svc.RequestMagicLink(r.Context(), in.Email, in.Client); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"if the address can sign in, a link is on its way"})
+	httpjson.Write(w, http.StatusOK, message{"if the address can sign in, a link is on its way"})
 	return nil
 }
 
@@ -94,7 +95,7 @@ func (s *Server) handleMagicLinkVerify(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, toSession(si))
+	httpjson.Write(w, http.StatusOK, toSession(si))
 	return nil
 }
 
@@ -108,7 +109,7 @@ func (s *Server) handleVerifyEmail(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, struct {
+	httpjson.Write(w, http.StatusOK, struct {
 		Message string   `json:"message"`
 		User    userJSON `json:"user"`
 	}{"email verified", toUser(u)})
@@ -129,7 +130,7 @@ func (s *Server) handleRefresh(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, toSession(si))
+	httpjson.Write(w, http.StatusOK, toSession(si))
 	return nil
 }
 
@@ -144,7 +145,7 @@ func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) error {
 	if err := s.svc.Logout(r.Context(), in.RefreshToken); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"signed out"})
+	httpjson.Write(w, http.StatusOK, message{"signed out"})
 	return nil
 }
 
@@ -160,7 +161,7 @@ func (s *Server) handleSwitchOrg(w http.ResponseWriter, r *http.Request, p *gate
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, toOrgToken(t))
+	httpjson.Write(w, http.StatusOK, toOrgToken(t))
 	return nil
 }
 
@@ -170,7 +171,7 @@ func (s *Server) handleMe(w http.ResponseWriter, r *http.Request, p *gatehouse.P
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, struct {
+	httpjson.Write(w, http.StatusOK, struct {
 		User userJSON       `json:"user"`
 		Org  orgContextJSON `json:"org"`
 	}{toUser(u), toOrgContext(oc)})
@@ -183,7 +184,7 @@ func (s *Server) handleVerify(w http.ResponseWriter, r *http.Request, p *gatehou
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, struct {
+	httpjson.Write(w, http.StatusOK, struct {
 		Valid   bool   `json:"valid"`
 		UserID  string `json:"user_id"`
 		Email   string `json:"email"`

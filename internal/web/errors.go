@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 )
 
 // statusOf is the one table from error kinds to HTTP statuses.
@@ -33,14 +34,14 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		writeJSON(w, http.StatusRequestEntityTooLarge, errorBody{fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit)})
+		httpjson.Write(w, http.StatusRequestEntityTooLarge, errorBody{fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit)})
 		return
 	case errors.As(err, &e) && e.Kind != gatehouse.KindInternal:
 		status := statusOf[e.Kind]
 		if e.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 		}
-		writeJSON(w, status, errorBody{clip(e.Message)})
+		httpjson.Write(w, status, errorBody{clip(e.Message)})
 		return
 	}
 	if r.Context().Err() != nil {
@@ -48,13 +49,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		// error, and nobody reads the answer.
 		s.log.LogAttrs(context.Background(), slog.LevelDebug, "request cancelled",
 			slog.String("request_id", requestID(r.Context())), slog.String("path", r.URL.Path))
-		writeJSON(w, 499, errorBody{"request cancelled"})
+		httpjson.Write(w, 499, errorBody{"request cancelled"})
 		return
 	}
 	s.log.LogAttrs(r.Context(), slog.LevelError, "internal error",
 		slog.String("request_id", requestID(r.Context())), slog.String("method", r.Method),
 		slog.String("path", r.URL.Path), slog.String("err", err.Error()))
-	writeJSON(w, http.StatusInternalServerError, errorBody{"internal server error (request id " + requestID(r.Context()) + ")"})
+	httpjson.Write(w, http.StatusInternalServerError, errorBody{"internal server error (request id " + requestID(r.Context()) + ")"})
 }
 
 type errorBody struct {

@@ -3,13 +3,13 @@ package web
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"mime"
 	"net/http"
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/forms"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 )
 
@@ -74,7 +74,7 @@ func (s *Server) handleCreateForm(w http.ResponseWriter, r *http.Request, p *gat
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"form": s.toForm(f)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"form": s.toForm(f)})
 	return nil
 }
 
@@ -87,7 +87,7 @@ func (s *Server) handleForms(w http.ResponseWriter, r *http.Request, p *gatehous
 	for k, f := range fs {
 		out[k] = s.toForm(f)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"forms": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"forms": out})
 	return nil
 }
 
@@ -96,7 +96,7 @@ func (s *Server) handleForm(w http.ResponseWriter, r *http.Request, p *gatehouse
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"form": s.toForm(f)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"form": s.toForm(f)})
 	return nil
 }
 
@@ -116,7 +116,7 @@ func (s *Server) handleSubmissions(w http.ResponseWriter, r *http.Request, p *ga
 	for k, sub := range subs {
 		out[k] = submissionJSON{ID: sub.ID, Data: sub.Data, Spam: sub.Spam, Created: stamp(sub.Created)}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"submissions": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"submissions": out})
 	return nil
 }
 
@@ -129,7 +129,7 @@ func (s *Server) handleDestinations(w http.ResponseWriter, r *http.Request, p *g
 	for k, d := range ds {
 		out[k] = toDestination(d)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"destinations": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"destinations": out})
 	return nil
 }
 
@@ -142,7 +142,7 @@ func (s *Server) handleAddDestination(w http.ResponseWriter, r *http.Request, p 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"destination": toDestination(d)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"destination": toDestination(d)})
 	return nil
 }
 
@@ -150,7 +150,7 @@ func (s *Server) handleDeleteDestination(w http.ResponseWriter, r *http.Request,
 	if err := s.forms.DeleteDestination(r.Context(), p, r.PathValue("id"), r.PathValue("did")); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"destination deleted"})
+	httpjson.Write(w, http.StatusOK, message{"destination deleted"})
 	return nil
 }
 
@@ -179,7 +179,7 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) error {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return nil
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	httpjson.Write(w, http.StatusOK, map[string]bool{"ok": true})
 	return nil
 }
 
@@ -188,15 +188,9 @@ func submission(r *http.Request) (map[string]any, error) {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch {
 	case ct == "application/json" || ct == "text/json" || strings.HasSuffix(ct, "+json"):
-		body, err := io.ReadAll(r.Body)
+		body, err := readJSONBody(r)
 		if err != nil {
-			if tooBig(err) {
-				return nil, err
-			}
-			return nil, gatehouse.Invalid("could not read request body")
-		}
-		if nulEscape.Match(body) {
-			return nil, gatehouse.Invalid("strings must not contain NUL characters (\\u0000)")
+			return nil, err
 		}
 		var data map[string]any
 		dec := json.NewDecoder(bytes.NewReader(body))
@@ -207,7 +201,7 @@ func submission(r *http.Request) (map[string]any, error) {
 		return data, nil
 	case ct == "multipart/form-data":
 		if err := r.ParseMultipartForm(1 << 20); err != nil {
-			if tooBig(err) {
+			if httpjson.TooBig(err) {
 				return nil, err
 			}
 			return nil, gatehouse.Invalid("the form data could not be read")
@@ -215,19 +209,16 @@ func submission(r *http.Request) (map[string]any, error) {
 		return formFields(r.MultipartForm.Value), nil
 	case ct == "application/x-www-form-urlencoded":
 		if err := r.ParseForm(); err != nil {
-			if tooBig(err) {
+			if httpjson.TooBig(err) {
 				return nil, err
 			}
 			return nil, gatehouse.Invalid("the form data could not be read")
 		}
 		return formFields(r.PostForm), nil
 	case ct == "text/plain":
-		body, err := io.ReadAll(r.Body)
+		body, err := readBody(r)
 		if err != nil {
-			if tooBig(err) {
-				return nil, err
-			}
-			return nil, gatehouse.Invalid("could not read request body")
+			return nil, err
 		}
 		fields := map[string][]string{}
 		for _, line := range strings.Split(strings.ReplaceAll(string(body), "\r\n", "\n"), "\n") {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 )
 
 // invitationJSON is the Invitation shape of CONTRACT §3: email only on the
@@ -37,7 +38,7 @@ func (s *Server) handleInvitations(w http.ResponseWriter, r *http.Request, p *ga
 		out[i] = toInvitation(inv)
 		out[i].URL = "" // secrets are not kept; lists never carry them
 	}
-	writeJSON(w, http.StatusOK, map[string][]invitationJSON{"invitations": out})
+	httpjson.Write(w, http.StatusOK, map[string][]invitationJSON{"invitations": out})
 	return nil
 }
 
@@ -56,7 +57,7 @@ func (s *Server) handleInvite(w http.ResponseWriter, r *http.Request, p *gatehou
 		return err
 	}
 	if len(invs) == 1 && invs[0].Kind == accounts.InviteLink {
-		writeJSON(w, http.StatusOK, map[string]invitationJSON{"invitation": toInvitation(invs[0])})
+		httpjson.Write(w, http.StatusOK, map[string]invitationJSON{"invitation": toInvitation(invs[0])})
 		return nil
 	}
 	out := make([]invitationJSON, len(invs))
@@ -66,7 +67,7 @@ func (s *Server) handleInvite(w http.ResponseWriter, r *http.Request, p *gatehou
 	if invalid == nil {
 		invalid = []string{}
 	}
-	writeJSON(w, http.StatusOK, struct {
+	httpjson.Write(w, http.StatusOK, struct {
 		Invitations []invitationJSON `json:"invitations"`
 		Invalid     []string         `json:"invalid"`
 	}{out, invalid})
@@ -78,7 +79,7 @@ func (s *Server) handleRevokeInvitation(w http.ResponseWriter, r *http.Request, 
 	if err := s.svc.RevokeInvitation(r.Context(), p, r.PathValue("id"), r.PathValue("iid")); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"invitation revoked"})
+	httpjson.Write(w, http.StatusOK, message{"invitation revoked"})
 	return nil
 }
 
@@ -93,7 +94,7 @@ func (s *Server) handlePreviewInvitation(w http.ResponseWriter, r *http.Request)
 		Slug      string `json:"slug"`
 		AvatarURL string `json:"avatar_url"`
 	}
-	writeJSON(w, http.StatusOK, struct {
+	httpjson.Write(w, http.StatusOK, struct {
 		Org     orgBrief `json:"org"`
 		Role    string   `json:"role"`
 		Kind    string   `json:"kind"`
@@ -108,7 +109,7 @@ func (s *Server) handleAcceptInvitation(w http.ResponseWriter, r *http.Request, 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, struct {
+	httpjson.Write(w, http.StatusOK, struct {
 		orgTokenJSON
 		AlreadyMember bool `json:"already_member"`
 	}{toOrgToken(&a.OrgToken), a.AlreadyMember})

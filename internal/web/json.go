@@ -6,34 +6,23 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"regexp"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 )
 
 // MaxBody is the largest request body accepted; larger answers 413.
 const MaxBody = 1 << 20
 
-// nulEscape finds a JSON \u0000 escape (one not itself escaped as \\u0000).
-var nulEscape = regexp.MustCompile(`(^|[^\\])(\\\\)*\\u0000`)
-
 // decode reads a JSON object from r's body into dst. An empty body reads as
 // {} so that a missing required field is reported by name.
 func decode(r *http.Request, dst any) error {
-	body, err := io.ReadAll(r.Body)
+	body, err := readJSONBody(r)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return err
-		}
-		return gatehouse.Invalid("could not read request body")
+		return err
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
-	}
-	if bytes.Contains(body, []byte(`\u0000`)) && nulEscape.Match(body) {
-		// PostgreSQL text cannot hold NUL; no field of the API needs it.
-		return gatehouse.Invalid("strings must not contain NUL characters (\\u0000)")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(dst); err != nil {
@@ -55,6 +44,32 @@ func decode(r *http.Request, dst any) error {
 	return nil
 }
 
+// readBody reads r's body; a body over the limit is returned as is (413).
+func readBody(r *http.Request) ([]byte, error) {
+	body, err := httpjson.ReadBody(r)
+	if errors.Is(err, httpjson.ErrUnreadable) {
+		return nil, gatehouse.Invalid("could not read request body")
+	}
+	return body, err
+}
+
+// readJSONBody reads a JSON body and refuses one that escapes a NUL character.
+func readJSONBody(r *http.Request) ([]byte, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	if httpjson.HasNUL(body) {
+		return nil, nulError()
+	}
+	return body, nil
+}
+
+// nulError refuses JSON text that escapes a NUL character (\u0000).
+func nulError() error {
+	return gatehouse.Invalid("strings must not contain NUL characters (\\u0000)")
+}
+
 func jsonKind(goKind string) string {
 	switch goKind {
 	case "string":
@@ -71,14 +86,6 @@ func jsonKind(goKind string) string {
 		return "a value of another type"
 	}
 	return "an object"
-}
-
-// writeJSON writes v as a JSON response with status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
 }
 
 type message struct {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 )
 
 type apiKeyJSON struct {
@@ -65,7 +66,7 @@ func writeKeys(w http.ResponseWriter, ks []accounts.APIKey) {
 	for i := range ks {
 		out[i] = toAPIKey(&ks[i])
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"api_keys": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"api_keys": out})
 }
 
 // createKey decodes a key body, calls create and answers the new key with
@@ -85,7 +86,7 @@ func createKey(w http.ResponseWriter, r *http.Request, create func(accounts.KeyI
 	}
 	out := toAPIKey(nk.Key)
 	out.Secret = nk.Secret
-	writeJSON(w, http.StatusOK, map[string]any{"api_key": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"api_key": out})
 	return nil
 }
 
@@ -109,7 +110,7 @@ func (s *Server) handleDeleteUserKey(w http.ResponseWriter, r *http.Request, p *
 	if err := s.svc.RevokeUserKey(r.Context(), p, r.PathValue("kid")); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"api key revoked"})
+	httpjson.Write(w, http.StatusOK, message{"api key revoked"})
 	return nil
 }
 
@@ -125,6 +126,6 @@ func (s *Server) handleKeyExchange(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, toOrgToken(t))
+	httpjson.Write(w, http.StatusOK, toOrgToken(t))
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 	"github.com/gatehouse/gatehouse/internal/links"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
@@ -51,7 +52,7 @@ func (s *Server) handleCreateLink(w http.ResponseWriter, r *http.Request, p *gat
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"link": s.toLink(l)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"link": s.toLink(l)})
 	return nil
 }
 
@@ -64,7 +65,7 @@ func (s *Server) handleLinks(w http.ResponseWriter, r *http.Request, p *gatehous
 	for k, l := range ls {
 		out[k] = s.toLink(l)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"links": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"links": out})
 	return nil
 }
 
@@ -73,7 +74,7 @@ func (s *Server) handleLink(w http.ResponseWriter, r *http.Request, p *gatehouse
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"link": s.toLink(l)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"link": s.toLink(l)})
 	return nil
 }
 
@@ -86,7 +87,7 @@ func (s *Server) handleUpdateLink(w http.ResponseWriter, r *http.Request, p *gat
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"link": s.toLink(l)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"link": s.toLink(l)})
 	return nil
 }
 
@@ -94,7 +95,7 @@ func (s *Server) handleDeleteLink(w http.ResponseWriter, r *http.Request, p *gat
 	if err := s.links.Delete(r.Context(), p, r.PathValue("id")); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"link deleted"})
+	httpjson.Write(w, http.StatusOK, message{"link deleted"})
 	return nil
 }
 
@@ -117,7 +118,7 @@ func (s *Server) handleConversion(w http.ResponseWriter, r *http.Request, p *gat
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"conversion": conversionJSON{ID: c.ID, ClickID: c.ClickID, LinkID: c.LinkID, Name: c.Name,
+	httpjson.Write(w, http.StatusOK, map[string]any{"conversion": conversionJSON{ID: c.ID, ClickID: c.ClickID, LinkID: c.LinkID, Name: c.Name,
 		AmountCents: c.AmountCents, Currency: optional(c.Currency), Created: stamp(c.Created)}})
 	return nil
 }
@@ -174,7 +175,7 @@ func (s *Server) handleCreateWebhook(w http.ResponseWriter, r *http.Request, p *
 	}
 	out := toWebhook(hook)
 	out.Secret = hook.Secret // shown once, here
-	writeJSON(w, http.StatusOK, map[string]any{"webhook": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"webhook": out})
 	return nil
 }
 
@@ -187,7 +188,7 @@ func (s *Server) handleWebhooks(w http.ResponseWriter, r *http.Request, p *gateh
 	for k, h := range hs {
 		out[k] = toWebhook(h)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"webhooks": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"webhooks": out})
 	return nil
 }
 
@@ -200,7 +201,7 @@ func (s *Server) handleUpdateWebhook(w http.ResponseWriter, r *http.Request, p *
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"webhook": toWebhook(hook)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"webhook": toWebhook(hook)})
 	return nil
 }
 
@@ -208,7 +209,7 @@ func (s *Server) handleDeleteWebhook(w http.ResponseWriter, r *http.Request, p *
 	if err := s.webhooks.Delete(r.Context(), t, p, r.PathValue("id")); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"webhook deleted"})
+	httpjson.Write(w, http.StatusOK, message{"webhook deleted"})
 	return nil
 }
 
@@ -216,6 +217,6 @@ func (s *Server) handlePingWebhook(w http.ResponseWriter, r *http.Request, p *ga
 	if _, err := s.webhooks.Ping(r.Context(), t, p, r.PathValue("id")); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"ping sent"})
+	httpjson.Write(w, http.StatusOK, message{"ping sent"})
 	return nil
 }

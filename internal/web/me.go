@@ -5,6 +5,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 )
 
 // handlePatchMe handles "PATCH /v1/me".
@@ -20,7 +21,7 @@ func (s *Server) handlePatchMe(w http.ResponseWriter, r *http.Request, p *gateho
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"user": toUser(u)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"user": toUser(u)})
 	return nil
 }
 
@@ -29,7 +30,7 @@ func (s *Server) handleDeleteMe(w http.ResponseWriter, r *http.Request, p *gateh
 	if err := s.svc.DeleteAccount(r.Context(), p); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"account deleted"})
+	httpjson.Write(w, http.StatusOK, message{"account deleted"})
 	return nil
 }
 
@@ -45,7 +46,7 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request, p *gateh
 	if err := s.changePassword(r, p, in.CurrentPassword, in.NewPassword); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"password changed; other sessions were signed out"})
+	httpjson.Write(w, http.StatusOK, message{"password changed; other sessions were signed out"})
 	return nil
 }
 
@@ -55,7 +56,7 @@ func (s *Server) handleResend(w http.ResponseWriter, r *http.Request, p *gatehou
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{outcome})
+	httpjson.Write(w, http.StatusOK, message{outcome})
 	return nil
 }
 
@@ -82,7 +83,7 @@ func (s *Server) handleMyOrgs(w http.ResponseWriter, r *http.Request, p *gatehou
 		out[i] = orgListingJSON{ID: o.ID, Name: o.Name, Slug: o.Slug, AvatarURL: o.AvatarURL, Kind: o.Kind,
 			CreatedAt: stamp(o.CreatedAt), Role: o.Role, MemberCount: o.MemberCount, IsDefault: o.ID == def}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"orgs": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"orgs": out})
 	return nil
 }
 
@@ -107,7 +108,7 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request, p *gateh
 		out[i] = sessionRowJSON{ID: x.ID, CreatedAt: stamp(x.CreatedAt), ExpiresAt: stamp(x.ExpiresAt), LastUsedAt: stamp(x.LastUsedAt),
 			UserAgent: x.UserAgent, IP: x.IP, Current: x.ID == p.SessionID}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"sessions": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"sessions": out})
 	return nil
 }
 
@@ -116,7 +117,7 @@ func (s *Server) handleDeleteSession(w http.ResponseWriter, r *http.Request, p *
 	if err := s.svc.RevokeSession(r.Context(), p, r.PathValue("sid")); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"session revoked"})
+	httpjson.Write(w, http.StatusOK, message{"session revoked"})
 	return nil
 }
 
@@ -139,7 +140,7 @@ func (s *Server) handleGrants(w http.ResponseWriter, r *http.Request, p *gatehou
 	for i, g := range gs {
 		out[i] = grantJSON{ID: g.ID, ClientID: g.ClientID, ClientName: g.ClientName, OrgID: g.OrgID, Scope: g.Scope, CreatedAt: stamp(g.CreatedAt)}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"grants": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"grants": out})
 	return nil
 }
 
@@ -148,6 +149,6 @@ func (s *Server) handleDeleteGrant(w http.ResponseWriter, r *http.Request, p *ga
 	if err := s.svc.RevokeGrant(r.Context(), p, r.PathValue("gid")); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"grant revoked"})
+	httpjson.Write(w, http.StatusOK, message{"grant revoked"})
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 )
 
 // memberJSON is the Member row of CONTRACT §3.
@@ -26,7 +27,7 @@ func (s *Server) handleOrgMembers(w http.ResponseWriter, r *http.Request, p *gat
 	for i, m := range ms {
 		out[i] = memberJSON{UserID: m.UserID, Name: m.Name, Email: m.Email, AvatarURL: m.AvatarURL, Role: m.Role, JoinedAt: stamp(m.JoinedAt)}
 	}
-	writeJSON(w, http.StatusOK, map[string][]memberJSON{"members": out})
+	httpjson.Write(w, http.StatusOK, map[string][]memberJSON{"members": out})
 	return nil
 }
 
@@ -41,7 +42,7 @@ func (s *Server) handleSetMemberRole(w http.ResponseWriter, r *http.Request, p *
 	if err := s.svc.SetMemberRole(r.Context(), p, r.PathValue("id"), r.PathValue("uid"), in.Role); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"role changed"})
+	httpjson.Write(w, http.StatusOK, message{"role changed"})
 	return nil
 }
 
@@ -50,6 +51,6 @@ func (s *Server) handleRemoveMember(w http.ResponseWriter, r *http.Request, p *g
 	if err := s.svc.RemoveMember(r.Context(), p, r.PathValue("id"), r.PathValue("uid")); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"member removed"})
+	httpjson.Write(w, http.StatusOK, message{"member removed"})
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 )
 
 // orgJSON is the Org shape of CONTRACT §3.
@@ -29,7 +30,7 @@ type orgProfileJSON struct {
 }
 
 func writeOrgProfile(w http.ResponseWriter, op *accounts.OrgProfile) {
-	writeJSON(w, http.StatusOK, map[string]orgProfileJSON{"org": {toOrg(op.Org), op.MemberCount, op.TeamCount}})
+	httpjson.Write(w, http.StatusOK, map[string]orgProfileJSON{"org": {toOrg(op.Org), op.MemberCount, op.TeamCount}})
 }
 
 // handleCreateOrg handles "POST /v1/orgs".
@@ -44,7 +45,7 @@ func (s *Server) handleCreateOrg(w http.ResponseWriter, r *http.Request, p *gate
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, struct {
+	httpjson.Write(w, http.StatusOK, struct {
 		Org         orgJSON `json:"org"`
 		AccessToken string  `json:"access_token"`
 		TokenType   string  `json:"token_type"`
@@ -86,6 +87,6 @@ func (s *Server) handleDeleteOrg(w http.ResponseWriter, r *http.Request, p *gate
 	if err := s.svc.DeleteOrg(r.Context(), p, r.PathValue("id")); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"organization deleted"})
+	httpjson.Write(w, http.StatusOK, message{"organization deleted"})
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/forms"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 	"github.com/gatehouse/gatehouse/internal/links"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
@@ -173,13 +174,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				panic(v)
 			}
 			s.log.Error("panic", "request_id", id, "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
-			writeJSON(w, http.StatusInternalServerError, errorBody{"internal server error (request id " + id + ")"})
+			httpjson.Write(w, http.StatusInternalServerError, errorBody{"internal server error (request id " + id + ")"})
 		}
 	}()
 	if !gatehouse.CleanText(r.URL.Path) || !cleanQuery(r.URL.RawQuery) {
 		// PostgreSQL text holds neither NUL nor invalid UTF-8: refuse them
 		// before they reach a query.
-		writeJSON(w, http.StatusBadRequest, errorBody{"the URL must be valid UTF-8 without NUL characters"})
+		httpjson.Write(w, http.StatusBadRequest, errorBody{"the URL must be valid UTF-8 without NUL characters"})
 		return
 	}
 	h, pattern := s.mux.Handler(r)
@@ -192,7 +193,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if rec.status == http.StatusMethodNotAllowed {
 			msg = "method " + r.Method + " not allowed"
 		}
-		writeJSON(w, rec.status, errorBody{msg})
+		httpjson.Write(w, rec.status, errorBody{msg})
 		return
 	}
 	s.mux.ServeHTTP(w, r)

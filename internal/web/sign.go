@@ -2,12 +2,12 @@ package web
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"strconv"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 	"github.com/gatehouse/gatehouse/internal/sign"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
@@ -74,7 +74,7 @@ func (s *Server) toDocument(d *sign.Document) map[string]any {
 
 func (s *Server) handleCreateDocument(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	if err := r.ParseMultipartForm(4 << 20); err != nil {
-		if tooBig(err) {
+		if httpjson.TooBig(err) {
 			return err
 		}
 		return gatehouse.Invalid("the body must be multipart/form-data with a file (PDF) and a document (JSON)")
@@ -82,8 +82,8 @@ func (s *Server) handleCreateDocument(w http.ResponseWriter, r *http.Request, p 
 	defer r.MultipartForm.RemoveAll()
 	var in sign.CreateInput
 	meta := r.FormValue("document")
-	if nulEscape.MatchString(meta) {
-		return gatehouse.Invalid("strings must not contain NUL characters (\\u0000)")
+	if httpjson.HasNUL([]byte(meta)) {
+		return nulError()
 	}
 	if err := json.Unmarshal([]byte(meta), &in); err != nil {
 		return gatehouse.Invalid("document must be a JSON object: name, message, recipients, fields")
@@ -101,7 +101,7 @@ func (s *Server) handleCreateDocument(w http.ResponseWriter, r *http.Request, p 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"document": s.toDocument(d)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"document": s.toDocument(d)})
 	return nil
 }
 
@@ -114,7 +114,7 @@ func (s *Server) handleDocuments(w http.ResponseWriter, r *http.Request, p *gate
 	for k, d := range ds {
 		out[k] = s.toDocument(d)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"documents": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"documents": out})
 	return nil
 }
 
@@ -122,7 +122,7 @@ func (s *Server) writeDocument(w http.ResponseWriter, d *sign.Document, err erro
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"document": s.toDocument(d)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"document": s.toDocument(d)})
 	return nil
 }
 
@@ -168,7 +168,7 @@ func (s *Server) handleSigningLink(w http.ResponseWriter, r *http.Request, p *ga
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"url": link})
+	httpjson.Write(w, http.StatusOK, map[string]string{"url": link})
 	return nil
 }
 
@@ -207,7 +207,7 @@ func (s *Server) handlePublicView(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, s.publicView(d, rc))
+	httpjson.Write(w, http.StatusOK, s.publicView(d, rc))
 	return nil
 }
 
@@ -222,7 +222,7 @@ func (s *Server) handlePublicSign(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, s.publicView(d, rc))
+	httpjson.Write(w, http.StatusOK, s.publicView(d, rc))
 	return nil
 }
 
@@ -237,12 +237,6 @@ func (s *Server) handlePublicDecline(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, s.publicView(d, rc))
+	httpjson.Write(w, http.StatusOK, s.publicView(d, rc))
 	return nil
-}
-
-// tooBig reports whether err is the body limit's.
-func tooBig(err error) bool {
-	var e *http.MaxBytesError
-	return errors.As(err, &e)
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 	"github.com/gatehouse/gatehouse/internal/tasks"
 )
 
@@ -112,7 +113,7 @@ func (s *Server) handleTaskStates(w http.ResponseWriter, r *http.Request, p *gat
 	for k, st := range states {
 		out[k] = toTaskState(st)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"states": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"states": out})
 	return nil
 }
 
@@ -133,7 +134,7 @@ func (s *Server) handleCreateIssue(w http.ResponseWriter, r *http.Request, p *ga
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"issue": toIssue(i)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"issue": toIssue(i)})
 	return nil
 }
 
@@ -155,7 +156,7 @@ func (s *Server) handleIssues(w http.ResponseWriter, r *http.Request, p *gatehou
 	for k, i := range list {
 		out[k] = toIssue(i)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"issues": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"issues": out})
 	return nil
 }
 
@@ -164,7 +165,7 @@ func (s *Server) handleIssue(w http.ResponseWriter, r *http.Request, p *gatehous
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"issue": toIssue(i)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"issue": toIssue(i)})
 	return nil
 }
 
@@ -177,7 +178,7 @@ func (s *Server) handleUpdateIssue(w http.ResponseWriter, r *http.Request, p *ga
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"issue": toIssue(i)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"issue": toIssue(i)})
 	return nil
 }
 
@@ -185,7 +186,7 @@ func (s *Server) handleDeleteIssue(w http.ResponseWriter, r *http.Request, p *ga
 	if err := s.tasks.Delete(r.Context(), p, r.PathValue("id")); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"issue deleted"})
+	httpjson.Write(w, http.StatusOK, message{"issue deleted"})
 	return nil
 }
 
@@ -194,6 +195,6 @@ func (s *Server) handleRestoreIssue(w http.ResponseWriter, r *http.Request, p *g
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"issue": toIssue(i)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"issue": toIssue(i)})
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 )
 
 type teamJSON struct {
@@ -56,7 +57,7 @@ func (s *Server) handleTeams(w http.ResponseWriter, r *http.Request, p *gatehous
 	for i := range ts {
 		out[i] = toTeam(&ts[i])
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"teams": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"teams": out})
 	return nil
 }
 
@@ -70,7 +71,7 @@ func (s *Server) handleCreateTeam(w http.ResponseWriter, r *http.Request, p *gat
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"team": toTeam(t)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"team": toTeam(t)})
 	return nil
 }
 
@@ -83,7 +84,7 @@ func (s *Server) handlePatchTeam(w http.ResponseWriter, r *http.Request, p *gate
 	if err := s.svc.UpdateTeam(r.Context(), p, r.PathValue("id"), r.PathValue("tid"), accounts.TeamPatch{Name: in.Name, Description: in.Description}); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"team updated"})
+	httpjson.Write(w, http.StatusOK, message{"team updated"})
 	return nil
 }
 
@@ -92,7 +93,7 @@ func (s *Server) handleDeleteTeam(w http.ResponseWriter, r *http.Request, p *gat
 	if err := s.svc.DeleteTeam(r.Context(), p, r.PathValue("id"), r.PathValue("tid")); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"team deleted"})
+	httpjson.Write(w, http.StatusOK, message{"team deleted"})
 	return nil
 }
 
@@ -102,7 +103,7 @@ func (s *Server) handleTeamMembers(w http.ResponseWriter, r *http.Request, p *ga
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"members": toPeople(rows)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"members": toPeople(rows)})
 	return nil
 }
 
@@ -118,7 +119,7 @@ func (s *Server) handleSetTeamMember(w http.ResponseWriter, r *http.Request, p *
 	if err := s.svc.SetTeamMember(r.Context(), p, r.PathValue("id"), r.PathValue("tid"), in.UserID, in.Role); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"team member saved"})
+	httpjson.Write(w, http.StatusOK, message{"team member saved"})
 	return nil
 }
 
@@ -127,7 +128,7 @@ func (s *Server) handleRemoveTeamMember(w http.ResponseWriter, r *http.Request, 
 	if err := s.svc.RemoveTeamMember(r.Context(), p, r.PathValue("id"), r.PathValue("tid"), r.PathValue("uid")); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"team member removed"})
+	httpjson.Write(w, http.StatusOK, message{"team member removed"})
 	return nil
 }
 
@@ -141,7 +142,7 @@ func writeTools(w http.ResponseWriter, rows []accounts.ToolRow) {
 	for i, t := range rows {
 		out[i] = toolRowJSON{t.Tool, t.Enabled}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"tools": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"tools": out})
 }
 
 // handleTools handles "GET /v1/orgs/{id}/tools".
@@ -193,7 +194,7 @@ func (s *Server) handleDeleteOrgKey(w http.ResponseWriter, r *http.Request, p *g
 	if err := s.svc.RevokeOrgKey(r.Context(), p, r.PathValue("id"), r.PathValue("kid")); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"api key revoked"})
+	httpjson.Write(w, http.StatusOK, message{"api key revoked"})
 	return nil
 }
 
@@ -224,7 +225,7 @@ func (s *Server) handleAudit(w http.ResponseWriter, r *http.Request, p *gatehous
 		out[i] = auditJSON{ID: e.ID, OrgID: e.OrgID, Tool: e.Tool, Action: e.Action, ActorID: e.ActorID,
 			TargetType: e.TargetType, TargetID: e.TargetID, Meta: e.Meta, At: e.At.UTC().Format("2006-01-02T15:04:05.000000Z07:00")}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"entries": out, "tools": tools})
+	httpjson.Write(w, http.StatusOK, map[string]any{"entries": out, "tools": tools})
 	return nil
 }
 
@@ -262,7 +263,7 @@ func (s *Server) handleDomains(w http.ResponseWriter, r *http.Request, p *gateho
 	for i := range ds {
 		out[i] = toDomain(&ds[i])
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"domains": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"domains": out})
 	return nil
 }
 
@@ -281,7 +282,7 @@ func (s *Server) handleClaimDomain(w http.ResponseWriter, r *http.Request, p *ga
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"domain": toDomain(d)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"domain": toDomain(d)})
 	return nil
 }
 
@@ -295,7 +296,7 @@ func (s *Server) handlePatchDomain(w http.ResponseWriter, r *http.Request, p *ga
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"domain": toDomain(d)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"domain": toDomain(d)})
 	return nil
 }
 
@@ -304,7 +305,7 @@ func (s *Server) handleDeleteDomain(w http.ResponseWriter, r *http.Request, p *g
 	if err := s.svc.DeleteDomain(r.Context(), p, r.PathValue("id"), r.PathValue("did")); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, message{"domain claim removed"})
+	httpjson.Write(w, http.StatusOK, message{"domain claim removed"})
 	return nil
 }
 
@@ -314,7 +315,7 @@ func (s *Server) handleVerifyDomain(w http.ResponseWriter, r *http.Request, p *g
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"domain": toDomain(d), "message": msg})
+	httpjson.Write(w, http.StatusOK, map[string]any{"domain": toDomain(d), "message": msg})
 	return nil
 }
 
@@ -332,10 +333,10 @@ func (s *Server) handleDiscoverable(w http.ResponseWriter, r *http.Request, p *g
 		return err
 	}
 	if off == nil {
-		writeJSON(w, http.StatusOK, map[string]any{"suggestion": nil})
+		httpjson.Write(w, http.StatusOK, map[string]any{"suggestion": nil})
 		return nil
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"suggestion": map[string]any{
+	httpjson.Write(w, http.StatusOK, map[string]any{"suggestion": map[string]any{
 		"org":    orgSummaryJSON{ID: off.Org.ID, Name: off.Org.Name, Slug: off.Org.Slug, AvatarURL: off.Org.AvatarURL},
 		"domain": off.Domain,
 	}})
@@ -348,6 +349,6 @@ func (s *Server) handleJoinDiscoverable(w http.ResponseWriter, r *http.Request, 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, toOrgToken(t))
+	httpjson.Write(w, http.StatusOK, toOrgToken(t))
 	return nil
 }

@@ -196,6 +196,28 @@ func (r *report) writeJSON(w io.Writer) error {
 // writeText prints the table, the argon2 and memory lines, and every
 // problem seen: non-2xx answers, transport errors, server log lines.
 func (r *report) writeText(w io.Writer) {
+	r.writeMachine(w)
+	r.writeTable(w)
+	r.writeFindings(w)
+	problems := r.problems()
+	fmt.Fprintln(w)
+	for _, x := range r.Results {
+		if x.CPU != nil && x.CPU.Other > 10 {
+			fmt.Fprintf(w, "warning: %s on %s: other processes used %.0f%% of the CPU during the run; its figures are low\n", x.Target, x.DB, x.CPU.Other)
+		}
+	}
+	if len(problems) == 0 {
+		fmt.Fprintln(w, "problems: none (every answer 2xx, no error, warning or lock lines in the server logs)")
+		return
+	}
+	fmt.Fprintln(w, "problems:")
+	for _, p := range problems {
+		fmt.Fprintf(w, "  - %s\n", p)
+	}
+}
+
+// writeMachine prints what the run was measured on and how.
+func (r *report) writeMachine(w io.Writer) {
 	m := r.Machine
 	fmt.Fprintf(w, "\nmachine: %d cores, %s/%s, %s", m.Cores, m.OS, m.Arch, m.Go)
 	if m.CPU != "" {
@@ -209,7 +231,10 @@ func (r *report) writeText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nclosed loop, %s warm-up then %s per target; flood %d connections for %s\n\n",
 		r.Settings.Warmup, r.Settings.Duration, r.Settings.FloodConns, r.Settings.FloodDuration)
+}
 
+// writeTable prints one row per target and database.
+func (r *report) writeTable(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "target\tdb\tconns\treq/s\tp50\tp99\terrors\tpeak RSS\tvs baseline\tCPU srv/gen/pg/other/idle\t")
 	for _, x := range r.Results {
@@ -229,7 +254,11 @@ func (r *report) writeText(w io.Writer) {
 			x.Target, x.DB, x.Conns, fmtRPS(x.RPS), fmtMS(x.P50MS), fmtMS(x.P99MS), x.Errors, rss, vs, cpu)
 	}
 	tw.Flush()
+}
 
+// writeFindings prints the argon2, memory and seeding lines, each target's
+// notes and what was skipped.
+func (r *report) writeFindings(w io.Writer) {
 	if len(r.Argon2) > 0 {
 		fmt.Fprintln(w)
 	}
@@ -258,7 +287,10 @@ func (r *report) writeText(w io.Writer) {
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped: %s\n", s)
 	}
+}
 
+// problems lists failed requests, server log problems, notes and failures.
+func (r *report) problems() []string {
 	var problems []string
 	for _, x := range r.Results {
 		if x.Errors > 0 || x.LateErrors > 0 {
@@ -294,20 +326,7 @@ func (r *report) writeText(w io.Writer) {
 	for _, f := range r.Failures {
 		problems = append(problems, strings.ReplaceAll(f, "\n", "\n    "))
 	}
-	fmt.Fprintln(w)
-	for _, x := range r.Results {
-		if x.CPU != nil && x.CPU.Other > 10 {
-			fmt.Fprintf(w, "warning: %s on %s: other processes used %.0f%% of the CPU during the run; its figures are low\n", x.Target, x.DB, x.CPU.Other)
-		}
-	}
-	if len(problems) == 0 {
-		fmt.Fprintln(w, "problems: none (every answer 2xx, no error, warning or lock lines in the server logs)")
-		return
-	}
-	fmt.Fprintln(w, "problems:")
-	for _, p := range problems {
-		fmt.Fprintf(w, "  - %s\n", p)
-	}
+	return problems
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

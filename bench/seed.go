@@ -218,22 +218,7 @@ func seedAudit(ctx context.Context, d *dbInfo, orgRows, total, others int) (*aud
 	// evenly over that span, so "at" increases within each org.
 	const span = int64(365 * 24 * time.Hour / time.Microsecond)
 	end := nowMicros() - 1000
-	type chunk struct {
-		org  string
-		num  int // the org's number, in the derived ids
-		rows int
-	}
-	chunks := []chunk{{a.orgID, 0, orgRows}}
-	rest := total - orgRows
-	for i := range others {
-		n := rest / others
-		if i < rest%others {
-			n++
-		}
-		if n > 0 {
-			chunks = append(chunks, chunk{fmt.Sprintf("%08x-0000-4000-8000-%012x", i+1, 0xa0d17), i + 1, n})
-		}
-	}
+	chunks := auditChunks(a.orgID, orgRows, total, others)
 	// SQLite has one writer; PostgreSQL takes one connection per core.
 	conns := []*seedDB{s}
 	if s.pg != nil {
@@ -246,7 +231,49 @@ func seedAudit(ctx context.Context, d *dbInfo, orgRows, total, others int) (*aud
 			conns = append(conns, c)
 		}
 	}
-	work := make(chan chunk)
+	if err := fillAudit(ctx, conns, chunks, end, span); err != nil {
+		return nil, err
+	}
+	if s.pg != nil {
+		// A real log this size has statistics; autovacuum would gather
+		// them in the middle of the measurement otherwise.
+		if err := s.exec(ctx, "ANALYZE audit_log"); err != nil {
+			return nil, err
+		}
+		a.analyzed = true
+	}
+	a.took = time.Since(began)
+	return a, nil
+}
+
+// auditChunk is one org's share of the seeded audit log.
+type auditChunk struct {
+	org  string
+	num  int // the org's number, in the derived ids
+	rows int
+}
+
+// auditChunks gives orgRows entries to orgID and spreads the rest of total
+// evenly over others derived org ids.
+func auditChunks(orgID string, orgRows, total, others int) []auditChunk {
+	chunks := []auditChunk{{orgID, 0, orgRows}}
+	rest := total - orgRows
+	for i := range others {
+		n := rest / others
+		if i < rest%others {
+			n++
+		}
+		if n > 0 {
+			chunks = append(chunks, auditChunk{fmt.Sprintf("%08x-0000-4000-8000-%012x", i+1, 0xa0d17), i + 1, n})
+		}
+	}
+	return chunks
+}
+
+// fillAudit writes the chunks over conns at once, each org's entries spread
+// evenly over the span before end.
+func fillAudit(ctx context.Context, conns []*seedDB, chunks []auditChunk, end, span int64) error {
+	work := make(chan auditChunk)
 	errs := make(chan error, len(conns))
 	for _, c := range conns {
 		go func() {
@@ -277,19 +304,7 @@ func seedAudit(ctx context.Context, d *dbInfo, orgRows, total, others int) (*aud
 	if seedErr == nil {
 		seedErr = ctx.Err()
 	}
-	if seedErr != nil {
-		return nil, seedErr
-	}
-	if s.pg != nil {
-		// A real log this size has statistics; autovacuum would gather
-		// them in the middle of the measurement otherwise.
-		if err := s.exec(ctx, "ANALYZE audit_log"); err != nil {
-			return nil, err
-		}
-		a.analyzed = true
-	}
-	a.took = time.Since(began)
-	return a, nil
+	return seedErr
 }
 
 // auditChunk inserts n entries of one org with one INSERT … SELECT over a

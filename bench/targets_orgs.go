@@ -202,65 +202,7 @@ func (s *invites) notes() (info, problems []string) {
 // API, before the timer) for the purpose. It ends when they run out.
 func inviteAcceptTarget() target {
 	t := newTarget("invite_accept",
-		func(ctx context.Context, e *env) (*invites, error) {
-			token := e.user.session.AccessToken
-			var org struct {
-				Org struct {
-					ID string `json:"id"`
-				} `json:"org"`
-			}
-			if err := callAs(ctx, e.client, http.MethodPost, e.baseURL+"/v1/orgs", token, map[string]string{"name": "Bench Org"}, &org); err != nil {
-				if why, ok := missingRoute(err); ok {
-					return nil, skipf("%s: the organizations API is not in this build", why)
-				}
-				return nil, err
-			}
-			var inv struct {
-				Invitation struct {
-					URL string `json:"url"`
-				} `json:"invitation"`
-			}
-			if err := callAs(ctx, e.client, http.MethodPost, e.baseURL+"/v1/orgs/"+org.Org.ID+"/invitations", token, map[string]string{"kind": "link"}, &inv); err != nil {
-				if why, ok := missingRoute(err); ok {
-					return nil, skipf("%s: invitations are not in this build", why)
-				}
-				return nil, err
-			}
-			u, err := url.Parse(inv.Invitation.URL)
-			if err != nil || u.Query().Get("token") == "" {
-				return nil, fmt.Errorf("invitation url %q has no token parameter", inv.Invitation.URL)
-			}
-			s := &invites{url: e.baseURL + "/v1/invitations/" + url.PathEscape(u.Query().Get("token")) + "/accept",
-				tokens: make([]string, e.inviteUsers)}
-			// Registration hashes a password (~25 ms of one core), so this
-			// takes a while; a few at a time keep the hasher busy.
-			e.logf("registering %d users for invite_accept", e.inviteUsers)
-			began := time.Now()
-			pw := "pw-" + randomHex(10)
-			tag := randomHex(4)
-			err = parallel(ctx, e.inviteUsers, 8, func(i int) error {
-				bu := &benchUser{email: fmt.Sprintf("bench-inv-%s-%d@example.com", tag, i), password: pw}
-				if err := register(ctx, e.client, e.baseURL, bu); err != nil {
-					return err
-				}
-				s.tokens[i] = bu.session.AccessToken
-				return nil
-			})
-			if err != nil {
-				return nil, err
-			}
-			e.logf("registered %d users in %v", e.inviteUsers, time.Since(began).Round(100*time.Millisecond))
-			// Warm up with the first users, untimed (the load loop's warm-up
-			// is by time, and at over 1,000/s it would use them all up).
-			s.warm = min(e.inviteUsers/10, 200)
-			warm := newClient(e.workers, time.Minute)
-			defer warm.CloseIdleConnections()
-			err = parallel(ctx, s.warm, e.workers, func(i int) error {
-				return callAs(ctx, warm, http.MethodPost, s.url, s.tokens[i], nil, nil)
-			})
-			s.next.Store(int64(s.warm))
-			return s, err
-		},
+		setupInvites,
 		func(_ int, s *invites) (*http.Request, error) {
 			i := s.next.Add(1) - 1
 			if i >= int64(len(s.tokens)) {
@@ -289,6 +231,68 @@ func inviteAcceptTarget() target {
 		})
 	t.finite = true
 	return t
+}
+
+// setupInvites makes an org and a link invitation to it, registers the users
+// who will accept it and lets the first of them accept, untimed.
+func setupInvites(ctx context.Context, e *env) (*invites, error) {
+	token := e.user.session.AccessToken
+	var org struct {
+		Org struct {
+			ID string `json:"id"`
+		} `json:"org"`
+	}
+	if err := callAs(ctx, e.client, http.MethodPost, e.baseURL+"/v1/orgs", token, map[string]string{"name": "Bench Org"}, &org); err != nil {
+		if why, ok := missingRoute(err); ok {
+			return nil, skipf("%s: the organizations API is not in this build", why)
+		}
+		return nil, err
+	}
+	var inv struct {
+		Invitation struct {
+			URL string `json:"url"`
+		} `json:"invitation"`
+	}
+	if err := callAs(ctx, e.client, http.MethodPost, e.baseURL+"/v1/orgs/"+org.Org.ID+"/invitations", token, map[string]string{"kind": "link"}, &inv); err != nil {
+		if why, ok := missingRoute(err); ok {
+			return nil, skipf("%s: invitations are not in this build", why)
+		}
+		return nil, err
+	}
+	u, err := url.Parse(inv.Invitation.URL)
+	if err != nil || u.Query().Get("token") == "" {
+		return nil, fmt.Errorf("invitation url %q has no token parameter", inv.Invitation.URL)
+	}
+	s := &invites{url: e.baseURL + "/v1/invitations/" + url.PathEscape(u.Query().Get("token")) + "/accept",
+		tokens: make([]string, e.inviteUsers)}
+	// Registration hashes a password (~25 ms of one core), so this
+	// takes a while; a few at a time keep the hasher busy.
+	e.logf("registering %d users for invite_accept", e.inviteUsers)
+	began := time.Now()
+	pw := "pw-" + randomHex(10)
+	tag := randomHex(4)
+	err = parallel(ctx, e.inviteUsers, 8, func(i int) error {
+		bu := &benchUser{email: fmt.Sprintf("bench-inv-%s-%d@example.com", tag, i), password: pw}
+		if err := register(ctx, e.client, e.baseURL, bu); err != nil {
+			return err
+		}
+		s.tokens[i] = bu.session.AccessToken
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.logf("registered %d users in %v", e.inviteUsers, time.Since(began).Round(100*time.Millisecond))
+	// Warm up with the first users, untimed (the load loop's warm-up
+	// is by time, and at over 1,000/s it would use them all up).
+	s.warm = min(e.inviteUsers/10, 200)
+	warm := newClient(e.workers, time.Minute)
+	defer warm.CloseIdleConnections()
+	err = parallel(ctx, s.warm, e.workers, func(i int) error {
+		return callAs(ctx, warm, http.MethodPost, s.url, s.tokens[i], nil, nil)
+	})
+	s.next.Store(int64(s.warm))
+	return s, err
 }
 
 // auditTarget measures "GET /v1/orgs/{id}/audit?limit=100" plus query on

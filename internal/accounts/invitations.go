@@ -317,29 +317,8 @@ func (s *Service) acceptInvitation(ctx context.Context, p *gatehouse.Principal, 
 		case !errors.Is(err, gatehouse.ErrNotFound):
 			return internal("find member", err)
 		default:
-			now := s.Now()
-			if inv.Kind == InviteEmail {
-				if err := tx.UseInvitation(ctx, inv.ID, now); err != nil {
-					if errors.Is(err, gatehouse.ErrNotFound) && !again {
-						return errAcceptRace
-					}
-					if errors.Is(err, gatehouse.ErrNotFound) {
-						return errInvitationUsed
-					}
-					return internal("use invitation", err)
-				}
-			}
-			err := tx.AddMember(ctx, &Membership{OrgID: o.ID, UserID: u.ID, Role: role, JoinedAt: now})
-			if errors.Is(err, gatehouse.ErrConflict) {
-				// The same person accepting twice at once: the other won.
-				return errAcceptRace
-			}
-			if err != nil {
-				return internal("add member", err)
-			}
-			if err := s.audit(ctx, tx, o.ID, u.ID, "invitation.accepted", "invitation", inv.ID,
-				map[string]any{"kind": inv.Kind, "role": role, "user_id": u.ID}); err != nil {
-				return internal("audit", err)
+			if err := s.join(ctx, tx, inv, o, u, again); err != nil {
+				return err
 			}
 		}
 		if err := tx.SetDefaultOrg(ctx, u.ID, o.ID); err != nil {
@@ -353,4 +332,36 @@ func (s *Service) acceptInvitation(ctx context.Context, p *gatehouse.Principal, 
 		return nil
 	})
 	return out, err
+}
+
+// join makes u a member of o with the invitation's role and uses up an email
+// invitation. A race lost on the first try (again false) answers
+// errAcceptRace so that the accept looks again; on the second, a used
+// invitation is reported as used.
+func (s *Service) join(ctx context.Context, tx Store, inv *Invitation, o *Org, u *User, again bool) error {
+	now := s.Now()
+	if inv.Kind == InviteEmail {
+		if err := tx.UseInvitation(ctx, inv.ID, now); err != nil {
+			if errors.Is(err, gatehouse.ErrNotFound) && !again {
+				return errAcceptRace
+			}
+			if errors.Is(err, gatehouse.ErrNotFound) {
+				return errInvitationUsed
+			}
+			return internal("use invitation", err)
+		}
+	}
+	err := tx.AddMember(ctx, &Membership{OrgID: o.ID, UserID: u.ID, Role: inv.Role, JoinedAt: now})
+	if errors.Is(err, gatehouse.ErrConflict) {
+		// The same person accepting twice at once: the other won.
+		return errAcceptRace
+	}
+	if err != nil {
+		return internal("add member", err)
+	}
+	if err := s.audit(ctx, tx, o.ID, u.ID, "invitation.accepted", "invitation", inv.ID,
+		map[string]any{"kind": inv.Kind, "role": inv.Role, "user_id": u.ID}); err != nil {
+		return internal("audit", err)
+	}
+	return nil
 }

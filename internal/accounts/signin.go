@@ -338,24 +338,11 @@ func (s *Service) Refresh(ctx context.Context, secret string) (*SignIn, error) {
 // bind the token to its client); check's error rolls the rotation back.
 func (s *Service) refresh(ctx context.Context, secret string, check func(tx Store, sess *Session) error) (*SignIn, error) {
 	hash := token.Hash(secret)
-	read, err := s.store.RefreshSession(ctx, hash)
-	if errors.Is(err, gatehouse.ErrNotFound) {
-		return nil, errBadRefresh
-	}
+	read, now, err := s.liveRefresh(ctx, hash)
 	if err != nil {
-		return nil, internal("find refresh token", err)
+		return nil, err
 	}
-	rt, sess, u := read.Token, read.Session, read.User
-	now := s.Now()
-	if !now.Before(rt.ExpiresAt) {
-		return nil, errBadRefresh
-	}
-	if rt.RotatedAt != nil {
-		return nil, s.refreshReused(ctx, rt, now)
-	}
-	if sess.RevokedAt != nil {
-		return nil, errBadRefresh
-	}
+	sess, u := read.Session, read.User
 	// The scope of the new token: the session's fixed org (OAuth grants)
 	// while the user is still a member there, else the default org. When
 	// that is gone too, homeOrg finds or makes one in the transaction.
@@ -416,6 +403,30 @@ func (s *Service) refresh(ctx context.Context, secret string, check func(tx Stor
 		return nil, internal("mint", err)
 	}
 	return &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: next, User: u, Org: oc}, nil
+}
+
+// liveRefresh reads the session of a refresh token's hash and checks that
+// the token may rotate now: unexpired, not yet rotated (else reuse is
+// handled) and its session not revoked. It returns the time it checked at.
+func (s *Service) liveRefresh(ctx context.Context, hash string) (*RefreshRead, time.Time, error) {
+	read, err := s.store.RefreshSession(ctx, hash)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return nil, time.Time{}, errBadRefresh
+	}
+	if err != nil {
+		return nil, time.Time{}, internal("find refresh token", err)
+	}
+	now := s.Now()
+	if !now.Before(read.Token.ExpiresAt) {
+		return nil, now, errBadRefresh
+	}
+	if read.Token.RotatedAt != nil {
+		return nil, now, s.refreshReused(ctx, read.Token, now)
+	}
+	if read.Session.RevokedAt != nil {
+		return nil, now, errBadRefresh
+	}
+	return read, now, nil
 }
 
 // refreshReused answers a rotated token presented again: 401, and past the

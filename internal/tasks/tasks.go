@@ -176,91 +176,6 @@ func (s *Service) states(ctx context.Context, tx Store, teamID string) ([]State,
 	return have, nil
 }
 
-// Input is the body of an issue create or update; nil fields are absent.
-// JSON null clears the nullable ones (Clear lists them).
-type Input struct {
-	TeamID      *string
-	Title       *string
-	Description *string
-	ParentID    *string
-	StateID     *string
-	AssigneeID  *string
-	Priority    *int
-	Estimate    *int
-	DueDate     *string
-	Labels      *[]string
-	Clear       map[string]bool // fields sent as null
-}
-
-// DecodeInput reads an issue body, typing each field strictly.
-func DecodeInput(raw map[string]json.RawMessage) (*Input, error) {
-	in := &Input{Clear: map[string]bool{}}
-	for name, dst := range map[string]**string{"teamId": &in.TeamID, "title": &in.Title, "description": &in.Description,
-		"parentId": &in.ParentID, "stateId": &in.StateID, "assigneeId": &in.AssigneeID, "dueDate": &in.DueDate} {
-		if err := field(raw, in, name, "a string", dst); err != nil {
-			return nil, err
-		}
-	}
-	for name, dst := range map[string]**int{"priority": &in.Priority, "estimate": &in.Estimate} {
-		if err := field(raw, in, name, "an integer", dst); err != nil {
-			return nil, err
-		}
-	}
-	if v, ok := raw["labels"]; ok {
-		if string(v) == "null" {
-			in.Clear["labels"] = true
-		} else {
-			labels, err := decodeLabels(v)
-			if err != nil {
-				return nil, err
-			}
-			in.Labels = &labels
-		}
-	}
-	return in, nil
-}
-
-// field decodes raw[name] into *dst when present; null marks it cleared.
-func field[T any](raw map[string]json.RawMessage, in *Input, name, kind string, dst **T) error {
-	v, ok := raw[name]
-	if !ok {
-		return nil
-	}
-	if string(v) == "null" {
-		in.Clear[name] = true
-		return nil
-	}
-	var x T
-	if err := json.Unmarshal(v, &x); err != nil {
-		return gatehouse.Invalid("%s must be %s", name, kind)
-	}
-	*dst = &x
-	return nil
-}
-
-// decodeLabels accepts label names, or objects with a name.
-func decodeLabels(v json.RawMessage) ([]string, error) {
-	var items []json.RawMessage
-	if err := json.Unmarshal(v, &items); err != nil {
-		return nil, gatehouse.Invalid("labels must be an array of label names")
-	}
-	names := make([]string, 0, len(items))
-	for _, it := range items {
-		var name string
-		if err := json.Unmarshal(it, &name); err != nil {
-			var obj struct {
-				Name string `json:"name"`
-			}
-			if err := json.Unmarshal(it, &obj); err != nil || obj.Name == "" {
-				return nil, gatehouse.Invalid("labels must be an array of label names")
-			}
-			name = obj.Name
-		}
-		names = append(names, name)
-	}
-	return names, nil
-}
-
 // Create adds an issue to a team the caller is in.
 func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, in *Input) (*Issue, error) {
 	if in.TeamID == nil || *in.TeamID == "" {
@@ -306,8 +221,32 @@ func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, in *Input)
 	return out, err
 }
 
-// apply validates in and writes it into i (everything but teamId).
+// apply validates in and writes it into i (everything but teamId), field
+// by field in a fixed order so that the first problem is the one reported.
 func (s *Service) apply(ctx context.Context, tx Store, p *gatehouse.Principal, i *Issue, in *Input, states []State) error {
+	if err := applyFields(i, in); err != nil {
+		return err
+	}
+	if err := s.applyState(i, in, states); err != nil {
+		return err
+	}
+	if err := applyAssignee(ctx, tx, p, i, in); err != nil {
+		return err
+	}
+	if in.ParentID != nil {
+		if err := s.parent(ctx, tx, p, i, *in.ParentID); err != nil {
+			return err
+		}
+		i.ParentID = *in.ParentID
+	} else if in.Clear["parentId"] {
+		i.ParentID = ""
+	}
+	return nil
+}
+
+// applyFields writes the fields that need no lookup: title, description,
+// priority, estimate and dueDate.
+func applyFields(i *Issue, in *Input) error {
 	if in.Title != nil {
 		t := strings.TrimSpace(*in.Title)
 		if t == "" {
@@ -353,6 +292,12 @@ func (s *Service) apply(ctx context.Context, tx Store, p *gatehouse.Principal, i
 	} else if in.Clear["dueDate"] {
 		i.DueDate = ""
 	}
+	return nil
+}
+
+// applyState moves i to the workflow state in.StateID names, stamping or clearing
+// its completion time.
+func (s *Service) applyState(i *Issue, in *Input, states []State) error {
 	if in.StateID != nil {
 		var found *State
 		for k := range states {
@@ -373,6 +318,11 @@ func (s *Service) apply(ctx context.Context, tx Store, p *gatehouse.Principal, i
 	} else if in.Clear["stateId"] {
 		return gatehouse.Invalid("stateId must not be null")
 	}
+	return nil
+}
+
+// applyAssignee assigns i to a member of the caller's workspace.
+func applyAssignee(ctx context.Context, tx Store, p *gatehouse.Principal, i *Issue, in *Input) error {
 	if in.AssigneeID != nil {
 		ok := gatehouse.IsID(*in.AssigneeID)
 		if ok {
@@ -387,43 +337,6 @@ func (s *Service) apply(ctx context.Context, tx Store, p *gatehouse.Principal, i
 		i.AssigneeID = *in.AssigneeID
 	} else if in.Clear["assigneeId"] {
 		i.AssigneeID = ""
-	}
-	if in.ParentID != nil {
-		if err := s.parent(ctx, tx, p, i, *in.ParentID); err != nil {
-			return err
-		}
-		i.ParentID = *in.ParentID
-	} else if in.Clear["parentId"] {
-		i.ParentID = ""
-	}
-	return nil
-}
-
-// parent checks that parentID is a live issue of the same team that is not
-// i itself nor one of its descendants.
-func (s *Service) parent(ctx context.Context, tx Store, p *gatehouse.Principal, i *Issue, parentID string) error {
-	bad := gatehouse.Invalid("parentId is not a live issue of the same team")
-	if !gatehouse.IsID(parentID) || parentID == i.ID {
-		return bad
-	}
-	par, err := tx.Issue(ctx, p.OrgID, parentID)
-	if errors.Is(err, gatehouse.ErrNotFound) {
-		return bad
-	}
-	if err != nil {
-		return gatehouse.Internal("find parent", err)
-	}
-	if par.TeamID != i.TeamID || par.DeletedAt != nil {
-		return bad
-	}
-	below, err := tx.Subtree(ctx, i.ID)
-	if err != nil {
-		return gatehouse.Internal("subtree", err)
-	}
-	for _, id := range below {
-		if id == parentID {
-			return gatehouse.Invalid("parentId would make the issue its own ancestor")
-		}
 	}
 	return nil
 }
@@ -569,80 +482,6 @@ func (s *Service) Update(ctx context.Context, p *gatehouse.Principal, id string,
 			}
 		}
 		if err := s.audit(ctx, tx, p, i, "updated", map[string]any{"fields": changed}); err != nil {
-			return err
-		}
-		out, err = tx.Issue(ctx, p.OrgID, i.ID)
-		return err
-	})
-	return out, err
-}
-
-func (in *Input) set(field string) bool {
-	switch field {
-	case "title":
-		return in.Title != nil
-	case "description":
-		return in.Description != nil
-	case "parentId":
-		return in.ParentID != nil
-	case "stateId":
-		return in.StateID != nil
-	case "assigneeId":
-		return in.AssigneeID != nil
-	case "priority":
-		return in.Priority != nil
-	case "estimate":
-		return in.Estimate != nil
-	case "dueDate":
-		return in.DueDate != nil
-	case "labels":
-		return in.Labels != nil
-	}
-	return false
-}
-
-// Delete soft-deletes a live issue and its whole sub-issue subtree.
-func (s *Service) Delete(ctx context.Context, p *gatehouse.Principal, id string) error {
-	return s.store.TasksTx(ctx, func(tx Store) error {
-		i, err := s.locked(ctx, tx, p, id)
-		if err != nil {
-			return err
-		}
-		if i.DeletedAt != nil {
-			return errIssueNotFound
-		}
-		below, err := tx.Subtree(ctx, i.ID)
-		if err != nil {
-			return gatehouse.Internal("subtree", err)
-		}
-		now := s.clock.Now()
-		if err := tx.SetDeleted(ctx, append([]string{i.ID}, below...), &now, now); err != nil {
-			return gatehouse.Internal("delete issue", err)
-		}
-		return s.audit(ctx, tx, p, i, "deleted", map[string]any{"number": i.Number, "subtree": len(below)})
-	})
-}
-
-// Restore brings back a soft-deleted issue with its whole sub-issue
-// subtree, sub-issues deleted separately earlier included (spec 3).
-func (s *Service) Restore(ctx context.Context, p *gatehouse.Principal, id string) (*Issue, error) {
-	var out *Issue
-	err := s.store.TasksTx(ctx, func(tx Store) error {
-		i, err := s.locked(ctx, tx, p, id)
-		if err != nil {
-			return err
-		}
-		if i.DeletedAt == nil {
-			return gatehouse.Errorf(gatehouse.KindNotFound, "issue is not deleted")
-		}
-		below, err := tx.Subtree(ctx, i.ID)
-		if err != nil {
-			return gatehouse.Internal("subtree", err)
-		}
-		if err := tx.SetDeleted(ctx, append([]string{i.ID}, below...), nil, s.clock.Now()); err != nil {
-			return gatehouse.Internal("restore issue", err)
-		}
-		if err := s.audit(ctx, tx, p, i, "restored", map[string]any{"number": i.Number, "subtree": len(below)}); err != nil {
 			return err
 		}
 		out, err = tx.Issue(ctx, p.OrgID, i.ID)

@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"github.com/gatehouse/gatehouse"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +25,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/forms"
 	"github.com/gatehouse/gatehouse/internal/links"
 	"github.com/gatehouse/gatehouse/internal/oauth"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
 // Store is what the suite needs of a store: the storage interfaces of the
@@ -71,18 +71,7 @@ func newID() string { return uuid.NewString() }
 func race(t *testing.T, n int, use func(i int) error) {
 	t.Helper()
 	errs := make([]error, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			errs[i] = use(i)
-		}()
-	}
-	close(start)
-	wg.Wait()
+	testenv.AtOnce(n, func(i int) { errs[i] = use(i) })
 	wins := 0
 	for i, err := range errs {
 		switch {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -200,17 +199,6 @@ func orgsAudit(t *testing.T, env *testenv.Env, orgID, action string) []map[strin
 // and bodies, in call order.
 func orgsAtOnce(n int, fn func(i int) *testenv.Resp) []*testenv.Resp {
 	out := make([]*testenv.Resp, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			out[i] = fn(i)
-		}()
-	}
-	close(start)
-	wg.Wait()
+	testenv.AtOnce(n, func(i int) { out[i] = fn(i) })
 	return out
 }

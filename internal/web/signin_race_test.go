@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/gatehouse/gatehouse/internal/testenv"
@@ -15,18 +14,7 @@ func signinAtOnce(t *testing.T, env *testenv.Env, n int, path string, body func(
 	t.Helper()
 	out := make([]*testenv.Resp, n)
 	errs := make([]error, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			out[i], errs[i] = signinRaw(env, "POST", path, body(i))
-		}()
-	}
-	close(start)
-	wg.Wait()
+	testenv.AtOnce(n, func(i int) { out[i], errs[i] = signinRaw(env, "POST", path, body(i)) })
 	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("request %d to %s: %v", i, path, err)

@@ -22,8 +22,8 @@ import (
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/sign"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
-	"github.com/gatehouse/gatehouse/internal/tasks"
 	"github.com/gatehouse/gatehouse/internal/token"
+	"github.com/gatehouse/gatehouse/internal/tools/tasks"
 	"github.com/gatehouse/gatehouse/internal/web"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )

@@ -1,6 +1,7 @@
 // Package httpjson reads request bodies and writes JSON answers the same way
-// for the API (internal/web) and the OAuth endpoints (internal/oauth), each of
-// which keeps its own error shape.
+// for the API (internal/web and the tool modules) and the OAuth endpoints
+// (internal/oauth), each of which keeps its own error shape; Decode and the
+// readers of decode.go answer in the API's (gatehouse errors).
 package httpjson
 
 import (

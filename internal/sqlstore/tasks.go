@@ -7,7 +7,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
-	"github.com/gatehouse/gatehouse/internal/tasks"
+	"github.com/gatehouse/gatehouse/internal/tools/tasks"
 )
 
 // TasksTx implements tasks.Store.

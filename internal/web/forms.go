@@ -16,7 +16,7 @@ import (
 // formRoutes serves the Forms tool API of TOOLS.md under /forms/, the path
 // of the default GATEHOUSE_FORMS_URL ({api_url}/forms).
 func (s *Server) formRoutes(m *http.ServeMux) {
-	t := func(h authedFunc) http.Handler { return s.tool(forms.Tool, h) }
+	t := func(h AuthedFunc) http.Handler { return s.Tool(forms.Tool, h) }
 	m.Handle("POST /forms/v1/forms", t(s.handleCreateForm))
 	m.Handle("GET /forms/v1/forms", t(s.handleForms))
 	m.Handle("GET /forms/v1/forms/{id}", t(s.handleForm))

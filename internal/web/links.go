@@ -13,7 +13,7 @@ import (
 // the public redirect under /l/, the path of the default
 // GATEHOUSE_SHORT_LINK_URL ({api_url}/l).
 func (s *Server) linkRoutes(m *http.ServeMux) {
-	t := func(h authedFunc) http.Handler { return s.tool(links.Tool, h) }
+	t := func(h AuthedFunc) http.Handler { return s.Tool(links.Tool, h) }
 	m.Handle("POST /links/v1/links", t(s.handleCreateLink))
 	m.Handle("GET /links/v1/links", t(s.handleLinks))
 	m.Handle("GET /links/v1/links/{id}", t(s.handleLink))
@@ -153,7 +153,7 @@ func toWebhook(w *webhooks.Webhook) webhookJSON {
 // webhookRoutes serves a tool's webhook management under base.
 func (s *Server) webhookRoutes(m *http.ServeMux, base string, t *webhooks.Tool, ping bool) {
 	h := func(fn func(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal, t *webhooks.Tool) error) http.Handler {
-		return s.tool(t.Name, func(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error { return fn(w, r, p, t) })
+		return s.Tool(t.Name, func(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error { return fn(w, r, p, t) })
 	}
 	m.Handle("POST "+base+"/webhooks", h(s.handleCreateWebhook))
 	m.Handle("GET "+base+"/webhooks", h(s.handleWebhooks))

@@ -8,6 +8,7 @@ import (
 	"github.com/gatehouse/gatehouse/api"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/tools/tasks"
 )
 
 // routes is the whole API on one screen.
@@ -124,9 +125,7 @@ func (s *Server) pageRoutes() {
 // no operation serves, get the generic tool answer.
 func (s *Server) toolRoutes() {
 	m := s.mux
-	if s.tasks != nil {
-		s.taskRoutes(m)
-	}
+	tasks.Mount(m, s, s.tasks)
 	if s.forms != nil {
 		s.formRoutes(m)
 	}

@@ -23,7 +23,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/sign"
-	"github.com/gatehouse/gatehouse/internal/tasks"
+	"github.com/gatehouse/gatehouse/internal/tools/tasks"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
 
@@ -94,8 +94,10 @@ func NewServer(c Config) http.Handler {
 // handlerFunc is an endpoint that returns its error instead of writing it.
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
-// authedFunc is an endpoint that needs a verified bearer token.
-type authedFunc func(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error
+// AuthedFunc is an endpoint that needs a verified bearer token. It is an
+// alias, so that a module can name the same func type in its own Kernel
+// interface without importing web.
+type AuthedFunc = func(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error
 
 func (s *Server) handle(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -106,7 +108,7 @@ func (s *Server) handle(h handlerFunc) http.Handler {
 }
 
 // authed verifies the bearer access token before calling h.
-func (s *Server) authed(h authedFunc) http.Handler {
+func (s *Server) authed(h AuthedFunc) http.Handler {
 	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		p, err := s.principal(r)
 		if err != nil {
@@ -118,7 +120,7 @@ func (s *Server) authed(h authedFunc) http.Handler {
 
 // full is authed for operations that need a full sign-in session that is
 // still live (one read of the session).
-func (s *Server) full(h authedFunc) http.Handler {
+func (s *Server) full(h AuthedFunc) http.Handler {
 	return s.authed(func(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 		if !p.Full() {
 			// A key or OAuth token reaches only its own workspace: any

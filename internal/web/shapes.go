@@ -1,8 +1,6 @@
 package web
 
 import (
-	"time"
-
 	"github.com/gatehouse/gatehouse/internal/accounts"
 )
 
@@ -61,14 +59,4 @@ type orgTokenJSON struct {
 
 func toOrgToken(t *accounts.OrgToken) orgTokenJSON {
 	return orgTokenJSON{AccessToken: t.AccessToken, TokenType: "Bearer", ExpiresAt: stamp(t.ExpiresAt), Org: toOrgContext(t.Org)}
-}
-
-func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
-func stampPtr(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := stamp(*t)
-	return &s
 }

@@ -18,7 +18,7 @@ const maxDocumentUpload = sign.MaxFile + 1<<20
 
 // signRoutes serves the Sign tool API of TOOLS.md under /sign/v1/.
 func (s *Server) signRoutes(m *http.ServeMux) {
-	t := func(h authedFunc) http.Handler { return s.tool(sign.Tool, h) }
+	t := func(h AuthedFunc) http.Handler { return s.Tool(sign.Tool, h) }
 	m.Handle("POST /sign/v1/documents", t(s.handleCreateDocument))
 	m.Handle("GET /sign/v1/documents", t(s.handleDocuments))
 	m.Handle("GET /sign/v1/documents/{id}", t(s.handleDocument))

@@ -8,13 +8,13 @@ import (
 	"github.com/gatehouse/gatehouse"
 )
 
-// tool is authed for a tool API: without a valid token 401 with the RFC
+// Tool is authed for a tool API: without a valid token 401 with the RFC
 // 9728 pointer to the resource metadata, so OAuth clients (MCP) find the
 // authorization server; the caller's live standing in the token's
 // workspace is checked on every request (accounts.Service.ToolAccess: a
 // removed member or a deleted org 404, a deleted account or revoked org key
 // 401); 403 naming the tool when the token's workspace has it disabled.
-func (s *Server) tool(tool string, h authedFunc) http.Handler {
+func (s *Server) Tool(tool string, h AuthedFunc) http.Handler {
 	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		p, err := s.principal(r)
 		if err == nil {
@@ -37,7 +37,7 @@ func (s *Server) tool(tool string, h authedFunc) http.Handler {
 // serves (every path of the tools without an API yet): 401 and 403 as for
 // any tool request, else 404.
 func (s *Server) handleToolAPI(tool string) http.Handler {
-	return s.tool(tool, func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error {
+	return s.Tool(tool, func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error {
 		return gatehouse.Errorf(gatehouse.KindNotFound, "not found")
 	})
 }

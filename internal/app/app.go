@@ -105,8 +105,8 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		window = 2 * time.Second
 	}
 	a.Links.SetEvents(a.Webhooks.For(webhooks.Links), window)
-	a.Forms = forms.New(forms.Config{Store: store, Mail: deps.Mail, Logger: log, Now: now, FormsURL: cfg.FormsURL})
-	a.Forms.NoMailLimits = !cfg.MailLimit
+	a.Forms = forms.New(forms.Config{Store: store, Mail: deps.Mail, Logger: log, Now: now, FormsURL: cfg.FormsURL,
+		NoMailLimits: !cfg.MailLimit})
 	a.Handler = web.NewServer(web.Config{Service: a.Accounts, Logger: log, RateLimit: cfg.RateLimit, Now: now, OAuth: a.OAuth,
 		Tasks: tasks.New(store, now), Forms: a.Forms, Links: a.Links, Webhooks: a.Webhooks,
 		Sign: sign.New(store, cfg.APIURL, now, a.Webhooks.For(webhooks.Sign))})

@@ -175,7 +175,7 @@ func (s *Service) addRecipients(ctx context.Context, tx Store, f *Form, d *Desti
 }
 
 // ConfirmMailsPerDay bounds the destination confirmation links a workspace
-// mails in a rolling day, unless Service.NoMailLimits: each one goes to an
+// mails in a rolling day, unless Config.NoMailLimits: each one goes to an
 // address nobody in the workspace has shown to be theirs.
 const ConfirmMailsPerDay = 50
 
@@ -183,7 +183,7 @@ const ConfirmMailsPerDay = 50
 // passed, when n more confirmation mails would pass ConfirmMailsPerDay. It
 // locks the workspace first, so concurrent creates count each other's.
 func (s *Service) confirmMailRoom(ctx context.Context, tx Store, orgID string, n int, now time.Time) error {
-	if s.NoMailLimits || n == 0 {
+	if s.noMailLimits || n == 0 {
 		return nil
 	}
 	if err := tx.LockOrg(ctx, orgID); err != nil {

@@ -101,18 +101,15 @@ type Store interface {
 
 // Service is the Forms tool.
 type Service struct {
-	// NoMailLimits turns the hourly autoresponse cap off (its zero value
-	// keeps it on). Spam never gets an autoresponse and unconfirmed
-	// destinations never get submissions either way.
-	NoMailLimits bool
-
 	store    Store
 	mail     mail.Sender
 	log      *slog.Logger
 	clock    gatehouse.Clock
 	endpoint string // public submit base: {forms_url}/f
 	confirm  string // confirmation page: {forms_url}/confirm
-	sending  sync.WaitGroup
+	// noMailLimits lifts the autoresponse and confirmation-mail caps.
+	noMailLimits bool
+	sending      sync.WaitGroup
 }
 
 // Config wires a Service.
@@ -122,6 +119,11 @@ type Config struct {
 	Logger   *slog.Logger
 	Now      func() time.Time // nil: time.Now
 	FormsURL string           // GATEHOUSE_FORMS_URL
+	// NoMailLimits turns the hourly autoresponse cap and the daily cap on
+	// confirmation mails off (GATEHOUSE_MAIL_LIMIT=off; the zero value
+	// keeps them on). Spam never gets an autoresponse and unconfirmed
+	// destinations never get submissions either way.
+	NoMailLimits bool
 }
 
 // ConfirmPath is the path, under the forms URL, of the page where a
@@ -131,7 +133,7 @@ const ConfirmPath = "/confirm"
 // New returns the Forms tool.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, mail: c.Mail, log: c.Logger, clock: c.Now, endpoint: strings.TrimRight(c.FormsURL, "/") + "/f/",
-		confirm: strings.TrimRight(c.FormsURL, "/") + ConfirmPath}
+		confirm: strings.TrimRight(c.FormsURL, "/") + ConfirmPath, noMailLimits: c.NoMailLimits}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

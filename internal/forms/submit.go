@@ -16,7 +16,7 @@ import (
 )
 
 // MaxAutoresponsesPerHour bounds a form's autoresponses over any rolling
-// hour, unless Service.NoMailLimits: the submitter's address is whatever
+// hour, unless Config.NoMailLimits: the submitter's address is whatever
 // was typed into the form, so the autoresponder could mail anyone.
 const MaxAutoresponsesPerHour = 20
 
@@ -91,7 +91,7 @@ func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (s
 // sent MaxAutoresponsesPerHour in the last hour (counted in the database,
 // so every instance shares the limit).
 func (s *Service) reserveAutoresponse(ctx context.Context, tx Store, sub *Submission) error {
-	if !s.NoMailLimits {
+	if !s.noMailLimits {
 		if err := tx.LockForm(ctx, sub.FormID); err != nil {
 			return gatehouse.Internal("lock form", err)
 		}

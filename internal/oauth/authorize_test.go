@@ -84,6 +84,10 @@ func TestAuthorizeRequests(t *testing.T) {
 					t.Fatalf("%s posted: status %d location %q; want a 400 error page", name, p.status, p.location())
 				}
 			}
+			// The page names the parameter as the client sent it.
+			if p := newBrowser(t, env).get(t, q(map[string]string{"code_challenge_method": "plain"})); !strings.Contains(p.body, "code_challenge_method must be S256.") {
+				t.Errorf("plain PKCE page: %s; want it to name code_challenge_method as sent", p.body)
+			}
 		})
 		t.Run("loopback redirect on any port", func(t *testing.T) {
 			p := b.get(t, q(map[string]string{"redirect_uri": "http://127.0.0.1:40000/callback"}))

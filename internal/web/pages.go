@@ -106,7 +106,11 @@ func sentence(s string) string {
 	if s == "" {
 		return s
 	}
-	s = strings.ToUpper(s[:1]) + s[1:]
+	// A message that opens with a parameter name (code_challenge_method,
+	// redirect_uri) keeps it as the client sent it.
+	if first, _, _ := strings.Cut(s, " "); !strings.Contains(first, "_") {
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
 	if !strings.HasSuffix(s, ".") {
 		s += "."
 	}

@@ -25,3 +25,18 @@ type Principal struct {
 
 // Full reports whether the principal holds a full (sign-in) session.
 func (p *Principal) Full() bool { return p.Via != ViaAPIKey && p.Via != ViaOAuth }
+
+// RequireFull returns nil when the principal holds a full sign-in
+// session, and otherwise the answer a key or OAuth token gets for an
+// operation that needs one: it reaches only its own workspace, so an
+// operation on another (orgID set and not its own) reads as not found,
+// and any other as forbidden.
+func (p *Principal) RequireFull(orgID string) error {
+	if p.Full() {
+		return nil
+	}
+	if orgID != "" && orgID != p.OrgID {
+		return Errorf(KindNotFound, "organization not found")
+	}
+	return Errorf(KindForbidden, "this operation needs a full sign-in session, not an API-key or OAuth token")
+}

@@ -55,25 +55,29 @@ type Config struct {
 
 // Server serves the whole HTTP API.
 type Server struct {
-	svc      *accounts.Service
-	log      *slog.Logger
-	limits   *limits
-	mux      *http.ServeMux
-	oauth    *oauth.Server
-	pages    map[string]*template.Template
-	secure   bool // Secure cookies; false only on plain-http loopback
-	csrf     *http.CrossOriginProtection
-	tasks    *tasks.Service
-	forms    *forms.Service
-	links    *links.Service
-	webhooks *webhooks.Service
-	sign     *sign.Service
+	svc    *accounts.Service
+	log    *slog.Logger
+	limits *limits
+	mux    *http.ServeMux
+	oauth  *oauth.Server
+	pages  map[string]*template.Template
+	secure bool // Secure cookies; false only on plain-http loopback
+	csrf   *http.CrossOriginProtection
+	now    func() time.Time // clock of the rate limiters; nil: time.Now
+	// bodyLimits are the routes (by pattern) whose bodies may exceed
+	// MaxBody, and their own bound (BodyLimit).
+	bodyLimits map[string]int64
+	tasks      *tasks.Service
+	forms      *forms.Service
+	links      *links.Service
+	webhooks   *webhooks.Service
+	sign       *sign.Service
 }
 
 // NewServer returns the HTTP handler of the whole service.
 func NewServer(c Config) http.Handler {
 	s := &Server{svc: c.Service, log: c.Logger, mux: http.NewServeMux(), oauth: c.OAuth, tasks: c.Tasks, forms: c.Forms, links: c.Links, webhooks: c.Webhooks, sign: c.Sign,
-		pages: parsePages(), secure: true, csrf: http.NewCrossOriginProtection()}
+		pages: parsePages(), secure: true, csrf: http.NewCrossOriginProtection(), now: c.Now, bodyLimits: map[string]int64{}}
 	if s.oauth != nil {
 		s.secure = secureCookies(s.oauth.Issuer())
 	}
@@ -90,14 +94,6 @@ func NewServer(c Config) http.Handler {
 	s.routes()
 	return s
 }
-
-// handlerFunc is an endpoint that returns its error instead of writing it.
-type handlerFunc func(w http.ResponseWriter, r *http.Request) error
-
-// AuthedFunc is an endpoint that needs a verified bearer token. It is an
-// alias, so that a module can name the same func type in its own Kernel
-// interface without importing web.
-type AuthedFunc = func(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error
 
 func (s *Server) handle(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -119,16 +115,17 @@ func (s *Server) authed(h AuthedFunc) http.Handler {
 }
 
 // full is authed for operations that need a full sign-in session that is
-// still live (one read of the session).
-func (s *Server) full(h AuthedFunc) http.Handler {
+// still live (one read of the session); orgParam, when not empty, is the
+// path parameter naming the workspace the operation acts on
+// (gatehouse.Principal.RequireFull).
+func (s *Server) full(orgParam string, h AuthedFunc) http.Handler {
 	return s.authed(func(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
-		if !p.Full() {
-			// A key or OAuth token reaches only its own workspace: any
-			// other reads as not found, as on every org route, not 403.
-			if id := r.PathValue("id"); id != "" && id != p.OrgID {
-				return gatehouse.Errorf(gatehouse.KindNotFound, "organization not found")
-			}
-			return gatehouse.Errorf(gatehouse.KindForbidden, "this operation needs a full sign-in session, not an API-key or OAuth token")
+		org := ""
+		if orgParam != "" {
+			org = r.PathValue(orgParam)
+		}
+		if err := p.RequireFull(org); err != nil {
+			return err
 		}
 		// A full session's token is checked against its session, so it
 		// cannot outlive a sign-out or revocation.
@@ -165,11 +162,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := hex.EncodeToString(b[:])
 	w.Header().Set("X-Request-Id", id)
 	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
-	limit := int64(MaxBody)
-	if r.Method == http.MethodPost && r.URL.Path == "/sign/v1/documents" {
-		limit = maxDocumentUpload // a PDF
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
@@ -186,6 +178,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h, pattern := s.mux.Handler(r)
+	limit, ok := s.bodyLimits[pattern]
+	if !ok {
+		limit = MaxBody
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	if pattern == "" {
 		// No route: the mux answers 404 or 405 (with Allow) in plain text;
 		// keep its status and headers, answer in JSON.

@@ -20,6 +20,7 @@ const maxDocumentUpload = sign.MaxFile + 1<<20
 func (s *Server) signRoutes(m *http.ServeMux) {
 	t := func(h AuthedFunc) http.Handler { return s.Tool(sign.Tool, h) }
 	m.Handle("POST /sign/v1/documents", t(s.handleCreateDocument))
+	s.BodyLimit("POST /sign/v1/documents", maxDocumentUpload) // a PDF
 	m.Handle("GET /sign/v1/documents", t(s.handleDocuments))
 	m.Handle("GET /sign/v1/documents/{id}", t(s.handleDocument))
 	m.Handle("POST /sign/v1/documents/{id}/send", t(s.handleSendDocument))

@@ -1,0 +1,65 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
+)
+
+// What a module asks of the kernel when it mounts its routes. Each module
+// declares the part it uses as its own small Kernel interface, so it never
+// imports web; the func types below are aliases for the same reason.
+
+// HandlerFunc is an endpoint that returns its error instead of writing it;
+// the kernel writes the error in the API's shape.
+type HandlerFunc = func(w http.ResponseWriter, r *http.Request) error
+
+// AuthedFunc is an endpoint that needs a verified bearer token.
+type AuthedFunc = func(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error
+
+// handlerFunc is HandlerFunc, by its older name inside this package.
+type handlerFunc = HandlerFunc
+
+// Public wraps an endpoint that needs no token: its error is written in the
+// API's shape ({"error": ...} with the status of its kind).
+func (s *Server) Public(h HandlerFunc) http.Handler { return s.handle(h) }
+
+// Authed wraps an endpoint that needs a verified bearer access token.
+func (s *Server) Authed(h AuthedFunc) http.Handler { return s.authed(h) }
+
+// Full wraps an endpoint that needs a full sign-in session that is still
+// live: an API-key or OAuth token gets 403.
+func (s *Server) Full(h AuthedFunc) http.Handler { return s.full("", h) }
+
+// FullIn is Full for a route whose path parameter param names a workspace:
+// an API-key or OAuth token of another workspace gets 404 there, as on
+// every org route, because it reaches only its own.
+func (s *Server) FullIn(param string, h AuthedFunc) http.Handler { return s.full(param, h) }
+
+// Limiter returns a limiter on the kernel's clock allowing burst requests
+// per key at once and one more per every, or nil, which allows everything,
+// when the service runs without abuse limits.
+func (s *Server) Limiter(burst int, every time.Duration) *ratelimit.Limiter {
+	if s.limits == nil {
+		return nil
+	}
+	return ratelimit.New(burst, every, s.now)
+}
+
+// PerIP wraps an endpoint that needs no token and limits it by client IP
+// with l (429 with Retry-After when the IP has no token left).
+func (s *Server) PerIP(l *ratelimit.Limiter, h HandlerFunc) http.Handler {
+	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		if ok, wait := l.Allow(clientIP(r)); !ok {
+			return tooMany(wait)
+		}
+		return h(w, r)
+	})
+}
+
+// BodyLimit lets the route of pattern (as given to the mux, "POST /path")
+// take bodies up to n bytes instead of MaxBody. Call it when mounting,
+// before the server serves.
+func (s *Server) BodyLimit(pattern string, n int64) { s.bodyLimits[pattern] = n }

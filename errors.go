@@ -75,3 +75,9 @@ var (
 	// ErrConflict means a uniqueness constraint refused the write.
 	ErrConflict = errors.New("conflict")
 )
+
+// TooMany is the error of a request over an abuse limit: 429 with
+// Retry-After wait.
+func TooMany(wait time.Duration) *Error {
+	return &Error{Kind: KindTooMany, Message: "too many requests; try again later", RetryAfter: wait}
+}

@@ -53,6 +53,9 @@ type Config struct {
 	// NoMailLimits turns off the daily invitation mail limits; the zero
 	// value keeps them on (GATEHOUSE_MAIL_LIMIT=off sets it).
 	NoMailLimits bool
+	// NoLockout turns off the failed-password lockout (lockout.go); the
+	// zero value keeps it on (GATEHOUSE_RATE_LIMIT=off sets it).
+	NoLockout bool
 }
 
 // Service carries out every accounts operation.
@@ -72,6 +75,7 @@ type Service struct {
 	// may act) for cacheTTL, keyed by subject and org.
 	members      shortCache[memberKey, error]
 	noMailLimits bool
+	lockout      *lockout // nil: off
 }
 
 // New returns a Service.
@@ -86,6 +90,9 @@ func New(c Config) *Service {
 	}
 	if s.mobileURL == "" {
 		s.mobileURL = s.webURL
+	}
+	if !c.NoLockout {
+		s.lockout = newLockout(s.now)
 	}
 	return s
 }

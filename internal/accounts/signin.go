@@ -119,9 +119,8 @@ func truncate(s string, n int) string {
 	return s[:n]
 }
 
-// Login signs in with email and password. Unknown email and wrong password
-// give the same error after the same work.
-func (s *Service) Login(ctx context.Context, email, pw string, meta SessionMeta) (*SignIn, error) {
+// login is Login without the lockout.
+func (s *Service) login(ctx context.Context, email, pw string, meta SessionMeta) (*SignIn, error) {
 	if strings.TrimSpace(email) == "" {
 		return nil, gatehouse.Invalid("email is required")
 	}
@@ -209,9 +208,8 @@ func (s *Service) RequestMagicLink(ctx context.Context, email, client string) er
 	return nil
 }
 
-// VerifyMagicLink consumes a magic-link token and signs its address in,
-// creating the account (email verified, no password) if it has none.
-func (s *Service) VerifyMagicLink(ctx context.Context, secret string, meta SessionMeta) (*SignIn, error) {
+// verifyMagicLink is VerifyMagicLink without the unlock.
+func (s *Service) verifyMagicLink(ctx context.Context, secret string, meta SessionMeta) (*SignIn, error) {
 	if secret == "" {
 		return nil, gatehouse.Invalid("token is required")
 	}

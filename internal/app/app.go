@@ -93,7 +93,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	store, log, now := deps.Store, deps.Logger, deps.Now
 	a := &App{}
 	a.Accounts = accounts.New(accounts.Config{Store: store, Signer: signer, Hasher: hasher, Mailer: accountsMailer{deps.Mail},
-		Resolver: deps.Resolver, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoMailLimits: !cfg.MailLimit})
+		Resolver: deps.Resolver, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoMailLimits: !cfg.MailLimit, NoLockout: !cfg.RateLimit})
 	a.OAuth = oauth.New(oauth.Config{Service: a.Accounts, Store: store, Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, Now: now,
 		DeviceInterval: deps.DeviceInterval, MetadataClient: deps.MetadataClient, AllowPrivate: cfg.MetadataAllowPrivate,
 		RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit})

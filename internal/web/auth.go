@@ -48,7 +48,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &in); err != nil {
 		return err
 	}
-	si, err := s.login(r, in.Email, in.Password)
+	si, err := s.svc.Login(r.Context(), in.Email, in.Password, sessionMeta(r))
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (s *Server) handleMagicLink(w http.ResponseWriter, r *http.Request) error {
 	}
 	if s.limits != nil {
 		if ok, wait := s.limits.magicPerEmail.Allow(key); !ok {
-			return tooMany(wait)
+			return gatehouse.TooMany(wait)
 		}
 	}
 	if err := s.svc.RequestMagicLink(r.Context(), in.Email, in.Client); err != nil {
@@ -91,7 +91,7 @@ func (s *Server) handleMagicLinkVerify(w http.ResponseWriter, r *http.Request) e
 	if err := decode(r, &in); err != nil {
 		return err
 	}
-	si, err := s.magicSignIn(r, in.Token)
+	si, err := s.svc.VerifyMagicLink(r.Context(), in.Token, sessionMeta(r))
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func (s *Server) Limiter(burst int, every time.Duration) *ratelimit.Limiter {
 func (s *Server) PerIP(l *ratelimit.Limiter, h HandlerFunc) http.Handler {
 	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		if ok, wait := l.Allow(clientIP(r)); !ok {
-			return tooMany(wait)
+			return gatehouse.TooMany(wait)
 		}
 		return h(w, r)
 	})

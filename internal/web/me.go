@@ -43,7 +43,7 @@ func (s *Server) handlePassword(w http.ResponseWriter, r *http.Request, p *gateh
 	if err := decode(r, &in); err != nil {
 		return err
 	}
-	if err := s.changePassword(r, p, in.CurrentPassword, in.NewPassword); err != nil {
+	if err := s.svc.ChangePassword(r.Context(), p, in.CurrentPassword, in.NewPassword, sessionMeta(r)); err != nil {
 		return err
 	}
 	httpjson.Write(w, http.StatusOK, message{"password changed; other sessions were signed out"})

@@ -229,7 +229,7 @@ func (s *Server) deviceCodesLimited(w http.ResponseWriter, r *http.Request, b *a
 	}
 	for _, key := range []string{"ip " + clientIP(r), "session " + b.SessionID} {
 		if ok, wait := s.limits.failedDeviceCodes.Check(key); !ok {
-			s.pageError(w, r, tooMany(wait))
+			s.pageError(w, r, gatehouse.TooMany(wait))
 			return true
 		}
 	}

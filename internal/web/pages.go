@@ -257,7 +257,7 @@ func (s *Server) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusTooManyRequests, "Too many attempts. Wait a minute and try again.")
 		return
 	}
-	si, err := s.login(r, email, r.PostFormValue("password"))
+	si, err := s.svc.Login(r.Context(), email, r.PostFormValue("password"), sessionMeta(r))
 	if err != nil {
 		var e *gatehouse.Error
 		if errors.As(err, &e) && e.Kind != gatehouse.KindInternal {
@@ -327,7 +327,7 @@ func (s *Server) handleMagic(w http.ResponseWriter, r *http.Request) {
 		s.render(w, http.StatusTooManyRequests, "error", &page{Title: "Too many attempts", Message: "Wait a moment and try again."})
 		return
 	}
-	si, err := s.magicSignIn(r, r.PostFormValue("token"))
+	si, err := s.svc.VerifyMagicLink(r.Context(), r.PostFormValue("token"), sessionMeta(r))
 	if err != nil {
 		s.pageError(w, r, err)
 		return

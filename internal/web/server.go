@@ -230,8 +230,6 @@ func sessionMeta(r *http.Request) accounts.SessionMeta {
 // limits are the abuse limits of the unauthenticated endpoints.
 type limits struct {
 	register, login, magic, magicPerEmail, verify, keyExchange *ratelimit.Limiter
-	// lockout bounds failed password checks per account.
-	lockout *lockout
 	// OAuth: client registration writes a row per call; token and device
 	// authorization are cheap, bounded like key exchange.
 	oauthRegister, oauthToken *ratelimit.Limiter
@@ -252,7 +250,6 @@ func newLimits(now func() time.Time) *limits {
 		magicPerEmail: ratelimit.New(5, 2*time.Minute, now),
 		verify:        ratelimit.New(30, 2*time.Second, now),
 		keyExchange:   ratelimit.New(300, 100*time.Millisecond, now),
-		lockout:       newLockout(now),
 		oauthRegister: ratelimit.New(20, time.Minute, now),
 		oauthToken:    ratelimit.New(300, 100*time.Millisecond, now),
 		formSubmit:    ratelimit.New(30, 2*time.Second, now),
@@ -261,16 +258,12 @@ func newLimits(now func() time.Time) *limits {
 	}
 }
 
-func tooMany(wait time.Duration) error {
-	return &gatehouse.Error{Kind: gatehouse.KindTooMany, Message: "too many requests; try again later", RetryAfter: wait}
-}
-
 // perIP limits h by client IP with the limiter that pick selects.
 func (s *Server) perIP(pick func(*limits) *ratelimit.Limiter, h handlerFunc) http.Handler {
 	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		if s.limits != nil {
 			if ok, wait := pick(s.limits).Allow(clientIP(r)); !ok {
-				return tooMany(wait)
+				return gatehouse.TooMany(wait)
 			}
 		}
 		return h(w, r)

@@ -1,18 +1,18 @@
-package web
+package accounts
 
 import (
+	"context"
 	"errors"
-	"net/http"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 )
 
 // lockout bounds password guesses per account. It is the one limit behind
-// POST /v1/auth/login, the /signin page and POST /v1/me/password; the
-// account is the normalised email, so all three fill one bucket.
+// every password check (Login: POST /v1/auth/login and the /signin page;
+// ChangePassword: POST /v1/me/password); the account is the email's
+// account key, so every spelling of one mailbox fills one bucket.
 //
 // Ten wrong passwords lock the account; a token comes back each minute.
 // A lock must not lock the owner out, so while it holds:
@@ -26,7 +26,8 @@ import (
 //     per-minute token or a magic-link sign-in, which unlocks the account,
 //     lets the owner in.
 //
-// docs/decisions.md ("Sign-in") records the trade-off.
+// docs/decisions.md ("Sign-in") records the trade-off. A nil lockout
+// (Config.NoLockout) only runs the checks.
 type lockout struct {
 	failures *ratelimit.Limiter // per account: wrong passwords, 10 then 1 per minute
 	failedIP *ratelimit.Limiter // per account and IP: emptied by a failure, full again after 15 minutes
@@ -41,12 +42,8 @@ func newLockout(now func() time.Time) *lockout {
 	}
 }
 
-// accountKey is the lockout key of an email as typed: its account key
-// (IDNA A-label domain), so every spelling of one mailbox shares a bucket.
-func accountKey(email string) string { return gatehouse.EmailKey(email) }
-
-// guard runs check, a password check of account from ip, under the lockout.
-// A nil lockout (abuse limits off) only runs check.
+// guard runs check, a password check of the account with key account from
+// ip, under the lockout.
 func (l *lockout) guard(account, ip string, check func() error) error {
 	if l == nil {
 		return check()
@@ -55,21 +52,21 @@ func (l *lockout) guard(account, ip string, check func() error) error {
 	ipKey := account + "\x00" + ip
 	if !open {
 		if clean, _ := l.failedIP.Check(ipKey); !clean {
-			return tooMany(wait)
+			return gatehouse.TooMany(wait)
 		}
 		if ok, _ := l.unlocks.Allow(account); !ok {
-			return tooMany(wait)
+			return gatehouse.TooMany(wait)
 		}
 	}
 	err := check()
 	switch {
 	case err == nil:
 		l.clear(account)
-	case errors.Is(err, accounts.ErrWrongPassword):
+	case errors.Is(err, ErrWrongPassword):
 		l.failures.Allow(account)
 		l.failedIP.Allow(ipKey)
 		if !open {
-			return tooMany(wait)
+			return gatehouse.TooMany(wait)
 		}
 	}
 	return err
@@ -83,45 +80,40 @@ func (l *lockout) clear(account string) {
 	}
 }
 
-// lockout returns the server's lockout; nil when abuse limits are off.
-func (s *Server) lockout() *lockout {
-	if s.limits == nil {
-		return nil
-	}
-	return s.limits.lockout
-}
-
-// login signs in with a password under the lockout (API and /signin page).
-func (s *Server) login(r *http.Request, email, password string) (*accounts.SignIn, error) {
-	var si *accounts.SignIn
-	err := s.lockout().guard(accountKey(email), clientIP(r), func() (err error) {
-		si, err = s.svc.Login(r.Context(), email, password, sessionMeta(r))
+// Login signs in with email and password under the lockout. Unknown email
+// and wrong password give the same error after the same work.
+func (s *Service) Login(ctx context.Context, email, pw string, meta SessionMeta) (*SignIn, error) {
+	var si *SignIn
+	err := s.lockout.guard(gatehouse.EmailKey(email), meta.IP, func() (err error) {
+		si, err = s.login(ctx, email, pw, meta)
 		return err
 	})
 	return si, err
 }
 
-// magicSignIn consumes a magic link; opening it proves the address, so it
-// also unlocks the account (API and hosted page).
-func (s *Server) magicSignIn(r *http.Request, secret string) (*accounts.SignIn, error) {
-	si, err := s.svc.VerifyMagicLink(r.Context(), secret, sessionMeta(r))
+// VerifyMagicLink consumes a magic-link token and signs its address in,
+// creating the account (email verified, no password) if it has none.
+// Opening the link proves the address, so it also unlocks the account.
+func (s *Service) VerifyMagicLink(ctx context.Context, secret string, meta SessionMeta) (*SignIn, error) {
+	si, err := s.verifyMagicLink(ctx, secret, meta)
 	if err == nil {
-		s.lockout().clear(accountKey(si.User.Email))
+		s.lockout.clear(gatehouse.EmailKey(si.User.Email))
 	}
 	return si, err
 }
 
-// changePassword changes the caller's password; a wrong current password
-// counts against the account like a failed sign-in.
-func (s *Server) changePassword(r *http.Request, p *gatehouse.Principal, current, next string) error {
-	change := func() error { return s.svc.ChangePassword(r.Context(), p, current, next) }
-	l := s.lockout()
-	if l == nil {
+// ChangePassword sets a new password. The current one is required when the
+// account has one (a magic-link account may set its first without it), and
+// a wrong one counts against the account like a failed sign-in from
+// meta.IP. Every other session of the account is revoked.
+func (s *Service) ChangePassword(ctx context.Context, p *gatehouse.Principal, current, next string, meta SessionMeta) error {
+	change := func() error { return s.changePassword(ctx, p, current, next) }
+	if s.lockout == nil {
 		return change()
 	}
-	u, err := s.svc.VerifyUser(r.Context(), p)
+	u, err := s.VerifyUser(ctx, p)
 	if err != nil {
 		return err
 	}
-	return l.guard(accountKey(u.Email), clientIP(r), change)
+	return s.lockout.guard(gatehouse.EmailKey(u.Email), meta.IP, change)
 }

@@ -38,14 +38,38 @@ func (s *Server) Full(h AuthedFunc) http.Handler { return s.full("", h) }
 // every org route, because it reaches only its own.
 func (s *Server) FullIn(param string, h AuthedFunc) http.Handler { return s.full(param, h) }
 
-// Limiter returns a limiter on the kernel's clock allowing burst requests
-// per key at once and one more per every, or nil, which allows everything,
-// when the service runs without abuse limits.
-func (s *Server) Limiter(burst int, every time.Duration) *ratelimit.Limiter {
+// Limiter returns the limiter called name, on the kernel's clock, allowing
+// burst requests per key at once and one more per every; routes that ask
+// for the same name (an API endpoint and its page) share its buckets. It
+// is nil, which allows everything, when the service runs without abuse
+// limits. Asking for a name again with other numbers is a programming
+// error and panics.
+func (s *Server) Limiter(name string, burst int, every time.Duration) *ratelimit.Limiter {
 	if s.limits == nil {
 		return nil
 	}
-	return ratelimit.New(burst, every, s.now)
+	s.namedMu.Lock()
+	defer s.namedMu.Unlock()
+	spec := limitSpec{burst, every}
+	if l, ok := s.named[name]; ok {
+		if l.spec != spec {
+			panic("web: limiter " + name + " asked for with other numbers")
+		}
+		return l.lim
+	}
+	l := namedLimiter{spec, ratelimit.New(burst, every, s.now)}
+	s.named[name] = l
+	return l.lim
+}
+
+type limitSpec struct {
+	burst int
+	every time.Duration
+}
+
+type namedLimiter struct {
+	spec limitSpec
+	lim  *ratelimit.Limiter
 }
 
 // PerIP wraps an endpoint that needs no token and limits it by client IP

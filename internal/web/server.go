@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -67,17 +68,20 @@ type Server struct {
 	// bodyLimits are the routes (by pattern) whose bodies may exceed
 	// MaxBody, and their own bound (BodyLimit).
 	bodyLimits map[string]int64
-	tasks      *tasks.Service
-	forms      *forms.Service
-	links      *links.Service
-	webhooks   *webhooks.Service
-	sign       *sign.Service
+	// named are the limiters modules asked for (Limiter), by name.
+	named    map[string]namedLimiter
+	namedMu  sync.Mutex
+	tasks    *tasks.Service
+	forms    *forms.Service
+	links    *links.Service
+	webhooks *webhooks.Service
+	sign     *sign.Service
 }
 
 // NewServer returns the HTTP handler of the whole service.
 func NewServer(c Config) http.Handler {
 	s := &Server{svc: c.Service, log: c.Logger, mux: http.NewServeMux(), oauth: c.OAuth, tasks: c.Tasks, forms: c.Forms, links: c.Links, webhooks: c.Webhooks, sign: c.Sign,
-		pages: parsePages(), secure: true, csrf: http.NewCrossOriginProtection(), now: c.Now, bodyLimits: map[string]int64{}}
+		pages: parsePages(), secure: true, csrf: http.NewCrossOriginProtection(), now: c.Now, bodyLimits: map[string]int64{}, named: map[string]namedLimiter{}}
 	if s.oauth != nil {
 		s.secure = secureCookies(s.oauth.Issuer())
 	}

@@ -56,7 +56,7 @@ type Conversion struct {
 
 // Store persists Links; ErrNotFound and ErrConflict as in accounts.
 type Store interface {
-	LinksTx(ctx context.Context, fn func(tx Store) error) error
+	Tx(ctx context.Context, fn func(tx Store) error) error
 	OrgLive(ctx context.Context, orgID string) (bool, error)
 	CreateLink(ctx context.Context, l *Link) error // ErrConflict: short code taken
 	// Link reads a link of orgID in a live org.
@@ -237,7 +237,7 @@ func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, in *Input)
 		if !given {
 			l.ShortCode = randomCode()
 		}
-		err := s.store.LinksTx(ctx, func(tx Store) error {
+		err := s.store.Tx(ctx, func(tx Store) error {
 			if live, err := tx.OrgLive(ctx, p.OrgID); err != nil {
 				return gatehouse.Internal("find org", err)
 			} else if !live {
@@ -310,7 +310,7 @@ func (s *Service) Update(ctx context.Context, p *gatehouse.Principal, id string,
 		return nil, gatehouse.Invalid("destinationUrl must not be empty")
 	}
 	var out *Link
-	err := s.store.LinksTx(ctx, func(tx Store) error {
+	err := s.store.Tx(ctx, func(tx Store) error {
 		l, err := s.link(ctx, tx, p, id)
 		if err != nil {
 			return err
@@ -337,7 +337,7 @@ func (s *Service) Update(ctx context.Context, p *gatehouse.Principal, id string,
 // Delete removes a link with its clicks and conversions.
 func (s *Service) Delete(ctx context.Context, p *gatehouse.Principal, id string) error {
 	var gone *Link
-	err := s.store.LinksTx(ctx, func(tx Store) error {
+	err := s.store.Tx(ctx, func(tx Store) error {
 		l, err := s.link(ctx, tx, p, id)
 		if err != nil {
 			return err
@@ -422,7 +422,7 @@ func (s *Service) Convert(ctx context.Context, p *gatehouse.Principal, in *Conve
 	}
 	var link *Link
 	var clicked time.Time
-	err := s.store.LinksTx(ctx, func(tx Store) error {
+	err := s.store.Tx(ctx, func(tx Store) error {
 		l, clickedAt, err := tx.ClickLink(ctx, p.OrgID, c.ClickID)
 		if errors.Is(err, gatehouse.ErrNotFound) {
 			return gatehouse.Errorf(gatehouse.KindNotFound, "click not found")

@@ -42,9 +42,9 @@ type Form struct {
 	ID, OrgID, Name, CreatedBy string
 	Autoresponder              Autoresponder
 	Created                    time.Time
-	// Enabled: the forms tool is enabled in the form's workspace (read
-	// with the form).
-	Enabled bool
+	// ToolSwitch is the workspace's stored switch of the forms tool, read
+	// with the form; nil when never set (gatehouse.ToolOn decides).
+	ToolSwitch *bool
 }
 
 // Submission is one submitted entry.

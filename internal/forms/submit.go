@@ -34,7 +34,7 @@ func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (s
 	if err != nil {
 		return "", gatehouse.Internal("find form", err)
 	}
-	if !f.Enabled {
+	if !gatehouse.ToolOn(f.ToolSwitch) {
 		return "", gatehouse.Errorf(gatehouse.KindForbidden, "the %s tool is not enabled for this workspace", Tool)
 	}
 	if data == nil {

@@ -65,8 +65,11 @@ type Store interface {
 	UpdateLink(ctx context.Context, l *Link) error
 	DeleteLink(ctx context.Context, orgID, id string) error
 	// Follow records a click on the active, unarchived link of a live org
-	// with code and returns the link; ErrNotFound otherwise.
-	Follow(ctx context.Context, code string, c *Click) (*Link, error)
+	// with code and returns the link with the org's stored switch of the
+	// links tool (nil: never set); ErrNotFound when there is no such link.
+	// The caller applies gatehouse.ToolOn and rolls the click back when
+	// the tool is off.
+	Follow(ctx context.Context, code string, c *Click) (l *Link, switched *bool, err error)
 	// ClickLink returns the link of a click and when it was clicked, if
 	// the click is orgID's.
 	ClickLink(ctx context.Context, orgID, clickID string) (*Link, time.Time, error)
@@ -363,7 +366,17 @@ func (s *Service) Follow(ctx context.Context, code string) (string, error) {
 		return "", errLinkNotFound
 	}
 	c := &Click{ID: gatehouse.NewID(), At: s.clock.Now()}
-	l, err := s.store.Follow(ctx, code, c)
+	var l *Link
+	err := s.store.Tx(ctx, func(tx Store) error {
+		var switched *bool
+		var err error
+		if l, switched, err = tx.Follow(ctx, code, c); err == nil && !gatehouse.ToolOn(switched) {
+			// Links is off in the workspace: the visitor has no token to
+			// be refused with, so the link is not found.
+			return gatehouse.ErrNotFound
+		}
+		return err
+	})
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return "", errLinkNotFound
 	}

@@ -386,6 +386,14 @@ func fromNullMicros(v sql.NullInt64) *time.Time {
 	return &t
 }
 
+// nullBool is the stored switch v: nil when it was never set.
+func nullBool(v sql.NullBool) *bool {
+	if !v.Valid {
+		return nil
+	}
+	return &v.Bool
+}
+
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
 
 // affected returns ErrNotFound when res changed no row.

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"time"
 
@@ -10,17 +11,18 @@ import (
 )
 
 const formSelect = `SELECT f.id, f.org_id, f.name, f.autoresponder_enabled, f.autoresponder_subject, f.autoresponder_body, f.created_by, f.created_at,
-		COALESCE((SELECT t.enabled FROM org_tools t WHERE t.org_id = f.org_id AND t.tool = 'forms'), TRUE)
+		(SELECT t.enabled FROM org_tools t WHERE t.org_id = f.org_id AND t.tool = 'forms')
 	FROM forms f JOIN orgs o ON o.id = f.org_id AND o.deleted_at IS NULL`
 
 func scanForm(row interface{ Scan(...any) error }) (*forms.Form, error) {
 	var f forms.Form
 	var created int64
+	var switched sql.NullBool
 	if err := row.Scan(&f.ID, &f.OrgID, &f.Name, &f.Autoresponder.Enabled, &f.Autoresponder.Subject, &f.Autoresponder.Body,
-		&f.CreatedBy, &created, &f.Enabled); err != nil {
+		&f.CreatedBy, &created, &switched); err != nil {
 		return nil, err
 	}
-	f.Created = fromMicros(created)
+	f.Created, f.ToolSwitch = fromMicros(created), nullBool(switched)
 	return &f, nil
 }
 

@@ -66,14 +66,17 @@ func (s *Links) DeleteLink(ctx context.Context, orgID, id string) error {
 }
 
 // Follow implements links.Store: the counter and the click row are
-// written together, so clicks always equals the rows counted.
-func (s *Links) Follow(ctx context.Context, code string, c *links.Click) (*links.Link, error) {
+// written together, so clicks always equals the rows counted; the
+// statement that counts also reads the workspace's switch.
+func (s *Links) Follow(ctx context.Context, code string, c *links.Click) (*links.Link, *bool, error) {
 	var out *links.Link
+	var switched sql.NullBool
 	err := s.inTx(ctx, func(t conn) error {
-		l, err := scanLink(t.w().QueryRowContext(ctx, `UPDATE links SET clicks = clicks + 1
+		row := t.w().QueryRowContext(ctx, `UPDATE links SET clicks = clicks + 1
 			WHERE short_code = $1 AND active AND NOT archived AND org_id IN (SELECT id FROM orgs WHERE deleted_at IS NULL)
-				AND NOT EXISTS (SELECT 1 FROM org_tools t WHERE t.org_id = links.org_id AND t.tool = 'links' AND NOT t.enabled)
-			RETURNING id, org_id, short_code, destination_url, title, active, archived, clicks, created_by, created_at, updated_at`, code))
+			RETURNING id, org_id, short_code, destination_url, title, active, archived, clicks, created_by, created_at, updated_at,
+				(SELECT t.enabled FROM org_tools t WHERE t.org_id = links.org_id AND t.tool = 'links')`, code)
+		l, err := scanLink(scanFunc(func(dest ...any) error { return row.Scan(append(dest, &switched)...) }))
 		if err != nil {
 			return t.one(err)
 		}
@@ -84,7 +87,10 @@ func (s *Links) Follow(ctx context.Context, code string, c *links.Click) (*links
 		out = l
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, nullBool(switched), nil
 }
 
 // ClickLink implements links.Store.

@@ -131,33 +131,36 @@ func testDeletedOrgTools(t *testing.T, s Stores, org *accounts.Org, formID strin
 	wantErr(t, "follow a deleted org's link", follow(s, l), gatehouse.ErrNotFound)
 }
 
-// testToolsOnByDefault: an org has a switch row only for a tool switched
-// explicitly; a tool without one is on wherever the store reads it, and a
-// switch touches its own org only.
+// testToolsOnByDefault: an org has a switch only for a tool switched
+// explicitly; every read of a switch reports one never set as such (nil,
+// or absent from ToolStates), which gatehouse.ToolOn turns on; and a switch
+// touches its own org only.
 func testToolsOnByDefault(t *testing.T, s Stores) {
 	ctx := context.Background()
 	u := newUser(t, s)
 	org, other := newOrg(t, s, u, accounts.OrgTeam), newOrg(t, s, u, accounts.OrgTeam)
 	fOrg, fOther := newForm(t, s, org, u), newForm(t, s, other, u)
 	lOrg, lOther := newLink(t, s, org, u), newLink(t, s, other, u)
+	off, on := false, true
 
 	wantTools(t, s, org, map[string]bool{})
-	wantFormOn(t, s, fOrg.OrgID, fOrg.ID, true)
-	wantErr(t, "follow with links on by default", follow(s, lOrg), nil)
+	wantFormSwitch(t, s, fOrg.OrgID, fOrg.ID, nil)
+	wantFollowSwitch(t, s, lOrg, nil)
 
 	wantErr(t, "SetTool forms off", s.Accounts.SetTool(ctx, org.ID, "forms", false), nil)
 	wantErr(t, "SetTool links off", s.Accounts.SetTool(ctx, org.ID, "links", false), nil)
 	wantTools(t, s, org, map[string]bool{"forms": false, "links": false})
-	wantFormOn(t, s, fOrg.OrgID, fOrg.ID, false)
-	wantErr(t, "follow with links off", follow(s, lOrg), gatehouse.ErrNotFound)
+	wantFormSwitch(t, s, fOrg.OrgID, fOrg.ID, &off)
+	wantFollowSwitch(t, s, lOrg, &off)
 
 	wantTools(t, s, other, map[string]bool{})
-	wantFormOn(t, s, fOther.OrgID, fOther.ID, true)
-	wantErr(t, "follow in another org", follow(s, lOther), nil)
+	wantFormSwitch(t, s, fOther.OrgID, fOther.ID, nil)
+	wantFollowSwitch(t, s, lOther, nil)
 
 	wantErr(t, "SetTool forms on", s.Accounts.SetTool(ctx, org.ID, "forms", true), nil)
 	wantTools(t, s, org, map[string]bool{"forms": true, "links": false})
-	wantFormOn(t, s, fOrg.OrgID, fOrg.ID, true)
+	wantFormSwitch(t, s, fOrg.OrgID, fOrg.ID, &on)
+	wantFollowSwitch(t, s, lOrg, &off)
 }
 
 // wantTools checks the switch rows of org as ToolStates and OrgRole read them.
@@ -172,19 +175,49 @@ func wantTools(t *testing.T, s Stores, org *accounts.Org, want map[string]bool) 
 	}
 }
 
-// wantFormOn checks the Forms tool's state read with a form, alone and listed.
-func wantFormOn(t *testing.T, s Stores, orgID, formID string, want bool) {
+// wantFormSwitch checks the Forms switch read with a form, alone and listed.
+func wantFormSwitch(t *testing.T, s Stores, orgID, formID string, want *bool) {
 	t.Helper()
 	ctx := context.Background()
-	if got, err := s.Forms.LiveForm(ctx, orgID, formID); err != nil || got.Enabled != want {
-		t.Errorf("LiveForm = %+v, %v; want Enabled %v", got, err, want)
+	if got, err := s.Forms.LiveForm(ctx, orgID, formID); err != nil {
+		t.Errorf("LiveForm = %v", err)
+	} else {
+		wantSwitch(t, "LiveForm", got.ToolSwitch, want)
 	}
 	got, err := s.Forms.ListForms(ctx, orgID)
-	if err != nil || len(got) != 1 || got[0].Enabled != want {
-		enabled := make([]bool, len(got))
-		for i, f := range got {
-			enabled[i] = f.Enabled
-		}
-		t.Errorf("ListForms = forms with Enabled %v, %v; want one form with Enabled %v", enabled, err, want)
+	if err != nil || len(got) != 1 {
+		t.Errorf("ListForms = %d forms, %v; want 1", len(got), err)
+		return
 	}
+	wantSwitch(t, "ListForms", got[0].ToolSwitch, want)
+}
+
+// wantFollowSwitch checks the Links switch that Follow reads.
+func wantFollowSwitch(t *testing.T, s Stores, l *links.Link, want *bool) {
+	t.Helper()
+	_, got, err := s.Links.Follow(context.Background(), l.ShortCode, &links.Click{ID: newID(), At: now()})
+	if err != nil {
+		t.Errorf("Follow = %v", err)
+		return
+	}
+	wantSwitch(t, "Follow", got, want)
+}
+
+// wantSwitch compares a switch as read with want, and what the domain's
+// rule makes of it.
+func wantSwitch(t *testing.T, what string, got, want *bool) {
+	t.Helper()
+	if switchText(got) != switchText(want) || gatehouse.ToolOn(got) != gatehouse.ToolOn(want) {
+		t.Errorf("%s switch = %s (on: %v); want %s (on: %v)", what, switchText(got), gatehouse.ToolOn(got), switchText(want), gatehouse.ToolOn(want))
+	}
+}
+
+func switchText(b *bool) string {
+	switch {
+	case b == nil:
+		return "never set"
+	case *b:
+		return "on"
+	}
+	return "off"
 }

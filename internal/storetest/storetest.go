@@ -9,7 +9,7 @@
 // race for it, a uniqueness rule answers gatehouse.ErrConflict without
 // breaking the transaction around it, LockOrg serializes the transactions
 // that take it, a soft-deleted org is invisible to live reads, and a tool
-// with no switch row is on.
+// never switched reads as such (gatehouse.ToolOn then turns it on).
 package storetest
 
 import (
@@ -150,6 +150,6 @@ func newLink(t *testing.T, s Stores, org *accounts.Org, by *accounts.User) *link
 
 // follow clicks l's short code.
 func follow(s Stores, l *links.Link) error {
-	_, err := s.Links.Follow(context.Background(), l.ShortCode, &links.Click{ID: newID(), At: now()})
+	_, _, err := s.Links.Follow(context.Background(), l.ShortCode, &links.Click{ID: newID(), At: now()})
 	return err
 }

@@ -121,11 +121,11 @@ func versionString() string {
 }
 
 func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
-	store, err := sqlstore.Open(ctx, cfg.DatabaseURL)
+	db, err := sqlstore.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
-	defer store.Close()
+	defer db.Close()
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -138,7 +138,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("mail: %w", err)
 	}
-	a, err := app.New(ctx, cfg.app(), app.Deps{Store: store, Mail: sender, Resolver: dns.New(cfg.DNSServer, 5*time.Second), Logger: log})
+	a, err := app.New(ctx, cfg.app(), app.Deps{DB: db, Mail: sender, Resolver: dns.New(cfg.DNSServer, 5*time.Second), Logger: log})
 	if err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	log.Info("listening on http://"+bound, "base_url", cfg.BaseURL, "database", store.Dialect(), "version", versionString())
+	log.Info("listening on http://"+bound, "base_url", cfg.BaseURL, "database", db.Dialect(), "version", versionString())
 
 	select {
 	case err := <-errc:

@@ -57,19 +57,13 @@ var errGrantGone = gatehouse.Errorf(gatehouse.KindUnauthorized, "the grant was r
 // access and refresh tokens: via oauth, scoped to the granted workspace and
 // its enabled tools, with the grant's resource in the audience.
 //
-// claim, when set, runs first in the same transaction: the authorization
-// server consumes its single-use code there, so that of concurrent
-// exchanges exactly one issues a session and the others see the code used
-// only once that session exists (the transaction's store also implements the
-// authorization server's store).
-func (s *Service) StartGrantSession(ctx context.Context, grantID string, meta SessionMeta, claim func(tx Store) error) (*SignIn, error) {
+// It runs in st's transaction: the authorization server passes the
+// accounts store of the transaction in which it spends its single-use
+// code, so that of concurrent exchanges exactly one opens a session and
+// the others see the code used only once that session exists.
+func (s *Service) StartGrantSession(ctx context.Context, st Store, grantID string, meta SessionMeta) (*SignIn, error) {
 	var out *SignIn
-	err := s.store.Tx(ctx, func(tx Store) error {
-		if claim != nil {
-			if err := claim(tx); err != nil {
-				return err
-			}
-		}
+	err := st.Tx(ctx, func(tx Store) error {
 		g, err := tx.GrantByID(ctx, grantID)
 		if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && g.RevokedAt != nil) {
 			return errGrantGone

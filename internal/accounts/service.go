@@ -162,11 +162,20 @@ func (s *Service) enabledTools(ctx context.Context, st Store, o *Org) ([]string,
 	}
 	tools := make([]string, 0, len(Tools))
 	for _, t := range Tools {
-		if on, set := states[t]; !set || on {
+		if toolOn(states, t) {
 			tools = append(tools, t)
 		}
 	}
 	return tools, nil
+}
+
+// toolOn applies gatehouse.ToolOn to tool, given an org's switches set
+// explicitly (ToolStates).
+func toolOn(states map[string]bool, tool string) bool {
+	if on, set := states[tool]; set {
+		return gatehouse.ToolOn(&on)
+	}
+	return gatehouse.ToolOn(nil)
 }
 
 func (s *Service) orgContext(ctx context.Context, st Store, o *Org, role string) (*OrgContext, error) {

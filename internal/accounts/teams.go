@@ -256,8 +256,7 @@ func (s *Service) toolMatrix(ctx context.Context, st Store, orgID string) ([]Too
 	}
 	rows := make([]ToolRow, len(Tools))
 	for i, t := range Tools {
-		on, set := states[t]
-		rows[i] = ToolRow{Tool: t, Enabled: !set || on}
+		rows[i] = ToolRow{Tool: t, Enabled: toolOn(states, t)}
 	}
 	return rows, nil
 }

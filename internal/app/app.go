@@ -53,7 +53,7 @@ type Config struct {
 
 // Deps are what production and the tests provide differently.
 type Deps struct {
-	Store    *sqlstore.Store // opened and closed by the caller
+	DB       *sqlstore.DB // opened and closed by the caller
 	Mail     mail.Sender
 	Resolver accounts.TXTResolver
 	Logger   *slog.Logger
@@ -80,7 +80,7 @@ type App struct {
 	Webhooks *webhooks.Service
 }
 
-// New builds the service on deps.Store.
+// New builds the service on deps.DB, each module on its own store.
 func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	signer, err := newSigner(ctx, cfg, deps)
 	if err != nil {
@@ -90,26 +90,26 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	if hasher == nil {
 		hasher = password.NewHasher(password.OWASP, 0)
 	}
-	store, log, now := deps.Store, deps.Logger, deps.Now
+	db, log, now := deps.DB, deps.Logger, deps.Now
 	a := &App{}
-	a.Accounts = accounts.New(accounts.Config{Store: store, Signer: signer, Hasher: hasher, Mailer: accountsMailer{deps.Mail},
+	a.Accounts = accounts.New(accounts.Config{Store: db.Accounts(), Signer: signer, Hasher: hasher, Mailer: accountsMailer{deps.Mail},
 		Resolver: deps.Resolver, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoMailLimits: !cfg.MailLimit, NoLockout: !cfg.RateLimit})
-	a.OAuth = oauth.New(oauth.Config{Service: a.Accounts, Store: store, Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, Now: now,
+	a.OAuth = oauth.New(oauth.Config{Service: a.Accounts, Store: db.OAuth(), Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, Now: now,
 		DeviceInterval: deps.DeviceInterval, MetadataClient: deps.MetadataClient, AllowPrivate: cfg.MetadataAllowPrivate,
 		RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit})
-	a.Webhooks = webhooks.New(webhooks.Config{Store: store, Logger: log, Now: now, AllowPrivate: cfg.WebhookAllowPrivate,
+	a.Webhooks = webhooks.New(webhooks.Config{Store: db.Webhooks(), Logger: log, Now: now, AllowPrivate: cfg.WebhookAllowPrivate,
 		RootCAs: cfg.OutboundCAs, RetryDelays: deps.WebhookRetryDelays})
-	a.Links = links.New(store, cfg.ShortLinkURL, now)
+	a.Links = links.New(db.Links(), cfg.ShortLinkURL, now)
 	window := deps.LinkEventsWindow
 	if window == 0 {
 		window = 2 * time.Second
 	}
 	a.Links.SetEvents(a.Webhooks.For(webhooks.Links), window)
-	a.Forms = forms.New(forms.Config{Store: store, Mail: deps.Mail, Logger: log, Now: now, FormsURL: cfg.FormsURL,
+	a.Forms = forms.New(forms.Config{Store: db.Forms(), Mail: deps.Mail, Logger: log, Now: now, FormsURL: cfg.FormsURL,
 		NoMailLimits: !cfg.MailLimit})
 	a.Handler = web.NewServer(web.Config{Service: a.Accounts, Logger: log, RateLimit: cfg.RateLimit, Now: now, OAuth: a.OAuth,
-		Tasks: tasks.New(store, now), Forms: a.Forms, Links: a.Links, Webhooks: a.Webhooks,
-		Sign: sign.New(store, cfg.APIURL, now, a.Webhooks.For(webhooks.Sign))})
+		Tasks: tasks.New(db.Tasks(), now), Forms: a.Forms, Links: a.Links, Webhooks: a.Webhooks,
+		Sign: sign.New(db.Sign(), cfg.APIURL, now, a.Webhooks.For(webhooks.Sign))})
 	return a, nil
 }
 
@@ -121,7 +121,7 @@ func newSigner(ctx context.Context, cfg Config, deps Deps) (*token.Signer, error
 		var b [48]byte
 		rand.Read(b[:])
 		var err error
-		secret, err = deps.Store.SettingOrCreate(ctx, "jwt_secret", base64.RawURLEncoding.EncodeToString(b[:]))
+		secret, err = deps.DB.Accounts().SettingOrCreate(ctx, "jwt_secret", base64.RawURLEncoding.EncodeToString(b[:]))
 		if err != nil {
 			return nil, fmt.Errorf("jwt secret: %w", err)
 		}
@@ -136,7 +136,7 @@ func newSigner(ctx context.Context, cfg Config, deps Deps) (*token.Signer, error
 // Close waits for the work that outlives requests: the accounts service's
 // and Forms' mail, the Links click batch (flushed into webhooks), then the
 // webhook deliveries. Call it once the HTTP server has stopped; it returns
-// ctx's error if ctx ends first. The store stays open: the caller owns it.
+// ctx's error if ctx ends first. The database stays open: the caller owns it.
 func (a *App) Close(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {

@@ -109,7 +109,7 @@ func (s *Service) AddDestination(ctx context.Context, p *gatehouse.Principal, id
 		return nil, err
 	}
 	var links []mail.Message
-	err = s.store.FormsTx(ctx, func(tx Store) error {
+	err = s.store.Tx(ctx, func(tx Store) error {
 		addrs, unconfirmed, err := s.recipients(ctx, tx, f, d)
 		if err != nil {
 			return err
@@ -224,7 +224,7 @@ func (s *Service) ConfirmRecipient(ctx context.Context, secret string) (*Recipie
 	}
 	var r *Recipient
 	var f *Form
-	err := s.store.FormsTx(ctx, func(tx Store) error {
+	err := s.store.Tx(ctx, func(tx Store) error {
 		var err error
 		r, err = tx.ConfirmRecipient(ctx, token.Hash(secret), s.clock())
 		if errors.Is(err, gatehouse.ErrNotFound) {
@@ -257,7 +257,7 @@ func (s *Service) DeleteDestination(ctx context.Context, p *gatehouse.Principal,
 	if !gatehouse.IsID(destID) {
 		return gatehouse.Errorf(gatehouse.KindNotFound, "destination not found")
 	}
-	return s.store.FormsTx(ctx, func(tx Store) error {
+	return s.store.Tx(ctx, func(tx Store) error {
 		err := tx.DeleteDestination(ctx, f.ID, destID)
 		if errors.Is(err, gatehouse.ErrNotFound) {
 			return gatehouse.Errorf(gatehouse.KindNotFound, "destination not found")

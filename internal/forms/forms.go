@@ -42,9 +42,9 @@ type Form struct {
 	ID, OrgID, Name, CreatedBy string
 	Autoresponder              Autoresponder
 	Created                    time.Time
-	// Enabled: the forms tool is enabled in the form's workspace (read
-	// with the form).
-	Enabled bool
+	// ToolSwitch is the workspace's stored switch of the forms tool, read
+	// with the form; nil when never set (gatehouse.ToolOn decides).
+	ToolSwitch *bool
 }
 
 // Submission is one submitted entry.
@@ -59,8 +59,8 @@ type Submission struct {
 
 // Store persists Forms; ErrNotFound as in accounts.
 type Store interface {
-	// FormsTx runs fn in a read-write transaction.
-	FormsTx(ctx context.Context, fn func(tx Store) error) error
+	// Tx runs fn in a read-write transaction.
+	Tx(ctx context.Context, fn func(tx Store) error) error
 	// OrgLive reports whether orgID exists and is not deleted.
 	OrgLive(ctx context.Context, orgID string) (bool, error)
 	// LiveForm reads a form of a live org; orgID "" matches any org.
@@ -192,7 +192,7 @@ func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, in *Create
 			return nil, gatehouse.Invalid("the autoresponder is longer than %d bytes", MaxAutoresponder)
 		}
 	}
-	err := s.store.FormsTx(ctx, func(tx Store) error {
+	err := s.store.Tx(ctx, func(tx Store) error {
 		if live, err := tx.OrgLive(ctx, p.OrgID); err != nil {
 			return gatehouse.Internal("find org", err)
 		} else if !live {

@@ -34,7 +34,7 @@ func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (s
 	if err != nil {
 		return "", gatehouse.Internal("find form", err)
 	}
-	if !f.Enabled {
+	if !gatehouse.ToolOn(f.ToolSwitch) {
 		return "", gatehouse.Errorf(gatehouse.KindForbidden, "the %s tool is not enabled for this workspace", Tool)
 	}
 	if data == nil {
@@ -67,7 +67,7 @@ func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (s
 	}
 	sub := &Submission{ID: gatehouse.NewID(), FormID: f.ID, Data: data, Spam: spam, Created: s.clock()}
 	submitter, _ := gatehouse.NormalizeEmail(text(data["email"]))
-	err = s.store.FormsTx(ctx, func(tx Store) error {
+	err = s.store.Tx(ctx, func(tx Store) error {
 		if !spam && f.Autoresponder.Enabled && submitter != "" {
 			if err := s.reserveAutoresponse(ctx, tx, sub); err != nil {
 				return err

@@ -56,7 +56,7 @@ type Conversion struct {
 
 // Store persists Links; ErrNotFound and ErrConflict as in accounts.
 type Store interface {
-	LinksTx(ctx context.Context, fn func(tx Store) error) error
+	Tx(ctx context.Context, fn func(tx Store) error) error
 	OrgLive(ctx context.Context, orgID string) (bool, error)
 	CreateLink(ctx context.Context, l *Link) error // ErrConflict: short code taken
 	// Link reads a link of orgID in a live org.
@@ -65,8 +65,11 @@ type Store interface {
 	UpdateLink(ctx context.Context, l *Link) error
 	DeleteLink(ctx context.Context, orgID, id string) error
 	// Follow records a click on the active, unarchived link of a live org
-	// with code and returns the link; ErrNotFound otherwise.
-	Follow(ctx context.Context, code string, c *Click) (*Link, error)
+	// with code and returns the link with the org's stored switch of the
+	// links tool (nil: never set); ErrNotFound when there is no such link.
+	// The caller applies gatehouse.ToolOn and rolls the click back when
+	// the tool is off.
+	Follow(ctx context.Context, code string, c *Click) (l *Link, switched *bool, err error)
 	// ClickLink returns the link of a click and when it was clicked, if
 	// the click is orgID's.
 	ClickLink(ctx context.Context, orgID, clickID string) (*Link, time.Time, error)
@@ -237,7 +240,7 @@ func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, in *Input)
 		if !given {
 			l.ShortCode = randomCode()
 		}
-		err := s.store.LinksTx(ctx, func(tx Store) error {
+		err := s.store.Tx(ctx, func(tx Store) error {
 			if live, err := tx.OrgLive(ctx, p.OrgID); err != nil {
 				return gatehouse.Internal("find org", err)
 			} else if !live {
@@ -310,7 +313,7 @@ func (s *Service) Update(ctx context.Context, p *gatehouse.Principal, id string,
 		return nil, gatehouse.Invalid("destinationUrl must not be empty")
 	}
 	var out *Link
-	err := s.store.LinksTx(ctx, func(tx Store) error {
+	err := s.store.Tx(ctx, func(tx Store) error {
 		l, err := s.link(ctx, tx, p, id)
 		if err != nil {
 			return err
@@ -337,7 +340,7 @@ func (s *Service) Update(ctx context.Context, p *gatehouse.Principal, id string,
 // Delete removes a link with its clicks and conversions.
 func (s *Service) Delete(ctx context.Context, p *gatehouse.Principal, id string) error {
 	var gone *Link
-	err := s.store.LinksTx(ctx, func(tx Store) error {
+	err := s.store.Tx(ctx, func(tx Store) error {
 		l, err := s.link(ctx, tx, p, id)
 		if err != nil {
 			return err
@@ -363,7 +366,17 @@ func (s *Service) Follow(ctx context.Context, code string) (string, error) {
 		return "", errLinkNotFound
 	}
 	c := &Click{ID: gatehouse.NewID(), At: s.clock.Now()}
-	l, err := s.store.Follow(ctx, code, c)
+	var l *Link
+	err := s.store.Tx(ctx, func(tx Store) error {
+		var switched *bool
+		var err error
+		if l, switched, err = tx.Follow(ctx, code, c); err == nil && !gatehouse.ToolOn(switched) {
+			// Links is off in the workspace: the visitor has no token to
+			// be refused with, so the link is not found.
+			return gatehouse.ErrNotFound
+		}
+		return err
+	})
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return "", errLinkNotFound
 	}
@@ -422,7 +435,7 @@ func (s *Service) Convert(ctx context.Context, p *gatehouse.Principal, in *Conve
 	}
 	var link *Link
 	var clicked time.Time
-	err := s.store.LinksTx(ctx, func(tx Store) error {
+	err := s.store.Tx(ctx, func(tx Store) error {
 		l, clickedAt, err := tx.ClickLink(ctx, p.OrgID, c.ClickID)
 		if errors.Is(err, gatehouse.ErrNotFound) {
 			return gatehouse.Errorf(gatehouse.KindNotFound, "click not found")

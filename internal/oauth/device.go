@@ -148,15 +148,16 @@ func (g deviceGrant) exchange(ctx context.Context, r *tokenRequest) (*accounts.S
 		}
 		return nil, oauthErr("authorization_pending", http.StatusBadRequest, "the user has not answered yet")
 	}
-	si, err := s.svc.StartGrantSession(ctx, d.GrantID, r.meta, func(tx accounts.Store) error {
-		st, ok := tx.(Store)
-		if !ok {
-			return errors.New("the accounts store does not implement oauth.Store")
-		}
-		_, err := st.UseDevice(ctx, h)
-		if errors.Is(err, gatehouse.ErrNotFound) {
+	// Spent in the transaction that opens its session, as a code is.
+	var si *accounts.SignIn
+	err = s.store.Tx(ctx, func(tx Store) error {
+		if _, err := tx.UseDevice(ctx, h); errors.Is(err, gatehouse.ErrNotFound) {
 			return invalidGrant("the device code was already used")
+		} else if err != nil {
+			return err
 		}
+		var err error
+		si, err = s.svc.StartGrantSession(ctx, tx.Accounts(), d.GrantID, r.meta)
 		return err
 	})
 	if err != nil {

@@ -43,6 +43,13 @@ const (
 // accounts.Store it translates driver errors into gatehouse.ErrNotFound and
 // gatehouse.ErrConflict.
 type Store interface {
+	// Tx runs fn in a read-write transaction and commits when fn returns nil.
+	Tx(ctx context.Context, fn func(tx Store) error) error
+	// Accounts returns the accounts store on the same connection (inside
+	// Tx, the same transaction), so that a code is spent in the
+	// transaction that opens its session.
+	Accounts() accounts.Store
+
 	CreateClient(ctx context.Context, c *Client) error
 	ClientByID(ctx context.Context, id string) (*Client, error)
 

@@ -202,17 +202,20 @@ func (g codeGrant) exchange(ctx context.Context, r *tokenRequest) (*accounts.Sig
 	if res := r.form["resource"]; len(res) > 1 || (len(res) == 1 && res[0] != c.Resource) {
 		return nil, oauthErr("invalid_target", http.StatusBadRequest, "resource differs from the authorization request's")
 	}
+	// The conditional UPDATE spends the code in the transaction that opens
+	// its session: of concurrent exchanges exactly one gets past it, and
+	// the others see the code used only once that session exists.
 	lost := false
-	si, err := s.svc.StartGrantSession(ctx, c.GrantID, r.meta, func(tx accounts.Store) error {
-		st, ok := tx.(Store)
-		if !ok {
-			return errors.New("the accounts store does not implement oauth.Store")
-		}
-		_, err := st.UseCode(ctx, h, now)
-		if errors.Is(err, gatehouse.ErrNotFound) {
+	var si *accounts.SignIn
+	err = s.store.Tx(ctx, func(tx Store) error {
+		if _, err := tx.UseCode(ctx, h, now); errors.Is(err, gatehouse.ErrNotFound) {
 			lost = true
 			return errBadCode
+		} else if err != nil {
+			return err
 		}
+		var err error
+		si, err = s.svc.StartGrantSession(ctx, tx.Accounts(), c.GrantID, r.meta)
 		return err
 	})
 	if lost {

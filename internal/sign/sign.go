@@ -72,7 +72,7 @@ type Field struct {
 
 // Store persists Sign; ErrNotFound as in accounts.
 type Store interface {
-	SignTx(ctx context.Context, fn func(tx Store) error) error
+	Tx(ctx context.Context, fn func(tx Store) error) error
 	OrgLive(ctx context.Context, orgID string) (bool, error)
 	CreateDocument(ctx context.Context, d *Document) error // with recipients and fields
 	// Document reads a document of orgID (withFile: its PDF too) with its
@@ -228,7 +228,7 @@ func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, pdf []byte
 		}
 		d.Fields = append(d.Fields, f)
 	}
-	err := s.store.SignTx(ctx, func(tx Store) error {
+	err := s.store.Tx(ctx, func(tx Store) error {
 		if live, err := tx.OrgLive(ctx, p.OrgID); err != nil {
 			return gatehouse.Internal("find org", err)
 		} else if !live {
@@ -309,7 +309,7 @@ func (s *Service) List(ctx context.Context, p *gatehouse.Principal) ([]*Document
 func (s *Service) change(ctx context.Context, p *gatehouse.Principal, id string, fn func(tx Store, d *Document) ([]event, error)) (*Document, error) {
 	var out *Document
 	var evs []event
-	err := s.store.SignTx(ctx, func(tx Store) error {
+	err := s.store.Tx(ctx, func(tx Store) error {
 		d, err := s.document(ctx, tx, p, id, false, true)
 		if err != nil {
 			return err
@@ -405,7 +405,7 @@ func (s *Service) DeleteField(ctx context.Context, p *gatehouse.Principal, id, f
 // and writes the copy to the audit trail (spec 4.6 rule 3).
 func (s *Service) SigningLink(ctx context.Context, p *gatehouse.Principal, id, recipientID string) (string, error) {
 	var link string
-	err := s.store.SignTx(ctx, func(tx Store) error {
+	err := s.store.Tx(ctx, func(tx Store) error {
 		d, err := s.document(ctx, tx, p, id, false, false)
 		if err != nil {
 			return err
@@ -457,7 +457,7 @@ func (s *Service) Duplicate(ctx context.Context, p *gatehouse.Principal, id stri
 		c.ID, c.DocumentID, c.RecipientID, c.Value = gatehouse.NewID(), d.ID, ids[f.RecipientID], nil
 		d.Fields = append(d.Fields, &c)
 	}
-	err = s.store.SignTx(ctx, func(tx Store) error {
+	err = s.store.Tx(ctx, func(tx Store) error {
 		if err := tx.CreateDocument(ctx, d); err != nil {
 			return gatehouse.Internal("duplicate document", err)
 		}

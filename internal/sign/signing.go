@@ -21,7 +21,7 @@ func (s *Service) public(ctx context.Context, token string, fn func(tx Store, d 
 	var d *Document
 	var r *Recipient
 	var evs []event
-	err := s.store.SignTx(ctx, func(tx Store) error {
+	err := s.store.Tx(ctx, func(tx Store) error {
 		var err error
 		d, r, err = tx.RecipientByToken(ctx, token)
 		if errors.Is(err, gatehouse.ErrNotFound) {

@@ -12,7 +12,10 @@ import (
 func TestConformance(t *testing.T) {
 	for _, db := range testenv.Databases {
 		t.Run(db, func(t *testing.T) {
-			storetest.Run(t, func(t *testing.T) storetest.Store { return testenv.OpenStore(t, db) })
+			storetest.Run(t, func(t *testing.T) storetest.Stores {
+				d := testenv.OpenDB(t, db)
+				return storetest.Stores{Accounts: d.Accounts(), OAuth: d.OAuth(), Forms: d.Forms(), Links: d.Links()}
+			})
 		})
 	}
 }

@@ -2,37 +2,33 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/forms"
 )
 
-// FormsTx implements forms.Store.
-func (s *Store) FormsTx(ctx context.Context, fn func(tx forms.Store) error) error {
-	return s.Tx(ctx, func(tx accounts.Store) error { return fn(tx.(*Store)) })
-}
-
 const formSelect = `SELECT f.id, f.org_id, f.name, f.autoresponder_enabled, f.autoresponder_subject, f.autoresponder_body, f.created_by, f.created_at,
-		COALESCE((SELECT t.enabled FROM org_tools t WHERE t.org_id = f.org_id AND t.tool = 'forms'), TRUE)
+		(SELECT t.enabled FROM org_tools t WHERE t.org_id = f.org_id AND t.tool = 'forms')
 	FROM forms f JOIN orgs o ON o.id = f.org_id AND o.deleted_at IS NULL`
 
 func scanForm(row interface{ Scan(...any) error }) (*forms.Form, error) {
 	var f forms.Form
 	var created int64
+	var switched sql.NullBool
 	if err := row.Scan(&f.ID, &f.OrgID, &f.Name, &f.Autoresponder.Enabled, &f.Autoresponder.Subject, &f.Autoresponder.Body,
-		&f.CreatedBy, &created, &f.Enabled); err != nil {
+		&f.CreatedBy, &created, &switched); err != nil {
 		return nil, err
 	}
-	f.Created = fromMicros(created)
+	f.Created, f.ToolSwitch = fromMicros(created), nullBool(switched)
 	return &f, nil
 }
 
-// OrgLive implements forms.Store.
-func (s *Store) OrgLive(ctx context.Context, orgID string) (bool, error) {
-	o, err := s.OrgByID(ctx, orgID)
+// OrgLive implements the tools' stores.
+func (s conn) OrgLive(ctx context.Context, orgID string) (bool, error) {
+	o, err := (&Accounts{s}).OrgByID(ctx, orgID)
 	if err == gatehouse.ErrNotFound {
 		return false, nil
 	}
@@ -40,21 +36,21 @@ func (s *Store) OrgLive(ctx context.Context, orgID string) (bool, error) {
 }
 
 // LiveForm implements forms.Store.
-func (s *Store) LiveForm(ctx context.Context, orgID, id string) (*forms.Form, error) {
+func (s *Forms) LiveForm(ctx context.Context, orgID, id string) (*forms.Form, error) {
 	f, err := scanForm(s.r().QueryRowContext(ctx, formSelect+` WHERE f.id = $1 AND ($2 = '' OR f.org_id = $2)`, id, orgID))
 	return f, s.one(err)
 }
 
 // CreateForm implements forms.Store.
-func (s *Store) CreateForm(ctx context.Context, f *forms.Form) error {
+func (s *Forms) CreateForm(ctx context.Context, f *forms.Form) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO forms (id, org_id, name, autoresponder_enabled, autoresponder_subject, autoresponder_body, created_by, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 		f.ID, f.OrgID, f.Name, f.Autoresponder.Enabled, f.Autoresponder.Subject, f.Autoresponder.Body, f.CreatedBy, micros(f.Created))
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }
 
 // ListForms implements forms.Store.
-func (s *Store) ListForms(ctx context.Context, orgID string) ([]*forms.Form, error) {
+func (s *Forms) ListForms(ctx context.Context, orgID string) ([]*forms.Form, error) {
 	rows, err := s.r().QueryContext(ctx, formSelect+` WHERE f.org_id = $1 ORDER BY f.created_at, f.id`, orgID)
 	if err != nil {
 		return nil, err
@@ -72,7 +68,7 @@ func (s *Store) ListForms(ctx context.Context, orgID string) ([]*forms.Form, err
 }
 
 // AddSubmission implements forms.Store.
-func (s *Store) AddSubmission(ctx context.Context, sub *forms.Submission) error {
+func (s *Forms) AddSubmission(ctx context.Context, sub *forms.Submission) error {
 	data, err := json.Marshal(sub.Data)
 	if err != nil {
 		return err
@@ -84,17 +80,17 @@ func (s *Store) AddSubmission(ctx context.Context, sub *forms.Submission) error 
 	}
 	_, err = s.w().ExecContext(ctx, `INSERT INTO form_submissions (id, form_id, data, spam, created_at, autoresponded_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 		sub.ID, sub.FormID, string(data), sub.Spam, micros(sub.Created), autoresponded)
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }
 
 // LockForm implements forms.Store.
-func (s *Store) LockForm(ctx context.Context, id string) error {
+func (s *Forms) LockForm(ctx context.Context, id string) error {
 	var got string
-	return s.one(s.w().QueryRowContext(ctx, `SELECT id FROM forms WHERE id = $1`+s.dialect.forUpdate, id).Scan(&got))
+	return s.one(s.w().QueryRowContext(ctx, `SELECT id FROM forms WHERE id = $1`+s.db.dialect.forUpdate, id).Scan(&got))
 }
 
 // CountAutoresponses implements forms.Store.
-func (s *Store) CountAutoresponses(ctx context.Context, formID string, since time.Time) (int, error) {
+func (s *Forms) CountAutoresponses(ctx context.Context, formID string, since time.Time) (int, error) {
 	var n int
 	err := s.w().QueryRowContext(ctx, `SELECT COUNT(*) FROM form_submissions
 		WHERE form_id = $1 AND autoresponded_at IS NOT NULL AND autoresponded_at > $2`, formID, micros(since)).Scan(&n)
@@ -102,7 +98,7 @@ func (s *Store) CountAutoresponses(ctx context.Context, formID string, since tim
 }
 
 // ListSubmissions implements forms.Store.
-func (s *Store) ListSubmissions(ctx context.Context, formID string) ([]*forms.Submission, error) {
+func (s *Forms) ListSubmissions(ctx context.Context, formID string) ([]*forms.Submission, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT id, form_id, data, spam, created_at FROM form_submissions
 		WHERE form_id = $1 ORDER BY created_at DESC, id DESC`, formID)
 	if err != nil {
@@ -127,18 +123,18 @@ func (s *Store) ListSubmissions(ctx context.Context, formID string) ([]*forms.Su
 }
 
 // AddDestination implements forms.Store.
-func (s *Store) AddDestination(ctx context.Context, d *forms.Destination) error {
+func (s *Forms) AddDestination(ctx context.Context, d *forms.Destination) error {
 	config, err := json.Marshal(map[string][]string{"to": d.To})
 	if err != nil {
 		return err
 	}
 	_, err = s.w().ExecContext(ctx, `INSERT INTO form_destinations (id, form_id, type, config, created_at) VALUES ($1, $2, $3, $4, $5)`,
 		d.ID, d.FormID, d.Type, string(config), micros(d.Created))
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }
 
 // ListDestinations implements forms.Store.
-func (s *Store) ListDestinations(ctx context.Context, formID string) ([]*forms.Destination, error) {
+func (s *Forms) ListDestinations(ctx context.Context, formID string) ([]*forms.Destination, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT id, form_id, type, config, created_at FROM form_destinations
 		WHERE form_id = $1 ORDER BY created_at, id`, formID)
 	if err != nil {
@@ -172,7 +168,7 @@ func (s *Store) ListDestinations(ctx context.Context, formID string) ([]*forms.D
 
 // confirmedRecipients fills in the confirmed addresses of a form's
 // destinations.
-func (s *Store) confirmedRecipients(ctx context.Context, formID string, byID map[string]*forms.Destination) error {
+func (s *Forms) confirmedRecipients(ctx context.Context, formID string, byID map[string]*forms.Destination) error {
 	rows, err := s.r().QueryContext(ctx, `SELECT r.destination_id, r.email FROM form_recipients r
 		JOIN form_destinations d ON d.id = r.destination_id
 		WHERE d.form_id = $1 AND r.confirmed_at IS NOT NULL`, formID)
@@ -193,7 +189,7 @@ func (s *Store) confirmedRecipients(ctx context.Context, formID string, byID map
 }
 
 // VerifiedMemberEmails implements forms.Store.
-func (s *Store) VerifiedMemberEmails(ctx context.Context, orgID string, emails []string) ([]string, error) {
+func (s *Forms) VerifiedMemberEmails(ctx context.Context, orgID string, emails []string) ([]string, error) {
 	if len(emails) == 0 {
 		return nil, nil
 	}
@@ -219,7 +215,7 @@ func (s *Store) VerifiedMemberEmails(ctx context.Context, orgID string, emails [
 }
 
 // AddRecipient implements forms.Store.
-func (s *Store) AddRecipient(ctx context.Context, r *forms.Recipient) error {
+func (s *Forms) AddRecipient(ctx context.Context, r *forms.Recipient) error {
 	var hash *string
 	if r.TokenHash != "" {
 		hash = &r.TokenHash
@@ -236,11 +232,11 @@ func (s *Store) AddRecipient(ctx context.Context, r *forms.Recipient) error {
 	}
 	_, err := s.w().ExecContext(ctx, `INSERT INTO form_recipients (destination_id, email, org_id, token_hash, expires_at, confirmed_at, mailed_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`, r.DestinationID, r.Email, r.OrgID, hash, micros(r.ExpiresAt), confirmed, mailed)
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }
 
 // ConfirmationMailTimes implements forms.Store.
-func (s *Store) ConfirmationMailTimes(ctx context.Context, orgID string, since time.Time) ([]time.Time, error) {
+func (s *Forms) ConfirmationMailTimes(ctx context.Context, orgID string, since time.Time) ([]time.Time, error) {
 	rows, err := s.w().QueryContext(ctx, `SELECT mailed_at FROM form_recipients
 		WHERE org_id = $1 AND mailed_at IS NOT NULL AND mailed_at > $2 ORDER BY mailed_at`, orgID, micros(since))
 	if err != nil {
@@ -260,7 +256,7 @@ func (s *Store) ConfirmationMailTimes(ctx context.Context, orgID string, since t
 
 // ConfirmRecipient implements forms.Store: one conditional UPDATE, so a
 // link confirms once however many times it is posted at once.
-func (s *Store) ConfirmRecipient(ctx context.Context, tokenHash string, at time.Time) (*forms.Recipient, error) {
+func (s *Forms) ConfirmRecipient(ctx context.Context, tokenHash string, at time.Time) (*forms.Recipient, error) {
 	r := forms.Recipient{ConfirmedAt: &at}
 	var expires int64
 	err := s.w().QueryRowContext(ctx, `UPDATE form_recipients SET confirmed_at = $2, token_hash = NULL
@@ -277,6 +273,6 @@ func (s *Store) ConfirmRecipient(ctx context.Context, tokenHash string, at time.
 }
 
 // DeleteDestination implements forms.Store.
-func (s *Store) DeleteDestination(ctx context.Context, formID, id string) error {
+func (s *Forms) DeleteDestination(ctx context.Context, formID, id string) error {
 	return affected(s.w().ExecContext(ctx, `DELETE FROM form_destinations WHERE id = $1 AND form_id = $2`, id, formID))
 }

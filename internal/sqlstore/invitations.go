@@ -28,22 +28,22 @@ func scanInvitation(row interface{ Scan(...any) error }) (*accounts.Invitation, 
 }
 
 // CreateInvitation implements accounts.Store.
-func (s *Store) CreateInvitation(ctx context.Context, inv *accounts.Invitation) error {
+func (s *Accounts) CreateInvitation(ctx context.Context, inv *accounts.Invitation) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO invitations (id, org_id, kind, role, email, token_hash, inviter_id, created_at, expires_at, used_at, revoked_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, NULL)`,
 		inv.ID, inv.OrgID, inv.Kind, inv.Role, nullString(inv.Email), inv.TokenHash, nullString(inv.InviterID),
 		micros(inv.CreatedAt), nullMicros(inv.ExpiresAt))
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }
 
 // InvitationByHash implements accounts.Store.
-func (s *Store) InvitationByHash(ctx context.Context, hash string) (*accounts.Invitation, error) {
+func (s *Accounts) InvitationByHash(ctx context.Context, hash string) (*accounts.Invitation, error) {
 	inv, err := scanInvitation(s.r().QueryRowContext(ctx, invitationSelect+` WHERE i.token_hash = $1`, hash))
 	return inv, s.one(err)
 }
 
 // UsableInvitations implements accounts.Store.
-func (s *Store) UsableInvitations(ctx context.Context, orgID string, now time.Time) ([]*accounts.Invitation, error) {
+func (s *Accounts) UsableInvitations(ctx context.Context, orgID string, now time.Time) ([]*accounts.Invitation, error) {
 	rows, err := s.r().QueryContext(ctx, invitationSelect+` WHERE i.org_id = $1 AND i.revoked_at IS NULL
 		AND (i.expires_at IS NULL OR i.expires_at > $2) AND (i.kind = 'link' OR i.used_at IS NULL)
 		ORDER BY i.created_at DESC, i.id DESC`, orgID, micros(now))
@@ -63,13 +63,13 @@ func (s *Store) UsableInvitations(ctx context.Context, orgID string, now time.Ti
 }
 
 // RevokeInvitation implements accounts.Store.
-func (s *Store) RevokeInvitation(ctx context.Context, orgID, id string, at time.Time) error {
+func (s *Accounts) RevokeInvitation(ctx context.Context, orgID, id string, at time.Time) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE invitations SET revoked_at = $3 WHERE org_id = $1 AND id = $2 AND revoked_at IS NULL`,
 		orgID, id, micros(at)))
 }
 
 // UseInvitation implements accounts.Store.
-func (s *Store) UseInvitation(ctx context.Context, id string, at time.Time) error {
+func (s *Accounts) UseInvitation(ctx context.Context, id string, at time.Time) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE invitations SET used_at = $2
 		WHERE id = $1 AND used_at IS NULL AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`, id, micros(at)))
 }
@@ -85,7 +85,7 @@ func invitationMailWhere(f accounts.InvitationMailFilter) (string, []any) {
 }
 
 // CountInvitationMails implements accounts.Store.
-func (s *Store) CountInvitationMails(ctx context.Context, f accounts.InvitationMailFilter) (int, error) {
+func (s *Accounts) CountInvitationMails(ctx context.Context, f accounts.InvitationMailFilter) (int, error) {
 	where, args := invitationMailWhere(f)
 	var n int
 	err := s.r().QueryRowContext(ctx, `SELECT COUNT(*)`+where, args...).Scan(&n)
@@ -93,7 +93,7 @@ func (s *Store) CountInvitationMails(ctx context.Context, f accounts.InvitationM
 }
 
 // InvitationMailAt implements accounts.Store.
-func (s *Store) InvitationMailAt(ctx context.Context, f accounts.InvitationMailFilter, offset int) (time.Time, error) {
+func (s *Accounts) InvitationMailAt(ctx context.Context, f accounts.InvitationMailFilter, offset int) (time.Time, error) {
 	where, args := invitationMailWhere(f)
 	var at int64
 	err := s.r().QueryRowContext(ctx, `SELECT created_at`+where+` ORDER BY created_at LIMIT 1 OFFSET $3`, append(args, offset)...).Scan(&at)

@@ -31,7 +31,7 @@ func scanKey(row interface{ Scan(...any) error }) (*accounts.APIKey, error) {
 }
 
 // CreateAPIKey implements accounts.Store.
-func (s *Store) CreateAPIKey(ctx context.Context, k *accounts.APIKey) error {
+func (s *Accounts) CreateAPIKey(ctx context.Context, k *accounts.APIKey) error {
 	tools, err := json.Marshal(k.Tools)
 	if err != nil {
 		return err
@@ -39,23 +39,23 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *accounts.APIKey) error {
 	_, err = s.w().ExecContext(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, NULL, NULL)`,
 		k.ID, k.Kind, nullString(k.UserID), k.OrgID, k.Name, nullString(k.Role), string(tools), k.Prefix, k.Hash, nullString(k.CreatedBy),
 		micros(k.CreatedAt), nullMicros(k.ExpiresAt))
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }
 
 // APIKeyByHash implements accounts.Store.
-func (s *Store) APIKeyByHash(ctx context.Context, hash string) (*accounts.APIKey, error) {
+func (s *Accounts) APIKeyByHash(ctx context.Context, hash string) (*accounts.APIKey, error) {
 	k, err := scanKey(s.r().QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE key_hash = $1`, hash))
 	return k, s.one(err)
 }
 
 // APIKeyByID implements accounts.Store.
-func (s *Store) APIKeyByID(ctx context.Context, id string) (*accounts.APIKey, error) {
+func (s *Accounts) APIKeyByID(ctx context.Context, id string) (*accounts.APIKey, error) {
 	k, err := scanKey(s.r().QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id))
 	return k, s.one(err)
 }
 
 // ListAPIKeys implements accounts.Store.
-func (s *Store) ListAPIKeys(ctx context.Context, kind, userID, orgID string) ([]accounts.APIKey, error) {
+func (s *Accounts) ListAPIKeys(ctx context.Context, kind, userID, orgID string) ([]accounts.APIKey, error) {
 	q := `SELECT ` + keyColumns + ` FROM api_keys WHERE kind = $1 AND revoked_at IS NULL AND `
 	arg := userID
 	if kind == accounts.KeyUser {
@@ -81,18 +81,23 @@ func (s *Store) ListAPIKeys(ctx context.Context, kind, userID, orgID string) ([]
 }
 
 // RevokeAPIKey implements accounts.Store.
-func (s *Store) RevokeAPIKey(ctx context.Context, id string, at time.Time) error {
+func (s *Accounts) RevokeAPIKey(ctx context.Context, id string, at time.Time) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, id, micros(at)))
 }
 
 // RevokeUserKeys implements accounts.Store.
-func (s *Store) RevokeUserKeys(ctx context.Context, userID string, at time.Time) (int, error) {
+func (s *Accounts) RevokeUserKeys(ctx context.Context, userID string, at time.Time) (int, error) {
 	return changed(s.w().ExecContext(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE (user_id = $1 OR created_by = $1) AND revoked_at IS NULL`,
 		userID, micros(at)))
 }
 
+// DisableUserWebhooks implements accounts.Store.
+func (s *Accounts) DisableUserWebhooks(ctx context.Context, userID string, at time.Time) (int, error) {
+	return changed(s.w().ExecContext(ctx, `UPDATE webhooks SET active = FALSE, updated_at = $2 WHERE created_by = $1 AND active`, userID, micros(at)))
+}
+
 // TouchAPIKey implements accounts.Store.
-func (s *Store) TouchAPIKey(ctx context.Context, id string, at, staleBefore time.Time) error {
+func (s *Accounts) TouchAPIKey(ctx context.Context, id string, at, staleBefore time.Time) error {
 	_, err := s.w().ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)`,
 		id, micros(at), micros(staleBefore))
 	return err

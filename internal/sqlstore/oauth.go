@@ -9,21 +9,19 @@ import (
 	"github.com/gatehouse/gatehouse/internal/oauth"
 )
 
-var _ oauth.Store = (*Store)(nil)
-
 // CreateClient implements oauth.Store.
-func (s *Store) CreateClient(ctx context.Context, c *oauth.Client) error {
+func (s *OAuth) CreateClient(ctx context.Context, c *oauth.Client) error {
 	uris, err := json.Marshal(c.RedirectURIs)
 	if err != nil {
 		return err
 	}
 	_, err = s.w().ExecContext(ctx, `INSERT INTO oauth_clients (id, name, redirect_uris, metadata, created_at) VALUES ($1, $2, $3, $4, $5)`,
 		c.ID, c.Name, string(uris), string(c.Metadata), micros(c.CreatedAt))
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }
 
 // ClientByID implements oauth.Store.
-func (s *Store) ClientByID(ctx context.Context, id string) (*oauth.Client, error) {
+func (s *OAuth) ClientByID(ctx context.Context, id string) (*oauth.Client, error) {
 	c := oauth.Client{ID: id}
 	var uris, meta string
 	var created int64
@@ -58,25 +56,25 @@ func scanCode(row interface{ Scan(...any) error }) (*oauth.Code, error) {
 
 // CreateCode implements oauth.Store. Codes expired for a day are removed
 // on the way.
-func (s *Store) CreateCode(ctx context.Context, c *oauth.Code) error {
+func (s *OAuth) CreateCode(ctx context.Context, c *oauth.Code) error {
 	if _, err := s.w().ExecContext(ctx, `DELETE FROM oauth_codes WHERE expires_at < $1`, micros(c.CreatedAt.Add(-24*time.Hour))); err != nil {
 		return err
 	}
 	_, err := s.w().ExecContext(ctx, `INSERT INTO oauth_codes (`+codeColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL)`,
 		c.Hash, c.GrantID, c.ClientID, c.RedirectURI, c.CodeChallenge, c.Resource, micros(c.CreatedAt), micros(c.ExpiresAt))
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }
 
 // UseCode implements oauth.Store; the conditional UPDATE makes the code
 // single use under concurrency.
-func (s *Store) UseCode(ctx context.Context, hash string, at time.Time) (*oauth.Code, error) {
+func (s *OAuth) UseCode(ctx context.Context, hash string, at time.Time) (*oauth.Code, error) {
 	c, err := scanCode(s.w().QueryRowContext(ctx, `UPDATE oauth_codes SET used_at = $2
 		WHERE code_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING `+codeColumns, hash, micros(at)))
 	return c, s.one(err)
 }
 
 // CodeByHash implements oauth.Store.
-func (s *Store) CodeByHash(ctx context.Context, hash string) (*oauth.Code, error) {
+func (s *OAuth) CodeByHash(ctx context.Context, hash string) (*oauth.Code, error) {
 	c, err := scanCode(s.r().QueryRowContext(ctx, `SELECT `+codeColumns+` FROM oauth_codes WHERE code_hash = $1`, hash))
 	return c, s.one(err)
 }
@@ -101,7 +99,7 @@ func scanDevice(row interface{ Scan(...any) error }) (*oauth.DeviceCode, error) 
 
 // CreateDeviceCode implements oauth.Store. Device codes expired for a day
 // are removed on the way, which also frees their user codes.
-func (s *Store) CreateDeviceCode(ctx context.Context, d *oauth.DeviceCode) error {
+func (s *OAuth) CreateDeviceCode(ctx context.Context, d *oauth.DeviceCode) error {
 	if _, err := s.w().ExecContext(ctx, `DELETE FROM oauth_device_codes WHERE expires_at < $1`, micros(d.CreatedAt.Add(-24*time.Hour))); err != nil {
 		return err
 	}
@@ -112,13 +110,13 @@ func (s *Store) CreateDeviceCode(ctx context.Context, d *oauth.DeviceCode) error
 }
 
 // DeviceByUserHash implements oauth.Store.
-func (s *Store) DeviceByUserHash(ctx context.Context, userHash string) (*oauth.DeviceCode, error) {
+func (s *OAuth) DeviceByUserHash(ctx context.Context, userHash string) (*oauth.DeviceCode, error) {
 	d, err := scanDevice(s.r().QueryRowContext(ctx, `SELECT `+deviceColumns+` FROM oauth_device_codes WHERE user_hash = $1`, userHash))
 	return d, s.one(err)
 }
 
 // DecideDevice implements oauth.Store.
-func (s *Store) DecideDevice(ctx context.Context, userHash, status, userID, grantID string, at time.Time) error {
+func (s *OAuth) DecideDevice(ctx context.Context, userHash, status, userID, grantID string, at time.Time) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE oauth_device_codes SET status = $2, user_id = $3, grant_id = $4
 		WHERE user_hash = $1 AND status = 'pending' AND expires_at > $5`, userHash, status, userID, nullString(grantID), micros(at)))
 }
@@ -126,7 +124,7 @@ func (s *Store) DecideDevice(ctx context.Context, userHash, status, userID, gran
 // PollDevice implements oauth.Store: a poll at least the interval after the
 // last one only records itself; an earlier one also grows the interval by
 // 5 s (RFC 8628 §3.5).
-func (s *Store) PollDevice(ctx context.Context, deviceHash string, at time.Time) (*oauth.DeviceCode, bool, error) {
+func (s *OAuth) PollDevice(ctx context.Context, deviceHash string, at time.Time) (*oauth.DeviceCode, bool, error) {
 	d, err := scanDevice(s.w().QueryRowContext(ctx, `UPDATE oauth_device_codes SET last_poll_at = $2
 		WHERE device_hash = $1 AND (last_poll_at IS NULL OR last_poll_at + interval_s * CAST(1000000 AS BIGINT) <= $2)
 		RETURNING `+deviceColumns, deviceHash, micros(at)))
@@ -145,7 +143,7 @@ func (s *Store) PollDevice(ctx context.Context, deviceHash string, at time.Time)
 }
 
 // UseDevice implements oauth.Store.
-func (s *Store) UseDevice(ctx context.Context, deviceHash string) (*oauth.DeviceCode, error) {
+func (s *OAuth) UseDevice(ctx context.Context, deviceHash string) (*oauth.DeviceCode, error) {
 	d, err := scanDevice(s.w().QueryRowContext(ctx, `UPDATE oauth_device_codes SET status = 'used'
 		WHERE device_hash = $1 AND status = 'approved' RETURNING `+deviceColumns, deviceHash))
 	return d, s.one(err)

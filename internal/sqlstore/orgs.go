@@ -23,33 +23,33 @@ func scanOrg(row interface{ Scan(...any) error }) (*accounts.Org, error) {
 }
 
 // LockOrg implements accounts.Store.
-func (s *Store) LockOrg(ctx context.Context, orgID string) error {
+func (s conn) LockOrg(ctx context.Context, orgID string) error {
 	var id string
-	err := s.w().QueryRowContext(ctx, `SELECT id FROM orgs WHERE id = $1`+s.dialect.forUpdate, orgID).Scan(&id)
+	err := s.w().QueryRowContext(ctx, `SELECT id FROM orgs WHERE id = $1`+s.db.dialect.forUpdate, orgID).Scan(&id)
 	return s.one(err)
 }
 
 // ShareOrg implements accounts.Store.
-func (s *Store) ShareOrg(ctx context.Context, orgID string) error {
+func (s *Accounts) ShareOrg(ctx context.Context, orgID string) error {
 	var id string
-	err := s.w().QueryRowContext(ctx, `SELECT id FROM orgs WHERE id = $1`+s.dialect.forShare, orgID).Scan(&id)
+	err := s.w().QueryRowContext(ctx, `SELECT id FROM orgs WHERE id = $1`+s.db.dialect.forShare, orgID).Scan(&id)
 	return s.one(err)
 }
 
 // CreateOrg implements accounts.Store.
-func (s *Store) CreateOrg(ctx context.Context, o *accounts.Org) error {
+func (s *Accounts) CreateOrg(ctx context.Context, o *accounts.Org) error {
 	return inserted(s.w().ExecContext(ctx, `INSERT INTO orgs (`+orgColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL) ON CONFLICT DO NOTHING`,
 		o.ID, o.Name, o.Slug, o.AvatarURL, o.Kind, nullString(o.OwnerID), micros(o.CreatedAt)))
 }
 
 // OrgByID implements accounts.Store; a deleted org is returned with DeletedAt set.
-func (s *Store) OrgByID(ctx context.Context, id string) (*accounts.Org, error) {
+func (s *Accounts) OrgByID(ctx context.Context, id string) (*accounts.Org, error) {
 	o, err := scanOrg(s.r().QueryRowContext(ctx, `SELECT `+orgColumns+` FROM orgs WHERE id = $1`, id))
 	return o, s.one(err)
 }
 
 // OrgRole implements accounts.Store.
-func (s *Store) OrgRole(ctx context.Context, orgID, userID string) (*accounts.Org, string, error) {
+func (s *Accounts) OrgRole(ctx context.Context, orgID, userID string) (*accounts.Org, string, error) {
 	var org nullOrg
 	err := s.r().QueryRowContext(ctx, `SELECT `+s.orgRoleColumns()+`
 		FROM orgs o LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = $2 WHERE o.id = $1`, orgID, userID).Scan(org.dest()...)
@@ -64,9 +64,9 @@ func (s *Store) OrgRole(ctx context.Context, orgID, userID string) (*accounts.Or
 // tool states, aggregated into one string ("+tasks,-crm": enabled,
 // disabled), so that the hot paths that mint tokens read them in the same
 // round trip. nullOrg scans them.
-func (s *Store) orgRoleColumns() string {
+func (s *Accounts) orgRoleColumns() string {
 	return `o.id, o.name, o.slug, o.avatar_url, o.kind, o.owner_id, o.created_at, o.deleted_at, m.role,
-		(SELECT ` + s.dialect.concat + `((CASE WHEN t.enabled THEN '+' ELSE '-' END) || t.tool, ',') FROM org_tools t WHERE t.org_id = o.id)`
+		(SELECT ` + s.db.dialect.concat + `((CASE WHEN t.enabled THEN '+' ELSE '-' END) || t.tool, ',') FROM org_tools t WHERE t.org_id = o.id)`
 }
 
 // nullOrg receives orgRoleColumns, whose org may be missing (a LEFT JOIN).
@@ -101,26 +101,26 @@ type scanFunc func(dest ...any) error
 func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 
 // PersonalOrg implements accounts.Store.
-func (s *Store) PersonalOrg(ctx context.Context, userID string) (*accounts.Org, error) {
+func (s *Accounts) PersonalOrg(ctx context.Context, userID string) (*accounts.Org, error) {
 	o, err := scanOrg(s.r().QueryRowContext(ctx, `SELECT `+orgColumns+` FROM orgs WHERE owner_id = $1 AND kind = 'personal' AND deleted_at IS NULL`, userID))
 	return o, s.one(err)
 }
 
 // SlugTaken implements accounts.Store.
-func (s *Store) SlugTaken(ctx context.Context, slug string) (bool, error) {
+func (s *Accounts) SlugTaken(ctx context.Context, slug string) (bool, error) {
 	var n int
 	err := s.r().QueryRowContext(ctx, `SELECT COUNT(*) FROM orgs WHERE slug = $1 AND deleted_at IS NULL`, slug).Scan(&n)
 	return n > 0, err
 }
 
 // AddMember implements accounts.Store.
-func (s *Store) AddMember(ctx context.Context, m *accounts.Membership) error {
+func (s *Accounts) AddMember(ctx context.Context, m *accounts.Membership) error {
 	return inserted(s.w().ExecContext(ctx, `INSERT INTO memberships (org_id, user_id, role, joined_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
 		m.OrgID, m.UserID, m.Role, micros(m.JoinedAt)))
 }
 
 // Member implements accounts.Store.
-func (s *Store) Member(ctx context.Context, orgID, userID string) (*accounts.Membership, error) {
+func (s *Accounts) Member(ctx context.Context, orgID, userID string) (*accounts.Membership, error) {
 	m := accounts.Membership{OrgID: orgID, UserID: userID}
 	var joined int64
 	err := s.r().QueryRowContext(ctx, `SELECT role, joined_at FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, userID).Scan(&m.Role, &joined)
@@ -132,7 +132,7 @@ func (s *Store) Member(ctx context.Context, orgID, userID string) (*accounts.Mem
 }
 
 // ToolStates implements accounts.Store.
-func (s *Store) ToolStates(ctx context.Context, orgID string) (map[string]bool, error) {
+func (s *Accounts) ToolStates(ctx context.Context, orgID string) (map[string]bool, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT tool, enabled FROM org_tools WHERE org_id = $1`, orgID)
 	if err != nil {
 		return nil, err
@@ -151,14 +151,14 @@ func (s *Store) ToolStates(ctx context.Context, orgID string) (map[string]bool, 
 }
 
 // UpdateOrg implements accounts.Store.
-func (s *Store) UpdateOrg(ctx context.Context, o *accounts.Org) error {
+func (s *Accounts) UpdateOrg(ctx context.Context, o *accounts.Org) error {
 	res, err := s.w().ExecContext(ctx, `UPDATE orgs SET name = $2, slug = $3, avatar_url = $4 WHERE id = $1 AND deleted_at IS NULL`,
 		o.ID, o.Name, o.Slug, o.AvatarURL)
-	return affected(res, s.dialect.translate(err))
+	return affected(res, s.db.dialect.translate(err))
 }
 
 // ClearDefaultOrg implements accounts.Store.
-func (s *Store) ClearDefaultOrg(ctx context.Context, orgID, userID string) error {
+func (s *Accounts) ClearDefaultOrg(ctx context.Context, orgID, userID string) error {
 	var err error
 	if userID == "" {
 		_, err = s.w().ExecContext(ctx, `UPDATE users SET default_org_id = NULL WHERE default_org_id = $1`, orgID)
@@ -169,7 +169,7 @@ func (s *Store) ClearDefaultOrg(ctx context.Context, orgID, userID string) error
 }
 
 // CountTeams implements accounts.Store.
-func (s *Store) CountTeams(ctx context.Context, orgID string) (int, error) {
+func (s *Accounts) CountTeams(ctx context.Context, orgID string) (int, error) {
 	var n int
 	err := s.r().QueryRowContext(ctx, `SELECT COUNT(*) FROM teams WHERE org_id = $1 AND deleted_at IS NULL`, orgID).Scan(&n)
 	return n, err
@@ -177,24 +177,24 @@ func (s *Store) CountTeams(ctx context.Context, orgID string) (int, error) {
 
 // OrgMembers implements accounts.Store: one query, served by the
 // memberships_org_joined index.
-func (s *Store) OrgMembers(ctx context.Context, orgID string) ([]accounts.PersonRow, error) {
+func (s *Accounts) OrgMembers(ctx context.Context, orgID string) ([]accounts.PersonRow, error) {
 	return s.people(ctx, `SELECT m.user_id, u.name, u.email, u.avatar_url, m.role, m.joined_at
 		FROM memberships m JOIN users u ON u.id = m.user_id
 		WHERE m.org_id = $1 ORDER BY m.joined_at, m.user_id`, orgID)
 }
 
 // SetMemberRole implements accounts.Store.
-func (s *Store) SetMemberRole(ctx context.Context, orgID, userID, role string) error {
+func (s *Accounts) SetMemberRole(ctx context.Context, orgID, userID, role string) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE memberships SET role = $3 WHERE org_id = $1 AND user_id = $2`, orgID, userID, role))
 }
 
 // RemoveMember implements accounts.Store.
-func (s *Store) RemoveMember(ctx context.Context, orgID, userID string) error {
+func (s *Accounts) RemoveMember(ctx context.Context, orgID, userID string) error {
 	return affected(s.w().ExecContext(ctx, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, userID))
 }
 
 // RemoveTeamMemberships implements accounts.Store.
-func (s *Store) RemoveTeamMemberships(ctx context.Context, orgID, userID string) error {
+func (s *Accounts) RemoveTeamMemberships(ctx context.Context, orgID, userID string) error {
 	_, err := s.w().ExecContext(ctx, `DELETE FROM team_members WHERE user_id = $2 AND team_id IN (SELECT id FROM teams WHERE org_id = $1)`, orgID, userID)
 	return err
 }

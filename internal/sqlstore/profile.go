@@ -9,7 +9,7 @@ import (
 )
 
 // LatestEmailToken implements accounts.Store.
-func (s *Store) LatestEmailToken(ctx context.Context, userID, purpose string) (*accounts.EmailToken, error) {
+func (s *Accounts) LatestEmailToken(ctx context.Context, userID, purpose string) (*accounts.EmailToken, error) {
 	t := accounts.EmailToken{UserID: userID, Purpose: purpose}
 	var created, expires int64
 	var used sql.NullInt64
@@ -24,7 +24,7 @@ func (s *Store) LatestEmailToken(ctx context.Context, userID, purpose string) (*
 }
 
 // UserOrgs implements accounts.Store.
-func (s *Store) UserOrgs(ctx context.Context, userID string) ([]accounts.OrgListing, error) {
+func (s *Accounts) UserOrgs(ctx context.Context, userID string) ([]accounts.OrgListing, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT o.id, o.name, o.slug, o.avatar_url, o.kind, o.owner_id, o.created_at, o.deleted_at, m.role,
 			(SELECT COUNT(*) FROM memberships c WHERE c.org_id = o.id)
 		FROM memberships m JOIN orgs o ON o.id = m.org_id
@@ -50,7 +50,7 @@ func (s *Store) UserOrgs(ctx context.Context, userID string) ([]accounts.OrgList
 }
 
 // OrgCounts implements accounts.Store.
-func (s *Store) OrgCounts(ctx context.Context, orgID string) (members, owners int, err error) {
+func (s *Accounts) OrgCounts(ctx context.Context, orgID string) (members, owners int, err error) {
 	err = s.r().QueryRowContext(ctx, `SELECT COUNT(*), COUNT(CASE WHEN role = 'owner' THEN 1 END) FROM memberships WHERE org_id = $1`, orgID).
 		Scan(&members, &owners)
 	return members, owners, err
@@ -58,7 +58,7 @@ func (s *Store) OrgCounts(ctx context.Context, orgID string) (members, owners in
 
 // SoftDeleteOrg implements accounts.Store. The org's domain claims go with
 // it, so a domain it verified can be claimed by another org.
-func (s *Store) SoftDeleteOrg(ctx context.Context, orgID string, at time.Time) error {
+func (s *Accounts) SoftDeleteOrg(ctx context.Context, orgID string, at time.Time) error {
 	if err := affected(s.w().ExecContext(ctx, `UPDATE orgs SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL`, orgID, micros(at))); err != nil {
 		return err
 	}
@@ -69,13 +69,13 @@ func (s *Store) SoftDeleteOrg(ctx context.Context, orgID string, at time.Time) e
 // DeleteUser implements accounts.Store. Memberships, sessions, refresh
 // tokens, user keys, grants and team memberships go with the user (ON DELETE
 // CASCADE); default-org pointers at nothing are harmless.
-func (s *Store) DeleteUser(ctx context.Context, userID string) error {
+func (s *Accounts) DeleteUser(ctx context.Context, userID string) error {
 	return affected(s.w().ExecContext(ctx, `DELETE FROM users WHERE id = $1`, userID))
 }
 
 // ListSessions implements accounts.Store: sign-in sessions only (OAuth
 // sessions are listed as grants).
-func (s *Store) ListSessions(ctx context.Context, userID string, now time.Time) ([]accounts.Session, error) {
+func (s *Accounts) ListSessions(ctx context.Context, userID string, now time.Time) ([]accounts.Session, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions
 		WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2 AND grant_id IS NULL
 		ORDER BY created_at DESC, id DESC`, userID, micros(now))
@@ -95,13 +95,13 @@ func (s *Store) ListSessions(ctx context.Context, userID string, now time.Time) 
 }
 
 // RevokeUserSessions implements accounts.Store.
-func (s *Store) RevokeUserSessions(ctx context.Context, userID, keep string, at time.Time) error {
+func (s *Accounts) RevokeUserSessions(ctx context.Context, userID, keep string, at time.Time) error {
 	_, err := s.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $3 WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL`, userID, keep, micros(at))
 	return err
 }
 
 // ListGrants implements accounts.Store.
-func (s *Store) ListGrants(ctx context.Context, userID string) ([]accounts.Grant, error) {
+func (s *Accounts) ListGrants(ctx context.Context, userID string) ([]accounts.Grant, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT id, client_id, client_name, org_id, scope, resource, created_at FROM oauth_grants
 		WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC`, userID)
 	if err != nil {
@@ -122,7 +122,7 @@ func (s *Store) ListGrants(ctx context.Context, userID string) ([]accounts.Grant
 }
 
 // RevokeGrant implements accounts.Store.
-func (s *Store) RevokeGrant(ctx context.Context, userID, grantID string, at time.Time) error {
+func (s *Accounts) RevokeGrant(ctx context.Context, userID, grantID string, at time.Time) error {
 	err := affected(s.w().ExecContext(ctx, `UPDATE oauth_grants SET revoked_at = $3 WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL`, grantID, userID, micros(at)))
 	if err != nil {
 		return err
@@ -132,22 +132,22 @@ func (s *Store) RevokeGrant(ctx context.Context, userID, grantID string, at time
 }
 
 // RevokeUserGrants implements accounts.Store.
-func (s *Store) RevokeUserGrants(ctx context.Context, userID string, at time.Time) (int, error) {
+func (s *Accounts) RevokeUserGrants(ctx context.Context, userID string, at time.Time) (int, error) {
 	return changed(s.w().ExecContext(ctx, `UPDATE oauth_grants SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL`, userID, micros(at)))
 }
 
 // CreateGrant implements accounts.Store.
-func (s *Store) CreateGrant(ctx context.Context, g *accounts.Grant) error {
+func (s *Accounts) CreateGrant(ctx context.Context, g *accounts.Grant) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO oauth_grants (id, user_id, client_id, client_name, org_id, scope, resource, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, g.ID, g.UserID, g.ClientID, g.ClientName, g.OrgID, g.Scope, g.Resource, micros(g.CreatedAt))
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }
 
 // GrantByID implements accounts.Store.
-func (s *Store) GrantByID(ctx context.Context, id string) (*accounts.Grant, error) {
+func (s *Accounts) GrantByID(ctx context.Context, id string) (*accounts.Grant, error) {
 	lock := ""
 	if s.tx != nil {
-		lock = s.dialect.forUpdate
+		lock = s.db.dialect.forUpdate
 	}
 	g := accounts.Grant{ID: id}
 	var created int64

@@ -25,21 +25,21 @@ func scanSession(row interface{ Scan(...any) error }) (*accounts.Session, error)
 }
 
 // CreateSession implements accounts.Store.
-func (s *Store) CreateSession(ctx context.Context, ss *accounts.Session) error {
+func (s *Accounts) CreateSession(ctx context.Context, ss *accounts.Session) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL)`,
 		ss.ID, ss.UserID, ss.Via, nullString(ss.GrantID), nullString(ss.OrgID), ss.UserAgent, ss.IP,
 		micros(ss.CreatedAt), micros(ss.ExpiresAt), micros(ss.LastUsedAt))
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }
 
 // SessionByID implements accounts.Store.
-func (s *Store) SessionByID(ctx context.Context, id string) (*accounts.Session, error) {
+func (s *Accounts) SessionByID(ctx context.Context, id string) (*accounts.Session, error) {
 	ss, err := scanSession(s.r().QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id = $1`, id))
 	return ss, s.one(err)
 }
 
 // RevokeSession implements accounts.Store.
-func (s *Store) RevokeSession(ctx context.Context, id string, at time.Time) (bool, error) {
+func (s *Accounts) RevokeSession(ctx context.Context, id string, at time.Time) (bool, error) {
 	err := affected(s.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, id, micros(at)))
 	if err == gatehouse.ErrNotFound {
 		return false, nil
@@ -48,10 +48,10 @@ func (s *Store) RevokeSession(ctx context.Context, id string, at time.Time) (boo
 }
 
 // InsertRefreshToken implements accounts.Store.
-func (s *Store) InsertRefreshToken(ctx context.Context, t *accounts.RefreshToken) error {
+func (s *Accounts) InsertRefreshToken(ctx context.Context, t *accounts.RefreshToken) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
 		t.Hash, t.SessionID, micros(t.CreatedAt), micros(t.ExpiresAt))
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }
 
 func scanRefresh(row interface{ Scan(...any) error }) (*accounts.RefreshToken, error) {
@@ -86,13 +86,13 @@ const rotateRefreshOnce = `WITH s AS (
 // statement, which saves the hottest write path the round trips of BEGIN,
 // two more statements and COMMIT; SQLite, in process, runs the same three
 // steps in a transaction.
-func (s *Store) RotateRefresh(ctx context.Context, hash string, next *accounts.RefreshToken) error {
+func (s *Accounts) RotateRefresh(ctx context.Context, hash string, next *accounts.RefreshToken) error {
 	now, expires := micros(next.CreatedAt), micros(next.ExpiresAt)
-	if s.dialect.writableWith {
-		return s.dialect.translate(affected(s.w().ExecContext(ctx, rotateRefreshOnce, next.SessionID, hash, now, expires, next.Hash)))
+	if s.db.dialect.writableWith {
+		return s.db.dialect.translate(affected(s.w().ExecContext(ctx, rotateRefreshOnce, next.SessionID, hash, now, expires, next.Hash)))
 	}
-	return s.Tx(ctx, func(tx accounts.Store) error {
-		w := tx.(*Store).w()
+	return s.inTx(ctx, func(c conn) error {
+		w := c.w()
 		if err := affected(w.ExecContext(ctx, `UPDATE sessions SET last_used_at = $2, expires_at = $3 WHERE id = $1 AND revoked_at IS NULL`,
 			next.SessionID, now, expires)); err != nil {
 			return err
@@ -101,19 +101,19 @@ func (s *Store) RotateRefresh(ctx context.Context, hash string, next *accounts.R
 			WHERE token_hash = $1 AND session_id = $2 AND rotated_at IS NULL AND expires_at > $3`, hash, next.SessionID, now)); err != nil {
 			return err
 		}
-		return tx.InsertRefreshToken(ctx, next)
+		return (&Accounts{c}).InsertRefreshToken(ctx, next)
 	})
 }
 
 // RefreshTokenByHash implements accounts.Store.
-func (s *Store) RefreshTokenByHash(ctx context.Context, hash string) (*accounts.RefreshToken, error) {
+func (s *Accounts) RefreshTokenByHash(ctx context.Context, hash string) (*accounts.RefreshToken, error) {
 	t, err := scanRefresh(s.r().QueryRowContext(ctx, `SELECT token_hash, session_id, created_at, expires_at, rotated_at FROM refresh_tokens WHERE token_hash = $1`, hash))
 	return t, s.one(err)
 }
 
 // RefreshSession implements accounts.Store: the hot read of a refresh as
 // one query.
-func (s *Store) RefreshSession(ctx context.Context, hash string) (*accounts.RefreshRead, error) {
+func (s *Accounts) RefreshSession(ctx context.Context, hash string) (*accounts.RefreshRead, error) {
 	var t accounts.RefreshToken
 	var created, expires int64
 	var rotated sql.NullInt64
@@ -143,15 +143,15 @@ func (s *Store) RefreshSession(ctx context.Context, hash string) (*accounts.Refr
 }
 
 // CreateEmailToken implements accounts.Store.
-func (s *Store) CreateEmailToken(ctx context.Context, t *accounts.EmailToken) error {
+func (s *Accounts) CreateEmailToken(ctx context.Context, t *accounts.EmailToken) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO email_tokens (token_hash, purpose, email, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 		t.Hash, t.Purpose, t.Email, nullString(t.UserID), micros(t.CreatedAt), micros(t.ExpiresAt))
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }
 
 // UseEmailToken implements accounts.Store; like RotateRefreshToken, the
 // conditional UPDATE makes the token single use under concurrency.
-func (s *Store) UseEmailToken(ctx context.Context, hash, purpose string, at time.Time) (*accounts.EmailToken, error) {
+func (s *Accounts) UseEmailToken(ctx context.Context, hash, purpose string, at time.Time) (*accounts.EmailToken, error) {
 	var t accounts.EmailToken
 	var user sql.NullString
 	var created, expires int64
@@ -168,8 +168,8 @@ func (s *Store) UseEmailToken(ctx context.Context, hash, purpose string, at time
 }
 
 // AddAudit implements accounts.Store.
-func (s *Store) AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error {
+func (s conn) AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO audit_log (id, org_id, tool, action, actor_id, target_type, target_id, meta, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 		e.ID, e.OrgID, e.Tool, e.Action, e.ActorID, e.TargetType, e.TargetID, e.Meta, micros(e.At))
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }

@@ -6,17 +6,11 @@ import (
 	"encoding/base64"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/sign"
 )
 
-// SignTx implements sign.Store.
-func (s *Store) SignTx(ctx context.Context, fn func(tx sign.Store) error) error {
-	return s.Tx(ctx, func(tx accounts.Store) error { return fn(tx.(*Store)) })
-}
-
 // CreateDocument implements sign.Store.
-func (s *Store) CreateDocument(ctx context.Context, d *sign.Document) error {
+func (s *Sign) CreateDocument(ctx context.Context, d *sign.Document) error {
 	if _, err := s.w().ExecContext(ctx, `INSERT INTO sign_documents (id, org_id, owner_id, name, message, status, file, size, pages, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, d.ID, d.OrgID, d.OwnerID, d.Name, d.Message, d.Status,
 		base64.StdEncoding.EncodeToString(d.File), d.Size, d.Pages, micros(d.Created), micros(d.Modified)); err != nil {
@@ -56,10 +50,10 @@ func scanDocument(row interface{ Scan(...any) error }, extra ...any) (*sign.Docu
 }
 
 // Document implements sign.Store.
-func (s *Store) Document(ctx context.Context, orgID, id string, withFile, forUpdate bool) (*sign.Document, error) {
+func (s *Sign) Document(ctx context.Context, orgID, id string, withFile, forUpdate bool) (*sign.Document, error) {
 	lock := ""
 	if forUpdate {
-		lock = s.dialect.forUpdate
+		lock = s.db.dialect.forUpdate
 	}
 	var file string
 	// The org is checked in a subquery so FOR UPDATE locks only the document.
@@ -78,7 +72,7 @@ func (s *Store) Document(ctx context.Context, orgID, id string, withFile, forUpd
 }
 
 // fillDocument reads a document's recipients and fields.
-func (s *Store) fillDocument(ctx context.Context, d *sign.Document) error {
+func (s *Sign) fillDocument(ctx context.Context, d *sign.Document) error {
 	rows, err := s.r().QueryContext(ctx, `SELECT id, name, email, role, order_index, status, token, viewed_at, signed_at, declined_at, decline_reason
 		FROM sign_recipients WHERE document_id = $1 ORDER BY order_index, id`, d.ID)
 	if err != nil {
@@ -123,7 +117,7 @@ func (s *Store) fillDocument(ctx context.Context, d *sign.Document) error {
 }
 
 // ListDocuments implements sign.Store.
-func (s *Store) ListDocuments(ctx context.Context, orgID string) ([]*sign.Document, error) {
+func (s *Sign) ListDocuments(ctx context.Context, orgID string) ([]*sign.Document, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT `+documentColumns+` FROM sign_documents d
 		JOIN orgs o ON o.id = d.org_id AND o.deleted_at IS NULL WHERE d.org_id = $1 ORDER BY d.created_at DESC, d.id DESC`, orgID)
 	if err != nil {
@@ -154,7 +148,7 @@ func (s *Store) ListDocuments(ctx context.Context, orgID string) ([]*sign.Docume
 }
 
 // RecipientByToken implements sign.Store.
-func (s *Store) RecipientByToken(ctx context.Context, token string) (*sign.Document, *sign.Recipient, error) {
+func (s *Sign) RecipientByToken(ctx context.Context, token string) (*sign.Document, *sign.Recipient, error) {
 	var docID, orgID string
 	err := s.r().QueryRowContext(ctx, `SELECT d.id, d.org_id FROM sign_recipients r JOIN sign_documents d ON d.id = r.document_id
 		JOIN orgs o ON o.id = d.org_id AND o.deleted_at IS NULL WHERE r.token = $1`, token).Scan(&docID, &orgID)
@@ -174,24 +168,24 @@ func (s *Store) RecipientByToken(ctx context.Context, token string) (*sign.Docum
 }
 
 // UpdateDocument implements sign.Store.
-func (s *Store) UpdateDocument(ctx context.Context, d *sign.Document) error {
+func (s *Sign) UpdateDocument(ctx context.Context, d *sign.Document) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE sign_documents SET status = $2, void_reason = $3, updated_at = $4, sent_at = $5,
 		completed_at = $6, voided_at = $7, declined_at = $8 WHERE id = $1`, d.ID, d.Status, d.VoidReason, micros(d.Modified),
 		nullMicros(d.SentAt), nullMicros(d.CompletedAt), nullMicros(d.VoidedAt), nullMicros(d.DeclinedAt)))
 }
 
 // UpdateRecipient implements sign.Store.
-func (s *Store) UpdateRecipient(ctx context.Context, r *sign.Recipient) error {
+func (s *Sign) UpdateRecipient(ctx context.Context, r *sign.Recipient) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE sign_recipients SET status = $2, viewed_at = $3, signed_at = $4, declined_at = $5,
 		decline_reason = $6 WHERE id = $1`, r.ID, r.Status, nullMicros(r.ViewedAt), nullMicros(r.SignedAt), nullMicros(r.DeclinedAt), r.DeclineReason))
 }
 
 // SetFieldValue implements sign.Store.
-func (s *Store) SetFieldValue(ctx context.Context, fieldID string, value *string) error {
+func (s *Sign) SetFieldValue(ctx context.Context, fieldID string, value *string) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE sign_fields SET value = $2 WHERE id = $1`, fieldID, value))
 }
 
 // DeleteField implements sign.Store.
-func (s *Store) DeleteField(ctx context.Context, documentID, fieldID string) error {
+func (s *Sign) DeleteField(ctx context.Context, documentID, fieldID string) error {
 	return affected(s.w().ExecContext(ctx, `DELETE FROM sign_fields WHERE id = $1 AND document_id = $2`, fieldID, documentID))
 }

@@ -6,17 +6,11 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/tools/tasks"
 )
 
-// TasksTx implements tasks.Store.
-func (s *Store) TasksTx(ctx context.Context, fn func(tx tasks.Store) error) error {
-	return s.Tx(ctx, func(tx accounts.Store) error { return fn(tx.(*Store)) })
-}
-
 // MemberTeam implements tasks.Store.
-func (s *Store) MemberTeam(ctx context.Context, orgID, teamID, userID string) (bool, error) {
+func (s *Tasks) MemberTeam(ctx context.Context, orgID, teamID, userID string) (bool, error) {
 	var one int
 	err := s.r().QueryRowContext(ctx, `SELECT 1 FROM teams t
 		JOIN orgs o ON o.id = t.org_id AND o.deleted_at IS NULL
@@ -29,7 +23,7 @@ func (s *Store) MemberTeam(ctx context.Context, orgID, teamID, userID string) (b
 }
 
 // MemberTeams implements tasks.Store.
-func (s *Store) MemberTeams(ctx context.Context, orgID, userID string) ([]string, error) {
+func (s *Tasks) MemberTeams(ctx context.Context, orgID, userID string) ([]string, error) {
 	return s.column(ctx, `SELECT t.id FROM teams t
 		JOIN orgs o ON o.id = t.org_id AND o.deleted_at IS NULL
 		JOIN team_members m ON m.team_id = t.id AND m.user_id = $2
@@ -37,8 +31,8 @@ func (s *Store) MemberTeams(ctx context.Context, orgID, userID string) ([]string
 }
 
 // IsOrgMember implements tasks.Store.
-func (s *Store) IsOrgMember(ctx context.Context, orgID, userID string) (bool, error) {
-	_, err := s.Member(ctx, orgID, userID)
+func (s *Tasks) IsOrgMember(ctx context.Context, orgID, userID string) (bool, error) {
+	_, err := (&Accounts{s.conn}).Member(ctx, orgID, userID)
 	if err == gatehouse.ErrNotFound {
 		return false, nil
 	}
@@ -46,7 +40,7 @@ func (s *Store) IsOrgMember(ctx context.Context, orgID, userID string) (bool, er
 }
 
 // EnsureStates implements tasks.Store.
-func (s *Store) EnsureStates(ctx context.Context, states []tasks.State) error {
+func (s *Tasks) EnsureStates(ctx context.Context, states []tasks.State) error {
 	for _, st := range states {
 		if _, err := s.w().ExecContext(ctx, `INSERT INTO tasks_states (id, team_id, name, type, color, position, description)
 			VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
@@ -58,7 +52,7 @@ func (s *Store) EnsureStates(ctx context.Context, states []tasks.State) error {
 }
 
 // States implements tasks.Store.
-func (s *Store) States(ctx context.Context, teamID string) ([]tasks.State, error) {
+func (s *Tasks) States(ctx context.Context, teamID string) ([]tasks.State, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT id, team_id, name, type, color, position, description
 		FROM tasks_states WHERE team_id = $1 ORDER BY position, id`, teamID)
 	if err != nil {
@@ -78,7 +72,7 @@ func (s *Store) States(ctx context.Context, teamID string) ([]tasks.State, error
 
 // LockTeam implements tasks.Store: an upsert that changes nothing still
 // takes the counter row's lock (PostgreSQL; SQLite writers are serialized).
-func (s *Store) LockTeam(ctx context.Context, teamID string) error {
+func (s *Tasks) LockTeam(ctx context.Context, teamID string) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO tasks_counters (team_id, last_number) VALUES ($1, 0)
 		ON CONFLICT (team_id) DO UPDATE SET last_number = tasks_counters.last_number`, teamID)
 	return err
@@ -86,7 +80,7 @@ func (s *Store) LockTeam(ctx context.Context, teamID string) error {
 
 // NextNumber implements tasks.Store: an upsert of the team's counter, so
 // concurrent creates in one team queue on its row and never share a number.
-func (s *Store) NextNumber(ctx context.Context, teamID string) (int64, error) {
+func (s *Tasks) NextNumber(ctx context.Context, teamID string) (int64, error) {
 	var n int64
 	err := s.w().QueryRowContext(ctx, `INSERT INTO tasks_counters (team_id, last_number) VALUES ($1, 1)
 		ON CONFLICT (team_id) DO UPDATE SET last_number = tasks_counters.last_number + 1
@@ -102,18 +96,18 @@ func nullInt(p *int) sql.NullInt64 {
 }
 
 // InsertIssue implements tasks.Store.
-func (s *Store) InsertIssue(ctx context.Context, i *tasks.Issue) error {
+func (s *Tasks) InsertIssue(ctx context.Context, i *tasks.Issue) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO tasks_issues (id, org_id, team_id, number, title, description, parent_id, state_id,
 			creator_id, assignee_id, priority, estimate, due_date, position, created_at, updated_at, completed_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
 		i.ID, i.OrgID, i.TeamID, i.Number, i.Title, i.Description, nullString(i.ParentID), i.StateID,
 		i.CreatorID, nullString(i.AssigneeID), i.Priority, nullInt(i.Estimate), nullString(i.DueDate), i.Position,
 		micros(i.Created), micros(i.Modified), nullMicros(i.CompletedAt))
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }
 
 // UpdateIssue implements tasks.Store.
-func (s *Store) UpdateIssue(ctx context.Context, i *tasks.Issue) error {
+func (s *Tasks) UpdateIssue(ctx context.Context, i *tasks.Issue) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE tasks_issues SET title = $2, description = $3, parent_id = $4, state_id = $5,
 			assignee_id = $6, priority = $7, estimate = $8, due_date = $9, updated_at = $10, completed_at = $11
 		WHERE id = $1`,
@@ -154,7 +148,7 @@ func scanIssue(row interface{ Scan(...any) error }) (*tasks.Issue, error) {
 }
 
 // Issue implements tasks.Store.
-func (s *Store) Issue(ctx context.Context, orgID, id string) (*tasks.Issue, error) {
+func (s *Tasks) Issue(ctx context.Context, orgID, id string) (*tasks.Issue, error) {
 	i, err := scanIssue(s.r().QueryRowContext(ctx, issueSelect+` WHERE i.id = $1 AND i.org_id = $2`, id, orgID))
 	if err != nil {
 		return nil, s.one(err)
@@ -163,7 +157,7 @@ func (s *Store) Issue(ctx context.Context, orgID, id string) (*tasks.Issue, erro
 }
 
 // Issues implements tasks.Store.
-func (s *Store) Issues(ctx context.Context, orgID string, teams []string, deleted bool) ([]*tasks.Issue, error) {
+func (s *Tasks) Issues(ctx context.Context, orgID string, teams []string, deleted bool) ([]*tasks.Issue, error) {
 	where := `i.org_id = $1 AND i.team_id IN (` + placeholders(2, len(teams)) + `) AND i.deleted_at IS NULL`
 	if deleted {
 		where = `i.org_id = $1 AND i.team_id IN (` + placeholders(2, len(teams)) + `) AND i.deleted_at IS NOT NULL`
@@ -192,7 +186,7 @@ func (s *Store) Issues(ctx context.Context, orgID string, teams []string, delete
 }
 
 // fillLabels reads the labels of the issues matched by where.
-func (s *Store) fillLabels(ctx context.Context, issues []*tasks.Issue, where string, args ...any) error {
+func (s *Tasks) fillLabels(ctx context.Context, issues []*tasks.Issue, where string, args ...any) error {
 	if len(issues) == 0 {
 		return nil
 	}
@@ -220,7 +214,7 @@ func (s *Store) fillLabels(ctx context.Context, issues []*tasks.Issue, where str
 }
 
 // Subtree implements tasks.Store. UNION (not UNION ALL) stops at a cycle.
-func (s *Store) Subtree(ctx context.Context, id string) ([]string, error) {
+func (s *Tasks) Subtree(ctx context.Context, id string) ([]string, error) {
 	ids, err := s.column(ctx, `WITH RECURSIVE sub(id) AS (
 			SELECT id FROM tasks_issues WHERE parent_id = $1
 			UNION SELECT t.id FROM tasks_issues t JOIN sub ON t.parent_id = sub.id)
@@ -229,7 +223,7 @@ func (s *Store) Subtree(ctx context.Context, id string) ([]string, error) {
 }
 
 // SetDeleted implements tasks.Store.
-func (s *Store) SetDeleted(ctx context.Context, ids []string, at *time.Time, modified time.Time) error {
+func (s *Tasks) SetDeleted(ctx context.Context, ids []string, at *time.Time, modified time.Time) error {
 	args := []any{nullMicros(at), micros(modified)}
 	for _, id := range ids {
 		args = append(args, id)
@@ -244,7 +238,7 @@ func (s *Store) SetDeleted(ctx context.Context, ids []string, at *time.Time, mod
 }
 
 // EnsureLabels implements tasks.Store.
-func (s *Store) EnsureLabels(ctx context.Context, labels []tasks.Label) ([]tasks.Label, error) {
+func (s *Tasks) EnsureLabels(ctx context.Context, labels []tasks.Label) ([]tasks.Label, error) {
 	out := make([]tasks.Label, 0, len(labels))
 	for _, l := range labels {
 		if _, err := s.w().ExecContext(ctx, `INSERT INTO tasks_labels (id, team_id, name, color) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
@@ -262,7 +256,7 @@ func (s *Store) EnsureLabels(ctx context.Context, labels []tasks.Label) ([]tasks
 }
 
 // SetIssueLabels implements tasks.Store.
-func (s *Store) SetIssueLabels(ctx context.Context, issueID string, labelIDs []string) error {
+func (s *Tasks) SetIssueLabels(ctx context.Context, issueID string, labelIDs []string) error {
 	if _, err := s.w().ExecContext(ctx, `DELETE FROM tasks_issue_labels WHERE issue_id = $1`, issueID); err != nil {
 		return err
 	}

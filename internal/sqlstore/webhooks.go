@@ -3,16 +3,9 @@ package sqlstore
 import (
 	"context"
 	"encoding/json"
-	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
-
-// WebhooksTx implements webhooks.Store.
-func (s *Store) WebhooksTx(ctx context.Context, fn func(tx webhooks.Store) error) error {
-	return s.Tx(ctx, func(tx accounts.Store) error { return fn(tx.(*Store)) })
-}
 
 const webhookSelect = `SELECT w.id, w.org_id, w.tool, w.url, w.events, w.secret, w.active, w.failures, w.created_by, w.created_at, w.updated_at
 	FROM webhooks w JOIN orgs o ON o.id = w.org_id AND o.deleted_at IS NULL`
@@ -32,22 +25,22 @@ func scanWebhook(row interface{ Scan(...any) error }) (*webhooks.Webhook, error)
 }
 
 // CreateWebhook implements webhooks.Store.
-func (s *Store) CreateWebhook(ctx context.Context, w *webhooks.Webhook) error {
+func (s *Webhooks) CreateWebhook(ctx context.Context, w *webhooks.Webhook) error {
 	events, _ := json.Marshal(w.Events)
 	_, err := s.w().ExecContext(ctx, `INSERT INTO webhooks (id, org_id, tool, url, events, secret, active, failures, created_by, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10)`,
 		w.ID, w.OrgID, w.Tool, w.URL, string(events), w.Secret, w.Active, w.CreatedBy, micros(w.Created), micros(w.Modified))
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }
 
 // Webhook implements webhooks.Store.
-func (s *Store) Webhook(ctx context.Context, orgID, tool, id string) (*webhooks.Webhook, error) {
+func (s *Webhooks) Webhook(ctx context.Context, orgID, tool, id string) (*webhooks.Webhook, error) {
 	w, err := scanWebhook(s.r().QueryRowContext(ctx, webhookSelect+` WHERE w.id = $1 AND w.org_id = $2 AND w.tool = $3`, id, orgID, tool))
 	return w, s.one(err)
 }
 
 // ListWebhooks implements webhooks.Store.
-func (s *Store) ListWebhooks(ctx context.Context, orgID, tool string) ([]*webhooks.Webhook, error) {
+func (s *Webhooks) ListWebhooks(ctx context.Context, orgID, tool string) ([]*webhooks.Webhook, error) {
 	rows, err := s.r().QueryContext(ctx, webhookSelect+` WHERE w.org_id = $1 AND w.tool = $2 ORDER BY w.created_at, w.id`, orgID, tool)
 	if err != nil {
 		return nil, err
@@ -65,20 +58,20 @@ func (s *Store) ListWebhooks(ctx context.Context, orgID, tool string) ([]*webhoo
 }
 
 // UpdateWebhook implements webhooks.Store.
-func (s *Store) UpdateWebhook(ctx context.Context, w *webhooks.Webhook) error {
+func (s *Webhooks) UpdateWebhook(ctx context.Context, w *webhooks.Webhook) error {
 	events, _ := json.Marshal(w.Events)
 	return affected(s.w().ExecContext(ctx, `UPDATE webhooks SET url = $2, events = $3, active = $4, failures = $5, updated_at = $6 WHERE id = $1`,
 		w.ID, w.URL, string(events), w.Active, w.Failures, micros(w.Modified)))
 }
 
 // DeleteWebhook implements webhooks.Store.
-func (s *Store) DeleteWebhook(ctx context.Context, orgID, tool, id string) error {
+func (s *Webhooks) DeleteWebhook(ctx context.Context, orgID, tool, id string) error {
 	return affected(s.w().ExecContext(ctx, `DELETE FROM webhooks WHERE id = $1 AND org_id = $2 AND tool = $3`, id, orgID, tool))
 }
 
 // DeliveryResult implements webhooks.Store: one conditional UPDATE, so
 // concurrent deliveries count every failure.
-func (s *Store) DeliveryResult(ctx context.Context, id string, ok bool, disableAfter int) error {
+func (s *Webhooks) DeliveryResult(ctx context.Context, id string, ok bool, disableAfter int) error {
 	if ok {
 		_, err := s.w().ExecContext(ctx, `UPDATE webhooks SET failures = 0 WHERE id = $1 AND failures <> 0`, id)
 		return err
@@ -89,13 +82,8 @@ func (s *Store) DeliveryResult(ctx context.Context, id string, ok bool, disableA
 }
 
 // CountWebhooks implements webhooks.Store.
-func (s *Store) CountWebhooks(ctx context.Context, tool, createdBy string) (int, error) {
+func (s *Webhooks) CountWebhooks(ctx context.Context, tool, createdBy string) (int, error) {
 	var n int
 	err := s.w().QueryRowContext(ctx, `SELECT COUNT(*) FROM webhooks WHERE tool = $1 AND created_by = $2`, tool, createdBy).Scan(&n)
 	return n, err
-}
-
-// DisableUserWebhooks implements accounts.Store.
-func (s *Store) DisableUserWebhooks(ctx context.Context, userID string, at time.Time) (int, error) {
-	return changed(s.w().ExecContext(ctx, `UPDATE webhooks SET active = FALSE, updated_at = $2 WHERE created_by = $1 AND active`, userID, micros(at)))
 }

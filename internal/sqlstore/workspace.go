@@ -10,14 +10,14 @@ import (
 )
 
 // CreateTeam implements accounts.Store.
-func (s *Store) CreateTeam(ctx context.Context, t *accounts.Team) error {
+func (s *Accounts) CreateTeam(ctx context.Context, t *accounts.Team) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO teams (id, org_id, name, description, created_at) VALUES ($1, $2, $3, $4, $5)`,
 		t.ID, t.OrgID, t.Name, t.Description, micros(t.CreatedAt))
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }
 
 // TeamByID implements accounts.Store.
-func (s *Store) TeamByID(ctx context.Context, orgID, teamID string) (*accounts.Team, error) {
+func (s *Accounts) TeamByID(ctx context.Context, orgID, teamID string) (*accounts.Team, error) {
 	t := accounts.Team{ID: teamID, OrgID: orgID}
 	var created int64
 	err := s.r().QueryRowContext(ctx, `SELECT name, description, created_at FROM teams WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL`,
@@ -30,7 +30,7 @@ func (s *Store) TeamByID(ctx context.Context, orgID, teamID string) (*accounts.T
 }
 
 // ListTeams implements accounts.Store.
-func (s *Store) ListTeams(ctx context.Context, orgID, userID string) ([]accounts.Team, error) {
+func (s *Accounts) ListTeams(ctx context.Context, orgID, userID string) ([]accounts.Team, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT t.id, t.name, t.description, t.created_at,
 			(SELECT COUNT(*) FROM team_members c WHERE c.team_id = t.id),
 			COALESCE((SELECT m.role FROM team_members m WHERE m.team_id = t.id AND m.user_id = $2), '')
@@ -53,22 +53,22 @@ func (s *Store) ListTeams(ctx context.Context, orgID, userID string) ([]accounts
 }
 
 // UpdateTeam implements accounts.Store.
-func (s *Store) UpdateTeam(ctx context.Context, t *accounts.Team) error {
+func (s *Accounts) UpdateTeam(ctx context.Context, t *accounts.Team) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE teams SET name = $2, description = $3 WHERE id = $1 AND deleted_at IS NULL`, t.ID, t.Name, t.Description))
 }
 
 // SoftDeleteTeam implements accounts.Store.
-func (s *Store) SoftDeleteTeam(ctx context.Context, teamID string, at time.Time) error {
+func (s *Accounts) SoftDeleteTeam(ctx context.Context, teamID string, at time.Time) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE teams SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL`, teamID, micros(at)))
 }
 
 // TeamMembers implements accounts.Store.
-func (s *Store) TeamMembers(ctx context.Context, teamID string) ([]accounts.PersonRow, error) {
+func (s *Accounts) TeamMembers(ctx context.Context, teamID string) ([]accounts.PersonRow, error) {
 	return s.people(ctx, `SELECT u.id, u.name, u.email, u.avatar_url, m.role, m.joined_at
 		FROM team_members m JOIN users u ON u.id = m.user_id WHERE m.team_id = $1 ORDER BY m.joined_at, u.id`, teamID)
 }
 
-func (s *Store) people(ctx context.Context, query string, args ...any) ([]accounts.PersonRow, error) {
+func (s *Accounts) people(ctx context.Context, query string, args ...any) ([]accounts.PersonRow, error) {
 	rows, err := s.r().QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -88,29 +88,29 @@ func (s *Store) people(ctx context.Context, query string, args ...any) ([]accoun
 }
 
 // TeamRole implements accounts.Store.
-func (s *Store) TeamRole(ctx context.Context, teamID, userID string) (string, error) {
+func (s *Accounts) TeamRole(ctx context.Context, teamID, userID string) (string, error) {
 	var role string
 	err := s.r().QueryRowContext(ctx, `SELECT role FROM team_members WHERE team_id = $1 AND user_id = $2`, teamID, userID).Scan(&role)
 	return role, s.one(err)
 }
 
 // UpsertTeamMember implements accounts.Store.
-func (s *Store) UpsertTeamMember(ctx context.Context, teamID, userID, role string, at time.Time) error {
+func (s *Accounts) UpsertTeamMember(ctx context.Context, teamID, userID, role string, at time.Time) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO team_members (team_id, user_id, role, joined_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (team_id, user_id) DO UPDATE SET role = excluded.role`, teamID, userID, role, micros(at))
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }
 
 // RemoveTeamMember implements accounts.Store.
-func (s *Store) RemoveTeamMember(ctx context.Context, teamID, userID string) error {
+func (s *Accounts) RemoveTeamMember(ctx context.Context, teamID, userID string) error {
 	return affected(s.w().ExecContext(ctx, `DELETE FROM team_members WHERE team_id = $1 AND user_id = $2`, teamID, userID))
 }
 
 // SetTool implements accounts.Store.
-func (s *Store) SetTool(ctx context.Context, orgID, tool string, enabled bool) error {
+func (s *Accounts) SetTool(ctx context.Context, orgID, tool string, enabled bool) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO org_tools (org_id, tool, enabled) VALUES ($1, $2, $3)
 		ON CONFLICT (org_id, tool) DO UPDATE SET enabled = excluded.enabled`, orgID, tool, enabled)
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }
 
 const domainColumns = `id, org_id, domain, mode, token, verified_at, created_at`
@@ -127,13 +127,13 @@ func scanDomain(row interface{ Scan(...any) error }) (*accounts.DomainClaim, err
 }
 
 // CreateDomain implements accounts.Store.
-func (s *Store) CreateDomain(ctx context.Context, d *accounts.DomainClaim) error {
+func (s *Accounts) CreateDomain(ctx context.Context, d *accounts.DomainClaim) error {
 	return inserted(s.w().ExecContext(ctx, `INSERT INTO domains (`+domainColumns+`) VALUES ($1, $2, $3, $4, $5, NULL, $6) ON CONFLICT DO NOTHING`,
 		d.ID, d.OrgID, d.Domain, d.Mode, d.Token, micros(d.CreatedAt)))
 }
 
 // ListDomains implements accounts.Store.
-func (s *Store) ListDomains(ctx context.Context, orgID string) ([]accounts.DomainClaim, error) {
+func (s *Accounts) ListDomains(ctx context.Context, orgID string) ([]accounts.DomainClaim, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT `+domainColumns+` FROM domains WHERE org_id = $1 ORDER BY created_at, id`, orgID)
 	if err != nil {
 		return nil, err
@@ -151,37 +151,37 @@ func (s *Store) ListDomains(ctx context.Context, orgID string) ([]accounts.Domai
 }
 
 // DomainByID implements accounts.Store.
-func (s *Store) DomainByID(ctx context.Context, orgID, id string) (*accounts.DomainClaim, error) {
+func (s *Accounts) DomainByID(ctx context.Context, orgID, id string) (*accounts.DomainClaim, error) {
 	d, err := scanDomain(s.r().QueryRowContext(ctx, `SELECT `+domainColumns+` FROM domains WHERE id = $1 AND org_id = $2`, id, orgID))
 	return d, s.one(err)
 }
 
 // SetDomainMode implements accounts.Store.
-func (s *Store) SetDomainMode(ctx context.Context, id, mode string) error {
+func (s *Accounts) SetDomainMode(ctx context.Context, id, mode string) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE domains SET mode = $2 WHERE id = $1`, id, mode))
 }
 
 // DeleteDomain implements accounts.Store.
-func (s *Store) DeleteDomain(ctx context.Context, id string) error {
+func (s *Accounts) DeleteDomain(ctx context.Context, id string) error {
 	return affected(s.w().ExecContext(ctx, `DELETE FROM domains WHERE id = $1`, id))
 }
 
 // MarkDomainVerified implements accounts.Store. The partial unique index on
 // verified domains turns a lost race into ErrConflict.
-func (s *Store) MarkDomainVerified(ctx context.Context, id string, at time.Time) error {
+func (s *Accounts) MarkDomainVerified(ctx context.Context, id string, at time.Time) error {
 	_, err := s.w().ExecContext(ctx, `UPDATE domains SET verified_at = $2 WHERE id = $1 AND verified_at IS NULL`, id, micros(at))
-	return s.dialect.translate(err)
+	return s.db.dialect.translate(err)
 }
 
 // DomainVerifiedBy implements accounts.Store.
-func (s *Store) DomainVerifiedBy(ctx context.Context, domain string) (string, error) {
+func (s *Accounts) DomainVerifiedBy(ctx context.Context, domain string) (string, error) {
 	var org string
 	err := s.r().QueryRowContext(ctx, `SELECT org_id FROM domains WHERE domain = $1 AND verified_at IS NOT NULL`, domain).Scan(&org)
 	return org, s.one(err)
 }
 
 // DomainOffers implements accounts.Store.
-func (s *Store) DomainOffers(ctx context.Context, domain string) ([]accounts.DomainOffer, error) {
+func (s *Accounts) DomainOffers(ctx context.Context, domain string) ([]accounts.DomainOffer, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT o.id, o.name, o.slug, o.avatar_url, o.kind, o.owner_id, o.created_at, o.deleted_at, d.domain, d.mode
 		FROM domains d JOIN orgs o ON o.id = d.org_id
 		WHERE d.domain = $1 AND d.verified_at IS NOT NULL AND o.deleted_at IS NULL ORDER BY d.verified_at, d.id`, domain)
@@ -205,7 +205,7 @@ func (s *Store) DomainOffers(ctx context.Context, domain string) ([]accounts.Dom
 }
 
 // AuditLog implements accounts.Store.
-func (s *Store) AuditLog(ctx context.Context, orgID, tool, action string, limit int) ([]gatehouse.AuditEntry, error) {
+func (s *Accounts) AuditLog(ctx context.Context, orgID, tool, action string, limit int) ([]gatehouse.AuditEntry, error) {
 	q := `SELECT id, org_id, tool, action, actor_id, target_type, target_id, meta, at FROM audit_log WHERE org_id = $1`
 	args := []any{orgID}
 	if tool != "" {
@@ -238,7 +238,7 @@ func (s *Store) AuditLog(ctx context.Context, orgID, tool, action string, limit 
 
 // AuditTools implements accounts.Store: a loose index scan, one index seek
 // per distinct tool, instead of reading every entry of the org.
-func (s *Store) AuditTools(ctx context.Context, orgID string) ([]string, error) {
+func (s *Accounts) AuditTools(ctx context.Context, orgID string) ([]string, error) {
 	return s.column(ctx, `WITH RECURSIVE t(tool) AS (
 			SELECT MIN(tool) FROM audit_log WHERE org_id = $1
 			UNION ALL
@@ -247,7 +247,7 @@ func (s *Store) AuditTools(ctx context.Context, orgID string) ([]string, error) 
 }
 
 // column reads a query's one text column, in order; never nil.
-func (s *Store) column(ctx context.Context, query string, args ...any) ([]string, error) {
+func (s conn) column(ctx context.Context, query string, args ...any) ([]string, error) {
 	rows, err := s.r().QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err

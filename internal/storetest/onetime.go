@@ -14,7 +14,7 @@ import (
 // testOneTimeSecrets races racers callers for each one-time secret: one
 // uses it, the others get ErrNotFound, and so does anyone after them.
 // (Refresh tokens race in testRotateRefresh.)
-func testOneTimeSecrets(t *testing.T, s Store) {
+func testOneTimeSecrets(t *testing.T, s Stores) {
 	for _, purpose := range []string{accounts.PurposeMagicLink, accounts.PurposeVerifyEmail} {
 		t.Run("email token "+purpose, func(t *testing.T) { testEmailToken(t, s, purpose) })
 	}
@@ -24,33 +24,33 @@ func testOneTimeSecrets(t *testing.T, s Store) {
 	t.Run("forms destination confirmation", func(t *testing.T) { testRecipientConfirmation(t, s) })
 }
 
-func testEmailToken(t *testing.T, s Store, purpose string) {
+func testEmailToken(t *testing.T, s Stores, purpose string) {
 	ctx := context.Background()
 	u := newUser(t, s)
 	at := now()
 	tok := &accounts.EmailToken{Hash: newID(), Purpose: purpose, Email: u.Email, UserID: u.ID, CreatedAt: at, ExpiresAt: at.Add(time.Hour)}
-	wantErr(t, "CreateEmailToken", s.CreateEmailToken(ctx, tok), nil)
+	wantErr(t, "CreateEmailToken", s.Accounts.CreateEmailToken(ctx, tok), nil)
 	other := accounts.PurposeVerifyEmail
 	if purpose == other {
 		other = accounts.PurposeMagicLink
 	}
-	_, err := s.UseEmailToken(ctx, tok.Hash, other, at)
+	_, err := s.Accounts.UseEmailToken(ctx, tok.Hash, other, at)
 	wantErr(t, "use the token for another purpose", err, gatehouse.ErrNotFound)
-	_, err = s.UseEmailToken(ctx, tok.Hash, purpose, tok.ExpiresAt)
+	_, err = s.Accounts.UseEmailToken(ctx, tok.Hash, purpose, tok.ExpiresAt)
 	wantErr(t, "use the token when it expires", err, gatehouse.ErrNotFound)
 
 	race(t, racers, func(int) error {
-		got, err := s.UseEmailToken(ctx, tok.Hash, purpose, at)
+		got, err := s.Accounts.UseEmailToken(ctx, tok.Hash, purpose, at)
 		if err == nil && (got.Email != tok.Email || got.UserID != u.ID || got.UsedAt == nil) {
 			t.Errorf("used token = %+v; want %+v used", got, tok)
 		}
 		return err
 	})
-	_, err = s.UseEmailToken(ctx, tok.Hash, purpose, at)
+	_, err = s.Accounts.UseEmailToken(ctx, tok.Hash, purpose, at)
 	wantErr(t, "use the token again", err, gatehouse.ErrNotFound)
 }
 
-func testEmailInvitation(t *testing.T, s Store) {
+func testEmailInvitation(t *testing.T, s Stores) {
 	ctx := context.Background()
 	u := newUser(t, s)
 	org := newOrg(t, s, u, accounts.OrgTeam)
@@ -58,95 +58,95 @@ func testEmailInvitation(t *testing.T, s Store) {
 	expires := at.Add(time.Hour)
 	inv := &accounts.Invitation{ID: newID(), OrgID: org.ID, Kind: "email", Role: accounts.RoleMember, Email: "invitee-" + newID() + "@example.com",
 		TokenHash: newID(), InviterID: u.ID, CreatedAt: at, ExpiresAt: &expires}
-	wantErr(t, "CreateInvitation", s.CreateInvitation(ctx, inv), nil)
-	wantErr(t, "use the invitation when it expires", s.UseInvitation(ctx, inv.ID, expires), gatehouse.ErrNotFound)
+	wantErr(t, "CreateInvitation", s.Accounts.CreateInvitation(ctx, inv), nil)
+	wantErr(t, "use the invitation when it expires", s.Accounts.UseInvitation(ctx, inv.ID, expires), gatehouse.ErrNotFound)
 
-	race(t, racers, func(int) error { return s.UseInvitation(ctx, inv.ID, at) })
-	wantErr(t, "use the invitation again", s.UseInvitation(ctx, inv.ID, at), gatehouse.ErrNotFound)
-	if got, err := s.InvitationByHash(ctx, inv.TokenHash); err != nil || got.UsedAt == nil {
+	race(t, racers, func(int) error { return s.Accounts.UseInvitation(ctx, inv.ID, at) })
+	wantErr(t, "use the invitation again", s.Accounts.UseInvitation(ctx, inv.ID, at), gatehouse.ErrNotFound)
+	if got, err := s.Accounts.InvitationByHash(ctx, inv.TokenHash); err != nil || got.UsedAt == nil {
 		t.Errorf("used invitation = %+v, %v; want UsedAt set", got, err)
 	}
 
 	revoked := *inv
 	revoked.ID, revoked.TokenHash = newID(), newID()
-	wantErr(t, "CreateInvitation", s.CreateInvitation(ctx, &revoked), nil)
-	wantErr(t, "RevokeInvitation", s.RevokeInvitation(ctx, org.ID, revoked.ID, at), nil)
-	wantErr(t, "use a revoked invitation", s.UseInvitation(ctx, revoked.ID, at), gatehouse.ErrNotFound)
+	wantErr(t, "CreateInvitation", s.Accounts.CreateInvitation(ctx, &revoked), nil)
+	wantErr(t, "RevokeInvitation", s.Accounts.RevokeInvitation(ctx, org.ID, revoked.ID, at), nil)
+	wantErr(t, "use a revoked invitation", s.Accounts.UseInvitation(ctx, revoked.ID, at), gatehouse.ErrNotFound)
 }
 
-func testAuthorizationCode(t *testing.T, s Store) {
+func testAuthorizationCode(t *testing.T, s Stores) {
 	ctx := context.Background()
 	u := newUser(t, s)
 	org := newOrg(t, s, u, accounts.OrgTeam)
 	at := now()
 	g := &accounts.Grant{ID: newID(), UserID: u.ID, ClientID: "client-" + newID(), ClientName: "Client", OrgID: org.ID, CreatedAt: at}
-	wantErr(t, "CreateGrant", s.CreateGrant(ctx, g), nil)
+	wantErr(t, "CreateGrant", s.Accounts.CreateGrant(ctx, g), nil)
 	code := &oauth.Code{Hash: newID(), GrantID: g.ID, ClientID: g.ClientID, RedirectURI: "https://client.example/cb",
 		CodeChallenge: "challenge", CreatedAt: at, ExpiresAt: at.Add(oauth.CodeTTL)}
-	wantErr(t, "CreateCode", s.CreateCode(ctx, code), nil)
-	_, err := s.UseCode(ctx, code.Hash, code.ExpiresAt)
+	wantErr(t, "CreateCode", s.OAuth.CreateCode(ctx, code), nil)
+	_, err := s.OAuth.UseCode(ctx, code.Hash, code.ExpiresAt)
 	wantErr(t, "use the code when it expires", err, gatehouse.ErrNotFound)
 
 	race(t, racers, func(int) error {
-		got, err := s.UseCode(ctx, code.Hash, at)
+		got, err := s.OAuth.UseCode(ctx, code.Hash, at)
 		if err == nil && (got.GrantID != g.ID || got.UsedAt == nil) {
 			t.Errorf("used code = %+v; want grant %s, UsedAt set", got, g.ID)
 		}
 		return err
 	})
-	_, err = s.UseCode(ctx, code.Hash, at)
+	_, err = s.OAuth.UseCode(ctx, code.Hash, at)
 	wantErr(t, "use the code again", err, gatehouse.ErrNotFound)
 }
 
 // testDeviceCode races the approvals of one user code, then the exchanges
 // of the approved device code.
-func testDeviceCode(t *testing.T, s Store) {
+func testDeviceCode(t *testing.T, s Stores) {
 	ctx := context.Background()
 	u := newUser(t, s)
 	at := now()
 	d := &oauth.DeviceCode{DeviceHash: newID(), UserHash: newID(), ClientID: "client-" + newID(), Interval: oauth.DefaultInterval,
 		Status: oauth.DevicePending, CreatedAt: at, ExpiresAt: at.Add(oauth.DeviceCodeTTL)}
-	wantErr(t, "CreateDeviceCode", s.CreateDeviceCode(ctx, d), nil)
-	_, err := s.UseDevice(ctx, d.DeviceHash)
+	wantErr(t, "CreateDeviceCode", s.OAuth.CreateDeviceCode(ctx, d), nil)
+	_, err := s.OAuth.UseDevice(ctx, d.DeviceHash)
 	wantErr(t, "exchange a pending device code", err, gatehouse.ErrNotFound)
 
-	race(t, racers, func(int) error { return s.DecideDevice(ctx, d.UserHash, oauth.DeviceApproved, u.ID, "", at) })
-	wantErr(t, "deny an approved device code", s.DecideDevice(ctx, d.UserHash, oauth.DeviceDenied, u.ID, "", at), gatehouse.ErrNotFound)
+	race(t, racers, func(int) error { return s.OAuth.DecideDevice(ctx, d.UserHash, oauth.DeviceApproved, u.ID, "", at) })
+	wantErr(t, "deny an approved device code", s.OAuth.DecideDevice(ctx, d.UserHash, oauth.DeviceDenied, u.ID, "", at), gatehouse.ErrNotFound)
 
 	race(t, racers, func(int) error {
-		got, err := s.UseDevice(ctx, d.DeviceHash)
+		got, err := s.OAuth.UseDevice(ctx, d.DeviceHash)
 		if err == nil && (got.Status != oauth.DeviceUsed || got.UserID != u.ID) {
 			t.Errorf("exchanged device code = %+v; want used, approved by %s", got, u.ID)
 		}
 		return err
 	})
-	_, err = s.UseDevice(ctx, d.DeviceHash)
+	_, err = s.OAuth.UseDevice(ctx, d.DeviceHash)
 	wantErr(t, "exchange the device code again", err, gatehouse.ErrNotFound)
 }
 
-func testRecipientConfirmation(t *testing.T, s Store) {
+func testRecipientConfirmation(t *testing.T, s Stores) {
 	ctx := context.Background()
 	u := newUser(t, s)
 	org := newOrg(t, s, u, accounts.OrgTeam)
 	f := newForm(t, s, org, u)
 	at := now()
 	d := &forms.Destination{ID: newID(), FormID: f.ID, Type: "email", To: []string{"inbox@example.com"}, Created: at}
-	wantErr(t, "AddDestination", s.AddDestination(ctx, d), nil)
+	wantErr(t, "AddDestination", s.Forms.AddDestination(ctx, d), nil)
 	r := &forms.Recipient{DestinationID: d.ID, Email: "inbox@example.com", OrgID: org.ID, TokenHash: newID(), ExpiresAt: at.Add(time.Hour), MailedAt: &at}
-	wantErr(t, "AddRecipient", s.AddRecipient(ctx, r), nil)
-	_, err := s.ConfirmRecipient(ctx, r.TokenHash, r.ExpiresAt)
+	wantErr(t, "AddRecipient", s.Forms.AddRecipient(ctx, r), nil)
+	_, err := s.Forms.ConfirmRecipient(ctx, r.TokenHash, r.ExpiresAt)
 	wantErr(t, "confirm when the link expires", err, gatehouse.ErrNotFound)
 
 	race(t, racers, func(int) error {
-		got, err := s.ConfirmRecipient(ctx, r.TokenHash, at)
+		got, err := s.Forms.ConfirmRecipient(ctx, r.TokenHash, at)
 		if err == nil && (got.FormID != f.ID || got.Email != r.Email) {
 			t.Errorf("confirmed recipient = %+v; want %s of form %s", got, r.Email, f.ID)
 		}
 		return err
 	})
-	_, err = s.ConfirmRecipient(ctx, r.TokenHash, at)
+	_, err = s.Forms.ConfirmRecipient(ctx, r.TokenHash, at)
 	wantErr(t, "confirm again", err, gatehouse.ErrNotFound)
-	ds, err := s.ListDestinations(ctx, f.ID)
+	ds, err := s.Forms.ListDestinations(ctx, f.ID)
 	if err != nil || len(ds) != 1 || len(ds[0].Confirmed) != 1 || ds[0].Confirmed[0] != r.Email {
 		t.Errorf("destinations = %+v, %v; want one with %s confirmed", ds, err, r.Email)
 	}

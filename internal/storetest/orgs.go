@@ -15,13 +15,13 @@ import (
 // testLockOrg holds an org's lock in one transaction and checks that a
 // second transaction's LockOrg returns only once the first has committed,
 // and then sees its write.
-func testLockOrg(t *testing.T, s Store) {
+func testLockOrg(t *testing.T, s Stores) {
 	ctx := context.Background()
 	o := newOrg(t, s, newUser(t, s), accounts.OrgTeam)
 	locked, second := make(chan struct{}), make(chan string, 1)
 	first := make(chan error, 1)
 	go func() {
-		first <- s.Tx(ctx, func(tx accounts.Store) error {
+		first <- s.Accounts.Tx(ctx, func(tx accounts.Store) error {
 			if err := tx.LockOrg(ctx, o.ID); err != nil {
 				return err
 			}
@@ -42,7 +42,7 @@ func testLockOrg(t *testing.T, s Store) {
 		t.Fatalf("first transaction = %v before it locked", err)
 	}
 	var name string
-	err := s.Tx(ctx, func(tx accounts.Store) error {
+	err := s.Accounts.Tx(ctx, func(tx accounts.Store) error {
 		if err := tx.LockOrg(ctx, o.ID); err != nil {
 			return err
 		}
@@ -63,47 +63,47 @@ func testLockOrg(t *testing.T, s Store) {
 
 // testSoftDeletedOrgs deletes a workspace with a verified domain, a form
 // and a link, and a personal org, and checks every live read.
-func testSoftDeletedOrgs(t *testing.T, s Store) {
+func testSoftDeletedOrgs(t *testing.T, s Stores) {
 	ctx := context.Background()
 	u := newUser(t, s)
 	personal := newOrg(t, s, u, accounts.OrgPersonal)
 	org := newOrg(t, s, u, accounts.OrgTeam)
 	domain := "deleted-" + newID() + ".example"
 	d := newDomain(t, s, org, domain)
-	wantErr(t, "MarkDomainVerified", s.MarkDomainVerified(ctx, d.ID, now()), nil)
+	wantErr(t, "MarkDomainVerified", s.Accounts.MarkDomainVerified(ctx, d.ID, now()), nil)
 	f, l := newForm(t, s, org, u), newLink(t, s, org, u)
 	for _, o := range []*accounts.Org{org, personal} {
-		wantErr(t, "SoftDeleteOrg", s.SoftDeleteOrg(ctx, o.ID, now()), nil)
-		wantErr(t, "SoftDeleteOrg again", s.SoftDeleteOrg(ctx, o.ID, now()), gatehouse.ErrNotFound)
+		wantErr(t, "SoftDeleteOrg", s.Accounts.SoftDeleteOrg(ctx, o.ID, now()), nil)
+		wantErr(t, "SoftDeleteOrg again", s.Accounts.SoftDeleteOrg(ctx, o.ID, now()), gatehouse.ErrNotFound)
 	}
 
 	t.Run("org reads", func(t *testing.T) {
 		// OrgByID and OrgRole see deleted orgs, marked, so the domain can tell them apart.
-		if got, err := s.OrgByID(ctx, org.ID); err != nil || got.DeletedAt == nil {
+		if got, err := s.Accounts.OrgByID(ctx, org.ID); err != nil || got.DeletedAt == nil {
 			t.Errorf("OrgByID = %+v, %v; want the org with DeletedAt set", got, err)
 		}
-		if got, role, err := s.OrgRole(ctx, org.ID, u.ID); err != nil || got.DeletedAt == nil || role != accounts.RoleOwner {
+		if got, role, err := s.Accounts.OrgRole(ctx, org.ID, u.ID); err != nil || got.DeletedAt == nil || role != accounts.RoleOwner {
 			t.Errorf("OrgRole = %+v, %q, %v; want the org with DeletedAt set, owner", got, role, err)
 		}
-		if got, err := s.UserOrgs(ctx, u.ID); err != nil || len(got) != 0 {
+		if got, err := s.Accounts.UserOrgs(ctx, u.ID); err != nil || len(got) != 0 {
 			t.Errorf("UserOrgs = %+v, %v; want none", got, err)
 		}
-		if got, err := s.PersonalOrg(ctx, u.ID); !errors.Is(err, gatehouse.ErrNotFound) {
+		if got, err := s.Accounts.PersonalOrg(ctx, u.ID); !errors.Is(err, gatehouse.ErrNotFound) {
 			t.Errorf("PersonalOrg = %+v, %v; want ErrNotFound", got, err)
 		}
-		if taken, err := s.SlugTaken(ctx, org.Slug); err != nil || taken {
+		if taken, err := s.Accounts.SlugTaken(ctx, org.Slug); err != nil || taken {
 			t.Errorf("SlugTaken = %v, %v; want false", taken, err)
 		}
 		renamed := *org
 		renamed.Name = "Renamed"
-		wantErr(t, "UpdateOrg", s.UpdateOrg(ctx, &renamed), gatehouse.ErrNotFound)
+		wantErr(t, "UpdateOrg", s.Accounts.UpdateOrg(ctx, &renamed), gatehouse.ErrNotFound)
 		newOrg(t, s, u, accounts.OrgPersonal) // the personal slot is free again
 	})
 	t.Run("domains", func(t *testing.T) {
-		if got, err := s.DomainOffers(ctx, domain); err != nil || len(got) != 0 {
+		if got, err := s.Accounts.DomainOffers(ctx, domain); err != nil || len(got) != 0 {
 			t.Errorf("DomainOffers = %+v, %v; want none", got, err)
 		}
-		if got, err := s.DomainVerifiedBy(ctx, domain); !errors.Is(err, gatehouse.ErrNotFound) {
+		if got, err := s.Accounts.DomainVerifiedBy(ctx, domain); !errors.Is(err, gatehouse.ErrNotFound) {
 			t.Errorf("DomainVerifiedBy = %q, %v; want ErrNotFound", got, err)
 		}
 	})
@@ -111,80 +111,113 @@ func testSoftDeletedOrgs(t *testing.T, s Store) {
 }
 
 // testDeletedOrgTools checks the tools' live reads of a deleted org.
-func testDeletedOrgTools(t *testing.T, s Store, org *accounts.Org, formID string, l *links.Link) {
+func testDeletedOrgTools(t *testing.T, s Stores, org *accounts.Org, formID string, l *links.Link) {
 	ctx := context.Background()
-	if live, err := s.OrgLive(ctx, org.ID); err != nil || live {
+	if live, err := s.Forms.OrgLive(ctx, org.ID); err != nil || live {
 		t.Errorf("OrgLive = %v, %v; want false", live, err)
 	}
-	if got, err := s.LiveForm(ctx, org.ID, formID); !errors.Is(err, gatehouse.ErrNotFound) {
+	if got, err := s.Forms.LiveForm(ctx, org.ID, formID); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("LiveForm = %+v, %v; want ErrNotFound", got, err)
 	}
-	if got, err := s.ListForms(ctx, org.ID); err != nil || len(got) != 0 {
+	if got, err := s.Forms.ListForms(ctx, org.ID); err != nil || len(got) != 0 {
 		t.Errorf("ListForms = %+v, %v; want none", got, err)
 	}
-	if got, err := s.Link(ctx, org.ID, l.ID); !errors.Is(err, gatehouse.ErrNotFound) {
+	if got, err := s.Links.Link(ctx, org.ID, l.ID); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("Link = %+v, %v; want ErrNotFound", got, err)
 	}
-	if got, err := s.ListLinks(ctx, org.ID); err != nil || len(got) != 0 {
+	if got, err := s.Links.ListLinks(ctx, org.ID); err != nil || len(got) != 0 {
 		t.Errorf("ListLinks = %+v, %v; want none", got, err)
 	}
 	wantErr(t, "follow a deleted org's link", follow(s, l), gatehouse.ErrNotFound)
 }
 
-// testToolsOnByDefault: an org has a switch row only for a tool switched
-// explicitly; a tool without one is on wherever the store reads it, and a
-// switch touches its own org only.
-func testToolsOnByDefault(t *testing.T, s Store) {
+// testToolsOnByDefault: an org has a switch only for a tool switched
+// explicitly; every read of a switch reports one never set as such (nil,
+// or absent from ToolStates), which gatehouse.ToolOn turns on; and a switch
+// touches its own org only.
+func testToolsOnByDefault(t *testing.T, s Stores) {
 	ctx := context.Background()
 	u := newUser(t, s)
 	org, other := newOrg(t, s, u, accounts.OrgTeam), newOrg(t, s, u, accounts.OrgTeam)
 	fOrg, fOther := newForm(t, s, org, u), newForm(t, s, other, u)
 	lOrg, lOther := newLink(t, s, org, u), newLink(t, s, other, u)
+	off, on := false, true
 
 	wantTools(t, s, org, map[string]bool{})
-	wantFormOn(t, s, fOrg.OrgID, fOrg.ID, true)
-	wantErr(t, "follow with links on by default", follow(s, lOrg), nil)
+	wantFormSwitch(t, s, fOrg.OrgID, fOrg.ID, nil)
+	wantFollowSwitch(t, s, lOrg, nil)
 
-	wantErr(t, "SetTool forms off", s.SetTool(ctx, org.ID, "forms", false), nil)
-	wantErr(t, "SetTool links off", s.SetTool(ctx, org.ID, "links", false), nil)
+	wantErr(t, "SetTool forms off", s.Accounts.SetTool(ctx, org.ID, "forms", false), nil)
+	wantErr(t, "SetTool links off", s.Accounts.SetTool(ctx, org.ID, "links", false), nil)
 	wantTools(t, s, org, map[string]bool{"forms": false, "links": false})
-	wantFormOn(t, s, fOrg.OrgID, fOrg.ID, false)
-	wantErr(t, "follow with links off", follow(s, lOrg), gatehouse.ErrNotFound)
+	wantFormSwitch(t, s, fOrg.OrgID, fOrg.ID, &off)
+	wantFollowSwitch(t, s, lOrg, &off)
 
 	wantTools(t, s, other, map[string]bool{})
-	wantFormOn(t, s, fOther.OrgID, fOther.ID, true)
-	wantErr(t, "follow in another org", follow(s, lOther), nil)
+	wantFormSwitch(t, s, fOther.OrgID, fOther.ID, nil)
+	wantFollowSwitch(t, s, lOther, nil)
 
-	wantErr(t, "SetTool forms on", s.SetTool(ctx, org.ID, "forms", true), nil)
+	wantErr(t, "SetTool forms on", s.Accounts.SetTool(ctx, org.ID, "forms", true), nil)
 	wantTools(t, s, org, map[string]bool{"forms": true, "links": false})
-	wantFormOn(t, s, fOrg.OrgID, fOrg.ID, true)
+	wantFormSwitch(t, s, fOrg.OrgID, fOrg.ID, &on)
+	wantFollowSwitch(t, s, lOrg, &off)
 }
 
 // wantTools checks the switch rows of org as ToolStates and OrgRole read them.
-func wantTools(t *testing.T, s Store, org *accounts.Org, want map[string]bool) {
+func wantTools(t *testing.T, s Stores, org *accounts.Org, want map[string]bool) {
 	t.Helper()
 	ctx := context.Background()
-	if got, err := s.ToolStates(ctx, org.ID); err != nil || !maps.Equal(got, want) {
+	if got, err := s.Accounts.ToolStates(ctx, org.ID); err != nil || !maps.Equal(got, want) {
 		t.Errorf("ToolStates = %v, %v; want %v", got, err, want)
 	}
-	if got, _, err := s.OrgRole(ctx, org.ID, ""); err != nil || got.ToolStates == nil || !maps.Equal(got.ToolStates, want) {
+	if got, _, err := s.Accounts.OrgRole(ctx, org.ID, ""); err != nil || got.ToolStates == nil || !maps.Equal(got.ToolStates, want) {
 		t.Errorf("OrgRole tool states = %+v, %v; want %v", got, err, want)
 	}
 }
 
-// wantFormOn checks the Forms tool's state read with a form, alone and listed.
-func wantFormOn(t *testing.T, s Store, orgID, formID string, want bool) {
+// wantFormSwitch checks the Forms switch read with a form, alone and listed.
+func wantFormSwitch(t *testing.T, s Stores, orgID, formID string, want *bool) {
 	t.Helper()
 	ctx := context.Background()
-	if got, err := s.LiveForm(ctx, orgID, formID); err != nil || got.Enabled != want {
-		t.Errorf("LiveForm = %+v, %v; want Enabled %v", got, err, want)
+	if got, err := s.Forms.LiveForm(ctx, orgID, formID); err != nil {
+		t.Errorf("LiveForm = %v", err)
+	} else {
+		wantSwitch(t, "LiveForm", got.ToolSwitch, want)
 	}
-	got, err := s.ListForms(ctx, orgID)
-	if err != nil || len(got) != 1 || got[0].Enabled != want {
-		enabled := make([]bool, len(got))
-		for i, f := range got {
-			enabled[i] = f.Enabled
-		}
-		t.Errorf("ListForms = forms with Enabled %v, %v; want one form with Enabled %v", enabled, err, want)
+	got, err := s.Forms.ListForms(ctx, orgID)
+	if err != nil || len(got) != 1 {
+		t.Errorf("ListForms = %d forms, %v; want 1", len(got), err)
+		return
 	}
+	wantSwitch(t, "ListForms", got[0].ToolSwitch, want)
+}
+
+// wantFollowSwitch checks the Links switch that Follow reads.
+func wantFollowSwitch(t *testing.T, s Stores, l *links.Link, want *bool) {
+	t.Helper()
+	_, got, err := s.Links.Follow(context.Background(), l.ShortCode, &links.Click{ID: newID(), At: now()})
+	if err != nil {
+		t.Errorf("Follow = %v", err)
+		return
+	}
+	wantSwitch(t, "Follow", got, want)
+}
+
+// wantSwitch compares a switch as read with want, and what the domain's
+// rule makes of it.
+func wantSwitch(t *testing.T, what string, got, want *bool) {
+	t.Helper()
+	if switchText(got) != switchText(want) || gatehouse.ToolOn(got) != gatehouse.ToolOn(want) {
+		t.Errorf("%s switch = %s (on: %v); want %s (on: %v)", what, switchText(got), gatehouse.ToolOn(got), switchText(want), gatehouse.ToolOn(want))
+	}
+}
+
+func switchText(b *bool) string {
+	switch {
+	case b == nil:
+		return "never set"
+	case *b:
+		return "on"
+	}
+	return "off"
 }

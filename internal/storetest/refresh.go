@@ -12,7 +12,7 @@ import (
 
 // rotateFunc rotates the token hashed hash to next through one of the two
 // paths a refresh takes.
-type rotateFunc func(s Store, hash string, next *accounts.RefreshToken) error
+type rotateFunc func(s Stores, hash string, next *accounts.RefreshToken) error
 
 // rotatePaths are the two: on its own (a sign-in session's refresh, on
 // PostgreSQL one statement) and inside a transaction (an OAuth refresh, or
@@ -21,15 +21,15 @@ var rotatePaths = []struct {
 	name   string
 	rotate rotateFunc
 }{
-	{"alone", func(s Store, hash string, next *accounts.RefreshToken) error {
-		return s.RotateRefresh(context.Background(), hash, next)
+	{"alone", func(s Stores, hash string, next *accounts.RefreshToken) error {
+		return s.Accounts.RotateRefresh(context.Background(), hash, next)
 	}},
-	{"in a transaction", func(s Store, hash string, next *accounts.RefreshToken) error {
-		return s.Tx(context.Background(), func(tx accounts.Store) error { return tx.RotateRefresh(context.Background(), hash, next) })
+	{"in a transaction", func(s Stores, hash string, next *accounts.RefreshToken) error {
+		return s.Accounts.Tx(context.Background(), func(tx accounts.Store) error { return tx.RotateRefresh(context.Background(), hash, next) })
 	}},
 }
 
-func testRotateRefresh(t *testing.T, s Store) {
+func testRotateRefresh(t *testing.T, s Stores) {
 	for _, p := range rotatePaths {
 		t.Run(p.name, func(t *testing.T) {
 			t.Run("rotates once", func(t *testing.T) { testRotateOnce(t, s, p.rotate) })
@@ -46,18 +46,18 @@ func successor(ss *accounts.Session, at time.Time) *accounts.RefreshToken {
 }
 
 // wantRotated checks the state a rotation of old to next leaves.
-func wantRotated(t *testing.T, s Store, old string, next *accounts.RefreshToken) {
+func wantRotated(t *testing.T, s Stores, old string, next *accounts.RefreshToken) {
 	t.Helper()
 	ctx := context.Background()
-	prev, err := s.RefreshTokenByHash(ctx, old)
+	prev, err := s.Accounts.RefreshTokenByHash(ctx, old)
 	if err != nil || prev.RotatedAt == nil || !prev.RotatedAt.Equal(next.CreatedAt) {
 		t.Fatalf("rotated token = %+v, %v; want rotated at %v", prev, err, next.CreatedAt)
 	}
-	got, err := s.RefreshTokenByHash(ctx, next.Hash)
+	got, err := s.Accounts.RefreshTokenByHash(ctx, next.Hash)
 	if err != nil || got.SessionID != next.SessionID || !got.ExpiresAt.Equal(next.ExpiresAt) || got.RotatedAt != nil {
 		t.Fatalf("successor = %+v, %v; want %+v", got, err, next)
 	}
-	ss, err := s.SessionByID(ctx, next.SessionID)
+	ss, err := s.Accounts.SessionByID(ctx, next.SessionID)
 	if err != nil || !ss.LastUsedAt.Equal(next.CreatedAt) || !ss.ExpiresAt.Equal(next.ExpiresAt) {
 		t.Fatalf("session = %+v, %v; want used at %v and expiring at %v", ss, err, next.CreatedAt, next.ExpiresAt)
 	}
@@ -65,18 +65,18 @@ func wantRotated(t *testing.T, s Store, old string, next *accounts.RefreshToken)
 
 // wantNotRotated checks that a refused rotation of old to next changed
 // neither token.
-func wantNotRotated(t *testing.T, s Store, old string, next *accounts.RefreshToken) {
+func wantNotRotated(t *testing.T, s Stores, old string, next *accounts.RefreshToken) {
 	t.Helper()
 	ctx := context.Background()
-	if prev, err := s.RefreshTokenByHash(ctx, old); err != nil || prev.RotatedAt != nil {
+	if prev, err := s.Accounts.RefreshTokenByHash(ctx, old); err != nil || prev.RotatedAt != nil {
 		t.Errorf("token after a refused rotation = %+v, %v; want it unrotated", prev, err)
 	}
-	if got, err := s.RefreshTokenByHash(ctx, next.Hash); !errors.Is(err, gatehouse.ErrNotFound) {
+	if got, err := s.Accounts.RefreshTokenByHash(ctx, next.Hash); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("successor of a refused rotation = %+v, %v; want ErrNotFound", got, err)
 	}
 }
 
-func testRotateOnce(t *testing.T, s Store, rotate rotateFunc) {
+func testRotateOnce(t *testing.T, s Stores, rotate rotateFunc) {
 	ss, rt := newSession(t, s, newUser(t, s))
 	next := successor(ss, now())
 	wantErr(t, "rotate", rotate(s, rt.Hash, next), nil)
@@ -84,7 +84,7 @@ func testRotateOnce(t *testing.T, s Store, rotate rotateFunc) {
 
 	again := successor(ss, now())
 	wantErr(t, "rotate a rotated token", rotate(s, rt.Hash, again), gatehouse.ErrNotFound)
-	if got, err := s.RefreshTokenByHash(context.Background(), again.Hash); !errors.Is(err, gatehouse.ErrNotFound) {
+	if got, err := s.Accounts.RefreshTokenByHash(context.Background(), again.Hash); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("successor of a rotated token = %+v, %v; want ErrNotFound", got, err)
 	}
 
@@ -93,7 +93,7 @@ func testRotateOnce(t *testing.T, s Store, rotate rotateFunc) {
 	wantRotated(t, s, next.Hash, third)
 }
 
-func testRotateRefused(t *testing.T, s Store, rotate rotateFunc) {
+func testRotateRefused(t *testing.T, s Stores, rotate rotateFunc) {
 	ctx := context.Background()
 	u := newUser(t, s)
 
@@ -101,14 +101,14 @@ func testRotateRefused(t *testing.T, s Store, rotate rotateFunc) {
 		ss, _ := newSession(t, s, u)
 		at := now()
 		old := &accounts.RefreshToken{Hash: newID(), SessionID: ss.ID, CreatedAt: at.Add(-2 * time.Hour), ExpiresAt: at}
-		wantErr(t, "InsertRefreshToken", s.InsertRefreshToken(ctx, old), nil)
+		wantErr(t, "InsertRefreshToken", s.Accounts.InsertRefreshToken(ctx, old), nil)
 		next := successor(ss, at)
 		wantErr(t, "rotate an expired token", rotate(s, old.Hash, next), gatehouse.ErrNotFound)
 		wantNotRotated(t, s, old.Hash, next)
 	})
 	t.Run("revoked session", func(t *testing.T) {
 		ss, rt := newSession(t, s, u)
-		if _, err := s.RevokeSession(ctx, ss.ID, now()); err != nil {
+		if _, err := s.Accounts.RevokeSession(ctx, ss.ID, now()); err != nil {
 			t.Fatal(err)
 		}
 		next := successor(ss, now())
@@ -124,7 +124,7 @@ func testRotateRefused(t *testing.T, s Store, rotate rotateFunc) {
 	})
 }
 
-func testRotateRace(t *testing.T, s Store, rotate rotateFunc) {
+func testRotateRace(t *testing.T, s Stores, rotate rotateFunc) {
 	ctx := context.Background()
 	ss, rt := newSession(t, s, newUser(t, s))
 	at := now()
@@ -135,7 +135,7 @@ func testRotateRace(t *testing.T, s Store, rotate rotateFunc) {
 	race(t, racers, func(i int) error { return rotate(s, rt.Hash, nexts[i]) })
 	stored := 0
 	for _, next := range nexts {
-		if _, err := s.RefreshTokenByHash(ctx, next.Hash); err == nil {
+		if _, err := s.Accounts.RefreshTokenByHash(ctx, next.Hash); err == nil {
 			stored++
 		} else if !errors.Is(err, gatehouse.ErrNotFound) {
 			t.Fatal(err)
@@ -148,12 +148,12 @@ func testRotateRace(t *testing.T, s Store, rotate rotateFunc) {
 
 // testRotateRollback: a rotation is undone with the transaction it ran in,
 // as when an OAuth refresh finds its grant revoked after rotating.
-func testRotateRollback(t *testing.T, s Store) {
+func testRotateRollback(t *testing.T, s Stores) {
 	ctx := context.Background()
 	ss, rt := newSession(t, s, newUser(t, s))
 	next := successor(ss, now())
 	errCheck := errors.New("check failed")
-	err := s.Tx(ctx, func(tx accounts.Store) error {
+	err := s.Accounts.Tx(ctx, func(tx accounts.Store) error {
 		if err := tx.RotateRefresh(ctx, rt.Hash, next); err != nil {
 			return err
 		}
@@ -161,5 +161,5 @@ func testRotateRollback(t *testing.T, s Store) {
 	})
 	wantErr(t, "transaction", err, errCheck)
 	wantNotRotated(t, s, rt.Hash, next)
-	wantErr(t, "rotate after the rollback", s.RotateRefresh(ctx, rt.Hash, successor(ss, now())), nil)
+	wantErr(t, "rotate after the rollback", s.Accounts.RotateRefresh(ctx, rt.Hash, successor(ss, now())), nil)
 }

@@ -9,7 +9,7 @@
 // race for it, a uniqueness rule answers gatehouse.ErrConflict without
 // breaking the transaction around it, LockOrg serializes the transactions
 // that take it, a soft-deleted org is invisible to live reads, and a tool
-// with no switch row is on.
+// never switched reads as such (gatehouse.ToolOn then turns it on).
 package storetest
 
 import (
@@ -28,25 +28,25 @@ import (
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
-// Store is what the suite needs of a store: the storage interfaces of the
-// modules whose rules it checks.
-type Store interface {
-	accounts.Store
-	oauth.Store
-	forms.Store
-	links.Store
+// Stores are the stores of one database that the suite checks: those of
+// the modules whose rules it relies on the store for.
+type Stores struct {
+	Accounts accounts.Store
+	OAuth    oauth.Store
+	Forms    forms.Store
+	Links    links.Store
 }
 
 // racers is how many goroutines race for a one-time secret.
 const racers = 8
 
-// Run runs the suite, one subtest per rule; open returns the store for
-// one subtest (a fresh one, or one shared by subtests: each subtest
-// writes only rows of its own).
-func Run(t *testing.T, open func(t *testing.T) Store) {
+// Run runs the suite, one subtest per rule; open returns the stores for
+// one subtest (of a fresh database, or of one shared by subtests: each
+// subtest writes only rows of its own).
+func Run(t *testing.T, open func(t *testing.T) Stores) {
 	for _, tc := range []struct {
 		name string
-		fn   func(t *testing.T, s Store)
+		fn   func(t *testing.T, s Stores)
 	}{
 		{"RotateRefresh", testRotateRefresh},
 		{"one-time secrets", testOneTimeSecrets},
@@ -95,61 +95,61 @@ func wantErr(t *testing.T, what string, err, want error) {
 }
 
 // newUser stores a user with a fresh address.
-func newUser(t *testing.T, s accounts.Store) *accounts.User {
+func newUser(t *testing.T, s Stores) *accounts.User {
 	t.Helper()
 	at := now()
 	email := "user-" + newID() + "@example.com"
 	u := &accounts.User{ID: newID(), Email: email, EmailKey: email, Name: "Test User", EmailVerified: true, CreatedAt: at, UpdatedAt: at}
-	wantErr(t, "CreateUser", s.CreateUser(context.Background(), u), nil)
+	wantErr(t, "CreateUser", s.Accounts.CreateUser(context.Background(), u), nil)
 	return u
 }
 
 // newOrg stores an org of kind with owner as its owner member.
-func newOrg(t *testing.T, s accounts.Store, owner *accounts.User, kind string) *accounts.Org {
+func newOrg(t *testing.T, s Stores, owner *accounts.User, kind string) *accounts.Org {
 	t.Helper()
 	ctx := context.Background()
 	o := &accounts.Org{ID: newID(), Name: "Org", Slug: "org-" + newID(), Kind: kind, CreatedAt: now()}
 	if kind == accounts.OrgPersonal {
 		o.OwnerID = owner.ID
 	}
-	wantErr(t, "CreateOrg", s.CreateOrg(ctx, o), nil)
+	wantErr(t, "CreateOrg", s.Accounts.CreateOrg(ctx, o), nil)
 	m := &accounts.Membership{OrgID: o.ID, UserID: owner.ID, Role: accounts.RoleOwner, JoinedAt: o.CreatedAt}
-	wantErr(t, "AddMember", s.AddMember(ctx, m), nil)
+	wantErr(t, "AddMember", s.Accounts.AddMember(ctx, m), nil)
 	return o
 }
 
 // newSession stores a live session of u and its first refresh token.
-func newSession(t *testing.T, s accounts.Store, u *accounts.User) (*accounts.Session, *accounts.RefreshToken) {
+func newSession(t *testing.T, s Stores, u *accounts.User) (*accounts.Session, *accounts.RefreshToken) {
 	t.Helper()
 	ctx := context.Background()
 	at := now()
 	ss := &accounts.Session{ID: newID(), UserID: u.ID, Via: gatehouse.ViaPassword, CreatedAt: at, ExpiresAt: at.Add(time.Hour), LastUsedAt: at}
-	wantErr(t, "CreateSession", s.CreateSession(ctx, ss), nil)
+	wantErr(t, "CreateSession", s.Accounts.CreateSession(ctx, ss), nil)
 	rt := &accounts.RefreshToken{Hash: newID(), SessionID: ss.ID, CreatedAt: at, ExpiresAt: at.Add(time.Hour)}
-	wantErr(t, "InsertRefreshToken", s.InsertRefreshToken(ctx, rt), nil)
+	wantErr(t, "InsertRefreshToken", s.Accounts.InsertRefreshToken(ctx, rt), nil)
 	return ss, rt
 }
 
 // newForm stores a form of org.
-func newForm(t *testing.T, s Store, org *accounts.Org, by *accounts.User) *forms.Form {
+func newForm(t *testing.T, s Stores, org *accounts.Org, by *accounts.User) *forms.Form {
 	t.Helper()
 	f := &forms.Form{ID: newID(), OrgID: org.ID, Name: "Contact", CreatedBy: by.ID, Created: now()}
-	wantErr(t, "CreateForm", s.CreateForm(context.Background(), f), nil)
+	wantErr(t, "CreateForm", s.Forms.CreateForm(context.Background(), f), nil)
 	return f
 }
 
 // newLink stores an active link of org.
-func newLink(t *testing.T, s Store, org *accounts.Org, by *accounts.User) *links.Link {
+func newLink(t *testing.T, s Stores, org *accounts.Org, by *accounts.User) *links.Link {
 	t.Helper()
 	at := now()
 	l := &links.Link{ID: newID(), OrgID: org.ID, ShortCode: newID()[:13], DestinationURL: "https://example.com/", Title: "Example",
 		CreatedBy: by.ID, Active: true, Created: at, Modified: at}
-	wantErr(t, "CreateLink", s.CreateLink(context.Background(), l), nil)
+	wantErr(t, "CreateLink", s.Links.CreateLink(context.Background(), l), nil)
 	return l
 }
 
 // follow clicks l's short code.
-func follow(s Store, l *links.Link) error {
-	_, err := s.Follow(context.Background(), l.ShortCode, &links.Click{ID: newID(), At: now()})
+func follow(s Stores, l *links.Link) error {
+	_, _, err := s.Links.Follow(context.Background(), l.ShortCode, &links.Click{ID: newID(), At: now()})
 	return err
 }

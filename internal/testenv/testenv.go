@@ -82,12 +82,15 @@ type Env struct {
 	Links    *links.Service
 	Webhooks *webhooks.Service
 	DNS      *dnstest.Server // answers the service's TXT lookups
-	Store    *sqlstore.Store
-	Svc      *accounts.Service
-	Client   *http.Client
-	Logs     *bytes.Buffer
-	OAuth    *oauth.Server
-	routes   router
+	// SQL is the database; Store is its accounts store, for tests that
+	// seed or check rows (Store.DB() is the raw writer pool).
+	SQL    *sqlstore.DB
+	Store  *sqlstore.Accounts
+	Svc    *accounts.Service
+	Client *http.Client
+	Logs   *bytes.Buffer
+	OAuth  *oauth.Server
+	routes router
 }
 
 // Options adjust an Env.
@@ -129,8 +132,8 @@ func RunWith(t *testing.T, o Options, fn func(t *testing.T, env *Env)) {
 // New starts a Gatehouse on db ("sqlite" or "postgres").
 func New(t testing.TB, db string, o Options) *Env {
 	t.Helper()
-	store := OpenStore(t, db)
-	env := &Env{DB: db, Clock: NewClock(), Mail: mailtest.Start(t), DNS: dnstest.Start(t), Store: store, Logs: &bytes.Buffer{}}
+	sdb := OpenDB(t, db)
+	env := &Env{DB: db, Clock: NewClock(), Mail: mailtest.Start(t), DNS: dnstest.Start(t), SQL: sdb, Store: sdb.Accounts(), Logs: &bytes.Buffer{}}
 	// slog's handler serializes its writes to Logs.
 	log := slog.New(slog.NewTextHandler(env.Logs, nil))
 	// The listener comes first: its URL is the issuer (GATEHOUSE_BASE_URL).
@@ -143,7 +146,7 @@ func New(t testing.TB, db string, o Options) *Env {
 	a, err := app.New(context.Background(), app.Config{BaseURL: env.URL, APIURL: env.URL, FormsURL: env.URL + "/forms",
 		ShortLinkURL: env.URL + "/l", WebURL: "http://web.test", MobileURL: "https://mobile.test/app",
 		JWTSecret: "test-secret-test-secret-test-secret!", RateLimit: o.RateLimit, MailLimit: o.MailLimits,
-		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs}, o.deps(env, store, sender, log))
+		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs}, o.deps(env, sdb, sender, log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,10 +161,10 @@ func New(t testing.TB, db string, o Options) *Env {
 	return env
 }
 
-// OpenStore returns a migrated store on db: "sqlite", a fresh file in
+// OpenDB returns a migrated database on db: "sqlite", a fresh file in
 // t's temporary directory, closed when t ends; "postgres", the test
 // binary's own database (see the package comment on when it is skipped).
-func OpenStore(t testing.TB, db string) *sqlstore.Store {
+func OpenDB(t testing.TB, db string) *sqlstore.DB {
 	t.Helper()
 	switch db {
 	case "sqlite":
@@ -180,7 +183,7 @@ func OpenStore(t testing.TB, db string) *sqlstore.Store {
 
 // deps are the test doubles: the clock, a cheap hasher, the DNS server,
 // fast device polling, webhook retries and click batches.
-func (o Options) deps(env *Env, store *sqlstore.Store, sender mail.Sender, log *slog.Logger) app.Deps {
+func (o Options) deps(env *Env, db *sqlstore.DB, sender mail.Sender, log *slog.Logger) app.Deps {
 	hasher := o.Hasher
 	if hasher == nil {
 		hasher = password.NewHasher(cheapHash, 0)
@@ -189,21 +192,21 @@ func (o Options) deps(env *Env, store *sqlstore.Store, sender mail.Sender, log *
 	if interval == 0 {
 		interval = time.Second
 	}
-	return app.Deps{Store: store, Mail: sender, Resolver: dns.New(env.DNS.Addr, 2*time.Second), Logger: log, Now: env.Clock.Now,
+	return app.Deps{DB: db, Mail: sender, Resolver: dns.New(env.DNS.Addr, 2*time.Second), Logger: log, Now: env.Clock.Now,
 		Hasher: hasher, DeviceInterval: interval, MetadataClient: o.MetadataClient,
 		WebhookRetryDelays: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}, LinkEventsWindow: 50 * time.Millisecond}
 }
 
 var pg struct {
-	once  sync.Once
-	store *sqlstore.Store
-	err   error
-	skip  string
+	once sync.Once
+	db   *sqlstore.DB
+	err  error
+	skip string
 }
 
-// sharedPostgres returns one store per test binary on a database created
-// fresh for this run (gatehouse_test_<random>).
-func sharedPostgres(t testing.TB) *sqlstore.Store {
+// sharedPostgres returns one database per test binary, created fresh for
+// this run (gatehouse_test_<random>).
+func sharedPostgres(t testing.TB) *sqlstore.DB {
 	t.Helper()
 	pg.once.Do(func() {
 		base := os.Getenv("GATEHOUSE_TEST_DATABASE_URL")
@@ -228,9 +231,9 @@ func sharedPostgres(t testing.TB) *sqlstore.Store {
 			return
 		}
 		u.Path = "/" + name
-		pg.store, pg.err = sqlstore.Open(context.Background(), u.String())
+		pg.db, pg.err = sqlstore.Open(context.Background(), u.String())
 		dropAtExit = func() {
-			pg.store.Close()
+			pg.db.Close()
 			c, err := pgx.Connect(context.Background(), base)
 			if err == nil {
 				c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
@@ -247,7 +250,7 @@ func sharedPostgres(t testing.TB) *sqlstore.Store {
 	if pg.err != nil {
 		t.Fatal(pg.err)
 	}
-	return pg.store
+	return pg.db
 }
 
 var dropAtExit = func() {}

@@ -16,7 +16,7 @@ import (
 // not serve) and the sign-in page, and leaves out the OAuth endpoints.
 func TestWithoutOAuth(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		srv := httptest.NewServer(web.NewServer(web.Config{Service: env.Svc, Tasks: tasks.New(env.Store, env.Clock.Now)}))
+		srv := httptest.NewServer(web.NewServer(web.Config{Service: env.Svc, Tasks: tasks.New(env.SQL.Tasks(), env.Clock.Now)}))
 		defer srv.Close()
 		get := func(path, bearer string) *http.Response {
 			t.Helper()

@@ -48,7 +48,7 @@ type Webhook struct {
 
 // Store persists webhooks; ErrNotFound as in accounts.
 type Store interface {
-	WebhooksTx(ctx context.Context, fn func(tx Store) error) error
+	Tx(ctx context.Context, fn func(tx Store) error) error
 	OrgLive(ctx context.Context, orgID string) (bool, error)
 	CreateWebhook(ctx context.Context, w *Webhook) error
 	Webhook(ctx context.Context, orgID, tool, id string) (*Webhook, error)
@@ -171,7 +171,7 @@ func (s *Service) Create(ctx context.Context, t *Tool, p *gatehouse.Principal, i
 	w := &Webhook{ID: gatehouse.NewID(), OrgID: p.OrgID, Tool: t.Name, URL: target, Events: events,
 		Secret: "whsec_" + base64.RawURLEncoding.EncodeToString(b[:]), Active: in.Active == nil || *in.Active,
 		CreatedBy: p.UserID, Created: now, Modified: now}
-	err = s.store.WebhooksTx(ctx, func(tx Store) error {
+	err = s.store.Tx(ctx, func(tx Store) error {
 		if live, err := tx.OrgLive(ctx, p.OrgID); err != nil {
 			return gatehouse.Internal("find org", err)
 		} else if !live {
@@ -224,7 +224,7 @@ func (s *Service) List(ctx context.Context, t *Tool, p *gatehouse.Principal) ([]
 // webhook and resets its failure count.
 func (s *Service) Update(ctx context.Context, t *Tool, p *gatehouse.Principal, id string, in *Input) (*Webhook, error) {
 	var out *Webhook
-	err := s.store.WebhooksTx(ctx, func(tx Store) error {
+	err := s.store.Tx(ctx, func(tx Store) error {
 		w, err := s.webhook(ctx, tx, t, p, id)
 		if err != nil {
 			return err
@@ -259,7 +259,7 @@ func (s *Service) Update(ctx context.Context, t *Tool, p *gatehouse.Principal, i
 
 // Delete removes a webhook.
 func (s *Service) Delete(ctx context.Context, t *Tool, p *gatehouse.Principal, id string) error {
-	return s.store.WebhooksTx(ctx, func(tx Store) error {
+	return s.store.Tx(ctx, func(tx Store) error {
 		w, err := s.webhook(ctx, tx, t, p, id)
 		if err != nil {
 			return err

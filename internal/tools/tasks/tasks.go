@@ -71,8 +71,8 @@ type Issue struct {
 
 // Store persists Tasks; ErrNotFound and ErrConflict as in accounts.
 type Store interface {
-	// TasksTx runs fn in a read-write transaction.
-	TasksTx(ctx context.Context, fn func(tx Store) error) error
+	// Tx runs fn in a read-write transaction.
+	Tx(ctx context.Context, fn func(tx Store) error) error
 	// MemberTeam reports whether teamID is a live team of orgID that
 	// userID is a member of.
 	MemberTeam(ctx context.Context, orgID, teamID, userID string) (bool, error)
@@ -143,7 +143,7 @@ func (s *Service) team(ctx context.Context, st Store, p *gatehouse.Principal, te
 // first use.
 func (s *Service) States(ctx context.Context, p *gatehouse.Principal, teamID string) ([]State, error) {
 	var out []State
-	err := s.store.TasksTx(ctx, func(tx Store) error {
+	err := s.store.Tx(ctx, func(tx Store) error {
 		if err := s.team(ctx, tx, p, teamID); err != nil {
 			return err
 		}
@@ -185,7 +185,7 @@ func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, in *Input)
 		return nil, gatehouse.Invalid("title is required")
 	}
 	var out *Issue
-	err := s.store.TasksTx(ctx, func(tx Store) error {
+	err := s.store.Tx(ctx, func(tx Store) error {
 		if err := s.team(ctx, tx, p, *in.TeamID); err != nil {
 			return err
 		}
@@ -453,7 +453,7 @@ func (s *Service) Update(ctx context.Context, p *gatehouse.Principal, id string,
 		return nil, gatehouse.Invalid("teamId cannot be changed")
 	}
 	var out *Issue
-	err := s.store.TasksTx(ctx, func(tx Store) error {
+	err := s.store.Tx(ctx, func(tx Store) error {
 		i, err := s.locked(ctx, tx, p, id)
 		if err != nil {
 			return err

@@ -38,7 +38,7 @@ func (s *Service) parent(ctx context.Context, tx Store, p *gatehouse.Principal, 
 
 // Delete soft-deletes a live issue and its whole sub-issue subtree.
 func (s *Service) Delete(ctx context.Context, p *gatehouse.Principal, id string) error {
-	return s.store.TasksTx(ctx, func(tx Store) error {
+	return s.store.Tx(ctx, func(tx Store) error {
 		i, err := s.locked(ctx, tx, p, id)
 		if err != nil {
 			return err
@@ -62,7 +62,7 @@ func (s *Service) Delete(ctx context.Context, p *gatehouse.Principal, id string)
 // subtree, sub-issues deleted separately earlier included (spec 3).
 func (s *Service) Restore(ctx context.Context, p *gatehouse.Principal, id string) (*Issue, error) {
 	var out *Issue
-	err := s.store.TasksTx(ctx, func(tx Store) error {
+	err := s.store.Tx(ctx, func(tx Store) error {
 		i, err := s.locked(ctx, tx, p, id)
 		if err != nil {
 			return err

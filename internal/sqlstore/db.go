@@ -1,6 +1,10 @@
-// Package sqlstore is the accounts.Store on database/sql, one code path for
-// SQLite (modernc.org/sqlite, pure Go) and PostgreSQL (pgx). The few
-// differences between them live in dialect.go.
+// Package sqlstore is the storage of every module on database/sql, one
+// code path for SQLite (modernc.org/sqlite, pure Go) and PostgreSQL (pgx).
+// DB owns what they share: the pools, their FIFO gates, the statement
+// cache, the dialect (dialect.go holds the few differences) and the
+// migrations. Each module's Store interface has its own type here
+// (Accounts, OAuth, Tasks, Forms, Links, Sign, Webhooks), made from the DB
+// and running its transactions as a value of its own type.
 package sqlstore
 
 import (
@@ -15,7 +19,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
 )
 
 //go:embed migrations/*.sql
@@ -28,25 +31,22 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// Store implements accounts.Store. Outside a transaction reads go to the
-// reader pool and writes to the writer pool; inside one both go to the
-// transaction.
-type Store struct {
+// DB is an open database: the reader and writer pools (one pool when the
+// database allows one writer per process is all it needs, see dialect.go),
+// their gates and the statement cache. The module stores are views of it.
+type DB struct {
 	dialect dialect
 	reader  *sql.DB
 	writer  *sql.DB
-	tx      *sql.Tx
 	stmts   *stmtCache
 	// rgate and wgate queue the callers of reader and writer in arrival
 	// order (see gate); they are one queue when the pools are one.
 	rgate, wgate gate
 }
 
-var _ accounts.Store = (*Store)(nil)
-
 // Open connects to url (`sqlite:PATH` or `postgres://…`), applies pending
-// migrations and returns the store.
-func Open(ctx context.Context, url string) (*Store, error) {
+// migrations and returns the database.
+func Open(ctx context.Context, url string) (*DB, error) {
 	d, err := dialectFor(url)
 	if err != nil {
 		return nil, err
@@ -55,63 +55,132 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{dialect: d, reader: reader, writer: writer}
-	s.wgate = newGate(writer)
-	s.rgate = s.wgate
+	db := &DB{dialect: d, reader: reader, writer: writer}
+	db.wgate = newGate(writer)
+	db.rgate = db.wgate
 	if reader != writer {
-		s.rgate = newGate(reader)
+		db.rgate = newGate(reader)
 	}
 	if d.name == "sqlite" {
-		s.stmts = &stmtCache{}
+		db.stmts = &stmtCache{}
 	}
-	if err := s.migrate(ctx); err != nil {
-		s.Close()
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
 		return nil, err
 	}
-	return s, nil
+	return db, nil
 }
 
 // Migrate applies pending migrations to the database at url and closes it.
 func Migrate(ctx context.Context, url string) error {
-	s, err := Open(ctx, url)
+	db, err := Open(ctx, url)
 	if err != nil {
 		return err
 	}
-	return s.Close()
+	return db.Close()
 }
 
-func (s *Store) migrate(ctx context.Context) error {
+func (db *DB) migrate(ctx context.Context) error {
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		return err
 	}
-	return s.dialect.migrate(ctx, s.writer, sub)
+	return db.dialect.migrate(ctx, db.writer, sub)
 }
 
 // Close closes both pools.
-func (s *Store) Close() error {
-	err := s.writer.Close()
-	if s.reader != s.writer {
-		err = errors.Join(err, s.reader.Close())
+func (db *DB) Close() error {
+	err := db.writer.Close()
+	if db.reader != db.writer {
+		err = errors.Join(err, db.reader.Close())
 	}
 	return err
 }
 
-// DB returns the writer pool, for tools and benchmarks that seed data.
-func (s *Store) DB() *sql.DB { return s.writer }
+// DB returns the writer pool, for tests and tools that seed or check rows.
+func (db *DB) DB() *sql.DB { return db.writer }
 
-func (s *Store) r() querier {
-	if s.tx != nil {
-		return s.stmts.on(s.writer, s.tx)
-	}
-	return gated{s.stmts.on(s.reader, nil), s.rgate}
+// Dialect names the database: "sqlite" or "postgres".
+func (db *DB) Dialect() string { return db.dialect.name }
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	var one int
+	return db.reader.QueryRowContext(ctx, "SELECT 1").Scan(&one)
 }
 
-func (s *Store) w() querier {
-	if s.tx != nil {
-		return s.stmts.on(s.writer, s.tx)
+// inTx runs fn in a read-write transaction and commits when fn returns
+// nil. A transaction that PostgreSQL aborts as a deadlock victim or a
+// serialization failure is run again from the start.
+func (db *DB) inTx(ctx context.Context, fn func(c conn) error) error {
+	defer db.stmts.prepareDeferred(ctx)
+	for attempt := 1; ; attempt++ {
+		err := db.tryTx(ctx, fn)
+		if err == nil || attempt == 3 || !db.dialect.retryable(err) {
+			return err
+		}
 	}
-	return gated{s.stmts.on(s.writer, nil), s.wgate}
+}
+
+func (db *DB) tryTx(ctx context.Context, fn func(c conn) error) error {
+	if !db.wgate.enter(ctx) {
+		return fmt.Errorf("begin: %w", ctx.Err())
+	}
+	defer db.wgate.leave()
+	tx, err := db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(conn{db: db, tx: tx}); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", db.dialect.translate(err))
+	}
+	return nil
+}
+
+// conn is what every store is made of: the database and, inside a
+// transaction, the transaction. Outside one, reads go to the reader pool
+// and writes to the writer pool; inside one both go to the transaction.
+type conn struct {
+	db *DB
+	tx *sql.Tx
+}
+
+// DB returns the writer pool, for tests and tools that seed or check rows.
+func (c conn) DB() *sql.DB { return c.db.writer }
+
+func (c conn) r() querier {
+	if c.tx != nil {
+		return c.db.stmts.on(c.db.writer, c.tx)
+	}
+	return gated{c.db.stmts.on(c.db.reader, nil), c.db.rgate}
+}
+
+func (c conn) w() querier {
+	if c.tx != nil {
+		return c.db.stmts.on(c.db.writer, c.tx)
+	}
+	return gated{c.db.stmts.on(c.db.writer, nil), c.db.wgate}
+}
+
+// inTx runs fn on a conn bound to a transaction: c itself when it is
+// already inside one, so nested Tx calls join the outer transaction.
+func (c conn) inTx(ctx context.Context, fn func(c conn) error) error {
+	if c.tx != nil {
+		return fn(c)
+	}
+	return c.db.inTx(ctx, fn)
+}
+
+// one translates the error of a single-row read.
+func (c conn) one(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return gatehouse.ErrNotFound
+	}
+	return c.db.dialect.translate(err)
 }
 
 // gate is a FIFO queue in front of a connection pool, as deep as the pool.
@@ -297,49 +366,6 @@ func (q cachedQuerier) QueryRowContext(ctx context.Context, query string, args .
 	return st.QueryRowContext(ctx, args...)
 }
 
-// Tx implements accounts.Store.
-func (s *Store) Tx(ctx context.Context, fn func(tx accounts.Store) error) error {
-	if s.tx != nil {
-		return fn(s)
-	}
-	// A transaction that PostgreSQL aborts as a deadlock victim or a
-	// serialization failure is run again from the start.
-	defer s.stmts.prepareDeferred(ctx)
-	for attempt := 1; ; attempt++ {
-		err := s.tryTx(ctx, fn)
-		if err == nil || attempt == 3 || !s.dialect.retryable(err) {
-			return err
-		}
-	}
-}
-
-func (s *Store) tryTx(ctx context.Context, fn func(tx accounts.Store) error) error {
-	if !s.wgate.enter(ctx) {
-		return fmt.Errorf("begin: %w", ctx.Err())
-	}
-	defer s.wgate.leave()
-	tx, err := s.writer.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	inner := *s
-	inner.tx = tx
-	if err := fn(&inner); err != nil {
-		tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", s.dialect.translate(err))
-	}
-	return nil
-}
-
-// Ping implements accounts.Store.
-func (s *Store) Ping(ctx context.Context) error {
-	var one int
-	return s.reader.QueryRowContext(ctx, "SELECT 1").Scan(&one)
-}
-
 // micros converts t to the stored form: unix microseconds.
 func micros(t time.Time) int64 { return t.UnixMicro() }
 
@@ -360,15 +386,15 @@ func fromNullMicros(v sql.NullInt64) *time.Time {
 	return &t
 }
 
-func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
-
-// one translates the error of a single-row read.
-func (s *Store) one(err error) error {
-	if errors.Is(err, sql.ErrNoRows) {
-		return gatehouse.ErrNotFound
+// nullBool is the stored switch v: nil when it was never set.
+func nullBool(v sql.NullBool) *bool {
+	if !v.Valid {
+		return nil
 	}
-	return s.dialect.translate(err)
+	return &v.Bool
 }
+
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
 
 // affected returns ErrNotFound when res changed no row.
 func affected(res sql.Result, err error) error {
@@ -412,6 +438,3 @@ func placeholders(from, n int) string {
 	}
 	return b.String()
 }
-
-// Dialect names the database: "sqlite" or "postgres".
-func (s *Store) Dialect() string { return s.dialect.name }

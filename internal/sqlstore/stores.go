@@ -1,0 +1,111 @@
+package sqlstore
+
+import (
+	"context"
+
+	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/forms"
+	"github.com/gatehouse/gatehouse/internal/links"
+	"github.com/gatehouse/gatehouse/internal/oauth"
+	"github.com/gatehouse/gatehouse/internal/sign"
+	"github.com/gatehouse/gatehouse/internal/tools/tasks"
+	"github.com/gatehouse/gatehouse/internal/webhooks"
+)
+
+// The module stores: one type per Store interface, each a view of the DB.
+// Tx binds a new value of the same type to the transaction, so a module's
+// transaction is its own Store with no conversion.
+
+var (
+	_ accounts.Store = (*Accounts)(nil)
+	_ oauth.Store    = (*OAuth)(nil)
+	_ tasks.Store    = (*Tasks)(nil)
+	_ forms.Store    = (*Forms)(nil)
+	_ links.Store    = (*Links)(nil)
+	_ sign.Store     = (*Sign)(nil)
+	_ webhooks.Store = (*Webhooks)(nil)
+)
+
+// Accounts implements accounts.Store: people, sessions, orgs and workspaces.
+type Accounts struct{ conn }
+
+// Accounts returns the accounts store.
+func (db *DB) Accounts() *Accounts { return &Accounts{conn{db: db}} }
+
+// Tx implements accounts.Store.
+func (s *Accounts) Tx(ctx context.Context, fn func(tx accounts.Store) error) error {
+	return s.inTx(ctx, func(c conn) error { return fn(&Accounts{c}) })
+}
+
+// Ping implements accounts.Store.
+func (s *Accounts) Ping(ctx context.Context) error { return s.db.Ping(ctx) }
+
+// OAuth implements oauth.Store: clients, authorization and device codes.
+type OAuth struct{ conn }
+
+// OAuth returns the authorization server's store.
+func (db *DB) OAuth() *OAuth { return &OAuth{conn{db: db}} }
+
+// Tx implements oauth.Store.
+func (s *OAuth) Tx(ctx context.Context, fn func(tx oauth.Store) error) error {
+	return s.inTx(ctx, func(c conn) error { return fn(&OAuth{c}) })
+}
+
+// Accounts implements oauth.Store: the accounts store on the same
+// connection or transaction.
+func (s *OAuth) Accounts() accounts.Store { return &Accounts{s.conn} }
+
+// Tasks implements tasks.Store.
+type Tasks struct{ conn }
+
+// Tasks returns the Tasks tool's store.
+func (db *DB) Tasks() *Tasks { return &Tasks{conn{db: db}} }
+
+// Tx implements tasks.Store.
+func (s *Tasks) Tx(ctx context.Context, fn func(tx tasks.Store) error) error {
+	return s.inTx(ctx, func(c conn) error { return fn(&Tasks{c}) })
+}
+
+// Forms implements forms.Store.
+type Forms struct{ conn }
+
+// Forms returns the Forms tool's store.
+func (db *DB) Forms() *Forms { return &Forms{conn{db: db}} }
+
+// Tx implements forms.Store.
+func (s *Forms) Tx(ctx context.Context, fn func(tx forms.Store) error) error {
+	return s.inTx(ctx, func(c conn) error { return fn(&Forms{c}) })
+}
+
+// Links implements links.Store.
+type Links struct{ conn }
+
+// Links returns the Links tool's store.
+func (db *DB) Links() *Links { return &Links{conn{db: db}} }
+
+// Tx implements links.Store.
+func (s *Links) Tx(ctx context.Context, fn func(tx links.Store) error) error {
+	return s.inTx(ctx, func(c conn) error { return fn(&Links{c}) })
+}
+
+// Sign implements sign.Store.
+type Sign struct{ conn }
+
+// Sign returns the Sign tool's store.
+func (db *DB) Sign() *Sign { return &Sign{conn{db: db}} }
+
+// Tx implements sign.Store.
+func (s *Sign) Tx(ctx context.Context, fn func(tx sign.Store) error) error {
+	return s.inTx(ctx, func(c conn) error { return fn(&Sign{c}) })
+}
+
+// Webhooks implements webhooks.Store.
+type Webhooks struct{ conn }
+
+// Webhooks returns the webhooks' store.
+func (db *DB) Webhooks() *Webhooks { return &Webhooks{conn{db: db}} }
+
+// Tx implements webhooks.Store.
+func (s *Webhooks) Tx(ctx context.Context, fn func(tx webhooks.Store) error) error {
+	return s.inTx(ctx, func(c conn) error { return fn(&Webhooks{c}) })
+}

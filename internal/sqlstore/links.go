@@ -7,7 +7,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
-	"github.com/gatehouse/gatehouse/internal/links"
+	"github.com/gatehouse/gatehouse/internal/tools/links"
 )
 
 // LinksTx implements links.Store.

@@ -23,9 +23,9 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/forms"
-	"github.com/gatehouse/gatehouse/internal/links"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/gatehouse/gatehouse/internal/tools/links"
 )
 
 // Store is what the suite needs of a store: the storage interfaces of the

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
-	"github.com/gatehouse/gatehouse/internal/links"
+	"github.com/gatehouse/gatehouse/internal/tools/links"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/links"
+	"github.com/gatehouse/gatehouse/internal/tools/links"
 )
 
 const linkSelect = `SELECT l.id, l.org_id, l.short_code, l.destination_url, l.title, l.active, l.archived, l.clicks, l.created_by, l.created_at, l.updated_at

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
-	"github.com/gatehouse/gatehouse/internal/links"
+	"github.com/gatehouse/gatehouse/internal/tools/links"
 )
 
 // testLockOrg holds an org's lock in one transaction and checks that a

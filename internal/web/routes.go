@@ -8,7 +8,9 @@ import (
 	"github.com/gatehouse/gatehouse/api"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/tools/links"
 	"github.com/gatehouse/gatehouse/internal/tools/tasks"
+	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
 
 // routes is the whole API on one screen.
@@ -126,11 +128,10 @@ func (s *Server) pageRoutes() {
 func (s *Server) toolRoutes() {
 	m := s.mux
 	tasks.Mount(m, s, s.tasks)
+	links.Mount(m, s, s.links)
+	webhooks.Mount(m, s, s.webhooks)
 	if s.forms != nil {
 		s.formRoutes(m)
-	}
-	if s.links != nil {
-		s.linkRoutes(m)
 	}
 	if s.sign != nil {
 		s.signRoutes(m)

@@ -20,10 +20,10 @@ import (
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/forms"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
-	"github.com/gatehouse/gatehouse/internal/links"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/sign"
+	"github.com/gatehouse/gatehouse/internal/tools/links"
 	"github.com/gatehouse/gatehouse/internal/tools/tasks"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )

@@ -9,7 +9,6 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
 	"github.com/gatehouse/gatehouse/internal/sign"
-	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
 
 // maxDocumentUpload bounds the multipart body of a document create: the
@@ -32,9 +31,6 @@ func (s *Server) signRoutes(m *http.ServeMux) {
 	m.Handle("GET /sign/v1/public/sign", s.handle(s.handlePublicView))
 	m.Handle("POST /sign/v1/public/sign", s.handle(s.handlePublicSign))
 	m.Handle("POST /sign/v1/public/decline", s.handle(s.handlePublicDecline))
-	if s.webhooks != nil {
-		s.webhookRoutes(m, "/sign/v1", webhooks.Sign, false)
-	}
 }
 
 func (s *Server) toDocument(d *sign.Document) map[string]any {

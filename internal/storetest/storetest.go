@@ -22,10 +22,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
-	"github.com/gatehouse/gatehouse/internal/forms"
 	"github.com/gatehouse/gatehouse/internal/links"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/gatehouse/gatehouse/internal/tools/forms"
 )
 
 // Store is what the suite needs of a store: the storage interfaces of the

@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/forms"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/tools/forms"
 )
 
 // formRoutes serves the Forms tool API of TOOLS.md under /forms/, the path

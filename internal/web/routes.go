@@ -8,7 +8,9 @@ import (
 	"github.com/gatehouse/gatehouse/api"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/tools/sign"
 	"github.com/gatehouse/gatehouse/internal/tools/tasks"
+	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
 
 // routes is the whole API on one screen.
@@ -132,8 +134,9 @@ func (s *Server) toolRoutes() {
 	if s.links != nil {
 		s.linkRoutes(m)
 	}
-	if s.sign != nil {
-		s.signRoutes(m)
+	sign.Mount(m, s, s.sign)
+	if s.sign != nil && s.webhooks != nil {
+		s.webhookRoutes(m, "/sign/v1", webhooks.Sign, false)
 	}
 	for _, tool := range accounts.Tools {
 		m.Handle("/"+tool+"/v1/", s.handleToolAPI(tool))

@@ -8,6 +8,7 @@ import (
 	"github.com/gatehouse/gatehouse/api"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/sign"
 	"github.com/gatehouse/gatehouse/internal/tools/tasks"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
@@ -121,6 +122,10 @@ func (s *Server) pageRoutes() {
 	m.HandleFunc("GET /invite", s.handleInvitePage)
 	m.Handle("POST /invite", form(s.handleInviteAccept))
 	m.HandleFunc("GET /assets/gatehouse.css", s.handleStylesheet)
+	if s.forms != nil {
+		m.HandleFunc("GET /forms"+forms.ConfirmPath, s.handleFormConfirmPage)
+		m.Handle("POST /forms"+forms.ConfirmPath, form(s.handleFormConfirm))
+	}
 }
 
 // toolRoutes are the tool APIs; a tool without a service, and every path
@@ -128,9 +133,7 @@ func (s *Server) pageRoutes() {
 func (s *Server) toolRoutes() {
 	m := s.mux
 	tasks.Mount(m, s, s.tasks)
-	if s.forms != nil {
-		s.formRoutes(m)
-	}
+	forms.Mount(m, s, s.forms)
 	if s.links != nil {
 		s.linkRoutes(m)
 	}

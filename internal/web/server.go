@@ -235,9 +235,6 @@ type limits struct {
 	// OAuth: client registration writes a row per call; token and device
 	// authorization are cheap, bounded like key exchange.
 	oauthRegister, oauthToken *ratelimit.Limiter
-	// Public form submissions: a site's visitors share nothing but the
-	// form, so the limit is per IP and generous.
-	formSubmit *ratelimit.Limiter
 	// Wrong user codes typed on the device page, per IP and per browser
 	// session (RFC 8628 §5.1), keyed "ip …" and "session …".
 	failedDeviceCodes *ratelimit.Limiter
@@ -255,7 +252,6 @@ func newLimits(now func() time.Time) *limits {
 		lockout:       newLockout(now),
 		oauthRegister: ratelimit.New(20, time.Minute, now),
 		oauthToken:    ratelimit.New(300, 100*time.Millisecond, now),
-		formSubmit:    ratelimit.New(30, 2*time.Second, now),
 
 		failedDeviceCodes: ratelimit.New(10, time.Minute, now),
 	}

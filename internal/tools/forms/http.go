@@ -59,11 +59,7 @@ func (h *handlers) handleCreateForm(w http.ResponseWriter, r *http.Request, p *g
 		return err
 	}
 	f, err := h.svc.Create(r.Context(), p, &in)
-	if err != nil {
-		return err
-	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"form": h.toForm(f)})
-	return nil
+	return h.writeForm(w, f, err)
 }
 
 // handleForms handles "GET /forms/v1/forms".
@@ -83,6 +79,12 @@ func (h *handlers) handleForms(w http.ResponseWriter, r *http.Request, p *gateho
 // handleForm handles "GET /forms/v1/forms/{id}".
 func (h *handlers) handleForm(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	f, err := h.svc.Get(r.Context(), p, r.PathValue("id"))
+	return h.writeForm(w, f, err)
+}
+
+// writeForm writes f as the answer of a form operation, or returns the
+// operation's error.
+func (h *handlers) writeForm(w http.ResponseWriter, f *Form, err error) error {
 	if err != nil {
 		return err
 	}

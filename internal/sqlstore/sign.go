@@ -6,7 +6,7 @@ import (
 	"encoding/base64"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/sign"
+	"github.com/gatehouse/gatehouse/internal/tools/sign"
 )
 
 // CreateDocument implements sign.Store.

@@ -4,10 +4,10 @@ import (
 	"context"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
-	"github.com/gatehouse/gatehouse/internal/forms"
 	"github.com/gatehouse/gatehouse/internal/oauth"
-	"github.com/gatehouse/gatehouse/internal/sign"
+	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
+	"github.com/gatehouse/gatehouse/internal/tools/sign"
 	"github.com/gatehouse/gatehouse/internal/tools/tasks"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )

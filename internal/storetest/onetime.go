@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
-	"github.com/gatehouse/gatehouse/internal/forms"
 	"github.com/gatehouse/gatehouse/internal/oauth"
+	"github.com/gatehouse/gatehouse/internal/tools/forms"
 )
 
 // testOneTimeSecrets races racers callers for each one-time secret: one

@@ -22,9 +22,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/gatehouse/gatehouse/internal/accounts"
-	"github.com/gatehouse/gatehouse/internal/forms"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
 )
 

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/forms"
 	"github.com/gatehouse/gatehouse/internal/mail/mailtest"
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/gatehouse/gatehouse/internal/tools/forms"
 )
 
 const formsConfirmSubject = "Confirm that you want form submissions by email"

@@ -10,13 +10,10 @@ const MaxBody = 1 << 20
 // The body reading and JSON helpers are httpjson's, shared with the tool
 // modules; these names keep the kernel's handlers short.
 var (
-	decode       = httpjson.Decode
-	readBody     = httpjson.Body
-	readJSONBody = httpjson.JSONBody
-	nulError     = httpjson.NULError
-	stamp        = httpjson.Stamp
-	stampPtr     = httpjson.StampPtr
-	optional     = httpjson.Optional
+	decode   = httpjson.Decode
+	stamp    = httpjson.Stamp
+	stampPtr = httpjson.StampPtr
+	optional = httpjson.Optional
 )
 
 type message struct {

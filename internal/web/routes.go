@@ -8,7 +8,9 @@ import (
 	"github.com/gatehouse/gatehouse/api"
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
+	"github.com/gatehouse/gatehouse/internal/tools/sign"
 	"github.com/gatehouse/gatehouse/internal/tools/tasks"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
@@ -121,6 +123,10 @@ func (s *Server) pageRoutes() {
 	m.HandleFunc("GET /invite", s.handleInvitePage)
 	m.Handle("POST /invite", form(s.handleInviteAccept))
 	m.HandleFunc("GET /assets/gatehouse.css", s.handleStylesheet)
+	if s.forms != nil {
+		m.HandleFunc("GET /forms"+forms.ConfirmPath, s.handleFormConfirmPage)
+		m.Handle("POST /forms"+forms.ConfirmPath, form(s.handleFormConfirm))
+	}
 }
 
 // toolRoutes are the tool APIs; a tool without a service, and every path
@@ -129,13 +135,9 @@ func (s *Server) toolRoutes() {
 	m := s.mux
 	tasks.Mount(m, s, s.tasks)
 	links.Mount(m, s, s.links)
+	forms.Mount(m, s, s.forms)
+	sign.Mount(m, s, s.sign)
 	webhooks.Mount(m, s, s.webhooks)
-	if s.forms != nil {
-		s.formRoutes(m)
-	}
-	if s.sign != nil {
-		s.signRoutes(m)
-	}
 	for _, tool := range accounts.Tools {
 		m.Handle("/"+tool+"/v1/", s.handleToolAPI(tool))
 	}

@@ -18,12 +18,12 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
-	"github.com/gatehouse/gatehouse/internal/forms"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
-	"github.com/gatehouse/gatehouse/internal/sign"
+	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
+	"github.com/gatehouse/gatehouse/internal/tools/sign"
 	"github.com/gatehouse/gatehouse/internal/tools/tasks"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
@@ -237,9 +237,6 @@ type limits struct {
 	// OAuth: client registration writes a row per call; token and device
 	// authorization are cheap, bounded like key exchange.
 	oauthRegister, oauthToken *ratelimit.Limiter
-	// Public form submissions: a site's visitors share nothing but the
-	// form, so the limit is per IP and generous.
-	formSubmit *ratelimit.Limiter
 	// Wrong user codes typed on the device page, per IP and per browser
 	// session (RFC 8628 §5.1), keyed "ip …" and "session …".
 	failedDeviceCodes *ratelimit.Limiter
@@ -256,7 +253,6 @@ func newLimits(now func() time.Time) *limits {
 		keyExchange:   ratelimit.New(300, 100*time.Millisecond, now),
 		oauthRegister: ratelimit.New(20, time.Minute, now),
 		oauthToken:    ratelimit.New(300, 100*time.Millisecond, now),
-		formSubmit:    ratelimit.New(30, 2*time.Second, now),
 
 		failedDeviceCodes: ratelimit.New(10, time.Minute, now),
 	}

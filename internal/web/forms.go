@@ -6,11 +6,11 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/forms"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
-	"github.com/gatehouse/gatehouse/internal/ratelimit"
 )
 
 // formRoutes serves the Forms tool API of TOOLS.md under /forms/, the path
@@ -24,10 +24,8 @@ func (s *Server) formRoutes(m *http.ServeMux) {
 	m.Handle("GET /forms/v1/forms/{id}/destinations", t(s.handleDestinations))
 	m.Handle("POST /forms/v1/forms/{id}/destinations", t(s.handleAddDestination))
 	m.Handle("DELETE /forms/v1/forms/{id}/destinations/{did}", t(s.handleDeleteDestination))
-	m.Handle("POST /forms/f/{id}", corsOpen(s.perIP(func(l *limits) *ratelimit.Limiter { return l.formSubmit }, s.handleSubmit)))
+	m.Handle("POST /forms/f/{id}", corsOpen(s.PerIP(s.Limiter("formSubmit", 30, 2*time.Second), s.handleSubmit)))
 	m.HandleFunc("OPTIONS /forms/f/{id}", handleSubmitPreflight)
-	m.HandleFunc("GET /forms"+forms.ConfirmPath, s.handleFormConfirmPage)
-	m.Handle("POST /forms"+forms.ConfirmPath, s.form(s.handleFormConfirm))
 }
 
 type autoresponderJSON struct {

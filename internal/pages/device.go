@@ -35,8 +35,7 @@ func (h *handlers) handleDevicePage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var e *gatehouse.Error
 		if errors.As(err, &e) && e.Kind == gatehouse.KindNotFound {
-			h.deviceCodeFailed(r, b)
-			h.render(w, http.StatusNotFound, "device", &page{Title: "Connect a device", User: b.User, Code: code, Error: sentence(e.Message)})
+			h.wrongDeviceCode(w, r, b, code, e.Message)
 			return
 		}
 		h.pageError(w, r, err)
@@ -78,8 +77,7 @@ func (h *handlers) handleDeviceDecision(w http.ResponseWriter, r *http.Request) 
 			}
 		}
 		if errors.As(err, &e) && e.Kind == gatehouse.KindNotFound {
-			h.deviceCodeFailed(r, b)
-			h.render(w, http.StatusNotFound, "device", &page{Title: "Connect a device", User: b.User, Code: code, Error: sentence(e.Message)})
+			h.wrongDeviceCode(w, r, b, code, e.Message)
 			return
 		}
 		h.pageError(w, r, err)
@@ -105,8 +103,10 @@ func (h *handlers) deviceCodesLimited(w http.ResponseWriter, r *http.Request, b 
 	return false
 }
 
-// deviceCodeFailed counts a wrong user code against the IP and the session.
-func (h *handlers) deviceCodeFailed(r *http.Request, b *accounts.BrowserSession) {
+// wrongDeviceCode counts a wrong user code against the IP and the session
+// of b, and shows the device page again with msg.
+func (h *handlers) wrongDeviceCode(w http.ResponseWriter, r *http.Request, b *accounts.BrowserSession, code, msg string) {
 	h.failedDeviceCodes.Allow("ip " + h.k.ClientIP(r))
 	h.failedDeviceCodes.Allow("session " + b.SessionID)
+	h.render(w, http.StatusNotFound, "device", &page{Title: "Connect a device", User: b.User, Code: code, Error: sentence(msg)})
 }

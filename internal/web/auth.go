@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/accounts"
@@ -69,10 +70,8 @@ func (s *Server) handleMagicLink(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if s.limits != nil {
-		if ok, wait := s.limits.magicPerEmail.Allow(key); !ok {
-			return gatehouse.TooMany(wait)
-		}
+	if ok, wait := s.Limiter("magicPerEmail", 5, 2*time.Minute).Allow(key); !ok {
+		return gatehouse.TooMany(wait)
 	}
 	if err := s.svc.RequestMagicLink(r.Context(), in.Email, in.Client); err != nil {
 		return err

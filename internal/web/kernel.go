@@ -45,7 +45,7 @@ func (s *Server) FullIn(param string, h AuthedFunc) http.Handler { return s.full
 // limits. Asking for a name again with other numbers is a programming
 // error and panics.
 func (s *Server) Limiter(name string, burst int, every time.Duration) *ratelimit.Limiter {
-	if s.limits == nil {
+	if !s.rateLimit {
 		return nil
 	}
 	s.namedMu.Lock()
@@ -87,3 +87,16 @@ func (s *Server) PerIP(l *ratelimit.Limiter, h HandlerFunc) http.Handler {
 // take bodies up to n bytes instead of MaxBody. Call it when mounting,
 // before the server serves.
 func (s *Server) BodyLimit(pattern string, n int64) { s.bodyLimits[pattern] = n }
+
+// ClientIP is the address the abuse limits key on: the peer address of r,
+// since Gatehouse does not trust forwarding headers (docs/decisions.md).
+func (s *Server) ClientIP(r *http.Request) string { return clientIP(r) }
+
+// RequestID is the id ServeHTTP gave r (its X-Request-Id), for messages
+// and logs about r.
+func (s *Server) RequestID(r *http.Request) string { return requestID(r.Context()) }
+
+// StatusOf is the HTTP status of an error of kind k, from the one table
+// the API's errors use, for a module that answers errors in its own shape
+// (the hosted pages).
+func (s *Server) StatusOf(k gatehouse.Kind) int { return statusOf[k] }

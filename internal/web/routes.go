@@ -4,9 +4,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/api"
 	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
@@ -21,17 +21,20 @@ func (s *Server) routes() {
 	m.Handle("GET /health", s.handle(s.handleHealth))
 	m.HandleFunc("GET /openapi.json", handleOpenAPI)
 
-	m.Handle("POST /v1/auth/register", s.perIP(func(l *limits) *ratelimit.Limiter { return l.register }, s.handleRegister))
-	m.Handle("POST /v1/auth/login", s.perIP(func(l *limits) *ratelimit.Limiter { return l.login }, s.handleLogin))
-	m.Handle("POST /v1/auth/magic-link", s.perIP(func(l *limits) *ratelimit.Limiter { return l.magic }, s.handleMagicLink))
-	m.Handle("POST /v1/auth/magic-link/verify", s.perIP(func(l *limits) *ratelimit.Limiter { return l.verify }, s.handleMagicLinkVerify))
-	m.Handle("POST /v1/auth/verify-email", s.perIP(func(l *limits) *ratelimit.Limiter { return l.verify }, s.handleVerifyEmail))
+	// Abuse limits are named kernel limiters (numbers and reasons in
+	// docs/decisions.md); the hosted pages ask for login, magic,
+	// magicPerEmail and verify too, and share their buckets.
+	m.Handle("POST /v1/auth/register", s.PerIP(s.Limiter("register", 20, time.Minute), s.handleRegister))
+	m.Handle("POST /v1/auth/login", s.PerIP(s.Limiter("login", 30, 2*time.Second), s.handleLogin))
+	m.Handle("POST /v1/auth/magic-link", s.PerIP(s.Limiter("magic", 10, time.Minute), s.handleMagicLink))
+	m.Handle("POST /v1/auth/magic-link/verify", s.PerIP(s.Limiter("verify", 30, 2*time.Second), s.handleMagicLinkVerify))
+	m.Handle("POST /v1/auth/verify-email", s.PerIP(s.Limiter("verify", 30, 2*time.Second), s.handleVerifyEmail))
 	m.Handle("POST /v1/auth/refresh", s.handle(s.handleRefresh))
 	m.Handle("POST /v1/auth/logout", s.handle(s.handleLogout))
 	m.Handle("POST /v1/auth/switch-org", s.authed(s.handleSwitchOrg))
 	m.Handle("GET /v1/auth/me", s.authed(s.handleMe))
 	m.Handle("GET /v1/auth/verify", s.authed(s.handleVerify))
-	m.Handle("POST /v1/auth/token", s.perIP(func(l *limits) *ratelimit.Limiter { return l.keyExchange }, s.handleKeyExchange))
+	m.Handle("POST /v1/auth/token", s.PerIP(s.Limiter("keyExchange", 300, 100*time.Millisecond), s.handleKeyExchange))
 
 	m.Handle("PATCH /v1/me", s.authed(s.handlePatchMe))
 	m.Handle("DELETE /v1/me", s.Full(s.handleDeleteMe))
@@ -83,49 +86,24 @@ func (s *Server) routes() {
 	if s.oauth != nil {
 		s.oauthRoutes()
 	}
-	s.pageRoutes()
+	pages.Mount(m, s, pages.Deps{Accounts: s.svc, OAuth: s.oauth, Forms: s.forms, Logger: s.log})
 	s.toolRoutes()
 }
 
-// oauthRoutes are the authorization server (RFC 6749 error bodies from
-// internal/oauth), the protected resource metadata, and its consent and
-// device pages (HTML; every form POST behind CrossOriginProtection).
+// oauthRoutes are the authorization server's JSON endpoints (RFC 6749
+// error bodies from internal/oauth) and the protected resource metadata;
+// its consent and device pages are internal/pages'.
 func (s *Server) oauthRoutes() {
-	m, o, form := s.mux, s.oauth, s.form
+	m, o := s.mux, s.oauth
 	m.Handle("GET /.well-known/oauth-authorization-server", o.HandleMetadata())
 	m.Handle("GET /.well-known/oauth-protected-resource", o.HandleResourceMetadata())
 	m.Handle("GET /.well-known/oauth-protected-resource/{rest...}", o.HandleResourceMetadata())
-	m.Handle("POST /oauth/register", s.oauthLimited(func(l *limits) *ratelimit.Limiter { return l.oauthRegister }, o.HandleRegister()))
-	m.Handle("POST /oauth/token", s.oauthLimited(func(l *limits) *ratelimit.Limiter { return l.oauthToken }, o.HandleToken()))
-	m.Handle("POST /oauth/device/authorization", s.oauthLimited(func(l *limits) *ratelimit.Limiter { return l.oauthToken }, o.HandleDeviceAuthorization()))
+	m.Handle("POST /oauth/register", s.oauthLimited(s.Limiter("oauthRegister", 20, time.Minute), o.HandleRegister()))
+	m.Handle("POST /oauth/token", s.oauthLimited(s.Limiter("oauthToken", 300, 100*time.Millisecond), o.HandleToken()))
+	m.Handle("POST /oauth/device/authorization", s.oauthLimited(s.Limiter("oauthToken", 300, 100*time.Millisecond), o.HandleDeviceAuthorization()))
 	for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/oauth-protected-resource",
 		"/.well-known/oauth-protected-resource/{rest...}", "/oauth/register", "/oauth/token", "/oauth/device/authorization"} {
 		m.Handle("OPTIONS "+p, o.HandlePreflight())
-	}
-	m.HandleFunc("GET /oauth/authorize", s.handleAuthorize)
-	m.Handle("POST /oauth/authorize", form(s.handleAuthorizeDecision))
-	m.HandleFunc("GET /device", s.handleDevicePage)
-	m.Handle("POST /device", form(s.handleDeviceDecision))
-}
-
-// pageRoutes are the hosted pages that need no authorization server (HTML;
-// every form POST behind CrossOriginProtection).
-func (s *Server) pageRoutes() {
-	m, form := s.mux, s.form
-	m.HandleFunc("GET /signin", s.handleSignInPage)
-	m.Handle("POST /signin", form(s.handleSignIn))
-	m.Handle("POST /signin/magic", form(s.handleSignInMagic))
-	m.Handle("POST /signout", form(s.handleSignOut))
-	m.HandleFunc("GET /auth/magic", s.handleMagicPage)
-	m.Handle("POST /auth/magic", form(s.handleMagic))
-	m.HandleFunc("GET /verify-email", s.handleVerifyEmailPage)
-	m.Handle("POST /verify-email", form(s.handleVerifyEmailForm))
-	m.HandleFunc("GET /invite", s.handleInvitePage)
-	m.Handle("POST /invite", form(s.handleInviteAccept))
-	m.HandleFunc("GET /assets/gatehouse.css", s.handleStylesheet)
-	if s.forms != nil {
-		m.HandleFunc("GET /forms"+forms.ConfirmPath, s.handleFormConfirmPage)
-		m.Handle("POST /forms"+forms.ConfirmPath, form(s.handleFormConfirm))
 	}
 }
 
@@ -162,28 +140,9 @@ func (s *Server) Route(r *http.Request) string {
 
 // oauthLimited limits an OAuth endpoint per client IP, answering in the
 // OAuth error shape.
-func (s *Server) oauthLimited(pick func(*limits) *ratelimit.Limiter, h http.Handler) http.Handler {
-	if s.limits == nil {
+func (s *Server) oauthLimited(l *ratelimit.Limiter, h http.Handler) http.Handler {
+	if l == nil {
 		return h
 	}
-	return s.oauth.Limit(func(r *http.Request) (bool, time.Duration) { return pick(s.limits).Allow(clientIP(r)) }, h)
+	return s.oauth.Limit(func(r *http.Request) (bool, time.Duration) { return l.Allow(clientIP(r)) }, h)
 }
-
-// form guards a hosted-page form POST: cross-origin browser requests are
-// refused (http.CrossOriginProtection: Sec-Fetch-Site, then Origin) with the
-// error page, and so are fields that are not clean text or too long to be
-// any of the pages' values.
-func (s *Server) form(h http.HandlerFunc) http.Handler {
-	return s.csrf.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := r.ParseForm(); err != nil || !gatehouse.CleanValues(r.Form, maxFormValue) {
-			s.render(w, http.StatusBadRequest, "error", &page{Title: "Request refused",
-				Message: "This form could not be read. Go back to the page and try again."})
-			return
-		}
-		h(w, r)
-	}))
-}
-
-// maxFormValue bounds a hosted-page form value: tokens, codes, emails,
-// passwords and return paths are all far shorter.
-const maxFormValue = 4096

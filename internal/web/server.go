@@ -1,12 +1,14 @@
-// Package web is the HTTP edge of Gatehouse: routing, decoding, the mapping
-// of domain errors to statuses, and the abuse limits.
+// Package web is the HTTP kernel of Gatehouse: ServeHTTP (request ids,
+// body bounds, panics, clean URLs), the middleware modules mount their
+// routes through (kernel.go), the named abuse limiters, the mapping of
+// domain errors to statuses, and the routes file that lists every
+// module's mount.
 package web
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"html/template"
 	"log/slog"
 	"net"
 	"net/http"
@@ -20,7 +22,6 @@ import (
 	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
 	"github.com/gatehouse/gatehouse/internal/oauth"
-	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
 	"github.com/gatehouse/gatehouse/internal/tools/sign"
@@ -56,15 +57,13 @@ type Config struct {
 
 // Server serves the whole HTTP API.
 type Server struct {
-	svc    *accounts.Service
-	log    *slog.Logger
-	limits *limits
-	mux    *http.ServeMux
-	oauth  *oauth.Server
-	pages  map[string]*template.Template
-	secure bool // Secure cookies; false only on plain-http loopback
-	csrf   *http.CrossOriginProtection
-	now    func() time.Time // clock of the rate limiters; nil: time.Now
+	svc   *accounts.Service
+	log   *slog.Logger
+	mux   *http.ServeMux
+	oauth *oauth.Server
+	// rateLimit turns the abuse limits on (Limiter returns nil when off).
+	rateLimit bool
+	now       func() time.Time // clock of the rate limiters; nil: time.Now
 	// bodyLimits are the routes (by pattern) whose bodies may exceed
 	// MaxBody, and their own bound (BodyLimit).
 	bodyLimits map[string]int64
@@ -81,19 +80,9 @@ type Server struct {
 // NewServer returns the HTTP handler of the whole service.
 func NewServer(c Config) http.Handler {
 	s := &Server{svc: c.Service, log: c.Logger, mux: http.NewServeMux(), oauth: c.OAuth, tasks: c.Tasks, forms: c.Forms, links: c.Links, webhooks: c.Webhooks, sign: c.Sign,
-		pages: parsePages(), secure: true, csrf: http.NewCrossOriginProtection(), now: c.Now, bodyLimits: map[string]int64{}, named: map[string]namedLimiter{}}
-	if s.oauth != nil {
-		s.secure = secureCookies(s.oauth.Issuer())
-	}
-	s.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.render(w, http.StatusForbidden, "error", &page{Title: "Request refused",
-			Message: "This form was sent from another site. Go back to the page and try again."})
-	}))
+		rateLimit: c.RateLimit, now: c.Now, bodyLimits: map[string]int64{}, named: map[string]namedLimiter{}}
 	if s.log == nil {
 		s.log = slog.Default()
-	}
-	if c.RateLimit {
-		s.limits = newLimits(c.Now)
 	}
 	s.routes()
 	return s
@@ -229,45 +218,6 @@ func clientIP(r *http.Request) string {
 
 func sessionMeta(r *http.Request) accounts.SessionMeta {
 	return accounts.SessionMeta{UserAgent: r.UserAgent(), IP: clientIP(r)}
-}
-
-// limits are the abuse limits of the unauthenticated endpoints.
-type limits struct {
-	register, login, magic, magicPerEmail, verify, keyExchange *ratelimit.Limiter
-	// OAuth: client registration writes a row per call; token and device
-	// authorization are cheap, bounded like key exchange.
-	oauthRegister, oauthToken *ratelimit.Limiter
-	// Wrong user codes typed on the device page, per IP and per browser
-	// session (RFC 8628 §5.1), keyed "ip …" and "session …".
-	failedDeviceCodes *ratelimit.Limiter
-}
-
-// newLimits sets the abuse limits; docs/decisions.md gives the reasons.
-func newLimits(now func() time.Time) *limits {
-	return &limits{
-		register:      ratelimit.New(20, time.Minute, now),
-		login:         ratelimit.New(30, 2*time.Second, now),
-		magic:         ratelimit.New(10, time.Minute, now),
-		magicPerEmail: ratelimit.New(5, 2*time.Minute, now),
-		verify:        ratelimit.New(30, 2*time.Second, now),
-		keyExchange:   ratelimit.New(300, 100*time.Millisecond, now),
-		oauthRegister: ratelimit.New(20, time.Minute, now),
-		oauthToken:    ratelimit.New(300, 100*time.Millisecond, now),
-
-		failedDeviceCodes: ratelimit.New(10, time.Minute, now),
-	}
-}
-
-// perIP limits h by client IP with the limiter that pick selects.
-func (s *Server) perIP(pick func(*limits) *ratelimit.Limiter, h handlerFunc) http.Handler {
-	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		if s.limits != nil {
-			if ok, wait := pick(s.limits).Allow(clientIP(r)); !ok {
-				return gatehouse.TooMany(wait)
-			}
-		}
-		return h(w, r)
-	})
 }
 
 // cleanQuery reports whether every decoded key and value of a raw query is

@@ -1,4 +1,4 @@
-package web
+package pages
 
 import (
 	"net/http"
@@ -7,16 +7,16 @@ import (
 
 // handleInvitePage handles "GET /invite?token=…": a preview, and an accept
 // button for a signed-in user (a sign-in link otherwise).
-func (s *Server) handleInvitePage(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleInvitePage(w http.ResponseWriter, r *http.Request) {
 	tok := r.URL.Query().Get("token")
-	inv, err := s.svc.PreviewInvitation(r.Context(), tok)
+	inv, err := h.svc.PreviewInvitation(r.Context(), tok)
 	if err != nil {
-		s.pageError(w, r, err)
+		h.pageError(w, r, err)
 		return
 	}
-	b, err := s.browser(r)
+	b, err := h.browser(r)
 	if err != nil {
-		s.pageError(w, r, err)
+		h.pageError(w, r, err)
 		return
 	}
 	p := &page{Title: "Join " + inv.Org.Name, Invite: inv, Token: tok,
@@ -24,34 +24,34 @@ func (s *Server) handleInvitePage(w http.ResponseWriter, r *http.Request) {
 	if b != nil {
 		p.User = b.User
 	}
-	s.render(w, http.StatusOK, "invite", p)
+	h.render(w, http.StatusOK, "invite", p)
 }
 
 // handleInviteAccept handles "POST /invite".
-func (s *Server) handleInviteAccept(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleInviteAccept(w http.ResponseWriter, r *http.Request) {
 	tok := r.PostFormValue("token")
-	b, err := s.browser(r)
+	b, err := h.browser(r)
 	if err != nil {
-		s.pageError(w, r, err)
+		h.pageError(w, r, err)
 		return
 	}
 	if b == nil {
 		http.Redirect(w, r, "/signin?"+url.Values{"next": {"/invite?token=" + url.QueryEscape(tok)}, "intro": {"invite"}}.Encode(), http.StatusSeeOther)
 		return
 	}
-	p, err := s.svc.BrowserPrincipal(r.Context(), b)
+	p, err := h.svc.BrowserPrincipal(r.Context(), b)
 	if err != nil {
-		s.pageError(w, r, err)
+		h.pageError(w, r, err)
 		return
 	}
-	out, err := s.svc.AcceptInvitation(r.Context(), p, tok)
+	out, err := h.svc.AcceptInvitation(r.Context(), p, tok)
 	if err != nil {
-		s.pageError(w, r, err)
+		h.pageError(w, r, err)
 		return
 	}
 	msg := "You joined " + out.Org.Name + "."
 	if out.AlreadyMember {
 		msg = "You are already a member of " + out.Org.Name + "."
 	}
-	s.render(w, http.StatusOK, "message", &page{Title: "Invitation accepted", Message: msg})
+	h.render(w, http.StatusOK, "message", &page{Title: "Invitation accepted", Message: msg})
 }

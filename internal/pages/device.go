@@ -1,0 +1,112 @@
+package pages
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/oauth"
+)
+
+// handleDevicePage handles "GET /device": the signed-in user types the
+// code shown on the device (or follows verification_uri_complete), then
+// sees the client and picks the workspace.
+func (h *handlers) handleDevicePage(w http.ResponseWriter, r *http.Request) {
+	b, err := h.browser(r)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	if b == nil {
+		signInFirst(w, r, "device")
+		return
+	}
+	code := r.URL.Query().Get("user_code")
+	if code == "" {
+		h.render(w, http.StatusOK, "device", &page{Title: "Connect a device", User: b.User})
+		return
+	}
+	if h.deviceCodesLimited(w, r, b) {
+		return
+	}
+	d, err := h.oauth.LookupDevice(r.Context(), code)
+	if err != nil {
+		var e *gatehouse.Error
+		if errors.As(err, &e) && e.Kind == gatehouse.KindNotFound {
+			h.wrongDeviceCode(w, r, b, code, e.Message)
+			return
+		}
+		h.pageError(w, r, err)
+		return
+	}
+	h.deviceConsent(w, r, b, d, "")
+}
+
+// deviceConsent renders the consent page for the pending device d.
+func (h *handlers) deviceConsent(w http.ResponseWriter, r *http.Request, b *accounts.BrowserSession, d *oauth.PendingDevice, problem string) {
+	c := &oauth.Client{ID: d.ClientID, Name: d.ClientName}
+	h.consent(w, r, b, "Connect "+c.DisplayName(), c, "/device", url.Values{"user_code": {d.UserCode}}, "", problem)
+}
+
+// handleDeviceDecision handles "POST /device": approve (with the chosen
+// workspace) or deny a device authorization.
+func (h *handlers) handleDeviceDecision(w http.ResponseWriter, r *http.Request) {
+	b, err := h.browser(r)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	code := r.PostFormValue("user_code")
+	if b == nil {
+		http.Redirect(w, r, "/signin?"+url.Values{"next": {"/device?user_code=" + url.QueryEscape(code)}, "intro": {"device"}}.Encode(), http.StatusSeeOther)
+		return
+	}
+	if h.deviceCodesLimited(w, r, b) {
+		return
+	}
+	approve := r.PostFormValue("decision") == "approve"
+	err = h.oauth.DecideDevice(r.Context(), code, b.User.ID, r.PostFormValue("org_id"), approve)
+	if err != nil {
+		var e *gatehouse.Error
+		if errors.As(err, &e) && (e.Kind == gatehouse.KindInvalid || e.Kind == gatehouse.KindForbidden) {
+			if d, lerr := h.oauth.LookupDevice(r.Context(), code); lerr == nil {
+				h.deviceConsent(w, r, b, d, sentence(e.Message))
+				return
+			}
+		}
+		if errors.As(err, &e) && e.Kind == gatehouse.KindNotFound {
+			h.wrongDeviceCode(w, r, b, code, e.Message)
+			return
+		}
+		h.pageError(w, r, err)
+		return
+	}
+	if !approve {
+		h.render(w, http.StatusOK, "message", &page{Title: "Request denied", Message: "The device was not connected. You can close this page."})
+		return
+	}
+	h.render(w, http.StatusOK, "message", &page{Title: "Device connected", Message: "You can return to your device; it will finish signing in by itself."})
+}
+
+// deviceCodesLimited answers 429 (the error page, with Retry-After) when
+// the IP or browser session of b has typed too many wrong user codes
+// (RFC 8628 §5.1).
+func (h *handlers) deviceCodesLimited(w http.ResponseWriter, r *http.Request, b *accounts.BrowserSession) bool {
+	for _, key := range []string{"ip " + h.k.ClientIP(r), "session " + b.SessionID} {
+		if ok, wait := h.failedDeviceCodes.Check(key); !ok {
+			h.pageError(w, r, gatehouse.TooMany(wait))
+			return true
+		}
+	}
+	return false
+}
+
+// wrongDeviceCode counts a wrong user code against the IP and the session
+// of b, and shows the device page again with msg.
+func (h *handlers) wrongDeviceCode(w http.ResponseWriter, r *http.Request, b *accounts.BrowserSession, code, msg string) {
+	h.failedDeviceCodes.Allow("ip " + h.k.ClientIP(r))
+	h.failedDeviceCodes.Allow("session " + b.SessionID)
+	h.render(w, http.StatusNotFound, "device", &page{Title: "Connect a device", User: b.User, Code: code, Error: sentence(msg)})
+}

@@ -1,0 +1,131 @@
+// Package pages serves Gatehouse's hosted pages: sign-in and sign-out,
+// magic links, email confirmation, invitations, OAuth consent and device
+// approval, and the Forms destination confirmation. They are
+// server-rendered with html/template (templates/, embedded), carry no
+// JavaScript and one small stylesheet; every page has a strict
+// Content-Security-Policy and refuses framing, and every form POST passes
+// a cross-origin check (form.go). One file per page action.
+package pages
+
+import (
+	"html/template"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/oauth"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/tools/forms"
+)
+
+// Kernel is what the pages need from the HTTP kernel (internal/web).
+type Kernel interface {
+	// Limiter is the abuse limiter called name (nil, which allows
+	// everything, when limits are off); the API endpoint a page stands
+	// beside asks for the same name, so both share its buckets.
+	Limiter(name string, burst int, every time.Duration) *ratelimit.Limiter
+	// ClientIP is the address the abuse limits key on.
+	ClientIP(r *http.Request) string
+	// RequestID is the id the kernel gave r, shown on the error page and
+	// logged with its cause.
+	RequestID(r *http.Request) string
+	// StatusOf is the HTTP status of an error kind, from the kernel's one
+	// table, so a page answers what the API answers.
+	StatusOf(kind gatehouse.Kind) int
+}
+
+// Deps are the services the pages call.
+type Deps struct {
+	Accounts *accounts.Service
+	// OAuth is the authorization server; nil leaves out the consent and
+	// device pages. Its issuer (GATEHOUSE_BASE_URL) also decides whether
+	// cookies can be Secure.
+	OAuth *oauth.Server
+	// Forms is the Forms tool; nil leaves out its destination
+	// confirmation page.
+	Forms  *forms.Service
+	Logger *slog.Logger // nil: slog.Default()
+}
+
+// Mount serves the hosted pages on m; every form POST goes through
+// h.form (cross-origin and field checks).
+func Mount(m *http.ServeMux, k Kernel, d Deps) {
+	h := newHandlers(k, d)
+	form := h.form
+	m.HandleFunc("GET /signin", h.handleSignInPage)
+	m.Handle("POST /signin", form(h.handleSignIn))
+	m.Handle("POST /signin/magic", form(h.handleSignInMagic))
+	m.Handle("POST /signout", form(h.handleSignOut))
+	m.HandleFunc("GET /auth/magic", h.handleMagicPage)
+	m.Handle("POST /auth/magic", form(h.handleMagic))
+	m.HandleFunc("GET /verify-email", h.handleVerifyEmailPage)
+	m.Handle("POST /verify-email", form(h.handleVerifyEmailForm))
+	m.HandleFunc("GET /invite", h.handleInvitePage)
+	m.Handle("POST /invite", form(h.handleInviteAccept))
+	m.HandleFunc("GET /assets/gatehouse.css", handleStylesheet)
+	if h.oauth != nil {
+		m.HandleFunc("GET /oauth/authorize", h.handleAuthorize)
+		m.Handle("POST /oauth/authorize", form(h.handleAuthorizeDecision))
+		m.HandleFunc("GET /device", h.handleDevicePage)
+		m.Handle("POST /device", form(h.handleDeviceDecision))
+	}
+	if h.forms != nil {
+		m.HandleFunc("GET /forms"+forms.ConfirmPath, h.handleFormConfirmPage)
+		m.Handle("POST /forms"+forms.ConfirmPath, form(h.handleFormConfirm))
+	}
+}
+
+// handlers are the page handlers and what they share.
+type handlers struct {
+	k         Kernel
+	svc       *accounts.Service
+	oauth     *oauth.Server
+	forms     *forms.Service
+	log       *slog.Logger
+	templates map[string]*template.Template
+	secure    bool // Secure cookies; false only on plain-http loopback
+	csrf      *http.CrossOriginProtection
+	// The abuse limits (docs/decisions.md gives the numbers' reasons):
+	// login, magic and verify are shared with the API endpoints of the
+	// same names; failedDeviceCodes counts wrong user codes on the device
+	// page per IP and per browser session (RFC 8628 §5.1).
+	login, magic, magicPerEmail, verify, failedDeviceCodes *ratelimit.Limiter
+}
+
+// newHandlers builds the pages' shared state: templates, the cookie
+// policy, the cross-origin guard and the limiters.
+func newHandlers(k Kernel, d Deps) *handlers {
+	h := &handlers{k: k, svc: d.Accounts, oauth: d.OAuth, forms: d.Forms, log: d.Logger,
+		templates: parseTemplates(), secure: true, csrf: http.NewCrossOriginProtection(),
+		login:             k.Limiter("login", 30, 2*time.Second),
+		magic:             k.Limiter("magic", 10, time.Minute),
+		magicPerEmail:     k.Limiter("magicPerEmail", 5, 2*time.Minute),
+		verify:            k.Limiter("verify", 30, 2*time.Second),
+		failedDeviceCodes: k.Limiter("failedDeviceCodes", 10, time.Minute),
+	}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	if h.oauth != nil {
+		h.secure = secureCookies(h.oauth.Issuer())
+	}
+	h.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.render(w, http.StatusForbidden, "error", &page{Title: "Request refused",
+			Message: "This form was sent from another site. Go back to the page and try again."})
+	}))
+	return h
+}
+
+// limited takes a token of l for the client's IP and reports whether
+// there was none.
+func (h *handlers) limited(r *http.Request, l *ratelimit.Limiter) bool {
+	ok, _ := l.Allow(h.k.ClientIP(r))
+	return !ok
+}
+
+// meta is the session metadata of a sign-in from r.
+func (h *handlers) meta(r *http.Request) accounts.SessionMeta {
+	return accounts.SessionMeta{UserAgent: r.UserAgent(), IP: h.k.ClientIP(r)}
+}

@@ -1,0 +1,126 @@
+package pages
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"html/template"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/accounts"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed assets.css
+var stylesheet []byte
+
+var pageNames = []string{"error", "message", "signin", "confirm", "consent", "device", "invite"}
+
+// parseTemplates parses each page with the layout it fills.
+func parseTemplates() map[string]*template.Template {
+	out := map[string]*template.Template{}
+	for _, name := range pageNames {
+		out[name] = template.Must(template.ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
+	}
+	return out
+}
+
+// page is the data every template gets.
+type page struct {
+	Title   string
+	Error   string
+	Message string
+	Next    string
+	User    *accounts.User
+	// Page-specific fields.
+	Email, Intro, Token, Action, Button, Code, ClientName, ClientHost, SignIn string
+	Hidden                                                                    []hidden
+	Orgs                                                                      []orgChoice
+	Invite                                                                    *accounts.InvitationPreview
+	// formTarget is an extra form-action source (the client's redirect
+	// origin on consent pages).
+	formTarget string
+}
+
+type hidden struct{ Name, Value string }
+
+type orgChoice struct {
+	ID, Name, Kind, Role string
+	Checked              bool
+}
+
+// render writes a page with its security headers.
+func (h *handlers) render(w http.ResponseWriter, status int, name string, p *page) {
+	var buf bytes.Buffer
+	if err := h.templates[name].ExecuteTemplate(&buf, "layout", p); err != nil {
+		h.log.Error("render page", "page", name, "err", err)
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString("<!doctype html><title>Error</title><p>Something went wrong.</p>")
+	}
+	formAction := "'self'"
+	if p.formTarget != "" {
+		formAction += " " + p.formTarget
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action "+formAction+
+		"; frame-ancestors 'none'; base-uri 'none'")
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "no-referrer")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// pageError renders err on the error page with the status its kind maps to.
+func (h *handlers) pageError(w http.ResponseWriter, r *http.Request, err error) {
+	var e *gatehouse.Error
+	if errors.As(err, &e) && e.Kind != gatehouse.KindInternal {
+		if e.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+		}
+		h.render(w, h.k.StatusOf(e.Kind), "error", &page{Title: "Something is not right", Message: sentence(e.Message)})
+		return
+	}
+	id := h.k.RequestID(r)
+	h.log.Error("page internal error", "request_id", id, "path", r.URL.Path, "err", err)
+	h.render(w, http.StatusInternalServerError, "error", &page{Title: "Something went wrong",
+		Message: "Gatehouse could not finish this request (request id " + id + "). Try again in a moment."})
+}
+
+// tooMany renders the error page of a form refused by an abuse limit.
+func (h *handlers) tooMany(w http.ResponseWriter) {
+	h.render(w, http.StatusTooManyRequests, "error", &page{Title: "Too many attempts", Message: "Wait a moment and try again."})
+}
+
+// sentence turns an error message of the API into a sentence for a page.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	// A message that opens with a parameter name (code_challenge_method,
+	// redirect_uri) keeps it as the client sent it.
+	if first, _, _ := strings.Cut(s, " "); !strings.Contains(first, "_") {
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+// handleStylesheet handles "GET /assets/gatehouse.css".
+func handleStylesheet(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Write(stylesheet)
+}

@@ -1,0 +1,102 @@
+package pages
+
+import (
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/accounts"
+)
+
+// The browser session is a cookie holding the refresh token of a sign-in
+// session, resolved without rotating it; the database keeps only its hash.
+const (
+	cookieSecure   = "__Host-gatehouse_session"
+	cookieInsecure = "gatehouse_session"
+	cookieNext     = "gatehouse_next"
+)
+
+// secureCookies is false only for a base URL on plain http at a loopback
+// host (development and tests): browsers drop Secure cookies there.
+func secureCookies(baseURL string) bool {
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Scheme != "http" {
+		return true
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
+}
+
+// sessionCookieName is the session cookie's name: __Host- only where
+// the cookie can be Secure.
+func (h *handlers) sessionCookieName() string {
+	if h.secure {
+		return cookieSecure
+	}
+	return cookieInsecure
+}
+
+// setCookie sets (maxAge 0: for the browser session) or, with a negative
+// maxAge, deletes a cookie of the pages.
+func (h *handlers) setCookie(w http.ResponseWriter, name, value string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true,
+		Secure: h.secure, SameSite: http.SameSiteLaxMode})
+}
+
+// browser returns the signed-in user of the hosted pages, or nil.
+func (h *handlers) browser(r *http.Request) (*accounts.BrowserSession, error) {
+	c, err := r.Cookie(h.sessionCookieName())
+	if err != nil || c.Value == "" {
+		return nil, nil
+	}
+	b, err := h.svc.BrowserUser(r.Context(), c.Value)
+	if gatehouse.ErrorKind(err) == gatehouse.KindUnauthorized {
+		return nil, nil
+	}
+	return b, err
+}
+
+// signedIn starts the browser session of a fresh sign-in and sends the
+// browser on to next.
+func (h *handlers) signedIn(w http.ResponseWriter, r *http.Request, si *accounts.SignIn, next string) {
+	h.setCookie(w, h.sessionCookieName(), si.RefreshToken, 0)
+	h.setCookie(w, cookieNext, "", -1)
+	http.Redirect(w, r, safeNext(next), http.StatusSeeOther)
+}
+
+// safeNext is the one check of a return path (the sign-in page's next, the
+// magic-link cookie): a parsed path with no scheme or host, no control
+// characters (browsers drop tabs and newlines, so "/\t/evil" is "//evil")
+// and no backslashes (read as slashes), encoded or not. Anything else lands
+// on /signin.
+func safeNext(next string) string {
+	const landing = "/signin"
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" ||
+		!strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(u.Path, "//") {
+		return landing
+	}
+	for _, s := range []string{next, u.Path} {
+		if strings.ContainsRune(s, '\\') || strings.ContainsFunc(s, unicode.IsControl) {
+			return landing
+		}
+	}
+	return next
+}
+
+// signInFirst sends an anonymous browser to the sign-in page, returning to
+// the current URL.
+func signInFirst(w http.ResponseWriter, r *http.Request, intro string) {
+	q := url.Values{"next": {r.URL.RequestURI()}}
+	if intro != "" {
+		q.Set("intro", intro)
+	}
+	http.Redirect(w, r, "/signin?"+q.Encode(), http.StatusSeeOther)
+}

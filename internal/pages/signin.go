@@ -1,0 +1,94 @@
+package pages
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/accounts"
+)
+
+// handleSignInPage handles "GET /signin".
+func (h *handlers) handleSignInPage(w http.ResponseWriter, r *http.Request) {
+	b, err := h.browser(r)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	next := safeNext(r.URL.Query().Get("next"))
+	if b != nil && next != "/signin" {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	p := &page{Title: "Sign in", Next: next, Intro: introText(r.URL.Query().Get("intro"))}
+	if b != nil {
+		p.Title, p.User = "Signed in", b.User
+	}
+	h.render(w, http.StatusOK, "signin", p)
+}
+
+// introText maps the few reasons a page sends the user to sign in.
+func introText(key string) string {
+	switch key {
+	case "oauth":
+		return "Sign in to connect an application to your Gatehouse account."
+	case "device":
+		return "Sign in to connect a device to your Gatehouse account."
+	case "invite":
+		return "Sign in to accept the invitation."
+	}
+	return ""
+}
+
+// handleSignIn handles "POST /signin": email and password.
+func (h *handlers) handleSignIn(w http.ResponseWriter, r *http.Request) {
+	email, next := r.PostFormValue("email"), safeNext(r.PostFormValue("next"))
+	fail := func(status int, msg string) {
+		h.render(w, status, "signin", &page{Title: "Sign in", Next: next, Email: email, Error: msg})
+	}
+	if h.limited(r, h.login) {
+		fail(http.StatusTooManyRequests, "Too many attempts. Wait a minute and try again.")
+		return
+	}
+	si, err := h.svc.Login(r.Context(), email, r.PostFormValue("password"), h.meta(r))
+	if err != nil {
+		var e *gatehouse.Error
+		if errors.As(err, &e) && e.Kind != gatehouse.KindInternal {
+			msg := sentence(e.Message)
+			if e.Kind == gatehouse.KindTooMany {
+				msg = "Too many failed attempts for this account. Wait a minute, or sign in with an email link."
+			}
+			fail(h.k.StatusOf(e.Kind), msg)
+			return
+		}
+		h.pageError(w, r, err)
+		return
+	}
+	h.signedIn(w, r, si, next)
+}
+
+// handleSignInMagic handles "POST /signin/magic": mails a sign-in link and
+// remembers in a cookie where to continue once it is opened here.
+func (h *handlers) handleSignInMagic(w http.ResponseWriter, r *http.Request) {
+	email, next := r.PostFormValue("email"), safeNext(r.PostFormValue("next"))
+	key, display, err := gatehouse.ParseEmail(email)
+	if err != nil {
+		h.render(w, http.StatusBadRequest, "signin", &page{Title: "Sign in", Next: next, Email: email, Error: sentence(err.(*gatehouse.Error).Message)})
+		return
+	}
+	okIP, _ := h.magic.Allow(h.k.ClientIP(r))
+	okMail, _ := h.magicPerEmail.Allow(key)
+	if !okIP || !okMail {
+		h.render(w, http.StatusTooManyRequests, "signin", &page{Title: "Sign in", Next: next, Email: email,
+			Error: "Too many links requested. Wait a few minutes and try again."})
+		return
+	}
+	if err := h.svc.RequestMagicLink(r.Context(), email, "web"); err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	h.setCookie(w, cookieNext, next, int(accounts.MagicLinkTTL/time.Second))
+	h.render(w, http.StatusOK, "message", &page{Title: "Check your email",
+		Message: "If " + display + " can sign in, a link is on its way. Open it in this browser within 15 minutes to continue."})
+}

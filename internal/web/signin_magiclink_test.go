@@ -16,50 +16,50 @@ func TestSigninMagicLinkRequest(t *testing.T) {
 		// a link with prefix.
 		linkTo := func(email, prefix string) func(t *testing.T, r *testenv.Resp) {
 			return func(t *testing.T, r *testenv.Resp) {
-				signinWantMessage(t, r)
-				if tok := signinMailToken(t, env, email, prefix); tok == "" {
+				testenv.WantMessage(t, r)
+				if tok := env.MailToken(t, email, prefix); tok == "" {
 					t.Errorf("magic link to %s has an empty token", email)
 				}
 			}
 		}
 		unknown, web, mobile, desktop, omitted, upper := testenv.Email(), testenv.Email(), testenv.Email(), testenv.Email(), testenv.Email(), testenv.Email()
-		runSigninCases(t, env, []signinCase{
-			{name: "known email", method: "POST", path: path, body: map[string]any{"email": known.Email}, wantStatus: 200,
-				wantBody: linkTo(known.Email, signinWebMagic)},
-			{name: "unknown email", method: "POST", path: path, body: map[string]any{"email": unknown}, wantStatus: 200,
-				wantBody: linkTo(unknown, signinWebMagic)},
-			{name: "client web", method: "POST", path: path, body: map[string]any{"email": web, "client": "web"}, wantStatus: 200,
-				wantBody: linkTo(web, signinWebMagic)},
-			{name: "client mobile", method: "POST", path: path, body: map[string]any{"email": mobile, "client": "mobile"}, wantStatus: 200,
-				wantBody: linkTo(mobile, signinMobMagic)},
-			{name: "client other", method: "POST", path: path, body: map[string]any{"email": desktop, "client": "desktop"}, wantStatus: 200,
-				wantBody: linkTo(desktop, signinWebMagic)},
-			{name: "client omitted", method: "POST", path: path, body: map[string]any{"email": omitted}, wantStatus: 200,
-				wantBody: linkTo(omitted, signinWebMagic)},
-			{name: "email in upper case with spaces", method: "POST", path: path, body: map[string]any{"email": " " + strings.ToUpper(upper) + " "},
-				wantStatus: 200, wantBody: linkTo(upper, signinWebMagic)},
-			{name: "missing email", method: "POST", path: path, body: map[string]any{"client": "web"}, wantStatus: 400,
-				wantBody: signinErrorNames("email")},
-			{name: "empty email", method: "POST", path: path, body: map[string]any{"email": ""}, wantStatus: 400, wantBody: signinErrorNames("email")},
-			{name: "invalid email", method: "POST", path: path, body: map[string]any{"email": "not-an-email"}, wantStatus: 400,
-				wantBody: signinErrorNames("email")},
-			{name: "email without domain", method: "POST", path: path, body: map[string]any{"email": "user@"}, wantStatus: 400,
-				wantBody: signinErrorNames("email")},
-			{name: "email as a number", method: "POST", path: path, body: map[string]any{"email": 5}, wantStatus: 400,
-				wantBody: signinErrorNames("email")},
-			{name: "malformed JSON", method: "POST", path: path, body: `{"email"`, wantStatus: 400},
-			{name: "empty body", method: "POST", path: path, wantStatus: 400, wantBody: signinErrorNames("email")},
+		env.RunCases(t, []testenv.Case{
+			{Name: "known email", Method: "POST", Path: path, Body: map[string]any{"email": known.Email}, Want: 200,
+				Check: linkTo(known.Email, testenv.MagicLink)},
+			{Name: "unknown email", Method: "POST", Path: path, Body: map[string]any{"email": unknown}, Want: 200,
+				Check: linkTo(unknown, testenv.MagicLink)},
+			{Name: "client web", Method: "POST", Path: path, Body: map[string]any{"email": web, "client": "web"}, Want: 200,
+				Check: linkTo(web, testenv.MagicLink)},
+			{Name: "client mobile", Method: "POST", Path: path, Body: map[string]any{"email": mobile, "client": "mobile"}, Want: 200,
+				Check: linkTo(mobile, testenv.MobileMagicLink)},
+			{Name: "client other", Method: "POST", Path: path, Body: map[string]any{"email": desktop, "client": "desktop"}, Want: 200,
+				Check: linkTo(desktop, testenv.MagicLink)},
+			{Name: "client omitted", Method: "POST", Path: path, Body: map[string]any{"email": omitted}, Want: 200,
+				Check: linkTo(omitted, testenv.MagicLink)},
+			{Name: "email in upper case with spaces", Method: "POST", Path: path, Body: map[string]any{"email": " " + strings.ToUpper(upper) + " "},
+				Want: 200, Check: linkTo(upper, testenv.MagicLink)},
+			{Name: "missing email", Method: "POST", Path: path, Body: map[string]any{"client": "web"}, Want: 400,
+				Check: testenv.ErrorNames("email")},
+			{Name: "empty email", Method: "POST", Path: path, Body: map[string]any{"email": ""}, Want: 400, Check: testenv.ErrorNames("email")},
+			{Name: "invalid email", Method: "POST", Path: path, Body: map[string]any{"email": "not-an-email"}, Want: 400,
+				Check: testenv.ErrorNames("email")},
+			{Name: "email without domain", Method: "POST", Path: path, Body: map[string]any{"email": "user@"}, Want: 400,
+				Check: testenv.ErrorNames("email")},
+			{Name: "email as a number", Method: "POST", Path: path, Body: map[string]any{"email": 5}, Want: 400,
+				Check: testenv.ErrorNames("email")},
+			{Name: "malformed JSON", Method: "POST", Path: path, Body: `{"email"`, Want: 400},
+			{Name: "empty body", Method: "POST", Path: path, Want: 400, Check: testenv.ErrorNames("email")},
 		})
 		t.Run("mobile link is not also a web link", func(t *testing.T) {
 			for _, m := range env.Mail.Messages() {
-				if len(m.To) > 0 && strings.EqualFold(m.To[0], mobile) && strings.Contains(m.Text, signinWebMagic) {
+				if len(m.To) > 0 && strings.EqualFold(m.To[0], mobile) && strings.Contains(m.Text, testenv.MagicLink) {
 					t.Errorf("mobile magic-link mail holds a web link:\n%s", m.Text)
 				}
 			}
 		})
 		t.Run("answer is the same for known and unknown addresses", func(t *testing.T) {
-			k := signinCall(t, env, "POST", path, "", map[string]any{"email": known.Email}).Want(t, 200)
-			u := signinCall(t, env, "POST", path, "", map[string]any{"email": testenv.Email()}).Want(t, 200)
+			k := env.Call(t, "POST", path, "", map[string]any{"email": known.Email}).Want(t, 200)
+			u := env.Call(t, "POST", path, "", map[string]any{"email": testenv.Email()}).Want(t, 200)
 			if string(k.Body) != string(u.Body) {
 				t.Errorf("unknown address answer %s; want the known address answer %s", u.Body, k.Body)
 			}
@@ -67,13 +67,13 @@ func TestSigninMagicLinkRequest(t *testing.T) {
 		t.Run("mail failure does not fail the request", func(t *testing.T) {
 			env.Mail.SetFailing(true)
 			email := testenv.Email()
-			r := signinCall(t, env, "POST", path, "", map[string]any{"email": email})
+			r := env.Call(t, "POST", path, "", map[string]any{"email": email})
 			env.Svc.Wait()
 			env.Mail.SetFailing(false)
 			if r.Status != 200 {
 				t.Fatalf("magic link while mail fails: status = %d, body %s; want 200", r.Status, r.Body)
 			}
-			if n := signinMailsTo(env, email); n != 0 {
+			if n := env.MailsTo(email); n != 0 {
 				t.Errorf("sink holds %d messages to %s; want 0 (it was failing)", n, email)
 			}
 		})
@@ -83,53 +83,53 @@ func TestSigninMagicLinkRequest(t *testing.T) {
 func TestSigninMagicLinkVerify(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		newAddr := testenv.Email()
-		newTok := signinMagicToken(t, env, newAddr)
+		newTok := env.MagicToken(t, newAddr)
 		known := env.Register(t)
-		knownTok := signinMagicToken(t, env, known.Email)
+		knownTok := env.MagicToken(t, known.Email)
 		mobileAddr := testenv.Email()
-		signinCall(t, env, "POST", "/v1/auth/magic-link", "", map[string]any{"email": mobileAddr, "client": "mobile"}).Want(t, 200)
-		mobileTok := signinMailToken(t, env, mobileAddr, signinMobMagic)
-		confirmTok := signinMailToken(t, env, known.Email, signinVerifyLink)
+		env.Call(t, "POST", "/v1/auth/magic-link", "", map[string]any{"email": mobileAddr, "client": "mobile"}).Want(t, 200)
+		mobileTok := env.MailToken(t, mobileAddr, testenv.MobileMagicLink)
+		confirmTok := env.MailToken(t, known.Email, testenv.VerifyLink)
 		const path = "/v1/auth/magic-link/verify"
 		var newUserID string
-		runSigninCases(t, env, []signinCase{
-			{name: "unknown address becomes a verified account", method: "POST", path: path, body: map[string]string{"token": newTok}, wantStatus: 200,
-				wantBody: func(t *testing.T, r *testenv.Resp) {
-					signinCheckSession(t, env, r, signinSession{email: newAddr, verified: true, via: "magic_link"})
+		env.RunCases(t, []testenv.Case{
+			{Name: "unknown address becomes a verified account", Method: "POST", Path: path, Body: map[string]string{"token": newTok}, Want: 200,
+				Check: func(t *testing.T, r *testenv.Resp) {
+					env.CheckSession(t, r, testenv.Session{Email: newAddr, Verified: true, Via: "magic_link"})
 					newUserID = r.Str("user.id")
 				}},
-			{name: "second use", method: "POST", path: path, body: map[string]string{"token": newTok}, wantStatus: 401},
-			{name: "known address signs in to its account", method: "POST", path: path, body: map[string]string{"token": knownTok}, wantStatus: 200,
-				wantBody: func(t *testing.T, r *testenv.Resp) {
+			{Name: "second use", Method: "POST", Path: path, Body: map[string]string{"token": newTok}, Want: 401},
+			{Name: "known address signs in to its account", Method: "POST", Path: path, Body: map[string]string{"token": knownTok}, Want: 200,
+				Check: func(t *testing.T, r *testenv.Resp) {
 					// Opening the link proves the address (docs/decisions.md).
-					signinCheckSession(t, env, r, signinSession{email: known.Email, name: known.Name, verified: true, via: "magic_link",
-						userID: known.UserID, orgID: known.OrgID})
+					env.CheckSession(t, r, testenv.Session{Email: known.Email, Name: known.Name, Verified: true, Via: "magic_link",
+						UserID: known.UserID, OrgID: known.OrgID})
 				}},
-			{name: "mobile link token verifies", method: "POST", path: path, body: map[string]string{"token": mobileTok}, wantStatus: 200,
-				wantBody: func(t *testing.T, r *testenv.Resp) {
-					signinCheckSession(t, env, r, signinSession{email: mobileAddr, verified: true, via: "magic_link"})
+			{Name: "mobile link token verifies", Method: "POST", Path: path, Body: map[string]string{"token": mobileTok}, Want: 200,
+				Check: func(t *testing.T, r *testenv.Resp) {
+					env.CheckSession(t, r, testenv.Session{Email: mobileAddr, Verified: true, Via: "magic_link"})
 				}},
-			{name: "unknown token", method: "POST", path: path, body: map[string]string{"token": "not-a-token-" + testenv.RandomHex(8)}, wantStatus: 401},
-			{name: "email confirmation token", method: "POST", path: path, body: map[string]string{"token": confirmTok}, wantStatus: 401},
-			{name: "missing token", method: "POST", path: path, body: map[string]string{}, wantStatus: 400, wantBody: signinErrorNames("token")},
-			{name: "empty token", method: "POST", path: path, body: map[string]string{"token": ""}, wantStatus: 400, wantBody: signinErrorNames("token")},
-			{name: "token as a number", method: "POST", path: path, body: map[string]any{"token": 42}, wantStatus: 400, wantBody: signinErrorNames("token")},
-			{name: "empty body", method: "POST", path: path, wantStatus: 400, wantBody: signinErrorNames("token")},
+			{Name: "unknown token", Method: "POST", Path: path, Body: map[string]string{"token": "not-a-token-" + testenv.RandomHex(8)}, Want: 401},
+			{Name: "email confirmation token", Method: "POST", Path: path, Body: map[string]string{"token": confirmTok}, Want: 401},
+			{Name: "missing token", Method: "POST", Path: path, Body: map[string]string{}, Want: 400, Check: testenv.ErrorNames("token")},
+			{Name: "empty token", Method: "POST", Path: path, Body: map[string]string{"token": ""}, Want: 400, Check: testenv.ErrorNames("token")},
+			{Name: "token as a number", Method: "POST", Path: path, Body: map[string]any{"token": 42}, Want: 400, Check: testenv.ErrorNames("token")},
+			{Name: "empty body", Method: "POST", Path: path, Want: 400, Check: testenv.ErrorNames("token")},
 		})
 		t.Run("new account reads back verified", func(t *testing.T) {
-			tok := signinMagicToken(t, env, newAddr)
-			r := signinCall(t, env, "POST", path, "", map[string]string{"token": tok}).Want(t, 200)
+			tok := env.MagicToken(t, newAddr)
+			r := env.Call(t, "POST", path, "", map[string]string{"token": tok}).Want(t, 200)
 			if got := r.Str("user.id"); got != newUserID {
 				t.Errorf("second magic link for %s: user.id = %q; want the account made by the first, %q", newAddr, got, newUserID)
 			}
-			me := signinCall(t, env, "GET", "/v1/auth/me", r.Str("access_token"), nil).Want(t, 200)
+			me := env.Call(t, "GET", "/v1/auth/me", r.Str("access_token"), nil).Want(t, 200)
 			if got := me.Get("user.email_verified"); got != true {
 				t.Errorf("me user.email_verified = %v; want true", got)
 			}
 		})
 		t.Run("confirmation token still works after the magic link", func(t *testing.T) {
 			// The magic link was not the confirmation token: that one is unused.
-			signinCall(t, env, "POST", "/v1/auth/verify-email", "", map[string]string{"token": confirmTok}).Want(t, 200)
+			env.Call(t, "POST", "/v1/auth/verify-email", "", map[string]string{"token": confirmTok}).Want(t, 200)
 		})
 	})
 }
@@ -137,19 +137,19 @@ func TestSigninMagicLinkVerify(t *testing.T) {
 func TestSigninMagicLinkExpiry(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		early, late := testenv.Email(), testenv.Email()
-		earlyTok := signinMagicToken(t, env, early)
-		lateTok := signinMagicToken(t, env, late)
+		earlyTok := env.MagicToken(t, early)
+		lateTok := env.MagicToken(t, late)
 		const path = "/v1/auth/magic-link/verify"
 		t.Run("usable after 14 minutes", func(t *testing.T) {
 			env.Clock.Advance(14 * time.Minute)
-			signinCall(t, env, "POST", path, "", map[string]string{"token": earlyTok}).Want(t, 200)
+			env.Call(t, "POST", path, "", map[string]string{"token": earlyTok}).Want(t, 200)
 		})
 		t.Run("expired after 15 minutes and 1 second", func(t *testing.T) {
 			env.Clock.Advance(time.Minute + time.Second)
-			signinCall(t, env, "POST", path, "", map[string]string{"token": lateTok}).Want(t, 401)
+			env.Call(t, "POST", path, "", map[string]string{"token": lateTok}).Want(t, 401)
 		})
 		t.Run("a new link works again", func(t *testing.T) {
-			signinCall(t, env, "POST", path, "", map[string]string{"token": signinMagicToken(t, env, late)}).Want(t, 200)
+			env.Call(t, "POST", path, "", map[string]string{"token": env.MagicToken(t, late)}).Want(t, 200)
 		})
 	})
 }

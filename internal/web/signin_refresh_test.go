@@ -12,10 +12,10 @@ func TestSigninRefresh(t *testing.T) {
 		a := env.Register(t)
 		const path = "/v1/auth/refresh"
 		var next string
-		runSigninCases(t, env, []signinCase{
-			{name: "refresh token gives a new pair", method: "POST", path: path, body: map[string]string{"refresh_token": a.Refresh}, wantStatus: 200,
-				wantBody: func(t *testing.T, r *testenv.Resp) {
-					signinCheckSession(t, env, r, signinSession{email: a.Email, name: a.Name, via: "refresh", userID: a.UserID, orgID: a.OrgID})
+		env.RunCases(t, []testenv.Case{
+			{Name: "refresh token gives a new pair", Method: "POST", Path: path, Body: map[string]string{"refresh_token": a.Refresh}, Want: 200,
+				Check: func(t *testing.T, r *testenv.Resp) {
+					env.CheckSession(t, r, testenv.Session{Email: a.Email, Name: a.Name, Via: "refresh", UserID: a.UserID, OrgID: a.OrgID})
 					next = r.Str("refresh_token")
 					if next == a.Refresh {
 						t.Errorf("refresh_token unchanged; want a new one")
@@ -23,7 +23,7 @@ func TestSigninRefresh(t *testing.T) {
 					if r.Str("access_token") == a.Access {
 						t.Errorf("access_token unchanged; want a new one")
 					}
-					old, now := signinAccessClaims(t, a.Access), signinAccessClaims(t, r.Str("access_token"))
+					old, now := testenv.Claims(t, a.Access), testenv.Claims(t, r.Str("access_token"))
 					if old["sid"] != now["sid"] {
 						t.Errorf("refreshed sid = %v; want the session's sid %v", now["sid"], old["sid"])
 					}
@@ -31,25 +31,25 @@ func TestSigninRefresh(t *testing.T) {
 						t.Errorf("refreshed jti = %v; want a new one", now["jti"])
 					}
 				}},
-			{name: "old refresh token", method: "POST", path: path, body: map[string]string{"refresh_token": a.Refresh}, wantStatus: 401},
-			{name: "unknown refresh token", method: "POST", path: path, body: map[string]string{"refresh_token": "nope-" + testenv.RandomHex(16)},
-				wantStatus: 401},
-			{name: "access token as refresh token", method: "POST", path: path, body: map[string]string{"refresh_token": a.Access}, wantStatus: 401},
-			{name: "missing refresh token", method: "POST", path: path, body: map[string]string{}, wantStatus: 400,
-				wantBody: signinErrorNames("refresh_token")},
-			{name: "empty refresh token", method: "POST", path: path, body: map[string]string{"refresh_token": ""}, wantStatus: 400,
-				wantBody: signinErrorNames("refresh_token")},
-			{name: "refresh token as a number", method: "POST", path: path, body: map[string]any{"refresh_token": 1}, wantStatus: 400,
-				wantBody: signinErrorNames("refresh_token")},
-			{name: "empty body", method: "POST", path: path, wantStatus: 400, wantBody: signinErrorNames("refresh_token")},
+			{Name: "old refresh token", Method: "POST", Path: path, Body: map[string]string{"refresh_token": a.Refresh}, Want: 401},
+			{Name: "unknown refresh token", Method: "POST", Path: path, Body: map[string]string{"refresh_token": "nope-" + testenv.RandomHex(16)},
+				Want: 401},
+			{Name: "access token as refresh token", Method: "POST", Path: path, Body: map[string]string{"refresh_token": a.Access}, Want: 401},
+			{Name: "missing refresh token", Method: "POST", Path: path, Body: map[string]string{}, Want: 400,
+				Check: testenv.ErrorNames("refresh_token")},
+			{Name: "empty refresh token", Method: "POST", Path: path, Body: map[string]string{"refresh_token": ""}, Want: 400,
+				Check: testenv.ErrorNames("refresh_token")},
+			{Name: "refresh token as a number", Method: "POST", Path: path, Body: map[string]any{"refresh_token": 1}, Want: 400,
+				Check: testenv.ErrorNames("refresh_token")},
+			{Name: "empty body", Method: "POST", Path: path, Want: 400, Check: testenv.ErrorNames("refresh_token")},
 		})
 		t.Run("new refresh token works", func(t *testing.T) {
 			if next == "" {
 				t.Skip("first refresh failed")
 			}
-			r := signinRefresh(t, env, next).Want(t, 200)
-			signinCheckSession(t, env, r, signinSession{email: a.Email, name: a.Name, via: "refresh", userID: a.UserID, orgID: a.OrgID})
-			signinCall(t, env, "GET", "/v1/auth/me", r.Str("access_token"), nil).Want(t, 200)
+			r := env.Refresh(t, next).Want(t, 200)
+			env.CheckSession(t, r, testenv.Session{Email: a.Email, Name: a.Name, Via: "refresh", UserID: a.UserID, OrgID: a.OrgID})
+			env.Call(t, "GET", "/v1/auth/me", r.Str("access_token"), nil).Want(t, 200)
 		})
 	})
 }
@@ -61,31 +61,31 @@ func TestSigninRefreshReuse(t *testing.T) {
 		// successor.
 		rotate := func(t *testing.T) (old, newest string) {
 			t.Helper()
-			old = signinLogin(t, env, a.Email, a.Password).Want(t, 200).Str("refresh_token")
-			newest = signinRefresh(t, env, old).Want(t, 200).Str("refresh_token")
+			old = env.Login(t, a.Email, a.Password).Want(t, 200).Str("refresh_token")
+			newest = env.Refresh(t, old).Want(t, 200).Str("refresh_token")
 			return old, newest
 		}
 		t.Run("reuse within 10 seconds revokes nothing else", func(t *testing.T) {
 			old, newest := rotate(t)
 			env.Clock.Advance(10 * time.Second)
-			signinRefresh(t, env, old).Want(t, 401)
-			signinRefresh(t, env, newest).Want(t, 200)
+			env.Refresh(t, old).Want(t, 401)
+			env.Refresh(t, newest).Want(t, 200)
 		})
 		t.Run("reuse after more than 10 seconds revokes the session", func(t *testing.T) {
 			old, newest := rotate(t)
-			other := signinLogin(t, env, a.Email, a.Password).Want(t, 200).Str("refresh_token")
+			other := env.Login(t, a.Email, a.Password).Want(t, 200).Str("refresh_token")
 			env.Clock.Advance(11 * time.Second)
-			signinRefresh(t, env, old).Want(t, 401)
-			signinRefresh(t, env, newest).Want(t, 401)
+			env.Refresh(t, old).Want(t, 401)
+			env.Refresh(t, newest).Want(t, 401)
 			// Only that session: another sign-in of the same user is untouched.
-			signinRefresh(t, env, other).Want(t, 200)
+			env.Refresh(t, other).Want(t, 200)
 		})
 		t.Run("reuse of an older token after two rotations revokes the session", func(t *testing.T) {
 			first, second := rotate(t)
-			third := signinRefresh(t, env, second).Want(t, 200).Str("refresh_token")
+			third := env.Refresh(t, second).Want(t, 200).Str("refresh_token")
 			env.Clock.Advance(time.Minute)
-			signinRefresh(t, env, first).Want(t, 401)
-			signinRefresh(t, env, third).Want(t, 401)
+			env.Refresh(t, first).Want(t, 401)
+			env.Refresh(t, third).Want(t, 401)
 		})
 	})
 }
@@ -93,15 +93,15 @@ func TestSigninRefreshReuse(t *testing.T) {
 func TestSigninRefreshExpiry(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
-		kept := signinLogin(t, env, a.Email, a.Password).Want(t, 200).Str("refresh_token")
-		idle := signinLogin(t, env, a.Email, a.Password).Want(t, 200).Str("refresh_token")
+		kept := env.Login(t, a.Email, a.Password).Want(t, 200).Str("refresh_token")
+		idle := env.Login(t, a.Email, a.Password).Want(t, 200).Str("refresh_token")
 		t.Run("usable just before 30 days", func(t *testing.T) {
 			env.Clock.Advance(30*24*time.Hour - time.Minute)
-			signinRefresh(t, env, kept).Want(t, 200)
+			env.Refresh(t, kept).Want(t, 200)
 		})
 		t.Run("expired after 30 days and 1 second", func(t *testing.T) {
 			env.Clock.Advance(time.Minute + time.Second)
-			signinRefresh(t, env, idle).Want(t, 401)
+			env.Refresh(t, idle).Want(t, 401)
 		})
 	})
 }
@@ -109,29 +109,29 @@ func TestSigninRefreshExpiry(t *testing.T) {
 func TestSigninLogout(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
-		other := signinLogin(t, env, a.Email, a.Password).Want(t, 200).Str("refresh_token")
-		rotated := signinLogin(t, env, a.Email, a.Password).Want(t, 200).Str("refresh_token")
-		newest := signinRefresh(t, env, rotated).Want(t, 200).Str("refresh_token")
+		other := env.Login(t, a.Email, a.Password).Want(t, 200).Str("refresh_token")
+		rotated := env.Login(t, a.Email, a.Password).Want(t, 200).Str("refresh_token")
+		newest := env.Refresh(t, rotated).Want(t, 200).Str("refresh_token")
 		const path = "/v1/auth/logout"
-		runSigninCases(t, env, []signinCase{
-			{name: "session's refresh token", method: "POST", path: path, body: map[string]string{"refresh_token": a.Refresh}, wantStatus: 200,
-				wantBody: signinWantMessage},
-			{name: "its refresh token no longer refreshes", method: "POST", path: "/v1/auth/refresh", body: map[string]string{"refresh_token": a.Refresh},
-				wantStatus: 401},
-			{name: "same token twice", method: "POST", path: path, body: map[string]string{"refresh_token": a.Refresh}, wantStatus: 200,
-				wantBody: signinWantMessage},
-			{name: "unknown token", method: "POST", path: path, body: map[string]string{"refresh_token": "nope-" + testenv.RandomHex(16)},
-				wantStatus: 200, wantBody: signinWantMessage},
-			{name: "empty refresh token", method: "POST", path: path, body: map[string]string{"refresh_token": ""}, wantStatus: 200,
-				wantBody: signinWantMessage},
-			{name: "empty object", method: "POST", path: path, body: map[string]string{}, wantStatus: 200, wantBody: signinWantMessage},
-			{name: "without body", method: "POST", path: path, wantStatus: 200, wantBody: signinWantMessage},
-			{name: "another session is untouched", method: "POST", path: "/v1/auth/refresh", body: map[string]string{"refresh_token": other},
-				wantStatus: 200},
-			{name: "newest token of a rotated session", method: "POST", path: path, body: map[string]string{"refresh_token": newest},
-				wantStatus: 200, wantBody: signinWantMessage},
-			{name: "rotated session's newest token no longer refreshes", method: "POST", path: "/v1/auth/refresh",
-				body: map[string]string{"refresh_token": newest}, wantStatus: 401},
+		env.RunCases(t, []testenv.Case{
+			{Name: "session's refresh token", Method: "POST", Path: path, Body: map[string]string{"refresh_token": a.Refresh}, Want: 200,
+				Check: testenv.WantMessage},
+			{Name: "its refresh token no longer refreshes", Method: "POST", Path: "/v1/auth/refresh", Body: map[string]string{"refresh_token": a.Refresh},
+				Want: 401},
+			{Name: "same token twice", Method: "POST", Path: path, Body: map[string]string{"refresh_token": a.Refresh}, Want: 200,
+				Check: testenv.WantMessage},
+			{Name: "unknown token", Method: "POST", Path: path, Body: map[string]string{"refresh_token": "nope-" + testenv.RandomHex(16)},
+				Want: 200, Check: testenv.WantMessage},
+			{Name: "empty refresh token", Method: "POST", Path: path, Body: map[string]string{"refresh_token": ""}, Want: 200,
+				Check: testenv.WantMessage},
+			{Name: "empty object", Method: "POST", Path: path, Body: map[string]string{}, Want: 200, Check: testenv.WantMessage},
+			{Name: "without body", Method: "POST", Path: path, Want: 200, Check: testenv.WantMessage},
+			{Name: "another session is untouched", Method: "POST", Path: "/v1/auth/refresh", Body: map[string]string{"refresh_token": other},
+				Want: 200},
+			{Name: "newest token of a rotated session", Method: "POST", Path: path, Body: map[string]string{"refresh_token": newest},
+				Want: 200, Check: testenv.WantMessage},
+			{Name: "rotated session's newest token no longer refreshes", Method: "POST", Path: "/v1/auth/refresh",
+				Body: map[string]string{"refresh_token": newest}, Want: 401},
 		})
 	})
 }
@@ -142,14 +142,14 @@ func TestSigninLogout(t *testing.T) {
 func TestSigninRefreshDefaultOrgGone(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
-		team := signinTeamOrg(t, env, a, false)
-		switched := signinCall(t, env, "POST", "/v1/auth/switch-org", a.Access, map[string]string{"org_id": team}).Want(t, 200)
-		r := signinRefresh(t, env, a.Refresh).Want(t, 200)
-		signinCheckSession(t, env, r, signinSession{email: a.Email, name: a.Name, via: "refresh", userID: a.UserID, orgID: team, orgKind: "team"})
-		signinCall(t, env, "DELETE", "/v1/orgs/"+team, switched.Str("access_token"), nil).Want(t, 200)
-		r = signinRefresh(t, env, r.Str("refresh_token")).Want(t, 200)
-		signinCheckSession(t, env, r, signinSession{email: a.Email, name: a.Name, via: "refresh", userID: a.UserID, orgID: a.OrgID, orgKind: "personal"})
-		r = signinRefresh(t, env, r.Str("refresh_token")).Want(t, 200)
-		signinCheckSession(t, env, r, signinSession{email: a.Email, name: a.Name, via: "refresh", userID: a.UserID, orgID: a.OrgID, orgKind: "personal"})
+		team := teamOrgOf(t, env, a, false)
+		switched := env.Call(t, "POST", "/v1/auth/switch-org", a.Access, map[string]string{"org_id": team}).Want(t, 200)
+		r := env.Refresh(t, a.Refresh).Want(t, 200)
+		env.CheckSession(t, r, testenv.Session{Email: a.Email, Name: a.Name, Via: "refresh", UserID: a.UserID, OrgID: team, OrgKind: "team"})
+		env.Call(t, "DELETE", "/v1/orgs/"+team, switched.Str("access_token"), nil).Want(t, 200)
+		r = env.Refresh(t, r.Str("refresh_token")).Want(t, 200)
+		env.CheckSession(t, r, testenv.Session{Email: a.Email, Name: a.Name, Via: "refresh", UserID: a.UserID, OrgID: a.OrgID, OrgKind: "personal"})
+		r = env.Refresh(t, r.Str("refresh_token")).Want(t, 200)
+		env.CheckSession(t, r, testenv.Session{Email: a.Email, Name: a.Name, Via: "refresh", UserID: a.UserID, OrgID: a.OrgID, OrgKind: "personal"})
 	})
 }

@@ -6,13 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
 func TestSigninAccessTokenClaims(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		r := signinCall(t, env, "POST", "/v1/auth/register", "", map[string]string{"email": testenv.Email(), "password": "password-1"}).Want(t, 200)
-		header, c := signinJWT(t, r.Str("access_token"))
+		r := env.Call(t, "POST", "/v1/auth/register", "", map[string]string{"email": testenv.Email(), "password": "password-1"}).Want(t, 200)
+		header, c := testenv.Header(t, r.Str("access_token")), testenv.Claims(t, r.Str("access_token"))
 		if header["alg"] != "HS256" {
 			t.Errorf("header alg = %v; want HS256", header["alg"])
 		}
@@ -51,11 +52,11 @@ func TestSigninAccessTokenClaims(t *testing.T) {
 		if org["id"] != r.Str("org.id") || org["role"] != "owner" {
 			t.Errorf("claims org = %v; want {id %s, role owner, tools}", c["org"], r.Str("org.id"))
 		}
-		if got := signinStrings(org["tools"]); strings.Join(got, ",") != strings.Join(signinTools, ",") {
-			t.Errorf("claims org.tools = %v; want %v", org["tools"], signinTools)
+		if got := testenv.Strings(org["tools"]); strings.Join(got, ",") != strings.Join(accounts.Tools, ",") {
+			t.Errorf("claims org.tools = %v; want %v", org["tools"], accounts.Tools)
 		}
-		second := signinLogin(t, env, r.Str("user.email"), "password-1").Want(t, 200)
-		if c2 := signinAccessClaims(t, second.Str("access_token")); c2["jti"] == c["jti"] {
+		second := env.Login(t, r.Str("user.email"), "password-1").Want(t, 200)
+		if c2 := testenv.Claims(t, second.Str("access_token")); c2["jti"] == c["jti"] {
 			t.Errorf("two tokens share jti %v; want a fresh one per token", c["jti"])
 		}
 	})
@@ -64,8 +65,8 @@ func TestSigninAccessTokenClaims(t *testing.T) {
 func TestSigninForgedTokens(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
-		header, claims := signinJWT(t, a.Access)
-		key := []byte(signinTestSecret)
+		header, claims := testenv.Header(t, a.Access), testenv.Claims(t, a.Access)
+		key := []byte(testenv.JWTSecret)
 		with := func(k string, v any) map[string]any {
 			c := maps.Clone(claims)
 			if v == nil {
@@ -92,36 +93,36 @@ func TestSigninForgedTokens(t *testing.T) {
 		tamperedSig := parts[0] + "." + parts[1] + "." + string(sig)
 		adminClaims := with("org", map[string]any{"id": a.OrgID, "role": "admin", "tools": claims["org"].(map[string]any)["tools"]})
 		// The unsigned form ends in "."; append the original signature.
-		tamperedPayload := signinForge(t, header, adminClaims, "none", nil) + parts[2]
+		tamperedPayload := testenv.ForgeJWT(t, header, adminClaims, "none", nil) + parts[2]
 		future := float64(env.Clock.Now().Add(time.Hour).Unix())
 
 		const path = "/v1/auth/me"
-		runSigninCases(t, env, []signinCase{
-			{name: "control: same claims re-signed with HS256 and the key", method: "GET", path: path, wantStatus: 200,
-				token: signinForge(t, header, claims, "HS256", key)},
-			{name: "alg none", method: "GET", path: path, wantStatus: 401, token: signinForge(t, alg("none"), claims, "none", nil)},
-			{name: "alg none with upper case", method: "GET", path: path, wantStatus: 401, token: signinForge(t, alg("NONE"), claims, "none", nil)},
-			{name: "alg HS512 with the same key", method: "GET", path: path, wantStatus: 401, token: signinForge(t, alg("HS512"), claims, "HS512", key)},
-			{name: "header says HS512, signed HS256", method: "GET", path: path, wantStatus: 401,
-				token: signinForge(t, alg("HS512"), claims, "HS256", key)},
-			{name: "tampered signature", method: "GET", path: path, wantStatus: 401, token: tamperedSig},
-			{name: "tampered payload with the original signature", method: "GET", path: path, wantStatus: 401, token: tamperedPayload},
-			{name: "signature removed", method: "GET", path: path, wantStatus: 401, token: parts[0] + "." + parts[1] + "."},
-			{name: "signed with another key", method: "GET", path: path, wantStatus: 401,
-				token: signinForge(t, header, claims, "HS256", []byte("another-secret-another-secret-another!"))},
-			{name: "wrong audience", method: "GET", path: path, wantStatus: 401, token: signinForge(t, header, with("aud", "other"), "HS256", key)},
-			{name: "no audience", method: "GET", path: path, wantStatus: 401, token: signinForge(t, header, with("aud", nil), "HS256", key)},
-			{name: "wrong issuer", method: "GET", path: path, wantStatus: 401,
-				token: signinForge(t, header, with("iss", "https://evil.example"), "HS256", key)},
-			{name: "claims version 1", method: "GET", path: path, wantStatus: 401, token: signinForge(t, header, with("ver", 1), "HS256", key)},
-			{name: "no expiry", method: "GET", path: path, wantStatus: 401, token: signinForge(t, header, with("exp", nil), "HS256", key)},
-			{name: "expired a second ago", method: "GET", path: path, wantStatus: 401,
-				token: signinForge(t, header, with("exp", float64(env.Clock.Now().Unix()-1)), "HS256", key)},
-			{name: "control: later expiry re-signed", method: "GET", path: path, wantStatus: 200,
-				token: signinForge(t, header, with("exp", future), "HS256", key)},
-			{name: "verify with alg none", method: "GET", path: "/v1/auth/verify", wantStatus: 401, token: signinForge(t, alg("none"), claims, "none", nil)},
-			{name: "switch-org with alg none", method: "POST", path: "/v1/auth/switch-org", wantStatus: 401,
-				body: map[string]string{"org_id": a.OrgID}, token: signinForge(t, alg("none"), claims, "none", nil)},
+		env.RunCases(t, []testenv.Case{
+			{Name: "control: same claims re-signed with HS256 and the key", Method: "GET", Path: path, Want: 200,
+				Token: testenv.ForgeJWT(t, header, claims, "HS256", key)},
+			{Name: "alg none", Method: "GET", Path: path, Want: 401, Token: testenv.ForgeJWT(t, alg("none"), claims, "none", nil)},
+			{Name: "alg none with upper case", Method: "GET", Path: path, Want: 401, Token: testenv.ForgeJWT(t, alg("NONE"), claims, "none", nil)},
+			{Name: "alg HS512 with the same key", Method: "GET", Path: path, Want: 401, Token: testenv.ForgeJWT(t, alg("HS512"), claims, "HS512", key)},
+			{Name: "header says HS512, signed HS256", Method: "GET", Path: path, Want: 401,
+				Token: testenv.ForgeJWT(t, alg("HS512"), claims, "HS256", key)},
+			{Name: "tampered signature", Method: "GET", Path: path, Want: 401, Token: tamperedSig},
+			{Name: "tampered payload with the original signature", Method: "GET", Path: path, Want: 401, Token: tamperedPayload},
+			{Name: "signature removed", Method: "GET", Path: path, Want: 401, Token: parts[0] + "." + parts[1] + "."},
+			{Name: "signed with another key", Method: "GET", Path: path, Want: 401,
+				Token: testenv.ForgeJWT(t, header, claims, "HS256", []byte("another-secret-another-secret-another!"))},
+			{Name: "wrong audience", Method: "GET", Path: path, Want: 401, Token: testenv.ForgeJWT(t, header, with("aud", "other"), "HS256", key)},
+			{Name: "no audience", Method: "GET", Path: path, Want: 401, Token: testenv.ForgeJWT(t, header, with("aud", nil), "HS256", key)},
+			{Name: "wrong issuer", Method: "GET", Path: path, Want: 401,
+				Token: testenv.ForgeJWT(t, header, with("iss", "https://evil.example"), "HS256", key)},
+			{Name: "claims version 1", Method: "GET", Path: path, Want: 401, Token: testenv.ForgeJWT(t, header, with("ver", 1), "HS256", key)},
+			{Name: "no expiry", Method: "GET", Path: path, Want: 401, Token: testenv.ForgeJWT(t, header, with("exp", nil), "HS256", key)},
+			{Name: "expired a second ago", Method: "GET", Path: path, Want: 401,
+				Token: testenv.ForgeJWT(t, header, with("exp", float64(env.Clock.Now().Unix()-1)), "HS256", key)},
+			{Name: "control: later expiry re-signed", Method: "GET", Path: path, Want: 200,
+				Token: testenv.ForgeJWT(t, header, with("exp", future), "HS256", key)},
+			{Name: "verify with alg none", Method: "GET", Path: "/v1/auth/verify", Want: 401, Token: testenv.ForgeJWT(t, alg("none"), claims, "none", nil)},
+			{Name: "switch-org with alg none", Method: "POST", Path: "/v1/auth/switch-org", Want: 401,
+				Body: map[string]string{"org_id": a.OrgID}, Token: testenv.ForgeJWT(t, alg("none"), claims, "none", nil)},
 		})
 	})
 }
@@ -131,18 +132,18 @@ func TestSigninAccessTokenExpiry(t *testing.T) {
 		a := env.Register(t)
 		t.Run("valid after 59 minutes", func(t *testing.T) {
 			env.Clock.Advance(59 * time.Minute)
-			signinCall(t, env, "GET", "/v1/auth/me", a.Access, nil).Want(t, 200)
-			signinCall(t, env, "GET", "/v1/auth/verify", a.Access, nil).Want(t, 200)
+			env.Call(t, "GET", "/v1/auth/me", a.Access, nil).Want(t, 200)
+			env.Call(t, "GET", "/v1/auth/verify", a.Access, nil).Want(t, 200)
 		})
 		t.Run("expired after 61 minutes", func(t *testing.T) {
 			env.Clock.Advance(2 * time.Minute)
-			signinCall(t, env, "GET", "/v1/auth/me", a.Access, nil).Want(t, 401)
-			signinCall(t, env, "GET", "/v1/auth/verify", a.Access, nil).Want(t, 401)
-			signinCall(t, env, "POST", "/v1/auth/switch-org", a.Access, map[string]string{"org_id": a.OrgID}).Want(t, 401)
+			env.Call(t, "GET", "/v1/auth/me", a.Access, nil).Want(t, 401)
+			env.Call(t, "GET", "/v1/auth/verify", a.Access, nil).Want(t, 401)
+			env.Call(t, "POST", "/v1/auth/switch-org", a.Access, map[string]string{"org_id": a.OrgID}).Want(t, 401)
 		})
 		t.Run("the refresh token still gives a fresh access token", func(t *testing.T) {
-			r := signinRefresh(t, env, a.Refresh).Want(t, 200)
-			signinCall(t, env, "GET", "/v1/auth/me", r.Str("access_token"), nil).Want(t, 200)
+			r := env.Refresh(t, a.Refresh).Want(t, 200)
+			env.Call(t, "GET", "/v1/auth/me", r.Str("access_token"), nil).Want(t, 200)
 		})
 	})
 }

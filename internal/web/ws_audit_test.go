@@ -15,37 +15,37 @@ import (
 func TestWsAuditLog(t *testing.T) {
 	t.Parallel()
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		w := wsNewWorld(t, env)
-		audit := "/v1/orgs/" + w.org + "/audit"
-		first := wsCreateTeam(t, env, w.owner.Access, w.org, "First")
+		w := env.NewWorld(t)
+		audit := "/v1/orgs/" + w.Org + "/audit"
+		first := env.CreateTeam(t, w.Owner.Access, w.Org, "First")
 		// 600 entries of another tool, each older than the first team's,
 		// and one in another org.
-		wsInsertAudit(t, env, w.org, "tasks", "tasks.issue.created", 600, env.Clock.Now())
-		other := meTeamOrg(t, env, "Other org", [2]string{w.owner.UserID, "owner"})
-		wsInsertAudit(t, env, other, "crm", "crm.deal.created", 1, env.Clock.Now())
+		env.InsertAudit(t, w.Org, "tasks", "tasks.issue.created", 600, env.Clock.Now())
+		other := env.TeamOrg(t, "Other org", [2]string{w.Owner.UserID, "owner"})
+		env.InsertAudit(t, other, "crm", "crm.deal.created", 1, env.Clock.Now())
 		env.Clock.Advance(time.Second)
-		second := wsCreateTeam(t, env, w.owner.Access, w.org, "Second")
+		second := env.CreateTeam(t, w.Owner.Access, w.Org, "Second")
 		env.Clock.Advance(time.Second)
-		memberKey := wsExchange(t, env, wsCreateOrgKey(t, env, w.owner.Access, w.org, map[string]any{"name": "Member bot", "role": "member"}).Str("api_key.secret")).Want(t, 200).Str("access_token")
+		memberKey := env.Exchange(t, env.CreateOrgKey(t, w.Owner.Access, w.Org, map[string]any{"name": "Member bot", "role": "member"}).Str("api_key.secret")).Want(t, 200).Str("access_token")
 		// The key creation is the newest entry now.
 		env.Clock.Advance(time.Second)
-		third := wsCreateTeam(t, env, w.owner.Access, w.org, "Third")
+		third := env.CreateTeam(t, w.Owner.Access, w.Org, "Third")
 
 		// entries checks the shape of every entry, that all are of the org
 		// and newest first, and returns them.
-		entries := func(t *testing.T, r *testenv.Resp, n int) []wsEntry {
+		entries := func(t *testing.T, r *testenv.Resp, n int) []map[string]any {
 			t.Helper()
-			es := meList(t, r, "entries")
+			es := r.List(t, "entries")
 			if len(es) != n {
 				t.Fatalf("%d entries; want %d", len(es), n)
 			}
 			var prev time.Time
 			for i, e := range es {
-				wsCheckEntry(t, e)
-				if e["org_id"] != w.org {
-					t.Errorf("entries[%d].org_id = %v; want %s", i, e["org_id"], w.org)
+				testenv.CheckEntry(t, e)
+				if e["org_id"] != w.Org {
+					t.Errorf("entries[%d].org_id = %v; want %s", i, e["org_id"], w.Org)
 				}
-				at := meTime(t, "at", e["at"])
+				at := testenv.Time(t, "at", e["at"])
 				if i > 0 && at.After(prev) {
 					t.Errorf("entries[%d].at = %s is newer than entries[%d].at = %s; want newest first", i, at, i-1, prev)
 				}
@@ -54,7 +54,7 @@ func TestWsAuditLog(t *testing.T) {
 			return es
 		}
 		// tasksRun checks es are the inserted tasks entries from index from on.
-		tasksRun := func(t *testing.T, es []wsEntry, from int) {
+		tasksRun := func(t *testing.T, es []map[string]any, from int) {
 			t.Helper()
 			for i, e := range es {
 				var m struct{ N int }
@@ -67,16 +67,16 @@ func TestWsAuditLog(t *testing.T) {
 		count := func(n int) func(t *testing.T, r *testenv.Resp) {
 			return func(t *testing.T, r *testenv.Resp) { entries(t, r, n) }
 		}
-		get := func(name, query, token string, want int, check func(t *testing.T, r *testenv.Resp)) wsCase {
+		get := func(name, query, token string, want int, check func(t *testing.T, r *testenv.Resp)) testenv.Case {
 			path := audit
 			if query != "" {
 				path += "?" + query
 			}
-			return wsCase{name: name, method: "GET", path: path, token: token, wantStatus: want, wantBody: check}
+			return testenv.Case{Name: name, Method: "GET", Path: path, Token: token, Want: want, Check: check}
 		}
 
-		wsRun(t, env, []wsCase{
-			get("default limit is 100, newest first", "", w.owner.Access, 200, func(t *testing.T, r *testenv.Resp) {
+		env.RunCases(t, []testenv.Case{
+			get("default limit is 100, newest first", "", w.Owner.Access, 200, func(t *testing.T, r *testenv.Resp) {
 				es := entries(t, r, 100)
 				wantHead := []string{third, "", second, first}
 				for i, target := range wantHead {
@@ -89,29 +89,29 @@ func TestWsAuditLog(t *testing.T) {
 				}
 				tasksRun(t, es[4:], 0)
 			}),
-			get("admin", "", w.admin.Access, 200, count(100)),
-			get("limit=1", "limit=1", w.owner.Access, 200, func(t *testing.T, r *testenv.Resp) {
+			get("admin", "", w.Admin.Access, 200, count(100)),
+			get("limit=1", "limit=1", w.Owner.Access, 200, func(t *testing.T, r *testenv.Resp) {
 				if es := entries(t, r, 1); es[0]["target_id"] != third {
 					t.Errorf("entries = %v; want the newest, team.created of %s", es, third)
 				}
 			}),
-			get("limit=500", "limit=500", w.owner.Access, 200, func(t *testing.T, r *testenv.Resp) { tasksRun(t, entries(t, r, 500)[4:], 0) }),
-			get("limit=250", "limit=250", w.owner.Access, 200, count(250)),
-			get("limit=0", "limit=0", w.owner.Access, 400, nil),
-			get("limit=501", "limit=501", w.owner.Access, 400, nil),
-			get("limit=-1", "limit=-1", w.owner.Access, 400, nil),
-			get("limit=abc", "limit=abc", w.owner.Access, 400, nil),
-			get("limit=1.5", "limit=1.5", w.owner.Access, 400, nil),
-			get("limit empty", "limit=", w.owner.Access, 400, nil),
-			get("tool=tasks", "tool=tasks", w.owner.Access, 200, func(t *testing.T, r *testenv.Resp) { tasksRun(t, entries(t, r, 100), 0) }),
-			get("tool=identity", "tool=identity", w.owner.Access, 200, func(t *testing.T, r *testenv.Resp) {
+			get("limit=500", "limit=500", w.Owner.Access, 200, func(t *testing.T, r *testenv.Resp) { tasksRun(t, entries(t, r, 500)[4:], 0) }),
+			get("limit=250", "limit=250", w.Owner.Access, 200, count(250)),
+			get("limit=0", "limit=0", w.Owner.Access, 400, nil),
+			get("limit=501", "limit=501", w.Owner.Access, 400, nil),
+			get("limit=-1", "limit=-1", w.Owner.Access, 400, nil),
+			get("limit=abc", "limit=abc", w.Owner.Access, 400, nil),
+			get("limit=1.5", "limit=1.5", w.Owner.Access, 400, nil),
+			get("limit empty", "limit=", w.Owner.Access, 400, nil),
+			get("tool=tasks", "tool=tasks", w.Owner.Access, 200, func(t *testing.T, r *testenv.Resp) { tasksRun(t, entries(t, r, 100), 0) }),
+			get("tool=identity", "tool=identity", w.Owner.Access, 200, func(t *testing.T, r *testenv.Resp) {
 				for _, e := range entries(t, r, 4) {
 					if e["tool"] != "identity" || !strings.HasPrefix(e["action"].(string), "identity.") {
 						t.Errorf("entry %v; want tool identity", e)
 					}
 				}
 			}),
-			get("action filter", "action=identity.team.created", w.owner.Access, 200, func(t *testing.T, r *testenv.Resp) {
+			get("action filter", "action=identity.team.created", w.Owner.Access, 200, func(t *testing.T, r *testenv.Resp) {
 				var got []any
 				for _, e := range entries(t, r, 3) {
 					got = append(got, e["target_id"])
@@ -120,36 +120,36 @@ func TestWsAuditLog(t *testing.T) {
 					t.Errorf("team.created targets = %v; want %v", got, want)
 				}
 			}),
-			get("action filter with limit", "action=tasks.issue.created&limit=7", w.owner.Access, 200, func(t *testing.T, r *testenv.Resp) { tasksRun(t, entries(t, r, 7), 0) }),
-			get("tool and action together", "tool=tasks&action=identity.team.created", w.owner.Access, 200, count(0)),
-			get("another org's tool", "tool=crm", w.owner.Access, 200, count(0)),
-			get("unknown action", "action=identity.nothing.happened", w.owner.Access, 200, count(0)),
-			get("tools lists the org's distinct tools", "limit=1", w.owner.Access, 200, func(t *testing.T, r *testenv.Resp) {
-				got := meStrings(r.Get("tools"))
+			get("action filter with limit", "action=tasks.issue.created&limit=7", w.Owner.Access, 200, func(t *testing.T, r *testenv.Resp) { tasksRun(t, entries(t, r, 7), 0) }),
+			get("tool and action together", "tool=tasks&action=identity.team.created", w.Owner.Access, 200, count(0)),
+			get("another org's tool", "tool=crm", w.Owner.Access, 200, count(0)),
+			get("unknown action", "action=identity.nothing.happened", w.Owner.Access, 200, count(0)),
+			get("tools lists the org's distinct tools", "limit=1", w.Owner.Access, 200, func(t *testing.T, r *testenv.Resp) {
+				got := testenv.Strings(r.Get("tools"))
 				slices.Sort(got)
 				if want := []string{"identity", "tasks"}; !slices.Equal(got, want) {
 					t.Errorf("tools = %v; want %v (not crm, which is another org's)", r.Get("tools"), want)
 				}
 			}),
-			get("tools ignores the filters", "tool=tasks&limit=1", w.owner.Access, 200, func(t *testing.T, r *testenv.Resp) {
-				got := meStrings(r.Get("tools"))
+			get("tools ignores the filters", "tool=tasks&limit=1", w.Owner.Access, 200, func(t *testing.T, r *testenv.Resp) {
+				got := testenv.Strings(r.Get("tools"))
 				slices.Sort(got)
 				if want := []string{"identity", "tasks"}; !slices.Equal(got, want) {
 					t.Errorf("tools = %v; want %v", r.Get("tools"), want)
 				}
 			}),
-			get("member", "", w.member.Access, 403, nil),
-			get("billing", "", w.billing.Access, 403, nil),
+			get("member", "", w.Member.Access, 403, nil),
+			get("billing", "", w.Billing.Access, 403, nil),
 			get("member-role org key", "", memberKey, 403, nil),
-			get("stranger", "", w.stranger.Access, 404, nil),
+			get("stranger", "", w.Stranger.Access, 404, nil),
 			get("no token", "", "", 401, nil),
-			{name: "other org's log holds its own entry only", method: "GET", path: "/v1/orgs/" + other + "/audit", token: w.owner.Access, wantStatus: 200,
-				wantBody: func(t *testing.T, r *testenv.Resp) {
-					es := meList(t, r, "entries")
+			{Name: "other org's log holds its own entry only", Method: "GET", Path: "/v1/orgs/" + other + "/audit", Token: w.Owner.Access, Want: 200,
+				Check: func(t *testing.T, r *testenv.Resp) {
+					es := r.List(t, "entries")
 					if len(es) != 1 || es[0]["tool"] != "crm" || es[0]["org_id"] != other {
 						t.Errorf("entries = %v; want the one crm entry", es)
 					}
-					if got := meStrings(r.Get("tools")); !slices.Equal(got, []string{"crm"}) {
+					if got := testenv.Strings(r.Get("tools")); !slices.Equal(got, []string{"crm"}) {
 						t.Errorf("tools = %v; want [crm]", r.Get("tools"))
 					}
 				}},
@@ -164,14 +164,14 @@ func TestWsAuditLog(t *testing.T) {
 func TestWsAuditTrail(t *testing.T) {
 	t.Parallel()
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		w := wsNewWorld(t, env)
-		org := "/v1/orgs/" + w.org
-		domain := wsDomain()
+		w := env.NewWorld(t)
+		org := "/v1/orgs/" + w.Org
+		domain := testenv.Domain()
 		var team, key, keySecret, claimID string
 		var claim map[string]any
 		var joiner *testenv.Account
 
-		seen := wsAuditIDs(t, env, w.owner.Access, w.org)
+		seen := env.AuditIDs(t, w.Owner.Access, w.Org)
 		steps := []struct {
 			name   string
 			action string // "" when the step must write nothing; a trailing "." matches a prefix
@@ -179,84 +179,84 @@ func TestWsAuditTrail(t *testing.T) {
 			target func() string
 			do     func(t *testing.T)
 		}{
-			{"create team", "identity.team.created", wsUID(w.member), wsStr(&team), func(t *testing.T) {
-				team = wsCreateTeam(t, env, w.member.Access, w.org, "Platform")
+			{"create team", "identity.team.created", userIDOf(w.Member), valueOf(&team), func(t *testing.T) {
+				team = env.CreateTeam(t, w.Member.Access, w.Org, "Platform")
 			}},
-			{"rename team", "identity.team.updated", wsUID(w.owner), wsStr(&team), func(t *testing.T) {
-				wsDo(t, env, "PATCH", org+"/teams/"+team, w.owner.Access, map[string]string{"name": "Platform Ops"}).Want(t, 200)
+			{"rename team", "identity.team.updated", userIDOf(w.Owner), valueOf(&team), func(t *testing.T) {
+				env.Call(t, "PATCH", org+"/teams/"+team, w.Owner.Access, map[string]string{"name": "Platform Ops"}).Want(t, 200)
 			}},
-			{"add team member", "identity.team.", wsUID(w.member), wsUID(w.billing), func(t *testing.T) {
-				wsDo(t, env, "POST", org+"/teams/"+team+"/members", w.member.Access, map[string]string{"user_id": w.billing.UserID, "role": "member"}).Want(t, 200)
+			{"add team member", "identity.team.", userIDOf(w.Member), userIDOf(w.Billing), func(t *testing.T) {
+				env.Call(t, "POST", org+"/teams/"+team+"/members", w.Member.Access, map[string]string{"user_id": w.Billing.UserID, "role": "member"}).Want(t, 200)
 			}},
-			{"change team role", "identity.team.", wsUID(w.admin), wsUID(w.billing), func(t *testing.T) {
-				wsDo(t, env, "POST", org+"/teams/"+team+"/members", w.admin.Access, map[string]string{"user_id": w.billing.UserID, "role": "lead"}).Want(t, 200)
+			{"change team role", "identity.team.", userIDOf(w.Admin), userIDOf(w.Billing), func(t *testing.T) {
+				env.Call(t, "POST", org+"/teams/"+team+"/members", w.Admin.Access, map[string]string{"user_id": w.Billing.UserID, "role": "lead"}).Want(t, 200)
 			}},
-			{"remove team member", "identity.team.", wsUID(w.billing), wsUID(w.billing), func(t *testing.T) {
-				wsDo(t, env, "DELETE", org+"/teams/"+team+"/members/"+w.billing.UserID, w.billing.Access, nil).Want(t, 200)
+			{"remove team member", "identity.team.", userIDOf(w.Billing), userIDOf(w.Billing), func(t *testing.T) {
+				env.Call(t, "DELETE", org+"/teams/"+team+"/members/"+w.Billing.UserID, w.Billing.Access, nil).Want(t, 200)
 			}},
-			{"delete team", "identity.team.deleted", wsUID(w.admin), wsStr(&team), func(t *testing.T) {
-				wsDo(t, env, "DELETE", org+"/teams/"+team, w.admin.Access, nil).Want(t, 200)
+			{"delete team", "identity.team.deleted", userIDOf(w.Admin), valueOf(&team), func(t *testing.T) {
+				env.Call(t, "DELETE", org+"/teams/"+team, w.Admin.Access, nil).Want(t, 200)
 			}},
-			{"disable tool", "identity.tool.disabled", wsUID(w.admin), nil, func(t *testing.T) {
-				wsSetTool(t, env, w.admin.Access, w.org, "links", false)
+			{"disable tool", "identity.tool.disabled", userIDOf(w.Admin), nil, func(t *testing.T) {
+				env.SetTool(t, w.Admin.Access, w.Org, "links", false)
 			}},
-			{"enable tool", "identity.tool.enabled", wsUID(w.owner), nil, func(t *testing.T) {
-				wsSetTool(t, env, w.owner.Access, w.org, "links", true)
+			{"enable tool", "identity.tool.enabled", userIDOf(w.Owner), nil, func(t *testing.T) {
+				env.SetTool(t, w.Owner.Access, w.Org, "links", true)
 			}},
 			{"enable an enabled tool", "", nil, nil, func(t *testing.T) {
-				wsSetTool(t, env, w.owner.Access, w.org, "links", true)
+				env.SetTool(t, w.Owner.Access, w.Org, "links", true)
 			}},
-			{"create org key", "identity.api_key.created", wsUID(w.admin), wsStr(&key), func(t *testing.T) {
-				r := wsCreateOrgKey(t, env, w.admin.Access, w.org, map[string]any{"name": "Robot", "role": "member"})
+			{"create org key", "identity.api_key.created", userIDOf(w.Admin), valueOf(&key), func(t *testing.T) {
+				r := env.CreateOrgKey(t, w.Admin.Access, w.Org, map[string]any{"name": "Robot", "role": "member"})
 				key, keySecret = r.Str("api_key.id"), r.Str("api_key.secret")
 			}},
 			{"exchange and list keys", "", nil, nil, func(t *testing.T) {
-				wsExchange(t, env, keySecret).Want(t, 200)
-				wsDo(t, env, "GET", org+"/api-keys", w.owner.Access, nil).Want(t, 200)
+				env.Exchange(t, keySecret).Want(t, 200)
+				env.Call(t, "GET", org+"/api-keys", w.Owner.Access, nil).Want(t, 200)
 			}},
-			{"revoke org key", "identity.api_key.revoked", wsUID(w.owner), wsStr(&key), func(t *testing.T) {
-				wsDo(t, env, "DELETE", org+"/api-keys/"+key, w.owner.Access, nil).Want(t, 200)
+			{"revoke org key", "identity.api_key.revoked", userIDOf(w.Owner), valueOf(&key), func(t *testing.T) {
+				env.Call(t, "DELETE", org+"/api-keys/"+key, w.Owner.Access, nil).Want(t, 200)
 			}},
-			{"claim domain", "identity.domain.created", wsUID(w.owner), wsStr(&claimID), func(t *testing.T) {
-				claim = wsClaim(t, env, w.owner.Access, w.org, domain, "")
+			{"claim domain", "identity.domain.created", userIDOf(w.Owner), valueOf(&claimID), func(t *testing.T) {
+				claim = env.ClaimDomain(t, w.Owner.Access, w.Org, domain, "")
 				claimID, _ = claim["id"].(string)
 			}},
 			{"failed verification", "", nil, nil, func(t *testing.T) {
-				wsDo(t, env, "POST", org+"/domains/"+claimID+"/verify", w.owner.Access, nil).Want(t, 400)
+				env.Call(t, "POST", org+"/domains/"+claimID+"/verify", w.Owner.Access, nil).Want(t, 400)
 			}},
-			{"verify domain", "identity.domain.verified", wsUID(w.admin), wsStr(&claimID), func(t *testing.T) {
-				wsPublish(t, env, claim)
-				wsDo(t, env, "POST", org+"/domains/"+claimID+"/verify", w.admin.Access, nil).Want(t, 200)
+			{"verify domain", "identity.domain.verified", userIDOf(w.Admin), valueOf(&claimID), func(t *testing.T) {
+				env.PublishProof(t, claim)
+				env.Call(t, "POST", org+"/domains/"+claimID+"/verify", w.Admin.Access, nil).Want(t, 200)
 			}},
 			{"verify again", "", nil, nil, func(t *testing.T) {
-				wsDo(t, env, "POST", org+"/domains/"+claimID+"/verify", w.admin.Access, nil).Want(t, 200)
+				env.Call(t, "POST", org+"/domains/"+claimID+"/verify", w.Admin.Access, nil).Want(t, 200)
 			}},
 			{"register at the domain", "", nil, nil, func(t *testing.T) {
-				joiner = wsVerifiedAt(t, env, domain)
+				joiner = env.VerifiedAt(t, domain)
 			}},
 			{"join by domain", "identity.member.joined", func() string { return joiner.UserID }, func() string { return joiner.UserID }, func(t *testing.T) {
-				wsDo(t, env, "POST", "/v1/me/discoverable/join", joiner.Access, nil).Want(t, 200)
+				env.Call(t, "POST", "/v1/me/discoverable/join", joiner.Access, nil).Want(t, 200)
 			}},
 			{"join again", "", nil, nil, func(t *testing.T) {
-				wsDo(t, env, "POST", "/v1/me/discoverable/join", joiner.Access, nil).Want(t, 200)
+				env.Call(t, "POST", "/v1/me/discoverable/join", joiner.Access, nil).Want(t, 200)
 			}},
-			{"switch to auto_join", "identity.domain.updated", wsUID(w.owner), wsStr(&claimID), func(t *testing.T) {
-				wsDo(t, env, "PATCH", org+"/domains/"+claimID, w.owner.Access, map[string]string{"mode": "auto_join"}).Want(t, 200)
+			{"switch to auto_join", "identity.domain.updated", userIDOf(w.Owner), valueOf(&claimID), func(t *testing.T) {
+				env.Call(t, "PATCH", org+"/domains/"+claimID, w.Owner.Access, map[string]string{"mode": "auto_join"}).Want(t, 200)
 			}},
 			{"register at an auto_join domain: withheld", "", nil, nil, func(t *testing.T) {
-				joiner = wsRegisterAt(t, env, domain)
+				joiner = env.RegisterAt(t, domain)
 			}},
 			{"verify email: auto-join", "identity.member.joined", func() string { return joiner.UserID }, func() string { return joiner.UserID }, func(t *testing.T) {
-				wsVerifyEmail(t, env, joiner)
+				env.VerifyEmail(t, joiner)
 			}},
-			{"remove domain", "identity.domain.deleted", wsUID(w.owner), wsStr(&claimID), func(t *testing.T) {
-				wsDo(t, env, "DELETE", org+"/domains/"+claimID, w.owner.Access, nil).Want(t, 200)
+			{"remove domain", "identity.domain.deleted", userIDOf(w.Owner), valueOf(&claimID), func(t *testing.T) {
+				env.Call(t, "DELETE", org+"/domains/"+claimID, w.Owner.Access, nil).Want(t, 200)
 			}},
 		}
 		for _, st := range steps {
 			t.Run(st.name, func(t *testing.T) {
 				st.do(t)
-				got := wsNewEntries(t, env, w.owner.Access, w.org, seen)
+				got := env.NewEntries(t, w.Owner.Access, w.Org, seen)
 				if st.action == "" {
 					if len(got) != 0 {
 						t.Fatalf("new audit entries %v; want none", got)
@@ -267,13 +267,13 @@ func TestWsAuditTrail(t *testing.T) {
 					t.Fatalf("%d new audit entries %v; want exactly one %s", len(got), got, st.action)
 				}
 				e := got[0]
-				wsCheckEntry(t, e)
+				testenv.CheckEntry(t, e)
 				action, _ := e["action"].(string)
 				if strings.HasSuffix(st.action, ".") && !strings.HasPrefix(action, st.action) || !strings.HasSuffix(st.action, ".") && action != st.action {
 					t.Errorf("action = %q; want %q", action, st.action)
 				}
-				if e["tool"] != "identity" || e["org_id"] != w.org {
-					t.Errorf("tool, org_id = %v, %v; want identity, %s", e["tool"], e["org_id"], w.org)
+				if e["tool"] != "identity" || e["org_id"] != w.Org {
+					t.Errorf("tool, org_id = %v, %v; want identity, %s", e["tool"], e["org_id"], w.Org)
 				}
 				if st.actor != nil && e["actor_id"] != st.actor() {
 					t.Errorf("actor_id = %v; want %s", e["actor_id"], st.actor())
@@ -286,8 +286,8 @@ func TestWsAuditTrail(t *testing.T) {
 	})
 }
 
-// wsUID returns a user id lazily, for tables built before the users act.
-func wsUID(a *testenv.Account) func() string { return func() string { return a.UserID } }
+// userIDOf returns a user id lazily, for tables built before the users act.
+func userIDOf(a *testenv.Account) func() string { return func() string { return a.UserID } }
 
-// wsStr reads *p lazily, for ids set by earlier steps.
-func wsStr(p *string) func() string { return func() string { return *p } }
+// valueOf reads *p lazily, for ids set by earlier steps.
+func valueOf(p *string) func() string { return func() string { return *p } }

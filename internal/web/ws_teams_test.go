@@ -9,11 +9,11 @@ import (
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
-// wsCheckTeam checks a Team record (CONTRACT §3).
-func wsCheckTeam(t *testing.T, tm map[string]any, name string, count int, myRole any) {
+// checkTeam checks a Team record (CONTRACT §3).
+func checkTeam(t *testing.T, tm map[string]any, name string, count int, myRole any) {
 	t.Helper()
-	wsCheckKeys(t, "team", tm, "id", "name", "description", "member_count", "my_role", "created_at")
-	if id, _ := tm["id"].(string); !signinUUID.MatchString(id) {
+	testenv.CheckKeys(t, "team", tm, "id", "name", "description", "member_count", "my_role", "created_at")
+	if id, _ := tm["id"].(string); !testenv.IsUUID(id) {
 		t.Errorf("team.id = %#v; want a uuid", tm["id"])
 	}
 	if tm["name"] != name {
@@ -28,7 +28,7 @@ func wsCheckTeam(t *testing.T, tm map[string]any, name string, count int, myRole
 	if tm["my_role"] != myRole {
 		t.Errorf("team.my_role = %#v; want %#v", tm["my_role"], myRole)
 	}
-	meTime(t, "team.created_at", tm["created_at"])
+	testenv.Time(t, "team.created_at", tm["created_at"])
 }
 
 // TestWsTeams covers list, create, rename and delete of teams (spec 4.4,
@@ -37,56 +37,56 @@ func wsCheckTeam(t *testing.T, tm map[string]any, name string, count int, myRole
 func TestWsTeams(t *testing.T) {
 	t.Parallel()
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		w := wsNewWorld(t, env)
-		other := meTeamOrg(t, env, "Other org", [2]string{w.owner.UserID, "owner"})
-		otherTeam := wsCreateTeam(t, env, w.owner.Access, other, "Elsewhere")
-		teams := "/v1/orgs/" + w.org + "/teams"
+		w := env.NewWorld(t)
+		other := env.TeamOrg(t, "Other org", [2]string{w.Owner.UserID, "owner"})
+		otherTeam := env.CreateTeam(t, w.Owner.Access, other, "Elsewhere")
+		teams := "/v1/orgs/" + w.Org + "/teams"
 		var team string // created by the plain member, who leads it
 
 		t.Run("list", func(t *testing.T) {
-			wsRun(t, env, []wsCase{
-				{name: "personal org has none", method: "GET", path: "/v1/orgs/" + w.owner.OrgID + "/teams", token: w.owner.Access, wantStatus: 200,
-					wantBody: func(t *testing.T, r *testenv.Resp) {
-						if got := meList(t, r, "teams"); len(got) != 0 {
+			env.RunCases(t, []testenv.Case{
+				{Name: "personal org has none", Method: "GET", Path: "/v1/orgs/" + w.Owner.OrgID + "/teams", Token: w.Owner.Access, Want: 200,
+					Check: func(t *testing.T, r *testenv.Resp) {
+						if got := r.List(t, "teams"); len(got) != 0 {
 							t.Errorf("teams = %v; want []", got)
 						}
 					}},
-				{name: "new team org has none", method: "GET", path: teams, token: w.member.Access, wantStatus: 200,
-					wantBody: func(t *testing.T, r *testenv.Resp) {
-						if got := meList(t, r, "teams"); len(got) != 0 {
+				{Name: "new team org has none", Method: "GET", Path: teams, Token: w.Member.Access, Want: 200,
+					Check: func(t *testing.T, r *testenv.Resp) {
+						if got := r.List(t, "teams"); len(got) != 0 {
 							t.Errorf("teams = %v; want []", got)
 						}
 					}},
-				{name: "stranger", method: "GET", path: teams, token: w.stranger.Access, wantStatus: 404},
-				{name: "unknown org", method: "GET", path: "/v1/orgs/" + uuid.NewString() + "/teams", token: w.owner.Access, wantStatus: 404},
-				{name: "no token", method: "GET", path: teams, wantStatus: 401},
+				{Name: "stranger", Method: "GET", Path: teams, Token: w.Stranger.Access, Want: 404},
+				{Name: "unknown org", Method: "GET", Path: "/v1/orgs/" + uuid.NewString() + "/teams", Token: w.Owner.Access, Want: 404},
+				{Name: "no token", Method: "GET", Path: teams, Want: 401},
 			})
 		})
 
 		t.Run("create", func(t *testing.T) {
-			wsRun(t, env, []wsCase{
-				{name: "plain member", method: "POST", path: teams, token: w.member.Access, body: map[string]string{"name": "Platform", "description": "Keeps the lights on"}, wantStatus: 200,
-					wantBody: func(t *testing.T, r *testenv.Resp) {
-						tm := wsObj(t, r, "team")
-						wsCheckTeam(t, tm, "Platform", 1, "lead")
+			env.RunCases(t, []testenv.Case{
+				{Name: "plain member", Method: "POST", Path: teams, Token: w.Member.Access, Body: map[string]string{"name": "Platform", "description": "Keeps the lights on"}, Want: 200,
+					Check: func(t *testing.T, r *testenv.Resp) {
+						tm := r.Obj(t, "team")
+						checkTeam(t, tm, "Platform", 1, "lead")
 						if tm["description"] != "Keeps the lights on" {
 							t.Errorf("team.description = %#v; want %q", tm["description"], "Keeps the lights on")
 						}
 						team, _ = tm["id"].(string)
 					}},
-				{name: "billing member", method: "POST", path: teams, token: w.billing.Access, body: map[string]string{"name": "Money"}, wantStatus: 200,
-					wantBody: func(t *testing.T, r *testenv.Resp) { wsCheckTeam(t, wsObj(t, r, "team"), "Money", 1, "lead") }},
-				{name: "name of two characters", method: "POST", path: teams, token: w.admin.Access, body: map[string]string{"name": "QA"}, wantStatus: 200,
-					wantBody: func(t *testing.T, r *testenv.Resp) { wsCheckTeam(t, wsObj(t, r, "team"), "QA", 1, "lead") }},
-				{name: "name of one character", method: "POST", path: teams, token: w.owner.Access, body: map[string]string{"name": "x"}, wantStatus: 400},
-				{name: "name of one character after trimming", method: "POST", path: teams, token: w.owner.Access, body: map[string]string{"name": "  x  "}, wantStatus: 400},
-				{name: "name missing", method: "POST", path: teams, token: w.owner.Access, body: map[string]string{"description": "no name"}, wantStatus: 400},
-				{name: "empty body", method: "POST", path: teams, token: w.owner.Access, wantStatus: 400},
-				{name: "malformed JSON", method: "POST", path: teams, token: w.owner.Access, body: `{"name": "Broken"`, wantStatus: 400},
-				{name: "name not a string", method: "POST", path: teams, token: w.owner.Access, body: map[string]any{"name": 42}, wantStatus: 400},
-				{name: "personal org", method: "POST", path: "/v1/orgs/" + w.owner.OrgID + "/teams", token: w.owner.Access, body: map[string]string{"name": "Solo"}, wantStatus: 403},
-				{name: "stranger", method: "POST", path: teams, token: w.stranger.Access, body: map[string]string{"name": "Intruders"}, wantStatus: 404},
-				{name: "no token", method: "POST", path: teams, body: map[string]string{"name": "Anon"}, wantStatus: 401},
+				{Name: "billing member", Method: "POST", Path: teams, Token: w.Billing.Access, Body: map[string]string{"name": "Money"}, Want: 200,
+					Check: func(t *testing.T, r *testenv.Resp) { checkTeam(t, r.Obj(t, "team"), "Money", 1, "lead") }},
+				{Name: "name of two characters", Method: "POST", Path: teams, Token: w.Admin.Access, Body: map[string]string{"name": "QA"}, Want: 200,
+					Check: func(t *testing.T, r *testenv.Resp) { checkTeam(t, r.Obj(t, "team"), "QA", 1, "lead") }},
+				{Name: "name of one character", Method: "POST", Path: teams, Token: w.Owner.Access, Body: map[string]string{"name": "x"}, Want: 400},
+				{Name: "name of one character after trimming", Method: "POST", Path: teams, Token: w.Owner.Access, Body: map[string]string{"name": "  x  "}, Want: 400},
+				{Name: "name missing", Method: "POST", Path: teams, Token: w.Owner.Access, Body: map[string]string{"description": "no name"}, Want: 400},
+				{Name: "empty body", Method: "POST", Path: teams, Token: w.Owner.Access, Want: 400},
+				{Name: "malformed JSON", Method: "POST", Path: teams, Token: w.Owner.Access, Body: `{"name": "Broken"`, Want: 400},
+				{Name: "name not a string", Method: "POST", Path: teams, Token: w.Owner.Access, Body: map[string]any{"name": 42}, Want: 400},
+				{Name: "personal org", Method: "POST", Path: "/v1/orgs/" + w.Owner.OrgID + "/teams", Token: w.Owner.Access, Body: map[string]string{"name": "Solo"}, Want: 403},
+				{Name: "stranger", Method: "POST", Path: teams, Token: w.Stranger.Access, Body: map[string]string{"name": "Intruders"}, Want: 404},
+				{Name: "no token", Method: "POST", Path: teams, Body: map[string]string{"name": "Anon"}, Want: 401},
 			})
 			if team == "" {
 				t.Fatal("the member's team was not created")
@@ -94,15 +94,15 @@ func TestWsTeams(t *testing.T) {
 		})
 
 		t.Run("list shows my_role and member_count", func(t *testing.T) {
-			got := wsTeams(t, env, w.owner.Access, w.org)
+			got := env.Teams(t, w.Owner.Access, w.Org)
 			if len(got) != 3 {
 				t.Fatalf("owner sees %d teams %v; want 3", len(got), got)
 			}
-			wsCheckTeam(t, got[team], "Platform", 1, nil)
-			wsCheckTeam(t, wsTeams(t, env, w.member.Access, w.org)[team], "Platform", 1, "lead")
-			wsDo(t, env, "POST", teams+"/"+team+"/members", w.member.Access, map[string]string{"user_id": w.admin.UserID, "role": "member"}).Want(t, 200)
-			wsCheckTeam(t, wsTeams(t, env, w.admin.Access, w.org)[team], "Platform", 2, "member")
-			wsCheckTeam(t, wsTeams(t, env, w.billing.Access, w.org)[team], "Platform", 2, nil)
+			checkTeam(t, got[team], "Platform", 1, nil)
+			checkTeam(t, env.Teams(t, w.Member.Access, w.Org)[team], "Platform", 1, "lead")
+			env.Call(t, "POST", teams+"/"+team+"/members", w.Member.Access, map[string]string{"user_id": w.Admin.UserID, "role": "member"}).Want(t, 200)
+			checkTeam(t, env.Teams(t, w.Admin.Access, w.Org)[team], "Platform", 2, "member")
+			checkTeam(t, env.Teams(t, w.Billing.Access, w.Org)[team], "Platform", 2, nil)
 		})
 
 		t.Run("patch", func(t *testing.T) {
@@ -110,36 +110,36 @@ func TestWsTeams(t *testing.T) {
 			renamed := func(name string) func(t *testing.T, r *testenv.Resp) {
 				return func(t *testing.T, r *testenv.Resp) {
 					t.Helper()
-					signinWantMessage(t, r)
+					testenv.WantMessage(t, r)
 					if _, ok := r.JSON()["team"]; ok {
 						t.Errorf("PATCH answered %s; want a Message, not the team", r.Body)
 					}
-					if got := wsTeams(t, env, w.owner.Access, w.org)[team]["name"]; got != name {
+					if got := env.Teams(t, w.Owner.Access, w.Org)[team]["name"]; got != name {
 						t.Errorf("team name after PATCH = %#v; want %q", got, name)
 					}
 				}
 			}
-			wsRun(t, env, []wsCase{
-				{name: "team lead", method: "PATCH", path: path, token: w.member.Access, body: map[string]string{"name": "Platform Ops"}, wantStatus: 200, wantBody: renamed("Platform Ops")},
-				{name: "admin not on the team", method: "PATCH", path: path, token: w.admin.Access, body: map[string]string{"name": "Platform Admin"}, wantStatus: 200, wantBody: renamed("Platform Admin")},
-				{name: "owner not on the team", method: "PATCH", path: path, token: w.owner.Access, body: map[string]string{"name": "Platform"}, wantStatus: 200, wantBody: renamed("Platform")},
-				{name: "description only", method: "PATCH", path: path, token: w.member.Access, body: map[string]string{"description": "New words"}, wantStatus: 200,
-					wantBody: func(t *testing.T, r *testenv.Resp) {
-						if got := wsTeams(t, env, w.owner.Access, w.org)[team]; got["description"] != "New words" || got["name"] != "Platform" {
+			env.RunCases(t, []testenv.Case{
+				{Name: "team lead", Method: "PATCH", Path: path, Token: w.Member.Access, Body: map[string]string{"name": "Platform Ops"}, Want: 200, Check: renamed("Platform Ops")},
+				{Name: "admin not on the team", Method: "PATCH", Path: path, Token: w.Admin.Access, Body: map[string]string{"name": "Platform Admin"}, Want: 200, Check: renamed("Platform Admin")},
+				{Name: "owner not on the team", Method: "PATCH", Path: path, Token: w.Owner.Access, Body: map[string]string{"name": "Platform"}, Want: 200, Check: renamed("Platform")},
+				{Name: "description only", Method: "PATCH", Path: path, Token: w.Member.Access, Body: map[string]string{"description": "New words"}, Want: 200,
+					Check: func(t *testing.T, r *testenv.Resp) {
+						if got := env.Teams(t, w.Owner.Access, w.Org)[team]; got["description"] != "New words" || got["name"] != "Platform" {
 							t.Errorf("team after PATCH = %v; want name Platform, description %q", got, "New words")
 						}
 					}},
-				{name: "billing, not on the team", method: "PATCH", path: path, token: w.billing.Access, body: map[string]string{"name": "Hijacked"}, wantStatus: 403},
-				{name: "name of two characters", method: "PATCH", path: path, token: w.owner.Access, body: map[string]string{"name": "PL"}, wantStatus: 200, wantBody: renamed("PL")},
-				{name: "name back", method: "PATCH", path: path, token: w.owner.Access, body: map[string]string{"name": "Platform"}, wantStatus: 200, wantBody: renamed("Platform")},
-				{name: "empty patch", method: "PATCH", path: path, token: w.owner.Access, body: map[string]string{}, wantStatus: 400},
-				{name: "no body", method: "PATCH", path: path, token: w.owner.Access, wantStatus: 400},
-				{name: "name of one character", method: "PATCH", path: path, token: w.owner.Access, body: map[string]string{"name": "x"}, wantStatus: 400},
-				{name: "unknown team", method: "PATCH", path: teams + "/" + uuid.NewString(), token: w.owner.Access, body: map[string]string{"name": "Ghost"}, wantStatus: 404},
-				{name: "malformed team id", method: "PATCH", path: teams + "/not-a-team", token: w.owner.Access, body: map[string]string{"name": "Ghost"}, wantStatus: 404},
-				{name: "team of another org under this org", method: "PATCH", path: teams + "/" + otherTeam, token: w.owner.Access, body: map[string]string{"name": "Moved"}, wantStatus: 404},
-				{name: "stranger", method: "PATCH", path: path, token: w.stranger.Access, body: map[string]string{"name": "Intruders"}, wantStatus: 404},
-				{name: "no token", method: "PATCH", path: path, body: map[string]string{"name": "Anon"}, wantStatus: 401},
+				{Name: "billing, not on the team", Method: "PATCH", Path: path, Token: w.Billing.Access, Body: map[string]string{"name": "Hijacked"}, Want: 403},
+				{Name: "name of two characters", Method: "PATCH", Path: path, Token: w.Owner.Access, Body: map[string]string{"name": "PL"}, Want: 200, Check: renamed("PL")},
+				{Name: "name back", Method: "PATCH", Path: path, Token: w.Owner.Access, Body: map[string]string{"name": "Platform"}, Want: 200, Check: renamed("Platform")},
+				{Name: "empty patch", Method: "PATCH", Path: path, Token: w.Owner.Access, Body: map[string]string{}, Want: 400},
+				{Name: "no body", Method: "PATCH", Path: path, Token: w.Owner.Access, Want: 400},
+				{Name: "name of one character", Method: "PATCH", Path: path, Token: w.Owner.Access, Body: map[string]string{"name": "x"}, Want: 400},
+				{Name: "unknown team", Method: "PATCH", Path: teams + "/" + uuid.NewString(), Token: w.Owner.Access, Body: map[string]string{"name": "Ghost"}, Want: 404},
+				{Name: "malformed team id", Method: "PATCH", Path: teams + "/not-a-team", Token: w.Owner.Access, Body: map[string]string{"name": "Ghost"}, Want: 404},
+				{Name: "team of another org under this org", Method: "PATCH", Path: teams + "/" + otherTeam, Token: w.Owner.Access, Body: map[string]string{"name": "Moved"}, Want: 404},
+				{Name: "stranger", Method: "PATCH", Path: path, Token: w.Stranger.Access, Body: map[string]string{"name": "Intruders"}, Want: 404},
+				{Name: "no token", Method: "PATCH", Path: path, Body: map[string]string{"name": "Anon"}, Want: 401},
 			})
 		})
 
@@ -147,30 +147,30 @@ func TestWsTeams(t *testing.T) {
 			// The admin is a plain member of the team but holds
 			// org.teams.manage; the billing member gets a plain team seat
 			// and no permission.
-			wsDo(t, env, "POST", teams+"/"+team+"/members", w.member.Access, map[string]string{"user_id": w.billing.UserID, "role": "member"}).Want(t, 200)
-			wsRun(t, env, []wsCase{
-				{name: "rename", method: "PATCH", path: teams + "/" + team, token: w.billing.Access, body: map[string]string{"name": "Hijacked"}, wantStatus: 403},
-				{name: "delete", method: "DELETE", path: teams + "/" + team, token: w.billing.Access, wantStatus: 403},
+			env.Call(t, "POST", teams+"/"+team+"/members", w.Member.Access, map[string]string{"user_id": w.Billing.UserID, "role": "member"}).Want(t, 200)
+			env.RunCases(t, []testenv.Case{
+				{Name: "rename", Method: "PATCH", Path: teams + "/" + team, Token: w.Billing.Access, Body: map[string]string{"name": "Hijacked"}, Want: 403},
+				{Name: "delete", Method: "DELETE", Path: teams + "/" + team, Token: w.Billing.Access, Want: 403},
 			})
 		})
 
 		t.Run("delete", func(t *testing.T) {
-			doomed := wsCreateTeam(t, env, w.owner.Access, w.org, "Doomed")
-			wsRun(t, env, []wsCase{
-				{name: "member not on the team", method: "DELETE", path: teams + "/" + doomed, token: w.member.Access, wantStatus: 403},
-				{name: "personal org", method: "DELETE", path: "/v1/orgs/" + w.owner.OrgID + "/teams/" + doomed, token: w.owner.Access, wantStatus: 403},
-				{name: "team of another org under this org", method: "DELETE", path: teams + "/" + otherTeam, token: w.owner.Access, wantStatus: 404},
-				{name: "stranger", method: "DELETE", path: teams + "/" + doomed, token: w.stranger.Access, wantStatus: 404},
-				{name: "admin", method: "DELETE", path: teams + "/" + doomed, token: w.admin.Access, wantStatus: 200,
-					wantBody: func(t *testing.T, r *testenv.Resp) { signinWantMessage(t, r) }},
-				{name: "team lead", method: "DELETE", path: teams + "/" + team, token: w.member.Access, wantStatus: 200,
-					wantBody: func(t *testing.T, r *testenv.Resp) { signinWantMessage(t, r) }},
-				{name: "deleted team: again", method: "DELETE", path: teams + "/" + team, token: w.owner.Access, wantStatus: 404},
-				{name: "deleted team: patch", method: "PATCH", path: teams + "/" + team, token: w.owner.Access, body: map[string]string{"name": "Revived"}, wantStatus: 404},
-				{name: "deleted team: members", method: "GET", path: teams + "/" + team + "/members", token: w.owner.Access, wantStatus: 404},
-				{name: "deleted team: add member", method: "POST", path: teams + "/" + team + "/members", token: w.owner.Access, body: map[string]string{"user_id": w.owner.UserID, "role": "lead"}, wantStatus: 404},
+			doomed := env.CreateTeam(t, w.Owner.Access, w.Org, "Doomed")
+			env.RunCases(t, []testenv.Case{
+				{Name: "member not on the team", Method: "DELETE", Path: teams + "/" + doomed, Token: w.Member.Access, Want: 403},
+				{Name: "personal org", Method: "DELETE", Path: "/v1/orgs/" + w.Owner.OrgID + "/teams/" + doomed, Token: w.Owner.Access, Want: 403},
+				{Name: "team of another org under this org", Method: "DELETE", Path: teams + "/" + otherTeam, Token: w.Owner.Access, Want: 404},
+				{Name: "stranger", Method: "DELETE", Path: teams + "/" + doomed, Token: w.Stranger.Access, Want: 404},
+				{Name: "admin", Method: "DELETE", Path: teams + "/" + doomed, Token: w.Admin.Access, Want: 200,
+					Check: func(t *testing.T, r *testenv.Resp) { testenv.WantMessage(t, r) }},
+				{Name: "team lead", Method: "DELETE", Path: teams + "/" + team, Token: w.Member.Access, Want: 200,
+					Check: func(t *testing.T, r *testenv.Resp) { testenv.WantMessage(t, r) }},
+				{Name: "deleted team: again", Method: "DELETE", Path: teams + "/" + team, Token: w.Owner.Access, Want: 404},
+				{Name: "deleted team: patch", Method: "PATCH", Path: teams + "/" + team, Token: w.Owner.Access, Body: map[string]string{"name": "Revived"}, Want: 404},
+				{Name: "deleted team: members", Method: "GET", Path: teams + "/" + team + "/members", Token: w.Owner.Access, Want: 404},
+				{Name: "deleted team: add member", Method: "POST", Path: teams + "/" + team + "/members", Token: w.Owner.Access, Body: map[string]string{"user_id": w.Owner.UserID, "role": "lead"}, Want: 404},
 			})
-			got := wsTeams(t, env, w.owner.Access, w.org)
+			got := env.Teams(t, w.Owner.Access, w.Org)
 			if _, ok := got[team]; ok {
 				t.Errorf("teams list still shows deleted team %s: %v", team, got)
 			}
@@ -197,104 +197,104 @@ func TestWsTeams(t *testing.T) {
 func TestWsTeamMembers(t *testing.T) {
 	t.Parallel()
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		w := wsNewWorld(t, env)
-		team := wsCreateTeam(t, env, w.member.Access, w.org, "Platform") // the member leads it
-		other := meTeamOrg(t, env, "Other org", [2]string{w.owner.UserID, "owner"})
-		otherTeam := wsCreateTeam(t, env, w.owner.Access, other, "Elsewhere")
-		members := "/v1/orgs/" + w.org + "/teams/" + team + "/members"
-		set := func(token, user, role string, want int) wsCase {
-			return wsCase{method: "POST", path: members, token: token, body: map[string]string{"user_id": user, "role": role}, wantStatus: want}
+		w := env.NewWorld(t)
+		team := env.CreateTeam(t, w.Member.Access, w.Org, "Platform") // the member leads it
+		other := env.TeamOrg(t, "Other org", [2]string{w.Owner.UserID, "owner"})
+		otherTeam := env.CreateTeam(t, w.Owner.Access, other, "Elsewhere")
+		members := "/v1/orgs/" + w.Org + "/teams/" + team + "/members"
+		set := func(token, user, role string, want int) testenv.Case {
+			return testenv.Case{Method: "POST", Path: members, Token: token, Body: map[string]string{"user_id": user, "role": role}, Want: want}
 		}
-		named := func(name string, c wsCase) wsCase { c.name = name; return c }
+		named := func(name string, c testenv.Case) testenv.Case { c.Name = name; return c }
 
 		t.Run("list", func(t *testing.T) {
-			wsRun(t, env, []wsCase{
-				{name: "any org member", method: "GET", path: members, token: w.billing.Access, wantStatus: 200,
-					wantBody: func(t *testing.T, r *testenv.Resp) {
-						rows := meList(t, r, "members")
+			env.RunCases(t, []testenv.Case{
+				{Name: "any org member", Method: "GET", Path: members, Token: w.Billing.Access, Want: 200,
+					Check: func(t *testing.T, r *testenv.Resp) {
+						rows := r.List(t, "members")
 						if len(rows) != 1 {
 							t.Fatalf("members = %v; want the lead only", rows)
 						}
 						m := rows[0]
-						wsCheckKeys(t, "member row", m, "user_id", "name", "email", "avatar_url", "role", "joined_at")
-						if m["user_id"] != w.member.UserID || m["role"] != "lead" || m["email"] != w.member.Email || m["name"] != w.member.Name {
-							t.Errorf("member row = %v; want user %s (%s, %s) as lead", m, w.member.UserID, w.member.Email, w.member.Name)
+						testenv.CheckKeys(t, "member row", m, "user_id", "name", "email", "avatar_url", "role", "joined_at")
+						if m["user_id"] != w.Member.UserID || m["role"] != "lead" || m["email"] != w.Member.Email || m["name"] != w.Member.Name {
+							t.Errorf("member row = %v; want user %s (%s, %s) as lead", m, w.Member.UserID, w.Member.Email, w.Member.Name)
 						}
 						if _, ok := m["avatar_url"].(string); !ok {
 							t.Errorf("avatar_url = %#v; want a string", m["avatar_url"])
 						}
-						meTime(t, "joined_at", m["joined_at"])
+						testenv.Time(t, "joined_at", m["joined_at"])
 					}},
-				{name: "stranger", method: "GET", path: members, token: w.stranger.Access, wantStatus: 404},
-				{name: "unknown team", method: "GET", path: "/v1/orgs/" + w.org + "/teams/" + uuid.NewString() + "/members", token: w.owner.Access, wantStatus: 404},
-				{name: "team of another org under this org", method: "GET", path: "/v1/orgs/" + w.org + "/teams/" + otherTeam + "/members", token: w.owner.Access, wantStatus: 404},
-				{name: "no token", method: "GET", path: members, wantStatus: 401},
+				{Name: "stranger", Method: "GET", Path: members, Token: w.Stranger.Access, Want: 404},
+				{Name: "unknown team", Method: "GET", Path: "/v1/orgs/" + w.Org + "/teams/" + uuid.NewString() + "/members", Token: w.Owner.Access, Want: 404},
+				{Name: "team of another org under this org", Method: "GET", Path: "/v1/orgs/" + w.Org + "/teams/" + otherTeam + "/members", Token: w.Owner.Access, Want: 404},
+				{Name: "no token", Method: "GET", Path: members, Want: 401},
 			})
 		})
 
 		t.Run("add", func(t *testing.T) {
-			wsRun(t, env, []wsCase{
-				named("lead adds an org member", set(w.member.Access, w.billing.UserID, "member", 200)),
-				named("target not an org member", set(w.member.Access, w.stranger.UserID, "member", 400)),
-				named("target does not exist", set(w.member.Access, uuid.NewString(), "member", 400)),
-				named("target id malformed", set(w.member.Access, "someone", "member", 400)),
-				named("role owner", set(w.member.Access, w.admin.UserID, "owner", 400)),
-				named("role unknown", set(w.member.Access, w.admin.UserID, "boss", 400)),
-				{name: "user_id missing", method: "POST", path: members, token: w.member.Access, body: map[string]string{"role": "member"}, wantStatus: 400},
-				named("plain team member", set(w.billing.Access, w.admin.UserID, "member", 403)),
-				named("org member not on the team", set(w.admin.Access, w.owner.UserID, "member", 200)), // admin holds org.teams.manage
-				named("stranger", set(w.stranger.Access, w.stranger.UserID, "member", 404)),
-				{name: "unknown team", method: "POST", path: "/v1/orgs/" + w.org + "/teams/" + uuid.NewString() + "/members", token: w.owner.Access, body: map[string]string{"user_id": w.owner.UserID, "role": "member"}, wantStatus: 404},
-				{name: "no token", method: "POST", path: members, body: map[string]string{"user_id": w.owner.UserID, "role": "member"}, wantStatus: 401},
+			env.RunCases(t, []testenv.Case{
+				named("lead adds an org member", set(w.Member.Access, w.Billing.UserID, "member", 200)),
+				named("target not an org member", set(w.Member.Access, w.Stranger.UserID, "member", 400)),
+				named("target does not exist", set(w.Member.Access, uuid.NewString(), "member", 400)),
+				named("target id malformed", set(w.Member.Access, "someone", "member", 400)),
+				named("role owner", set(w.Member.Access, w.Admin.UserID, "owner", 400)),
+				named("role unknown", set(w.Member.Access, w.Admin.UserID, "boss", 400)),
+				{Name: "user_id missing", Method: "POST", Path: members, Token: w.Member.Access, Body: map[string]string{"role": "member"}, Want: 400},
+				named("plain team member", set(w.Billing.Access, w.Admin.UserID, "member", 403)),
+				named("org member not on the team", set(w.Admin.Access, w.Owner.UserID, "member", 200)), // admin holds org.teams.manage
+				named("stranger", set(w.Stranger.Access, w.Stranger.UserID, "member", 404)),
+				{Name: "unknown team", Method: "POST", Path: "/v1/orgs/" + w.Org + "/teams/" + uuid.NewString() + "/members", Token: w.Owner.Access, Body: map[string]string{"user_id": w.Owner.UserID, "role": "member"}, Want: 404},
+				{Name: "no token", Method: "POST", Path: members, Body: map[string]string{"user_id": w.Owner.UserID, "role": "member"}, Want: 401},
 			})
-			want := map[string]string{w.member.UserID: "lead", w.billing.UserID: "member", w.owner.UserID: "member"}
-			if got := wsTeamMembers(t, env, w.owner.Access, w.org, team); !maps.Equal(got, want) {
+			want := map[string]string{w.Member.UserID: "lead", w.Billing.UserID: "member", w.Owner.UserID: "member"}
+			if got := env.TeamMembers(t, w.Owner.Access, w.Org, team); !maps.Equal(got, want) {
 				t.Errorf("team members = %v; want %v", got, want)
 			}
-			if got := wsTeams(t, env, w.owner.Access, w.org)[team]["member_count"]; got != float64(3) {
+			if got := env.Teams(t, w.Owner.Access, w.Org)[team]["member_count"]; got != float64(3) {
 				t.Errorf("member_count = %v; want 3", got)
 			}
 		})
 
 		t.Run("upsert changes the role", func(t *testing.T) {
-			wsRun(t, env, []wsCase{
-				named("member to lead", set(w.member.Access, w.owner.UserID, "lead", 200)),
-				named("same role again", set(w.member.Access, w.owner.UserID, "lead", 200)),
+			env.RunCases(t, []testenv.Case{
+				named("member to lead", set(w.Member.Access, w.Owner.UserID, "lead", 200)),
+				named("same role again", set(w.Member.Access, w.Owner.UserID, "lead", 200)),
 			})
-			want := map[string]string{w.member.UserID: "lead", w.billing.UserID: "member", w.owner.UserID: "lead"}
-			if got := wsTeamMembers(t, env, w.owner.Access, w.org, team); !maps.Equal(got, want) {
+			want := map[string]string{w.Member.UserID: "lead", w.Billing.UserID: "member", w.Owner.UserID: "lead"}
+			if got := env.TeamMembers(t, w.Owner.Access, w.Org, team); !maps.Equal(got, want) {
 				t.Errorf("team members = %v; want %v", got, want)
 			}
-			if got := wsTeams(t, env, w.owner.Access, w.org)[team]; got["member_count"] != float64(3) || got["my_role"] != "lead" {
+			if got := env.Teams(t, w.Owner.Access, w.Org)[team]; got["member_count"] != float64(3) || got["my_role"] != "lead" {
 				t.Errorf("owner's view of the team = %v; want member_count 3 (no duplicate row) and my_role lead", got)
 			}
 		})
 
 		t.Run("remove", func(t *testing.T) {
 			path := func(user string) string { return members + "/" + user }
-			wsRun(t, env, []wsCase{
-				{name: "plain member removes another", method: "DELETE", path: path(w.member.UserID), token: w.billing.Access, wantStatus: 403},
-				{name: "stranger", method: "DELETE", path: path(w.billing.UserID), token: w.stranger.Access, wantStatus: 404},
-				{name: "plain member removes self", method: "DELETE", path: path(w.billing.UserID), token: w.billing.Access, wantStatus: 200,
-					wantBody: func(t *testing.T, r *testenv.Resp) { signinWantMessage(t, r) }},
-				{name: "self, no longer on the team", method: "DELETE", path: path(w.billing.UserID), token: w.billing.Access, wantStatus: 404},
-				{name: "org member never on the team", method: "DELETE", path: path(w.admin.UserID), token: w.owner.Access, wantStatus: 404},
-				{name: "user who does not exist", method: "DELETE", path: path(uuid.NewString()), token: w.owner.Access, wantStatus: 404},
-				{name: "lead removes another lead", method: "DELETE", path: path(w.owner.UserID), token: w.member.Access, wantStatus: 200},
-				{name: "admin not on the team removes the lead", method: "DELETE", path: path(w.member.UserID), token: w.admin.Access, wantStatus: 200},
-				{name: "no token", method: "DELETE", path: path(w.member.UserID), wantStatus: 401},
+			env.RunCases(t, []testenv.Case{
+				{Name: "plain member removes another", Method: "DELETE", Path: path(w.Member.UserID), Token: w.Billing.Access, Want: 403},
+				{Name: "stranger", Method: "DELETE", Path: path(w.Billing.UserID), Token: w.Stranger.Access, Want: 404},
+				{Name: "plain member removes self", Method: "DELETE", Path: path(w.Billing.UserID), Token: w.Billing.Access, Want: 200,
+					Check: func(t *testing.T, r *testenv.Resp) { testenv.WantMessage(t, r) }},
+				{Name: "self, no longer on the team", Method: "DELETE", Path: path(w.Billing.UserID), Token: w.Billing.Access, Want: 404},
+				{Name: "org member never on the team", Method: "DELETE", Path: path(w.Admin.UserID), Token: w.Owner.Access, Want: 404},
+				{Name: "user who does not exist", Method: "DELETE", Path: path(uuid.NewString()), Token: w.Owner.Access, Want: 404},
+				{Name: "lead removes another lead", Method: "DELETE", Path: path(w.Owner.UserID), Token: w.Member.Access, Want: 200},
+				{Name: "admin not on the team removes the lead", Method: "DELETE", Path: path(w.Member.UserID), Token: w.Admin.Access, Want: 200},
+				{Name: "no token", Method: "DELETE", Path: path(w.Member.UserID), Want: 401},
 			})
-			if got := wsTeamMembers(t, env, w.owner.Access, w.org, team); len(got) != 0 {
+			if got := env.TeamMembers(t, w.Owner.Access, w.Org, team); len(got) != 0 {
 				t.Errorf("team members = %v; want none left", got)
 			}
-			if got := wsTeams(t, env, w.owner.Access, w.org)[team]["member_count"]; got != float64(0) {
+			if got := env.Teams(t, w.Owner.Access, w.Org)[team]["member_count"]; got != float64(0) {
 				t.Errorf("member_count = %v; want 0", got)
 			}
 		})
 
 		t.Run("self-removal needs no lead and no permission", func(t *testing.T) {
-			wsDo(t, env, "POST", members, w.owner.Access, map[string]string{"user_id": w.billing.UserID, "role": "member"}).Want(t, 200)
-			wsDo(t, env, "DELETE", members+"/"+w.billing.UserID, w.billing.Access, nil).Want(t, 200)
+			env.Call(t, "POST", members, w.Owner.Access, map[string]string{"user_id": w.Billing.UserID, "role": "member"}).Want(t, 200)
+			env.Call(t, "DELETE", members+"/"+w.Billing.UserID, w.Billing.Access, nil).Want(t, 200)
 		})
 	})
 }

@@ -57,7 +57,7 @@ func TestSigninLockoutCapsCheckedGuesses(t *testing.T) {
 		a := env.Register(t)
 		// Verified, so the magic link below only signs in: on an
 		// unverified account it would claim the mailbox and remove the
-		// password (signin_takeover_test.go).
+		// password (auth_takeover_test.go).
 		env.VerifyEmail(t, a)
 		env.LockOut(t, a.Email)
 		for i := 2; i <= 4; i++ {

@@ -28,13 +28,7 @@ func TestSigninRateLimitLoginPerIP(t *testing.T) {
 			{Name: "other endpoints are not limited by the login bucket", Method: "GET", Path: "/v1/auth/me", Token: a.Access, Want: 200},
 		})
 		t.Run("login works again after Retry-After", func(t *testing.T) {
-			r := env.Login(t, a.Email, a.Password).Want(t, 429)
-			secs, err := strconv.Atoi(r.Header.Get("Retry-After"))
-			if err != nil {
-				t.Fatalf("Retry-After = %q; want seconds", r.Header.Get("Retry-After"))
-			}
-			env.Clock.Advance(time.Duration(secs) * time.Second)
-			env.Login(t, a.Email, a.Password).Want(t, 200)
+			loginAfterRetryAfter(t, env, a)
 		})
 	})
 }
@@ -61,13 +55,7 @@ func TestSigninRateLimitFailedLoginsPerAccount(t *testing.T) {
 				Body: map[string]string{"email": b.Email, "password": "wrong-password"}, Want: 401},
 		})
 		t.Run("right password works again after Retry-After", func(t *testing.T) {
-			r := env.Login(t, a.Email, a.Password).Want(t, 429)
-			secs, err := strconv.Atoi(r.Header.Get("Retry-After"))
-			if err != nil {
-				t.Fatalf("Retry-After = %q; want seconds", r.Header.Get("Retry-After"))
-			}
-			env.Clock.Advance(time.Duration(secs) * time.Second)
-			env.Login(t, a.Email, a.Password).Want(t, 200)
+			loginAfterRetryAfter(t, env, a)
 		})
 		t.Run("right password from another IP passes the lock", func(t *testing.T) {
 			env.LockOut(t, a.Email)
@@ -140,4 +128,17 @@ func TestSigninRateLimitOff(t *testing.T) {
 			}
 		}
 	})
+}
+
+// loginAfterRetryAfter checks that a's right password is refused with 429,
+// advances the env's clock by the Retry-After it names, and signs a in.
+func loginAfterRetryAfter(t *testing.T, env *testenv.Env, a *testenv.Account) {
+	t.Helper()
+	r := env.Login(t, a.Email, a.Password).Want(t, 429)
+	secs, err := strconv.Atoi(r.Header.Get("Retry-After"))
+	if err != nil {
+		t.Fatalf("Retry-After = %q; want seconds", r.Header.Get("Retry-After"))
+	}
+	env.Clock.Advance(time.Duration(secs) * time.Second)
+	env.Login(t, a.Email, a.Password).Want(t, 200)
 }

@@ -19,3 +19,11 @@ func AtOnce(n int, fn func(i int)) {
 	close(start)
 	wg.Wait()
 }
+
+// AtOnceAnswers is AtOnce for requests: it returns the answer of each
+// call of fn, in call order.
+func AtOnceAnswers(n int, fn func(i int) *Resp) []*Resp {
+	out := make([]*Resp, n)
+	AtOnce(n, func(i int) { out[i] = fn(i) })
+	return out
+}

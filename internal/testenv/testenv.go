@@ -5,6 +5,13 @@
 // PostgreSQL comes from GATEHOUSE_TEST_DATABASE_URL; without it the
 // PostgreSQL half of each test is skipped, except under CI=true where its
 // absence fails the run.
+//
+// An endpoint's tests are a table of Case rows run by Env.RunCases, with
+// the helpers here for what many tests set up or check: accounts, sessions
+// and mail links (signin.go, mail.go, session.go), orgs, invitations and
+// workspaces (orgs.go, workspace.go, audit.go), access tokens (jwt.go) and
+// answers (case.go, json.go). They take a testing.TB and live outside
+// _test files, so any package's tests can use them.
 package testenv
 
 import (
@@ -145,7 +152,7 @@ func New(t testing.TB, db string, o Options) *Env {
 	}
 	a, err := app.New(context.Background(), app.Config{BaseURL: env.URL, APIURL: env.URL, FormsURL: env.URL + "/forms",
 		ShortLinkURL: env.URL + "/l", WebURL: "http://web.test", MobileURL: "https://mobile.test/app",
-		JWTSecret: "test-secret-test-secret-test-secret!", RateLimit: o.RateLimit, MailLimit: o.MailLimits,
+		JWTSecret: JWTSecret, RateLimit: o.RateLimit, MailLimit: o.MailLimits,
 		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs}, o.deps(env, sdb, sender, log))
 	if err != nil {
 		t.Fatal(err)
@@ -310,6 +317,16 @@ func (r *Resp) Get(path string) any {
 // or []byte) and bearer token (if not empty).
 func (e *Env) Do(t testing.TB, method, path, bearer string, body any) *Resp {
 	t.Helper()
+	r, err := e.Try(method, path, bearer, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// Try is Do for any goroutine: it returns a failure as an error instead of
+// failing the test.
+func (e *Env) Try(method, path, bearer string, body any) (*Resp, error) {
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -320,13 +337,13 @@ func (e *Env) Do(t testing.TB, method, path, bearer string, body any) *Resp {
 	default:
 		j, err := json.Marshal(b)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		rd = bytes.NewReader(j)
 	}
 	req, err := http.NewRequest(method, e.URL+path, rd)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -334,13 +351,22 @@ func (e *Env) Do(t testing.TB, method, path, bearer string, body any) *Resp {
 	if bearer != "" {
 		req.Header.Set("Authorization", "Bearer "+bearer)
 	}
+	r, err := e.Send(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %v", method, path, err)
+	}
+	return r, nil
+}
+
+// Send sends req with the env's client and reads the whole answer.
+func (e *Env) Send(req *http.Request) (*Resp, error) {
 	res, err := e.Client.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+		return nil, err
 	}
 	defer res.Body.Close()
-	data, _ := io.ReadAll(res.Body)
-	return &Resp{Status: res.StatusCode, Header: res.Header, Body: data}
+	data, err := io.ReadAll(res.Body)
+	return &Resp{Status: res.StatusCode, Header: res.Header, Body: data}, err
 }
 
 // Want fails the test unless r has status want.
@@ -355,17 +381,32 @@ func (r *Resp) Want(t testing.TB, want int) *Resp {
 // Account is a registered user and its first session.
 type Account struct {
 	Email, Password, Name string
-	UserID, OrgID         string
-	Access, Refresh       string
+	UserID, OrgID         string // OrgID is the personal org
+	Access, Refresh       string // the first session's tokens, scoped to the personal org
+	// Token is the access token a test acts with: Access at first, then
+	// the token of the workspace CreateOrg or Join last scoped it to.
+	Token string
 }
 
 // Register signs a new account up and returns it.
 func (e *Env) Register(t testing.TB) *Account {
 	t.Helper()
-	a := &Account{Email: Email(), Password: "password-" + RandomHex(4), Name: "Test User"}
+	return e.register(t, Email(), "Test User")
+}
+
+// RegisterAt signs a new account up with an address at domain.
+func (e *Env) RegisterAt(t testing.TB, domain string) *Account {
+	t.Helper()
+	return e.register(t, "x-"+RandomHex(5)+"@"+domain, "Domain User")
+}
+
+func (e *Env) register(t testing.TB, email, name string) *Account {
+	t.Helper()
+	a := &Account{Email: email, Password: "password-" + RandomHex(4), Name: name}
 	r := e.Do(t, "POST", "/v1/auth/register", "", map[string]string{"email": a.Email, "password": a.Password, "name": a.Name}).Want(t, 200)
 	a.UserID, a.OrgID = r.Str("user.id"), r.Str("org.id")
 	a.Access, a.Refresh = r.Str("access_token"), r.Str("refresh_token")
+	a.Token = a.Access
 	return a
 }
 

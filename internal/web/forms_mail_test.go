@@ -85,9 +85,9 @@ func formsSubmit(t *testing.T, env *testenv.Env, id string, data map[string]stri
 // button, POST confirms, once, within forms.ConfirmTTL).
 func TestFormDestinationConfirmation(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		wsVerifyEmail(t, env, owner.Account)
-		unverified := orgsJoin(t, env, owner, org, "member")
+		owner, org := env.Team(t)
+		env.VerifyEmail(t, owner)
+		unverified := env.Join(t, owner, org, "member")
 		outside := "outside-" + testenv.RandomHex(4) + "@example.com"
 		id := env.Do(t, "POST", "/forms/v1/forms", owner.Token, map[string]any{"name": "Contact"}).Want(t, 200).Str("form.id")
 		dests := "/forms/v1/forms/" + id + "/destinations"
@@ -148,7 +148,7 @@ func TestFormDestinationConfirmation(t *testing.T) {
 			}
 		}
 		confirmed := 0
-		for _, e := range wsAudit(t, env, owner.Token, org, "tool=forms") {
+		for _, e := range env.Audit(t, owner.Token, org, "tool=forms") {
 			if e["action"] == "forms.destination.confirmed" {
 				confirmed++
 			}
@@ -188,7 +188,7 @@ func sameStrings(v any, want ...string) bool {
 // hour, the submissions past it still accepted and stored.
 func TestFormAutoresponderLimits(t *testing.T) {
 	testenv.RunWith(t, testenv.Options{MailLimits: true}, func(t *testing.T, env *testenv.Env) {
-		owner, _ := orgsTeam(t, env)
+		owner, _ := env.Team(t)
 		id, busy := formsWithAutoresponder(t, env, owner.Token), formsWithAutoresponder(t, env, owner.Token)
 		visitor := "visitor-" + testenv.RandomHex(4) + "@example.com"
 
@@ -235,7 +235,7 @@ func TestFormAutoresponderLimits(t *testing.T) {
 // hourly cap is off but spam still gets no autoresponse.
 func TestFormAutoresponderNoMailLimits(t *testing.T) {
 	testenv.RunWith(t, testenv.Options{MailLimits: false}, func(t *testing.T, env *testenv.Env) {
-		owner, _ := orgsTeam(t, env)
+		owner, _ := env.Team(t)
 		id := formsWithAutoresponder(t, env, owner.Token)
 		visitor := "visitor-" + testenv.RandomHex(4) + "@example.com"
 		formsSubmit(t, env, id, map[string]string{"email": visitor, "_gotcha": "bot"})
@@ -266,8 +266,8 @@ func formsAddresses(n int) []string {
 
 func TestFormConfirmationMailLimit(t *testing.T) {
 	testenv.RunWith(t, testenv.Options{MailLimits: true}, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		wsVerifyEmail(t, env, owner.Account)
+		owner, org := env.Team(t)
+		env.VerifyEmail(t, owner)
 		id := env.Do(t, "POST", "/forms/v1/forms", owner.Token, map[string]any{"name": "Contact"}).Want(t, 200).Str("form.id")
 		dests := "/forms/v1/forms/" + id + "/destinations"
 		add := func(to ...string) *testenv.Resp {
@@ -310,7 +310,7 @@ func TestFormConfirmationMailLimit(t *testing.T) {
 		add(over).Want(t, 429)
 	})
 	testenv.RunWith(t, testenv.Options{MailLimits: false}, func(t *testing.T, env *testenv.Env) {
-		owner, _ := orgsTeam(t, env)
+		owner, _ := env.Team(t)
 		id := env.Do(t, "POST", "/forms/v1/forms", owner.Token, map[string]any{"name": "Contact"}).Want(t, 200).Str("form.id")
 		for range forms.ConfirmMailsPerDay/forms.MaxRecipients + 1 {
 			env.Do(t, "POST", "/forms/v1/forms/"+id+"/destinations", owner.Token, map[string]any{"type": "email",

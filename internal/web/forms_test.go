@@ -16,9 +16,9 @@ import (
 // and workspace scoping, with their audit entries.
 func TestForms(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		member := orgsJoin(t, env, owner, org, "member")
-		stranger, _ := orgsTeam(t, env)
+		owner, org := env.Team(t)
+		member := env.Join(t, owner, org, "member")
+		stranger, _ := env.Team(t)
 
 		env.Do(t, "GET", "/forms/v1/forms", "", nil).Want(t, 401)
 		for _, body := range []any{map[string]any{}, map[string]any{"name": " "}, map[string]any{"name": 5},
@@ -27,8 +27,8 @@ func TestForms(t *testing.T) {
 		}
 		r := env.Do(t, "POST", "/forms/v1/forms", member.Token, map[string]any{"name": "Contact",
 			"autoresponder": map[string]any{"enabled": true, "subject": "Thanks", "body": "We got it."}}).Want(t, 200)
-		form := wsObj(t, r, "form")
-		wsCheckKeys(t, "form", form, "id", "name", "endpoint", "autoresponder", "created")
+		form := r.Obj(t, "form")
+		testenv.CheckKeys(t, "form", form, "id", "name", "endpoint", "autoresponder", "created")
 		id := r.Str("form.id")
 		if form["name"] != "Contact" || form["endpoint"] != env.URL+"/forms/f/"+id || r.Get("form.autoresponder.enabled") != true {
 			t.Errorf("form = %s", r.Body)
@@ -65,14 +65,14 @@ func TestForms(t *testing.T) {
 		env.Do(t, "DELETE", dests+"/"+did, owner.Token, nil).Want(t, 404)
 
 		actions := map[string]int{}
-		for _, e := range wsAudit(t, env, owner.Token, org, "tool=forms") {
+		for _, e := range env.Audit(t, owner.Token, org, "tool=forms") {
 			actions[e["action"].(string)]++
 		}
 		if actions["forms.form.created"] != 1 || actions["forms.destination.created"] != 1 || actions["forms.destination.deleted"] != 1 {
 			t.Errorf("forms audit actions = %v", actions)
 		}
 
-		wsSetTool(t, env, owner.Token, org, "forms", false)
+		env.SetTool(t, owner.Token, org, "forms", false)
 		off := env.Do(t, "POST", "/v1/auth/switch-org", owner.Token, map[string]string{"org_id": org}).Want(t, 200).Str("access_token")
 		env.Do(t, "GET", "/forms/v1/forms", off, nil).Want(t, 403)
 
@@ -89,7 +89,7 @@ func TestForms(t *testing.T) {
 // the autoresponder, and the submissions list newest first.
 func TestFormSubmissions(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, _ := orgsTeam(t, env)
+		owner, _ := env.Team(t)
 		inbox := "inbox-" + testenv.RandomHex(4) + "@example.com"
 		r := env.Do(t, "POST", "/forms/v1/forms", owner.Token, map[string]any{"name": "Contact",
 			"autoresponder": map[string]any{"enabled": true, "subject": "Thanks for writing", "body": "We got it."}}).Want(t, 200)
@@ -164,7 +164,7 @@ func TestFormSubmissions(t *testing.T) {
 			t.Errorf("text/plain submission data = %v; want topic hi, body a=b", plain)
 		}
 		first, spam, nextOne := subs[4].(map[string]any), subs[3].(map[string]any), subs[2].(map[string]any)
-		wsCheckKeys(t, "submission", first, "id", "data", "spam", "created")
+		testenv.CheckKeys(t, "submission", first, "id", "data", "spam", "created")
 		if first["spam"] != false || first["data"].(map[string]any)["message"] != "Hello there" {
 			t.Errorf("oldest submission = %v", first)
 		}
@@ -181,7 +181,7 @@ func TestFormSubmissions(t *testing.T) {
 
 		// Disabled in the workspace: the public endpoint refuses too.
 		org := env.Do(t, "GET", "/v1/auth/me", owner.Token, nil).Want(t, 200).Str("org.id")
-		wsSetTool(t, env, owner.Token, org, "forms", false)
+		env.SetTool(t, owner.Token, org, "forms", false)
 		if res := post("a=1", "application/x-www-form-urlencoded"); res.StatusCode != 403 {
 			t.Errorf("post to a form of a workspace with forms disabled: %d; want 403", res.StatusCode)
 		}
@@ -192,7 +192,7 @@ func TestFormSubmissions(t *testing.T) {
 // submissions (30, then one per 2 s; docs/decisions.md).
 func TestFormSubmissionsRateLimit(t *testing.T) {
 	testenv.RunWith(t, testenv.Options{RateLimit: true}, func(t *testing.T, env *testenv.Env) {
-		owner, _ := orgsTeam(t, env)
+		owner, _ := env.Team(t)
 		id := env.Do(t, "POST", "/forms/v1/forms", owner.Token, map[string]any{"name": "Contact"}).Want(t, 200).Str("form.id")
 		for i := 1; i <= 30; i++ {
 			env.Do(t, "POST", "/forms/f/"+id, "", map[string]string{"n": "x"}).Want(t, 200)

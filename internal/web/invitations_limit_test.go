@@ -30,8 +30,8 @@ func inviteBody(n int) map[string]any {
 func inviteRefused(t *testing.T, r *testenv.Resp, wait time.Duration, words ...string) time.Duration {
 	t.Helper()
 	r.Want(t, 429)
-	signinCheckError(t, "invitation past the limit", r)
-	signinErrorNames(words...)(t, r)
+	testenv.CheckError(t, "invitation past the limit", r)
+	testenv.ErrorNames(words...)(t, r)
 	if got := r.Header.Get("Retry-After"); got != strconv.Itoa(int(wait.Seconds())) {
 		t.Errorf("Retry-After = %q; want %d seconds", got, int(wait.Seconds()))
 	}
@@ -53,7 +53,7 @@ func orgInvitations(t *testing.T, env *testenv.Env, org string) int {
 func seedInvitationMails(t *testing.T, env *testenv.Env, org, inviter string, n int, at time.Time) {
 	t.Helper()
 	for range n {
-		meExec(t, env, `INSERT INTO invitations (id, org_id, kind, role, email, token_hash, inviter_id, created_at, expires_at)
+		env.Exec(t, `INSERT INTO invitations (id, org_id, kind, role, email, token_hash, inviter_id, created_at, expires_at)
 			VALUES ($1, $2, 'email', 'member', $3, $4, $5, $6, $7)`, uuid.NewString(), org, testenv.Email(), testenv.RandomHex(32),
 			inviter, at.UnixMicro(), at.Add(14*24*time.Hour).UnixMicro())
 	}
@@ -64,7 +64,7 @@ func seedInvitationMails(t *testing.T, env *testenv.Env, org, inviter string, n 
 // send no mail and are not counted; after 24 h it works again.
 func TestInvitationMailLimitUnverified(t *testing.T) {
 	testenv.RunWith(t, testenv.Options{MailLimits: true}, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
+		owner, org := env.Team(t)
 		p := "/v1/orgs/" + org + "/invitations"
 		env.Do(t, "POST", p, owner.Token, inviteBody(8)).Want(t, 200)
 
@@ -73,7 +73,7 @@ func TestInvitationMailLimitUnverified(t *testing.T) {
 		if n := orgInvitations(t, env, org); n != 8 {
 			t.Errorf("%d invitations after the refusal; want the 8 sent before", n)
 		}
-		if n := meMailCount(env, refused["emails"].([]string)[0]); n != 0 {
+		if n := env.MailsTo(refused["emails"].([]string)[0]); n != 0 {
 			t.Errorf("refused address got %d mails; want none", n)
 		}
 
@@ -83,7 +83,7 @@ func TestInvitationMailLimitUnverified(t *testing.T) {
 		wait := inviteRefused(t, env.Do(t, "POST", p, owner.Token, inviteBody(1)), 23*time.Hour+30*time.Minute, "10")
 
 		env.Clock.Advance(wait)
-		fresh, _ := meLogin(t, env, owner.Account) // the old token expired
+		fresh, _ := env.NewSession(t, owner) // the old token expired
 		env.Do(t, "POST", p, fresh, inviteBody(10)).Want(t, 200)
 		env.Clock.Advance(time.Minute)
 		inviteRefused(t, env.Do(t, "POST", p, fresh, inviteBody(1)), 24*time.Hour-time.Minute, "10")
@@ -94,20 +94,20 @@ func TestInvitationMailLimitUnverified(t *testing.T) {
 // 200 a day; one request larger than the limit itself waits a whole day.
 func TestInvitationMailLimitVerified(t *testing.T) {
 	testenv.RunWith(t, testenv.Options{MailLimits: true}, func(t *testing.T, env *testenv.Env) {
-		owner := orgsRegister(t, env)
-		wsVerifyEmail(t, env, owner.Account)
-		org := orgsCreate(t, env, owner, "Verified "+testenv.RandomHex(3))
+		owner := env.Register(t)
+		env.VerifyEmail(t, owner)
+		org := env.CreateOrg(t, owner, "Verified "+testenv.RandomHex(3))
 		p := "/v1/orgs/" + org + "/invitations"
 		env.Do(t, "POST", p, owner.Token, inviteBody(20)).Want(t, 200)
 
 		seedInvitationMails(t, env, org, owner.UserID, 170, env.Clock.Now().Add(-2*time.Hour))
 		env.Do(t, "POST", p, owner.Token, inviteBody(10)).Want(t, 200)
 		inviteRefused(t, env.Do(t, "POST", p, owner.Token, inviteBody(1)), 22*time.Hour, "200")
-		other := orgsCreate(t, env, owner, "Other "+testenv.RandomHex(3))
+		other := env.CreateOrg(t, owner, "Other "+testenv.RandomHex(3))
 		inviteRefused(t, env.Do(t, "POST", "/v1/orgs/"+other+"/invitations", owner.Token, inviteBody(1)), 22*time.Hour, "200")
 
 		env.Clock.Advance(22 * time.Hour)
-		fresh, _ := meLogin(t, env, owner.Account)
+		fresh, _ := env.NewSession(t, owner)
 		env.Do(t, "POST", p, fresh, inviteBody(100)).Want(t, 200)
 		env.Do(t, "POST", p, fresh, inviteBody(70)).Want(t, 200)
 		inviteRefused(t, env.Do(t, "POST", p, fresh, inviteBody(1)), 2*time.Hour, "200")
@@ -118,8 +118,8 @@ func TestInvitationMailLimitVerified(t *testing.T) {
 // admins, whatever each has sent.
 func TestInvitationMailLimitPerOrg(t *testing.T) {
 	testenv.RunWith(t, testenv.Options{MailLimits: true}, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		admin := orgsJoin(t, env, owner, org, "admin") // one invitation from owner
+		owner, org := env.Team(t)
+		admin := env.Join(t, owner, org, "admin") // one invitation from owner
 		p := "/v1/orgs/" + org + "/invitations"
 		for range 3 { // former admins
 			seedInvitationMails(t, env, org, uuid.NewString(), 163, env.Clock.Now().Add(-time.Hour))
@@ -127,7 +127,7 @@ func TestInvitationMailLimitPerOrg(t *testing.T) {
 		env.Do(t, "POST", p, owner.Token, inviteBody(5)).Want(t, 200) // 495 in all
 		inviteRefused(t, env.Do(t, "POST", p, admin.Token, inviteBody(6)), 23*time.Hour, "500", "organization")
 		env.Do(t, "POST", p, admin.Token, inviteBody(5)).Want(t, 200) // 500
-		for _, u := range []*orgsUser{admin, owner} {
+		for _, u := range []*testenv.Account{admin, owner} {
 			r := env.Do(t, "POST", p, u.Token, inviteBody(1))
 			inviteRefused(t, r, 23*time.Hour, "500", "organization")
 		}
@@ -144,7 +144,7 @@ func TestInvitationMailLimitPerOrg(t *testing.T) {
 // GATEHOUSE_MAIL_LIMIT=off), an unverified sender is not held to 10.
 func TestInvitationMailLimitOff(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
+		owner, org := env.Team(t)
 		env.Do(t, "POST", "/v1/orgs/"+org+"/invitations", owner.Token, inviteBody(30)).Want(t, 200)
 	})
 }
@@ -153,9 +153,9 @@ func TestInvitationMailLimitOff(t *testing.T) {
 // invitations (the org and the sender are locked), so the limit holds.
 func TestInvitationMailLimitRace(t *testing.T) {
 	testenv.RunWith(t, testenv.Options{MailLimits: true}, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
+		owner, org := env.Team(t)
 		ok := 0
-		for _, r := range orgsAtOnce(6, func(int) *testenv.Resp {
+		for _, r := range testenv.AtOnceAnswers(6, func(int) *testenv.Resp {
 			return env.Do(t, "POST", "/v1/orgs/"+org+"/invitations", owner.Token, inviteBody(4))
 		}) {
 			switch r.Status {

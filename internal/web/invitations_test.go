@@ -11,19 +11,19 @@ import (
 // TestCreateInvitations covers POST /v1/orgs/{id}/invitations.
 func TestCreateInvitations(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
+		owner, org := env.Team(t)
 		p := "/v1/orgs/" + org + "/invitations"
-		runOrgsCases(t, env, []orgsCase{
-			{"no token", "POST", p, map[string]any{"emails": []string{"a@example.com"}}, "", 401},
-			{"key token", "POST", p, map[string]any{"emails": []string{"a@example.com"}}, orgsKeyToken(t, env, owner.Token, org, "owner"), 403},
-			{"emails missing", "POST", p, map[string]any{}, owner.Token, 400},
-			{"emails empty", "POST", p, map[string]any{"emails": []string{}}, owner.Token, 400},
-			{"emails not an array", "POST", p, map[string]any{"emails": "a@example.com"}, owner.Token, 400},
-			{"all invalid", "POST", p, map[string]any{"emails": []string{"bad@", "nope"}}, owner.Token, 400},
-			{"kind unknown", "POST", p, map[string]any{"kind": "sms", "emails": []string{"a@example.com"}}, owner.Token, 400},
-			{"role owner", "POST", p, map[string]any{"emails": []string{"a@example.com"}, "role": "owner"}, owner.Token, 400},
-			{"role billing", "POST", p, map[string]any{"emails": []string{"a@example.com"}, "role": "billing"}, owner.Token, 400},
-			{"role unknown", "POST", p, map[string]any{"emails": []string{"a@example.com"}, "role": "boss"}, owner.Token, 400},
+		env.RunCases(t, []testenv.Case{
+			{Name: "no token", Method: "POST", Path: p, Body: map[string]any{"emails": []string{"a@example.com"}}, Want: 401},
+			{Name: "key token", Method: "POST", Path: p, Body: map[string]any{"emails": []string{"a@example.com"}}, Token: env.ForgeKeyToken(t, owner.Token, org, "owner"), Want: 403},
+			{Name: "emails missing", Method: "POST", Path: p, Body: map[string]any{}, Token: owner.Token, Want: 400},
+			{Name: "emails empty", Method: "POST", Path: p, Body: map[string]any{"emails": []string{}}, Token: owner.Token, Want: 400},
+			{Name: "emails not an array", Method: "POST", Path: p, Body: map[string]any{"emails": "a@example.com"}, Token: owner.Token, Want: 400},
+			{Name: "all invalid", Method: "POST", Path: p, Body: map[string]any{"emails": []string{"bad@", "nope"}}, Token: owner.Token, Want: 400},
+			{Name: "kind unknown", Method: "POST", Path: p, Body: map[string]any{"kind": "sms", "emails": []string{"a@example.com"}}, Token: owner.Token, Want: 400},
+			{Name: "role owner", Method: "POST", Path: p, Body: map[string]any{"emails": []string{"a@example.com"}, "role": "owner"}, Token: owner.Token, Want: 400},
+			{Name: "role billing", Method: "POST", Path: p, Body: map[string]any{"emails": []string{"a@example.com"}, "role": "billing"}, Token: owner.Token, Want: 400},
+			{Name: "role unknown", Method: "POST", Path: p, Body: map[string]any{"emails": []string{"a@example.com"}, "role": "boss"}, Token: owner.Token, Want: 400},
 		})
 
 		t.Run("email kind", func(t *testing.T) {
@@ -59,8 +59,8 @@ func TestCreateInvitations(t *testing.T) {
 				t.Errorf("expires_at - created_at = %v; want 14 days", d)
 			}
 			m := env.Mail.WaitFor(t, strings.ToLower(mixed), 5*time.Second)
-			if got := testenv.TokenFromLink(t, m.Text, "http://web.test/invite?token="); got != orgsInviteToken(t, url) {
-				t.Errorf("mailed token = %q; want the answer's %q", got, orgsInviteToken(t, url))
+			if got := testenv.TokenFromLink(t, m.Text, "http://web.test/invite?token="); got != testenv.InviteToken(t, url) {
+				t.Errorf("mailed token = %q; want the answer's %q", got, testenv.InviteToken(t, url))
 			}
 		})
 
@@ -84,26 +84,26 @@ func TestCreateInvitations(t *testing.T) {
 // invitations: usable ones only, no secrets.
 func TestListAndRevokeInvitations(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
+		owner, org := env.Team(t)
 		p := "/v1/orgs/" + org + "/invitations"
-		joiner := orgsRegister(t, env)
-		used := orgsInvite(t, env, owner.Token, org, joiner.Email, "member")
+		joiner := env.Register(t)
+		used := env.Invite(t, owner.Token, org, joiner.Email, "member")
 		env.Do(t, "POST", "/v1/invitations/"+used+"/accept", joiner.Token, nil).Want(t, 200)
 		revoked := env.Do(t, "POST", p, owner.Token, map[string]any{"emails": []string{"revoked@example.com"}}).Want(t, 200)
 		revokedID := revoked.Get("invitations").([]any)[0].(map[string]any)["id"].(string)
-		revokedTok := orgsInviteToken(t, revoked.Get("invitations").([]any)[0].(map[string]any)["url"].(string))
+		revokedTok := testenv.InviteToken(t, revoked.Get("invitations").([]any)[0].(map[string]any)["url"].(string))
 		env.Do(t, "POST", p, owner.Token, map[string]any{"emails": []string{"pending@example.com"}}).Want(t, 200)
-		linkTok := orgsLink(t, env, owner.Token, org)
-		env.Do(t, "POST", "/v1/invitations/"+linkTok+"/accept", orgsRegister(t, env).Token, nil).Want(t, 200)
+		linkTok := env.InviteByLink(t, owner.Token, org)
+		env.Do(t, "POST", "/v1/invitations/"+linkTok+"/accept", env.Register(t).Token, nil).Want(t, 200)
 
-		runOrgsCases(t, env, []orgsCase{
-			{"key token lists", "GET", p, nil, orgsKeyToken(t, env, owner.Token, org, "owner"), 403},
-			{"revoke", "DELETE", p + "/" + revokedID, nil, owner.Token, 200},
-			{"revoke again", "DELETE", p + "/" + revokedID, nil, owner.Token, 404},
-			{"revoke unknown", "DELETE", p + "/00000000-0000-4000-8000-000000000000", nil, owner.Token, 404},
-			{"revoke not an id", "DELETE", p + "/abc", nil, owner.Token, 404},
-			{"preview revoked", "GET", "/v1/invitations/" + revokedTok, nil, "", 410},
-			{"accept revoked", "POST", "/v1/invitations/" + revokedTok + "/accept", nil, orgsRegister(t, env).Token, 410},
+		env.RunCases(t, []testenv.Case{
+			{Name: "key token lists", Method: "GET", Path: p, Token: env.ForgeKeyToken(t, owner.Token, org, "owner"), Want: 403},
+			{Name: "revoke", Method: "DELETE", Path: p + "/" + revokedID, Token: owner.Token, Want: 200},
+			{Name: "revoke again", Method: "DELETE", Path: p + "/" + revokedID, Token: owner.Token, Want: 404},
+			{Name: "revoke unknown", Method: "DELETE", Path: p + "/00000000-0000-4000-8000-000000000000", Token: owner.Token, Want: 404},
+			{Name: "revoke not an id", Method: "DELETE", Path: p + "/abc", Token: owner.Token, Want: 404},
+			{Name: "preview revoked", Method: "GET", Path: "/v1/invitations/" + revokedTok, Want: 410},
+			{Name: "accept revoked", Method: "POST", Path: "/v1/invitations/" + revokedTok + "/accept", Token: env.Register(t).Token, Want: 410},
 		})
 
 		r := env.Do(t, "GET", p, owner.Token, nil).Want(t, 200)
@@ -136,7 +136,7 @@ func TestListAndRevokeInvitations(t *testing.T) {
 		}
 
 		// A personal org has none to list.
-		u := orgsRegister(t, env)
+		u := env.Register(t)
 		if r := env.Do(t, "GET", "/v1/orgs/"+u.OrgID+"/invitations", u.Token, nil).Want(t, 200); len(r.Get("invitations").([]any)) != 0 {
 			t.Errorf("personal org invitations = %s; want none", r.Body)
 		}
@@ -146,12 +146,12 @@ func TestListAndRevokeInvitations(t *testing.T) {
 // TestPreviewInvitation covers the public GET /v1/invitations/{token}.
 func TestPreviewInvitation(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
+		owner, org := env.Team(t)
 		env.Do(t, "PATCH", "/v1/orgs/"+org, owner.Token, map[string]any{"avatar_url": "https://img.test/o.png"}).Want(t, 200)
-		tok := orgsInvite(t, env, owner.Token, org, "someone@example.com", "admin")
-		runOrgsCases(t, env, []orgsCase{
-			{"unknown token", "GET", "/v1/invitations/not-a-token", nil, "", 404},
-			{"known token", "GET", "/v1/invitations/" + tok, nil, "", 200},
+		tok := env.Invite(t, owner.Token, org, "someone@example.com", "admin")
+		env.RunCases(t, []testenv.Case{
+			{Name: "unknown token", Method: "GET", Path: "/v1/invitations/not-a-token", Want: 404},
+			{Name: "known token", Method: "GET", Path: "/v1/invitations/" + tok, Want: 200},
 		})
 		r := env.Do(t, "GET", "/v1/invitations/"+tok, "", nil).Want(t, 200)
 		prof := env.Do(t, "GET", "/v1/orgs/"+org, owner.Token, nil).Want(t, 200)
@@ -168,15 +168,15 @@ func TestPreviewInvitation(t *testing.T) {
 // TestAcceptInvitation covers POST /v1/invitations/{token}/accept.
 func TestAcceptInvitation(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		joiner := orgsRegister(t, env)
-		intruder := orgsRegister(t, env)
-		tok := orgsInvite(t, env, owner.Token, org, strings.ToUpper(joiner.Email), "admin")
-		runOrgsCases(t, env, []orgsCase{
-			{"no token", "POST", "/v1/invitations/" + tok + "/accept", nil, "", 401},
-			{"unknown token", "POST", "/v1/invitations/nope/accept", nil, joiner.Token, 404},
-			{"key token", "POST", "/v1/invitations/" + tok + "/accept", nil, orgsKeyToken(t, env, joiner.Token, joiner.OrgID, "owner"), 403},
-			{"other address", "POST", "/v1/invitations/" + tok + "/accept", nil, intruder.Token, 403},
+		owner, org := env.Team(t)
+		joiner := env.Register(t)
+		intruder := env.Register(t)
+		tok := env.Invite(t, owner.Token, org, strings.ToUpper(joiner.Email), "admin")
+		env.RunCases(t, []testenv.Case{
+			{Name: "no token", Method: "POST", Path: "/v1/invitations/" + tok + "/accept", Want: 401},
+			{Name: "unknown token", Method: "POST", Path: "/v1/invitations/nope/accept", Token: joiner.Token, Want: 404},
+			{Name: "key token", Method: "POST", Path: "/v1/invitations/" + tok + "/accept", Token: env.ForgeKeyToken(t, joiner.Token, joiner.OrgID, "owner"), Want: 403},
+			{Name: "other address", Method: "POST", Path: "/v1/invitations/" + tok + "/accept", Token: intruder.Token, Want: 403},
 		})
 
 		r := env.Do(t, "POST", "/v1/invitations/"+tok+"/accept", joiner.Token, nil).Want(t, 200)
@@ -186,7 +186,7 @@ func TestAcceptInvitation(t *testing.T) {
 		if tools, _ := r.Get("org.tools").([]any); len(tools) != 7 {
 			t.Errorf("accept org tools = %v; want the seven enabled tools", r.Get("org.tools"))
 		}
-		c, before := orgsClaims(t, r.Str("access_token")), orgsClaims(t, joiner.Token)
+		c, before := testenv.Claims(t, r.Str("access_token")), testenv.Claims(t, joiner.Token)
 		if oc, _ := c["org"].(map[string]any); oc["id"] != org || oc["role"] != "admin" {
 			t.Errorf("token org claim = %v; want %s admin", c["org"], org)
 		}
@@ -201,13 +201,13 @@ func TestAcceptInvitation(t *testing.T) {
 		if ref.Str("org.id") != org {
 			t.Errorf("refresh after accept lands in %s; want the joined org %s", ref.Str("org.id"), org)
 		}
-		if roles := orgsRoles(t, env, owner.Token, org); roles[joiner.UserID] != "admin" {
+		if roles := env.MemberRoles(t, owner.Token, org); roles[joiner.UserID] != "admin" {
 			t.Errorf("joiner's role = %q; want admin (the invited role)", roles[joiner.UserID])
 		}
 
-		runOrgsCases(t, env, []orgsCase{
-			{"preview used", "GET", "/v1/invitations/" + tok, nil, "", 410},
-			{"used by another", "POST", "/v1/invitations/" + tok + "/accept", nil, intruder.Token, 410}, // used up: 410 whoever asks
+		env.RunCases(t, []testenv.Case{
+			{Name: "preview used", Method: "GET", Path: "/v1/invitations/" + tok, Want: 410},
+			{Name: "used by another", Method: "POST", Path: "/v1/invitations/" + tok + "/accept", Token: intruder.Token, Want: 410}, // used up: 410 whoever asks
 		})
 		again := env.Do(t, "POST", "/v1/invitations/"+tok+"/accept", joiner.Token, nil).Want(t, 200)
 		if again.Get("already_member") != true || again.Str("org.role") != "admin" {
@@ -215,18 +215,18 @@ func TestAcceptInvitation(t *testing.T) {
 		}
 
 		// An existing member does not use up an email invitation.
-		member := orgsJoin(t, env, owner, org, "member")
-		extra := orgsInvite(t, env, owner.Token, org, member.Email, "admin")
-		r = env.Do(t, "POST", "/v1/invitations/"+extra+"/accept", member.Account.Access, nil).Want(t, 200)
+		member := env.Join(t, owner, org, "member")
+		extra := env.Invite(t, owner.Token, org, member.Email, "admin")
+		r = env.Do(t, "POST", "/v1/invitations/"+extra+"/accept", member.Access, nil).Want(t, 200)
 		if r.Get("already_member") != true || r.Str("org.role") != "member" {
 			t.Errorf("existing member accepts = %s; want already_member true and the role kept (member)", r.Body)
 		}
 		env.Do(t, "GET", "/v1/invitations/"+extra, "", nil).Want(t, 200)
 
 		// A link invitation works for anyone, many times, always as member.
-		link := orgsLink(t, env, owner.Token, org)
+		link := env.InviteByLink(t, owner.Token, org)
 		for range 3 {
-			u := orgsRegister(t, env)
+			u := env.Register(t)
 			if r := env.Do(t, "POST", "/v1/invitations/"+link+"/accept", u.Token, nil).Want(t, 200); r.Str("org.role") != "member" {
 				t.Errorf("link accept role = %q; want member", r.Str("org.role"))
 			}
@@ -242,15 +242,15 @@ func TestAcceptInvitation(t *testing.T) {
 // service clock; link invitations do not expire.
 func TestInvitationExpiry(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		early := orgsRegister(t, env)
-		late := orgsRegister(t, env)
-		earlyTok := orgsInvite(t, env, owner.Token, org, early.Email, "member")
-		lateTok := orgsInvite(t, env, owner.Token, org, late.Email, "member")
-		link := orgsLink(t, env, owner.Token, org)
+		owner, org := env.Team(t)
+		early := env.Register(t)
+		late := env.Register(t)
+		earlyTok := env.Invite(t, owner.Token, org, early.Email, "member")
+		lateTok := env.Invite(t, owner.Token, org, late.Email, "member")
+		link := env.InviteByLink(t, owner.Token, org)
 
 		env.Clock.Advance(14*24*time.Hour - time.Second)
-		fresh := func(u *orgsUser) string {
+		fresh := func(u *testenv.Account) string {
 			return env.Do(t, "POST", "/v1/auth/login", "", map[string]string{"email": u.Email, "password": u.Password}).Want(t, 200).Str("access_token")
 		}
 		env.Do(t, "GET", "/v1/invitations/"+lateTok, "", nil).Want(t, 200)
@@ -258,10 +258,10 @@ func TestInvitationExpiry(t *testing.T) {
 
 		env.Clock.Advance(2 * time.Second)
 		lateAccess, ownerAccess := fresh(late), fresh(owner)
-		runOrgsCases(t, env, []orgsCase{
-			{"preview expired", "GET", "/v1/invitations/" + lateTok, nil, "", 410},
-			{"accept expired", "POST", "/v1/invitations/" + lateTok + "/accept", nil, lateAccess, 410},
-			{"link still previews", "GET", "/v1/invitations/" + link, nil, "", 200},
+		env.RunCases(t, []testenv.Case{
+			{Name: "preview expired", Method: "GET", Path: "/v1/invitations/" + lateTok, Want: 410},
+			{Name: "accept expired", Method: "POST", Path: "/v1/invitations/" + lateTok + "/accept", Token: lateAccess, Want: 410},
+			{Name: "link still previews", Method: "GET", Path: "/v1/invitations/" + link, Want: 200},
 		})
 		r := env.Do(t, "GET", "/v1/orgs/"+org+"/invitations", ownerAccess, nil).Want(t, 200)
 		if invs := r.Get("invitations").([]any); len(invs) != 1 || invs[0].(map[string]any)["kind"] != "link" {
@@ -277,12 +277,12 @@ func TestInvitationExpiry(t *testing.T) {
 // (all 20 join).
 func TestAcceptRace(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
+		owner, org := env.Team(t)
 
 		t.Run("email invitation, same user", func(t *testing.T) {
-			u := orgsRegister(t, env)
-			tok := orgsInvite(t, env, owner.Token, org, u.Email, "admin")
-			rs := orgsAtOnce(20, func(int) *testenv.Resp {
+			u := env.Register(t)
+			tok := env.Invite(t, owner.Token, org, u.Email, "admin")
+			rs := testenv.AtOnceAnswers(20, func(int) *testenv.Resp {
 				return env.Do(t, "POST", "/v1/invitations/"+tok+"/accept", u.Token, nil)
 			})
 			joined, already := 0, 0
@@ -299,16 +299,16 @@ func TestAcceptRace(t *testing.T) {
 			if joined != 1 || already != 19 {
 				t.Errorf("%d joined, %d already members; want 1 and 19", joined, already)
 			}
-			if n := len(orgsAudit(t, env, org, "identity.invitation.accepted")); n != 1 {
+			if n := len(env.StoredAudit(t, org, "identity.invitation.accepted")); n != 1 {
 				t.Errorf("%d identity.invitation.accepted entries; want 1", n)
 			}
 			env.Do(t, "GET", "/v1/invitations/"+tok, "", nil).Want(t, 410)
 		})
 
 		t.Run("link invitation, same user", func(t *testing.T) {
-			link := orgsLink(t, env, owner.Token, org)
-			u := orgsRegister(t, env)
-			rs := orgsAtOnce(20, func(int) *testenv.Resp {
+			link := env.InviteByLink(t, owner.Token, org)
+			u := env.Register(t)
+			rs := testenv.AtOnceAnswers(20, func(int) *testenv.Resp {
 				return env.Do(t, "POST", "/v1/invitations/"+link+"/accept", u.Token, nil)
 			})
 			joined := 0
@@ -322,18 +322,18 @@ func TestAcceptRace(t *testing.T) {
 			if joined != 1 {
 				t.Errorf("%d accepts joined; want 1 (the others already_member)", joined)
 			}
-			if roles := orgsRoles(t, env, owner.Token, org); roles[u.UserID] != "member" {
+			if roles := env.MemberRoles(t, owner.Token, org); roles[u.UserID] != "member" {
 				t.Errorf("role = %q; want member", roles[u.UserID])
 			}
 		})
 
 		t.Run("link invitation, 20 users", func(t *testing.T) {
-			link := orgsLink(t, env, owner.Token, org)
-			users := make([]*orgsUser, 20)
+			link := env.InviteByLink(t, owner.Token, org)
+			users := make([]*testenv.Account, 20)
 			for i := range users {
-				users[i] = orgsRegister(t, env)
+				users[i] = env.Register(t)
 			}
-			rs := orgsAtOnce(20, func(i int) *testenv.Resp {
+			rs := testenv.AtOnceAnswers(20, func(i int) *testenv.Resp {
 				return env.Do(t, "POST", "/v1/invitations/"+link+"/accept", users[i].Token, nil)
 			})
 			for i, r := range rs {
@@ -341,7 +341,7 @@ func TestAcceptRace(t *testing.T) {
 					t.Errorf("user %d accept: status %d, body %s; want 200 already_member false", i, r.Status, r.Body)
 				}
 			}
-			roles := orgsRoles(t, env, owner.Token, org)
+			roles := env.MemberRoles(t, owner.Token, org)
 			for i, u := range users {
 				if roles[u.UserID] != "member" {
 					t.Errorf("user %d role = %q; want member", i, roles[u.UserID])
@@ -356,13 +356,13 @@ func TestAcceptRace(t *testing.T) {
 // never an error, and no one is left a member of a live-looking org.
 func TestAcceptRacesOrgDelete(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		link := orgsLink(t, env, owner.Token, org)
-		users := make([]*orgsUser, 12)
+		owner, org := env.Team(t)
+		link := env.InviteByLink(t, owner.Token, org)
+		users := make([]*testenv.Account, 12)
 		for i := range users {
-			users[i] = orgsRegister(t, env)
+			users[i] = env.Register(t)
 		}
-		rs := orgsAtOnce(len(users)+1, func(i int) *testenv.Resp {
+		rs := testenv.AtOnceAnswers(len(users)+1, func(i int) *testenv.Resp {
 			if i == len(users) {
 				return env.Do(t, "DELETE", "/v1/orgs/"+org, owner.Token, nil)
 			}

@@ -1,9 +1,11 @@
 package web_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
@@ -14,7 +16,7 @@ func TestKeyExchange(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		t.Run("token for the key's org", func(t *testing.T) {
 			a := env.Register(t)
-			secret := meCreateKey(t, env, a.Access, map[string]any{"name": "Exchange me"}).Str("api_key.secret")
+			secret := env.CreateUserKey(t, a.Access, map[string]any{"name": "Exchange me"}).Str("api_key.secret")
 			now := env.Clock.Now()
 			r := env.Do(t, "POST", "/v1/auth/token", "", map[string]string{"api_key": secret}).Want(t, 200)
 			body := r.JSON()
@@ -25,15 +27,15 @@ func TestKeyExchange(t *testing.T) {
 			if access == "" {
 				t.Fatalf("body = %s; want an access_token", r.Body)
 			}
-			meNear(t, "expires_at", meTime(t, "expires_at", body["expires_at"]), now.Add(15*time.Minute))
+			testenv.Near(t, "expires_at", testenv.Time(t, "expires_at", body["expires_at"]), now.Add(15*time.Minute))
 			if r.Str("org.id") != a.OrgID || r.Str("org.name") != "Test User" || r.Str("org.role") != "owner" {
 				t.Errorf("org = %v; want id %s, name Test User, role owner", body["org"], a.OrgID)
 			}
-			if got := meStrings(r.Get("org.tools")); !meEqual(got, allTools) {
-				t.Errorf("org.tools = %v; want %v", r.Get("org.tools"), allTools)
+			if got := testenv.Strings(r.Get("org.tools")); !slices.Equal(got, accounts.Tools) {
+				t.Errorf("org.tools = %v; want %v", r.Get("org.tools"), accounts.Tools)
 			}
 
-			c := meClaims(t, access)
+			c := testenv.Claims(t, access)
 			if c["via"] != "api_key" {
 				t.Errorf("via claim = %v; want api_key", c["via"])
 			}
@@ -43,7 +45,7 @@ func TestKeyExchange(t *testing.T) {
 			if c["sub"] != a.UserID {
 				t.Errorf("sub = %v; want %s", c["sub"], a.UserID)
 			}
-			if org, _ := c["org"].(map[string]any); org == nil || org["id"] != a.OrgID || org["role"] != "owner" || !meEqual(meStrings(org["tools"]), allTools) {
+			if org, _ := c["org"].(map[string]any); org == nil || org["id"] != a.OrgID || org["role"] != "owner" || !slices.Equal(testenv.Strings(org["tools"]), accounts.Tools) {
 				t.Errorf("org claim = %v; want id %s, role owner, all tools", c["org"], a.OrgID)
 			}
 			if exp, _ := c["exp"].(float64); time.Unix(int64(exp), 0).Sub(now) > 15*time.Minute+2*time.Second {
@@ -55,25 +57,10 @@ func TestKeyExchange(t *testing.T) {
 				t.Errorf("GET /v1/auth/me user.id = %q; want %q", got, a.UserID)
 			}
 			// ...but not a full session, and bound to its workspace.
-			refused := []struct {
-				name       string
-				method     string
-				path       string
-				body       any
-				wantStatus int
-			}{
-				{"sessions list", "GET", "/v1/me/sessions", nil, 403},
-				{"switch-org to its own org", "POST", "/v1/auth/switch-org", map[string]string{"org_id": a.OrgID}, 403},
-			}
-			for _, tt := range refused {
-				t.Run(tt.name, func(t *testing.T) {
-					r := env.Do(t, tt.method, tt.path, access, tt.body)
-					if r.Status != tt.wantStatus {
-						t.Fatalf("status = %d, body %s; want %d", r.Status, r.Body, tt.wantStatus)
-					}
-					meWantError(t, r)
-				})
-			}
+			env.RunCases(t, []testenv.Case{
+				{Name: "sessions list", Method: "GET", Path: "/v1/me/sessions", Token: access, Want: 403},
+				{Name: "switch-org to its own org", Method: "POST", Path: "/v1/auth/switch-org", Token: access, Body: map[string]string{"org_id": a.OrgID}, Want: 403},
+			})
 
 			env.Clock.Advance(15*time.Minute + time.Second)
 			env.Do(t, "GET", "/v1/auth/me", access, nil).Want(t, 401)
@@ -81,84 +68,60 @@ func TestKeyExchange(t *testing.T) {
 
 		t.Run("tools are enabled within allowlist", func(t *testing.T) {
 			a := env.Register(t)
-			meExec(t, env, `INSERT INTO org_tools (org_id, tool, enabled) VALUES ($1, 'notes', FALSE)`, a.OrgID)
-			secret := meCreateKey(t, env, a.Access, map[string]any{"name": "Narrow", "tools": []string{"crm", "notes", "tasks"}}).Str("api_key.secret")
+			env.Exec(t, `INSERT INTO org_tools (org_id, tool, enabled) VALUES ($1, 'notes', FALSE)`, a.OrgID)
+			secret := env.CreateUserKey(t, a.Access, map[string]any{"name": "Narrow", "tools": []string{"crm", "notes", "tasks"}}).Str("api_key.secret")
 			r := env.Do(t, "POST", "/v1/auth/token", "", map[string]string{"api_key": secret}).Want(t, 200)
 			want := []string{"tasks", "crm"}
-			if got := meStrings(r.Get("org.tools")); !meEqual(got, want) {
+			if got := testenv.Strings(r.Get("org.tools")); !slices.Equal(got, want) {
 				t.Errorf("org.tools = %v; want %v", r.Get("org.tools"), want)
 			}
-			org, _ := meClaims(t, r.Str("access_token"))["org"].(map[string]any)
-			if got := meStrings(org["tools"]); !meEqual(got, want) {
+			org, _ := testenv.Claims(t, r.Str("access_token"))["org"].(map[string]any)
+			if got := testenv.Strings(org["tools"]); !slices.Equal(got, want) {
 				t.Errorf("org.tools claim = %v; want %v", org["tools"], want)
 			}
 		})
 
 		t.Run("refused keys", func(t *testing.T) {
 			a := env.Register(t)
-			revoked := meCreateKey(t, env, a.Access, map[string]any{"name": "Revoked"})
+			revoked := env.CreateUserKey(t, a.Access, map[string]any{"name": "Revoked"})
 			env.Do(t, "DELETE", "/v1/me/api-keys/"+revoked.Str("api_key.id"), a.Access, nil).Want(t, 200)
-			tests := []struct {
-				name       string
-				body       any
-				wantStatus int
-			}{
-				{"missing api_key", map[string]any{}, 400},
-				{"empty body", "", 400},
-				{"api_key not a string", `{"api_key": 5}`, 400},
-				{"body not json", `{"api_key":`, 400},
-				{"revoked", map[string]string{"api_key": revoked.Str("api_key.secret")}, 401},
-				{"unknown user key", map[string]string{"api_key": "svc_u_" + testenv.RandomHex(22)}, 401},
-				{"unknown org key", map[string]string{"api_key": "svc_o_" + testenv.RandomHex(22)}, 401},
-				{"garbage", map[string]string{"api_key": "garbage"}, 401},
-				{"a refresh token", map[string]string{"api_key": a.Refresh}, 401},
-			}
-			for _, tt := range tests {
-				t.Run(tt.name, func(t *testing.T) {
-					r := env.Do(t, "POST", "/v1/auth/token", "", tt.body)
-					if r.Status != tt.wantStatus {
-						t.Fatalf("status = %d, body %s; want %d", r.Status, r.Body, tt.wantStatus)
-					}
-					meWantError(t, r)
-				})
-			}
+			const path = "/v1/auth/token"
+			env.RunCases(t, []testenv.Case{
+				{Name: "missing api_key", Method: "POST", Path: path, Body: map[string]any{}, Want: 400},
+				{Name: "empty body", Method: "POST", Path: path, Body: "", Want: 400},
+				{Name: "api_key not a string", Method: "POST", Path: path, Body: `{"api_key": 5}`, Want: 400},
+				{Name: "body not json", Method: "POST", Path: path, Body: `{"api_key":`, Want: 400},
+				{Name: "revoked", Method: "POST", Path: path, Body: map[string]string{"api_key": revoked.Str("api_key.secret")}, Want: 401},
+				{Name: "unknown user key", Method: "POST", Path: path, Body: map[string]string{"api_key": "svc_u_" + testenv.RandomHex(22)}, Want: 401},
+				{Name: "unknown org key", Method: "POST", Path: path, Body: map[string]string{"api_key": "svc_o_" + testenv.RandomHex(22)}, Want: 401},
+				{Name: "garbage", Method: "POST", Path: path, Body: map[string]string{"api_key": "garbage"}, Want: 401},
+				{Name: "a refresh token", Method: "POST", Path: path, Body: map[string]string{"api_key": a.Refresh}, Want: 401},
+			})
 		})
 
 		t.Run("expired key", func(t *testing.T) {
 			a := env.Register(t)
-			secret := meCreateKey(t, env, a.Access, map[string]any{"name": "Ninety days", "expires_in_days": 90}).Str("api_key.secret")
+			secret := env.CreateUserKey(t, a.Access, map[string]any{"name": "Ninety days", "expires_in_days": 90}).Str("api_key.secret")
 			env.Clock.Advance(89 * 24 * time.Hour)
 			env.Do(t, "POST", "/v1/auth/token", "", map[string]string{"api_key": secret}).Want(t, 200)
 			env.Clock.Advance(2 * 24 * time.Hour)
-			r := env.Do(t, "POST", "/v1/auth/token", "", map[string]string{"api_key": secret})
-			if r.Status != 401 {
-				t.Fatalf("status = %d, body %s; want 401", r.Status, r.Body)
-			}
-			meWantError(t, r)
+			env.Call(t, "POST", "/v1/auth/token", "", map[string]string{"api_key": secret}).Want(t, 401)
 		})
 
 		t.Run("raw key as bearer", func(t *testing.T) {
 			a := env.Register(t)
-			secret := meCreateKey(t, env, a.Access, map[string]any{"name": "Raw"}).Str("api_key.secret")
-			for _, tt := range []struct{ name, path string }{
-				{"auth me", "/v1/auth/me"},
-				{"workspace list", "/v1/me/orgs"},
-				{"auth verify", "/v1/auth/verify"},
-			} {
-				t.Run(tt.name, func(t *testing.T) {
-					r := env.Do(t, "GET", tt.path, secret, nil)
-					if r.Status != 401 {
-						t.Fatalf("status = %d, body %s; want 401", r.Status, r.Body)
-					}
-					meWantError(t, r)
-				})
-			}
+			secret := env.CreateUserKey(t, a.Access, map[string]any{"name": "Raw"}).Str("api_key.secret")
+			env.RunCases(t, []testenv.Case{
+				{Name: "auth me", Method: "GET", Path: "/v1/auth/me", Token: secret, Want: 401},
+				{Name: "workspace list", Method: "GET", Path: "/v1/me/orgs", Token: secret, Want: 401},
+				{Name: "auth verify", Method: "GET", Path: "/v1/auth/verify", Token: secret, Want: 401},
+			})
 		})
 
 		t.Run("live membership", func(t *testing.T) {
 			a, b := env.Register(t), env.Register(t)
-			team := meTeamOrg(t, env, "Live Team", [2]string{b.UserID, "owner"}, [2]string{a.UserID, "member"})
-			secret := meCreateKey(t, env, a.Access, map[string]any{"name": "Team key", "org_id": team}).Str("api_key.secret")
+			team := env.TeamOrg(t, "Live Team", [2]string{b.UserID, "owner"}, [2]string{a.UserID, "member"})
+			secret := env.CreateUserKey(t, a.Access, map[string]any{"name": "Team key", "org_id": team}).Str("api_key.secret")
 			exchange := func() *testenv.Resp {
 				return env.Do(t, "POST", "/v1/auth/token", "", map[string]string{"api_key": secret})
 			}
@@ -166,11 +129,11 @@ func TestKeyExchange(t *testing.T) {
 			if r.Str("org.id") != team || r.Str("org.role") != "member" || r.Str("org.name") != "Live Team" {
 				t.Errorf("org = %v; want id %s, role member, name Live Team", r.Get("org"), team)
 			}
-			meExec(t, env, `UPDATE memberships SET role = 'admin' WHERE org_id = $1 AND user_id = $2`, team, a.UserID)
+			env.Exec(t, `UPDATE memberships SET role = 'admin' WHERE org_id = $1 AND user_id = $2`, team, a.UserID)
 			if got := exchange().Want(t, 200).Str("org.role"); got != "admin" {
 				t.Errorf("role after promotion = %q; want admin (membership re-read at each exchange)", got)
 			}
-			meExec(t, env, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, team, a.UserID)
+			env.Exec(t, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, team, a.UserID)
 			if r := exchange(); r.Status != 401 {
 				t.Errorf("after removal from the org: status = %d, body %s; want 401", r.Status, r.Body)
 			}
@@ -178,10 +141,10 @@ func TestKeyExchange(t *testing.T) {
 
 		t.Run("deleted org", func(t *testing.T) {
 			a := env.Register(t)
-			team := meTeamOrg(t, env, "Short Lived", [2]string{a.UserID, "owner"})
-			secret := meCreateKey(t, env, a.Access, map[string]any{"name": "Team key", "org_id": team}).Str("api_key.secret")
+			team := env.TeamOrg(t, "Short Lived", [2]string{a.UserID, "owner"})
+			secret := env.CreateUserKey(t, a.Access, map[string]any{"name": "Team key", "org_id": team}).Str("api_key.secret")
 			env.Do(t, "POST", "/v1/auth/token", "", map[string]string{"api_key": secret}).Want(t, 200)
-			meExec(t, env, `UPDATE orgs SET deleted_at = $2 WHERE id = $1`, team, env.Clock.Now().UnixMicro())
+			env.Exec(t, `UPDATE orgs SET deleted_at = $2 WHERE id = $1`, team, env.Clock.Now().UnixMicro())
 			if r := env.Do(t, "POST", "/v1/auth/token", "", map[string]string{"api_key": secret}); r.Status != 401 {
 				t.Errorf("status = %d, body %s; want 401", r.Status, r.Body)
 			}
@@ -189,20 +152,20 @@ func TestKeyExchange(t *testing.T) {
 
 		t.Run("last_used_at", func(t *testing.T) {
 			a := env.Register(t)
-			k := meCreateKey(t, env, a.Access, map[string]any{"name": "Used"})
+			k := env.CreateUserKey(t, a.Access, map[string]any{"name": "Used"})
 			env.Clock.Advance(time.Hour)
 			a.Access = env.Do(t, "POST", "/v1/auth/refresh", "", map[string]string{"refresh_token": a.Refresh}).Want(t, 200).Str("access_token")
-			rows := meList(t, env.Do(t, "GET", "/v1/me/api-keys", a.Access, nil).Want(t, 200), "api_keys")
+			rows := env.Do(t, "GET", "/v1/me/api-keys", a.Access, nil).Want(t, 200).List(t, "api_keys")
 			if len(rows) != 1 || rows[0]["last_used_at"] != nil {
 				t.Fatalf("keys before exchange = %v; want one with last_used_at null", rows)
 			}
 			used := env.Clock.Now()
 			env.Do(t, "POST", "/v1/auth/token", "", map[string]string{"api_key": k.Str("api_key.secret")}).Want(t, 200)
-			rows = meList(t, env.Do(t, "GET", "/v1/me/api-keys", a.Access, nil).Want(t, 200), "api_keys")
+			rows = env.Do(t, "GET", "/v1/me/api-keys", a.Access, nil).Want(t, 200).List(t, "api_keys")
 			if len(rows) != 1 || rows[0]["last_used_at"] == nil {
 				t.Fatalf("keys after exchange = %v; want last_used_at set", rows)
 			}
-			meNear(t, "last_used_at", meTime(t, "last_used_at", rows[0]["last_used_at"]), used)
+			testenv.Near(t, "last_used_at", testenv.Time(t, "last_used_at", rows[0]["last_used_at"]), used)
 		})
 	})
 }

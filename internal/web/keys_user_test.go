@@ -3,12 +3,14 @@ package web_test
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
@@ -20,34 +22,13 @@ func TestCreateUserKey(t *testing.T) {
 	t.Parallel()
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a, b := env.Register(t), env.Register(t)
-		team := meTeamOrg(t, env, "Key Team", [2]string{b.UserID, "owner"}, [2]string{a.UserID, "member"})
+		team := env.TeamOrg(t, "Key Team", [2]string{b.UserID, "owner"}, [2]string{a.UserID, "member"})
 		now := env.Clock.Now()
 		day := 24 * time.Hour
 
-		tests := []struct {
-			name        string
-			body        any
-			wantOrg     string
-			wantTools   []string
-			wantExpires time.Duration // 0: expires_at null
-		}{
-			{"defaults", map[string]any{"name": "CLI key"}, a.OrgID, allTools, 365 * day},
-			{"role is ignored", map[string]any{"name": "With role", "role": "admin"}, a.OrgID, allTools, 365 * day},
-			{"expires_in_days null", `{"name": "Null expiry", "expires_in_days": null}`, a.OrgID, allTools, 365 * day},
-			{"expires_in_days 90", map[string]any{"name": "Ninety", "expires_in_days": 90}, a.OrgID, allTools, 90 * day},
-			{"expires_in_days 0 never expires", map[string]any{"name": "Forever", "expires_in_days": 0}, a.OrgID, allTools, 0},
-			{"expires_in_days 3650", map[string]any{"name": "Decade", "expires_in_days": 3650}, a.OrgID, allTools, 3650 * day},
-			{"expires_in_days 1", map[string]any{"name": "One day", "expires_in_days": 1}, a.OrgID, allTools, day},
-			{"tools in canonical order", map[string]any{"name": "Some tools", "tools": []string{"crm", "tasks"}}, a.OrgID, []string{"tasks", "crm"}, 365 * day},
-			{"tools null means all", `{"name": "Null tools", "tools": null}`, a.OrgID, allTools, 365 * day},
-			{"team org the caller is in", map[string]any{"name": "Team key", "org_id": team}, team, allTools, 365 * day},
-		}
-		for _, tt := range tests {
-			t.Run(tt.name, func(t *testing.T) {
-				r := env.Do(t, "POST", "/v1/me/api-keys", a.Access, tt.body)
-				if r.Status != 200 {
-					t.Fatalf("status = %d, body %s; want 200", r.Status, r.Body)
-				}
+		// created checks the created key: its shape, org, tools and expiry.
+		created := func(org string, tools []string, expires time.Duration) func(t *testing.T, r *testenv.Resp) {
+			return func(t *testing.T, r *testenv.Resp) {
 				k, ok := r.JSON()["api_key"].(map[string]any)
 				if !ok {
 					t.Fatalf("body = %s; want {api_key}", r.Body)
@@ -68,25 +49,40 @@ func TestCreateUserKey(t *testing.T) {
 				if _, ok := k["role"]; ok {
 					t.Errorf("role = %v; want no role field on a user key", k["role"])
 				}
-				if k["org_id"] != tt.wantOrg {
-					t.Errorf("org_id = %v; want %s", k["org_id"], tt.wantOrg)
+				if k["org_id"] != org {
+					t.Errorf("org_id = %v; want %s", k["org_id"], org)
 				}
-				if got := meStrings(k["tools"]); !meEqual(got, tt.wantTools) {
-					t.Errorf("tools = %v; want %v", k["tools"], tt.wantTools)
+				if got := testenv.Strings(k["tools"]); !slices.Equal(got, tools) {
+					t.Errorf("tools = %v; want %v", k["tools"], tools)
 				}
 				if v, ok := k["last_used_at"]; !ok || v != nil {
 					t.Errorf("last_used_at = %#v (present %v); want null", v, ok)
 				}
-				meNear(t, "created_at", meTime(t, "created_at", k["created_at"]), now)
-				if tt.wantExpires == 0 {
+				testenv.Near(t, "created_at", testenv.Time(t, "created_at", k["created_at"]), now)
+				if expires == 0 { // expires_at null
 					if v, ok := k["expires_at"]; !ok || v != nil {
 						t.Errorf("expires_at = %#v (present %v); want null", v, ok)
 					}
 				} else {
-					meNear(t, "expires_at", meTime(t, "expires_at", k["expires_at"]), now.Add(tt.wantExpires))
+					testenv.Near(t, "expires_at", testenv.Time(t, "expires_at", k["expires_at"]), now.Add(expires))
 				}
-			})
+			}
 		}
+		create := func(name string, body any, check func(t *testing.T, r *testenv.Resp)) testenv.Case {
+			return testenv.Case{Name: name, Method: "POST", Path: "/v1/me/api-keys", Token: a.Access, Body: body, Want: 200, Check: check}
+		}
+		env.RunCases(t, []testenv.Case{
+			create("defaults", map[string]any{"name": "CLI key"}, created(a.OrgID, accounts.Tools, 365*day)),
+			create("role is ignored", map[string]any{"name": "With role", "role": "admin"}, created(a.OrgID, accounts.Tools, 365*day)),
+			create("expires_in_days null", `{"name": "Null expiry", "expires_in_days": null}`, created(a.OrgID, accounts.Tools, 365*day)),
+			create("expires_in_days 90", map[string]any{"name": "Ninety", "expires_in_days": 90}, created(a.OrgID, accounts.Tools, 90*day)),
+			create("expires_in_days 0 never expires", map[string]any{"name": "Forever", "expires_in_days": 0}, created(a.OrgID, accounts.Tools, 0)),
+			create("expires_in_days 3650", map[string]any{"name": "Decade", "expires_in_days": 3650}, created(a.OrgID, accounts.Tools, 3650*day)),
+			create("expires_in_days 1", map[string]any{"name": "One day", "expires_in_days": 1}, created(a.OrgID, accounts.Tools, day)),
+			create("tools in canonical order", map[string]any{"name": "Some tools", "tools": []string{"crm", "tasks"}}, created(a.OrgID, []string{"tasks", "crm"}, 365*day)),
+			create("tools null means all", `{"name": "Null tools", "tools": null}`, created(a.OrgID, accounts.Tools, 365*day)),
+			create("team org the caller is in", map[string]any{"name": "Team key", "org_id": team}, created(team, accounts.Tools, 365*day)),
+		})
 	})
 }
 
@@ -95,42 +91,28 @@ func TestCreateUserKeyRefused(t *testing.T) {
 	t.Parallel()
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a, b := env.Register(t), env.Register(t)
-		keyToken := meKeyToken(t, env, a)
-		gone := meTeamOrg(t, env, "Gone Team", [2]string{a.UserID, "owner"})
-		meExec(t, env, `UPDATE orgs SET deleted_at = $2 WHERE id = $1`, gone, env.Clock.Now().UnixMicro())
-		tests := []struct {
-			name       string
-			token      string
-			body       any
-			wantStatus int
-		}{
-			{"expires_in_days -1", a.Access, map[string]any{"name": "Key", "expires_in_days": -1}, 400},
-			{"expires_in_days 3651", a.Access, map[string]any{"name": "Key", "expires_in_days": 3651}, 400},
-			{"expires_in_days 1.5", a.Access, `{"name": "Key", "expires_in_days": 1.5}`, 400},
-			{"expires_in_days string", a.Access, `{"name": "Key", "expires_in_days": "x"}`, 400},
-			{"name missing", a.Access, map[string]any{}, 400},
-			{"empty body", a.Access, "", 400},
-			{"name one character", a.Access, map[string]any{"name": "k"}, 400},
-			{"name blank", a.Access, map[string]any{"name": "    "}, 400},
-			{"name not a string", a.Access, `{"name": 42}`, 400},
-			{"unknown tool", a.Access, map[string]any{"name": "Key", "tools": []string{"tasks", "spreadsheets"}}, 400},
-			{"tools not an array", a.Access, `{"name": "Key", "tools": "tasks"}`, 400},
-			{"org of another user", a.Access, map[string]any{"name": "Key", "org_id": b.OrgID}, 403},
-			{"deleted org", a.Access, map[string]any{"name": "Key", "org_id": gone}, 403},
-			{"api-key token", keyToken, map[string]any{"name": "Key"}, 403},
-			{"no token", "", map[string]any{"name": "Key"}, 401},
-		}
-		for _, tt := range tests {
-			t.Run(tt.name, func(t *testing.T) {
-				r := env.Do(t, "POST", "/v1/me/api-keys", tt.token, tt.body)
-				if r.Status != tt.wantStatus {
-					t.Fatalf("status = %d, body %s; want %d", r.Status, r.Body, tt.wantStatus)
-				}
-				meWantError(t, r)
-			})
-		}
+		keyToken := env.KeyToken(t, a)
+		gone := env.TeamOrg(t, "Gone Team", [2]string{a.UserID, "owner"})
+		env.Exec(t, `UPDATE orgs SET deleted_at = $2 WHERE id = $1`, gone, env.Clock.Now().UnixMicro())
+		env.RunCases(t, []testenv.Case{
+			{Name: "expires_in_days -1", Method: "POST", Path: "/v1/me/api-keys", Token: a.Access, Body: map[string]any{"name": "Key", "expires_in_days": -1}, Want: 400},
+			{Name: "expires_in_days 3651", Method: "POST", Path: "/v1/me/api-keys", Token: a.Access, Body: map[string]any{"name": "Key", "expires_in_days": 3651}, Want: 400},
+			{Name: "expires_in_days 1.5", Method: "POST", Path: "/v1/me/api-keys", Token: a.Access, Body: `{"name": "Key", "expires_in_days": 1.5}`, Want: 400},
+			{Name: "expires_in_days string", Method: "POST", Path: "/v1/me/api-keys", Token: a.Access, Body: `{"name": "Key", "expires_in_days": "x"}`, Want: 400},
+			{Name: "name missing", Method: "POST", Path: "/v1/me/api-keys", Token: a.Access, Body: map[string]any{}, Want: 400},
+			{Name: "empty body", Method: "POST", Path: "/v1/me/api-keys", Token: a.Access, Body: "", Want: 400},
+			{Name: "name one character", Method: "POST", Path: "/v1/me/api-keys", Token: a.Access, Body: map[string]any{"name": "k"}, Want: 400},
+			{Name: "name blank", Method: "POST", Path: "/v1/me/api-keys", Token: a.Access, Body: map[string]any{"name": "    "}, Want: 400},
+			{Name: "name not a string", Method: "POST", Path: "/v1/me/api-keys", Token: a.Access, Body: `{"name": 42}`, Want: 400},
+			{Name: "unknown tool", Method: "POST", Path: "/v1/me/api-keys", Token: a.Access, Body: map[string]any{"name": "Key", "tools": []string{"tasks", "spreadsheets"}}, Want: 400},
+			{Name: "tools not an array", Method: "POST", Path: "/v1/me/api-keys", Token: a.Access, Body: `{"name": "Key", "tools": "tasks"}`, Want: 400},
+			{Name: "org of another user", Method: "POST", Path: "/v1/me/api-keys", Token: a.Access, Body: map[string]any{"name": "Key", "org_id": b.OrgID}, Want: 403},
+			{Name: "deleted org", Method: "POST", Path: "/v1/me/api-keys", Token: a.Access, Body: map[string]any{"name": "Key", "org_id": gone}, Want: 403},
+			{Name: "api-key token", Method: "POST", Path: "/v1/me/api-keys", Token: keyToken, Body: map[string]any{"name": "Key"}, Want: 403},
+			{Name: "no token", Method: "POST", Path: "/v1/me/api-keys", Body: map[string]any{"name": "Key"}, Want: 401},
+		})
 		// Only the key behind keyToken exists.
-		rows := meList(t, env.Do(t, "GET", "/v1/me/api-keys", a.Access, nil).Want(t, 200), "api_keys")
+		rows := env.Do(t, "GET", "/v1/me/api-keys", a.Access, nil).Want(t, 200).List(t, "api_keys")
 		if len(rows) != 1 {
 			t.Errorf("keys after refused creations = %d; want 1", len(rows))
 		}
@@ -147,15 +129,15 @@ func TestUserKeys(t *testing.T) {
 		type key struct{ id, secret string }
 		var keys []key
 		for _, name := range []string{"First key", "Second key", "Third key"} {
-			r := meCreateKey(t, env, a.Access, map[string]any{"name": name, "role": "owner"})
+			r := env.CreateUserKey(t, a.Access, map[string]any{"name": name, "role": "owner"})
 			keys = append(keys, key{r.Str("api_key.id"), r.Str("api_key.secret")})
 			env.Clock.Advance(time.Second)
 		}
-		bKey := meCreateKey(t, env, b.Access, map[string]any{"name": "B's key"})
+		bKey := env.CreateUserKey(t, b.Access, map[string]any{"name": "B's key"})
 
 		t.Run("list newest first without secrets", func(t *testing.T) {
 			r := env.Do(t, "GET", "/v1/me/api-keys", a.Access, nil).Want(t, 200)
-			rows := meList(t, r, "api_keys")
+			rows := r.List(t, "api_keys")
 			if len(rows) != 3 {
 				t.Fatalf("keys = %d; want 3", len(rows))
 			}
@@ -192,14 +174,14 @@ func TestUserKeys(t *testing.T) {
 				t.Errorf("body = %s; want a {message}", r.Body)
 			}
 			env.Do(t, "POST", "/v1/auth/token", "", map[string]string{"api_key": revoked.secret}).Want(t, 401)
-			rows := meList(t, env.Do(t, "GET", "/v1/me/api-keys", a.Access, nil).Want(t, 200), "api_keys")
+			rows := env.Do(t, "GET", "/v1/me/api-keys", a.Access, nil).Want(t, 200).List(t, "api_keys")
 			if len(rows) != 2 || rows[0]["id"] != keys[2].id || rows[1]["id"] != keys[0].id {
 				t.Errorf("keys after revoke = %v; want %s then %s", rows, keys[2].id, keys[0].id)
 			}
 		})
 
 		t.Run("concurrent revokes", func(t *testing.T) {
-			id := meCreateKey(t, env, a.Access, map[string]any{"name": "Twice revoked"}).Str("api_key.id")
+			id := env.CreateUserKey(t, a.Access, map[string]any{"name": "Twice revoked"}).Str("api_key.id")
 			var wg sync.WaitGroup
 			status := make([]int, 5)
 			for i := range status {
@@ -222,32 +204,17 @@ func TestUserKeys(t *testing.T) {
 		})
 
 		t.Run("refused", func(t *testing.T) {
-			keyToken := meKeyToken(t, env, a)
-			tests := []struct {
-				name       string
-				method     string
-				path       string
-				token      string
-				wantStatus int
-			}{
-				{"delete again", "DELETE", "/v1/me/api-keys/" + keys[1].id, a.Access, 404},
-				{"delete another user's key", "DELETE", "/v1/me/api-keys/" + bKey.Str("api_key.id"), a.Access, 404},
-				{"delete random uuid", "DELETE", "/v1/me/api-keys/" + uuid.NewString(), a.Access, 404},
-				{"delete not a uuid", "DELETE", "/v1/me/api-keys/not-a-key", a.Access, 404},
-				{"delete with api-key token", "DELETE", "/v1/me/api-keys/" + keys[0].id, keyToken, 403},
-				{"list with api-key token", "GET", "/v1/me/api-keys", keyToken, 403},
-				{"list without token", "GET", "/v1/me/api-keys", "", 401},
-				{"delete without token", "DELETE", "/v1/me/api-keys/" + keys[0].id, "", 401},
-			}
-			for _, tt := range tests {
-				t.Run(tt.name, func(t *testing.T) {
-					r := env.Do(t, tt.method, tt.path, tt.token, nil)
-					if r.Status != tt.wantStatus {
-						t.Fatalf("status = %d, body %s; want %d", r.Status, r.Body, tt.wantStatus)
-					}
-					meWantError(t, r)
-				})
-			}
+			keyToken := env.KeyToken(t, a)
+			env.RunCases(t, []testenv.Case{
+				{Name: "delete again", Method: "DELETE", Path: "/v1/me/api-keys/" + keys[1].id, Token: a.Access, Want: 404},
+				{Name: "delete another user's key", Method: "DELETE", Path: "/v1/me/api-keys/" + bKey.Str("api_key.id"), Token: a.Access, Want: 404},
+				{Name: "delete random uuid", Method: "DELETE", Path: "/v1/me/api-keys/" + uuid.NewString(), Token: a.Access, Want: 404},
+				{Name: "delete not a uuid", Method: "DELETE", Path: "/v1/me/api-keys/not-a-key", Token: a.Access, Want: 404},
+				{Name: "delete with api-key token", Method: "DELETE", Path: "/v1/me/api-keys/" + keys[0].id, Token: keyToken, Want: 403},
+				{Name: "list with api-key token", Method: "GET", Path: "/v1/me/api-keys", Token: keyToken, Want: 403},
+				{Name: "list without token", Method: "GET", Path: "/v1/me/api-keys", Want: 401},
+				{Name: "delete without token", Method: "DELETE", Path: "/v1/me/api-keys/" + keys[0].id, Want: 401},
+			})
 			// The refused deletes revoked nothing.
 			env.Do(t, "POST", "/v1/auth/token", "", map[string]string{"api_key": bKey.Str("api_key.secret")}).Want(t, 200)
 			env.Do(t, "POST", "/v1/auth/token", "", map[string]string{"api_key": keys[0].secret}).Want(t, 200)

@@ -27,8 +27,8 @@ func follow(t *testing.T, env *testenv.Env, code string) *http.Response {
 // its click ids, conversions, scoping, and audit entries.
 func TestLinks(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		stranger, _ := orgsTeam(t, env)
+		owner, org := env.Team(t)
+		stranger, _ := env.Team(t)
 
 		env.Do(t, "GET", "/links/v1/links", "", nil).Want(t, 401)
 		for _, body := range []any{map[string]any{}, map[string]any{"destinationUrl": "ftp://example.com/x"},
@@ -38,8 +38,8 @@ func TestLinks(t *testing.T) {
 		}
 		code := "docs-" + testenv.RandomHex(3)
 		r := env.Do(t, "POST", "/links/v1/links", owner.Token, map[string]any{"destinationUrl": "https://example.com/docs?x=1", "title": "Docs", "shortCode": code}).Want(t, 200)
-		link := wsObj(t, r, "link")
-		wsCheckKeys(t, "link", link, "id", "shortCode", "shortUrl", "destinationUrl", "title", "active", "archived", "clicks", "created")
+		link := r.Obj(t, "link")
+		testenv.CheckKeys(t, "link", link, "id", "shortCode", "shortUrl", "destinationUrl", "title", "active", "archived", "clicks", "created")
 		id := r.Str("link.id")
 		if link["shortCode"] != code || link["shortUrl"] != env.URL+"/l/"+code || link["active"] != true || link["archived"] != false || link["clicks"] != float64(0) {
 			t.Errorf("link = %s", r.Body)
@@ -96,7 +96,7 @@ func TestLinks(t *testing.T) {
 		env.Do(t, "GET", "/links/v1/links/"+id, owner.Token, nil).Want(t, 404)
 
 		actions := map[string]int{}
-		for _, e := range wsAudit(t, env, owner.Token, org, "tool=links") {
+		for _, e := range env.Audit(t, owner.Token, org, "tool=links") {
 			actions[e["action"].(string)]++
 		}
 		if actions["links.link.created"] != 2 || actions["links.link.updated"] != 2 || actions["links.link.deleted"] != 1 || actions["links.conversion.created"] != 1 {
@@ -108,11 +108,11 @@ func TestLinks(t *testing.T) {
 // TestLinkClicksRace checks that concurrent follows are all counted.
 func TestLinkClicksRace(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, _ := orgsTeam(t, env)
+		owner, _ := env.Team(t)
 		code := "race-" + testenv.RandomHex(4)
 		id := env.Do(t, "POST", "/links/v1/links", owner.Token, map[string]any{"destinationUrl": "https://example.com", "shortCode": code}).Want(t, 200).Str("link.id")
 		clicks := map[string]bool{}
-		rs := orgsAtOnce(20, func(int) *testenv.Resp {
+		rs := testenv.AtOnceAnswers(20, func(int) *testenv.Resp {
 			res := follow(t, env, code)
 			return &testenv.Resp{Status: res.StatusCode, Header: res.Header}
 		})
@@ -136,7 +136,7 @@ func TestLinkClicksRace(t *testing.T) {
 // the destination's query exactly as stored, order and odd pairs kept.
 func TestLinkRedirectKeepsQuery(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, _ := orgsTeam(t, env)
+		owner, _ := env.Team(t)
 		for _, dest := range []string{"https://example.com/p?z=1&a=2;b&flag#frag", "https://example.com/"} {
 			r := env.Do(t, "POST", "/links/v1/links", owner.Token, map[string]any{"destinationUrl": dest}).Want(t, 200)
 			res := follow(t, env, r.Str("link.shortCode"))
@@ -155,11 +155,11 @@ func TestLinkRedirectKeepsQuery(t *testing.T) {
 		// A workspace with Links disabled serves no redirects.
 		code := env.Do(t, "POST", "/links/v1/links", owner.Token, map[string]any{"destinationUrl": "https://example.com/"}).Want(t, 200).Str("link.shortCode")
 		org := env.Do(t, "GET", "/v1/auth/me", owner.Token, nil).Want(t, 200).Str("org.id")
-		wsSetTool(t, env, owner.Token, org, "links", false)
+		env.SetTool(t, owner.Token, org, "links", false)
 		if res := follow(t, env, code); res.StatusCode != 404 {
 			t.Errorf("redirect with Links disabled: %d; want 404", res.StatusCode)
 		}
-		wsSetTool(t, env, owner.Token, org, "links", true)
+		env.SetTool(t, owner.Token, org, "links", true)
 		if res := follow(t, env, code); res.StatusCode != 302 {
 			t.Errorf("redirect with Links enabled again: %d; want 302", res.StatusCode)
 		}

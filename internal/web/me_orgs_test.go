@@ -6,12 +6,12 @@ import (
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
-// meCheckOrgs checks the shape of every row of a GET /v1/me/orgs answer
+// checkMyOrgs checks the shape of every row of a GET /v1/me/orgs answer
 // (spec 2: Org + member_count + is_default, no tools) and that exactly one
 // row is the default; it returns the rows by id.
-func meCheckOrgs(t *testing.T, r *testenv.Resp) map[string]map[string]any {
+func checkMyOrgs(t *testing.T, r *testenv.Resp) map[string]map[string]any {
 	t.Helper()
-	rows := meList(t, r, "orgs")
+	rows := r.List(t, "orgs")
 	byID := map[string]map[string]any{}
 	defaults := 0
 	for _, o := range rows {
@@ -20,7 +20,7 @@ func meCheckOrgs(t *testing.T, r *testenv.Resp) map[string]map[string]any {
 				t.Errorf("org %v: %s = %#v; want a string", o["id"], f, o[f])
 			}
 		}
-		meTime(t, "created_at", o["created_at"])
+		testenv.Time(t, "created_at", o["created_at"])
 		if k := o["kind"]; k != "personal" && k != "team" {
 			t.Errorf("org %v: kind = %#v; want personal or team", o["id"], k)
 		}
@@ -52,7 +52,7 @@ func TestMyOrgs(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		t.Run("personal org only", func(t *testing.T) {
 			a := env.Register(t)
-			orgs := meCheckOrgs(t, env.Do(t, "GET", "/v1/me/orgs", a.Access, nil).Want(t, 200))
+			orgs := checkMyOrgs(t, env.Do(t, "GET", "/v1/me/orgs", a.Access, nil).Want(t, 200))
 			p, ok := orgs[a.OrgID]
 			if len(orgs) != 1 || !ok {
 				t.Fatalf("orgs = %v; want only the personal org %s", orgs, a.OrgID)
@@ -64,8 +64,8 @@ func TestMyOrgs(t *testing.T) {
 
 		t.Run("team orgs and the default", func(t *testing.T) {
 			a, b, c := env.Register(t), env.Register(t), env.Register(t)
-			team := meTeamOrg(t, env, "Team Three", [2]string{b.UserID, "owner"}, [2]string{a.UserID, "member"}, [2]string{c.UserID, "member"})
-			orgs := meCheckOrgs(t, env.Do(t, "GET", "/v1/me/orgs", a.Access, nil).Want(t, 200))
+			team := env.TeamOrg(t, "Team Three", [2]string{b.UserID, "owner"}, [2]string{a.UserID, "member"}, [2]string{c.UserID, "member"})
+			orgs := checkMyOrgs(t, env.Do(t, "GET", "/v1/me/orgs", a.Access, nil).Want(t, 200))
 			if len(orgs) != 2 {
 				t.Fatalf("orgs = %d; want 2 (personal and team)", len(orgs))
 			}
@@ -77,7 +77,7 @@ func TestMyOrgs(t *testing.T) {
 			}
 
 			env.Do(t, "POST", "/v1/auth/switch-org", a.Access, map[string]string{"org_id": team}).Want(t, 200)
-			orgs = meCheckOrgs(t, env.Do(t, "GET", "/v1/me/orgs", a.Access, nil).Want(t, 200))
+			orgs = checkMyOrgs(t, env.Do(t, "GET", "/v1/me/orgs", a.Access, nil).Want(t, 200))
 			if orgs[team]["is_default"] != true || orgs[a.OrgID]["is_default"] != false {
 				t.Errorf("after switch-org: team is_default %v, personal is_default %v; want true, false",
 					orgs[team]["is_default"], orgs[a.OrgID]["is_default"])
@@ -86,28 +86,24 @@ func TestMyOrgs(t *testing.T) {
 
 		t.Run("api-key token", func(t *testing.T) {
 			a := env.Register(t)
-			orgs := meCheckOrgs(t, env.Do(t, "GET", "/v1/me/orgs", meKeyToken(t, env, a), nil).Want(t, 200))
+			orgs := checkMyOrgs(t, env.Do(t, "GET", "/v1/me/orgs", env.KeyToken(t, a), nil).Want(t, 200))
 			if _, ok := orgs[a.OrgID]; !ok {
 				t.Errorf("orgs = %v; want the personal org %s", orgs, a.OrgID)
 			}
 		})
 
 		t.Run("no token", func(t *testing.T) {
-			r := env.Do(t, "GET", "/v1/me/orgs", "", nil)
-			if r.Status != 401 {
-				t.Fatalf("status = %d, body %s; want 401", r.Status, r.Body)
-			}
-			meWantError(t, r)
+			env.Call(t, "GET", "/v1/me/orgs", "", nil).Want(t, 401)
 		})
 
 		// The default org (the last switch-org) is deleted: the list still
 		// marks exactly one default, the org a new sign-in lands in.
 		t.Run("default org deleted", func(t *testing.T) {
 			a, b := env.Register(t), env.Register(t)
-			team := meTeamOrg(t, env, "Doomed Team", [2]string{b.UserID, "owner"}, [2]string{a.UserID, "member"})
+			team := env.TeamOrg(t, "Doomed Team", [2]string{b.UserID, "owner"}, [2]string{a.UserID, "member"})
 			env.Do(t, "POST", "/v1/auth/switch-org", a.Access, map[string]string{"org_id": team}).Want(t, 200)
-			meExec(t, env, `UPDATE orgs SET deleted_at = $2 WHERE id = $1`, team, env.Clock.Now().UnixMicro())
-			orgs := meCheckOrgs(t, env.Do(t, "GET", "/v1/me/orgs", a.Access, nil).Want(t, 200))
+			env.Exec(t, `UPDATE orgs SET deleted_at = $2 WHERE id = $1`, team, env.Clock.Now().UnixMicro())
+			orgs := checkMyOrgs(t, env.Do(t, "GET", "/v1/me/orgs", a.Access, nil).Want(t, 200))
 			if len(orgs) != 1 || orgs[a.OrgID]["is_default"] != true {
 				t.Errorf("orgs = %v; want only the personal org %s, marked default", orgs, a.OrgID)
 			}
@@ -120,8 +116,8 @@ func TestMyOrgs(t *testing.T) {
 		// Spec 4.2 rule 3: the personal org is created first if missing.
 		t.Run("personal org missing", func(t *testing.T) {
 			a := env.Register(t)
-			meExec(t, env, `UPDATE orgs SET deleted_at = $2 WHERE id = $1`, a.OrgID, env.Clock.Now().UnixMicro())
-			orgs := meCheckOrgs(t, env.Do(t, "GET", "/v1/me/orgs", a.Access, nil).Want(t, 200))
+			env.Exec(t, `UPDATE orgs SET deleted_at = $2 WHERE id = $1`, a.OrgID, env.Clock.Now().UnixMicro())
+			orgs := checkMyOrgs(t, env.Do(t, "GET", "/v1/me/orgs", a.Access, nil).Want(t, 200))
 			if len(orgs) != 1 {
 				t.Fatalf("orgs = %v; want one new personal org", orgs)
 			}

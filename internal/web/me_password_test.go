@@ -15,65 +15,38 @@ func TestChangePassword(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		t.Run("refused requests", func(t *testing.T) {
 			a := env.Register(t)
-			keyToken := meKeyToken(t, env, a)
-			tests := []struct {
-				name       string
-				token      string
-				body       any
-				wantStatus int
-			}{
-				{"empty body", a.Access, "", 400},
-				{"missing new_password", a.Access, map[string]any{"current_password": a.Password}, 400},
-				{"new_password under 8 characters", a.Access, map[string]any{"current_password": a.Password, "new_password": "1234567"}, 400},
-				{"new_password over 1024 bytes", a.Access, map[string]any{"current_password": a.Password, "new_password": strings.Repeat("x", 1025)}, 400},
-				{"new_password not a string", a.Access, `{"new_password": 12345678}`, 400},
-				{"missing current_password", a.Access, map[string]any{"new_password": "long-enough-1"}, 400},
-				{"wrong current_password", a.Access, map[string]any{"current_password": "wrong-password", "new_password": "long-enough-1"}, 403},
-				{"api-key token", keyToken, map[string]any{"current_password": a.Password, "new_password": "long-enough-1"}, 403},
-				{"no token", "", map[string]any{"current_password": a.Password, "new_password": "long-enough-1"}, 401},
-			}
-			for _, tt := range tests {
-				t.Run(tt.name, func(t *testing.T) {
-					r := env.Do(t, "POST", "/v1/me/password", tt.token, tt.body)
-					if r.Status != tt.wantStatus {
-						t.Fatalf("status = %d, body %s; want %d", r.Status, r.Body, tt.wantStatus)
-					}
-					meWantError(t, r)
-				})
-			}
+			keyToken := env.KeyToken(t, a)
+			env.RunCases(t, []testenv.Case{
+				{Name: "empty body", Method: "POST", Path: "/v1/me/password", Token: a.Access, Body: "", Want: 400},
+				{Name: "missing new_password", Method: "POST", Path: "/v1/me/password", Token: a.Access, Body: map[string]any{"current_password": a.Password}, Want: 400},
+				{Name: "new_password under 8 characters", Method: "POST", Path: "/v1/me/password", Token: a.Access, Body: map[string]any{"current_password": a.Password, "new_password": "1234567"}, Want: 400},
+				{Name: "new_password over 1024 bytes", Method: "POST", Path: "/v1/me/password", Token: a.Access, Body: map[string]any{"current_password": a.Password, "new_password": strings.Repeat("x", 1025)}, Want: 400},
+				{Name: "new_password not a string", Method: "POST", Path: "/v1/me/password", Token: a.Access, Body: `{"new_password": 12345678}`, Want: 400},
+				{Name: "missing current_password", Method: "POST", Path: "/v1/me/password", Token: a.Access, Body: map[string]any{"new_password": "long-enough-1"}, Want: 400},
+				{Name: "wrong current_password", Method: "POST", Path: "/v1/me/password", Token: a.Access, Body: map[string]any{"current_password": "wrong-password", "new_password": "long-enough-1"}, Want: 403},
+				{Name: "api-key token", Method: "POST", Path: "/v1/me/password", Token: keyToken, Body: map[string]any{"current_password": a.Password, "new_password": "long-enough-1"}, Want: 403},
+				{Name: "no token", Method: "POST", Path: "/v1/me/password", Body: map[string]any{"current_password": a.Password, "new_password": "long-enough-1"}, Want: 401},
+			})
 			// None of them changed the password.
 			env.Do(t, "POST", "/v1/auth/login", "", map[string]string{"email": a.Email, "password": a.Password}).Want(t, 200)
 		})
 
 		t.Run("change signs other sessions out", func(t *testing.T) {
 			a := env.Register(t)
-			_, refresh1 := meLogin(t, env, a)
-			_, refresh2 := meLogin(t, env, a)
+			_, refresh1 := env.NewSession(t, a)
+			_, refresh2 := env.NewSession(t, a)
 			const next = "a-brand-new-password"
 			r := env.Do(t, "POST", "/v1/me/password", a.Access, map[string]any{"current_password": a.Password, "new_password": next}).Want(t, 200)
 			if r.Str("message") == "" {
 				t.Errorf("body = %s; want a {message}", r.Body)
 			}
-			checks := []struct {
-				name       string
-				path       string
-				body       map[string]string
-				wantStatus int
-			}{
-				{"old password", "/v1/auth/login", map[string]string{"email": a.Email, "password": a.Password}, 401},
-				{"new password", "/v1/auth/login", map[string]string{"email": a.Email, "password": next}, 200},
-				{"other session 1 refresh", "/v1/auth/refresh", map[string]string{"refresh_token": refresh1}, 401},
-				{"other session 2 refresh", "/v1/auth/refresh", map[string]string{"refresh_token": refresh2}, 401},
-				{"current session refresh", "/v1/auth/refresh", map[string]string{"refresh_token": a.Refresh}, 200},
-			}
-			for _, c := range checks {
-				t.Run(c.name, func(t *testing.T) {
-					r := env.Do(t, "POST", c.path, "", c.body)
-					if r.Status != c.wantStatus {
-						t.Errorf("status = %d, body %s; want %d", r.Status, r.Body, c.wantStatus)
-					}
-				})
-			}
+			env.RunCases(t, []testenv.Case{
+				{Name: "old password", Method: "POST", Path: "/v1/auth/login", Body: map[string]string{"email": a.Email, "password": a.Password}, Want: 401},
+				{Name: "new password", Method: "POST", Path: "/v1/auth/login", Body: map[string]string{"email": a.Email, "password": next}, Want: 200},
+				{Name: "other session 1 refresh", Method: "POST", Path: "/v1/auth/refresh", Body: map[string]string{"refresh_token": refresh1}, Want: 401},
+				{Name: "other session 2 refresh", Method: "POST", Path: "/v1/auth/refresh", Body: map[string]string{"refresh_token": refresh2}, Want: 401},
+				{Name: "current session refresh", Method: "POST", Path: "/v1/auth/refresh", Body: map[string]string{"refresh_token": a.Refresh}, Want: 200},
+			})
 		})
 
 		t.Run("magic-link account sets a first password", func(t *testing.T) {
@@ -105,7 +78,7 @@ func TestResendVerification(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		t.Run("throttled, sent, already verified", func(t *testing.T) {
 			a := env.Register(t)
-			if got := meMailCount(env, a.Email); got != 1 {
+			if got := env.MailsTo(a.Email); got != 1 {
 				t.Fatalf("mails after registration = %d; want 1", got)
 			}
 			resend := func() string {
@@ -119,19 +92,19 @@ func TestResendVerification(t *testing.T) {
 			}
 
 			throttled := resend()
-			if got := meMailCount(env, a.Email); got != 1 {
+			if got := env.MailsTo(a.Email); got != 1 {
 				t.Errorf("mails after a resend right after registration = %d; want 1 (throttled)", got)
 			}
 
 			env.Clock.Advance(61 * time.Second)
 			sent := resend()
-			if got := meMailCount(env, a.Email); got != 2 {
+			if got := env.MailsTo(a.Email); got != 2 {
 				t.Fatalf("mails after a resend 61 s later = %d; want 2", got)
 			}
 			if again := resend(); again != throttled {
 				t.Errorf("resend right after a resend: message %q; want the throttled one %q", again, throttled)
 			}
-			if got := meMailCount(env, a.Email); got != 2 {
+			if got := env.MailsTo(a.Email); got != 2 {
 				t.Errorf("mails after a resend right after a resend = %d; want 2", got)
 			}
 
@@ -146,7 +119,7 @@ func TestResendVerification(t *testing.T) {
 
 			env.Clock.Advance(61 * time.Second)
 			verified := resend()
-			if got := meMailCount(env, a.Email); got != 2 {
+			if got := env.MailsTo(a.Email); got != 2 {
 				t.Errorf("mails after a resend on a verified account = %d; want 2", got)
 			}
 
@@ -157,28 +130,22 @@ func TestResendVerification(t *testing.T) {
 
 		t.Run("refused requests", func(t *testing.T) {
 			a := env.Register(t)
-			tests := []struct {
-				name       string
-				token      string
-				wantStatus int
-			}{
-				{"api-key token", meKeyToken(t, env, a), 403},
-				{"no token", "", 401},
+			// Each refusal starts past the throttle minute and must send no mail.
+			var before int
+			advance := func(t *testing.T) {
+				env.Clock.Advance(61 * time.Second)
+				before = env.MailsTo(a.Email)
 			}
-			for _, tt := range tests {
-				t.Run(tt.name, func(t *testing.T) {
-					env.Clock.Advance(61 * time.Second)
-					before := meMailCount(env, a.Email)
-					r := env.Do(t, "POST", "/v1/me/verify-email/resend", tt.token, nil)
-					if r.Status != tt.wantStatus {
-						t.Fatalf("status = %d, body %s; want %d", r.Status, r.Body, tt.wantStatus)
-					}
-					meWantError(t, r)
-					if got := meMailCount(env, a.Email); got != before {
-						t.Errorf("mails = %d; want %d (none sent)", got, before)
-					}
-				})
+			noMail := func(t *testing.T, r *testenv.Resp) {
+				if got := env.MailsTo(a.Email); got != before {
+					t.Errorf("mails = %d; want %d (none sent)", got, before)
+				}
 			}
+			const path = "/v1/me/verify-email/resend"
+			env.RunCases(t, []testenv.Case{
+				{Name: "api-key token", Method: "POST", Path: path, Token: env.KeyToken(t, a), Want: 403, Before: advance, Check: noMail},
+				{Name: "no token", Method: "POST", Path: path, Want: 401, Before: advance, Check: noMail},
+			})
 		})
 	})
 }

@@ -18,13 +18,13 @@ func TestPasswordChangeRacesSessionRevocation(t *testing.T) {
 	t.Parallel()
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
-		caller := meSID(t, a.Access)
+		caller := testenv.SID(t, a.Access)
 		var mu sync.Mutex
 		latest := map[string]string{caller: a.Refresh} // session id → its newest refresh token
 		var others []string
 		for range 10 {
-			acc, ref := meLogin(t, env, a)
-			sid := meSID(t, acc)
+			acc, ref := env.NewSession(t, a)
+			sid := testenv.SID(t, acc)
 			latest[sid] = ref
 			others = append(others, sid)
 		}
@@ -85,7 +85,7 @@ func TestPasswordChangeRacesSessionRevocation(t *testing.T) {
 			}
 		}
 
-		listed := meList(t, env.Do(t, "GET", "/v1/me/sessions", a.Access, nil).Want(t, 200), "sessions")
+		listed := env.Do(t, "GET", "/v1/me/sessions", a.Access, nil).Want(t, 200).List(t, "sessions")
 		if len(listed) != 1 || listed[0]["id"] != caller {
 			ids := []any{}
 			for _, row := range listed {
@@ -134,7 +134,7 @@ func TestDeleteMeRacesLastOwner(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		for round := range 5 {
 			a, b, c := env.Register(t), env.Register(t), env.Register(t)
-			org := meTeamOrg(t, env, fmt.Sprintf("Race Team %d", round), [2]string{a.UserID, "owner"}, [2]string{b.UserID, "owner"}, [2]string{c.UserID, "member"})
+			org := env.TeamOrg(t, fmt.Sprintf("Race Team %d", round), [2]string{a.UserID, "owner"}, [2]string{b.UserID, "owner"}, [2]string{c.UserID, "member"})
 			var wg sync.WaitGroup
 			status := make([]int, 2)
 			for i, acc := range []*testenv.Account{a, b} {
@@ -164,7 +164,7 @@ func TestResendRace(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		for round := range 5 {
 			a := env.Register(t)
-			if got := meMailCount(env, a.Email); got != 1 {
+			if got := env.MailsTo(a.Email); got != 1 {
 				t.Fatalf("round %d: mails after registration = %d; want 1", round, got)
 			}
 			env.Clock.Advance(61 * time.Second)
@@ -185,7 +185,7 @@ func TestResendRace(t *testing.T) {
 			if sent := len(msgs) - answers["200 "+throttled]; sent != 1 {
 				t.Errorf("round %d: %d of 20 concurrent resends were not throttled (answers %v); want 1", round, sent, answers)
 			}
-			if got := meMailCount(env, a.Email); got != 2 {
+			if got := env.MailsTo(a.Email); got != 2 {
 				t.Errorf("round %d: mails after 20 concurrent resends = %d; want 2 (one new link)", round, got)
 			}
 		}
@@ -200,7 +200,7 @@ func TestMyOrgsRacePersonalOrg(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		for round := range 3 {
 			a := env.Register(t)
-			meExec(t, env, `UPDATE orgs SET deleted_at = $2 WHERE id = $1`, a.OrgID, env.Clock.Now().UnixMicro())
+			env.Exec(t, `UPDATE orgs SET deleted_at = $2 WHERE id = $1`, a.OrgID, env.Clock.Now().UnixMicro())
 			var wg sync.WaitGroup
 			status := make([]int, 10)
 			for i := range status {
@@ -233,8 +233,8 @@ func TestDeleteMeRacesSharedOrgs(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		for round := range 10 {
 			a, b, c := env.Register(t), env.Register(t), env.Register(t)
-			meTeamOrg(t, env, "First Shared", [2]string{a.UserID, "owner"}, [2]string{b.UserID, "owner"}, [2]string{c.UserID, "owner"})
-			meTeamOrg(t, env, "Second Shared", [2]string{b.UserID, "owner"}, [2]string{a.UserID, "owner"}, [2]string{c.UserID, "owner"})
+			env.TeamOrg(t, "First Shared", [2]string{a.UserID, "owner"}, [2]string{b.UserID, "owner"}, [2]string{c.UserID, "owner"})
+			env.TeamOrg(t, "Second Shared", [2]string{b.UserID, "owner"}, [2]string{a.UserID, "owner"}, [2]string{c.UserID, "owner"})
 			var wg sync.WaitGroup
 			resp := make([]*testenv.Resp, 2)
 			for i, acc := range []*testenv.Account{a, b} {
@@ -245,15 +245,15 @@ func TestDeleteMeRacesSharedOrgs(t *testing.T) {
 			for i, r := range resp {
 				if r.Status != 200 {
 					t.Errorf("round %d: delete %d: status %d, body %s; want 200\nlog: %s", round, i, r.Status, r.Body,
-						meLogLine(env, r.Header.Get("X-Request-Id")))
+						logLine(env, r.Header.Get("X-Request-Id")))
 				}
 			}
 		}
 	})
 }
 
-// meLogLine returns the service log line of a request id.
-func meLogLine(env *testenv.Env, requestID string) string {
+// logLine returns the service log line of a request id.
+func logLine(env *testenv.Env, requestID string) string {
 	for _, line := range strings.Split(env.Logs.String(), "\n") {
 		if requestID != "" && strings.Contains(line, requestID) {
 			return line
@@ -272,7 +272,7 @@ func TestDeleteMeRacesRefresh(t *testing.T) {
 			a := env.Register(t)
 			refresh := make([]string, 8)
 			for i := range refresh {
-				_, refresh[i] = meLogin(t, env, a)
+				_, refresh[i] = env.NewSession(t, a)
 			}
 			var wg sync.WaitGroup
 			var del *testenv.Resp
@@ -285,11 +285,11 @@ func TestDeleteMeRacesRefresh(t *testing.T) {
 			}
 			wg.Wait()
 			if del.Status != 200 {
-				t.Errorf("round %d: DELETE /v1/me: status %d, body %s; want 200\nlog: %s", round, del.Status, del.Body, meLogLine(env, del.Header.Get("X-Request-Id")))
+				t.Errorf("round %d: DELETE /v1/me: status %d, body %s; want 200\nlog: %s", round, del.Status, del.Body, logLine(env, del.Header.Get("X-Request-Id")))
 			}
 			for i, r := range got {
 				if r.Status != 200 && r.Status != 401 {
-					t.Errorf("round %d: refresh %d: status %d, body %s; want 200 or 401\nlog: %s", round, i, r.Status, r.Body, meLogLine(env, r.Header.Get("X-Request-Id")))
+					t.Errorf("round %d: refresh %d: status %d, body %s; want 200 or 401\nlog: %s", round, i, r.Status, r.Body, logLine(env, r.Header.Get("X-Request-Id")))
 				}
 				if r.Status == 200 && del.Status == 200 {
 					if again := env.Do(t, "POST", "/v1/auth/refresh", "", map[string]string{"refresh_token": r.Str("refresh_token")}); again.Status != 401 {
@@ -319,11 +319,11 @@ func TestDeleteMeRacesLogin(t *testing.T) {
 			}
 			wg.Wait()
 			if del.Status != 200 {
-				t.Errorf("round %d: DELETE /v1/me: status %d, body %s; want 200\nlog: %s", round, del.Status, del.Body, meLogLine(env, del.Header.Get("X-Request-Id")))
+				t.Errorf("round %d: DELETE /v1/me: status %d, body %s; want 200\nlog: %s", round, del.Status, del.Body, logLine(env, del.Header.Get("X-Request-Id")))
 			}
 			for i, r := range got {
 				if r.Status != 200 && r.Status != 401 {
-					t.Errorf("round %d: login %d: status %d, body %s; want 200 or 401\nlog: %s", round, i, r.Status, r.Body, meLogLine(env, r.Header.Get("X-Request-Id")))
+					t.Errorf("round %d: login %d: status %d, body %s; want 200 or 401\nlog: %s", round, i, r.Status, r.Body, logLine(env, r.Header.Get("X-Request-Id")))
 				}
 			}
 		}

@@ -8,21 +8,21 @@ import (
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
-// meFullCall is a full-session route called with an old access token: a
+// fullCall is a full-session route called with an old access token: a
 // never-expiring user API key, what a thief would make first.
-func meFullCall(t testing.TB, env *testenv.Env, access string) *testenv.Resp {
+func fullCall(t testing.TB, env *testenv.Env, access string) *testenv.Resp {
 	t.Helper()
 	return env.Do(t, "POST", "/v1/me/api-keys", access, map[string]any{"name": "forever", "expires_in_days": 0})
 }
 
-// meWantEnded fails unless a full route refuses access with 401 {error}.
-func meWantEnded(t testing.TB, env *testenv.Env, access string) {
+// wantEnded fails unless a full route refuses access with 401 {error}.
+func wantEnded(t testing.TB, env *testenv.Env, access string) {
 	t.Helper()
-	r := meFullCall(t, env, access)
+	r := fullCall(t, env, access)
 	if r.Status != 401 {
 		t.Fatalf("POST /v1/me/api-keys with the ended session's token: status = %d, body %s; want 401", r.Status, r.Body)
 	}
-	meWantError(t, r)
+	testenv.CheckError(t, "POST /v1/me/api-keys", r)
 }
 
 // TestFullRoutesNeedLiveSession: a full route checks that the token's
@@ -34,24 +34,24 @@ func TestFullRoutesNeedLiveSession(t *testing.T) {
 		t.Run("logout", func(t *testing.T) {
 			a := env.Register(t)
 			env.Do(t, "POST", "/v1/auth/logout", "", map[string]string{"refresh_token": a.Refresh}).Want(t, 200)
-			meWantEnded(t, env, a.Access)
+			wantEnded(t, env, a.Access)
 		})
 
 		t.Run("password change ends the other sessions, not this one", func(t *testing.T) {
 			a := env.Register(t)
-			other, _ := meLogin(t, env, a)
-			meFullCall(t, env, other).Want(t, 200)
+			other, _ := env.NewSession(t, a)
+			fullCall(t, env, other).Want(t, 200)
 			env.Do(t, "POST", "/v1/me/password", a.Access, map[string]any{"current_password": a.Password, "new_password": "a-brand-new-password"}).Want(t, 200)
-			meWantEnded(t, env, other)
-			meFullCall(t, env, a.Access).Want(t, 200)
+			wantEnded(t, env, other)
+			fullCall(t, env, a.Access).Want(t, 200)
 		})
 
 		t.Run("DELETE /v1/me/sessions/{sid}", func(t *testing.T) {
 			a := env.Register(t)
-			other, _ := meLogin(t, env, a)
-			env.Do(t, "DELETE", "/v1/me/sessions/"+meSID(t, other), a.Access, nil).Want(t, 200)
-			meWantEnded(t, env, other)
-			meFullCall(t, env, a.Access).Want(t, 200)
+			other, _ := env.NewSession(t, a)
+			env.Do(t, "DELETE", "/v1/me/sessions/"+testenv.SID(t, other), a.Access, nil).Want(t, 200)
+			wantEnded(t, env, other)
+			fullCall(t, env, a.Access).Want(t, 200)
 		})
 
 		t.Run("refresh-token reuse", func(t *testing.T) {
@@ -60,25 +60,25 @@ func TestFullRoutesNeedLiveSession(t *testing.T) {
 			access := r.Str("access_token")
 			// Inside the race window the session lives on.
 			env.Do(t, "POST", "/v1/auth/refresh", "", map[string]string{"refresh_token": a.Refresh}).Want(t, 401)
-			meFullCall(t, env, access).Want(t, 200)
+			fullCall(t, env, access).Want(t, 200)
 			env.Clock.Advance(accounts.RefreshReuseSkew + time.Second)
 			env.Do(t, "POST", "/v1/auth/refresh", "", map[string]string{"refresh_token": a.Refresh}).Want(t, 401)
-			meWantEnded(t, env, access)
-			meWantEnded(t, env, a.Access)
+			wantEnded(t, env, access)
+			wantEnded(t, env, a.Access)
 		})
 
 		t.Run("session expired", func(t *testing.T) {
 			a := env.Register(t)
-			meExec(t, env, `UPDATE sessions SET expires_at = $1 WHERE id = $2`, env.Clock.Now().UnixMicro(), meSID(t, a.Access))
-			meWantEnded(t, env, a.Access)
+			env.Exec(t, `UPDATE sessions SET expires_at = $1 WHERE id = $2`, env.Clock.Now().UnixMicro(), testenv.SID(t, a.Access))
+			wantEnded(t, env, a.Access)
 		})
 
 		t.Run("account deleted", func(t *testing.T) {
 			a := env.Register(t)
-			other, _ := meLogin(t, env, a)
+			other, _ := env.NewSession(t, a)
 			env.Do(t, "DELETE", "/v1/me", a.Access, nil).Want(t, 200)
-			meWantEnded(t, env, other)
-			meWantEnded(t, env, a.Access)
+			wantEnded(t, env, other)
+			wantEnded(t, env, a.Access)
 		})
 
 		t.Run("other full routes", func(t *testing.T) {
@@ -102,7 +102,7 @@ func TestFullRoutesNeedLiveSession(t *testing.T) {
 
 		t.Run("key tokens are still refused with 403", func(t *testing.T) {
 			a := env.Register(t)
-			env.Do(t, "GET", "/v1/me/sessions", meKeyToken(t, env, a), nil).Want(t, 403)
+			env.Do(t, "GET", "/v1/me/sessions", env.KeyToken(t, a), nil).Want(t, 403)
 		})
 	})
 }

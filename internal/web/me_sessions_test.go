@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"testing"
 	"time"
 
@@ -17,16 +19,16 @@ func TestSessions(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a, other := env.Register(t), env.Register(t)
 		type sess struct{ id, access, refresh string }
-		all := []sess{{meSID(t, a.Access), a.Access, a.Refresh}}
+		all := []sess{{testenv.SID(t, a.Access), a.Access, a.Refresh}}
 		for range 3 {
 			env.Clock.Advance(time.Second)
-			acc, ref := meLogin(t, env, a)
-			all = append(all, sess{meSID(t, acc), acc, ref})
+			acc, ref := env.NewSession(t, a)
+			all = append(all, sess{testenv.SID(t, acc), acc, ref})
 		}
 		caller := all[2] // neither the newest nor the oldest
 
 		t.Run("list newest first with current", func(t *testing.T) {
-			rows := meList(t, env.Do(t, "GET", "/v1/me/sessions", caller.access, nil).Want(t, 200), "sessions")
+			rows := env.Do(t, "GET", "/v1/me/sessions", caller.access, nil).Want(t, 200).List(t, "sessions")
 			if len(rows) != 4 {
 				t.Fatalf("sessions = %d; want 4", len(rows))
 			}
@@ -39,14 +41,14 @@ func TestSessions(t *testing.T) {
 					t.Errorf("sessions[%d].current = %v; want %v", i, got, wantCur)
 				}
 				for _, f := range []string{"created_at", "expires_at", "last_used_at"} {
-					meTime(t, f, row[f])
+					testenv.Time(t, f, row[f])
 				}
 				for _, f := range []string{"user_agent", "ip"} {
 					if _, ok := row[f].(string); !ok {
 						t.Errorf("sessions[%d].%s = %#v; want a string", i, f, row[f])
 					}
 				}
-				if i > 0 && !meTime(t, "created_at", row["created_at"]).Before(meTime(t, "created_at", rows[i-1]["created_at"])) {
+				if i > 0 && !testenv.Time(t, "created_at", row["created_at"]).Before(testenv.Time(t, "created_at", rows[i-1]["created_at"])) {
 					t.Errorf("sessions[%d].created_at %v not before sessions[%d].created_at %v", i, row["created_at"], i-1, rows[i-1]["created_at"])
 				}
 			}
@@ -59,7 +61,7 @@ func TestSessions(t *testing.T) {
 				t.Errorf("body = %s; want a {message}", r.Body)
 			}
 			env.Do(t, "POST", "/v1/auth/refresh", "", map[string]string{"refresh_token": victim.refresh}).Want(t, 401)
-			for _, row := range meList(t, env.Do(t, "GET", "/v1/me/sessions", caller.access, nil).Want(t, 200), "sessions") {
+			for _, row := range env.Do(t, "GET", "/v1/me/sessions", caller.access, nil).Want(t, 200).List(t, "sessions") {
 				if row["id"] == victim.id {
 					t.Errorf("revoked session %s still listed", victim.id)
 				}
@@ -67,30 +69,16 @@ func TestSessions(t *testing.T) {
 		})
 
 		t.Run("refused deletes", func(t *testing.T) {
-			keyToken := meKeyToken(t, env, a)
-			otherSID := meSID(t, other.Access)
-			tests := []struct {
-				name       string
-				token      string
-				sid        string
-				wantStatus int
-			}{
-				{"already revoked", caller.access, all[1].id, 404},
-				{"random uuid", caller.access, uuid.NewString(), 404},
-				{"another user's session", caller.access, otherSID, 404},
-				{"not a uuid", caller.access, "not-a-uuid", 404},
-				{"api-key token", keyToken, all[0].id, 403},
-				{"no token", "", all[0].id, 401},
-			}
-			for _, tt := range tests {
-				t.Run(tt.name, func(t *testing.T) {
-					r := env.Do(t, "DELETE", "/v1/me/sessions/"+tt.sid, tt.token, nil)
-					if r.Status != tt.wantStatus {
-						t.Fatalf("status = %d, body %s; want %d", r.Status, r.Body, tt.wantStatus)
-					}
-					meWantError(t, r)
-				})
-			}
+			keyToken := env.KeyToken(t, a)
+			otherSID := testenv.SID(t, other.Access)
+			env.RunCases(t, []testenv.Case{
+				{Name: "already revoked", Method: "DELETE", Path: "/v1/me/sessions/" + all[1].id, Token: caller.access, Want: 404},
+				{Name: "random uuid", Method: "DELETE", Path: "/v1/me/sessions/" + uuid.NewString(), Token: caller.access, Want: 404},
+				{Name: "another user's session", Method: "DELETE", Path: "/v1/me/sessions/" + otherSID, Token: caller.access, Want: 404},
+				{Name: "not a uuid", Method: "DELETE", Path: "/v1/me/sessions/" + "not-a-uuid", Token: caller.access, Want: 404},
+				{Name: "api-key token", Method: "DELETE", Path: "/v1/me/sessions/" + all[0].id, Token: keyToken, Want: 403},
+				{Name: "no token", Method: "DELETE", Path: "/v1/me/sessions/" + all[0].id, Want: 401},
+			})
 			// The refused deletes left the sessions alone.
 			ref := env.Do(t, "POST", "/v1/auth/refresh", "", map[string]string{"refresh_token": other.Refresh}).Want(t, 200)
 			other.Refresh = ref.Str("refresh_token")
@@ -99,52 +87,39 @@ func TestSessions(t *testing.T) {
 		})
 
 		t.Run("refused lists", func(t *testing.T) {
-			tests := []struct {
-				name       string
-				token      string
-				wantStatus int
-			}{
-				{"api-key token", meKeyToken(t, env, a), 403},
-				{"no token", "", 401},
-				{"garbage token", "x.y.z", 401},
-			}
-			for _, tt := range tests {
-				t.Run(tt.name, func(t *testing.T) {
-					r := env.Do(t, "GET", "/v1/me/sessions", tt.token, nil)
-					if r.Status != tt.wantStatus {
-						t.Fatalf("status = %d, body %s; want %d", r.Status, r.Body, tt.wantStatus)
-					}
-					meWantError(t, r)
-				})
-			}
+			env.RunCases(t, []testenv.Case{
+				{Name: "api-key token", Method: "GET", Path: "/v1/me/sessions", Token: env.KeyToken(t, a), Want: 403},
+				{Name: "no token", Method: "GET", Path: "/v1/me/sessions", Want: 401},
+				{Name: "garbage token", Method: "GET", Path: "/v1/me/sessions", Token: "x.y.z", Want: 401},
+			})
 		})
 
 		t.Run("expired sessions are not listed", func(t *testing.T) {
 			env.Clock.Advance(31 * 24 * time.Hour)
-			acc, _ := meLogin(t, env, a)
-			rows := meList(t, env.Do(t, "GET", "/v1/me/sessions", acc, nil).Want(t, 200), "sessions")
-			if len(rows) != 1 || rows[0]["id"] != meSID(t, acc) || rows[0]["current"] != true {
-				t.Errorf("sessions = %v; want only the new current session %s", rows, meSID(t, acc))
+			acc, _ := env.NewSession(t, a)
+			rows := env.Do(t, "GET", "/v1/me/sessions", acc, nil).Want(t, 200).List(t, "sessions")
+			if len(rows) != 1 || rows[0]["id"] != testenv.SID(t, acc) || rows[0]["current"] != true {
+				t.Errorf("sessions = %v; want only the new current session %s", rows, testenv.SID(t, acc))
 			}
 		})
 	})
 }
 
-// meGrant inserts a connected OAuth app for user in org, with a session
+// insertGrant inserts a connected OAuth app for user in org, with a session
 // whose refresh token is the returned secret (the OAuth server that makes
 // grants is not built yet).
-func meGrant(t *testing.T, env *testenv.Env, userID, orgID, clientName string) (grantID, refresh string) {
+func insertGrant(t *testing.T, env *testenv.Env, userID, orgID, clientName string) (grantID, refresh string) {
 	t.Helper()
 	now := env.Clock.Now()
 	grantID, sid := uuid.NewString(), uuid.NewString()
 	refresh = testenv.RandomHex(32)
-	meExec(t, env, `INSERT INTO oauth_grants (id, user_id, client_id, client_name, org_id, scope, resource, created_at)
+	env.Exec(t, `INSERT INTO oauth_grants (id, user_id, client_id, client_name, org_id, scope, resource, created_at)
 		VALUES ($1, $2, $3, $4, $5, 'tasks notes', '', $6)`, grantID, userID, "client-"+testenv.RandomHex(4), clientName, orgID, now.UnixMicro())
-	meExec(t, env, `INSERT INTO sessions (id, user_id, via, grant_id, org_id, user_agent, ip, created_at, expires_at, last_used_at)
+	env.Exec(t, `INSERT INTO sessions (id, user_id, via, grant_id, org_id, user_agent, ip, created_at, expires_at, last_used_at)
 		VALUES ($1, $2, 'oauth', $3, $4, 'ExampleApp/1.0', '127.0.0.1', $5, $6, $5)`,
 		sid, userID, grantID, orgID, now.UnixMicro(), now.Add(30*24*time.Hour).UnixMicro())
-	meExec(t, env, `INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
-		meHash(refresh), sid, now.UnixMicro(), now.Add(30*24*time.Hour).UnixMicro())
+	env.Exec(t, `INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
+		hashSecret(refresh), sid, now.UnixMicro(), now.Add(30*24*time.Hour).UnixMicro())
 	return grantID, refresh
 }
 
@@ -157,19 +132,19 @@ func TestGrants(t *testing.T) {
 
 		t.Run("empty list is an array", func(t *testing.T) {
 			r := env.Do(t, "GET", "/v1/me/grants", a.Access, nil).Want(t, 200)
-			if rows := meList(t, r, "grants"); len(rows) != 0 {
+			if rows := r.List(t, "grants"); len(rows) != 0 {
 				t.Errorf("grants = %v; want []", rows)
 			}
 		})
 
-		gid, refresh := meGrant(t, env, a.UserID, a.OrgID, "Example App")
+		gid, refresh := insertGrant(t, env, a.UserID, a.OrgID, "Example App")
 		env.Clock.Advance(time.Second)
-		gid2, refresh2 := meGrant(t, env, a.UserID, a.OrgID, "Second App")
+		gid2, refresh2 := insertGrant(t, env, a.UserID, a.OrgID, "Second App")
 		// The grant's session works before it is revoked.
 		refresh = env.Do(t, "POST", "/v1/auth/refresh", "", map[string]string{"refresh_token": refresh}).Want(t, 200).Str("refresh_token")
 
 		t.Run("list", func(t *testing.T) {
-			rows := meList(t, env.Do(t, "GET", "/v1/me/grants", a.Access, nil).Want(t, 200), "grants")
+			rows := env.Do(t, "GET", "/v1/me/grants", a.Access, nil).Want(t, 200).List(t, "grants")
 			if len(rows) != 2 {
 				t.Fatalf("grants = %v; want 2", rows)
 			}
@@ -190,7 +165,7 @@ func TestGrants(t *testing.T) {
 			if g["client_name"] != "Example App" || g["org_id"] != a.OrgID || g["scope"] != "tasks notes" {
 				t.Errorf("grant = %v; want client_name Example App, org_id %s, scope \"tasks notes\"", g, a.OrgID)
 			}
-			meTime(t, "created_at", g["created_at"])
+			testenv.Time(t, "created_at", g["created_at"])
 		})
 
 		t.Run("revoke", func(t *testing.T) {
@@ -199,44 +174,36 @@ func TestGrants(t *testing.T) {
 				t.Errorf("body = %s; want a {message}", r.Body)
 			}
 			env.Do(t, "POST", "/v1/auth/refresh", "", map[string]string{"refresh_token": refresh}).Want(t, 401)
-			rows := meList(t, env.Do(t, "GET", "/v1/me/grants", a.Access, nil).Want(t, 200), "grants")
+			rows := env.Do(t, "GET", "/v1/me/grants", a.Access, nil).Want(t, 200).List(t, "grants")
 			if len(rows) != 1 || rows[0]["id"] != gid2 {
 				t.Errorf("grants after revoke = %v; want only %s", rows, gid2)
 			}
 		})
 
 		t.Run("refused", func(t *testing.T) {
-			keyToken := meKeyToken(t, env, a)
-			tests := []struct {
-				name       string
-				method     string
-				path       string
-				token      string
-				wantStatus int
-			}{
-				{"delete again", "DELETE", "/v1/me/grants/" + gid, a.Access, 404},
-				{"delete another user's grant", "DELETE", "/v1/me/grants/" + gid2, b.Access, 404},
-				{"delete random uuid", "DELETE", "/v1/me/grants/" + uuid.NewString(), a.Access, 404},
-				{"delete not a uuid", "DELETE", "/v1/me/grants/nope", a.Access, 404},
-				{"delete with api-key token", "DELETE", "/v1/me/grants/" + gid2, keyToken, 403},
-				{"list with api-key token", "GET", "/v1/me/grants", keyToken, 403},
-				{"list without token", "GET", "/v1/me/grants", "", 401},
-				{"delete without token", "DELETE", "/v1/me/grants/" + gid2, "", 401},
-			}
-			for _, tt := range tests {
-				t.Run(tt.name, func(t *testing.T) {
-					r := env.Do(t, tt.method, tt.path, tt.token, nil)
-					if r.Status != tt.wantStatus {
-						t.Fatalf("status = %d, body %s; want %d", r.Status, r.Body, tt.wantStatus)
-					}
-					meWantError(t, r)
-				})
-			}
+			keyToken := env.KeyToken(t, a)
+			env.RunCases(t, []testenv.Case{
+				{Name: "delete again", Method: "DELETE", Path: "/v1/me/grants/" + gid, Token: a.Access, Want: 404},
+				{Name: "delete another user's grant", Method: "DELETE", Path: "/v1/me/grants/" + gid2, Token: b.Access, Want: 404},
+				{Name: "delete random uuid", Method: "DELETE", Path: "/v1/me/grants/" + uuid.NewString(), Token: a.Access, Want: 404},
+				{Name: "delete not a uuid", Method: "DELETE", Path: "/v1/me/grants/nope", Token: a.Access, Want: 404},
+				{Name: "delete with api-key token", Method: "DELETE", Path: "/v1/me/grants/" + gid2, Token: keyToken, Want: 403},
+				{Name: "list with api-key token", Method: "GET", Path: "/v1/me/grants", Token: keyToken, Want: 403},
+				{Name: "list without token", Method: "GET", Path: "/v1/me/grants", Want: 401},
+				{Name: "delete without token", Method: "DELETE", Path: "/v1/me/grants/" + gid2, Want: 401},
+			})
 			// The second grant survived every refused delete.
 			env.Do(t, "POST", "/v1/auth/refresh", "", map[string]string{"refresh_token": refresh2}).Want(t, 200)
-			if rows := meList(t, env.Do(t, "GET", "/v1/me/grants", a.Access, nil).Want(t, 200), "grants"); len(rows) != 1 {
+			if rows := env.Do(t, "GET", "/v1/me/grants", a.Access, nil).Want(t, 200).List(t, "grants"); len(rows) != 1 {
 				t.Errorf("grants = %v; want the second grant still listed", rows)
 			}
 		})
 	})
+}
+
+// hashSecret is the stored form of a secret: SHA-256 hex
+// (docs/decisions.md).
+func hashSecret(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
 }

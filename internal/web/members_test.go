@@ -13,12 +13,12 @@ import (
 // order by join date.
 func TestOrgMembersList(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
+		owner, org := env.Team(t)
 		var want []string
 		want = append(want, owner.UserID)
 		for _, role := range []string{"admin", "member", "billing"} {
 			env.Clock.Advance(1e9)
-			want = append(want, orgsJoin(t, env, owner, org, role).UserID)
+			want = append(want, env.Join(t, owner, org, role).UserID)
 		}
 		r := env.Do(t, "GET", "/v1/orgs/"+org+"/members", owner.Token, nil).Want(t, 200)
 		rows, _ := r.Get("members").([]any)
@@ -52,29 +52,29 @@ func TestOrgMembersList(t *testing.T) {
 // TestSetMemberRole covers PATCH /v1/orgs/{id}/members/{uid}.
 func TestSetMemberRole(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		admin := orgsJoin(t, env, owner, org, "admin")
-		member := orgsJoin(t, env, owner, org, "member")
-		stranger := orgsRegister(t, env)
+		owner, org := env.Team(t)
+		admin := env.Join(t, owner, org, "admin")
+		member := env.Join(t, owner, org, "member")
+		stranger := env.Register(t)
 		p := "/v1/orgs/" + org + "/members/"
-		runOrgsCases(t, env, []orgsCase{
-			{"no token", "PATCH", p + member.UserID, map[string]any{"role": "admin"}, "", 401},
-			{"role missing", "PATCH", p + member.UserID, map[string]any{}, owner.Token, 400},
-			{"role unknown", "PATCH", p + member.UserID, map[string]any{"role": "king"}, owner.Token, 400},
-			{"role capitalized", "PATCH", p + member.UserID, map[string]any{"role": "Admin"}, owner.Token, 400},
-			{"role not a string", "PATCH", p + member.UserID, map[string]any{"role": 1}, owner.Token, 400},
-			{"target not a member", "PATCH", p + stranger.UserID, map[string]any{"role": "admin"}, owner.Token, 404},
-			{"target not an id", "PATCH", p + "someone", map[string]any{"role": "admin"}, owner.Token, 404},
-			{"last owner demotes self", "PATCH", p + owner.UserID, map[string]any{"role": "admin"}, owner.Token, 409},
-			{"same role", "PATCH", p + member.UserID, map[string]any{"role": "member"}, owner.Token, 200},
-			{"member to billing", "PATCH", p + member.UserID, map[string]any{"role": "billing"}, owner.Token, 200},
-			{"admin demotes self", "PATCH", p + admin.UserID, map[string]any{"role": "member"}, admin.Token, 200},
-			{"demoted admin can no longer manage", "PATCH", p + member.UserID, map[string]any{"role": "member"}, admin.Token, 403},
-			{"owner promotes to owner", "PATCH", p + member.UserID, map[string]any{"role": "owner"}, owner.Token, 200},
-			{"first owner steps down", "PATCH", p + owner.UserID, map[string]any{"role": "admin"}, owner.Token, 200},
-			{"new last owner cannot step down", "PATCH", p + member.UserID, map[string]any{"role": "member"}, member.Token, 409},
+		env.RunCases(t, []testenv.Case{
+			{Name: "no token", Method: "PATCH", Path: p + member.UserID, Body: map[string]any{"role": "admin"}, Want: 401},
+			{Name: "role missing", Method: "PATCH", Path: p + member.UserID, Body: map[string]any{}, Token: owner.Token, Want: 400},
+			{Name: "role unknown", Method: "PATCH", Path: p + member.UserID, Body: map[string]any{"role": "king"}, Token: owner.Token, Want: 400},
+			{Name: "role capitalized", Method: "PATCH", Path: p + member.UserID, Body: map[string]any{"role": "Admin"}, Token: owner.Token, Want: 400},
+			{Name: "role not a string", Method: "PATCH", Path: p + member.UserID, Body: map[string]any{"role": 1}, Token: owner.Token, Want: 400},
+			{Name: "target not a member", Method: "PATCH", Path: p + stranger.UserID, Body: map[string]any{"role": "admin"}, Token: owner.Token, Want: 404},
+			{Name: "target not an id", Method: "PATCH", Path: p + "someone", Body: map[string]any{"role": "admin"}, Token: owner.Token, Want: 404},
+			{Name: "last owner demotes self", Method: "PATCH", Path: p + owner.UserID, Body: map[string]any{"role": "admin"}, Token: owner.Token, Want: 409},
+			{Name: "same role", Method: "PATCH", Path: p + member.UserID, Body: map[string]any{"role": "member"}, Token: owner.Token, Want: 200},
+			{Name: "member to billing", Method: "PATCH", Path: p + member.UserID, Body: map[string]any{"role": "billing"}, Token: owner.Token, Want: 200},
+			{Name: "admin demotes self", Method: "PATCH", Path: p + admin.UserID, Body: map[string]any{"role": "member"}, Token: admin.Token, Want: 200},
+			{Name: "demoted admin can no longer manage", Method: "PATCH", Path: p + member.UserID, Body: map[string]any{"role": "member"}, Token: admin.Token, Want: 403},
+			{Name: "owner promotes to owner", Method: "PATCH", Path: p + member.UserID, Body: map[string]any{"role": "owner"}, Token: owner.Token, Want: 200},
+			{Name: "first owner steps down", Method: "PATCH", Path: p + owner.UserID, Body: map[string]any{"role": "admin"}, Token: owner.Token, Want: 200},
+			{Name: "new last owner cannot step down", Method: "PATCH", Path: p + member.UserID, Body: map[string]any{"role": "member"}, Token: member.Token, Want: 409},
 		})
-		roles := orgsRoles(t, env, member.Token, org)
+		roles := env.MemberRoles(t, member.Token, org)
 		want := map[string]string{owner.UserID: "admin", admin.UserID: "member", member.UserID: "owner"}
 		if fmt.Sprint(roles) != fmt.Sprint(want) {
 			t.Errorf("roles = %v; want %v", roles, want)
@@ -89,29 +89,29 @@ func TestSetMemberRole(t *testing.T) {
 // the last owner, and what a removal cleans up.
 func TestRemoveMember(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		admin := orgsJoin(t, env, owner, org, "admin")
-		member := orgsJoin(t, env, owner, org, "member")
-		leaver := orgsJoin(t, env, owner, org, "billing")
-		second := orgsJoin(t, env, owner, org, "owner")
-		stranger := orgsRegister(t, env)
+		owner, org := env.Team(t)
+		admin := env.Join(t, owner, org, "admin")
+		member := env.Join(t, owner, org, "member")
+		leaver := env.Join(t, owner, org, "billing")
+		second := env.Join(t, owner, org, "owner")
+		stranger := env.Register(t)
 		p := "/v1/orgs/" + org + "/members/"
-		runOrgsCases(t, env, []orgsCase{
-			{"no token", "DELETE", p + member.UserID, nil, "", 401},
-			{"member removes another", "DELETE", p + admin.UserID, nil, member.Token, 403},
-			{"admin removes an owner", "DELETE", p + second.UserID, nil, admin.Token, 403},
-			{"target not a member", "DELETE", p + stranger.UserID, nil, owner.Token, 404},
-			{"target not an id", "DELETE", p + "x", nil, owner.Token, 404},
-			{"billing leaves", "DELETE", p + leaver.UserID, nil, leaver.Token, 200},
-			{"left member is gone", "GET", "/v1/orgs/" + org, nil, leaver.Token, 404},
-			{"leave again", "DELETE", p + leaver.UserID, nil, leaver.Token, 404},
-			{"owner removes owner", "DELETE", p + second.UserID, nil, owner.Token, 200},
-			{"last owner leaves", "DELETE", p + owner.UserID, nil, owner.Token, 409},
+		env.RunCases(t, []testenv.Case{
+			{Name: "no token", Method: "DELETE", Path: p + member.UserID, Want: 401},
+			{Name: "member removes another", Method: "DELETE", Path: p + admin.UserID, Token: member.Token, Want: 403},
+			{Name: "admin removes an owner", Method: "DELETE", Path: p + second.UserID, Token: admin.Token, Want: 403},
+			{Name: "target not a member", Method: "DELETE", Path: p + stranger.UserID, Token: owner.Token, Want: 404},
+			{Name: "target not an id", Method: "DELETE", Path: p + "x", Token: owner.Token, Want: 404},
+			{Name: "billing leaves", Method: "DELETE", Path: p + leaver.UserID, Token: leaver.Token, Want: 200},
+			{Name: "left member is gone", Method: "GET", Path: "/v1/orgs/" + org, Token: leaver.Token, Want: 404},
+			{Name: "leave again", Method: "DELETE", Path: p + leaver.UserID, Token: leaver.Token, Want: 404},
+			{Name: "owner removes owner", Method: "DELETE", Path: p + second.UserID, Token: owner.Token, Want: 200},
+			{Name: "last owner leaves", Method: "DELETE", Path: p + owner.UserID, Token: owner.Token, Want: 409},
 		})
 
 		// A removal takes the user's team memberships in the org's teams and
 		// the default-org pointer with it; other orgs' teams are untouched.
-		other, otherOrg := orgsTeam(t, env)
+		other, otherOrg := env.Team(t)
 		_ = other
 		db := env.Store.DB()
 		teamHere, teamThere := uuid.NewString(), uuid.NewString()
@@ -135,7 +135,7 @@ func TestRemoveMember(t *testing.T) {
 			t.Errorf("removed member signs in to %s; want personal org %s", got, member.OrgID)
 		}
 		env.Do(t, "POST", "/v1/auth/switch-org", member.Token, map[string]string{"org_id": org}).Want(t, 403)
-		roles := orgsRoles(t, env, owner.Token, org)
+		roles := env.MemberRoles(t, owner.Token, org)
 		if len(roles) != 2 || roles[owner.UserID] != "owner" || roles[admin.UserID] != "admin" {
 			t.Errorf("members left = %v; want the owner and the admin", roles)
 		}
@@ -166,10 +166,10 @@ func TestLastOwnerRace(t *testing.T) {
 		for _, mv := range moves {
 			t.Run(mv.name, func(t *testing.T) {
 				for round := range 20 {
-					a, org := orgsTeam(t, env)
-					b := orgsJoin(t, env, a, org, "owner")
-					users := []*orgsUser{a, b}
-					rs := orgsAtOnce(2, func(i int) *testenv.Resp {
+					a, org := env.Team(t)
+					b := env.Join(t, a, org, "owner")
+					users := []*testenv.Account{a, b}
+					rs := testenv.AtOnceAnswers(2, func(i int) *testenv.Resp {
 						target := users[1-i]
 						if mv.self {
 							target = users[i]
@@ -190,7 +190,7 @@ func TestLastOwnerRace(t *testing.T) {
 					if ok != 1 || lost != 1 {
 						t.Errorf("round %d: %d succeeded and %d refused; want exactly one of each", round, ok, lost)
 					}
-					if n := orgsOwners(t, env, org); n != 1 {
+					if n := env.Owners(t, org); n != 1 {
 						t.Fatalf("round %d: %d owners left; want exactly 1", round, n)
 					}
 				}

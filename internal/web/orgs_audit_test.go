@@ -13,9 +13,9 @@ import (
 // and that refused operations wrote none.
 func TestOrgAuditTrail(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		joiner := orgsRegister(t, env)
-		leaver := orgsRegister(t, env)
+		owner, org := env.Team(t)
+		joiner := env.Register(t)
+		leaver := env.Register(t)
 		var inviteTok, linkTok, revokeID string
 
 		steps := []struct {
@@ -35,10 +35,10 @@ func TestOrgAuditTrail(t *testing.T) {
 				env.Do(t, "PATCH", "/v1/orgs/"+org, owner.Token, map[string]any{"name": "Audited"}).Want(t, 400)
 			}, "", nil, "", nil, nil},
 			{"email invitation created", func(t *testing.T) {
-				inviteTok = orgsInvite(t, env, owner.Token, org, joiner.Email, "member")
+				inviteTok = env.Invite(t, owner.Token, org, joiner.Email, "member")
 			}, "identity.invitation.created", &owner.UserID, "invitation", nil, map[string]any{"kind": "email", "role": "member", "email": joiner.Email}},
 			{"link invitation created", func(t *testing.T) {
-				linkTok = orgsLink(t, env, owner.Token, org)
+				linkTok = env.InviteByLink(t, owner.Token, org)
 			}, "identity.invitation.created", &owner.UserID, "invitation", nil, map[string]any{"kind": "link", "role": "member"}},
 			{"invitation accepted", func(t *testing.T) {
 				joiner.Token = env.Do(t, "POST", "/v1/invitations/"+inviteTok+"/accept", joiner.Token, nil).Want(t, 200).Str("access_token")
@@ -74,12 +74,12 @@ func TestOrgAuditTrail(t *testing.T) {
 			}, "identity.org.deleted", &owner.UserID, "org", func() string { return org }, nil},
 		}
 
-		seen := len(orgsAudit(t, env, org, "")) - 1 // all but org.created, checked first
+		seen := len(env.StoredAudit(t, org, "")) - 1 // all but org.created, checked first
 		for _, st := range steps {
 			t.Run(st.name, func(t *testing.T) {
 				env.Clock.Advance(time.Second) // entries order by time: newest first
 				st.do(t)
-				all := orgsAudit(t, env, org, "")
+				all := env.StoredAudit(t, org, "")
 				// Steps that add entries besides their own (the revoke step
 				// creates an invitation first, the leave step accepts one).
 				extra := 0
@@ -119,7 +119,7 @@ func TestOrgAuditTrail(t *testing.T) {
 			})
 		}
 
-		upd := orgsAudit(t, env, org, "identity.org.updated")
+		upd := env.StoredAudit(t, org, "identity.org.updated")
 		if len(upd) != 1 {
 			t.Fatalf("%d identity.org.updated entries; want 1", len(upd))
 		}
@@ -131,7 +131,7 @@ func TestOrgAuditTrail(t *testing.T) {
 		if meta.After["name"] != "Audited" || meta.Before["name"] == nil || meta.Before["slug"] == nil || meta.After["avatar_url"] != nil {
 			t.Errorf("org.updated meta = %s; want before/after of the changed name and slug only", upd[0]["meta"])
 		}
-		if n := len(orgsAudit(t, env, org, "identity.invitation.created")); n != 3 {
+		if n := len(env.StoredAudit(t, org, "identity.invitation.created")); n != 3 {
 			t.Errorf("%d identity.invitation.created entries; want 3 (email, link, revoked one)", n)
 		}
 	})

@@ -11,16 +11,16 @@ import (
 // TestCreateOrg covers POST /v1/orgs (spec 4.3 rule 1).
 func TestCreateOrg(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		u := orgsRegister(t, env)
-		runOrgsCases(t, env, []orgsCase{
-			{"no token", "POST", "/v1/orgs", map[string]string{"name": "Acme"}, "", 401},
-			{"bad token", "POST", "/v1/orgs", map[string]string{"name": "Acme"}, "nope", 401},
-			{"name missing", "POST", "/v1/orgs", map[string]string{}, u.Token, 400},
-			{"empty body", "POST", "/v1/orgs", nil, u.Token, 400},
-			{"name one character", "POST", "/v1/orgs", map[string]string{"name": "a"}, u.Token, 400},
-			{"name one character after trim", "POST", "/v1/orgs", map[string]string{"name": "  a  "}, u.Token, 400},
-			{"name not a string", "POST", "/v1/orgs", map[string]any{"name": 12}, u.Token, 400},
-			{"not JSON", "POST", "/v1/orgs", "{", u.Token, 400},
+		u := env.Register(t)
+		env.RunCases(t, []testenv.Case{
+			{Name: "no token", Method: "POST", Path: "/v1/orgs", Body: map[string]string{"name": "Acme"}, Want: 401},
+			{Name: "bad token", Method: "POST", Path: "/v1/orgs", Body: map[string]string{"name": "Acme"}, Token: "nope", Want: 401},
+			{Name: "name missing", Method: "POST", Path: "/v1/orgs", Body: map[string]string{}, Token: u.Token, Want: 400},
+			{Name: "empty body", Method: "POST", Path: "/v1/orgs", Token: u.Token, Want: 400},
+			{Name: "name one character", Method: "POST", Path: "/v1/orgs", Body: map[string]string{"name": "a"}, Token: u.Token, Want: 400},
+			{Name: "name one character after trim", Method: "POST", Path: "/v1/orgs", Body: map[string]string{"name": "  a  "}, Token: u.Token, Want: 400},
+			{Name: "name not a string", Method: "POST", Path: "/v1/orgs", Body: map[string]any{"name": 12}, Token: u.Token, Want: 400},
+			{Name: "not JSON", Method: "POST", Path: "/v1/orgs", Body: "{", Token: u.Token, Want: 400},
 		})
 
 		t.Run("creates owner org and token", func(t *testing.T) {
@@ -44,16 +44,16 @@ func TestCreateOrg(t *testing.T) {
 				t.Fatalf("answer = %s; want access_token and expires_at", r.Body)
 			}
 			id := r.Str("org.id")
-			c := orgsClaims(t, r.Str("access_token"))
+			c := testenv.Claims(t, r.Str("access_token"))
 			oc, _ := c["org"].(map[string]any)
 			if oc["id"] != id || oc["role"] != "owner" {
 				t.Errorf("token org claim = %v; want id %s role owner", oc, id)
 			}
-			before := orgsClaims(t, u.Account.Access)
+			before := testenv.Claims(t, u.Access)
 			if c["via"] != before["via"] || c["sid"] != before["sid"] || c["sid"] == nil {
 				t.Errorf("token via, sid = %v, %v; want the caller's %v, %v", c["via"], c["sid"], before["via"], before["sid"])
 			}
-			roles := orgsRoles(t, env, r.Str("access_token"), id)
+			roles := env.MemberRoles(t, r.Str("access_token"), id)
 			if len(roles) != 1 || roles[u.UserID] != "owner" {
 				t.Errorf("members = %v; want only the creator as owner", roles)
 			}
@@ -73,7 +73,7 @@ func TestCreateOrg(t *testing.T) {
 		})
 
 		t.Run("key token cannot create", func(t *testing.T) {
-			tok := orgsKeyToken(t, env, u.Token, u.OrgID, "owner")
+			tok := env.ForgeKeyToken(t, u.Token, u.OrgID, "owner")
 			env.Do(t, "POST", "/v1/orgs", tok, map[string]string{"name": "Keyed"}).Want(t, 403)
 		})
 	})
@@ -82,17 +82,17 @@ func TestCreateOrg(t *testing.T) {
 // TestGetOrg covers GET /v1/orgs/{id}: the profile with its counts.
 func TestGetOrg(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		member := orgsJoin(t, env, owner, org, "member")
-		stranger := orgsRegister(t, env)
-		runOrgsCases(t, env, []orgsCase{
-			{"owner", "GET", "/v1/orgs/" + org, nil, owner.Token, 200},
-			{"member with a token of another org", "GET", "/v1/orgs/" + org, nil, member.Account.Access, 200},
-			{"stranger", "GET", "/v1/orgs/" + org, nil, stranger.Token, 404},
-			{"unknown id", "GET", "/v1/orgs/00000000-0000-4000-8000-000000000000", nil, owner.Token, 404},
-			{"not an id", "GET", "/v1/orgs/acme", nil, owner.Token, 404},
-			{"no token", "GET", "/v1/orgs/" + org, nil, "", 401},
-			{"personal org", "GET", "/v1/orgs/" + stranger.OrgID, nil, stranger.Token, 200},
+		owner, org := env.Team(t)
+		member := env.Join(t, owner, org, "member")
+		stranger := env.Register(t)
+		env.RunCases(t, []testenv.Case{
+			{Name: "owner", Method: "GET", Path: "/v1/orgs/" + org, Token: owner.Token, Want: 200},
+			{Name: "member with a token of another org", Method: "GET", Path: "/v1/orgs/" + org, Token: member.Access, Want: 200},
+			{Name: "stranger", Method: "GET", Path: "/v1/orgs/" + org, Token: stranger.Token, Want: 404},
+			{Name: "unknown id", Method: "GET", Path: "/v1/orgs/00000000-0000-4000-8000-000000000000", Token: owner.Token, Want: 404},
+			{Name: "not an id", Method: "GET", Path: "/v1/orgs/acme", Token: owner.Token, Want: 404},
+			{Name: "no token", Method: "GET", Path: "/v1/orgs/" + org, Want: 401},
+			{Name: "personal org", Method: "GET", Path: "/v1/orgs/" + stranger.OrgID, Token: stranger.Token, Want: 200},
 		})
 		live, gone := uuid.NewString(), uuid.NewString()
 		if _, err := env.Store.DB().Exec(`INSERT INTO teams (id, org_id, name, created_at) VALUES ($1, $2, 'Live', 1), ($3, $2, 'Gone', 1)`,
@@ -115,30 +115,30 @@ func TestGetOrg(t *testing.T) {
 // TestUpdateOrg covers PATCH /v1/orgs/{id}.
 func TestUpdateOrg(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		other := orgsRegister(t, env)
+		owner, org := env.Team(t)
+		other := env.Register(t)
 		taken, fresh := "taken-"+testenv.RandomHex(4), "fresh-"+testenv.RandomHex(4)
-		orgsCreate(t, env, other, taken)
+		env.CreateOrg(t, other, taken)
 		cur := env.Do(t, "GET", "/v1/orgs/"+org, owner.Token, nil).Want(t, 200)
 		name, slug := cur.Str("org.name"), cur.Str("org.slug")
 		p := "/v1/orgs/" + org
-		runOrgsCases(t, env, []orgsCase{
-			{"empty body", "PATCH", p, nil, owner.Token, 400},
-			{"empty object", "PATCH", p, map[string]any{}, owner.Token, 400},
-			{"all null", "PATCH", p, map[string]any{"name": nil, "slug": nil, "avatar_url": nil}, owner.Token, 400},
-			{"same name", "PATCH", p, map[string]any{"name": name}, owner.Token, 400},
-			{"same name padded", "PATCH", p, map[string]any{"name": " " + name + " "}, owner.Token, 400},
-			{"same slug", "PATCH", p, map[string]any{"slug": slug}, owner.Token, 400},
-			{"same avatar", "PATCH", p, map[string]any{"avatar_url": ""}, owner.Token, 400},
-			{"name too short", "PATCH", p, map[string]any{"name": "x"}, owner.Token, 400},
-			{"slug with capitals", "PATCH", p, map[string]any{"slug": "Acme"}, owner.Token, 400},
-			{"slug with space", "PATCH", p, map[string]any{"slug": "ac me"}, owner.Token, 400},
-			{"slug one character", "PATCH", p, map[string]any{"slug": "a"}, owner.Token, 400},
-			{"slug leading hyphen", "PATCH", p, map[string]any{"slug": "-acme"}, owner.Token, 400},
-			{"slug 41 characters", "PATCH", p, map[string]any{"slug": "a2345678901234567890123456789012345678901"}, owner.Token, 400},
-			{"avatar not http", "PATCH", p, map[string]any{"avatar_url": "javascript:alert(1)"}, owner.Token, 400},
-			{"slug taken", "PATCH", p, map[string]any{"slug": taken}, owner.Token, 409},
-			{"name not a string", "PATCH", p, map[string]any{"name": 5}, owner.Token, 400},
+		env.RunCases(t, []testenv.Case{
+			{Name: "empty body", Method: "PATCH", Path: p, Token: owner.Token, Want: 400},
+			{Name: "empty object", Method: "PATCH", Path: p, Body: map[string]any{}, Token: owner.Token, Want: 400},
+			{Name: "all null", Method: "PATCH", Path: p, Body: map[string]any{"name": nil, "slug": nil, "avatar_url": nil}, Token: owner.Token, Want: 400},
+			{Name: "same name", Method: "PATCH", Path: p, Body: map[string]any{"name": name}, Token: owner.Token, Want: 400},
+			{Name: "same name padded", Method: "PATCH", Path: p, Body: map[string]any{"name": " " + name + " "}, Token: owner.Token, Want: 400},
+			{Name: "same slug", Method: "PATCH", Path: p, Body: map[string]any{"slug": slug}, Token: owner.Token, Want: 400},
+			{Name: "same avatar", Method: "PATCH", Path: p, Body: map[string]any{"avatar_url": ""}, Token: owner.Token, Want: 400},
+			{Name: "name too short", Method: "PATCH", Path: p, Body: map[string]any{"name": "x"}, Token: owner.Token, Want: 400},
+			{Name: "slug with capitals", Method: "PATCH", Path: p, Body: map[string]any{"slug": "Acme"}, Token: owner.Token, Want: 400},
+			{Name: "slug with space", Method: "PATCH", Path: p, Body: map[string]any{"slug": "ac me"}, Token: owner.Token, Want: 400},
+			{Name: "slug one character", Method: "PATCH", Path: p, Body: map[string]any{"slug": "a"}, Token: owner.Token, Want: 400},
+			{Name: "slug leading hyphen", Method: "PATCH", Path: p, Body: map[string]any{"slug": "-acme"}, Token: owner.Token, Want: 400},
+			{Name: "slug 41 characters", Method: "PATCH", Path: p, Body: map[string]any{"slug": "a2345678901234567890123456789012345678901"}, Token: owner.Token, Want: 400},
+			{Name: "avatar not http", Method: "PATCH", Path: p, Body: map[string]any{"avatar_url": "javascript:alert(1)"}, Token: owner.Token, Want: 400},
+			{Name: "slug taken", Method: "PATCH", Path: p, Body: map[string]any{"slug": taken}, Token: owner.Token, Want: 409},
+			{Name: "name not a string", Method: "PATCH", Path: p, Body: map[string]any{"name": 5}, Token: owner.Token, Want: 400},
 		})
 
 		r := env.Do(t, "PATCH", p, owner.Token, map[string]any{"name": "New Name", "slug": slug, "avatar_url": "https://img.test/a.png"}).Want(t, 200)
@@ -153,8 +153,8 @@ func TestUpdateOrg(t *testing.T) {
 			t.Errorf("GET after PATCH = %s; want slug %s", g.Body, fresh)
 		}
 		// The old slug is free again.
-		orgsCreate(t, env, other, slug)
-		r = env.Do(t, "PATCH", "/v1/orgs/"+other.OrgID, other.Account.Access, map[string]any{"name": "Mine"})
+		env.CreateOrg(t, other, slug)
+		r = env.Do(t, "PATCH", "/v1/orgs/"+other.OrgID, other.Access, map[string]any{"name": "Mine"})
 		if r.Status != 403 {
 			t.Errorf("PATCH personal org: status = %d; want 403", r.Status)
 		}
@@ -164,34 +164,34 @@ func TestUpdateOrg(t *testing.T) {
 // TestDeleteOrg covers DELETE /v1/orgs/{id} and what a deleted org leaves.
 func TestDeleteOrg(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		admin := orgsJoin(t, env, owner, org, "admin")
-		member := orgsJoin(t, env, owner, org, "member")
-		pending := orgsInvite(t, env, owner.Token, org, "later@example.com", "member")
-		link := orgsLink(t, env, owner.Token, org)
+		owner, org := env.Team(t)
+		admin := env.Join(t, owner, org, "admin")
+		member := env.Join(t, owner, org, "member")
+		pending := env.Invite(t, owner.Token, org, "later@example.com", "member")
+		link := env.InviteByLink(t, owner.Token, org)
 		p := "/v1/orgs/" + org
-		runOrgsCases(t, env, []orgsCase{
-			{"no token", "DELETE", p, nil, "", 401},
-			{"key token", "DELETE", p, nil, orgsKeyToken(t, env, owner.Token, org, "owner"), 403},
-			{"admin", "DELETE", p, nil, admin.Token, 403},
-			{"member", "DELETE", p, nil, member.Token, 403},
-			{"personal org", "DELETE", "/v1/orgs/" + owner.OrgID, nil, owner.Token, 403},
-			{"unknown", "DELETE", "/v1/orgs/00000000-0000-4000-8000-000000000000", nil, owner.Token, 404},
-			{"owner", "DELETE", p, nil, owner.Token, 200},
-			{"again", "DELETE", p, nil, owner.Token, 404},
-			{"GET by owner", "GET", p, nil, owner.Token, 404},
-			{"GET by member", "GET", p, nil, member.Token, 404},
-			{"members", "GET", p + "/members", nil, admin.Token, 404},
-			{"PATCH", "PATCH", p, map[string]any{"name": "Zombie"}, owner.Token, 404},
-			{"invitations", "GET", p + "/invitations", nil, owner.Token, 404},
-			{"preview email invitation", "GET", "/v1/invitations/" + pending, nil, "", 410},
-			{"preview link invitation", "GET", "/v1/invitations/" + link, nil, "", 410},
-			{"accept link invitation", "POST", "/v1/invitations/" + link + "/accept", nil, orgsRegister(t, env).Token, 410},
-			{"switch-org", "POST", "/v1/auth/switch-org", map[string]string{"org_id": org}, member.Token, 403},
-			{"me with a token scoped to it", "GET", "/v1/auth/me", nil, member.Token, 404},
+		env.RunCases(t, []testenv.Case{
+			{Name: "no token", Method: "DELETE", Path: p, Want: 401},
+			{Name: "key token", Method: "DELETE", Path: p, Token: env.ForgeKeyToken(t, owner.Token, org, "owner"), Want: 403},
+			{Name: "admin", Method: "DELETE", Path: p, Token: admin.Token, Want: 403},
+			{Name: "member", Method: "DELETE", Path: p, Token: member.Token, Want: 403},
+			{Name: "personal org", Method: "DELETE", Path: "/v1/orgs/" + owner.OrgID, Token: owner.Token, Want: 403},
+			{Name: "unknown", Method: "DELETE", Path: "/v1/orgs/00000000-0000-4000-8000-000000000000", Token: owner.Token, Want: 404},
+			{Name: "owner", Method: "DELETE", Path: p, Token: owner.Token, Want: 200},
+			{Name: "again", Method: "DELETE", Path: p, Token: owner.Token, Want: 404},
+			{Name: "GET by owner", Method: "GET", Path: p, Token: owner.Token, Want: 404},
+			{Name: "GET by member", Method: "GET", Path: p, Token: member.Token, Want: 404},
+			{Name: "members", Method: "GET", Path: p + "/members", Token: admin.Token, Want: 404},
+			{Name: "PATCH", Method: "PATCH", Path: p, Body: map[string]any{"name": "Zombie"}, Token: owner.Token, Want: 404},
+			{Name: "invitations", Method: "GET", Path: p + "/invitations", Token: owner.Token, Want: 404},
+			{Name: "preview email invitation", Method: "GET", Path: "/v1/invitations/" + pending, Want: 410},
+			{Name: "preview link invitation", Method: "GET", Path: "/v1/invitations/" + link, Want: 410},
+			{Name: "accept link invitation", Method: "POST", Path: "/v1/invitations/" + link + "/accept", Token: env.Register(t).Token, Want: 410},
+			{Name: "switch-org", Method: "POST", Path: "/v1/auth/switch-org", Body: map[string]string{"org_id": org}, Token: member.Token, Want: 403},
+			{Name: "me with a token scoped to it", Method: "GET", Path: "/v1/auth/me", Token: member.Token, Want: 404},
 		})
 		// Users whose default it was fall back to their personal org.
-		for _, u := range []*orgsUser{owner, admin, member} {
+		for _, u := range []*testenv.Account{owner, admin, member} {
 			login := env.Do(t, "POST", "/v1/auth/login", "", map[string]string{"email": u.Email, "password": u.Password}).Want(t, 200)
 			if got := login.Str("org.id"); got != u.OrgID {
 				t.Errorf("login after delete lands in %s; want personal org %s", got, u.OrgID)
@@ -211,16 +211,16 @@ func TestDeleteOrg(t *testing.T) {
 // token: all read as 404, never 403.
 func TestOrgRoutesCrossWorkspace(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		member := orgsJoin(t, env, owner, org, "member")
+		owner, org := env.Team(t)
+		member := env.Join(t, owner, org, "member")
 		env.Do(t, "POST", "/v1/orgs/"+org+"/invitations", owner.Token, map[string]any{"kind": "link"}).Want(t, 200)
 		list := env.Do(t, "GET", "/v1/orgs/"+org+"/invitations", owner.Token, nil).Want(t, 200)
 		iid := list.Get("invitations").([]any)[0].(map[string]any)["id"].(string)
-		stranger := orgsRegister(t, env)
+		stranger := env.Register(t)
 		// The stranger is an owner elsewhere: a role does not carry across orgs.
-		orgsCreate(t, env, stranger, "Elsewhere")
+		env.CreateOrg(t, stranger, "Elsewhere")
 		p := "/v1/orgs/" + org
-		var cases []orgsCase
+		var cases []testenv.Case
 		for _, c := range []struct {
 			method, path string
 			body         any
@@ -237,15 +237,15 @@ func TestOrgRoutesCrossWorkspace(t *testing.T) {
 			{"POST", p + "/invitations", map[string]any{"emails": []string{"x@example.com"}}},
 			{"DELETE", p + "/invitations/" + iid, nil},
 		} {
-			cases = append(cases, orgsCase{c.method + " " + c.path, c.method, c.path, c.body, stranger.Token, 404})
+			cases = append(cases, testenv.Case{Name: c.method + " " + c.path, Method: c.method, Path: c.path, Body: c.body, Token: stranger.Token, Want: 404})
 		}
 		// A key token bound to the member's personal org does not reach the team org.
-		keyTok := orgsKeyToken(t, env, member.Token, member.OrgID, "owner")
+		keyTok := env.ForgeKeyToken(t, member.Token, member.OrgID, "owner")
 		cases = append(cases,
-			orgsCase{"key bound elsewhere GET", "GET", p, nil, keyTok, 404},
-			orgsCase{"key bound elsewhere members", "GET", p + "/members", nil, keyTok, 404},
+			testenv.Case{Name: "key bound elsewhere GET", Method: "GET", Path: p, Token: keyTok, Want: 404},
+			testenv.Case{Name: "key bound elsewhere members", Method: "GET", Path: p + "/members", Token: keyTok, Want: 404},
 		)
-		runOrgsCases(t, env, cases)
+		env.RunCases(t, cases)
 		if r := env.Do(t, "GET", p, owner.Token, nil).Want(t, 200); r.Str("org.name") == "Hijacked" || r.Get("org.member_count") != float64(2) {
 			t.Errorf("org after stranger's attempts = %s; want unchanged", r.Body)
 		}
@@ -255,13 +255,13 @@ func TestOrgRoutesCrossWorkspace(t *testing.T) {
 // TestOrgRoleMatrix checks each role against each managing operation.
 func TestOrgRoleMatrix(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		admin := orgsJoin(t, env, owner, org, "admin")
-		billing := orgsJoin(t, env, owner, org, "billing")
-		member := orgsJoin(t, env, owner, org, "member")
-		target := orgsJoin(t, env, owner, org, "member")
+		owner, org := env.Team(t)
+		admin := env.Join(t, owner, org, "admin")
+		billing := env.Join(t, owner, org, "billing")
+		member := env.Join(t, owner, org, "member")
+		target := env.Join(t, owner, org, "member")
 		p := "/v1/orgs/" + org
-		var cases []orgsCase
+		var cases []testenv.Case
 		for _, u := range []struct {
 			role string
 			tok  string
@@ -277,33 +277,33 @@ func TestOrgRoleMatrix(t *testing.T) {
 				{"GET", p + "/invitations", nil},
 				{"POST", p + "/invitations", map[string]any{"kind": "link"}},
 			} {
-				cases = append(cases, orgsCase{u.role + " " + c.method + " " + c.path, c.method, c.path, c.body, u.tok, 403})
+				cases = append(cases, testenv.Case{Name: u.role + " " + c.method + " " + c.path, Method: c.method, Path: c.path, Body: c.body, Token: u.tok, Want: 403})
 			}
 			cases = append(cases,
-				orgsCase{u.role + " GET org", "GET", p, nil, u.tok, 200},
-				orgsCase{u.role + " GET members", "GET", p + "/members", nil, u.tok, 200},
+				testenv.Case{Name: u.role + " GET org", Method: "GET", Path: p, Token: u.tok, Want: 200},
+				testenv.Case{Name: u.role + " GET members", Method: "GET", Path: p + "/members", Token: u.tok, Want: 200},
 			)
 		}
 		cases = append(cases,
-			orgsCase{"admin renames", "PATCH", p, map[string]any{"name": "Renamed"}, admin.Token, 200},
-			orgsCase{"admin lists invitations", "GET", p + "/invitations", nil, admin.Token, 200},
-			orgsCase{"admin invites", "POST", p + "/invitations", map[string]any{"kind": "link"}, admin.Token, 200},
-			orgsCase{"admin invites an admin", "POST", p + "/invitations", map[string]any{"emails": []string{"adm@example.com"}, "role": "admin"}, admin.Token, 200},
-			orgsCase{"admin makes member billing", "PATCH", p + "/members/" + target.UserID, map[string]any{"role": "billing"}, admin.Token, 200},
-			orgsCase{"admin makes member admin", "PATCH", p + "/members/" + target.UserID, map[string]any{"role": "admin"}, admin.Token, 200},
-			orgsCase{"admin makes member owner", "PATCH", p + "/members/" + target.UserID, map[string]any{"role": "owner"}, admin.Token, 403},
-			orgsCase{"admin demotes owner", "PATCH", p + "/members/" + owner.UserID, map[string]any{"role": "admin"}, admin.Token, 403},
-			orgsCase{"admin makes self owner", "PATCH", p + "/members/" + admin.UserID, map[string]any{"role": "owner"}, admin.Token, 403},
-			orgsCase{"admin removes owner", "DELETE", p + "/members/" + owner.UserID, nil, admin.Token, 403},
-			orgsCase{"admin deletes org", "DELETE", p, nil, admin.Token, 403},
-			orgsCase{"admin removes member", "DELETE", p + "/members/" + target.UserID, nil, admin.Token, 200},
-			orgsCase{"billing leaves", "DELETE", p + "/members/" + billing.UserID, nil, billing.Token, 200},
-			orgsCase{"member leaves", "DELETE", p + "/members/" + member.UserID, nil, member.Token, 200},
-			orgsCase{"owner makes admin owner", "PATCH", p + "/members/" + admin.UserID, map[string]any{"role": "owner"}, owner.Token, 200},
-			orgsCase{"owner demotes other owner", "PATCH", p + "/members/" + admin.UserID, map[string]any{"role": "member"}, owner.Token, 200},
-			orgsCase{"owner deletes org", "DELETE", p, nil, owner.Token, 200},
+			testenv.Case{Name: "admin renames", Method: "PATCH", Path: p, Body: map[string]any{"name": "Renamed"}, Token: admin.Token, Want: 200},
+			testenv.Case{Name: "admin lists invitations", Method: "GET", Path: p + "/invitations", Token: admin.Token, Want: 200},
+			testenv.Case{Name: "admin invites", Method: "POST", Path: p + "/invitations", Body: map[string]any{"kind": "link"}, Token: admin.Token, Want: 200},
+			testenv.Case{Name: "admin invites an admin", Method: "POST", Path: p + "/invitations", Body: map[string]any{"emails": []string{"adm@example.com"}, "role": "admin"}, Token: admin.Token, Want: 200},
+			testenv.Case{Name: "admin makes member billing", Method: "PATCH", Path: p + "/members/" + target.UserID, Body: map[string]any{"role": "billing"}, Token: admin.Token, Want: 200},
+			testenv.Case{Name: "admin makes member admin", Method: "PATCH", Path: p + "/members/" + target.UserID, Body: map[string]any{"role": "admin"}, Token: admin.Token, Want: 200},
+			testenv.Case{Name: "admin makes member owner", Method: "PATCH", Path: p + "/members/" + target.UserID, Body: map[string]any{"role": "owner"}, Token: admin.Token, Want: 403},
+			testenv.Case{Name: "admin demotes owner", Method: "PATCH", Path: p + "/members/" + owner.UserID, Body: map[string]any{"role": "admin"}, Token: admin.Token, Want: 403},
+			testenv.Case{Name: "admin makes self owner", Method: "PATCH", Path: p + "/members/" + admin.UserID, Body: map[string]any{"role": "owner"}, Token: admin.Token, Want: 403},
+			testenv.Case{Name: "admin removes owner", Method: "DELETE", Path: p + "/members/" + owner.UserID, Token: admin.Token, Want: 403},
+			testenv.Case{Name: "admin deletes org", Method: "DELETE", Path: p, Token: admin.Token, Want: 403},
+			testenv.Case{Name: "admin removes member", Method: "DELETE", Path: p + "/members/" + target.UserID, Token: admin.Token, Want: 200},
+			testenv.Case{Name: "billing leaves", Method: "DELETE", Path: p + "/members/" + billing.UserID, Token: billing.Token, Want: 200},
+			testenv.Case{Name: "member leaves", Method: "DELETE", Path: p + "/members/" + member.UserID, Token: member.Token, Want: 200},
+			testenv.Case{Name: "owner makes admin owner", Method: "PATCH", Path: p + "/members/" + admin.UserID, Body: map[string]any{"role": "owner"}, Token: owner.Token, Want: 200},
+			testenv.Case{Name: "owner demotes other owner", Method: "PATCH", Path: p + "/members/" + admin.UserID, Body: map[string]any{"role": "member"}, Token: owner.Token, Want: 200},
+			testenv.Case{Name: "owner deletes org", Method: "DELETE", Path: p, Token: owner.Token, Want: 200},
 		)
-		runOrgsCases(t, env, cases)
+		env.RunCases(t, cases)
 	})
 }
 
@@ -311,18 +311,18 @@ func TestOrgRoleMatrix(t *testing.T) {
 // personal org while the rest work.
 func TestPersonalOrgTeamOnly(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		u := orgsRegister(t, env)
+		u := env.Register(t)
 		p := "/v1/orgs/" + u.OrgID
-		runOrgsCases(t, env, []orgsCase{
-			{"GET", "GET", p, nil, u.Token, 200},
-			{"members", "GET", p + "/members", nil, u.Token, 200},
-			{"invitations list", "GET", p + "/invitations", nil, u.Token, 200},
-			{"PATCH", "PATCH", p, map[string]any{"name": "Renamed"}, u.Token, 403},
-			{"DELETE", "DELETE", p, nil, u.Token, 403},
-			{"role change", "PATCH", p + "/members/" + u.UserID, map[string]any{"role": "admin"}, u.Token, 403},
-			{"leave", "DELETE", p + "/members/" + u.UserID, nil, u.Token, 403},
-			{"invite by email", "POST", p + "/invitations", map[string]any{"emails": []string{"x@example.com"}}, u.Token, 403},
-			{"invite by link", "POST", p + "/invitations", map[string]any{"kind": "link"}, u.Token, 403},
+		env.RunCases(t, []testenv.Case{
+			{Name: "GET", Method: "GET", Path: p, Token: u.Token, Want: 200},
+			{Name: "members", Method: "GET", Path: p + "/members", Token: u.Token, Want: 200},
+			{Name: "invitations list", Method: "GET", Path: p + "/invitations", Token: u.Token, Want: 200},
+			{Name: "PATCH", Method: "PATCH", Path: p, Body: map[string]any{"name": "Renamed"}, Token: u.Token, Want: 403},
+			{Name: "DELETE", Method: "DELETE", Path: p, Token: u.Token, Want: 403},
+			{Name: "role change", Method: "PATCH", Path: p + "/members/" + u.UserID, Body: map[string]any{"role": "admin"}, Token: u.Token, Want: 403},
+			{Name: "leave", Method: "DELETE", Path: p + "/members/" + u.UserID, Token: u.Token, Want: 403},
+			{Name: "invite by email", Method: "POST", Path: p + "/invitations", Body: map[string]any{"emails": []string{"x@example.com"}}, Token: u.Token, Want: 403},
+			{Name: "invite by link", Method: "POST", Path: p + "/invitations", Body: map[string]any{"kind": "link"}, Token: u.Token, Want: 403},
 		})
 		r := env.Do(t, "GET", p, u.Token, nil).Want(t, 200)
 		if r.Str("org.kind") != "personal" || r.Get("org.member_count") != float64(1) || r.Get("org.team_count") != float64(0) {

@@ -193,9 +193,9 @@ func TestInviteLanding(t *testing.T) {
 		if res, _ := b.do(t, "GET", "/invite?token=x", nil); res.StatusCode != 404 {
 			t.Fatalf("unknown token: status %d; want 404", res.StatusCode)
 		}
-		owner := orgsRegister(t, env)
-		org := orgsCreate(t, env, owner, "Acme <Team> "+testenv.RandomHex(3))
-		good := orgsLink(t, env, owner.Token, org)
+		owner := env.Register(t)
+		org := env.CreateOrg(t, owner, "Acme <Team> "+testenv.RandomHex(3))
+		good := env.InviteByLink(t, owner.Token, org)
 		revoked := env.Do(t, "POST", "/v1/orgs/"+org+"/invitations", owner.Token, map[string]any{"emails": []string{testenv.Email()}}).Want(t, 200)
 		inv := revoked.Get("invitations").([]any)[0].(map[string]any)
 		env.Do(t, "DELETE", "/v1/orgs/"+org+"/invitations/"+inv["id"].(string), owner.Token, nil).Want(t, 200)
@@ -204,7 +204,7 @@ func TestInviteLanding(t *testing.T) {
 		if res.StatusCode != 200 || !strings.Contains(body, "Acme &lt;Team&gt;") || !strings.Contains(body, "Sign in to accept") {
 			t.Fatalf("preview: %d %s", res.StatusCode, body)
 		}
-		if res, _ := b.do(t, "GET", "/invite?token="+url.QueryEscape(orgsInviteToken(t, inv["url"].(string))), nil); res.StatusCode != 410 {
+		if res, _ := b.do(t, "GET", "/invite?token="+url.QueryEscape(testenv.InviteToken(t, inv["url"].(string))), nil); res.StatusCode != 410 {
 			t.Fatalf("revoked: %d; want 410", res.StatusCode)
 		}
 		if res, _ := b.do(t, "POST", "/invite", url.Values{"token": {good}}); res.StatusCode != http.StatusSeeOther {
@@ -219,7 +219,7 @@ func TestInviteLanding(t *testing.T) {
 		if res.StatusCode != 200 || !strings.Contains(body, "You joined") {
 			t.Fatalf("accept: %d %s", res.StatusCode, body)
 		}
-		if role := orgsRoles(t, env, owner.Token, org)[a.UserID]; role != "member" {
+		if role := env.MemberRoles(t, owner.Token, org)[a.UserID]; role != "member" {
 			t.Fatalf("after accepting, the user's role in the org is %q; want member", role)
 		}
 	})

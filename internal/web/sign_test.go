@@ -44,7 +44,7 @@ func createDocument(t *testing.T, env *testenv.Env, token string, pdf []byte, do
 
 func signDoc(t *testing.T, r *testenv.Resp) map[string]any {
 	t.Helper()
-	return wsObj(t, r, "document")
+	return r.Obj(t, "document")
 }
 
 // ids returns the ids of a document's recipients and fields, in order.
@@ -65,9 +65,9 @@ func TestSignDocuments(t *testing.T) {
 		rc.mu.Lock()
 		rc.got = nil
 		rc.mu.Unlock()
-		owner, org := orgsTeam(t, env)
-		admin := orgsJoin(t, env, owner, org, "admin")
-		stranger, _ := orgsTeam(t, env)
+		owner, org := env.Team(t)
+		admin := env.Join(t, owner, org, "admin")
+		stranger, _ := env.Team(t)
 		env.Do(t, "POST", "/sign/v1/webhooks", owner.Token, map[string]any{"url": rc.srv.URL + "/sign"}).Want(t, 200)
 
 		doc := map[string]any{"name": "Lease", "message": "Please sign",
@@ -97,7 +97,7 @@ func TestSignDocuments(t *testing.T) {
 		}
 		d := signDoc(t, r)
 		id := d["id"].(string)
-		wsCheckKeys(t, "document", d, "id", "name", "url", "status", "signingMode", "message", "visibility", "ownerId", "templateId",
+		testenv.CheckKeys(t, "document", d, "id", "name", "url", "status", "signingMode", "message", "visibility", "ownerId", "templateId",
 			"voidReason", "notaryState", "created", "modified", "sentAt", "completedAt", "voidedAt", "declinedAt", "expiresAt",
 			"lastRemindedAt", "scheduledPurgeAt", "size", "pages", "autoRemindDays", "hasFile", "hasFinalFile", "legalHold",
 			"requiresNotarization", "files", "recipients", "fields")
@@ -121,7 +121,7 @@ func TestSignDocuments(t *testing.T) {
 		env.Do(t, "GET", "/sign/v1/documents/"+id+"/recipients/"+uuid.NewString()+"/signing-link", owner.Token, nil).Want(t, 404)
 		linkA := env.Do(t, "GET", "/sign/v1/documents/"+id+"/recipients/"+recips[0]+"/signing-link", owner.Token, nil).Want(t, 200).Str("url")
 		linkB := env.Do(t, "GET", "/sign/v1/documents/"+id+"/recipients/"+recips[1]+"/signing-link", owner.Token, nil).Want(t, 200).Str("url")
-		if n := len(wsAudit(t, env, owner.Token, org, "action=sign.document.signing_link_copied")); n != 2 {
+		if n := len(env.Audit(t, owner.Token, org, "action=sign.document.signing_link_copied")); n != 2 {
 			t.Errorf("%d signing_link_copied entries; want 2", n)
 		}
 		tokenA, tokenB := strings.SplitN(linkA, "token=", 2)[1], strings.SplitN(linkB, "token=", 2)[1]
@@ -226,7 +226,7 @@ func TestSignDocuments(t *testing.T) {
 // allowed and one account registers at most 10.
 func TestSignWebhookLimit(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, _ := orgsTeam(t, env)
+		owner, _ := env.Team(t)
 		for i := range 10 {
 			r := env.Do(t, "POST", "/sign/v1/webhooks", owner.Token, map[string]any{"url": "https://hooks.example.com/" + string(rune('a'+i)), "events": []string{"*"}}).Want(t, 200)
 			if !strings.HasPrefix(r.Str("webhook.secret"), "whsec_") {

@@ -18,22 +18,22 @@ import (
 // their own.
 type tasksWorld struct {
 	org, team             string
-	owner, mate, outsider *orgsUser
-	stranger              *orgsUser
+	owner, mate, outsider *testenv.Account
+	stranger              *testenv.Account
 	strangerTeam          string
 }
 
 func newTasksWorld(t *testing.T, env *testenv.Env) *tasksWorld {
 	t.Helper()
 	w := &tasksWorld{}
-	w.owner, w.org = orgsTeam(t, env)
-	w.team = wsCreateTeam(t, env, w.owner.Token, w.org, "Platform")
-	w.mate = orgsJoin(t, env, w.owner, w.org, "member")
+	w.owner, w.org = env.Team(t)
+	w.team = env.CreateTeam(t, w.owner.Token, w.org, "Platform")
+	w.mate = env.Join(t, w.owner, w.org, "member")
 	env.Do(t, "POST", "/v1/orgs/"+w.org+"/teams/"+w.team+"/members", w.owner.Token, map[string]string{"user_id": w.mate.UserID, "role": "member"}).Want(t, 200)
-	w.outsider = orgsJoin(t, env, w.owner, w.org, "admin")
+	w.outsider = env.Join(t, w.owner, w.org, "admin")
 	var sorg string
-	w.stranger, sorg = orgsTeam(t, env)
-	w.strangerTeam = wsCreateTeam(t, env, w.stranger.Token, sorg, "Theirs")
+	w.stranger, sorg = env.Team(t)
+	w.strangerTeam = env.CreateTeam(t, w.stranger.Token, sorg, "Theirs")
 	return w
 }
 
@@ -67,39 +67,27 @@ func TestTasksAccess(t *testing.T) {
 
 		issue := tasksIssue(t, env, w.owner.Token, map[string]any{"teamId": w.team, "title": "First"}).Str("issue.id")
 		states := "/tasks/v1/teams/" + w.team + "/states"
-		for _, c := range []struct {
-			name, method, path string
-			token              string
-			body               any
-			want               int
-		}{
-			{"lead reads states", "GET", states, w.owner.Token, nil, 200},
-			{"team member reads states", "GET", states, w.mate.Token, nil, 200},
-			{"org member outside the team", "GET", states, w.outsider.Token, nil, 404},
-			{"stranger", "GET", states, w.stranger.Token, nil, 404},
-			{"unknown team", "GET", "/tasks/v1/teams/" + uuid.NewString() + "/states", w.owner.Token, nil, 404},
-			{"malformed team id", "GET", "/tasks/v1/teams/x/states", w.owner.Token, nil, 404},
-			{"another workspace's team", "GET", "/tasks/v1/teams/" + w.strangerTeam + "/states", w.owner.Token, nil, 404},
-			{"outsider reads issue", "GET", "/tasks/v1/issues/" + issue, w.outsider.Token, nil, 404},
-			{"stranger reads issue", "GET", "/tasks/v1/issues/" + issue, w.stranger.Token, nil, 404},
-			{"stranger patches issue", "PATCH", "/tasks/v1/issues/" + issue, w.stranger.Token, map[string]string{"title": "x"}, 404},
-			{"stranger deletes issue", "DELETE", "/tasks/v1/issues/" + issue, w.stranger.Token, nil, 404},
-			{"outsider creates in the team", "POST", "/tasks/v1/issues", w.outsider.Token, map[string]string{"teamId": w.team, "title": "x"}, 404},
-			{"outsider lists the team", "GET", "/tasks/v1/issues?teamId=" + w.team, w.outsider.Token, nil, 404},
-			{"unknown path", "GET", "/tasks/v1/nothing", w.owner.Token, nil, 404},
-		} {
-			t.Run(c.name, func(t *testing.T) {
-				r := env.Do(t, c.method, c.path, c.token, c.body).Want(t, c.want)
-				if c.want != 200 && r.Str("error") == "" {
-					t.Errorf("body %s; want {error}", r.Body)
-				}
-			})
-		}
+		env.RunCases(t, []testenv.Case{
+			{Name: "lead reads states", Method: "GET", Path: states, Token: w.owner.Token, Want: 200},
+			{Name: "team member reads states", Method: "GET", Path: states, Token: w.mate.Token, Want: 200},
+			{Name: "org member outside the team", Method: "GET", Path: states, Token: w.outsider.Token, Want: 404},
+			{Name: "stranger", Method: "GET", Path: states, Token: w.stranger.Token, Want: 404},
+			{Name: "unknown team", Method: "GET", Path: "/tasks/v1/teams/" + uuid.NewString() + "/states", Token: w.owner.Token, Want: 404},
+			{Name: "malformed team id", Method: "GET", Path: "/tasks/v1/teams/x/states", Token: w.owner.Token, Want: 404},
+			{Name: "another workspace's team", Method: "GET", Path: "/tasks/v1/teams/" + w.strangerTeam + "/states", Token: w.owner.Token, Want: 404},
+			{Name: "outsider reads issue", Method: "GET", Path: "/tasks/v1/issues/" + issue, Token: w.outsider.Token, Want: 404},
+			{Name: "stranger reads issue", Method: "GET", Path: "/tasks/v1/issues/" + issue, Token: w.stranger.Token, Want: 404},
+			{Name: "stranger patches issue", Method: "PATCH", Path: "/tasks/v1/issues/" + issue, Token: w.stranger.Token, Body: map[string]string{"title": "x"}, Want: 404},
+			{Name: "stranger deletes issue", Method: "DELETE", Path: "/tasks/v1/issues/" + issue, Token: w.stranger.Token, Want: 404},
+			{Name: "outsider creates in the team", Method: "POST", Path: "/tasks/v1/issues", Token: w.outsider.Token, Body: map[string]string{"teamId": w.team, "title": "x"}, Want: 404},
+			{Name: "outsider lists the team", Method: "GET", Path: "/tasks/v1/issues?teamId=" + w.team, Token: w.outsider.Token, Want: 404},
+			{Name: "unknown path", Method: "GET", Path: "/tasks/v1/nothing", Token: w.owner.Token, Want: 404},
+		})
 		if got := env.Do(t, "GET", "/tasks/v1/issues", w.outsider.Token, nil).Want(t, 200).Get("issues").([]any); len(got) != 0 {
 			t.Errorf("outsider lists %d issues; want none (no team)", len(got))
 		}
 
-		wsSetTool(t, env, w.owner.Token, w.org, "tasks", false)
+		env.SetTool(t, w.owner.Token, w.org, "tasks", false)
 		off := env.Do(t, "POST", "/v1/auth/switch-org", w.owner.Token, map[string]string{"org_id": w.org}).Want(t, 200).Str("access_token")
 		if r := env.Do(t, "GET", "/tasks/v1/issues", off, nil).Want(t, 403); !strings.Contains(r.Str("error"), "tasks") {
 			t.Errorf("disabled tool error = %q; want it to name tasks", r.Str("error"))
@@ -116,7 +104,7 @@ func TestTasksStates(t *testing.T) {
 		var names, types []string
 		for _, s := range states {
 			m := s.(map[string]any)
-			wsCheckKeys(t, "state", m, "id", "teamId", "name", "type", "color", "position", "description", "canDelete")
+			testenv.CheckKeys(t, "state", m, "id", "teamId", "name", "type", "color", "position", "description", "canDelete")
 			if m["teamId"] != w.team {
 				t.Errorf("state teamId = %v; want %s", m["teamId"], w.team)
 			}
@@ -142,34 +130,25 @@ func TestTasksIssues(t *testing.T) {
 		for _, s := range env.Do(t, "GET", "/tasks/v1/teams/"+w.team+"/states", w.owner.Token, nil).Want(t, 200).Get("states").([]any) {
 			states[s.(map[string]any)["type"].(string)] = s.(map[string]any)["id"].(string)
 		}
-		for _, c := range []struct {
-			name string
-			body any
-		}{
-			{"no teamId", map[string]any{"title": "x"}},
-			{"no title", map[string]any{"teamId": w.team}},
-			{"empty title", map[string]any{"teamId": w.team, "title": "  "}},
-			{"title not a string", map[string]any{"teamId": w.team, "title": 5}},
-			{"priority 5", map[string]any{"teamId": w.team, "title": "x", "priority": 5}},
-			{"priority -1", map[string]any{"teamId": w.team, "title": "x", "priority": -1}},
-			{"bad dueDate", map[string]any{"teamId": w.team, "title": "x", "dueDate": "tomorrow"}},
-			{"unknown stateId", map[string]any{"teamId": w.team, "title": "x", "stateId": uuid.NewString()}},
-			{"assignee not in the org", map[string]any{"teamId": w.team, "title": "x", "assigneeId": w.stranger.UserID}},
-			{"unknown parent", map[string]any{"teamId": w.team, "title": "x", "parentId": uuid.NewString()}},
-			{"labels not an array", map[string]any{"teamId": w.team, "title": "x", "labels": "bug"}},
-			{"malformed JSON", `{"teamId":`},
-		} {
-			t.Run(c.name, func(t *testing.T) {
-				if r := env.Do(t, "POST", "/tasks/v1/issues", w.owner.Token, c.body).Want(t, 400); r.Str("error") == "" {
-					t.Errorf("body %s; want {error}", r.Body)
-				}
-			})
-		}
+		env.RunCases(t, []testenv.Case{
+			{Name: "no teamId", Method: "POST", Path: "/tasks/v1/issues", Token: w.owner.Token, Body: map[string]any{"title": "x"}, Want: 400},
+			{Name: "no title", Method: "POST", Path: "/tasks/v1/issues", Token: w.owner.Token, Body: map[string]any{"teamId": w.team}, Want: 400},
+			{Name: "empty title", Method: "POST", Path: "/tasks/v1/issues", Token: w.owner.Token, Body: map[string]any{"teamId": w.team, "title": "  "}, Want: 400},
+			{Name: "title not a string", Method: "POST", Path: "/tasks/v1/issues", Token: w.owner.Token, Body: map[string]any{"teamId": w.team, "title": 5}, Want: 400},
+			{Name: "priority 5", Method: "POST", Path: "/tasks/v1/issues", Token: w.owner.Token, Body: map[string]any{"teamId": w.team, "title": "x", "priority": 5}, Want: 400},
+			{Name: "priority -1", Method: "POST", Path: "/tasks/v1/issues", Token: w.owner.Token, Body: map[string]any{"teamId": w.team, "title": "x", "priority": -1}, Want: 400},
+			{Name: "bad dueDate", Method: "POST", Path: "/tasks/v1/issues", Token: w.owner.Token, Body: map[string]any{"teamId": w.team, "title": "x", "dueDate": "tomorrow"}, Want: 400},
+			{Name: "unknown stateId", Method: "POST", Path: "/tasks/v1/issues", Token: w.owner.Token, Body: map[string]any{"teamId": w.team, "title": "x", "stateId": uuid.NewString()}, Want: 400},
+			{Name: "assignee not in the org", Method: "POST", Path: "/tasks/v1/issues", Token: w.owner.Token, Body: map[string]any{"teamId": w.team, "title": "x", "assigneeId": w.stranger.UserID}, Want: 400},
+			{Name: "unknown parent", Method: "POST", Path: "/tasks/v1/issues", Token: w.owner.Token, Body: map[string]any{"teamId": w.team, "title": "x", "parentId": uuid.NewString()}, Want: 400},
+			{Name: "labels not an array", Method: "POST", Path: "/tasks/v1/issues", Token: w.owner.Token, Body: map[string]any{"teamId": w.team, "title": "x", "labels": "bug"}, Want: 400},
+			{Name: "malformed JSON", Method: "POST", Path: "/tasks/v1/issues", Token: w.owner.Token, Body: `{"teamId":`, Want: 400},
+		})
 
 		r := tasksIssue(t, env, w.mate.Token, map[string]any{"teamId": w.team, "title": " Fix login ", "description": "It breaks.",
 			"priority": 2, "estimate": 3, "dueDate": "2026-12-24", "assigneeId": w.outsider.UserID, "labels": []any{"bug", map[string]string{"name": "auth"}, "bug"}})
-		i := wsObj(t, r, "issue")
-		wsCheckKeys(t, "issue", i, "id", "teamId", "projectId", "stateId", "creatorId", "assigneeId", "parentId", "cycleId", "number",
+		i := r.Obj(t, "issue")
+		testenv.CheckKeys(t, "issue", i, "id", "teamId", "projectId", "stateId", "creatorId", "assigneeId", "parentId", "cycleId", "number",
 			"title", "description", "priority", "estimate", "childCount", "blockedByCount", "position", "dueDate", "created", "modified",
 			"completedAt", "following", "state", "assignee", "labels", "mentions")
 		if i["title"] != "Fix login" || i["teamId"] != w.team || i["creatorId"] != w.mate.UserID || i["number"] != float64(1) ||
@@ -183,7 +162,7 @@ func TestTasksIssues(t *testing.T) {
 		var labels []string
 		for _, l := range i["labels"].([]any) {
 			labels = append(labels, l.(map[string]any)["name"].(string))
-			if l.(map[string]any)["teamId"] != w.team || !signinUUID.MatchString(l.(map[string]any)["id"].(string)) {
+			if l.(map[string]any)["teamId"] != w.team || !testenv.IsUUID(l.(map[string]any)["id"].(string)) {
 				t.Errorf("label = %v", l)
 			}
 		}
@@ -230,7 +209,7 @@ func TestTasksIssues(t *testing.T) {
 		env.Do(t, "PATCH", "/tasks/v1/issues/"+id, w.owner.Token, map[string]any{"parentId": child}).Want(t, 400)
 
 		// Audit entries under the tool's name.
-		entries := wsAudit(t, env, w.owner.Token, w.org, "tool=tasks")
+		entries := env.Audit(t, w.owner.Token, w.org, "tool=tasks")
 		actions := map[string]int{}
 		for _, e := range entries {
 			actions[e["action"].(string)]++
@@ -296,7 +275,7 @@ func TestTasksDeleteRestore(t *testing.T) {
 		if got := ids(true); len(got) != 0 {
 			t.Errorf("Recently Deleted after restore = %v; want empty", got)
 		}
-		entries := wsAudit(t, env, w.owner.Token, w.org, "action=tasks.issue.restored")
+		entries := env.Audit(t, w.owner.Token, w.org, "action=tasks.issue.restored")
 		if len(entries) != 1 || entries[0]["target_id"] != root {
 			t.Errorf("restore audit = %+v; want one entry for the root", entries)
 		}
@@ -308,7 +287,7 @@ func TestTasksDeleteRestore(t *testing.T) {
 func TestTasksNumbersRace(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		w := newTasksWorld(t, env)
-		rs := orgsAtOnce(20, func(i int) *testenv.Resp {
+		rs := testenv.AtOnceAnswers(20, func(i int) *testenv.Resp {
 			return env.Do(t, "POST", "/tasks/v1/issues", w.mate.Token, map[string]any{"teamId": w.team, "title": fmt.Sprintf("Issue %d", i)})
 		})
 		var nums []int
@@ -337,7 +316,7 @@ func TestTasksTreeRaces(t *testing.T) {
 		mk := func(title, parent string) string { return tasksChild(t, env, w, title, parent) }
 		for round := range 5 {
 			a, b := mk("A", ""), mk("B", "")
-			rs := orgsAtOnce(2, func(i int) *testenv.Resp {
+			rs := testenv.AtOnceAnswers(2, func(i int) *testenv.Resp {
 				from, to := a, b
 				if i == 1 {
 					from, to = b, a
@@ -359,7 +338,7 @@ func TestTasksTreeRaces(t *testing.T) {
 			}
 
 			p := mk("P", "")
-			rs = orgsAtOnce(2, func(i int) *testenv.Resp {
+			rs = testenv.AtOnceAnswers(2, func(i int) *testenv.Resp {
 				if i == 0 {
 					return env.Do(t, "DELETE", "/tasks/v1/issues/"+p, w.mate.Token, nil)
 				}

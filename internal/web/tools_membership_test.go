@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
@@ -66,16 +67,16 @@ func wantToolCalls(t *testing.T, calls []toolCall, tok string, want int) {
 // working.
 func TestToolAPIsRemovedMember(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		team := wsCreateTeam(t, env, owner.Token, org, "Platform")
+		owner, org := env.Team(t)
+		team := env.CreateTeam(t, owner.Token, org, "Platform")
 		form := env.Do(t, "POST", "/forms/v1/forms", owner.Token, map[string]any{"name": "Contact"}).Want(t, 200).Str("form.id")
-		member := orgsJoin(t, env, owner, org, "member")
+		member := env.Join(t, owner, org, "member")
 		env.Do(t, "POST", "/v1/orgs/"+org+"/teams/"+team+"/members", owner.Token, map[string]string{"user_id": member.UserID, "role": "member"}).Want(t, 200)
 		secret := env.Do(t, "POST", "/v1/me/api-keys", member.Token, map[string]any{"name": "laptop", "org_id": org}).Want(t, 200).Str("api_key.secret")
 		tokens := map[string]string{
 			"session":      member.Token,
-			"personal key": wsExchange(t, env, secret).Want(t, 200).Str("access_token"),
-			"oauth":        orgsForge(t, env, member.Token, token.Claims{Via: "oauth", Org: token.OrgClaim{ID: org, Role: "member", Tools: allTools}}),
+			"personal key": env.Exchange(t, secret).Want(t, 200).Str("access_token"),
+			"oauth":        env.ForgeToken(t, member.Token, token.Claims{Via: "oauth", Org: token.OrgClaim{ID: org, Role: "member", Tools: accounts.Tools}}),
 		}
 		calls := toolCalls(env, team, form)
 		for name, tok := range tokens {
@@ -96,12 +97,12 @@ func TestToolAPIsRemovedMember(t *testing.T) {
 // metadata challenge); a deleted org's members get 404.
 func TestToolAPIsDeletedAccountOrgAndKey(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		leaver := orgsJoin(t, env, owner, org, "admin")
-		keep := wsCreateOrgKey(t, env, owner.Token, org, map[string]any{"name": "ci", "role": "member"}).Str("api_key.secret")
-		revoked := wsCreateOrgKey(t, env, owner.Token, org, map[string]any{"name": "old ci", "role": "member"})
-		keyTok := wsExchange(t, env, revoked.Str("api_key.secret")).Want(t, 200).Str("access_token")
-		keptTok := wsExchange(t, env, keep).Want(t, 200).Str("access_token")
+		owner, org := env.Team(t)
+		leaver := env.Join(t, owner, org, "admin")
+		keep := env.CreateOrgKey(t, owner.Token, org, map[string]any{"name": "ci", "role": "member"}).Str("api_key.secret")
+		revoked := env.CreateOrgKey(t, owner.Token, org, map[string]any{"name": "old ci", "role": "member"})
+		keyTok := env.Exchange(t, revoked.Str("api_key.secret")).Want(t, 200).Str("access_token")
+		keptTok := env.Exchange(t, keep).Want(t, 200).Str("access_token")
 		for _, tok := range []string{leaver.Token, keyTok, keptTok} {
 			env.Do(t, "GET", "/links/v1/links", tok, nil).Want(t, 200)
 		}
@@ -132,16 +133,16 @@ func TestToolAPIsDeletedAccountOrgAndKey(t *testing.T) {
 // once.
 func TestToolAPIsStandingCache(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
-		member := orgsJoin(t, env, owner, org, "member")
+		owner, org := env.Team(t)
+		member := env.Join(t, owner, org, "member")
 		env.Do(t, "GET", "/links/v1/links", member.Token, nil).Want(t, 200)
 		// Behind the service's back, as another instance would.
-		meExec(t, env, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, org, member.UserID)
+		env.Exec(t, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, org, member.UserID)
 		env.Do(t, "GET", "/links/v1/links", member.Token, nil).Want(t, 200)
 		env.Clock.Advance(2 * time.Second)
 		env.Do(t, "GET", "/links/v1/links", member.Token, nil).Want(t, 404)
 
-		other := orgsJoin(t, env, owner, org, "member")
+		other := env.Join(t, owner, org, "member")
 		env.Do(t, "GET", "/links/v1/links", other.Token, nil).Want(t, 200)
 		env.Do(t, "DELETE", "/v1/orgs/"+org+"/members/"+other.UserID, owner.Token, nil).Want(t, 200)
 		env.Do(t, "GET", "/links/v1/links", other.Token, nil).Want(t, 404)

@@ -74,7 +74,7 @@ func TestLinkWebhooks(t *testing.T) {
 		rc.mu.Lock()
 		rc.got = nil // one receiver serves both databases' runs
 		rc.mu.Unlock()
-		owner, _ := orgsTeam(t, env)
+		owner, _ := env.Team(t)
 		hooks := "/links/v1/webhooks"
 		for _, body := range []any{map[string]any{}, map[string]any{"url": "http://example.com/hook"},
 			map[string]any{"url": rc.srv.URL + "/h", "events": []string{"*"}}, map[string]any{"url": rc.srv.URL + "/h", "events": []string{"link.exploded"}},
@@ -212,7 +212,7 @@ func TestWebhookDeletedStopsRetries(t *testing.T) {
 	roots.AddCert(srv.Certificate())
 	testenv.RunWith(t, testenv.Options{RootCAs: roots}, func(t *testing.T, env *testenv.Env) {
 		tries.Store(0)
-		owner, _ := orgsTeam(t, env)
+		owner, _ := env.Team(t)
 		id := env.Do(t, "POST", "/links/v1/webhooks", owner.Token, map[string]any{"url": srv.URL + "/h"}).Want(t, 200).Str("webhook.id")
 		del.Store(func() {
 			req, _ := http.NewRequest("DELETE", env.URL+"/links/v1/webhooks/"+id, nil)

@@ -20,26 +20,26 @@ func TestSigninErrors(t *testing.T) {
 		}
 		big := `{"email": "big@example.com", "password": "password-1", "name": "` + strings.Repeat("x", 1<<20) + `"}`
 		bigLogin := `{"email": "big@example.com", "password": "` + strings.Repeat("x", 1<<20) + `"}`
-		runSigninCases(t, env, []signinCase{
-			{name: "unknown route", method: "GET", path: "/nope", wantStatus: 404},
-			{name: "unknown route under /v1/auth", method: "POST", path: "/v1/auth/nope", body: map[string]string{}, wantStatus: 404},
-			{name: "route with a trailing slash", method: "POST", path: "/v1/auth/login/", body: map[string]string{}, wantStatus: 404},
-			{name: "GET on login", method: "GET", path: "/v1/auth/login", wantStatus: 405, wantBody: allow("POST")},
-			{name: "PUT on register", method: "PUT", path: "/v1/auth/register", body: map[string]string{}, wantStatus: 405, wantBody: allow("POST")},
-			{name: "DELETE on health", method: "DELETE", path: "/health", wantStatus: 405, wantBody: allow("GET")},
-			{name: "POST on me", method: "POST", path: "/v1/auth/me", wantStatus: 405, wantBody: allow("GET")},
-			{name: "register body over 1 MiB", method: "POST", path: "/v1/auth/register", body: big, wantStatus: 413},
-			{name: "login body over 1 MiB", method: "POST", path: "/v1/auth/login", body: bigLogin, wantStatus: 413},
-			{name: "magic-link body over 1 MiB", method: "POST", path: "/v1/auth/magic-link", body: big, wantStatus: 413},
-			{name: "login body of exactly 1 MiB is read", method: "POST", path: "/v1/auth/login", body: signinLoginBodyOf(1 << 20), wantStatus: 401},
-			{name: "login body of 1 MiB and 1 byte", method: "POST", path: "/v1/auth/login", body: signinLoginBodyOf(1<<20 + 1), wantStatus: 413},
+		env.RunCases(t, []testenv.Case{
+			{Name: "unknown route", Method: "GET", Path: "/nope", Want: 404},
+			{Name: "unknown route under /v1/auth", Method: "POST", Path: "/v1/auth/nope", Body: map[string]string{}, Want: 404},
+			{Name: "route with a trailing slash", Method: "POST", Path: "/v1/auth/login/", Body: map[string]string{}, Want: 404},
+			{Name: "GET on login", Method: "GET", Path: "/v1/auth/login", Want: 405, Check: allow("POST")},
+			{Name: "PUT on register", Method: "PUT", Path: "/v1/auth/register", Body: map[string]string{}, Want: 405, Check: allow("POST")},
+			{Name: "DELETE on health", Method: "DELETE", Path: "/health", Want: 405, Check: allow("GET")},
+			{Name: "POST on me", Method: "POST", Path: "/v1/auth/me", Want: 405, Check: allow("GET")},
+			{Name: "register body over 1 MiB", Method: "POST", Path: "/v1/auth/register", Body: big, Want: 413},
+			{Name: "login body over 1 MiB", Method: "POST", Path: "/v1/auth/login", Body: bigLogin, Want: 413},
+			{Name: "magic-link body over 1 MiB", Method: "POST", Path: "/v1/auth/magic-link", Body: big, Want: 413},
+			{Name: "login body of exactly 1 MiB is read", Method: "POST", Path: "/v1/auth/login", Body: loginBodyOf(1 << 20), Want: 401},
+			{Name: "login body of 1 MiB and 1 byte", Method: "POST", Path: "/v1/auth/login", Body: loginBodyOf(1<<20 + 1), Want: 413},
 		})
 		t.Run("oversized register created no account", func(t *testing.T) {
-			signinLogin(t, env, "big@example.com", "password-1").Want(t, 401)
+			env.Login(t, "big@example.com", "password-1").Want(t, 401)
 		})
 		t.Run("request ids differ", func(t *testing.T) {
-			r1 := signinCall(t, env, "GET", "/health", "", nil)
-			r2 := signinCall(t, env, "GET", "/health", "", nil)
+			r1 := env.Call(t, "GET", "/health", "", nil)
+			r2 := env.Call(t, "GET", "/health", "", nil)
 			if id1, id2 := r1.Header.Get("X-Request-Id"), r2.Header.Get("X-Request-Id"); id1 == id2 {
 				t.Errorf("two requests share X-Request-Id %q", id1)
 			}
@@ -47,9 +47,9 @@ func TestSigninErrors(t *testing.T) {
 	})
 }
 
-// signinLoginBodyOf returns a login body of exactly n bytes: an unknown
+// loginBodyOf returns a login body of exactly n bytes: an unknown
 // address and a long password, so a body that is read answers 401.
-func signinLoginBodyOf(n int) string {
+func loginBodyOf(n int) string {
 	head := `{"email": "` + testenv.Email() + `", "password": "`
 	tail := `"}`
 	return head + strings.Repeat("y", n-len(head)-len(tail)) + tail
@@ -117,11 +117,11 @@ func TestOddClientInput(t *testing.T) {
 // one domain claim or team answer 200 or 404, never 500.
 func TestDeleteRacesAnswer404(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, org := orgsTeam(t, env)
+		owner, org := env.Team(t)
 		for round := range 3 {
-			claim := env.Do(t, "POST", "/v1/orgs/"+org+"/domains", owner.Token, map[string]string{"domain": wsDomain()}).Want(t, 200).Str("domain.id")
-			team := wsCreateTeam(t, env, owner.Token, org, fmt.Sprintf("Team %d", round))
-			rs := orgsAtOnce(20, func(i int) *testenv.Resp {
+			claim := env.Do(t, "POST", "/v1/orgs/"+org+"/domains", owner.Token, map[string]string{"domain": testenv.Domain()}).Want(t, 200).Str("domain.id")
+			team := env.CreateTeam(t, owner.Token, org, fmt.Sprintf("Team %d", round))
+			rs := testenv.AtOnceAnswers(20, func(i int) *testenv.Resp {
 				switch i % 4 {
 				case 0:
 					return env.Do(t, "DELETE", "/v1/orgs/"+org+"/domains/"+claim, owner.Token, nil)

@@ -16,14 +16,14 @@ import (
 func TestWsOutsiders(t *testing.T) {
 	t.Parallel()
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		w := wsNewWorld(t, env)
-		team := wsCreateTeam(t, env, w.owner.Access, w.org, "Platform")
-		key := wsCreateOrgKey(t, env, w.owner.Access, w.org, map[string]any{"name": "Robot", "role": "member"}).Str("api_key.id")
-		claim := wsClaim(t, env, w.owner.Access, w.org, wsDomain(), "")["id"].(string)
+		w := env.NewWorld(t)
+		team := env.CreateTeam(t, w.Owner.Access, w.Org, "Platform")
+		key := env.CreateOrgKey(t, w.Owner.Access, w.Org, map[string]any{"name": "Robot", "role": "member"}).Str("api_key.id")
+		claim := env.ClaimDomain(t, w.Owner.Access, w.Org, testenv.Domain(), "")["id"].(string)
 		// The member's key is bound to their personal org.
-		memberKeyToken := meKeyToken(t, env, w.member)
-		deleted := meTeamOrg(t, env, "Deleted org", [2]string{w.owner.UserID, "owner"})
-		meExec(t, env, `UPDATE orgs SET deleted_at = $2 WHERE id = $1`, deleted, env.Clock.Now().UnixMicro())
+		memberKeyToken := env.KeyToken(t, w.Member)
+		deleted := env.TeamOrg(t, "Deleted org", [2]string{w.Owner.UserID, "owner"})
+		env.Exec(t, `UPDATE orgs SET deleted_at = $2 WHERE id = $1`, deleted, env.Clock.Now().UnixMicro())
 
 		routes := []struct {
 			method, path string
@@ -34,8 +34,8 @@ func TestWsOutsiders(t *testing.T) {
 			{"PATCH", "/teams/" + team, map[string]string{"name": "Outsiders"}},
 			{"DELETE", "/teams/" + team, nil},
 			{"GET", "/teams/" + team + "/members", nil},
-			{"POST", "/teams/" + team + "/members", map[string]string{"user_id": w.stranger.UserID, "role": "lead"}},
-			{"DELETE", "/teams/" + team + "/members/" + w.owner.UserID, nil},
+			{"POST", "/teams/" + team + "/members", map[string]string{"user_id": w.Stranger.UserID, "role": "lead"}},
+			{"DELETE", "/teams/" + team + "/members/" + w.Owner.UserID, nil},
 			{"GET", "/tools", nil},
 			{"PUT", "/tools", map[string]any{"tool": "tasks", "enabled": false}},
 			{"GET", "/api-keys", nil},
@@ -43,7 +43,7 @@ func TestWsOutsiders(t *testing.T) {
 			{"DELETE", "/api-keys/" + key, nil},
 			{"GET", "/audit", nil},
 			{"GET", "/domains", nil},
-			{"POST", "/domains", map[string]string{"domain": wsDomain()}},
+			{"POST", "/domains", map[string]string{"domain": testenv.Domain()}},
 			{"PATCH", "/domains/" + claim, map[string]string{"mode": "auto_join"}},
 			{"DELETE", "/domains/" + claim, nil},
 			{"POST", "/domains/" + claim + "/verify", nil},
@@ -52,33 +52,33 @@ func TestWsOutsiders(t *testing.T) {
 			t.Run(rt.method+" "+rt.path, func(t *testing.T) {
 				// Outside the key's workspace: 404, full-session route or not.
 				keyStatus := 404
-				wsRun(t, env, []wsCase{
-					{name: "no token", method: rt.method, path: "/v1/orgs/" + w.org + rt.path, body: rt.body, wantStatus: 401},
-					{name: "garbage token", method: rt.method, path: "/v1/orgs/" + w.org + rt.path, token: "not-a-jwt", body: rt.body, wantStatus: 401},
-					{name: "stranger", method: rt.method, path: "/v1/orgs/" + w.org + rt.path, token: w.stranger.Access, body: rt.body, wantStatus: 404},
-					{name: "member's key bound to another workspace", method: rt.method, path: "/v1/orgs/" + w.org + rt.path, token: memberKeyToken, body: rt.body, wantStatus: keyStatus},
-					{name: "unknown org", method: rt.method, path: "/v1/orgs/" + uuid.NewString() + rt.path, token: w.owner.Access, body: rt.body, wantStatus: 404},
-					{name: "malformed org id", method: rt.method, path: "/v1/orgs/acme" + rt.path, token: w.owner.Access, body: rt.body, wantStatus: 404},
-					{name: "soft-deleted org of the caller", method: rt.method, path: "/v1/orgs/" + deleted + rt.path, token: w.owner.Access, body: rt.body, wantStatus: 404},
-					{name: "another user's personal org", method: rt.method, path: "/v1/orgs/" + w.owner.OrgID + rt.path, token: w.stranger.Access, body: rt.body, wantStatus: 404},
+				env.RunCases(t, []testenv.Case{
+					{Name: "no token", Method: rt.method, Path: "/v1/orgs/" + w.Org + rt.path, Body: rt.body, Want: 401},
+					{Name: "garbage token", Method: rt.method, Path: "/v1/orgs/" + w.Org + rt.path, Token: "not-a-jwt", Body: rt.body, Want: 401},
+					{Name: "stranger", Method: rt.method, Path: "/v1/orgs/" + w.Org + rt.path, Token: w.Stranger.Access, Body: rt.body, Want: 404},
+					{Name: "member's key bound to another workspace", Method: rt.method, Path: "/v1/orgs/" + w.Org + rt.path, Token: memberKeyToken, Body: rt.body, Want: keyStatus},
+					{Name: "unknown org", Method: rt.method, Path: "/v1/orgs/" + uuid.NewString() + rt.path, Token: w.Owner.Access, Body: rt.body, Want: 404},
+					{Name: "malformed org id", Method: rt.method, Path: "/v1/orgs/acme" + rt.path, Token: w.Owner.Access, Body: rt.body, Want: 404},
+					{Name: "soft-deleted org of the caller", Method: rt.method, Path: "/v1/orgs/" + deleted + rt.path, Token: w.Owner.Access, Body: rt.body, Want: 404},
+					{Name: "another user's personal org", Method: rt.method, Path: "/v1/orgs/" + w.Owner.OrgID + rt.path, Token: w.Stranger.Access, Body: rt.body, Want: 404},
 				})
 			})
 		}
 
 		t.Run("nothing changed", func(t *testing.T) {
-			if got := wsTeams(t, env, w.owner.Access, w.org); len(got) != 1 || got[team]["name"] != "Platform" {
+			if got := env.Teams(t, w.Owner.Access, w.Org); len(got) != 1 || got[team]["name"] != "Platform" {
 				t.Errorf("teams = %v; want Platform only, unchanged", got)
 			}
-			if got := wsTeamMembers(t, env, w.owner.Access, w.org, team); len(got) != 1 || got[w.owner.UserID] != "lead" {
+			if got := env.TeamMembers(t, w.Owner.Access, w.Org, team); len(got) != 1 || got[w.Owner.UserID] != "lead" {
 				t.Errorf("team members = %v; want the owner as lead only", got)
 			}
-			if got := wsToolMatrix(t, wsDo(t, env, "GET", "/v1/orgs/"+w.org+"/tools", w.owner.Access, nil).Want(t, 200)); len(got) != 7 || got[0] != "tasks=true" {
+			if got := toolMatrix(t, env.Call(t, "GET", "/v1/orgs/"+w.Org+"/tools", w.Owner.Access, nil).Want(t, 200)); len(got) != 7 || got[0] != "tasks=true" {
 				t.Errorf("tools = %v; want all enabled", got)
 			}
-			if got := meList(t, wsDo(t, env, "GET", "/v1/orgs/"+w.org+"/api-keys", w.owner.Access, nil).Want(t, 200), "api_keys"); len(got) != 1 {
+			if got := env.Call(t, "GET", "/v1/orgs/"+w.Org+"/api-keys", w.Owner.Access, nil).Want(t, 200).List(t, "api_keys"); len(got) != 1 {
 				t.Errorf("api_keys = %v; want the one robot", got)
 			}
-			ds := meList(t, wsDo(t, env, "GET", "/v1/orgs/"+w.org+"/domains", w.owner.Access, nil).Want(t, 200), "domains")
+			ds := env.Call(t, "GET", "/v1/orgs/"+w.Org+"/domains", w.Owner.Access, nil).Want(t, 200).List(t, "domains")
 			if len(ds) != 1 || ds[0]["mode"] != "suggest" {
 				t.Errorf("domains = %v; want the one suggest claim", ds)
 			}
@@ -94,15 +94,15 @@ func TestWsRaces(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		t.Run("two orgs verify one domain", func(t *testing.T) {
 			const n = 4
-			domain := wsDomain()
+			domain := testenv.Domain()
 			owners := make([]*testenv.Account, n)
 			orgs := make([]string, n)
 			claims := make([]string, n)
 			var values []string
 			for i := range n {
 				owners[i] = env.Register(t)
-				orgs[i] = meTeamOrg(t, env, "Racer", [2]string{owners[i].UserID, "owner"})
-				c := wsClaim(t, env, owners[i].Access, orgs[i], domain, "")
+				orgs[i] = env.TeamOrg(t, "Racer", [2]string{owners[i].UserID, "owner"})
+				c := env.ClaimDomain(t, owners[i].Access, orgs[i], domain, "")
 				claims[i] = c["id"].(string)
 				values = append(values, c["dns_record"].(map[string]any)["value"].(string))
 			}
@@ -111,7 +111,7 @@ func TestWsRaces(t *testing.T) {
 			var wg sync.WaitGroup
 			for i := range n {
 				wg.Go(func() {
-					statuses[i] = wsRaw(env, "POST", "/v1/orgs/"+orgs[i]+"/domains/"+claims[i]+"/verify", owners[i].Access)
+					statuses[i] = tryStatus(env, "POST", "/v1/orgs/"+orgs[i]+"/domains/"+claims[i]+"/verify", owners[i].Access)
 				})
 			}
 			wg.Wait()
@@ -138,17 +138,17 @@ func TestWsRaces(t *testing.T) {
 		})
 
 		t.Run("one user joins twice at once", func(t *testing.T) {
-			w := wsNewWorld(t, env)
-			domain := wsDomain()
-			wsVerifiedDomain(t, env, w.owner.Access, w.org, domain, "suggest")
-			u := wsVerifiedAt(t, env, domain)
-			seen := wsAuditIDs(t, env, w.owner.Access, w.org)
+			w := env.NewWorld(t)
+			domain := testenv.Domain()
+			env.VerifiedDomain(t, w.Owner.Access, w.Org, domain, "suggest")
+			u := env.VerifiedAt(t, domain)
+			seen := env.AuditIDs(t, w.Owner.Access, w.Org)
 			const n = 4
 			statuses := make([]int, n)
 			var wg sync.WaitGroup
 			for i := range n {
 				wg.Go(func() {
-					statuses[i] = wsRaw(env, "POST", "/v1/me/discoverable/join", u.Access)
+					statuses[i] = tryStatus(env, "POST", "/v1/me/discoverable/join", u.Access)
 				})
 			}
 			wg.Wait()
@@ -157,12 +157,23 @@ func TestWsRaces(t *testing.T) {
 					t.Errorf("join %d: status = %d; want 200", i, s)
 				}
 			}
-			if got := wsRole(t, env, w.org, u.UserID); got != "member" {
+			if got := env.Role(t, w.Org, u.UserID); got != "member" {
 				t.Errorf("role = %q; want member", got)
 			}
-			if got := wsNewEntries(t, env, w.owner.Access, w.org, seen); len(got) != 1 {
+			if got := env.NewEntries(t, w.Owner.Access, w.Org, seen); len(got) != 1 {
 				t.Errorf("audit entries of the joins = %v; want exactly one member.joined", got)
 			}
 		})
 	})
+}
+
+// tryStatus sends method path with bearer and no body from any goroutine:
+// it returns the status, or -1 when the request failed, instead of failing
+// the test.
+func tryStatus(env *testenv.Env, method, path, bearer string) int {
+	r, err := env.Try(method, path, bearer, nil)
+	if err != nil {
+		return -1
+	}
+	return r.Status
 }

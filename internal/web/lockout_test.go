@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -17,37 +16,11 @@ import (
 // failed is refused unchecked, another IP gets a checked guess (capped at
 // three per account), and a magic-link sign-in unlocks.
 
-// lockoutTransport dials the test server from ip: every 127.0.0.0/8
-// address reaches a loopback listener, so each one is another client IP.
-func lockoutTransport(t testing.TB, ip string) *http.Transport {
-	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
-	tr := &http.Transport{DialContext: d.DialContext}
-	t.Cleanup(tr.CloseIdleConnections)
-	return tr
-}
-
-// lockoutFrom returns env with a client whose requests come from ip.
-func lockoutFrom(t testing.TB, env *testenv.Env, ip string) *testenv.Env {
-	e := *env
-	e.Client = &http.Client{Transport: lockoutTransport(t, ip), Timeout: 10 * time.Second}
-	return &e
-}
-
-// lockoutLock makes ten wrong sign-ins for email from env's IP.
-func lockoutLock(t testing.TB, env *testenv.Env, email string) {
-	t.Helper()
-	for i := 1; i <= 10; i++ {
-		if r := signinLogin(t, env, email, "wrong-password"); r.Status != 401 {
-			t.Fatalf("failed login %d: status = %d, body %s; want 401", i, r.Status, r.Body)
-		}
-	}
-}
-
 func TestSigninLockoutLetsTheOwnerIn(t *testing.T) {
 	testenv.RunWith(t, testenv.Options{RateLimit: true}, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
-		lockoutLock(t, env, a.Email)
-		other, third := lockoutFrom(t, env, "127.0.0.2"), lockoutFrom(t, env, "127.0.0.3")
+		env.LockOut(t, a.Email)
+		other, third := env.From(t, "127.0.0.2"), env.From(t, "127.0.0.3")
 		steps := []struct {
 			name       string
 			from       *testenv.Env
@@ -60,21 +33,21 @@ func TestSigninLockoutLetsTheOwnerIn(t *testing.T) {
 		}
 		for _, s := range steps {
 			t.Run(s.name, func(t *testing.T) {
-				r := signinLogin(t, s.from, a.Email, s.password)
+				r := s.from.Login(t, a.Email, s.password)
 				if r.Status != s.wantStatus {
 					t.Fatalf("status = %d, body %s; want %d", r.Status, r.Body, s.wantStatus)
 				}
 				if r.Status == 429 {
-					signinRetryAfter(t, r)
+					testenv.WantRetryAfter(t, r)
 				}
 			})
 		}
 		t.Run("a wrong guess from a clean IP while locked is 429 and marks that IP", func(t *testing.T) {
-			lockoutLock(t, env, a.Email)
-			r := signinLogin(t, third, a.Email, "wrong-password").Want(t, 429)
-			signinRetryAfter(t, r)
-			signinLogin(t, third, a.Email, a.Password).Want(t, 429)
-			signinLogin(t, other, a.Email, a.Password).Want(t, 200)
+			env.LockOut(t, a.Email)
+			r := third.Login(t, a.Email, "wrong-password").Want(t, 429)
+			testenv.WantRetryAfter(t, r)
+			third.Login(t, a.Email, a.Password).Want(t, 429)
+			other.Login(t, a.Email, a.Password).Want(t, 200)
 		})
 	})
 }
@@ -84,27 +57,27 @@ func TestSigninLockoutCapsCheckedGuesses(t *testing.T) {
 		a := env.Register(t)
 		// Verified, so the magic link below only signs in: on an
 		// unverified account it would claim the mailbox and remove the
-		// password (signin_takeover_test.go).
-		wsVerifyEmail(t, env, a)
-		lockoutLock(t, env, a.Email)
+		// password (auth_takeover_test.go).
+		env.VerifyEmail(t, a)
+		env.LockOut(t, a.Email)
 		for i := 2; i <= 4; i++ {
-			from := lockoutFrom(t, env, fmt.Sprintf("127.0.0.%d", i))
-			signinLogin(t, from, a.Email, "wrong-password").Want(t, 429)
+			from := env.From(t, fmt.Sprintf("127.0.0.%d", i))
+			from.Login(t, a.Email, "wrong-password").Want(t, 429)
 		}
-		clean := lockoutFrom(t, env, "127.0.0.5")
+		clean := env.From(t, "127.0.0.5")
 		t.Run("past the cap even the right password from a clean IP is refused", func(t *testing.T) {
-			signinRetryAfter(t, signinLogin(t, clean, a.Email, a.Password).Want(t, 429))
+			testenv.WantRetryAfter(t, clean.Login(t, a.Email, a.Password).Want(t, 429))
 		})
 		t.Run("a magic-link sign-in unlocks the account", func(t *testing.T) {
-			tok := signinMagicToken(t, env, a.Email)
-			signinCall(t, env, "POST", "/v1/auth/magic-link/verify", "", map[string]string{"token": tok}).Want(t, 200)
-			signinLogin(t, env, a.Email, a.Password).Want(t, 200)
+			tok := env.MagicToken(t, a.Email)
+			env.Call(t, "POST", "/v1/auth/magic-link/verify", "", map[string]string{"token": tok}).Want(t, 200)
+			env.Login(t, a.Email, a.Password).Want(t, 200)
 		})
 		t.Run("the per-minute token still opens one checked guess", func(t *testing.T) {
-			lockoutLock(t, env, a.Email)
-			signinLogin(t, env, a.Email, a.Password).Want(t, 429)
+			env.LockOut(t, a.Email)
+			env.Login(t, a.Email, a.Password).Want(t, 429)
 			env.Clock.Advance(time.Minute)
-			signinLogin(t, env, a.Email, a.Password).Want(t, 200)
+			env.Login(t, a.Email, a.Password).Want(t, 200)
 		})
 	})
 }
@@ -114,7 +87,7 @@ func TestChangePasswordSharesTheLockout(t *testing.T) {
 		change := func(from *testenv.Env, a *testenv.Account, current string) *testenv.Resp {
 			return from.Do(t, "POST", "/v1/me/password", a.Access, map[string]any{"current_password": current, "new_password": "a-brand-new-password"})
 		}
-		other := lockoutFrom(t, env, "127.0.0.2")
+		other := env.From(t, "127.0.0.2")
 		t.Run("wrong current passwords lock the account", func(t *testing.T) {
 			a := env.Register(t)
 			for i := 1; i <= 10; i++ {
@@ -122,15 +95,15 @@ func TestChangePasswordSharesTheLockout(t *testing.T) {
 					t.Fatalf("wrong current password %d: status = %d, body %s; want 403", i, r.Status, r.Body)
 				}
 			}
-			signinRetryAfter(t, change(env, a, "wrong-password").Want(t, 429))
-			signinRetryAfter(t, change(env, a, a.Password).Want(t, 429))
-			signinLogin(t, env, a.Email, a.Password).Want(t, 429)
+			testenv.WantRetryAfter(t, change(env, a, "wrong-password").Want(t, 429))
+			testenv.WantRetryAfter(t, change(env, a, a.Password).Want(t, 429))
+			env.Login(t, a.Email, a.Password).Want(t, 429)
 			change(other, a, a.Password).Want(t, 200)
 		})
 		t.Run("failed sign-ins lock the password change", func(t *testing.T) {
 			a := env.Register(t)
-			lockoutLock(t, env, a.Email)
-			signinRetryAfter(t, change(env, a, a.Password).Want(t, 429))
+			env.LockOut(t, a.Email)
+			testenv.WantRetryAfter(t, change(env, a, a.Password).Want(t, 429))
 			change(other, a, a.Password).Want(t, 200)
 		})
 	})
@@ -139,7 +112,7 @@ func TestChangePasswordSharesTheLockout(t *testing.T) {
 func TestSigninPageSharesTheLockout(t *testing.T) {
 	testenv.RunWith(t, testenv.Options{RateLimit: true}, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
-		lockoutLock(t, env, a.Email)
+		env.LockOut(t, a.Email)
 		form := url.Values{"email": {a.Email}, "password": {a.Password}}
 		b := newBrowser(t, env)
 		res, body := b.do(t, "POST", "/signin", form)
@@ -147,7 +120,7 @@ func TestSigninPageSharesTheLockout(t *testing.T) {
 			t.Fatalf("page sign-in from the failing IP: %d %s; want 429 naming the failed attempts", res.StatusCode, body)
 		}
 		b2 := newBrowser(t, env)
-		b2.c.Transport = lockoutTransport(t, "127.0.0.2")
+		b2.c.Transport = testenv.DialFrom(t, "127.0.0.2")
 		if res, body := b2.do(t, "POST", "/signin", form); res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("page sign-in from another IP: %d %s; want 303", res.StatusCode, body)
 		}

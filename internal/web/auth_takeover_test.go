@@ -30,16 +30,16 @@ type takeoverSquat struct {
 func takeoverRegister(t *testing.T, env *testenv.Env) *takeoverSquat {
 	t.Helper()
 	s := &takeoverSquat{Account: env.Register(t)}
-	_, s.refresh2 = meLogin(t, env, s.Account)
-	s.keySecret = meCreateKey(t, env, s.Access, map[string]any{"name": "squatter key"}).Str("api_key.secret")
-	_, s.grantRefresh = meGrant(t, env, s.UserID, s.OrgID, "Squatter App")
+	_, s.refresh2 = env.NewSession(t, s.Account)
+	s.keySecret = env.CreateUserKey(t, s.Access, map[string]any{"name": "squatter key"}).Str("api_key.secret")
+	_, s.grantRefresh = insertGrant(t, env, s.UserID, s.OrgID, "Squatter App")
 	s.hookID = env.Do(t, "POST", "/links/v1/webhooks", s.Access, map[string]any{"url": "https://hooks.example.com/squatter"}).Want(t, 200).Str("webhook.id")
 	s.teamOrg = env.Do(t, "POST", "/v1/orgs", s.Access, map[string]string{"name": "Squatter Team"}).Want(t, 200).Str("org.id")
 	env.Do(t, "POST", "/v1/auth/switch-org", s.Access, map[string]string{"org_id": s.teamOrg}).Want(t, 200)
 	// Everything works before the owner proves the mailbox.
-	signinRefresh(t, env, s.refresh2).Want(t, 200)
+	env.Refresh(t, s.refresh2).Want(t, 200)
 	s.refresh2 = "" // rotated: the first refresh token is the one checked below
-	wsExchange(t, env, s.keySecret).Want(t, 200)
+	env.Exchange(t, s.keySecret).Want(t, 200)
 	return s
 }
 
@@ -54,34 +54,34 @@ func takeoverCheckClaimed(t *testing.T, env *testenv.Env, s *takeoverSquat, owne
 	if owner.Str("org.id") != s.OrgID || owner.Str("org.kind") != "personal" {
 		t.Errorf("owner's session org = %v; want the personal org %s, not the squatter's default", owner.Get("org"), s.OrgID)
 	}
-	signinLogin(t, env, s.Email, s.Password).Want(t, 401)
-	signinRefresh(t, env, s.Refresh).Want(t, 401)
-	signinRefresh(t, env, s.grantRefresh).Want(t, 401)
-	wsExchange(t, env, s.keySecret).Want(t, 401)
+	env.Login(t, s.Email, s.Password).Want(t, 401)
+	env.Refresh(t, s.Refresh).Want(t, 401)
+	env.Refresh(t, s.grantRefresh).Want(t, 401)
+	env.Exchange(t, s.keySecret).Want(t, 401)
 	// The squatter's access token outlives its session by up to an hour;
 	// it can neither set the first password of the account nor make a key.
 	env.Do(t, "POST", "/v1/me/password", s.Access, map[string]string{"new_password": "squatter-again"}).Want(t, 401)
 	env.Do(t, "POST", "/v1/me/api-keys", s.Access, map[string]string{"name": "another"}).Want(t, 401)
 
 	access := owner.Str("access_token")
-	if rows := meList(t, env.Do(t, "GET", "/v1/me/grants", access, nil).Want(t, 200), "grants"); len(rows) != 0 {
+	if rows := env.Do(t, "GET", "/v1/me/grants", access, nil).Want(t, 200).List(t, "grants"); len(rows) != 0 {
 		t.Errorf("grants after the claim = %v; want none", rows)
 	}
-	if rows := meList(t, env.Do(t, "GET", "/v1/me/api-keys", access, nil).Want(t, 200), "api_keys"); len(rows) != 0 {
+	if rows := env.Do(t, "GET", "/v1/me/api-keys", access, nil).Want(t, 200).List(t, "api_keys"); len(rows) != 0 {
 		t.Errorf("api keys after the claim = %v; want none", rows)
 	}
-	if rows := meList(t, env.Do(t, "GET", "/v1/me/sessions", access, nil).Want(t, 200), "sessions"); len(rows) != sessions {
+	if rows := env.Do(t, "GET", "/v1/me/sessions", access, nil).Want(t, 200).List(t, "sessions"); len(rows) != sessions {
 		t.Errorf("sessions after the claim = %v; want only the owner's %d", rows, sessions)
 	}
-	for _, h := range meList(t, env.Do(t, "GET", "/links/v1/webhooks", access, nil).Want(t, 200), "webhooks") {
+	for _, h := range env.Do(t, "GET", "/links/v1/webhooks", access, nil).Want(t, 200).List(t, "webhooks") {
 		if h["id"] == s.hookID && h["active"] != false {
 			t.Errorf("squatter's webhook = %v; want active false", h)
 		}
 	}
 	// The owner sets a password without a current one and signs in with it.
 	env.Do(t, "POST", "/v1/me/password", access, map[string]string{"new_password": "owner-password"}).Want(t, 200)
-	signinLogin(t, env, s.Email, "owner-password").Want(t, 200)
-	signinLogin(t, env, s.Email, s.Password).Want(t, 401)
+	env.Login(t, s.Email, "owner-password").Want(t, 200)
+	env.Login(t, s.Email, s.Password).Want(t, 401)
 }
 
 // TestSigninTakeoverMagicLink: the owner signs in by magic link through
@@ -90,11 +90,11 @@ func TestSigninTakeoverMagicLink(t *testing.T) {
 	t.Parallel()
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		s := takeoverRegister(t, env)
-		tok := signinMagicToken(t, env, s.Email)
-		owner := signinCall(t, env, "POST", "/v1/auth/magic-link/verify", "", map[string]string{"token": tok}).Want(t, 200)
+		tok := env.MagicToken(t, s.Email)
+		owner := env.Call(t, "POST", "/v1/auth/magic-link/verify", "", map[string]string{"token": tok}).Want(t, 200)
 		takeoverCheckClaimed(t, env, s, owner, 1)
 		t.Run("the proof is in the audit log", func(t *testing.T) {
-			for _, e := range wsAudit(t, env, owner.Str("access_token"), s.OrgID, "action=identity.user.email_verified") {
+			for _, e := range env.Audit(t, owner.Str("access_token"), s.OrgID, "action=identity.user.email_verified") {
 				var m map[string]any
 				if meta, _ := e["meta"].(string); json.Unmarshal([]byte(meta), &m) == nil && m["via"] == "magic_link" && m["password_removed"] == true {
 					return
@@ -111,20 +111,20 @@ func TestSigninTakeoverHostedPage(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		s := takeoverRegister(t, env)
 		b := newBrowser(t, env)
-		before := len(signinMailTexts(env, s.Email, signinWebMagic))
+		before := len(env.MailTexts(s.Email, testenv.MagicLink))
 		if res, _ := b.do(t, "POST", "/signin/magic", url.Values{"email": {s.Email}}); res.StatusCode != 200 {
 			t.Fatalf("request link: %d", res.StatusCode)
 		}
-		tok := signinWaitMail(t, env, s.Email, signinWebMagic, before+1)
+		tok := env.WaitMailToken(t, s.Email, testenv.MagicLink, before+1)
 		if res, _ := b.do(t, "POST", "/auth/magic", url.Values{"token": {tok}}); res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("consume: %d; want 303", res.StatusCode)
 		}
-		signinLogin(t, env, s.Email, s.Password).Want(t, 401)
-		signinRefresh(t, env, s.Refresh).Want(t, 401)
-		wsExchange(t, env, s.keySecret).Want(t, 401)
+		env.Login(t, s.Email, s.Password).Want(t, 401)
+		env.Refresh(t, s.Refresh).Want(t, 401)
+		env.Exchange(t, s.keySecret).Want(t, 401)
 		// The page's session is the owner's and survives a later link,
 		// which now changes nothing: the address is verified.
-		owner := signinCall(t, env, "POST", "/v1/auth/magic-link/verify", "", map[string]string{"token": signinMagicToken(t, env, s.Email)}).Want(t, 200)
+		owner := env.Call(t, "POST", "/v1/auth/magic-link/verify", "", map[string]string{"token": env.MagicToken(t, s.Email)}).Want(t, 200)
 		takeoverCheckClaimed(t, env, s, owner, 2)
 	})
 }
@@ -136,19 +136,19 @@ func TestSigninTakeoverKept(t *testing.T) {
 	t.Parallel()
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
-		key := meCreateKey(t, env, a.Access, map[string]any{"name": "my key"}).Str("api_key.secret")
+		key := env.CreateUserKey(t, a.Access, map[string]any{"name": "my key"}).Str("api_key.secret")
 		if text := env.Mail.WaitFor(t, a.Email, 5*time.Second).Text; !strings.Contains(text, "If you did not sign up, ignore this message") {
 			t.Errorf("confirmation mail = %q; want it to tell whoever did not sign up to ignore it", text)
 		}
-		wsVerifyEmail(t, env, a)
-		signinLogin(t, env, a.Email, a.Password).Want(t, 200)
-		refreshed := signinRefresh(t, env, a.Refresh).Want(t, 200)
+		env.VerifyEmail(t, a)
+		env.Login(t, a.Email, a.Password).Want(t, 200)
+		refreshed := env.Refresh(t, a.Refresh).Want(t, 200)
 
-		tok := signinMagicToken(t, env, a.Email)
-		signinCall(t, env, "POST", "/v1/auth/magic-link/verify", "", map[string]string{"token": tok}).Want(t, 200)
-		signinLogin(t, env, a.Email, a.Password).Want(t, 200)
-		signinRefresh(t, env, refreshed.Str("refresh_token")).Want(t, 200)
-		wsExchange(t, env, key).Want(t, 200)
+		tok := env.MagicToken(t, a.Email)
+		env.Call(t, "POST", "/v1/auth/magic-link/verify", "", map[string]string{"token": tok}).Want(t, 200)
+		env.Login(t, a.Email, a.Password).Want(t, 200)
+		env.Refresh(t, refreshed.Str("refresh_token")).Want(t, 200)
+		env.Exchange(t, key).Want(t, 200)
 	})
 }
 
@@ -159,7 +159,7 @@ func TestSigninTakeoverConcurrent(t *testing.T) {
 	t.Parallel()
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		s := env.Register(t)
-		toks := []string{signinMagicToken(t, env, s.Email), signinMagicToken(t, env, s.Email)}
+		toks := []string{env.MagicToken(t, s.Email), env.MagicToken(t, s.Email)}
 		out := make([]*testenv.Resp, len(toks))
 		errs := make([]error, len(toks))
 		var wg sync.WaitGroup
@@ -167,7 +167,7 @@ func TestSigninTakeoverConcurrent(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				out[i], errs[i] = signinRaw(env, "POST", "/v1/auth/magic-link/verify", map[string]string{"token": tok})
+				out[i], errs[i] = env.Try("POST", "/v1/auth/magic-link/verify", "", map[string]string{"token": tok})
 			}()
 		}
 		wg.Wait()
@@ -177,10 +177,10 @@ func TestSigninTakeoverConcurrent(t *testing.T) {
 			}
 		}
 		for _, r := range out {
-			signinRefresh(t, env, r.Str("refresh_token")).Want(t, 200)
+			env.Refresh(t, r.Str("refresh_token")).Want(t, 200)
 		}
-		signinLogin(t, env, s.Email, s.Password).Want(t, 401)
-		signinRefresh(t, env, s.Refresh).Want(t, 401)
+		env.Login(t, s.Email, s.Password).Want(t, 401)
+		env.Refresh(t, s.Refresh).Want(t, 401)
 	})
 }
 
@@ -189,25 +189,25 @@ func TestSigninTakeoverConcurrent(t *testing.T) {
 func TestSigninTakeoverDomains(t *testing.T) {
 	t.Parallel()
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		w := wsNewWorld(t, env)
-		auto, suggest := wsDomain(), wsDomain()
-		wsVerifiedDomain(t, env, w.owner.Access, w.org, auto, "auto_join")
-		wsVerifiedDomain(t, env, w.owner.Access, w.org, suggest, "suggest")
-		atAuto, atSuggest := wsRegisterAt(t, env, auto), wsRegisterAt(t, env, suggest)
+		w := env.NewWorld(t)
+		auto, suggest := testenv.Domain(), testenv.Domain()
+		env.VerifiedDomain(t, w.Owner.Access, w.Org, auto, "auto_join")
+		env.VerifiedDomain(t, w.Owner.Access, w.Org, suggest, "suggest")
+		atAuto, atSuggest := env.RegisterAt(t, auto), env.RegisterAt(t, suggest)
 		for _, a := range []*testenv.Account{atAuto, atSuggest} {
-			wsWantSuggestion(t, wsDo(t, env, "GET", "/v1/me/discoverable", a.Access, nil).Want(t, 200), "", "")
-			wsDo(t, env, "POST", "/v1/me/discoverable/join", a.Access, nil).Want(t, 403)
-			if got := wsRole(t, env, w.org, a.UserID); got != "" {
+			wantSuggestion(t, env.Call(t, "GET", "/v1/me/discoverable", a.Access, nil).Want(t, 200), "", "")
+			env.Call(t, "POST", "/v1/me/discoverable/join", a.Access, nil).Want(t, 403)
+			if got := env.Role(t, w.Org, a.UserID); got != "" {
 				t.Fatalf("%s is %q in the org before proving the address; want not a member", a.Email, got)
 			}
 		}
 		for _, a := range []*testenv.Account{atAuto, atSuggest} {
-			tok := signinMagicToken(t, env, a.Email)
-			a.Access = signinCall(t, env, "POST", "/v1/auth/magic-link/verify", "", map[string]string{"token": tok}).Want(t, 200).Str("access_token")
+			tok := env.MagicToken(t, a.Email)
+			a.Access = env.Call(t, "POST", "/v1/auth/magic-link/verify", "", map[string]string{"token": tok}).Want(t, 200).Str("access_token")
 		}
-		if got := wsRole(t, env, w.org, atAuto.UserID); got != "member" {
+		if got := env.Role(t, w.Org, atAuto.UserID); got != "member" {
 			t.Errorf("auto_join user's role after the magic link = %q; want member", got)
 		}
-		wsWantSuggestion(t, wsDo(t, env, "GET", "/v1/me/discoverable", atSuggest.Access, nil).Want(t, 200), w.org, suggest)
+		wantSuggestion(t, env.Call(t, "GET", "/v1/me/discoverable", atSuggest.Access, nil).Want(t, 200), w.Org, suggest)
 	})
 }

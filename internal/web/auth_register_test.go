@@ -1,0 +1,147 @@
+package web_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+func TestSigninHealth(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		env.RunCases(t, []testenv.Case{
+			{Name: "health answers a JSON object", Method: "GET", Path: "/health", Want: 200,
+				Check: func(t *testing.T, r *testenv.Resp) {
+					if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+						t.Errorf("Content-Type = %q; want application/json", ct)
+					}
+					if r.JSON() == nil {
+						t.Errorf("body %q; want a JSON object", r.Body)
+					}
+				}},
+		})
+	})
+}
+
+func TestSigninRegister(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		existing := env.Register(t)
+		mixed := "  New.User-" + testenv.RandomHex(4) + "@Example.COM "
+		mixedNorm := strings.ToLower(strings.TrimSpace(mixed))
+		eight := testenv.Email()
+		noName := testenv.Email()
+		pw := "correct horse battery"
+		reg := func(email, password string) map[string]any {
+			return map[string]any{"email": email, "password": password, "name": "Ada Lovelace"}
+		}
+		const path = "/v1/auth/register"
+		env.RunCases(t, []testenv.Case{
+			{Name: "new account answers 200 with a session", Method: "POST", Path: path, Body: reg(mixed, pw), Want: 200,
+				Check: func(t *testing.T, r *testenv.Resp) {
+					env.CheckSession(t, r, testenv.Session{Email: mixedNorm, Name: "Ada Lovelace", Via: "password"})
+				}},
+			{Name: "password of exactly 8 characters", Method: "POST", Path: path, Body: reg(eight, "12345678"), Want: 200,
+				Check: func(t *testing.T, r *testenv.Resp) {
+					env.CheckSession(t, r, testenv.Session{Email: eight, Name: "Ada Lovelace", Via: "password"})
+				}},
+			{Name: "name is optional", Method: "POST", Path: path, Body: map[string]any{"email": noName, "password": pw}, Want: 200,
+				Check: func(t *testing.T, r *testenv.Resp) {
+					env.CheckSession(t, r, testenv.Session{Email: noName, Via: "password"})
+				}},
+			{Name: "existing email", Method: "POST", Path: path, Body: reg(existing.Email, pw), Want: 409},
+			{Name: "existing email in other case and with spaces", Method: "POST", Path: path,
+				Body: reg(" "+strings.ToUpper(existing.Email)+"\t", pw), Want: 409},
+			{Name: "just registered email in its normal form", Method: "POST", Path: path, Body: reg(mixedNorm, pw), Want: 409},
+			{Name: "missing email", Method: "POST", Path: path, Body: map[string]any{"password": pw}, Want: 400,
+				Check: testenv.ErrorNames("email")},
+			{Name: "empty email", Method: "POST", Path: path, Body: reg("", pw), Want: 400, Check: testenv.ErrorNames("email")},
+			{Name: "blank email", Method: "POST", Path: path, Body: reg("   ", pw), Want: 400, Check: testenv.ErrorNames("email")},
+			{Name: "missing password", Method: "POST", Path: path, Body: map[string]any{"email": testenv.Email()}, Want: 400,
+				Check: testenv.ErrorNames("password")},
+			{Name: "password of 7 characters", Method: "POST", Path: path, Body: reg(testenv.Email(), "1234567"), Want: 400,
+				Check: testenv.ErrorNames("password")},
+			{Name: "password over 1024 bytes", Method: "POST", Path: path, Body: reg(testenv.Email(), strings.Repeat("p", 1025)), Want: 400,
+				Check: testenv.ErrorNames("password")},
+			{Name: "email without at sign", Method: "POST", Path: path, Body: reg("plainaddress", pw), Want: 400,
+				Check: testenv.ErrorNames("email")},
+			{Name: "email without local part", Method: "POST", Path: path, Body: reg("@example.com", pw), Want: 400,
+				Check: testenv.ErrorNames("email")},
+			{Name: "email without domain", Method: "POST", Path: path, Body: reg("user@", pw), Want: 400,
+				Check: testenv.ErrorNames("email")},
+			{Name: "email with two at signs", Method: "POST", Path: path, Body: reg("user@@example.com", pw), Want: 400,
+				Check: testenv.ErrorNames("email")},
+			{Name: "email with a space inside", Method: "POST", Path: path, Body: reg("us er@example.com", pw), Want: 400,
+				Check: testenv.ErrorNames("email")},
+			{Name: "email with a display name", Method: "POST", Path: path, Body: reg("Ada <ada-"+testenv.RandomHex(3)+"@example.com>", pw),
+				Want: 400, Check: testenv.ErrorNames("email")},
+			{Name: "email that is two addresses", Method: "POST", Path: path, Body: reg("a@example.com, b@example.com", pw),
+				Want: 400, Check: testenv.ErrorNames("email")},
+			{Name: "email as a number", Method: "POST", Path: path, Body: map[string]any{"email": 5, "password": pw}, Want: 400,
+				Check: testenv.ErrorNames("email")},
+			{Name: "password as a boolean", Method: "POST", Path: path, Body: map[string]any{"email": testenv.Email(), "password": true},
+				Want: 400, Check: testenv.ErrorNames("password")},
+			{Name: "name as an array", Method: "POST", Path: path, Body: map[string]any{"email": testenv.Email(), "password": pw, "name": []any{}},
+				Want: 400, Check: testenv.ErrorNames("name")},
+			{Name: "malformed JSON", Method: "POST", Path: path, Body: `{"email": "x@example.com", "password": `, Want: 400},
+			{Name: "JSON array body", Method: "POST", Path: path, Body: `[{"email": "x@example.com", "password": "12345678"}]`, Want: 400},
+			{Name: "JSON string body", Method: "POST", Path: path, Body: `"x@example.com"`, Want: 400},
+			{Name: "two JSON objects", Method: "POST", Path: path,
+				Body: `{"email": "` + testenv.Email() + `", "password": "12345678"} {"email": "x@example.com"}`, Want: 400},
+			{Name: "empty body", Method: "POST", Path: path, Want: 400, Check: testenv.ErrorNames("email")},
+		})
+		t.Run("rejected bodies created no account", func(t *testing.T) {
+			// The 7-character password was refused: its address is still free.
+			email := testenv.Email()
+			env.Call(t, "POST", path, "", reg(email, "1234567")).Want(t, 400)
+			env.Call(t, "POST", path, "", reg(email, "12345678")).Want(t, 200)
+		})
+		t.Run("the registered password signs in", func(t *testing.T) {
+			r := env.Login(t, mixedNorm, pw).Want(t, 200)
+			env.CheckSession(t, r, testenv.Session{Email: mixedNorm, Name: "Ada Lovelace", Via: "password"})
+		})
+	})
+}
+
+func TestSigninRegisterConfirmationMail(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		email := testenv.Email()
+		r := env.Call(t, "POST", "/v1/auth/register", "", map[string]string{"email": email, "password": "password-1"}).Want(t, 200)
+		m := env.Mail.WaitFor(t, email, 5*time.Second)
+		if !strings.Contains(m.Text, testenv.VerifyLink) {
+			t.Fatalf("confirmation mail text:\n%s\nwant a link %s…", m.Text, testenv.VerifyLink)
+		}
+		tok := testenv.TokenFromLink(t, m.Text, testenv.VerifyLink)
+		if strings.Contains(string(r.Body), tok) {
+			t.Errorf("register answer %s contains the confirmation token; want it only in the mail", r.Body)
+		}
+		env.RunCases(t, []testenv.Case{
+			{Name: "token from the mail verifies", Method: "POST", Path: "/v1/auth/verify-email", Body: map[string]string{"token": tok}, Want: 200,
+				Check: func(t *testing.T, r *testenv.Resp) {
+					if got := r.Get("user.email_verified"); got != true {
+						t.Errorf("user.email_verified = %v; want true", got)
+					}
+				}},
+			{Name: "token from the mail works once", Method: "POST", Path: "/v1/auth/verify-email", Body: map[string]string{"token": tok}, Want: 401},
+		})
+	})
+}
+
+func TestSigninRegisterMailFailure(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		env.Mail.SetFailing(true)
+		email := testenv.Email()
+		r := env.Call(t, "POST", "/v1/auth/register", "", map[string]string{"email": email, "password": "password-1"})
+		env.Svc.Wait() // the mail attempt has finished (and failed)
+		env.Mail.SetFailing(false)
+		if r.Status != 200 {
+			t.Fatalf("register while mail fails: status = %d, body %s; want 200", r.Status, r.Body)
+		}
+		env.CheckSession(t, r, testenv.Session{Email: email, Via: "password"})
+		if n := env.MailsTo(email); n != 0 {
+			t.Fatalf("sink holds %d messages to %s; want 0 (it was failing)", n, email)
+		}
+		env.Call(t, "GET", "/v1/auth/me", r.Str("access_token"), nil).Want(t, 200)
+		env.Login(t, email, "password-1").Want(t, 200)
+	})
+}

@@ -83,6 +83,10 @@ func (s *Server) PerIP(l *ratelimit.Limiter, h HandlerFunc) http.Handler {
 	})
 }
 
+// ClientIP is the address of r's client that limits and sessions record:
+// the peer address, as Gatehouse does not trust forwarding headers.
+func (s *Server) ClientIP(r *http.Request) string { return clientIP(r) }
+
 // BodyLimit lets the route of pattern (as given to the mux, "POST /path")
 // take bodies up to n bytes instead of MaxBody. Call it when mounting,
 // before the server serves.

@@ -93,7 +93,7 @@ func NewServer(c Config) http.Handler {
 		s.log = slog.Default()
 	}
 	if c.RateLimit {
-		s.limits = newLimits(c.Now)
+		s.setLimits()
 	}
 	s.routes()
 	return s
@@ -231,9 +231,13 @@ func sessionMeta(r *http.Request) accounts.SessionMeta {
 	return accounts.SessionMeta{UserAgent: r.UserAgent(), IP: clientIP(r)}
 }
 
-// limits are the abuse limits of the unauthenticated endpoints.
+// limits are the abuse limits of the unauthenticated endpoints that are
+// not yet named limiters (Limiter).
 type limits struct {
-	register, login, magic, magicPerEmail, verify, keyExchange *ratelimit.Limiter
+	// The sign-in pages' limits, the named limiters of the same name that
+	// the identity API routes ask for, so an address has one budget for
+	// the API and its page.
+	login, magic, magicPerEmail, verify *ratelimit.Limiter
 	// OAuth: client registration writes a row per call; token and device
 	// authorization are cheap, bounded like key exchange.
 	oauthRegister, oauthToken *ratelimit.Limiter
@@ -245,21 +249,20 @@ type limits struct {
 	failedDeviceCodes *ratelimit.Limiter
 }
 
-// newLimits sets the abuse limits; docs/decisions.md gives the reasons.
-func newLimits(now func() time.Time) *limits {
-	return &limits{
-		register:      ratelimit.New(20, time.Minute, now),
-		login:         ratelimit.New(30, 2*time.Second, now),
-		magic:         ratelimit.New(10, time.Minute, now),
-		magicPerEmail: ratelimit.New(5, 2*time.Minute, now),
-		verify:        ratelimit.New(30, 2*time.Second, now),
-		keyExchange:   ratelimit.New(300, 100*time.Millisecond, now),
+// setLimits sets the abuse limits; docs/decisions.md gives the reasons.
+func (s *Server) setLimits() {
+	now := s.now
+	s.limits = &limits{
 		oauthRegister: ratelimit.New(20, time.Minute, now),
 		oauthToken:    ratelimit.New(300, 100*time.Millisecond, now),
 		formSubmit:    ratelimit.New(30, 2*time.Second, now),
 
 		failedDeviceCodes: ratelimit.New(10, time.Minute, now),
 	}
+	s.limits.login = s.Limiter("login", 30, 2*time.Second)
+	s.limits.magic = s.Limiter("magic", 10, time.Minute)
+	s.limits.magicPerEmail = s.Limiter("magicPerEmail", 5, 2*time.Minute)
+	s.limits.verify = s.Limiter("verify", 30, 2*time.Second)
 }
 
 // perIP limits h by client IP with the limiter that pick selects.

@@ -16,7 +16,7 @@ func (h *handlers) handleMagic(w http.ResponseWriter, r *http.Request) {
 		h.tooMany(w)
 		return
 	}
-	si, err := h.svc.VerifyMagicLink(r.Context(), r.PostFormValue("token"), h.meta(r))
+	si, err := h.svc.VerifyMagicLink(r.Context(), r.PostFormValue("token"), h.k.SessionMeta(r))
 	if err != nil {
 		h.pageError(w, r, err)
 		return

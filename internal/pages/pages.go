@@ -28,6 +28,8 @@ type Kernel interface {
 	Limiter(name string, burst int, every time.Duration) *ratelimit.Limiter
 	// ClientIP is the address the abuse limits key on.
 	ClientIP(r *http.Request) string
+	// SessionMeta is what a session records of the request that opens it.
+	SessionMeta(r *http.Request) accounts.SessionMeta
 	// RequestID is the id the kernel gave r, shown on the error page and
 	// logged with its cause.
 	RequestID(r *http.Request) string
@@ -123,9 +125,4 @@ func newHandlers(k Kernel, d Deps) *handlers {
 func (h *handlers) limited(r *http.Request, l *ratelimit.Limiter) bool {
 	ok, _ := l.Allow(h.k.ClientIP(r))
 	return !ok
-}
-
-// meta is the session metadata of a sign-in from r.
-func (h *handlers) meta(r *http.Request) accounts.SessionMeta {
-	return accounts.SessionMeta{UserAgent: r.UserAgent(), IP: h.k.ClientIP(r)}
 }

@@ -51,7 +51,7 @@ func (h *handlers) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusTooManyRequests, "Too many attempts. Wait a minute and try again.")
 		return
 	}
-	si, err := h.svc.Login(r.Context(), email, r.PostFormValue("password"), h.meta(r))
+	si, err := h.svc.Login(r.Context(), email, r.PostFormValue("password"), h.k.SessionMeta(r))
 	if err != nil {
 		var e *gatehouse.Error
 		if errors.As(err, &e) && e.Kind != gatehouse.KindInternal {

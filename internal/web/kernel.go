@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 )
 
@@ -88,9 +89,13 @@ func (s *Server) PerIP(l *ratelimit.Limiter, h HandlerFunc) http.Handler {
 // before the server serves.
 func (s *Server) BodyLimit(pattern string, n int64) { s.bodyLimits[pattern] = n }
 
-// ClientIP is the address the abuse limits key on: the peer address of r,
-// since Gatehouse does not trust forwarding headers (docs/decisions.md).
+// ClientIP is the address of r's client that limits and sessions record:
+// the peer address, since Gatehouse does not trust forwarding headers
+// (docs/decisions.md).
 func (s *Server) ClientIP(r *http.Request) string { return clientIP(r) }
+
+// SessionMeta is what a session records of the request that opens it.
+func (s *Server) SessionMeta(r *http.Request) accounts.SessionMeta { return sessionMeta(r) }
 
 // RequestID is the id ServeHTTP gave r (its X-Request-Id), for messages
 // and logs about r.

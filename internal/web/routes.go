@@ -6,6 +6,8 @@ import (
 
 	"github.com/gatehouse/gatehouse/api"
 	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
+	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
@@ -13,6 +15,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/tools/sign"
 	"github.com/gatehouse/gatehouse/internal/tools/tasks"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // routes is the whole API on one screen.
@@ -21,67 +24,8 @@ func (s *Server) routes() {
 	m.Handle("GET /health", s.handle(s.handleHealth))
 	m.HandleFunc("GET /openapi.json", handleOpenAPI)
 
-	// Abuse limits are named kernel limiters (numbers and reasons in
-	// docs/decisions.md); the hosted pages ask for login, magic,
-	// magicPerEmail and verify too, and share their buckets.
-	m.Handle("POST /v1/auth/register", s.PerIP(s.Limiter("register", 20, time.Minute), s.handleRegister))
-	m.Handle("POST /v1/auth/login", s.PerIP(s.Limiter("login", 30, 2*time.Second), s.handleLogin))
-	m.Handle("POST /v1/auth/magic-link", s.PerIP(s.Limiter("magic", 10, time.Minute), s.handleMagicLink))
-	m.Handle("POST /v1/auth/magic-link/verify", s.PerIP(s.Limiter("verify", 30, 2*time.Second), s.handleMagicLinkVerify))
-	m.Handle("POST /v1/auth/verify-email", s.PerIP(s.Limiter("verify", 30, 2*time.Second), s.handleVerifyEmail))
-	m.Handle("POST /v1/auth/refresh", s.handle(s.handleRefresh))
-	m.Handle("POST /v1/auth/logout", s.handle(s.handleLogout))
-	m.Handle("POST /v1/auth/switch-org", s.authed(s.handleSwitchOrg))
-	m.Handle("GET /v1/auth/me", s.authed(s.handleMe))
-	m.Handle("GET /v1/auth/verify", s.authed(s.handleVerify))
-	m.Handle("POST /v1/auth/token", s.PerIP(s.Limiter("keyExchange", 300, 100*time.Millisecond), s.handleKeyExchange))
-
-	m.Handle("PATCH /v1/me", s.authed(s.handlePatchMe))
-	m.Handle("DELETE /v1/me", s.Full(s.handleDeleteMe))
-	m.Handle("POST /v1/me/password", s.Full(s.handlePassword))
-	m.Handle("POST /v1/me/verify-email/resend", s.Full(s.handleResend))
-	m.Handle("GET /v1/me/orgs", s.authed(s.handleMyOrgs))
-	m.Handle("GET /v1/me/sessions", s.Full(s.handleSessions))
-	m.Handle("DELETE /v1/me/sessions/{sid}", s.Full(s.handleDeleteSession))
-	m.Handle("GET /v1/me/grants", s.Full(s.handleGrants))
-	m.Handle("DELETE /v1/me/grants/{gid}", s.Full(s.handleDeleteGrant))
-	m.Handle("GET /v1/me/api-keys", s.Full(s.handleUserKeys))
-	m.Handle("POST /v1/me/api-keys", s.Full(s.handleCreateUserKey))
-	m.Handle("DELETE /v1/me/api-keys/{kid}", s.Full(s.handleDeleteUserKey))
-	m.Handle("GET /v1/me/discoverable", s.authed(s.handleDiscoverable))
-	m.Handle("POST /v1/me/discoverable/join", s.authed(s.handleJoinDiscoverable))
-
-	m.Handle("POST /v1/orgs", s.authed(s.handleCreateOrg))
-	m.Handle("GET /v1/orgs/{id}", s.authed(s.handleOrg))
-	m.Handle("PATCH /v1/orgs/{id}", s.authed(s.handleUpdateOrg))
-	m.Handle("DELETE /v1/orgs/{id}", s.FullIn("id", s.handleDeleteOrg))
-	m.Handle("GET /v1/orgs/{id}/members", s.authed(s.handleOrgMembers))
-	m.Handle("PATCH /v1/orgs/{id}/members/{uid}", s.authed(s.handleSetMemberRole))
-	m.Handle("DELETE /v1/orgs/{id}/members/{uid}", s.authed(s.handleRemoveMember))
-	m.Handle("GET /v1/orgs/{id}/invitations", s.FullIn("id", s.handleInvitations))
-	m.Handle("POST /v1/orgs/{id}/invitations", s.FullIn("id", s.handleInvite))
-	m.Handle("DELETE /v1/orgs/{id}/invitations/{iid}", s.FullIn("id", s.handleRevokeInvitation))
-	m.Handle("GET /v1/invitations/{token}", s.handle(s.handlePreviewInvitation))
-	m.Handle("POST /v1/invitations/{token}/accept", s.Full(s.handleAcceptInvitation))
-
-	m.Handle("GET /v1/orgs/{id}/teams", s.authed(s.handleTeams))
-	m.Handle("POST /v1/orgs/{id}/teams", s.authed(s.handleCreateTeam))
-	m.Handle("PATCH /v1/orgs/{id}/teams/{tid}", s.authed(s.handlePatchTeam))
-	m.Handle("DELETE /v1/orgs/{id}/teams/{tid}", s.authed(s.handleDeleteTeam))
-	m.Handle("GET /v1/orgs/{id}/teams/{tid}/members", s.authed(s.handleTeamMembers))
-	m.Handle("POST /v1/orgs/{id}/teams/{tid}/members", s.authed(s.handleSetTeamMember))
-	m.Handle("DELETE /v1/orgs/{id}/teams/{tid}/members/{uid}", s.authed(s.handleRemoveTeamMember))
-	m.Handle("GET /v1/orgs/{id}/tools", s.authed(s.handleTools))
-	m.Handle("PUT /v1/orgs/{id}/tools", s.authed(s.handleSetTool))
-	m.Handle("GET /v1/orgs/{id}/api-keys", s.FullIn("id", s.handleOrgKeys))
-	m.Handle("POST /v1/orgs/{id}/api-keys", s.FullIn("id", s.handleCreateOrgKey))
-	m.Handle("DELETE /v1/orgs/{id}/api-keys/{kid}", s.FullIn("id", s.handleDeleteOrgKey))
-	m.Handle("GET /v1/orgs/{id}/audit", s.authed(s.handleAudit))
-	m.Handle("GET /v1/orgs/{id}/domains", s.authed(s.handleDomains))
-	m.Handle("POST /v1/orgs/{id}/domains", s.authed(s.handleClaimDomain))
-	m.Handle("PATCH /v1/orgs/{id}/domains/{did}", s.authed(s.handlePatchDomain))
-	m.Handle("DELETE /v1/orgs/{id}/domains/{did}", s.authed(s.handleDeleteDomain))
-	m.Handle("POST /v1/orgs/{id}/domains/{did}/verify", s.authed(s.handleVerifyDomain))
+	identity.Mount(m, s, s.svc)
+	workspace.Mount(m, s, s.svc)
 
 	if s.oauth != nil {
 		s.oauthRoutes()
@@ -127,6 +71,18 @@ func handleOpenAPI(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "public, max-age=3600")
 	w.Write(api.Document())
+}
+
+// handleHealth handles "GET /health": 200 while the database answers, 503
+// when it does not.
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
+	if err := s.svc.Health(r.Context()); err != nil {
+		s.log.Warn("health: database not answering", "err", err)
+		httpjson.Write(w, http.StatusServiceUnavailable, errorBody{"database is not answering"})
+		return nil
+	}
+	httpjson.Write(w, http.StatusOK, map[string]string{"status": "ok", "database": "ok"})
+	return nil
 }
 
 // Route is the pattern of the route that serves r ("GET /v1/orgs/{id}"),

@@ -40,3 +40,10 @@ func (p *Principal) RequireFull(orgID string) error {
 	}
 	return Errorf(KindForbidden, "this operation needs a full sign-in session, not an API-key or OAuth token")
 }
+
+// SessionMeta describes the client that opens a session: what the session
+// records and the lockout keys on.
+type SessionMeta struct {
+	UserAgent string
+	IP        string
+}

@@ -82,7 +82,7 @@ func (l *lockout) clear(account string) {
 
 // Login signs in with email and password under the lockout. Unknown email
 // and wrong password give the same error after the same work.
-func (s *Service) Login(ctx context.Context, email, pw string, meta SessionMeta) (*SignIn, error) {
+func (s *Service) Login(ctx context.Context, email, pw string, meta gatehouse.SessionMeta) (*SignIn, error) {
 	var si *SignIn
 	err := s.lockout.guard(gatehouse.EmailKey(email), meta.IP, func() (err error) {
 		si, err = s.login(ctx, email, pw, meta)
@@ -94,7 +94,7 @@ func (s *Service) Login(ctx context.Context, email, pw string, meta SessionMeta)
 // VerifyMagicLink consumes a magic-link token and signs its address in,
 // creating the account (email verified, no password) if it has none.
 // Opening the link proves the address, so it also unlocks the account.
-func (s *Service) VerifyMagicLink(ctx context.Context, secret string, meta SessionMeta) (*SignIn, error) {
+func (s *Service) VerifyMagicLink(ctx context.Context, secret string, meta gatehouse.SessionMeta) (*SignIn, error) {
 	si, err := s.verifyMagicLink(ctx, secret, meta)
 	if err == nil {
 		s.lockout.clear(gatehouse.EmailKey(si.User.Email))
@@ -106,7 +106,7 @@ func (s *Service) VerifyMagicLink(ctx context.Context, secret string, meta Sessi
 // account has one (a magic-link account may set its first without it), and
 // a wrong one counts against the account like a failed sign-in from
 // meta.IP. Every other session of the account is revoked.
-func (s *Service) ChangePassword(ctx context.Context, p *gatehouse.Principal, current, next string, meta SessionMeta) error {
+func (s *Service) ChangePassword(ctx context.Context, p *gatehouse.Principal, current, next string, meta gatehouse.SessionMeta) error {
 	change := func() error { return s.changePassword(ctx, p, current, next) }
 	if s.lockout == nil {
 		return change()

@@ -61,7 +61,7 @@ var errGrantGone = gatehouse.Errorf(gatehouse.KindUnauthorized, "the grant was r
 // accounts store of the transaction in which it spends its single-use
 // code, so that of concurrent exchanges exactly one opens a session and
 // the others see the code used only once that session exists.
-func (s *Service) StartGrantSession(ctx context.Context, st Store, grantID string, meta SessionMeta) (*SignIn, error) {
+func (s *Service) StartGrantSession(ctx context.Context, st Store, grantID string, meta gatehouse.SessionMeta) (*SignIn, error) {
 	var out *SignIn
 	err := st.Tx(ctx, func(tx Store) error {
 		g, err := tx.GrantByID(ctx, grantID)

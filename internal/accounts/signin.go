@@ -21,7 +21,7 @@ type RegisterInput struct {
 
 // Register creates an account with its personal org and signs it in. The
 // confirmation link is mailed best effort after the account is committed.
-func (s *Service) Register(ctx context.Context, in RegisterInput, meta SessionMeta) (*SignIn, error) {
+func (s *Service) Register(ctx context.Context, in RegisterInput, meta gatehouse.SessionMeta) (*SignIn, error) {
 	key, email, err := gatehouse.ParseEmail(in.Email)
 	if err != nil {
 		return nil, err
@@ -83,7 +83,7 @@ func (s *Service) sendVerifyEmail(email, secret string) {
 
 // startSession opens a sign-in session for u scoped to oc and returns its
 // first access and refresh tokens.
-func (s *Service) startSession(ctx context.Context, st Store, u *User, oc *OrgContext, via string, meta SessionMeta) (*SignIn, error) {
+func (s *Service) startSession(ctx context.Context, st Store, u *User, oc *OrgContext, via string, meta gatehouse.SessionMeta) (*SignIn, error) {
 	now := s.Now()
 	sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: via, UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP,
 		CreatedAt: now, ExpiresAt: now.Add(RefreshTTL), LastUsedAt: now}
@@ -120,7 +120,7 @@ func truncate(s string, n int) string {
 }
 
 // login is Login without the lockout.
-func (s *Service) login(ctx context.Context, email, pw string, meta SessionMeta) (*SignIn, error) {
+func (s *Service) login(ctx context.Context, email, pw string, meta gatehouse.SessionMeta) (*SignIn, error) {
 	if strings.TrimSpace(email) == "" {
 		return nil, gatehouse.Invalid("email is required")
 	}
@@ -209,7 +209,7 @@ func (s *Service) RequestMagicLink(ctx context.Context, email, client string) er
 }
 
 // verifyMagicLink is VerifyMagicLink without the unlock.
-func (s *Service) verifyMagicLink(ctx context.Context, secret string, meta SessionMeta) (*SignIn, error) {
+func (s *Service) verifyMagicLink(ctx context.Context, secret string, meta gatehouse.SessionMeta) (*SignIn, error) {
 	if secret == "" {
 		return nil, gatehouse.Invalid("token is required")
 	}

@@ -131,12 +131,6 @@ type EmailToken struct {
 	UsedAt    *time.Time
 }
 
-// SessionMeta describes the client that opens a session.
-type SessionMeta struct {
-	UserAgent string
-	IP        string
-}
-
 // SignIn is the result of a sign-in flow: an access token, a refresh token,
 // the user and the workspace the token is scoped to.
 type SignIn struct {

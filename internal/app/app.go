@@ -77,7 +77,10 @@ type App struct {
 	OAuth    *oauth.Server
 	Forms    *forms.Service
 	Links    *links.Service
+	Tasks    *tasks.Service
+	Sign     *sign.Service
 	Webhooks *webhooks.Service
+	log      *slog.Logger
 }
 
 // New builds the service on deps.DB, each module on its own store.
@@ -91,7 +94,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		hasher = password.NewHasher(password.OWASP, 0)
 	}
 	db, log, now := deps.DB, deps.Logger, deps.Now
-	a := &App{}
+	a := &App{log: log}
 	a.Accounts = accounts.New(accounts.Config{Store: db.Accounts(), Signer: signer, Hasher: hasher, Mailer: accountsMailer{deps.Mail},
 		Resolver: deps.Resolver, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoMailLimits: !cfg.MailLimit, NoLockout: !cfg.RateLimit})
 	a.OAuth = oauth.New(oauth.Config{Service: a.Accounts, Store: db.OAuth(), Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, Now: now,
@@ -107,9 +110,12 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	a.Links.SetEvents(a.Webhooks.For(webhooks.Links), window)
 	a.Forms = forms.New(forms.Config{Store: db.Forms(), Mail: deps.Mail, Logger: log, Now: now, FormsURL: cfg.FormsURL,
 		NoMailLimits: !cfg.MailLimit})
-	a.Handler = web.NewServer(web.Config{Service: a.Accounts, Logger: log, RateLimit: cfg.RateLimit, Now: now, OAuth: a.OAuth,
-		Tasks: tasks.New(db.Tasks(), now), Forms: a.Forms, Links: a.Links, Webhooks: a.Webhooks,
-		Sign: sign.New(db.Sign(), cfg.APIURL, now, a.Webhooks.For(webhooks.Sign))})
+	a.Tasks = tasks.New(db.Tasks(), now)
+	a.Sign = sign.New(db.Sign(), cfg.APIURL, now, a.Webhooks.For(webhooks.Sign))
+	k := web.NewServer(web.Config{Auth: a.Accounts, Health: a.Accounts.Health, Logger: log, RateLimit: cfg.RateLimit, Now: now,
+		ResourceMetadataURL: a.OAuth.ResourceMetadataURL})
+	a.routes(k)
+	a.Handler = k
 	return a, nil
 }
 

@@ -25,7 +25,7 @@ type Kernel interface {
 	Limiter(name string, burst int, every time.Duration) *ratelimit.Limiter
 	PerIP(l *ratelimit.Limiter, h func(http.ResponseWriter, *http.Request) error) http.Handler
 	// SessionMeta is what a session records of the request that opens it.
-	SessionMeta(r *http.Request) accounts.SessionMeta
+	SessionMeta(r *http.Request) gatehouse.SessionMeta
 }
 
 // Mount serves /v1/auth and /v1/me (but for domain discovery, which is

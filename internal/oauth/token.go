@@ -17,7 +17,7 @@ import (
 type tokenRequest struct {
 	form   url.Values
 	client *Client
-	meta   accounts.SessionMeta
+	meta   gatehouse.SessionMeta
 }
 
 // tokenResponse is the successful answer (RFC 6749 §5.1).
@@ -131,12 +131,12 @@ func (s *Server) authenticateClient(r *http.Request, form url.Values) (*Client, 
 	return c, nil
 }
 
-func sessionMeta(r *http.Request) accounts.SessionMeta {
+func sessionMeta(r *http.Request) gatehouse.SessionMeta {
 	ip := r.RemoteAddr
 	if host, _, err := net.SplitHostPort(ip); err == nil {
 		ip = host
 	}
-	return accounts.SessionMeta{UserAgent: r.UserAgent(), IP: ip}
+	return gatehouse.SessionMeta{UserAgent: r.UserAgent(), IP: ip}
 }
 
 // grantError maps a domain error of issuing tokens to an OAuth error.

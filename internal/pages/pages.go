@@ -29,7 +29,7 @@ type Kernel interface {
 	// ClientIP is the address the abuse limits key on.
 	ClientIP(r *http.Request) string
 	// SessionMeta is what a session records of the request that opens it.
-	SessionMeta(r *http.Request) accounts.SessionMeta
+	SessionMeta(r *http.Request) gatehouse.SessionMeta
 	// RequestID is the id the kernel gave r, shown on the error page and
 	// logged with its cause.
 	RequestID(r *http.Request) string

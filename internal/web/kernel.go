@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 )
 
@@ -95,7 +94,7 @@ func (s *Server) BodyLimit(pattern string, n int64) { s.bodyLimits[pattern] = n 
 func (s *Server) ClientIP(r *http.Request) string { return clientIP(r) }
 
 // SessionMeta is what a session records of the request that opens it.
-func (s *Server) SessionMeta(r *http.Request) accounts.SessionMeta { return sessionMeta(r) }
+func (s *Server) SessionMeta(r *http.Request) gatehouse.SessionMeta { return sessionMeta(r) }
 
 // RequestID is the id ServeHTTP gave r (its X-Request-Id), for messages
 // and logs about r.

@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/gatehouse/gatehouse/internal/tools/tasks"
 	"github.com/gatehouse/gatehouse/internal/web"
@@ -16,7 +18,11 @@ import (
 // not serve) and the sign-in page, and leaves out the OAuth endpoints.
 func TestWithoutOAuth(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		srv := httptest.NewServer(web.NewServer(web.Config{Service: env.Svc, Tasks: tasks.New(env.SQL.Tasks(), env.Clock.Now)}))
+		k := web.NewServer(web.Config{Auth: env.Svc})
+		tasks.Mount(k.Mux(), k, tasks.New(env.SQL.Tasks(), env.Clock.Now))
+		pages.Mount(k.Mux(), k, pages.Deps{Accounts: env.Svc})
+		k.ToolFallbacks(accounts.Tools)
+		srv := httptest.NewServer(k)
 		defer srv.Close()
 		get := func(path, bearer string) *http.Response {
 			t.Helper()

@@ -19,48 +19,41 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
-	"github.com/gatehouse/gatehouse/internal/oauth"
-	"github.com/gatehouse/gatehouse/internal/tools/forms"
-	"github.com/gatehouse/gatehouse/internal/tools/links"
-	"github.com/gatehouse/gatehouse/internal/tools/sign"
-	"github.com/gatehouse/gatehouse/internal/tools/tasks"
-	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
+
+// Authenticator is what the kernel asks of the identity module: verify a
+// bearer token into its principal, check that a full session is still live,
+// and that a tool token's caller still stands in its workspace.
+type Authenticator interface {
+	Authenticate(raw string) (*gatehouse.Principal, error)
+	LiveSession(ctx context.Context, p *gatehouse.Principal) error
+	ToolAccess(ctx context.Context, p *gatehouse.Principal) error
+}
 
 // Config wires a Server.
 type Config struct {
-	Service   *accounts.Service
+	Auth Authenticator
+	// Health reports whether the service can answer (GET /health: 503
+	// with its error).
+	Health    func(ctx context.Context) error
 	Logger    *slog.Logger
 	RateLimit bool
-	Now       func() time.Time // clock of the rate limiter; nil: time.Now
-	// OAuth is the authorization server; its issuer (GATEHOUSE_BASE_URL)
-	// also decides whether cookies can be Secure. Nil leaves out its
-	// endpoints and pages; the other pages and the tools stay.
-	OAuth *oauth.Server
-	// Tasks is the Tasks tool API; nil leaves its paths to the generic
-	// tool answer.
-	Tasks *tasks.Service
-	// Forms is the Forms tool API; nil leaves its paths to the generic
-	// tool answer.
-	Forms *forms.Service
-	// Links is the Links tool API; nil leaves its paths to the generic
-	// tool answer.
-	Links *links.Service
-	// Sign is the Sign tool API; nil leaves its paths to the generic
-	// tool answer.
-	Sign *sign.Service
-	// Webhooks manages the tools' webhooks (Links, Sign).
-	Webhooks *webhooks.Service
+	Now       func() time.Time // clock of the rate limiters; nil: time.Now
+	// ResourceMetadataURL is the RFC 9728 metadata URL of a tool API's
+	// path, named in its 401 challenge; nil when no authorization server
+	// is configured.
+	ResourceMetadataURL func(path string) string
 }
 
-// Server serves the whole HTTP API.
+// Server is the HTTP kernel: the modules mount their routes on Mux through
+// its middleware (kernel.go), and ServeHTTP serves them all.
 type Server struct {
-	svc   *accounts.Service
-	log   *slog.Logger
-	mux   *http.ServeMux
-	oauth *oauth.Server
+	auth     Authenticator
+	health   func(ctx context.Context) error
+	log      *slog.Logger
+	mux      *http.ServeMux
+	metadata func(path string) string
 	// rateLimit turns the abuse limits on (Limiter returns nil when off).
 	rateLimit bool
 	now       func() time.Time // clock of the rate limiters; nil: time.Now
@@ -68,18 +61,14 @@ type Server struct {
 	// MaxBody, and their own bound (BodyLimit).
 	bodyLimits map[string]int64
 	// named are the limiters modules asked for (Limiter), by name.
-	named    map[string]namedLimiter
-	namedMu  sync.Mutex
-	tasks    *tasks.Service
-	forms    *forms.Service
-	links    *links.Service
-	webhooks *webhooks.Service
-	sign     *sign.Service
+	named   map[string]namedLimiter
+	namedMu sync.Mutex
 }
 
-// NewServer returns the HTTP handler of the whole service.
-func NewServer(c Config) http.Handler {
-	s := &Server{svc: c.Service, log: c.Logger, mux: http.NewServeMux(), oauth: c.OAuth, tasks: c.Tasks, forms: c.Forms, links: c.Links, webhooks: c.Webhooks, sign: c.Sign,
+// NewServer returns the kernel with its own routes (GET /health, GET
+// /openapi.json); the modules mount theirs on Mux.
+func NewServer(c Config) *Server {
+	s := &Server{auth: c.Auth, health: c.Health, log: c.Logger, mux: http.NewServeMux(), metadata: c.ResourceMetadataURL,
 		rateLimit: c.RateLimit, now: c.Now, bodyLimits: map[string]int64{}, named: map[string]namedLimiter{}}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -87,6 +76,9 @@ func NewServer(c Config) http.Handler {
 	s.routes()
 	return s
 }
+
+// Mux is the router the modules mount their routes on.
+func (s *Server) Mux() *http.ServeMux { return s.mux }
 
 func (s *Server) handle(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -122,7 +114,7 @@ func (s *Server) full(orgParam string, h AuthedFunc) http.Handler {
 		}
 		// A full session's token is checked against its session, so it
 		// cannot outlive a sign-out or revocation.
-		if err := s.svc.LiveSession(r.Context(), p); err != nil {
+		if err := s.auth.LiveSession(r.Context(), p); err != nil {
 			return err
 		}
 		return h(w, r, p)
@@ -135,7 +127,7 @@ func (s *Server) principal(r *http.Request) (*gatehouse.Principal, error) {
 	if h == "" || !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(raw) == "" {
 		return nil, gatehouse.Errorf(gatehouse.KindUnauthorized, "missing bearer token")
 	}
-	return s.svc.Authenticate(strings.TrimSpace(raw))
+	return s.auth.Authenticate(strings.TrimSpace(raw))
 }
 
 type ctxKey int
@@ -216,8 +208,8 @@ func clientIP(r *http.Request) string {
 	return host
 }
 
-func sessionMeta(r *http.Request) accounts.SessionMeta {
-	return accounts.SessionMeta{UserAgent: r.UserAgent(), IP: clientIP(r)}
+func sessionMeta(r *http.Request) gatehouse.SessionMeta {
+	return gatehouse.SessionMeta{UserAgent: r.UserAgent(), IP: clientIP(r)}
 }
 
 // cleanQuery reports whether every decoded key and value of a raw query is

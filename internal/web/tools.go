@@ -18,7 +18,7 @@ func (s *Server) Tool(tool string, h AuthedFunc) http.Handler {
 	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		p, err := s.principal(r)
 		if err == nil {
-			err = s.svc.ToolAccess(r.Context(), p)
+			err = s.auth.ToolAccess(r.Context(), p)
 		}
 		if gatehouse.ErrorKind(err) == gatehouse.KindUnauthorized {
 			w.Header().Set("WWW-Authenticate", s.toolChallenge(r, tool))
@@ -31,6 +31,15 @@ func (s *Server) Tool(tool string, h AuthedFunc) http.Handler {
 		}
 		return h(w, r, p)
 	})
+}
+
+// ToolFallbacks serves, for each of tools, the paths of "/{tool}/v1/" that
+// no module's operation serves (all of them for a tool without an API or
+// without a service): 401 and 403 as for any tool request, else 404.
+func (s *Server) ToolFallbacks(tools []string) {
+	for _, tool := range tools {
+		s.mux.Handle("/"+tool+"/v1/", s.handleToolAPI(tool))
+	}
 }
 
 // handleToolAPI answers the paths of "/{tool}/v1/" that no operation
@@ -47,8 +56,8 @@ func (s *Server) handleToolAPI(tool string) http.Handler {
 // configured, and says invalid_token when a token was sent.
 func (s *Server) toolChallenge(r *http.Request, tool string) string {
 	var params []string
-	if s.oauth != nil {
-		params = append(params, `resource_metadata="`+s.oauth.ResourceMetadataURL("/"+tool)+`"`)
+	if s.metadata != nil {
+		params = append(params, `resource_metadata="`+s.metadata("/"+tool)+`"`)
 	}
 	if r.Header.Get("Authorization") != "" {
 		params = append(params, `error="invalid_token"`)

@@ -1,4 +1,4 @@
-package web_test
+package webhooks_test
 
 import (
 	"crypto/hmac"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
@@ -176,5 +178,21 @@ func TestWebhookDeletedStopsRetries(t *testing.T) {
 		if n := tries.Load(); n != 1 {
 			t.Errorf("%d tries; want 1 (the webhook was deleted before the first retry)", n)
 		}
+	})
+}
+
+// TestSignWebhookLimit checks the Sign webhook rules: the wildcard is
+// allowed and one account registers at most 10.
+func TestSignWebhookLimit(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, _ := env.Team(t)
+		for i := range 10 {
+			r := env.Do(t, "POST", "/sign/v1/webhooks", owner.Token, map[string]any{"url": "https://hooks.example.com/" + string(rune('a'+i)), "events": []string{"*"}}).Want(t, 200)
+			if !strings.HasPrefix(r.Str("webhook.secret"), "whsec_") {
+				t.Fatalf("webhook = %s", r.Body)
+			}
+		}
+		env.Do(t, "POST", "/sign/v1/webhooks", owner.Token, map[string]any{"url": "https://hooks.example.com/k"}).Want(t, 409)
+		env.Do(t, "POST", "/sign/v1/webhooks/"+uuid.NewString()+"/test", owner.Token, nil).Want(t, 404) // Links only
 	})
 }

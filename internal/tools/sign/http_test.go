@@ -1,4 +1,4 @@
-package web_test
+package sign_test
 
 import (
 	"bytes"
@@ -186,21 +186,5 @@ func TestSignDocuments(t *testing.T) {
 				t.Errorf("%s payload recipient present = %v; want %v", e, hasRecipient, want)
 			}
 		}
-	})
-}
-
-// TestSignWebhookLimit checks the Sign webhook rules: the wildcard is
-// allowed and one account registers at most 10.
-func TestSignWebhookLimit(t *testing.T) {
-	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, _ := env.Team(t)
-		for i := range 10 {
-			r := env.Do(t, "POST", "/sign/v1/webhooks", owner.Token, map[string]any{"url": "https://hooks.example.com/" + string(rune('a'+i)), "events": []string{"*"}}).Want(t, 200)
-			if !strings.HasPrefix(r.Str("webhook.secret"), "whsec_") {
-				t.Fatalf("webhook = %s", r.Body)
-			}
-		}
-		env.Do(t, "POST", "/sign/v1/webhooks", owner.Token, map[string]any{"url": "https://hooks.example.com/k"}).Want(t, 409)
-		env.Do(t, "POST", "/sign/v1/webhooks/"+uuid.NewString()+"/test", owner.Token, nil).Want(t, 404) // Links only
 	})
 }

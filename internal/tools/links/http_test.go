@@ -1,4 +1,4 @@
-package web_test
+package links_test
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package web_test
+package pages_test
 
 import (
 	"net/http"

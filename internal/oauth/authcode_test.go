@@ -29,24 +29,24 @@ func oauthConfig(env *testenv.Env, clientID string) *oauth2.Config {
 func TestAuthorizationCodeXOAuth2(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
-		team := teamOrg(t, env, a, "Acme Team")
+		team := env.TeamOrg(t, "Acme Team", [2]string{a.UserID, "admin"})
 		clientID := registerClient(t, env, map[string]any{"client_name": "Test CLI", "redirect_uris": []string{redirect}})
-		b := newBrowser(t, env)
-		b.signIn(t, a)
+		b := env.NewBrowser(t)
+		signIn(t, b, a)
 
 		cfg := oauthConfig(env, clientID)
 		ctx := context.WithValue(context.Background(), oauth2.HTTPClient, env.Client)
 		verifier := oauth2.GenerateVerifier()
 		resource := env.URL + "/tasks"
 		authURL := cfg.AuthCodeURL("st-123", oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", resource))
-		page := b.get(t, authURL)
-		if !strings.Contains(page.body, "Test CLI") || !strings.Contains(page.body, "Acme Team") {
-			t.Fatalf("consent page does not name the client and the workspaces: %s", page.body)
+		page := b.Get(t, authURL)
+		if !strings.Contains(page.Body, "Test CLI") || !strings.Contains(page.Body, "Acme Team") {
+			t.Fatalf("consent page does not name the client and the workspaces: %s", page.Body)
 		}
-		if csp := page.header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") || !strings.Contains(csp, "form-action 'self' http://127.0.0.1:53682") {
+		if csp := page.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") || !strings.Contains(csp, "form-action 'self' http://127.0.0.1:53682") {
 			t.Fatalf("consent CSP = %q", csp)
 		}
-		back := b.consentAt(t, authURL, team)
+		back := consentAt(t, b, authURL, team)
 		q := back.Query()
 		if q.Get("state") != "st-123" || q.Get("iss") != env.URL || q.Get("code") == "" {
 			t.Fatalf("redirect = %s; want code, state st-123 and iss %s", back, env.URL)
@@ -62,7 +62,7 @@ func TestAuthorizationCodeXOAuth2(t *testing.T) {
 		if tok.TokenType != "Bearer" || tok.RefreshToken == "" || time.Until(tok.Expiry) < 50*time.Minute {
 			t.Fatalf("token = %+v; want a Bearer token with a refresh token, valid about an hour", tok)
 		}
-		c := claims(t, tok.AccessToken)
+		c := testenv.Claims(t, tok.AccessToken)
 		org := c["org"].(map[string]any)
 		if c["via"] != "oauth" || org["id"] != team || org["role"] != "admin" || len(org["tools"].([]any)) != 7 {
 			t.Fatalf("claims = %v; want via oauth in the team org as admin with 7 tools", c)
@@ -89,10 +89,10 @@ func TestAuthorizationCodeXOAuth2(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fresh.RefreshToken == tok.RefreshToken || claims(t, fresh.AccessToken)["via"] != "oauth" {
+		if fresh.RefreshToken == tok.RefreshToken || testenv.Claims(t, fresh.AccessToken)["via"] != "oauth" {
 			t.Fatalf("refresh did not rotate: %+v", fresh)
 		}
-		if org := claims(t, fresh.AccessToken)["org"].(map[string]any); org["id"] != team {
+		if org := testenv.Claims(t, fresh.AccessToken)["org"].(map[string]any); org["id"] != team {
 			t.Fatalf("refreshed org = %v; want %s", org, team)
 		}
 		// The rotated token is dead; another client cannot use the fresh one.
@@ -122,18 +122,18 @@ func exchangeForm(clientID, code, verifier string) url.Values {
 }
 
 // approvedCode runs the browser part of the flow and returns a fresh code.
-func approvedCode(t *testing.T, env *testenv.Env, b *browser, a *testenv.Account, clientID, verifier string) string {
+func approvedCode(t *testing.T, env *testenv.Env, b *testenv.Browser, a *testenv.Account, clientID, verifier string) string {
 	t.Helper()
 	authURL := oauthConfig(env, clientID).AuthCodeURL("s", oauth2.S256ChallengeOption(verifier))
-	return b.consentAt(t, authURL, a.OrgID).Query().Get("code")
+	return consentAt(t, b, authURL, a.OrgID).Query().Get("code")
 }
 
 func TestCodeSingleUseAndExpiry(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
 		clientID := registerClient(t, env, map[string]any{"redirect_uris": []string{redirect}})
-		b := newBrowser(t, env)
-		b.signIn(t, a)
+		b := env.NewBrowser(t)
+		signIn(t, b, a)
 		verifier := oauth2.GenerateVerifier()
 
 		t.Run("wrong verifier leaves the code usable", func(t *testing.T) {
@@ -183,8 +183,8 @@ func TestCodeRace(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
 		clientID := registerClient(t, env, map[string]any{"redirect_uris": []string{redirect}})
-		b := newBrowser(t, env)
-		b.signIn(t, a)
+		b := env.NewBrowser(t)
+		signIn(t, b, a)
 		verifier := oauth2.GenerateVerifier()
 		code := approvedCode(t, env, b, a, clientID, verifier)
 		var wg sync.WaitGroup
@@ -252,15 +252,15 @@ func TestTokenClientAuthentication(t *testing.T) {
 func TestRefreshAfterLeavingTheGrantOrg(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
-		team := teamOrg(t, env, a, "Acme Team")
+		team := env.TeamOrg(t, "Acme Team", [2]string{a.UserID, "admin"})
 		clientID := registerClient(t, env, map[string]any{"redirect_uris": []string{redirect}})
-		b := newBrowser(t, env)
-		b.signIn(t, a)
+		b := env.NewBrowser(t)
+		signIn(t, b, a)
 		verifier := oauth2.GenerateVerifier()
-		code := b.consentAt(t, oauthConfig(env, clientID).AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)), team).Query().Get("code")
+		code := consentAt(t, b, oauthConfig(env, clientID).AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)), team).Query().Get("code")
 		tok := tokenPost(t, env, exchangeForm(clientID, code, verifier)).Want(t, 200)
 		refreshed := tokenPost(t, env, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.Str("refresh_token")}, "client_id": {clientID}}).Want(t, 200)
-		if org := claims(t, refreshed.Str("access_token"))["org"].(map[string]any); org["id"] != team {
+		if org := testenv.Claims(t, refreshed.Str("access_token"))["org"].(map[string]any); org["id"] != team {
 			t.Fatalf("refreshed org = %v; want %s", org, team)
 		}
 		if err := env.Store.RemoveMember(context.Background(), team, a.UserID); err != nil {

@@ -28,9 +28,9 @@ func TestAuthorizeRequests(t *testing.T) {
 			}
 			return "/oauth/authorize?" + v.Encode()
 		}
-		anon := newBrowser(t, env)
-		b := newBrowser(t, env)
-		b.signIn(t, a)
+		anon := env.NewBrowser(t)
+		b := env.NewBrowser(t)
+		signIn(t, b, a)
 
 		t.Run("error page, never a redirect", func(t *testing.T) {
 			for name, u := range map[string]string{
@@ -41,9 +41,9 @@ func TestAuthorizeRequests(t *testing.T) {
 				"changed query":        q(map[string]string{"redirect_uri": "https://app.example.com/cb?x=2"}),
 				"no redirect, several": q(map[string]string{"redirect_uri": ""}),
 			} {
-				p := b.get(t, u)
-				if p.status != 400 || p.location() != "" || !strings.Contains(p.header.Get("Content-Type"), "text/html") {
-					t.Fatalf("%s: status %d location %q; want a 400 error page", name, p.status, p.location())
+				p := b.Get(t, u)
+				if p.Status != 400 || p.Location() != "" || !strings.Contains(p.Header.Get("Content-Type"), "text/html") {
+					t.Fatalf("%s: status %d location %q; want a 400 error page", name, p.Status, p.Location())
 				}
 			}
 		})
@@ -58,10 +58,10 @@ func TestAuthorizeRequests(t *testing.T) {
 				"implicit":      {map[string]string{"response_type": "token"}, "unsupported_response_type"},
 				"foreign audit": {map[string]string{"resource": "https://elsewhere.example.com/"}, "invalid_target"},
 			} {
-				p := b.get(t, q(tc.over))
-				loc, _ := url.Parse(p.location())
-				if p.status != http.StatusSeeOther || loc.Query().Get("error") != tc.code || loc.Query().Get("state") != "xyz" || loc.Query().Get("iss") != env.URL {
-					t.Fatalf("%s: status %d location %q; want a redirect with error=%s", name, p.status, p.location(), tc.code)
+				p := b.Get(t, q(tc.over))
+				loc, _ := url.Parse(p.Location())
+				if p.Status != http.StatusSeeOther || loc.Query().Get("error") != tc.code || loc.Query().Get("state") != "xyz" || loc.Query().Get("iss") != env.URL {
+					t.Fatalf("%s: status %d location %q; want a redirect with error=%s", name, p.Status, p.Location(), tc.code)
 				}
 			}
 		})
@@ -75,69 +75,69 @@ func TestAuthorizeRequests(t *testing.T) {
 				"no responsetype": {"response_type": ""},
 				"foreign audit":   {"resource": "https://elsewhere.example.com/"},
 			} {
-				p := newBrowser(t, env).get(t, q(over))
-				if p.status != 400 || p.location() != "" || !strings.Contains(p.header.Get("Content-Type"), "text/html") {
-					t.Fatalf("%s: status %d location %q; want a 400 error page", name, p.status, p.location())
+				p := env.NewBrowser(t).Get(t, q(over))
+				if p.Status != 400 || p.Location() != "" || !strings.Contains(p.Header.Get("Content-Type"), "text/html") {
+					t.Fatalf("%s: status %d location %q; want a 400 error page", name, p.Status, p.Location())
 				}
 				form, _ := url.Parse(q(over))
-				if p := newBrowser(t, env).post(t, "/oauth/authorize", form.Query()); p.status != 400 || p.location() != "" {
-					t.Fatalf("%s posted: status %d location %q; want a 400 error page", name, p.status, p.location())
+				if p := env.NewBrowser(t).Post(t, "/oauth/authorize", form.Query()); p.Status != 400 || p.Location() != "" {
+					t.Fatalf("%s posted: status %d location %q; want a 400 error page", name, p.Status, p.Location())
 				}
 			}
 			// The page names the parameter as the client sent it.
-			if p := newBrowser(t, env).get(t, q(map[string]string{"code_challenge_method": "plain"})); !strings.Contains(p.body, "code_challenge_method must be S256.") {
-				t.Errorf("plain PKCE page: %s; want it to name code_challenge_method as sent", p.body)
+			if p := env.NewBrowser(t).Get(t, q(map[string]string{"code_challenge_method": "plain"})); !strings.Contains(p.Body, "code_challenge_method must be S256.") {
+				t.Errorf("plain PKCE page: %s; want it to name code_challenge_method as sent", p.Body)
 			}
 		})
 		t.Run("loopback redirect on any port", func(t *testing.T) {
-			p := b.get(t, q(map[string]string{"redirect_uri": "http://127.0.0.1:40000/callback"}))
-			if p.status != 200 || !strings.Contains(p.body, "Allow") {
-				t.Fatalf("status %d; want the consent page", p.status)
+			p := b.Get(t, q(map[string]string{"redirect_uri": "http://127.0.0.1:40000/callback"}))
+			if p.Status != 200 || !strings.Contains(p.Body, "Allow") {
+				t.Fatalf("status %d; want the consent page", p.Status)
 			}
 		})
 		t.Run("anonymous users sign in first and come back", func(t *testing.T) {
-			p := anon.get(t, q(nil))
-			if p.status != http.StatusSeeOther || !strings.HasPrefix(p.location(), "/signin?") {
-				t.Fatalf("status %d location %q; want the sign-in page", p.status, p.location())
+			p := anon.Get(t, q(nil))
+			if p.Status != http.StatusSeeOther || !strings.HasPrefix(p.Location(), "/signin?") {
+				t.Fatalf("status %d location %q; want the sign-in page", p.Status, p.Location())
 			}
 			form := url.Values{"email": {a.Email}, "password": {a.Password}}
-			loc, _ := url.Parse(p.location())
+			loc, _ := url.Parse(p.Location())
 			form.Set("next", loc.Query().Get("next"))
-			s := anon.post(t, "/signin", form)
-			if s.status != http.StatusSeeOther || s.location() != q(nil) {
-				t.Fatalf("after sign-in: status %d location %q; want back to %q", s.status, s.location(), q(nil))
+			s := anon.Post(t, "/signin", form)
+			if s.Status != http.StatusSeeOther || s.Location() != q(nil) {
+				t.Fatalf("after sign-in: status %d location %q; want back to %q", s.Status, s.Location(), q(nil))
 			}
-			bad := anon.post(t, "/signin", url.Values{"email": {a.Email}, "password": {"wrong-password"}})
-			if bad.status != 401 || !strings.Contains(bad.body, "Invalid email or password") {
-				t.Fatalf("wrong password: status %d", bad.status)
+			bad := anon.Post(t, "/signin", url.Values{"email": {a.Email}, "password": {"wrong-password"}})
+			if bad.Status != 401 || !strings.Contains(bad.Body, "Invalid email or password") {
+				t.Fatalf("wrong password: status %d", bad.Status)
 			}
 		})
 		t.Run("deny", func(t *testing.T) {
-			form := hiddenFields(b.get(t, q(nil)).body)
+			form := hiddenFields(b.Get(t, q(nil)).Body)
 			form.Set("decision", "deny")
-			p := b.post(t, "/oauth/authorize", form)
-			loc, _ := url.Parse(p.location())
-			if p.status != http.StatusSeeOther || loc.Query().Get("error") != "access_denied" || loc.Query().Get("state") != "xyz" {
-				t.Fatalf("deny: status %d location %q", p.status, p.location())
+			p := b.Post(t, "/oauth/authorize", form)
+			loc, _ := url.Parse(p.Location())
+			if p.Status != http.StatusSeeOther || loc.Query().Get("error") != "access_denied" || loc.Query().Get("state") != "xyz" {
+				t.Fatalf("deny: status %d location %q", p.Status, p.Location())
 			}
 		})
 		t.Run("a workspace the user is not in", func(t *testing.T) {
 			other := env.Register(t)
-			form := hiddenFields(b.get(t, q(nil)).body)
+			form := hiddenFields(b.Get(t, q(nil)).Body)
 			form.Set("decision", "approve")
 			form.Set("org_id", other.OrgID)
-			if p := b.post(t, "/oauth/authorize", form); p.status != 400 || p.location() != "" {
-				t.Fatalf("foreign org: status %d location %q; want the consent page again with an error", p.status, p.location())
+			if p := b.Post(t, "/oauth/authorize", form); p.Status != 400 || p.Location() != "" {
+				t.Fatalf("foreign org: status %d location %q; want the consent page again with an error", p.Status, p.Location())
 			}
 		})
 		t.Run("cross-site form posts are refused", func(t *testing.T) {
-			form := hiddenFields(b.get(t, q(nil)).body)
+			form := hiddenFields(b.Get(t, q(nil)).Body)
 			form.Set("decision", "approve")
 			form.Set("org_id", a.OrgID)
 			req, _ := http.NewRequest("POST", env.URL+"/oauth/authorize", strings.NewReader(form.Encode()))
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			req.Header.Set("Sec-Fetch-Site", "cross-site")
-			res, err := b.c.Do(req)
+			res, err := b.Client.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -31,7 +31,7 @@ func TestChromiumAuthorizationCode(t *testing.T) {
 	needTool(t, err == nil, chromiumPath+" (Debian's chromium)")
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
-		team := teamOrg(t, env, a, "Browser Team")
+		team := env.TeamOrg(t, "Browser Team", [2]string{a.UserID, "admin"})
 
 		got := make(chan url.Values, 1)
 		cb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -96,7 +96,7 @@ func TestChromiumAuthorizationCode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if org := claims(t, tok.AccessToken)["org"].(map[string]any); org["id"] != team {
+		if org := testenv.Claims(t, tok.AccessToken)["org"].(map[string]any); org["id"] != team {
 			t.Fatalf("token org = %v; want the chosen workspace %s", org, team)
 		}
 	})

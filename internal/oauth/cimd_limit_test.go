@@ -17,19 +17,19 @@ import (
 // resolveClient makes the token endpoint resolve clientID from ip: 400
 // invalid_grant when the client is known (the code is made up), 401
 // invalid_client when not, 429 when its document may not be fetched now.
-func resolveClient(t *testing.T, env *testenv.Env, ip, clientID string) *page {
+func resolveClient(t *testing.T, env *testenv.Env, ip, clientID string) *testenv.Page {
 	t.Helper()
-	return newBrowser(t, env).from(ip).post(t, "/oauth/token", url.Values{"grant_type": {"authorization_code"},
+	return env.NewBrowser(t).From(t, ip).Post(t, "/oauth/token", url.Values{"grant_type": {"authorization_code"},
 		"code": {"made-up"}, "client_id": {clientID}, "redirect_uri": {redirect}, "code_verifier": {oauth2.GenerateVerifier()}})
 }
 
-func description(t *testing.T, p *page) string {
+func description(t *testing.T, p *testenv.Page) string {
 	t.Helper()
 	var body struct {
 		Description string `json:"error_description"`
 	}
-	if err := json.Unmarshal([]byte(p.body), &body); err != nil || body.Description == "" {
-		t.Fatalf("not an OAuth error: %d %s", p.status, p.body)
+	if err := json.Unmarshal([]byte(p.Body), &body); err != nil || body.Description == "" {
+		t.Fatalf("not an OAuth error: %d %s", p.Status, p.Body)
 	}
 	return body.Description
 }
@@ -51,8 +51,8 @@ func TestClientIDMetadataFailures(t *testing.T) {
 			host.srv.URL + "/chrome.json", "https://127.0.0.1:1/client.json"} {
 			p := resolveClient(t, env, "127.0.0.1", id)
 			d := description(t, p)
-			if p.status != 401 || strings.Contains(d, "404") || strings.Contains(d, "HTTP") || strings.Contains(d, "refused") {
-				t.Fatalf("%s: %d %s; want 401 invalid_client without the remote answer", id, p.status, p.body)
+			if p.Status != 401 || strings.Contains(d, "404") || strings.Contains(d, "HTTP") || strings.Contains(d, "refused") {
+				t.Fatalf("%s: %d %s; want 401 invalid_client without the remote answer", id, p.Status, p.Body)
 			}
 			if first == "" {
 				first = d
@@ -62,8 +62,8 @@ func TestClientIDMetadataFailures(t *testing.T) {
 		}
 		missing := host.srv.URL + "/missing.json"
 		n := host.fetches.Load()
-		if p := resolveClient(t, env, "127.0.0.1", missing); p.status != 401 || host.fetches.Load() != n {
-			t.Fatalf("failure again within a minute: %d after %d fetches; want 401 from the cache", p.status, host.fetches.Load()-n)
+		if p := resolveClient(t, env, "127.0.0.1", missing); p.Status != 401 || host.fetches.Load() != n {
+			t.Fatalf("failure again within a minute: %d after %d fetches; want 401 from the cache", p.Status, host.fetches.Load()-n)
 		}
 		env.Clock.Advance(61 * time.Second)
 		if resolveClient(t, env, "127.0.0.1", missing); host.fetches.Load() != n+1 {
@@ -79,10 +79,10 @@ func TestClientIDMetadataFetchLimits(t *testing.T) {
 	host := newMetadataHost(t)
 	testenv.RunWith(t, testenv.Options{RootCAs: metadataRoots(host), AllowPrivate: true, RateLimit: true}, func(t *testing.T, env *testenv.Env) {
 		doc := func(i int) string { return host.srv.URL + "/client-" + strconv.Itoa(i) + ".json" }
-		want := func(name string, p *page, status int) {
+		want := func(name string, p *testenv.Page, status int) {
 			t.Helper()
-			if p.status != status || status == 429 && p.header.Get("Retry-After") == "" {
-				t.Fatalf("%s: %d %s (Retry-After %q); want %d", name, p.status, p.body, p.header.Get("Retry-After"), status)
+			if p.Status != status || status == 429 && p.Header.Get("Retry-After") == "" {
+				t.Fatalf("%s: %d %s (Retry-After %q); want %d", name, p.Status, p.Body, p.Header.Get("Retry-After"), status)
 			}
 		}
 		next := 0
@@ -95,8 +95,8 @@ func TestClientIDMetadataFetchLimits(t *testing.T) {
 			if ip == 1 {
 				want("11th fetch from one IP", resolveClient(t, env, addr, doc(100)), 429)
 				want("a cached document from that IP", resolveClient(t, env, addr, doc(1)), 400)
-				b := newBrowser(t, env)
-				p := b.get(t, oauthConfig(env, doc(100)).AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier())))
+				b := env.NewBrowser(t)
+				p := b.Get(t, oauthConfig(env, doc(100)).AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier())))
 				want("the authorization page from that IP", p, 429)
 			}
 		}

@@ -64,26 +64,26 @@ func TestClientIDMetadataDocuments(t *testing.T) {
 	roots.AddCert(host.srv.Certificate())
 	testenv.RunWith(t, testenv.Options{RootCAs: roots, AllowPrivate: true}, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
-		b := newBrowser(t, env)
-		b.signIn(t, a)
+		b := env.NewBrowser(t)
+		signIn(t, b, a)
 		clientID := host.srv.URL + "/cached.json"
 		cfg := oauthConfig(env, clientID)
 		verifier := oauth2.GenerateVerifier()
 		authURL := cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier))
-		page := b.get(t, authURL)
-		if page.status != 200 || !strings.Contains(page.body, "Doc Client from 127.0.0.1") {
-			t.Fatalf("consent: %d %s", page.status, page.body)
+		page := b.Get(t, authURL)
+		if page.Status != 200 || !strings.Contains(page.Body, "Doc Client from 127.0.0.1") {
+			t.Fatalf("consent: %d %s", page.Status, page.Body)
 		}
 		before := host.fetches.Load()
-		back := b.consentAt(t, authURL, a.OrgID)
+		back := consentAt(t, b, authURL, a.OrgID)
 		// Basic auth carries the URL client_id query-escaped (x/oauth2).
 		ctx := context.WithValue(context.Background(), oauth2.HTTPClient, env.Client)
 		tok, err := cfg.Exchange(ctx, back.Query().Get("code"), oauth2.VerifierOption(verifier))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if claims(t, tok.AccessToken)["via"] != "oauth" {
-			t.Fatalf("token = %v", claims(t, tok.AccessToken))
+		if testenv.Claims(t, tok.AccessToken)["via"] != "oauth" {
+			t.Fatalf("token = %v", testenv.Claims(t, tok.AccessToken))
 		}
 		if host.fetches.Load() != before {
 			t.Fatalf("a max-age=300 document was fetched again (%d -> %d)", before, host.fetches.Load())
@@ -95,21 +95,21 @@ func TestClientIDMetadataDocuments(t *testing.T) {
 
 		noStore := host.srv.URL + "/nostore.json"
 		n := host.fetches.Load()
-		b.get(t, oauthConfig(env, noStore).AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)))
-		b.get(t, oauthConfig(env, noStore).AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)))
+		b.Get(t, oauthConfig(env, noStore).AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)))
+		b.Get(t, oauthConfig(env, noStore).AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)))
 		if host.fetches.Load()-n != 2 {
 			t.Fatalf("a no-store document was cached")
 		}
 
 		for _, bad := range []string{"/mismatch.json", "/secret.json", "/chrome.json", "/huge.json", "/missing.json"} {
-			p := b.get(t, oauthConfig(env, host.srv.URL+bad).AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)))
-			if p.status != 400 || p.location() != "" {
-				t.Fatalf("%s: status %d location %q; want the error page", bad, p.status, p.location())
+			p := b.Get(t, oauthConfig(env, host.srv.URL+bad).AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)))
+			if p.Status != 400 || p.Location() != "" {
+				t.Fatalf("%s: status %d location %q; want the error page", bad, p.Status, p.Location())
 			}
 		}
 		for _, bad := range []string{"http://127.0.0.1/client.json", host.srv.URL, host.srv.URL + "/a/../client.json"} {
-			if p := b.get(t, oauthConfig(env, bad).AuthCodeURL("s", oauth2.S256ChallengeOption(verifier))); p.status != 400 {
-				t.Fatalf("client_id %s: status %d; want the error page", bad, p.status)
+			if p := b.Get(t, oauthConfig(env, bad).AuthCodeURL("s", oauth2.S256ChallengeOption(verifier))); p.Status != 400 {
+				t.Fatalf("client_id %s: status %d; want the error page", bad, p.Status)
 			}
 		}
 	})
@@ -121,11 +121,11 @@ func TestClientIDMetadataPrivateAddress(t *testing.T) {
 	host := newMetadataHost(t)
 	testenv.RunWith(t, testenv.Options{MetadataClient: host.srv.Client()}, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
-		b := newBrowser(t, env)
-		b.signIn(t, a)
-		p := b.get(t, oauthConfig(env, host.srv.URL+"/cached.json").AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier())))
-		if p.status != 400 || host.fetches.Load() != 0 {
-			t.Fatalf("status %d after %d fetches; want a refusal without fetching", p.status, host.fetches.Load())
+		b := env.NewBrowser(t)
+		signIn(t, b, a)
+		p := b.Get(t, oauthConfig(env, host.srv.URL+"/cached.json").AuthCodeURL("s", oauth2.S256ChallengeOption(oauth2.GenerateVerifier())))
+		if p.Status != 400 || host.fetches.Load() != 0 {
+			t.Fatalf("status %d after %d fetches; want a refusal without fetching", p.Status, host.fetches.Load())
 		}
 	})
 }

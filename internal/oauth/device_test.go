@@ -18,17 +18,17 @@ var userCodeRE = regexp.MustCompile(`^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRS
 
 const deviceGrant = "urn:ietf:params:oauth:grant-type:device_code"
 
-// decideDevice answers a device code on the hosted page.
-func (b *browser) decideDevice(t testing.TB, pageURL, decision, orgID string) *page {
+// decideDevice answers a device code on the hosted page in browser b.
+func decideDevice(t testing.TB, b *testenv.Browser, pageURL, decision, orgID string) *testenv.Page {
 	t.Helper()
-	p := b.get(t, pageURL)
-	if p.status != http.StatusOK || !strings.Contains(p.body, `name="org_id"`) {
-		t.Fatalf("device page status = %d, body %s; want the device consent page", p.status, p.body)
+	p := b.Get(t, pageURL)
+	if p.Status != http.StatusOK || !strings.Contains(p.Body, `name="org_id"`) {
+		t.Fatalf("device page status = %d, body %s; want the device consent page", p.Status, p.Body)
 	}
-	form := hiddenFields(p.body)
+	form := hiddenFields(p.Body)
 	form.Set("decision", decision)
 	form.Set("org_id", orgID)
-	return b.post(t, "/device", form)
+	return b.Post(t, "/device", form)
 }
 
 // TestDeviceFlowXOAuth2 runs RFC 8628 through golang.org/x/oauth2's
@@ -36,7 +36,7 @@ func (b *browser) decideDevice(t testing.TB, pageURL, decision, orgID string) *p
 func TestDeviceFlowXOAuth2(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
-		team := teamOrg(t, env, a, "Device Team")
+		team := env.TeamOrg(t, "Device Team", [2]string{a.UserID, "admin"})
 		clientID := registerClient(t, env, map[string]any{"client_name": "gh-cli", "grant_types": []string{deviceGrant, "refresh_token"}})
 		cfg := oauthConfig(env, clientID)
 		ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), oauth2.HTTPClient, env.Client), 20*time.Second)
@@ -49,19 +49,19 @@ func TestDeviceFlowXOAuth2(t *testing.T) {
 			da.VerificationURIComplete != env.URL+"/device?user_code="+da.UserCode || time.Until(da.Expiry) < 9*time.Minute {
 			t.Fatalf("device authorization = %+v", da)
 		}
-		b := newBrowser(t, env)
-		if p := b.get(t, da.VerificationURIComplete); p.status != http.StatusSeeOther || !strings.HasPrefix(p.location(), "/signin?") {
-			t.Fatalf("anonymous device page: %d %q; want sign-in first", p.status, p.location())
+		b := env.NewBrowser(t)
+		if p := b.Get(t, da.VerificationURIComplete); p.Status != http.StatusSeeOther || !strings.HasPrefix(p.Location(), "/signin?") {
+			t.Fatalf("anonymous device page: %d %q; want sign-in first", p.Status, p.Location())
 		}
-		b.signIn(t, a)
-		if p := b.decideDevice(t, da.VerificationURIComplete, "approve", team); p.status != 200 || !strings.Contains(p.body, "Device connected") {
-			t.Fatalf("approve: %d %s", p.status, p.body)
+		signIn(t, b, a)
+		if p := decideDevice(t, b, da.VerificationURIComplete, "approve", team); p.Status != 200 || !strings.Contains(p.Body, "Device connected") {
+			t.Fatalf("approve: %d %s", p.Status, p.Body)
 		}
 		tok, err := cfg.DeviceAccessToken(ctx, da)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := claims(t, tok.AccessToken)
+		c := testenv.Claims(t, tok.AccessToken)
 		if c["via"] != "oauth" || c["org"].(map[string]any)["id"] != team || tok.RefreshToken == "" {
 			t.Fatalf("device token claims = %v, refresh %q", c, tok.RefreshToken)
 		}
@@ -82,18 +82,14 @@ func TestDeviceFlowErrors(t *testing.T) {
 		a := env.Register(t)
 		clientID := registerClient(t, env, map[string]any{"grant_types": []string{deviceGrant}})
 		start := func() (device, user string) {
-			res, err := env.Client.PostForm(env.URL+"/oauth/device/authorization", url.Values{"client_id": {clientID}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := readResp(t, res).Want(t, 200)
+			r := postForm(t, env, "/oauth/device/authorization", url.Values{"client_id": {clientID}}).Want(t, 200)
 			return r.Str("device_code"), r.Str("user_code")
 		}
 		poll := func(device string) *testenv.Resp {
 			return tokenPost(t, env, url.Values{"grant_type": {deviceGrant}, "device_code": {device}, "client_id": {clientID}})
 		}
-		b := newBrowser(t, env)
-		b.signIn(t, a)
+		b := env.NewBrowser(t)
+		signIn(t, b, a)
 
 		device, user := start()
 		wantOAuthError(t, poll(device), 400, "authorization_pending")
@@ -102,14 +98,14 @@ func TestDeviceFlowErrors(t *testing.T) {
 		wantOAuthError(t, poll(device), 400, "authorization_pending")
 		// Typed loosely: lowercase, with spaces.
 		loose := strings.ToLower(strings.ReplaceAll(user, "-", " "))
-		if p := b.decideDevice(t, "/device?user_code="+url.QueryEscape(loose), "deny", a.OrgID); p.status != 200 || !strings.Contains(p.body, "denied") {
-			t.Fatalf("deny: %d %s", p.status, p.body)
+		if p := decideDevice(t, b, "/device?user_code="+url.QueryEscape(loose), "deny", a.OrgID); p.Status != 200 || !strings.Contains(p.Body, "denied") {
+			t.Fatalf("deny: %d %s", p.Status, p.Body)
 		}
 		env.Clock.Advance(time.Minute)
 		wantOAuthError(t, poll(device), 400, "access_denied")
 		// An answered code is no longer offered on the page.
-		if p := b.get(t, "/device?user_code="+user); p.status != 404 {
-			t.Fatalf("answered code page: %d", p.status)
+		if p := b.Get(t, "/device?user_code="+user); p.Status != 404 {
+			t.Fatalf("answered code page: %d", p.Status)
 		}
 
 		device, _ = start()
@@ -117,18 +113,14 @@ func TestDeviceFlowErrors(t *testing.T) {
 		wantOAuthError(t, poll(device), 400, "expired_token")
 		wantOAuthError(t, poll("not-a-device-code"), 400, "invalid_grant")
 
-		if p := b.get(t, "/device?user_code=BBBB-BBBB"); p.status != 404 || !strings.Contains(p.body, "not valid") {
-			t.Fatalf("unknown code page: %d %s", p.status, p.body)
+		if p := b.Get(t, "/device?user_code=BBBB-BBBB"); p.Status != 404 || !strings.Contains(p.Body, "not valid") {
+			t.Fatalf("unknown code page: %d %s", p.Status, p.Body)
 		}
-		if p := b.get(t, "/device"); p.status != 200 || !strings.Contains(p.body, `name="user_code"`) {
-			t.Fatalf("entry page: %d", p.status)
+		if p := b.Get(t, "/device"); p.Status != 200 || !strings.Contains(p.Body, `name="user_code"`) {
+			t.Fatalf("entry page: %d", p.Status)
 		}
 
 		codeOnly := registerClient(t, env, map[string]any{"redirect_uris": []string{redirect}})
-		res, err := env.Client.PostForm(env.URL+"/oauth/device/authorization", url.Values{"client_id": {codeOnly}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantOAuthError(t, readResp(t, res), 400, "unauthorized_client")
+		wantOAuthError(t, postForm(t, env, "/oauth/device/authorization", url.Values{"client_id": {codeOnly}}), 400, "unauthorized_client")
 	})
 }

@@ -21,8 +21,8 @@ import (
 func TestMCPGoSDK(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
-		b := newBrowser(t, env)
-		b.signIn(t, a)
+		b := env.NewBrowser(t)
+		signIn(t, b, a)
 		const callback = "http://127.0.0.1:47211/oauth/callback"
 		h, err := auth.NewAuthorizationCodeHandler(&auth.AuthorizationCodeHandlerConfig{
 			DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
@@ -30,7 +30,7 @@ func TestMCPGoSDK(t *testing.T) {
 				TokenEndpointAuthMethod: "none"}},
 			RedirectURL: callback,
 			AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-				back := b.consentAt(t, args.URL, a.OrgID)
+				back := consentAt(t, b, args.URL, a.OrgID)
 				q := back.Query()
 				return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
 			},
@@ -60,7 +60,7 @@ func TestMCPGoSDK(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		aud := claims(t, tok.AccessToken)["aud"].([]any)
+		aud := testenv.Claims(t, tok.AccessToken)["aud"].([]any)
 		if len(aud) != 2 || aud[1] != resource {
 			t.Fatalf("aud = %v; want the resource %s", aud, resource)
 		}

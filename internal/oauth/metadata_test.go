@@ -2,39 +2,12 @@ package oauth_test
 
 import (
 	"bytes"
-	"flag"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s differs (go test -update rewrites it):\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
-}
 
 func TestDiscoveryMetadata(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
@@ -45,10 +18,10 @@ func TestDiscoveryMetadata(t *testing.T) {
 		if r.Header.Get("Access-Control-Allow-Origin") != "*" {
 			t.Fatalf("no CORS header on discovery")
 		}
-		golden(t, "authorization-server.json", bytes.ReplaceAll(r.Body, []byte(env.URL), []byte("{issuer}")))
+		testenv.Golden(t, "authorization-server.json", bytes.ReplaceAll(r.Body, []byte(env.URL), []byte("{issuer}")))
 
 		prm := env.Do(t, "GET", "/.well-known/oauth-protected-resource", "", nil).Want(t, 200)
-		golden(t, "protected-resource.json", bytes.ReplaceAll(prm.Body, []byte(env.URL), []byte("{issuer}")))
+		testenv.Golden(t, "protected-resource.json", bytes.ReplaceAll(prm.Body, []byte(env.URL), []byte("{issuer}")))
 		sub := env.Do(t, "GET", "/.well-known/oauth-protected-resource/tasks/v1/issues", "", nil).Want(t, 200)
 		if sub.Str("resource") != env.URL+"/tasks/v1/issues" || sub.Get("authorization_servers").([]any)[0] != env.URL {
 			t.Fatalf("path-suffixed metadata = %s", sub.Body)

@@ -110,14 +110,14 @@ func TestSigninTakeoverHostedPage(t *testing.T) {
 	t.Parallel()
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		s := takeoverRegister(t, env)
-		b := newBrowser(t, env)
+		b := env.NewBrowser(t)
 		before := len(env.MailTexts(s.Email, testenv.MagicLink))
-		if res, _ := b.do(t, "POST", "/signin/magic", url.Values{"email": {s.Email}}); res.StatusCode != 200 {
-			t.Fatalf("request link: %d", res.StatusCode)
+		if res := b.Do(t, "POST", "/signin/magic", url.Values{"email": {s.Email}}); res.Status != 200 {
+			t.Fatalf("request link: %d", res.Status)
 		}
 		tok := env.WaitMailToken(t, s.Email, testenv.MagicLink, before+1)
-		if res, _ := b.do(t, "POST", "/auth/magic", url.Values{"token": {tok}}); res.StatusCode != http.StatusSeeOther {
-			t.Fatalf("consume: %d; want 303", res.StatusCode)
+		if res := b.Do(t, "POST", "/auth/magic", url.Values{"token": {tok}}); res.Status != http.StatusSeeOther {
+			t.Fatalf("consume: %d; want 303", res.Status)
 		}
 		env.Login(t, s.Email, s.Password).Want(t, 401)
 		env.Refresh(t, s.Refresh).Want(t, 401)

@@ -40,7 +40,7 @@ func toolCalls(env *testenv.Env, team, form string) []toolCall {
 		json("links create", "POST", "/links/v1/links", map[string]any{"destinationUrl": "https://example.com/x"}),
 		json("links webhook create", "POST", "/links/v1/webhooks", map[string]any{"url": "https://127.0.0.1:9/hook"}),
 		json("sign read", "GET", "/sign/v1/documents", nil),
-		{"sign write", func(t *testing.T, tok string) *testenv.Resp { return createDocument(t, env, tok, testPDF, doc) }},
+		{"sign write", func(t *testing.T, tok string) *testenv.Resp { return env.CreateDocument(t, tok, testenv.TestPDF, doc) }},
 	}
 }
 

@@ -1,4 +1,4 @@
-package web_test
+package webhooks_test
 
 import (
 	"crypto/hmac"
@@ -6,62 +6,16 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
-
-// receiver is an HTTPS endpoint that records webhook deliveries.
-type receiver struct {
-	srv  *httptest.Server
-	fail atomic.Bool
-	mu   sync.Mutex
-	got  []delivery
-}
-
-type delivery struct {
-	event, signature, id string
-	body                 []byte
-}
-
-func newReceiver(t *testing.T) *receiver {
-	rc := &receiver{}
-	rc.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		rc.mu.Lock()
-		rc.got = append(rc.got, delivery{r.Header.Get("X-Service-Event"), r.Header.Get("X-Service-Signature"), r.Header.Get("X-Service-Delivery"), body})
-		rc.mu.Unlock()
-		if rc.fail.Load() {
-			http.Error(w, "down", http.StatusInternalServerError)
-		}
-	}))
-	t.Cleanup(rc.srv.Close)
-	return rc
-}
-
-func (rc *receiver) roots() *x509.CertPool {
-	p := x509.NewCertPool()
-	p.AddCert(rc.srv.Certificate())
-	return p
-}
-
-func (rc *receiver) events(event string) []delivery {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	var out []delivery
-	for _, d := range rc.got {
-		if d.event == event {
-			out = append(out, d)
-		}
-	}
-	return out
-}
 
 // TestLinkWebhooks checks the Links webhooks of spec 4.6 and section 6:
 // registration (https only, one-time whsec_ secret, default events, no
@@ -69,25 +23,23 @@ func (rc *receiver) events(event string) []delivery {
 // conversions, ping, retries with a stable delivery id, and disabling
 // after 20 failed deliveries until PATCH active=true.
 func TestLinkWebhooks(t *testing.T) {
-	rc := newReceiver(t)
-	testenv.RunWith(t, testenv.Options{RootCAs: rc.roots()}, func(t *testing.T, env *testenv.Env) {
-		rc.mu.Lock()
-		rc.got = nil // one receiver serves both databases' runs
-		rc.mu.Unlock()
+	rc := testenv.NewReceiver(t)
+	testenv.RunWith(t, testenv.Options{RootCAs: rc.Roots()}, func(t *testing.T, env *testenv.Env) {
+		rc.Reset() // one receiver serves both databases' runs
 		owner, _ := env.Team(t)
 		hooks := "/links/v1/webhooks"
 		for _, body := range []any{map[string]any{}, map[string]any{"url": "http://example.com/hook"},
-			map[string]any{"url": rc.srv.URL + "/h", "events": []string{"*"}}, map[string]any{"url": rc.srv.URL + "/h", "events": []string{"link.exploded"}},
+			map[string]any{"url": rc.URL + "/h", "events": []string{"*"}}, map[string]any{"url": rc.URL + "/h", "events": []string{"link.exploded"}},
 			map[string]any{"url": "https://127.0.0.1:99999/h"}, map[string]any{"url": "https://user:pw@example.com/h"}} {
 			env.Do(t, "POST", hooks, owner.Token, body).Want(t, 400)
 		}
-		r := env.Do(t, "POST", hooks, owner.Token, map[string]any{"url": rc.srv.URL + "/all",
+		r := env.Do(t, "POST", hooks, owner.Token, map[string]any{"url": rc.URL + "/all",
 			"events": []string{"link.created", "link.clicked", "link.converted"}}).Want(t, 200)
 		secret, hookID := r.Str("webhook.secret"), r.Str("webhook.id")
 		if !strings.HasPrefix(secret, "whsec_") || r.Get("webhook.active") != true {
 			t.Fatalf("webhook = %s", r.Body)
 		}
-		def := env.Do(t, "POST", hooks, owner.Token, map[string]any{"url": rc.srv.URL + "/default"}).Want(t, 200)
+		def := env.Do(t, "POST", hooks, owner.Token, map[string]any{"url": rc.URL + "/default"}).Want(t, 200)
 		if got := def.Get("webhook.events").([]any); len(got) != 3 {
 			t.Errorf("default events = %v; want link.created, link.updated, link.deleted", got)
 		}
@@ -99,12 +51,12 @@ func TestLinkWebhooks(t *testing.T) {
 		code := "hook-" + testenv.RandomHex(3)
 		env.Do(t, "POST", "/links/v1/links", owner.Token, map[string]any{"destinationUrl": "https://example.com", "shortCode": code}).Want(t, 200)
 		env.Webhooks.Wait()
-		created := rc.events("link.created")
+		created := rc.Events("link.created")
 		if len(created) != 2 {
 			t.Fatalf("%d link.created deliveries; want 2 (both webhooks)", len(created))
 		}
 		for _, d := range created {
-			if d.id == "" {
+			if d.ID == "" {
 				t.Errorf("delivery without X-Service-Delivery")
 			}
 			var env struct {
@@ -112,15 +64,15 @@ func TestLinkWebhooks(t *testing.T) {
 				At    string         `json:"at"`
 				Data  map[string]any `json:"data"`
 			}
-			if err := json.Unmarshal(d.body, &env); err != nil || env.Event != "link.created" || env.At == "" || env.Data["shortCode"] != code {
-				t.Errorf("envelope = %s", d.body)
+			if err := json.Unmarshal(d.Body, &env); err != nil || env.Event != "link.created" || env.At == "" || env.Data["shortCode"] != code {
+				t.Errorf("envelope = %s", d.Body)
 			}
 		}
 		signed := 0
 		for _, d := range created {
 			mac := hmac.New(sha256.New, []byte(secret))
-			mac.Write(d.body)
-			if d.signature == "sha256="+hex.EncodeToString(mac.Sum(nil)) {
+			mac.Write(d.Body)
+			if d.Signature == "sha256="+hex.EncodeToString(mac.Sum(nil)) {
 				signed++
 			}
 		}
@@ -130,38 +82,38 @@ func TestLinkWebhooks(t *testing.T) {
 
 		var click string
 		for range 3 {
-			res := follow(t, env, code)
+			res := env.Follow(t, code)
 			click = strings.SplitN(res.Header.Get("Location"), "svc_click=", 2)[1]
 		}
 		env.Links.Flush()
 		env.Do(t, "POST", "/links/v1/conversions", owner.Token, map[string]any{"clickId": click, "name": "signup"}).Want(t, 200)
 		env.Webhooks.Wait()
-		clicked := rc.events("link.clicked")
-		if len(clicked) != 1 || !strings.Contains(string(clicked[0].body), `"clicks":3`) || !strings.Contains(string(clicked[0].body), `"totalClicks":3`) {
+		clicked := rc.Events("link.clicked")
+		if len(clicked) != 1 || !strings.Contains(string(clicked[0].Body), `"clicks":3`) || !strings.Contains(string(clicked[0].Body), `"totalClicks":3`) {
 			t.Errorf("link.clicked deliveries = %d (%v); want one batch of 3", len(clicked), clicked)
 		}
-		if conv := rc.events("link.converted"); len(conv) != 1 || !strings.Contains(string(conv[0].body), click) {
+		if conv := rc.Events("link.converted"); len(conv) != 1 || !strings.Contains(string(conv[0].Body), click) {
 			t.Errorf("link.converted deliveries = %v", conv)
 		}
 
 		env.Do(t, "POST", hooks+"/"+hookID+"/test", owner.Token, nil).Want(t, 200)
 		env.Webhooks.Wait()
-		if len(rc.events("ping")) != 1 {
+		if len(rc.Events("ping")) != 1 {
 			t.Errorf("ping not delivered")
 		}
 
 		// Failures: each delivery is tried three times under one id; 20
 		// failed deliveries disable the webhook.
-		rc.fail.Store(true)
+		rc.Fail.Store(true)
 		for range 20 {
 			env.Do(t, "POST", hooks+"/"+hookID+"/test", owner.Token, nil).Want(t, 200)
 			env.Webhooks.Wait()
 		}
-		rc.fail.Store(false)
-		pings := rc.events("ping")[1:]
+		rc.Fail.Store(false)
+		pings := rc.Events("ping")[1:]
 		ids := map[string]int{}
 		for _, d := range pings {
-			ids[d.id]++
+			ids[d.ID]++
 		}
 		if len(ids) != 20 {
 			t.Errorf("%d failed deliveries; want 20", len(ids))
@@ -182,7 +134,7 @@ func TestLinkWebhooks(t *testing.T) {
 		}
 		env.Do(t, "POST", "/links/v1/links", owner.Token, map[string]any{"destinationUrl": "https://example.com/2"}).Want(t, 200)
 		env.Webhooks.Wait()
-		if n := len(rc.events("link.created")); n != 3 {
+		if n := len(rc.Events("link.created")); n != 3 {
 			t.Errorf("%d link.created deliveries; want 3 (the disabled webhook gets none)", n)
 		}
 		p := env.Do(t, "PATCH", hooks+"/"+hookID, owner.Token, map[string]any{"active": true}).Want(t, 200)
@@ -226,5 +178,21 @@ func TestWebhookDeletedStopsRetries(t *testing.T) {
 		if n := tries.Load(); n != 1 {
 			t.Errorf("%d tries; want 1 (the webhook was deleted before the first retry)", n)
 		}
+	})
+}
+
+// TestSignWebhookLimit checks the Sign webhook rules: the wildcard is
+// allowed and one account registers at most 10.
+func TestSignWebhookLimit(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, _ := env.Team(t)
+		for i := range 10 {
+			r := env.Do(t, "POST", "/sign/v1/webhooks", owner.Token, map[string]any{"url": "https://hooks.example.com/" + string(rune('a'+i)), "events": []string{"*"}}).Want(t, 200)
+			if !strings.HasPrefix(r.Str("webhook.secret"), "whsec_") {
+				t.Fatalf("webhook = %s", r.Body)
+			}
+		}
+		env.Do(t, "POST", "/sign/v1/webhooks", owner.Token, map[string]any{"url": "https://hooks.example.com/k"}).Want(t, 409)
+		env.Do(t, "POST", "/sign/v1/webhooks/"+uuid.NewString()+"/test", owner.Token, nil).Want(t, 404) // Links only
 	})
 }

@@ -1,11 +1,8 @@
-package web_test
+package sign_test
 
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"mime/multipart"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -13,34 +10,6 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
-
-// testPDF is a two-page PDF skeleton: enough for the page count.
-var testPDF = []byte("%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >> endobj\n" +
-	"3 0 obj << /Type /Page /Parent 2 0 R >> endobj\n4 0 obj << /Type /Page /Parent 2 0 R >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n")
-
-// createDocument posts a document as multipart (file + document JSON).
-func createDocument(t *testing.T, env *testenv.Env, token string, pdf []byte, doc any) *testenv.Resp {
-	t.Helper()
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	if pdf != nil {
-		fw, _ := mw.CreateFormFile("file", "contract.pdf")
-		fw.Write(pdf)
-	}
-	meta, _ := json.Marshal(doc)
-	mw.WriteField("document", string(meta))
-	mw.Close()
-	req, _ := http.NewRequest("POST", env.URL+"/sign/v1/documents", &buf)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	req.Header.Set("Authorization", "Bearer "+token)
-	res, err := env.Client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
-	return &testenv.Resp{Status: res.StatusCode, Header: res.Header, Body: body}
-}
 
 func signDoc(t *testing.T, r *testenv.Resp) map[string]any {
 	t.Helper()
@@ -60,15 +29,13 @@ func docIDs(d map[string]any, key string) []string {
 // send, view, sign, field removal rules, owner-only signing links with
 // their audit entry, decline, void, duplicate, and the flat events.
 func TestSignDocuments(t *testing.T) {
-	rc := newReceiver(t)
-	testenv.RunWith(t, testenv.Options{RootCAs: rc.roots()}, func(t *testing.T, env *testenv.Env) {
-		rc.mu.Lock()
-		rc.got = nil
-		rc.mu.Unlock()
+	rc := testenv.NewReceiver(t)
+	testenv.RunWith(t, testenv.Options{RootCAs: rc.Roots()}, func(t *testing.T, env *testenv.Env) {
+		rc.Reset()
 		owner, org := env.Team(t)
 		admin := env.Join(t, owner, org, "admin")
 		stranger, _ := env.Team(t)
-		env.Do(t, "POST", "/sign/v1/webhooks", owner.Token, map[string]any{"url": rc.srv.URL + "/sign"}).Want(t, 200)
+		env.Do(t, "POST", "/sign/v1/webhooks", owner.Token, map[string]any{"url": rc.URL + "/sign"}).Want(t, 200)
 
 		doc := map[string]any{"name": "Lease", "message": "Please sign",
 			"recipients": []map[string]any{{"name": "Ada", "email": "ada@example.com", "role": "signer"},
@@ -76,22 +43,22 @@ func TestSignDocuments(t *testing.T) {
 			"fields": []map[string]any{{"type": "signature", "page": 1, "x": 10, "y": 20, "width": 100, "height": 30, "recipientIndex": 0},
 				{"type": "signature", "page": 2, "x": 10, "y": 20, "width": 100, "height": 30, "recipientIndex": 1},
 				{"type": "text", "page": 2, "x": 10, "y": 80, "width": 100, "height": 30, "recipientIndex": 1, "required": false}}}
-		if r := createDocument(t, env, "", testPDF, doc); r.Status != 401 {
+		if r := env.CreateDocument(t, "", testenv.TestPDF, doc); r.Status != 401 {
 			t.Errorf("no token: %d; want 401", r.Status)
 		}
-		if r := createDocument(t, env, owner.Token, []byte("not a pdf"), doc); r.Status != 400 {
+		if r := env.CreateDocument(t, owner.Token, []byte("not a pdf"), doc); r.Status != 400 {
 			t.Errorf("not a PDF: %d; want 400", r.Status)
 		}
 		bad := map[string]any{"name": "Bad", "recipients": doc["recipients"], "fields": []map[string]any{{"type": "signature", "page": 3, "x": 1, "y": 1, "width": 1, "height": 1}}}
-		if r := createDocument(t, env, owner.Token, testPDF, bad); r.Status != 400 {
+		if r := env.CreateDocument(t, owner.Token, testenv.TestPDF, bad); r.Status != 400 {
 			t.Errorf("field on page 3 of 2: %d; want 400", r.Status)
 		}
 		for _, odd := range []map[string]any{{"name": "a\u0000b"}, {"name": "ok", "recipients": []map[string]any{{"name": "R", "email": "r@example.com", "orderIndex": 3000000000}}}} {
-			if r := createDocument(t, env, owner.Token, testPDF, odd); r.Status != 400 {
+			if r := env.CreateDocument(t, owner.Token, testenv.TestPDF, odd); r.Status != 400 {
 				t.Errorf("document %v: %d; want 400", odd, r.Status)
 			}
 		}
-		r := createDocument(t, env, owner.Token, testPDF, doc)
+		r := env.CreateDocument(t, owner.Token, testenv.TestPDF, doc)
 		if r.Status != 200 {
 			t.Fatalf("create: %d %s", r.Status, r.Body)
 		}
@@ -101,7 +68,7 @@ func TestSignDocuments(t *testing.T) {
 			"voidReason", "notaryState", "created", "modified", "sentAt", "completedAt", "voidedAt", "declinedAt", "expiresAt",
 			"lastRemindedAt", "scheduledPurgeAt", "size", "pages", "autoRemindDays", "hasFile", "hasFinalFile", "legalHold",
 			"requiresNotarization", "files", "recipients", "fields")
-		if d["status"] != "draft" || d["pages"] != float64(2) || d["ownerId"] != owner.UserID || d["size"] != float64(len(testPDF)) {
+		if d["status"] != "draft" || d["pages"] != float64(2) || d["ownerId"] != owner.UserID || d["size"] != float64(len(testenv.TestPDF)) {
 			t.Errorf("created document = %s", r.Body)
 		}
 		if strings.Contains(string(r.Body), "token=") {
@@ -110,7 +77,7 @@ func TestSignDocuments(t *testing.T) {
 		recips, fields := docIDs(d, "recipients"), docIDs(d, "fields")
 
 		file := env.Do(t, "GET", "/sign/v1/documents/"+id+"/file", owner.Token, nil).Want(t, 200)
-		if !bytes.Equal(file.Body, testPDF) || file.Header.Get("Content-Type") != "application/pdf" {
+		if !bytes.Equal(file.Body, testenv.TestPDF) || file.Header.Get("Content-Type") != "application/pdf" {
 			t.Errorf("file = %d bytes (%s)", len(file.Body), file.Header.Get("Content-Type"))
 		}
 		env.Do(t, "GET", "/sign/v1/documents/"+id, stranger.Token, nil).Want(t, 404)
@@ -174,7 +141,7 @@ func TestSignDocuments(t *testing.T) {
 				t.Errorf("duplicated field kept its value: %v", x)
 			}
 		}
-		if f := env.Do(t, "GET", "/sign/v1/documents/"+dupID+"/file", owner.Token, nil).Want(t, 200); !bytes.Equal(f.Body, testPDF) {
+		if f := env.Do(t, "GET", "/sign/v1/documents/"+dupID+"/file", owner.Token, nil).Want(t, 200); !bytes.Equal(f.Body, testenv.TestPDF) {
 			t.Errorf("duplicate's file differs")
 		}
 		if src := signDoc(t, env.Do(t, "GET", "/sign/v1/documents/"+id, owner.Token, nil).Want(t, 200)); src["status"] != "declined" {
@@ -196,7 +163,7 @@ func TestSignDocuments(t *testing.T) {
 		env.Do(t, "POST", "/sign/v1/documents/"+dupID+"/void", owner.Token, map[string]string{"reason": "x"}).Want(t, 409)
 
 		// Void a draft.
-		third := signDoc(t, createDocument(t, env, owner.Token, testPDF, map[string]any{"name": "Draft"}))
+		third := signDoc(t, env.CreateDocument(t, owner.Token, testenv.TestPDF, map[string]any{"name": "Draft"}))
 		v := env.Do(t, "POST", "/sign/v1/documents/"+third["id"].(string)+"/void", owner.Token, map[string]string{"reason": "not needed"}).Want(t, 200)
 		if v.Str("document.status") != "voided" || v.Str("document.voidReason") != "not needed" {
 			t.Errorf("void = %s", v.Body)
@@ -204,36 +171,20 @@ func TestSignDocuments(t *testing.T) {
 
 		env.Webhooks.Wait()
 		for _, e := range []string{"document.sent", "document.viewed", "document.signed", "document.declined", "document.completed", "document.voided"} {
-			got := rc.events(e)
+			got := rc.Events(e)
 			if len(got) == 0 {
 				t.Errorf("no %s event", e)
 				continue
 			}
 			var p map[string]any
-			json.Unmarshal(got[0].body, &p)
+			json.Unmarshal(got[0].Body, &p)
 			if p["event"] != e || p["documentId"] == nil || p["occurredAt"] == nil || p["document"] == nil || p["data"] != nil {
-				t.Errorf("%s payload = %s; want the flat Sign payload", e, got[0].body)
+				t.Errorf("%s payload = %s; want the flat Sign payload", e, got[0].Body)
 			}
 			_, hasRecipient := p["recipient"]
 			if want := e == "document.viewed" || e == "document.signed" || e == "document.declined"; hasRecipient != want {
 				t.Errorf("%s payload recipient present = %v; want %v", e, hasRecipient, want)
 			}
 		}
-	})
-}
-
-// TestSignWebhookLimit checks the Sign webhook rules: the wildcard is
-// allowed and one account registers at most 10.
-func TestSignWebhookLimit(t *testing.T) {
-	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		owner, _ := env.Team(t)
-		for i := range 10 {
-			r := env.Do(t, "POST", "/sign/v1/webhooks", owner.Token, map[string]any{"url": "https://hooks.example.com/" + string(rune('a'+i)), "events": []string{"*"}}).Want(t, 200)
-			if !strings.HasPrefix(r.Str("webhook.secret"), "whsec_") {
-				t.Fatalf("webhook = %s", r.Body)
-			}
-		}
-		env.Do(t, "POST", "/sign/v1/webhooks", owner.Token, map[string]any{"url": "https://hooks.example.com/k"}).Want(t, 409)
-		env.Do(t, "POST", "/sign/v1/webhooks/"+uuid.NewString()+"/test", owner.Token, nil).Want(t, 404) // Links only
 	})
 }

@@ -1,4 +1,4 @@
-package web_test
+package links_test
 
 import (
 	"net/http"
@@ -10,18 +10,6 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
-
-// follow GETs a short link without following the redirect.
-func follow(t *testing.T, env *testenv.Env, code string) *http.Response {
-	t.Helper()
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := c.Get(env.URL + "/l/" + code)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	return res
-}
 
 // TestLinks checks the Links tool API: links, the public redirect with
 // its click ids, conversions, scoping, and audit entries.
@@ -50,17 +38,17 @@ func TestLinks(t *testing.T) {
 			t.Errorf("made-up short code = %q; want 7 characters", auto.Str("link.shortCode"))
 		}
 
-		res := follow(t, env, code)
+		res := env.Follow(t, code)
 		loc, _ := url.Parse(res.Header.Get("Location"))
 		click := loc.Query().Get("svc_click")
 		if res.StatusCode != http.StatusFound || loc.Host != "example.com" || loc.Query().Get("x") != "1" || click == "" {
 			t.Fatalf("follow: %d to %q; want 302 to the destination with svc_click", res.StatusCode, res.Header.Get("Location"))
 		}
-		follow(t, env, code)
+		env.Follow(t, code)
 		if n := env.Do(t, "GET", "/links/v1/links/"+id, owner.Token, nil).Want(t, 200).Get("link.clicks"); n != float64(2) {
 			t.Errorf("clicks = %v; want 2", n)
 		}
-		if res := follow(t, env, "nope-"+testenv.RandomHex(4)); res.StatusCode != 404 {
+		if res := env.Follow(t, "nope-"+testenv.RandomHex(4)); res.StatusCode != 404 {
 			t.Errorf("unknown code: %d; want 404", res.StatusCode)
 		}
 
@@ -75,14 +63,14 @@ func TestLinks(t *testing.T) {
 
 		// Inactive and archived links do not redirect; updates keep the code.
 		env.Do(t, "PATCH", "/links/v1/links/"+id, owner.Token, map[string]any{"active": false}).Want(t, 200)
-		if res := follow(t, env, code); res.StatusCode != 404 {
+		if res := env.Follow(t, code); res.StatusCode != 404 {
 			t.Errorf("inactive link: %d; want 404", res.StatusCode)
 		}
 		u := env.Do(t, "PATCH", "/links/v1/links/"+id, owner.Token, map[string]any{"active": true, "archived": true, "destinationUrl": "https://example.org/new"}).Want(t, 200)
 		if u.Str("link.destinationUrl") != "https://example.org/new" || u.Get("link.archived") != true || u.Str("link.shortCode") != code {
 			t.Errorf("updated link = %s", u.Body)
 		}
-		if res := follow(t, env, code); res.StatusCode != 404 {
+		if res := env.Follow(t, code); res.StatusCode != 404 {
 			t.Errorf("archived link: %d; want 404", res.StatusCode)
 		}
 		env.Do(t, "PATCH", "/links/v1/links/"+id, owner.Token, map[string]any{"shortCode": "other"}).Want(t, 400)
@@ -113,7 +101,7 @@ func TestLinkClicksRace(t *testing.T) {
 		id := env.Do(t, "POST", "/links/v1/links", owner.Token, map[string]any{"destinationUrl": "https://example.com", "shortCode": code}).Want(t, 200).Str("link.id")
 		clicks := map[string]bool{}
 		rs := testenv.AtOnceAnswers(20, func(int) *testenv.Resp {
-			res := follow(t, env, code)
+			res := env.Follow(t, code)
 			return &testenv.Resp{Status: res.StatusCode, Header: res.Header}
 		})
 		for _, r := range rs {
@@ -139,7 +127,7 @@ func TestLinkRedirectKeepsQuery(t *testing.T) {
 		owner, _ := env.Team(t)
 		for _, dest := range []string{"https://example.com/p?z=1&a=2;b&flag#frag", "https://example.com/"} {
 			r := env.Do(t, "POST", "/links/v1/links", owner.Token, map[string]any{"destinationUrl": dest}).Want(t, 200)
-			res := follow(t, env, r.Str("link.shortCode"))
+			res := env.Follow(t, r.Str("link.shortCode"))
 			loc := res.Header.Get("Location")
 			base, frag, _ := strings.Cut(dest, "#")
 			sep := "&"
@@ -156,11 +144,11 @@ func TestLinkRedirectKeepsQuery(t *testing.T) {
 		code := env.Do(t, "POST", "/links/v1/links", owner.Token, map[string]any{"destinationUrl": "https://example.com/"}).Want(t, 200).Str("link.shortCode")
 		org := env.Do(t, "GET", "/v1/auth/me", owner.Token, nil).Want(t, 200).Str("org.id")
 		env.SetTool(t, owner.Token, org, "links", false)
-		if res := follow(t, env, code); res.StatusCode != 404 {
+		if res := env.Follow(t, code); res.StatusCode != 404 {
 			t.Errorf("redirect with Links disabled: %d; want 404", res.StatusCode)
 		}
 		env.SetTool(t, owner.Token, org, "links", true)
-		if res := follow(t, env, code); res.StatusCode != 302 {
+		if res := env.Follow(t, code); res.StatusCode != 302 {
 			t.Errorf("redirect with Links enabled again: %d; want 302", res.StatusCode)
 		}
 	})

@@ -1,4 +1,4 @@
-package web_test
+package pages_test
 
 import (
 	"net/http"
@@ -13,9 +13,9 @@ import (
 func TestSignInNext(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
-		signedIn := newBrowser(t, env)
-		if res, _ := signedIn.do(t, "POST", "/signin", url.Values{"email": {a.Email}, "password": {a.Password}}); res.StatusCode != http.StatusSeeOther {
-			t.Fatalf("sign-in: %d; want 303", res.StatusCode)
+		signedIn := env.NewBrowser(t)
+		if res := signedIn.Do(t, "POST", "/signin", url.Values{"email": {a.Email}, "password": {a.Password}}); res.Status != http.StatusSeeOther {
+			t.Fatalf("sign-in: %d; want 303", res.Status)
 		}
 		for _, tc := range []struct{ name, next, want string }{
 			{"path with a query", "/ok/path?x=1", "/ok/path?x=1"},
@@ -33,18 +33,18 @@ func TestSignInNext(t *testing.T) {
 			{"credentials", "/@evil.example", "/@evil.example"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				res, _ := newBrowser(t, env).do(t, "POST", "/signin", url.Values{"email": {a.Email}, "password": {a.Password}, "next": {tc.next}})
-				if got := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || got != tc.want {
-					t.Fatalf("POST /signin next=%q: %d Location %q; want 303 to %q", tc.next, res.StatusCode, got, tc.want)
+				res := env.NewBrowser(t).Do(t, "POST", "/signin", url.Values{"email": {a.Email}, "password": {a.Password}, "next": {tc.next}})
+				if got := res.Header.Get("Location"); res.Status != http.StatusSeeOther || got != tc.want {
+					t.Fatalf("POST /signin next=%q: %d Location %q; want 303 to %q", tc.next, res.Status, got, tc.want)
 				}
 				// A signed-in browser opening the sign-in page goes on at once.
-				res, _ = signedIn.do(t, "GET", "/signin?"+url.Values{"next": {tc.next}}.Encode(), nil)
+				res = signedIn.Do(t, "GET", "/signin?"+url.Values{"next": {tc.next}}.Encode(), nil)
 				want, status := tc.want, http.StatusSeeOther
 				if want == "/signin" {
 					want, status = "", http.StatusOK
 				}
-				if got := res.Header.Get("Location"); res.StatusCode != status || got != want {
-					t.Fatalf("GET /signin?next=%q: %d Location %q; want %d %q", tc.next, res.StatusCode, got, status, want)
+				if got := res.Header.Get("Location"); res.Status != status || got != want {
+					t.Fatalf("GET /signin?next=%q: %d Location %q; want %d %q", tc.next, res.Status, got, status, want)
 				}
 			})
 		}

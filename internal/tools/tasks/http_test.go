@@ -1,4 +1,4 @@
-package web_test
+package tasks_test
 
 import (
 	"fmt"

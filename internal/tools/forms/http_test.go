@@ -1,4 +1,4 @@
-package web_test
+package forms_test
 
 import (
 	"net/http"

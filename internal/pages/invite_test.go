@@ -1,0 +1,52 @@
+package pages_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+// TestInviteLanding covers the invitation page, GET and POST /invite,
+// through the real accounts service: an invitation made through the API
+// previews its org (escaped), a revoked one is gone, an anonymous accept
+// goes to sign-in, and a signed-in accept joins the org.
+func TestInviteLanding(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		b := env.NewBrowser(t)
+		if res := b.Do(t, "GET", "/invite?token=x", nil); res.Status != 404 {
+			t.Fatalf("unknown token: status %d; want 404", res.Status)
+		}
+		owner := env.Register(t)
+		org := env.CreateOrg(t, owner, "Acme <Team> "+testenv.RandomHex(3))
+		good := env.InviteByLink(t, owner.Token, org)
+		revoked := env.Do(t, "POST", "/v1/orgs/"+org+"/invitations", owner.Token, map[string]any{"emails": []string{testenv.Email()}}).Want(t, 200)
+		inv := revoked.Get("invitations").([]any)[0].(map[string]any)
+		env.Do(t, "DELETE", "/v1/orgs/"+org+"/invitations/"+inv["id"].(string), owner.Token, nil).Want(t, 200)
+
+		res := b.Do(t, "GET", "/invite?token="+url.QueryEscape(good), nil)
+		if res.Status != 200 || !strings.Contains(res.Body, "Acme &lt;Team&gt;") || !strings.Contains(res.Body, "Sign in to accept") {
+			t.Fatalf("preview: %d %s", res.Status, res.Body)
+		}
+		if res := b.Do(t, "GET", "/invite?token="+url.QueryEscape(testenv.InviteToken(t, inv["url"].(string))), nil); res.Status != 410 {
+			t.Fatalf("revoked: %d; want 410", res.Status)
+		}
+		if res := b.Do(t, "POST", "/invite", url.Values{"token": {good}}); res.Status != http.StatusSeeOther {
+			t.Fatalf("anonymous accept: %d; want a sign-in redirect", res.Status)
+		}
+		a := env.Register(t)
+		b.Do(t, "POST", "/signin", url.Values{"email": {a.Email}, "password": {a.Password}})
+		if res := b.Do(t, "GET", "/invite?token="+url.QueryEscape(good), nil); !strings.Contains(res.Body, "Accept the invitation") {
+			t.Fatalf("signed-in preview lacks the accept button: %s", res.Body)
+		}
+		res = b.Do(t, "POST", "/invite", url.Values{"token": {good}})
+		if res.Status != 200 || !strings.Contains(res.Body, "You joined") {
+			t.Fatalf("accept: %d %s", res.Status, res.Body)
+		}
+		if role := env.MemberRoles(t, owner.Token, org)[a.UserID]; role != "member" {
+			t.Fatalf("after accepting, the user's role in the org is %q; want member", role)
+		}
+	})
+}

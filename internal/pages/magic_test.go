@@ -1,0 +1,64 @@
+package pages_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+// TestMagicLinkLanding: the emailed link's page consumes the token only on
+// POST (mail scanners prefetch GETs), then starts the browser session and
+// continues where the sign-in began.
+func TestMagicLinkLanding(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		b := env.NewBrowser(t)
+		email := testenv.Email()
+		next := "/device?user_code=BCDF-GHJK"
+		res := b.Do(t, "POST", "/signin/magic", url.Values{"email": {email}, "next": {next}})
+		if res.Status != 200 || !strings.Contains(res.Body, "Check your email") {
+			t.Fatalf("request link: %d %s", res.Status, res.Body)
+		}
+		m := env.Mail.WaitFor(t, email, 5*time.Second)
+		tok := testenv.TokenFromLink(t, m.Text, "http://web.test/auth/magic?token=")
+		for range 2 { // a scanner's GETs change nothing
+			if res := b.Do(t, "GET", "/auth/magic?token="+url.QueryEscape(tok), nil); res.Status != 200 || !strings.Contains(res.Body, `name="token"`) {
+				t.Fatalf("landing: %d %s", res.Status, res.Body)
+			}
+		}
+		res = b.Do(t, "POST", "/auth/magic", url.Values{"token": {tok}})
+		if res.Status != http.StatusSeeOther || res.Header.Get("Location") != next {
+			t.Fatalf("consume: %d %q; want 303 to %s", res.Status, res.Header.Get("Location"), next)
+		}
+		sc := res.Header.Values("Set-Cookie")
+		joined := strings.Join(sc, "\n")
+		if !strings.Contains(joined, "gatehouse_session=") || !strings.Contains(joined, "HttpOnly") || !strings.Contains(joined, "SameSite=Lax") {
+			t.Fatalf("Set-Cookie = %v", sc)
+		}
+		if res := b.Do(t, "GET", "/signin", nil); res.Status != 200 || !strings.Contains(res.Body, email) {
+			t.Fatalf("signed-in page: %d %s", res.Status, res.Body)
+		}
+		// Single use.
+		b2 := env.NewBrowser(t)
+		if res := b2.Do(t, "POST", "/auth/magic", url.Values{"token": {tok}}); res.Status != 401 {
+			t.Fatalf("second use: %d; want 401", res.Status)
+		}
+		// Sign out ends the session.
+		if res := b.Do(t, "POST", "/signout", url.Values{}); res.Status != http.StatusSeeOther {
+			t.Fatalf("sign out: %d", res.Status)
+		}
+		if res := b.Do(t, "GET", "/signin", nil); strings.Contains(res.Body, email) {
+			t.Fatalf("still signed in after sign-out")
+		}
+		// Open redirects are not followed.
+		b3 := env.NewBrowser(t)
+		a := env.Register(t)
+		res = b3.Do(t, "POST", "/signin", url.Values{"email": {a.Email}, "password": {a.Password}, "next": {"//evil.example.com/"}})
+		if res.Header.Get("Location") != "/signin" {
+			t.Fatalf("next=//evil: Location %q", res.Header.Get("Location"))
+		}
+	})
+}

@@ -1,0 +1,36 @@
+package pages_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+// TestPageHeaders checks the security headers and the golden HTML of the
+// pages that depend on no data.
+func TestPageHeaders(t *testing.T) {
+	testenv.Run(t, testPageHeaders)
+}
+
+func testPageHeaders(t *testing.T, env *testenv.Env) {
+	b := env.NewBrowser(t)
+	for name, path := range map[string]string{"signin.html": "/signin", "magic.html": "/auth/magic?token=abc", "verify-email.html": "/verify-email?token=abc"} {
+		res := b.Do(t, "GET", path, nil)
+		if res.Status != 200 {
+			t.Fatalf("%s: %d", path, res.Status)
+		}
+		h := res.Header
+		if csp := h.Get("Content-Security-Policy"); csp != "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'" {
+			t.Fatalf("%s: CSP = %q", path, csp)
+		}
+		if h.Get("X-Frame-Options") != "DENY" || h.Get("Referrer-Policy") != "no-referrer" || !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
+			t.Fatalf("%s: headers %v", path, h)
+		}
+		testenv.Golden(t, name, []byte(res.Body))
+	}
+	res := b.Do(t, "GET", "/assets/gatehouse.css", nil)
+	if res.Status != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/css") {
+		t.Fatalf("stylesheet: %d %s", res.Status, res.Header.Get("Content-Type"))
+	}
+}

@@ -1,0 +1,87 @@
+package testenv
+
+import (
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Browser is a cookie-keeping HTTP client that does not follow redirects,
+// standing in for a person on the hosted pages. Client may be given
+// another Transport (DialFrom) to come from another address.
+type Browser struct {
+	env    *Env
+	Client *http.Client
+}
+
+// Page is one answer a Browser got.
+type Page struct {
+	Status int
+	Header http.Header
+	Body   string
+}
+
+// Location is the page's redirect target.
+func (p *Page) Location() string { return p.Header.Get("Location") }
+
+// NewBrowser returns a browser with an empty cookie jar.
+func (e *Env) NewBrowser(t testing.TB) *Browser {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Browser{env: e, Client: &http.Client{Jar: jar, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// Do sends method rawURL (a path of the env's server or a whole URL),
+// with form as a url-encoded body when it is not nil, and reads the answer.
+func (b *Browser) Do(t testing.TB, method, rawURL string, form url.Values) *Page {
+	t.Helper()
+	if strings.HasPrefix(rawURL, "/") {
+		rawURL = b.env.URL + rawURL
+	}
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, rawURL, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	res, err := b.Client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, rawURL, err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	return &Page{Status: res.StatusCode, Header: res.Header, Body: string(data)}
+}
+
+// Get opens rawURL.
+func (b *Browser) Get(t testing.TB, rawURL string) *Page {
+	t.Helper()
+	return b.Do(t, "GET", rawURL, nil)
+}
+
+// Post submits form to rawURL.
+func (b *Browser) Post(t testing.TB, rawURL string, form url.Values) *Page {
+	t.Helper()
+	return b.Do(t, "POST", rawURL, form)
+}
+
+// From returns a browser with b's cookies whose requests come from client
+// IP ip (DialFrom), so per-IP and per-session limits can be told apart.
+func (b *Browser) From(t testing.TB, ip string) *Browser {
+	c := *b.Client
+	c.Transport = DialFrom(t, ip)
+	return &Browser{env: b.env, Client: &c}
+}

@@ -1,0 +1,75 @@
+package testenv
+
+import (
+	"crypto/x509"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// Receiver is an HTTPS endpoint that records the webhook deliveries it
+// gets. Give its Roots to the env (Options.RootCAs) so that the service
+// trusts it.
+type Receiver struct {
+	// URL is the receiver's base URL; any path under it records.
+	URL string
+	// Fail makes it answer 500 (after recording) while set.
+	Fail atomic.Bool
+	srv  *httptest.Server
+	mu   sync.Mutex
+	got  []Delivery
+}
+
+// Delivery is one webhook request a Receiver got.
+type Delivery struct {
+	Event, Signature, ID string // X-Service-Event, -Signature, -Delivery
+	Body                 []byte
+}
+
+// NewReceiver starts a receiver, closed when t ends.
+func NewReceiver(t testing.TB) *Receiver {
+	rc := &Receiver{}
+	rc.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		rc.got = append(rc.got, Delivery{r.Header.Get("X-Service-Event"), r.Header.Get("X-Service-Signature"), r.Header.Get("X-Service-Delivery"), body})
+		rc.mu.Unlock()
+		if rc.Fail.Load() {
+			http.Error(w, "down", http.StatusInternalServerError)
+		}
+	}))
+	rc.URL = rc.srv.URL
+	t.Cleanup(rc.srv.Close)
+	return rc
+}
+
+// Roots is a pool holding the receiver's certificate.
+func (rc *Receiver) Roots() *x509.CertPool {
+	p := x509.NewCertPool()
+	p.AddCert(rc.srv.Certificate())
+	return p
+}
+
+// Events returns the deliveries of event, oldest first.
+func (rc *Receiver) Events(event string) []Delivery {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var out []Delivery
+	for _, d := range rc.got {
+		if d.Event == event {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Reset forgets the deliveries so far, for a receiver that serves both
+// databases' runs.
+func (rc *Receiver) Reset() {
+	rc.mu.Lock()
+	rc.got = nil
+	rc.mu.Unlock()
+}

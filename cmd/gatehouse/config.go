@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/mail"
@@ -41,10 +42,14 @@ type Config struct {
 	RateLimit   bool
 	// MailLimit keeps the daily invitation mail limits on; independent of
 	// RateLimit, since they protect other people's mailboxes.
-	MailLimit       bool
-	rawAllowPrivate string
-	rawRateLimit    string
-	rawMailLimit    string
+	MailLimit bool
+	// ShutdownDrain is how long the server keeps answering after SIGINT or
+	// SIGTERM, with keep-alives off, before it closes idle connections.
+	ShutdownDrain    time.Duration
+	rawAllowPrivate  string
+	rawRateLimit     string
+	rawMailLimit     string
+	rawShutdownDrain string
 }
 
 // setting names one variable, its default and where it is stored.
@@ -72,6 +77,7 @@ func (c *Config) settings() []setting {
 		{"GATEHOUSE_LOG_FORMAT", "text", &c.LogFormat},
 		{"GATEHOUSE_RATE_LIMIT", "on", &c.rawRateLimit},
 		{"GATEHOUSE_MAIL_LIMIT", "on", &c.rawMailLimit},
+		{"GATEHOUSE_SHUTDOWN_DRAIN", "3s", &c.rawShutdownDrain},
 	}
 }
 
@@ -178,6 +184,12 @@ func checks() []check {
 		}},
 		check{"GATEHOUSE_RATE_LIMIT", func(c *Config) error { return checkOnOff(c.rawRateLimit) }},
 		check{"GATEHOUSE_MAIL_LIMIT", func(c *Config) error { return checkOnOff(c.rawMailLimit) }},
+		check{"GATEHOUSE_SHUTDOWN_DRAIN", func(c *Config) error {
+			if d, err := time.ParseDuration(c.rawShutdownDrain); err != nil || d < 0 {
+				return fmt.Errorf("want a duration of 0 or more such as 3s, got %q", c.rawShutdownDrain)
+			}
+			return nil
+		}},
 	)
 }
 
@@ -199,6 +211,7 @@ func (c *Config) derive() {
 	c.OutboundCAs, _ = loadCAs(c.WebhookCAFile)
 	c.RateLimit = c.rawRateLimit == "on"
 	c.MailLimit = c.rawMailLimit == "on"
+	c.ShutdownDrain, _ = time.ParseDuration(c.rawShutdownDrain)
 }
 
 // optional applies check to a value that may be left empty.

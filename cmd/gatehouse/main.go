@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -142,8 +143,9 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	var draining atomic.Bool
 	srv := &http.Server{
-		Handler:           a.Handler,
+		Handler:           closeWhenDraining(a.Handler, &draining),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -159,6 +161,16 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		return err
 	case <-ctx.Done():
 	}
+	// Keep serving a while with keep-alives off, so that a request already
+	// sent on a kept-alive connection is read and answered rather than
+	// lost when Shutdown closes the connections it finds idle.
+	log.Info("shutting down: draining, keep-alives off", "drain", cfg.ShutdownDrain.String())
+	draining.Store(true)
+	select {
+	case err := <-errc:
+		return err
+	case <-time.After(cfg.ShutdownDrain):
+	}
 	log.Info("shutting down: finishing in-flight requests")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -170,4 +182,18 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	a.Close(context.Background())
 	log.Info("stopped")
 	return nil
+}
+
+// closeWhenDraining answers with "Connection: close" once draining is set,
+// which turns keep-alives off one answer at a time. Unlike
+// (*http.Server).SetKeepAlivesEnabled(false) it does not close the idle
+// connections at once: a request already sent on one of them, but not read
+// yet, is still answered.
+func closeWhenDraining(h http.Handler, draining *atomic.Bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if draining.Load() {
+			w.Header().Set("Connection", "close")
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -98,6 +98,8 @@ func TestRunBadConfig(t *testing.T) {
 		{"web url ftp", "GATEHOUSE_WEB_URL", "ftp://web.example"},
 		{"webhook allow private perhaps", "GATEHOUSE_WEBHOOK_ALLOW_PRIVATE", "perhaps"},
 		{"mail from not an address", "GATEHOUSE_MAIL_FROM", "nobody"},
+		{"shutdown drain soon", "GATEHOUSE_SHUTDOWN_DRAIN", "soon"},
+		{"shutdown drain negative", "GATEHOUSE_SHUTDOWN_DRAIN", "-1s"},
 	}
 	for _, tc := range tests {
 		for _, cmd := range []string{"serve", "migrate"} {
@@ -195,9 +197,10 @@ type serving struct {
 	logs   *lockedBuffer
 }
 
-// startServe runs "gatehouse serve" on SQLite in-process and waits for
-// its "listening on" line.
-func startServe(t *testing.T) *serving {
+// startServe runs "gatehouse serve" on SQLite in-process, with extra
+// settings besides the test ones, and waits for its "listening on" line.
+// Cancelling stands for SIGINT/SIGTERM, as in main.
+func startServe(t *testing.T, extra map[string]string) *serving {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -205,6 +208,9 @@ func startServe(t *testing.T) *serving {
 		"GATEHOUSE_ADDR":         "127.0.0.1:0",
 		"GATEHOUSE_DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "g.db"),
 		"GATEHOUSE_RATE_LIMIT":   "off",
+	}
+	for k, v := range extra {
+		env[k] = v
 	}
 	s := &serving{cancel: cancel, done: make(chan int, 1), logs: &lockedBuffer{}}
 	go func() { s.done <- run(ctx, []string{"serve"}, testGetenv(env), io.Discard, s.logs) }()
@@ -226,7 +232,7 @@ func startServe(t *testing.T) *serving {
 }
 
 func TestRunServe(t *testing.T) {
-	srv := startServe(t)
+	srv := startServe(t, nil)
 	port, cancel, done, logs := srv.port, srv.cancel, srv.done, srv.logs
 	base := "http://127.0.0.1:" + port
 	res, err := http.Get(base + "/health")
@@ -301,7 +307,7 @@ func TestReachable(t *testing.T) {
 // body is still arriving when SIGINT/SIGTERM (here: the context) comes is
 // answered in full before the server exits.
 func TestRunServeFinishesInFlight(t *testing.T) {
-	srv := startServe(t)
+	srv := startServe(t, nil)
 	conn, err := net.Dial("tcp", "127.0.0.1:"+srv.port)
 	if err != nil {
 		t.Fatal(err)

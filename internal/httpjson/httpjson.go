@@ -56,3 +56,12 @@ func Write(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(v)
 }
+
+// Each returns conv of every item, in order: a list answer's JSON shapes.
+func Each[T, J any](items []T, conv func(T) J) []J {
+	out := make([]J, len(items))
+	for i, it := range items {
+		out[i] = conv(it)
+	}
+	return out
+}

@@ -45,3 +45,13 @@ func TestReadBody(t *testing.T) {
 type errReader struct{}
 
 func (errReader) Read([]byte) (int, error) { return 0, errors.New("connection reset") }
+
+func TestEach(t *testing.T) {
+	got := Each([]int{1, 2, 3}, func(i int) string { return strings.Repeat("x", i) })
+	if len(got) != 3 || got[0] != "x" || got[2] != "xxx" {
+		t.Errorf("Each = %q; want [x xx xxx]", got)
+	}
+	if got := Each([]int(nil), func(i int) int { return i }); got == nil || len(got) != 0 {
+		t.Errorf("Each(nil) = %#v; want an empty, non-nil slice (JSON [])", got)
+	}
+}

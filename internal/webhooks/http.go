@@ -70,11 +70,7 @@ func (h *handlers) handleWebhooks(w http.ResponseWriter, r *http.Request, p *gat
 	if err != nil {
 		return err
 	}
-	out := make([]webhookJSON, len(hs))
-	for k, hook := range hs {
-		out[k] = toWebhook(hook)
-	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"webhooks": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"webhooks": httpjson.Each(hs, toWebhook)})
 	return nil
 }
 

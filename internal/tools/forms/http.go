@@ -68,11 +68,7 @@ func (h *handlers) handleForms(w http.ResponseWriter, r *http.Request, p *gateho
 	if err != nil {
 		return err
 	}
-	out := make([]formJSON, len(fs))
-	for k, f := range fs {
-		out[k] = h.toForm(f)
-	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"forms": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"forms": httpjson.Each(fs, h.toForm)})
 	return nil
 }
 
@@ -98,11 +94,7 @@ func (h *handlers) handleSubmissions(w http.ResponseWriter, r *http.Request, p *
 	if err != nil {
 		return err
 	}
-	out := make([]submissionJSON, len(subs))
-	for k, sub := range subs {
-		out[k] = toSubmission(sub)
-	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"submissions": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"submissions": httpjson.Each(subs, toSubmission)})
 	return nil
 }
 
@@ -112,11 +104,7 @@ func (h *handlers) handleDestinations(w http.ResponseWriter, r *http.Request, p 
 	if err != nil {
 		return err
 	}
-	out := make([]destinationJSON, len(ds))
-	for k, d := range ds {
-		out[k] = toDestination(d)
-	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"destinations": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"destinations": httpjson.Each(ds, toDestination)})
 	return nil
 }
 

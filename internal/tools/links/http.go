@@ -65,11 +65,7 @@ func (h *handlers) handleLinks(w http.ResponseWriter, r *http.Request, p *gateho
 	if err != nil {
 		return err
 	}
-	out := make([]linkJSON, len(ls))
-	for k, l := range ls {
-		out[k] = h.toLink(l)
-	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"links": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"links": httpjson.Each(ls, h.toLink)})
 	return nil
 }
 

@@ -73,11 +73,7 @@ func (h *handlers) handleDocuments(w http.ResponseWriter, r *http.Request, p *ga
 	if err != nil {
 		return err
 	}
-	out := make([]map[string]any, len(ds))
-	for k, d := range ds {
-		out[k] = h.toDocument(d)
-	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"documents": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"documents": httpjson.Each(ds, h.toDocument)})
 	return nil
 }
 

@@ -48,11 +48,7 @@ func (h *handlers) handleStates(w http.ResponseWriter, r *http.Request, p *gateh
 	if err != nil {
 		return err
 	}
-	out := make([]stateJSON, len(states))
-	for k, st := range states {
-		out[k] = toState(st)
-	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"states": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"states": httpjson.Each(states, toState)})
 	return nil
 }
 
@@ -95,11 +91,7 @@ func (h *handlers) handleIssues(w http.ResponseWriter, r *http.Request, p *gateh
 	if err != nil {
 		return err
 	}
-	out := make([]issueJSON, len(list))
-	for k, i := range list {
-		out[k] = toIssue(i)
-	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"issues": out})
+	httpjson.Write(w, http.StatusOK, map[string]any{"issues": httpjson.Each(list, toIssue)})
 	return nil
 }
 

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // browser is a cookie-keeping HTTP client that does not follow redirects,
@@ -149,11 +149,11 @@ func claims(t testing.TB, jwt string) map[string]any {
 func teamOrg(t testing.TB, env *testenv.Env, a *testenv.Account, name string) string {
 	t.Helper()
 	ctx := context.Background()
-	o := &accounts.Org{ID: newUUID(), Name: name, Slug: "team-" + testenv.RandomHex(4), Kind: accounts.OrgTeam, CreatedAt: env.Clock.Now()}
+	o := &workspace.Org{ID: newUUID(), Name: name, Slug: "team-" + testenv.RandomHex(4), Kind: workspace.OrgTeam, CreatedAt: env.Clock.Now()}
 	if err := env.Store.CreateOrg(ctx, o); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Store.AddMember(ctx, &accounts.Membership{OrgID: o.ID, UserID: a.UserID, Role: accounts.RoleAdmin, JoinedAt: env.Clock.Now()}); err != nil {
+	if err := env.Store.AddMember(ctx, &workspace.Membership{OrgID: o.ID, UserID: a.UserID, Role: workspace.RoleAdmin, JoinedAt: env.Clock.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	return o.ID

@@ -1,5 +1,5 @@
-// Package app builds the whole Gatehouse service once: the accounts
-// service, the OAuth server, the tools, webhooks and the HTTP server.
+// Package app builds the whole Gatehouse service once: identity and
+// workspace, the OAuth server, the tools, webhooks and the HTTP server.
 // cmd/gatehouse and the end-to-end tests (internal/testenv) both call New,
 // so what runs in production is what the tests run.
 package app

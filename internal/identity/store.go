@@ -22,6 +22,7 @@ type Store interface {
 	// SettingOrCreate returns the setting key, storing value first if absent;
 	// concurrent callers all get the one value that won.
 	SettingOrCreate(ctx context.Context, key, value string) (string, error)
+
 	CreateUser(ctx context.Context, u *gatehouse.User) error // ErrConflict: email key taken
 	// UserByEmail finds the account whose EmailKey is key (see ParseEmail).
 	UserByEmail(ctx context.Context, key string) (*gatehouse.User, error)
@@ -32,6 +33,7 @@ type Store interface {
 	// PinUser reads the user and keeps the row from being deleted until the
 	// transaction ends (rows that reference it can then be inserted).
 	PinUser(ctx context.Context, userID string) (*gatehouse.User, error)
+
 	CreateSession(ctx context.Context, s *Session) error
 	SessionByID(ctx context.Context, id string) (*Session, error)
 	// RevokeSession revokes a live session; false when it was already revoked.
@@ -48,19 +50,23 @@ type Store interface {
 	// RefreshSession reads a refresh token with its session, user and org
 	// in one query; ErrNotFound when no such token exists.
 	RefreshSession(ctx context.Context, hash string) (*RefreshRead, error)
+
 	CreateEmailToken(ctx context.Context, t *EmailToken) error
 	// UseEmailToken marks an unused, unexpired token of the purpose used and
 	// returns it; ErrNotFound when no such token exists.
 	UseEmailToken(ctx context.Context, hash, purpose string, at time.Time) (*EmailToken, error)
 	// LatestEmailToken returns the newest token of purpose sent to the user.
 	LatestEmailToken(ctx context.Context, userID, purpose string) (*EmailToken, error)
+
 	// UserOrgs lists the live orgs the user belongs to, by join date.
 	UserOrgs(ctx context.Context, userID string) ([]workspace.OrgListing, error)
 	DeleteUser(ctx context.Context, userID string) error
+
 	// ListSessions lists the user's live sign-in sessions, newest first.
 	ListSessions(ctx context.Context, userID string, now time.Time) ([]Session, error)
 	// RevokeUserSessions revokes the user's live sessions except keep.
 	RevokeUserSessions(ctx context.Context, userID, keep string, at time.Time) error
+
 	ListGrants(ctx context.Context, userID string) ([]Grant, error)
 	CreateGrant(ctx context.Context, g *Grant) error
 	// GrantByID returns a grant, revoked or not; inside a transaction it
@@ -73,6 +79,7 @@ type Store interface {
 	// RevokeUserGrants revokes every live grant of the user (not their
 	// sessions: RevokeUserSessions does) and returns how many.
 	RevokeUserGrants(ctx context.Context, userID string, at time.Time) (int, error)
+
 	APIKeyByHash(ctx context.Context, hash string) (*workspace.APIKey, error)
 	// RevokeUserKeys revokes every live key acting as the user or created
 	// by them (org keys) and returns how many.

@@ -27,6 +27,7 @@ type Tables interface {
 	SetDefaultOrg(ctx context.Context, userID, orgID string) error
 	// LockUser takes the user's row lock until the transaction ends.
 	LockUser(ctx context.Context, userID string) error
+
 	// LockOrg takes the org's row lock until the transaction ends, so rules
 	// over its members (the last owner) see no concurrent change.
 	LockOrg(ctx context.Context, orgID string) error
@@ -45,6 +46,7 @@ type Tables interface {
 	Member(ctx context.Context, orgID, userID string) (*Membership, error)
 	// ToolStates returns the tools whose state was set explicitly.
 	ToolStates(ctx context.Context, orgID string) (map[string]bool, error)
+
 	// UpdateOrg writes name, slug and avatar_url of a live org; ErrConflict: slug taken.
 	UpdateOrg(ctx context.Context, o *Org) error
 	// ClearDefaultOrg unsets default_org_id of every user whose default is
@@ -58,6 +60,7 @@ type Tables interface {
 	RemoveMember(ctx context.Context, orgID, userID string) error        // ErrNotFound: not a member
 	// RemoveTeamMemberships removes the user from every team of the org.
 	RemoveTeamMemberships(ctx context.Context, orgID, userID string) error
+
 	CreateInvitation(ctx context.Context, inv *Invitation) error
 	// InvitationByHash returns the invitation of a secret's hash, with Inviter filled.
 	InvitationByHash(ctx context.Context, hash string) (*Invitation, error)
@@ -76,10 +79,12 @@ type Tables interface {
 	// of f's scope after f.Since at offset, oldest first; ErrNotFound
 	// when there are not that many.
 	InvitationMailAt(ctx context.Context, f InvitationMailFilter, offset int) (time.Time, error)
+
 	AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error
 	// OrgCounts returns how many members and owners org has.
 	OrgCounts(ctx context.Context, orgID string) (members, owners int, err error)
 	SoftDeleteOrg(ctx context.Context, orgID string, at time.Time) error
+
 	CreateAPIKey(ctx context.Context, k *APIKey) error
 	APIKeyByID(ctx context.Context, id string) (*APIKey, error)
 	// ListAPIKeys lists unrevoked keys, newest first: a user's user keys
@@ -87,6 +92,7 @@ type Tables interface {
 	ListAPIKeys(ctx context.Context, kind, userID, orgID string) ([]APIKey, error)
 	// RevokeAPIKey revokes a live key; ErrNotFound when there is none.
 	RevokeAPIKey(ctx context.Context, id string, at time.Time) error
+
 	CreateTeam(ctx context.Context, t *Team) error
 	// TeamByID returns a live team of org.
 	TeamByID(ctx context.Context, orgID, teamID string) (*Team, error)
@@ -99,7 +105,9 @@ type Tables interface {
 	TeamRole(ctx context.Context, teamID, userID string) (string, error)
 	UpsertTeamMember(ctx context.Context, teamID, userID, role string, at time.Time) error
 	RemoveTeamMember(ctx context.Context, teamID, userID string) error
+
 	SetTool(ctx context.Context, orgID, tool string, enabled bool) error
+
 	CreateDomain(ctx context.Context, d *DomainClaim) error // ErrConflict: claimed here already
 	ListDomains(ctx context.Context, orgID string) ([]DomainClaim, error)
 	DomainByID(ctx context.Context, orgID, id string) (*DomainClaim, error)

@@ -1,5 +1,5 @@
-// Package app builds the whole Gatehouse service once: the accounts
-// service, the OAuth server, the tools, webhooks and the HTTP server.
+// Package app builds the whole Gatehouse service once: identity and
+// workspace, the OAuth server, the tools, webhooks and the HTTP server.
 // cmd/gatehouse and the end-to-end tests (internal/testenv) both call New,
 // so what runs in production is what the tests run.
 package app
@@ -14,7 +14,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/password"
@@ -26,6 +26,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/tools/tasks"
 	"github.com/gatehouse/gatehouse/internal/web"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // Config is the service's settings (CONTRACT §1), URLs already resolved
@@ -55,7 +56,7 @@ type Config struct {
 type Deps struct {
 	DB       *sqlstore.DB // opened and closed by the caller
 	Mail     mail.Sender
-	Resolver accounts.TXTResolver
+	Resolver workspace.TXTResolver
 	Logger   *slog.Logger
 	Now      func() time.Time // nil: time.Now
 	Hasher   *password.Hasher // nil: the production parameters
@@ -72,15 +73,16 @@ type Deps struct {
 
 // App is the running service.
 type App struct {
-	Handler  http.Handler
-	Accounts *accounts.Service
-	OAuth    *oauth.Server
-	Forms    *forms.Service
-	Links    *links.Service
-	Tasks    *tasks.Service
-	Sign     *sign.Service
-	Webhooks *webhooks.Service
-	log      *slog.Logger
+	Handler   http.Handler
+	Identity  *identity.Service
+	Workspace *workspace.Service
+	OAuth     *oauth.Server
+	Forms     *forms.Service
+	Links     *links.Service
+	Tasks     *tasks.Service
+	Sign      *sign.Service
+	Webhooks  *webhooks.Service
+	log       *slog.Logger
 }
 
 // New builds the service on deps.DB, each module on its own store.
@@ -95,9 +97,12 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	}
 	db, log, now := deps.DB, deps.Logger, deps.Now
 	a := &App{log: log}
-	a.Accounts = accounts.New(accounts.Config{Store: db.Accounts(), Signer: signer, Hasher: hasher, Mailer: accountsMailer{deps.Mail},
-		Resolver: deps.Resolver, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoMailLimits: !cfg.MailLimit, NoLockout: !cfg.RateLimit})
-	a.OAuth = oauth.New(oauth.Config{Service: a.Accounts, Store: db.OAuth(), Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, Now: now,
+	mails := mail.NewQueue(deps.Mail, log) // identity's and workspace's mail
+	a.Workspace = workspace.New(workspace.Config{Store: db.Workspace(), Signer: signer, Mail: mails, Resolver: deps.Resolver, Logger: log,
+		Now: now, WebURL: cfg.WebURL, NoMailLimits: !cfg.MailLimit})
+	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Hasher: hasher, Mail: mails,
+		Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit})
+	a.OAuth = oauth.New(oauth.Config{Service: a.Identity, Store: db.OAuth(), Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, Now: now,
 		DeviceInterval: deps.DeviceInterval, MetadataClient: deps.MetadataClient, AllowPrivate: cfg.MetadataAllowPrivate,
 		RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit})
 	a.Webhooks = webhooks.New(webhooks.Config{Store: db.Webhooks(), Logger: log, Now: now, AllowPrivate: cfg.WebhookAllowPrivate,
@@ -112,7 +117,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		NoMailLimits: !cfg.MailLimit})
 	a.Tasks = tasks.New(db.Tasks(), now)
 	a.Sign = sign.New(db.Sign(), cfg.APIURL, now, a.Webhooks.For(webhooks.Sign))
-	k := web.NewServer(web.Config{Auth: a.Accounts, Health: a.Accounts.Health, Logger: log, RateLimit: cfg.RateLimit, Now: now,
+	k := web.NewServer(web.Config{Auth: a.Identity, Health: a.Identity.Health, Logger: log, RateLimit: cfg.RateLimit, Now: now,
 		ResourceMetadataURL: a.OAuth.ResourceMetadataURL})
 	a.routes(k)
 	a.Handler = k
@@ -127,7 +132,7 @@ func newSigner(ctx context.Context, cfg Config, deps Deps) (*token.Signer, error
 		var b [48]byte
 		rand.Read(b[:])
 		var err error
-		secret, err = deps.DB.Accounts().SettingOrCreate(ctx, "jwt_secret", base64.RawURLEncoding.EncodeToString(b[:]))
+		secret, err = deps.DB.Identity().SettingOrCreate(ctx, "jwt_secret", base64.RawURLEncoding.EncodeToString(b[:]))
 		if err != nil {
 			return nil, fmt.Errorf("jwt secret: %w", err)
 		}
@@ -139,14 +144,14 @@ func newSigner(ctx context.Context, cfg Config, deps Deps) (*token.Signer, error
 	return token.NewSigner([]byte(secret), cfg.BaseURL, now)
 }
 
-// Close waits for the work that outlives requests: the accounts service's
-// and Forms' mail, the Links click batch (flushed into webhooks), then the
+// Close waits for the work that outlives requests: identity's and
+// workspace's mail, Forms' mail, the Links click batch (flushed into webhooks), then the
 // webhook deliveries. Call it once the HTTP server has stopped; it returns
 // ctx's error if ctx ends first. The database stays open: the caller owns it.
 func (a *App) Close(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
-		a.Accounts.Wait()
+		a.Identity.Wait()
 		a.Forms.Wait()
 		a.Links.Flush()
 		a.Webhooks.Wait()
@@ -158,11 +163,4 @@ func (a *App) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// accountsMailer lets a mail.Sender serve as the accounts Mailer.
-type accountsMailer struct{ s mail.Sender }
-
-func (m accountsMailer) Send(ctx context.Context, to, subject, text string) error {
-	return m.s.Send(ctx, mail.Message{To: to, Subject: subject, Text: text})
 }

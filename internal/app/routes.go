@@ -1,7 +1,6 @@
 package app
 
 import (
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/pages"
@@ -19,14 +18,14 @@ import (
 // pages.go); a module without a service (nil) mounts nothing.
 func (a *App) routes(k *web.Server) {
 	m := k.Mux()
-	identity.Mount(m, k, a.Accounts)  // /v1/auth/*, /v1/me/*
-	workspace.Mount(m, k, a.Accounts) // /v1/orgs/*, /v1/invitations/*, /v1/me/discoverable
-	oauth.Mount(m, k, a.OAuth)        // /.well-known/oauth-*, /oauth/register, /oauth/token, /oauth/device/authorization
-	pages.Mount(m, k, pages.Deps{Accounts: a.Accounts, OAuth: a.OAuth, Forms: a.Forms, Logger: a.log})
+	identity.Mount(m, k, a.Identity)   // /v1/auth/*, /v1/me/*
+	workspace.Mount(m, k, a.Workspace) // /v1/orgs/*, /v1/invitations/*, /v1/me/discoverable
+	oauth.Mount(m, k, a.OAuth)         // /.well-known/oauth-*, /oauth/register, /oauth/token, /oauth/device/authorization
+	pages.Mount(m, k, pages.Deps{Identity: a.Identity, Workspace: a.Workspace, OAuth: a.OAuth, Forms: a.Forms, Logger: a.log})
 	tasks.Mount(m, k, a.Tasks)       // /tasks/v1/
 	links.Mount(m, k, a.Links)       // /links/v1/, /l/{code}
 	forms.Mount(m, k, a.Forms)       // /forms/v1/, /forms/f/{id}
 	sign.Mount(m, k, a.Sign)         // /sign/v1/
 	webhooks.Mount(m, k, a.Webhooks) // /links/v1/webhooks, /sign/v1/webhooks
-	k.ToolFallbacks(accounts.Tools)  // the rest of /{tool}/v1/: 401, 403 or 404
+	k.ToolFallbacks(workspace.Tools) // the rest of /{tool}/v1/: 401, 403 or 404
 }

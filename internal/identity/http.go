@@ -1,7 +1,3 @@
-// Package identity is the people side of Gatehouse: users, passwords,
-// magic links, sessions and refresh tokens, the profile, personal API keys
-// and their exchange, and OAuth grants. Today it holds the HTTP handlers of
-// /v1/auth and /v1/me; the domain is still internal/accounts.
 package identity
 
 import (
@@ -9,9 +5,9 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // Kernel is what the handlers need from the HTTP kernel (internal/web):
@@ -32,7 +28,7 @@ type Kernel interface {
 // workspace's) on m. The per-IP limits are the ones docs/decisions.md
 // gives; the sign-in pages ask for the same names, so an address has one
 // budget for the API and its page.
-func Mount(m *http.ServeMux, k Kernel, svc *accounts.Service) {
+func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	h := &handlers{svc: svc, k: k, perEmail: k.Limiter("magicPerEmail", 5, 2*time.Minute)}
 	verify := k.Limiter("verify", 30, 2*time.Second)
 	m.Handle("POST /v1/auth/register", k.PerIP(k.Limiter("register", 20, time.Minute), h.handleRegister))
@@ -64,7 +60,7 @@ func Mount(m *http.ServeMux, k Kernel, svc *accounts.Service) {
 // handlers are the module's HTTP handlers; each decodes, calls one method
 // of svc and writes the answer.
 type handlers struct {
-	svc *accounts.Service
+	svc *Service
 	k   Kernel
 	// perEmail bounds the magic links asked for one address, whatever
 	// the asking IP (nil: no limits).
@@ -81,7 +77,7 @@ func (h *handlers) handleRegister(w http.ResponseWriter, r *http.Request) error 
 	if err := httpjson.Decode(r, &in); err != nil {
 		return err
 	}
-	si, err := h.svc.Register(r.Context(), accounts.RegisterInput{Email: in.Email, Password: in.Password, Name: in.Name}, h.k.SessionMeta(r))
+	si, err := h.svc.Register(r.Context(), RegisterInput{Email: in.Email, Password: in.Password, Name: in.Name}, h.k.SessionMeta(r))
 	if err != nil {
 		return err
 	}
@@ -203,7 +199,7 @@ func (h *handlers) handleSwitchOrg(w http.ResponseWriter, r *http.Request, p *ga
 	if err != nil {
 		return err
 	}
-	httpjson.Write(w, http.StatusOK, ToOrgToken(t))
+	httpjson.Write(w, http.StatusOK, workspace.ToOrgToken(t))
 	return nil
 }
 
@@ -214,9 +210,9 @@ func (h *handlers) handleMe(w http.ResponseWriter, r *http.Request, p *gatehouse
 		return err
 	}
 	httpjson.Write(w, http.StatusOK, struct {
-		User userJSON       `json:"user"`
-		Org  orgContextJSON `json:"org"`
-	}{toUser(u), toOrgContext(oc)})
+		User userJSON                 `json:"user"`
+		Org  workspace.OrgContextJSON `json:"org"`
+	}{toUser(u), workspace.ToOrgContext(oc)})
 	return nil
 }
 
@@ -250,6 +246,6 @@ func (h *handlers) handleKeyExchange(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	httpjson.Write(w, http.StatusOK, ToOrgToken(t))
+	httpjson.Write(w, http.StatusOK, workspace.ToOrgToken(t))
 	return nil
 }

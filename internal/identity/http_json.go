@@ -1,10 +1,10 @@
 package identity
 
 import (
-	"net/http"
+	"github.com/gatehouse/gatehouse"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // The JSON shapes of CONTRACT §3 that identity answers with. Timestamps
@@ -20,58 +20,24 @@ type userJSON struct {
 	CreatedAt     string `json:"created_at"`
 }
 
-func toUser(u *accounts.User) userJSON {
+func toUser(u *gatehouse.User) userJSON {
 	return userJSON{ID: u.ID, Email: u.Email, Name: u.Name, AvatarURL: u.AvatarURL, EmailVerified: u.EmailVerified, CreatedAt: httpjson.Stamp(u.CreatedAt)}
-}
-
-// orgContextJSON is the workspace an access token acts in, with the
-// caller's role and the tools it may use there.
-type orgContextJSON struct {
-	ID    string   `json:"id"`
-	Name  string   `json:"name"`
-	Slug  string   `json:"slug"`
-	Kind  string   `json:"kind"`
-	Role  string   `json:"role"`
-	Tools []string `json:"tools"`
-}
-
-func toOrgContext(o *accounts.OrgContext) orgContextJSON {
-	tools := o.Tools
-	if tools == nil {
-		tools = []string{}
-	}
-	return orgContextJSON{ID: o.ID, Name: o.Name, Slug: o.Slug, Kind: o.Kind, Role: o.Role, Tools: tools}
 }
 
 // sessionJSON is a sign-in: the access and refresh tokens, the user and
 // the workspace the access token acts in.
 type sessionJSON struct {
-	AccessToken  string         `json:"access_token"`
-	TokenType    string         `json:"token_type"`
-	ExpiresAt    string         `json:"expires_at"`
-	RefreshToken string         `json:"refresh_token"`
-	User         userJSON       `json:"user"`
-	Org          orgContextJSON `json:"org"`
+	AccessToken  string                   `json:"access_token"`
+	TokenType    string                   `json:"token_type"`
+	ExpiresAt    string                   `json:"expires_at"`
+	RefreshToken string                   `json:"refresh_token"`
+	User         userJSON                 `json:"user"`
+	Org          workspace.OrgContextJSON `json:"org"`
 }
 
-func toSession(si *accounts.SignIn) sessionJSON {
+func toSession(si *SignIn) sessionJSON {
 	return sessionJSON{AccessToken: si.AccessToken, TokenType: "Bearer", ExpiresAt: httpjson.Stamp(si.ExpiresAt),
-		RefreshToken: si.RefreshToken, User: toUser(si.User), Org: toOrgContext(si.Org)}
-}
-
-// OrgTokenJSON is an access token for one workspace without a refresh
-// token (switch-org, key exchange, and workspace's invitation accept and
-// discovery join).
-type OrgTokenJSON struct {
-	AccessToken string         `json:"access_token"`
-	TokenType   string         `json:"token_type"`
-	ExpiresAt   string         `json:"expires_at"`
-	Org         orgContextJSON `json:"org"`
-}
-
-// ToOrgToken is the JSON shape of t.
-func ToOrgToken(t *accounts.OrgToken) OrgTokenJSON {
-	return OrgTokenJSON{AccessToken: t.AccessToken, TokenType: "Bearer", ExpiresAt: httpjson.Stamp(t.ExpiresAt), Org: toOrgContext(t.Org)}
+		RefreshToken: si.RefreshToken, User: toUser(si.User), Org: workspace.ToOrgContext(si.Org)}
 }
 
 // orgListingJSON is a row of GET /v1/me/orgs.
@@ -88,7 +54,7 @@ type orgListingJSON struct {
 }
 
 // toOrgListing is the row of o; def is the caller's default workspace.
-func toOrgListing(o *accounts.OrgListing, def string) orgListingJSON {
+func toOrgListing(o *workspace.OrgListing, def string) orgListingJSON {
 	return orgListingJSON{ID: o.ID, Name: o.Name, Slug: o.Slug, AvatarURL: o.AvatarURL, Kind: o.Kind,
 		CreatedAt: httpjson.Stamp(o.CreatedAt), Role: o.Role, MemberCount: o.MemberCount, IsDefault: o.ID == def}
 }
@@ -105,7 +71,7 @@ type sessionRowJSON struct {
 }
 
 // toSessionRow is the row of x; current is the caller's own session.
-func toSessionRow(x *accounts.Session, current string) sessionRowJSON {
+func toSessionRow(x *Session, current string) sessionRowJSON {
 	return sessionRowJSON{ID: x.ID, CreatedAt: httpjson.Stamp(x.CreatedAt), ExpiresAt: httpjson.Stamp(x.ExpiresAt),
 		LastUsedAt: httpjson.Stamp(x.LastUsedAt), UserAgent: x.UserAgent, IP: x.IP, Current: x.ID == current}
 }
@@ -120,45 +86,6 @@ type grantJSON struct {
 	CreatedAt  string `json:"created_at"`
 }
 
-func toGrant(g *accounts.Grant) grantJSON {
+func toGrant(g *Grant) grantJSON {
 	return grantJSON{ID: g.ID, ClientID: g.ClientID, ClientName: g.ClientName, OrgID: g.OrgID, Scope: g.Scope, CreatedAt: httpjson.Stamp(g.CreatedAt)}
-}
-
-// apiKeyJSON is an API key, personal or a workspace's; the secret only
-// right after creation.
-type apiKeyJSON struct {
-	ID         string   `json:"id"`
-	Name       string   `json:"name"`
-	Kind       string   `json:"kind"`
-	OrgID      string   `json:"org_id"`
-	Role       string   `json:"role,omitempty"`
-	Tools      []string `json:"tools"`
-	Prefix     string   `json:"prefix"`
-	ExpiresAt  *string  `json:"expires_at"`
-	CreatedAt  string   `json:"created_at"`
-	LastUsedAt *string  `json:"last_used_at"`
-	Secret     string   `json:"secret,omitempty"`
-}
-
-func toAPIKey(k *accounts.APIKey) apiKeyJSON {
-	tools := k.Tools
-	if tools == nil {
-		tools = []string{}
-	}
-	role := k.Role
-	if k.Kind == accounts.KeyUser {
-		role = ""
-	}
-	return apiKeyJSON{ID: k.ID, Name: k.Name, Kind: k.Kind, OrgID: k.OrgID, Role: role, Tools: tools, Prefix: k.Prefix,
-		ExpiresAt: httpjson.StampPtr(k.ExpiresAt), CreatedAt: httpjson.Stamp(k.CreatedAt), LastUsedAt: httpjson.StampPtr(k.LastUsedAt)}
-}
-
-// WriteKeys answers a list of API keys (no secrets): the personal keys
-// here, a workspace's keys in workspace.
-func WriteKeys(w http.ResponseWriter, ks []accounts.APIKey) {
-	out := make([]apiKeyJSON, len(ks))
-	for i := range ks {
-		out[i] = toAPIKey(&ks[i])
-	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"api_keys": out})
 }

@@ -4,8 +4,8 @@ import (
 	"net/http"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // The handlers of /v1/me: the caller's profile, password, workspaces,
@@ -20,7 +20,7 @@ func (h *handlers) handlePatchMe(w http.ResponseWriter, r *http.Request, p *gate
 	if err := httpjson.Decode(r, &in); err != nil {
 		return err
 	}
-	u, err := h.svc.UpdateProfile(r.Context(), p, accounts.ProfilePatch{Name: in.Name, AvatarURL: in.AvatarURL})
+	u, err := h.svc.UpdateProfile(r.Context(), p, ProfilePatch{Name: in.Name, AvatarURL: in.AvatarURL})
 	if err != nil {
 		return err
 	}
@@ -129,14 +129,14 @@ func (h *handlers) handleUserKeys(w http.ResponseWriter, r *http.Request, p *gat
 	if err != nil {
 		return err
 	}
-	WriteKeys(w, ks)
+	workspace.WriteKeys(w, ks)
 	return nil
 }
 
 // handleCreateUserKey handles "POST /v1/me/api-keys": the new key with its
 // show-once secret.
 func (h *handlers) handleCreateUserKey(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
-	return CreateKey(w, r, func(in accounts.KeyInput) (*accounts.NewKey, error) { return h.svc.CreateUserKey(r.Context(), p, in) })
+	return workspace.CreateKey(w, r, func(in workspace.KeyInput) (*workspace.NewKey, error) { return h.svc.CreateUserKey(r.Context(), p, in) })
 }
 
 // handleDeleteUserKey handles "DELETE /v1/me/api-keys/{kid}".

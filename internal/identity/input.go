@@ -1,14 +1,5 @@
 package identity
 
-import (
-	"encoding/json"
-	"net/http"
-
-	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
-	"github.com/gatehouse/gatehouse/internal/httpjson"
-)
-
 // tokenInput is the body of the endpoints that take a one-time token
 // (magic link, email verification).
 type tokenInput struct {
@@ -18,50 +9,4 @@ type tokenInput struct {
 // refreshInput is the body of refresh and logout.
 type refreshInput struct {
 	RefreshToken string `json:"refresh_token"`
-}
-
-// keyInput is the body that creates an API key. Tools is raw so that an
-// absent list (all tools) differs from an empty one (none).
-type keyInput struct {
-	Name          string          `json:"name"`
-	OrgID         string          `json:"org_id"`
-	Role          string          `json:"role"`
-	Tools         json.RawMessage `json:"tools"`
-	ExpiresInDays *int            `json:"expires_in_days"`
-}
-
-func (in *keyInput) domain() (accounts.KeyInput, error) {
-	out := accounts.KeyInput{Name: in.Name, OrgID: in.OrgID, Role: in.Role, ExpiresInDays: in.ExpiresInDays}
-	if len(in.Tools) > 0 && string(in.Tools) != "null" {
-		if err := json.Unmarshal(in.Tools, &out.Tools); err != nil {
-			return out, gatehouse.Invalid("tools must be an array of strings")
-		}
-		if out.Tools == nil {
-			out.Tools = []string{}
-		}
-		out.ToolsSet = true
-	}
-	return out, nil
-}
-
-// CreateKey decodes the body that creates an API key, calls create and
-// answers the new key with its show-once secret (200, not 201): for the
-// personal keys here and a workspace's keys in workspace.
-func CreateKey(w http.ResponseWriter, r *http.Request, create func(accounts.KeyInput) (*accounts.NewKey, error)) error {
-	var raw keyInput
-	if err := httpjson.Decode(r, &raw); err != nil {
-		return err
-	}
-	in, err := raw.domain()
-	if err != nil {
-		return err
-	}
-	nk, err := create(in)
-	if err != nil {
-		return err
-	}
-	out := toAPIKey(nk.Key)
-	out.Secret = nk.Secret
-	httpjson.Write(w, http.StatusOK, map[string]any{"api_key": out})
-	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	gomail "github.com/wneessen/go-mail"
@@ -260,3 +261,36 @@ func (s *smtpSender) send(ctx context.Context, m Message) error {
 	}
 	return c.DialAndSendWithContext(ctx, msg)
 }
+
+// Queue hands messages to a Sender in the background: mail is best effort,
+// never blocks the request and never reaches the response. Wait waits for
+// every message queued so far.
+type Queue struct {
+	s    Sender
+	log  *slog.Logger
+	sent sync.WaitGroup
+}
+
+// NewQueue returns a Queue sending through s and logging failures to log.
+func NewQueue(s Sender, log *slog.Logger) *Queue {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Queue{s: s, log: log}
+}
+
+// Send queues one plain-text message; a failure is logged with its subject.
+func (q *Queue) Send(to, subject, text string) {
+	q.sent.Add(1)
+	go func() {
+		defer q.sent.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := q.s.Send(ctx, Message{To: to, Subject: subject, Text: text}); err != nil {
+			q.log.Warn("mail not sent", "subject", subject, "err", err)
+		}
+	}()
+}
+
+// Wait blocks until every queued message has been handed to the sender.
+func (q *Queue) Wait() { q.sent.Wait() }

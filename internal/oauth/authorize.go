@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
 
@@ -205,7 +205,7 @@ func (s *Server) errorRedirect(a *AuthRequest, code, desc string) string {
 // returns where to send the browser: the redirect URI with a single-use code
 // valid for 60 seconds, the state and the issuer (RFC 9207).
 func (s *Server) Approve(ctx context.Context, a *AuthRequest, userID, orgID string) (string, error) {
-	g, err := s.svc.CreateGrant(ctx, accounts.GrantInput{UserID: userID, ClientID: a.Client.ID, ClientName: a.Client.DisplayName(),
+	g, err := s.svc.CreateGrant(ctx, identity.GrantInput{UserID: userID, ClientID: a.Client.ID, ClientName: a.Client.DisplayName(),
 		OrgID: orgID, Scope: a.Scope, Resource: a.Resource})
 	if err != nil {
 		return "", err

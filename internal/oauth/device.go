@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
+	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
 
@@ -119,7 +119,7 @@ func (s *Server) HandleDeviceAuthorization() http.Handler {
 // deviceGrant polls a device authorization (RFC 8628 §3.4-3.5).
 type deviceGrant struct{ s *Server }
 
-func (g deviceGrant) exchange(ctx context.Context, r *tokenRequest) (*accounts.SignIn, error) {
+func (g deviceGrant) exchange(ctx context.Context, r *tokenRequest) (*identity.SignIn, error) {
 	s := g.s
 	raw := r.form.Get("device_code")
 	if raw == "" {
@@ -149,7 +149,7 @@ func (g deviceGrant) exchange(ctx context.Context, r *tokenRequest) (*accounts.S
 		return nil, oauthErr("authorization_pending", http.StatusBadRequest, "the user has not answered yet")
 	}
 	// Spent in the transaction that opens its session, as a code is.
-	var si *accounts.SignIn
+	var si *identity.SignIn
 	err = s.store.Tx(ctx, func(tx Store) error {
 		if _, err := tx.UseDevice(ctx, h); errors.Is(err, gatehouse.ErrNotFound) {
 			return invalidGrant("the device code was already used")
@@ -157,7 +157,7 @@ func (g deviceGrant) exchange(ctx context.Context, r *tokenRequest) (*accounts.S
 			return err
 		}
 		var err error
-		si, err = s.svc.StartGrantSession(ctx, tx.Accounts(), d.GrantID, r.meta)
+		si, err = s.svc.StartGrantSession(ctx, tx.Identity(), d.GrantID, r.meta)
 		return err
 	})
 	if err != nil {
@@ -211,7 +211,7 @@ func (s *Server) DecideDevice(ctx context.Context, typed, userID, orgID string, 
 	if err != nil {
 		return err
 	}
-	g, err := s.svc.CreateGrant(ctx, accounts.GrantInput{UserID: userID, ClientID: p.ClientID, ClientName: p.ClientName,
+	g, err := s.svc.CreateGrant(ctx, identity.GrantInput{UserID: userID, ClientID: p.ClientID, ClientName: p.ClientName,
 		OrgID: orgID, Scope: d.Scope, Resource: d.Resource})
 	if err != nil {
 		return err

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // serverMetadata is the authorization server metadata (RFC 8414).
@@ -76,7 +76,7 @@ func (s *Server) HandleResourceMetadata() http.Handler {
 		name := "Gatehouse tool APIs"
 		if suffix != "" {
 			tool, _, _ := strings.Cut(strings.TrimPrefix(suffix, "/"), "/")
-			if !accounts.IsTool(tool) {
+			if !workspace.IsTool(tool) {
 				return oauthErr("not_found", http.StatusNotFound, "no protected resource at %s", suffix)
 			}
 			name = "Gatehouse " + tool + " API"

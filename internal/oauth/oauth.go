@@ -4,9 +4,9 @@
 // codes with PKCE S256, the token endpoint with one type per grant, device
 // authorization (RFC 8628) and protected resource metadata (RFC 9728).
 //
-// The hosted pages (sign-in, consent, device entry) live in internal/web and
-// call this package; grants and the sessions issued under them are the
-// accounts domain's.
+// The hosted pages (sign-in, consent, device entry) live in internal/pages
+// and call this package; grants and the sessions issued under them are
+// identity's.
 package oauth
 
 import (
@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
 
@@ -40,15 +40,15 @@ const (
 )
 
 // Store persists clients, authorization codes and device codes. Like
-// accounts.Store it translates driver errors into gatehouse.ErrNotFound and
+// identity.Store it translates driver errors into gatehouse.ErrNotFound and
 // gatehouse.ErrConflict.
 type Store interface {
 	// Tx runs fn in a read-write transaction and commits when fn returns nil.
 	Tx(ctx context.Context, fn func(tx Store) error) error
-	// Accounts returns the accounts store on the same connection (inside
+	// Identity returns the identity store on the same connection (inside
 	// Tx, the same transaction), so that a code is spent in the
 	// transaction that opens its session.
-	Accounts() accounts.Store
+	Identity() identity.Store
 
 	CreateClient(ctx context.Context, c *Client) error
 	ClientByID(ctx context.Context, id string) (*Client, error)
@@ -152,7 +152,7 @@ type DeviceCode struct {
 
 // Config wires a Server.
 type Config struct {
-	Service *accounts.Service
+	Service *identity.Service
 	Store   Store
 	Logger  *slog.Logger
 	// Issuer is GATEHOUSE_BASE_URL, exactly: discovery's issuer and the
@@ -178,7 +178,7 @@ type Config struct {
 
 // Server is the authorization server.
 type Server struct {
-	svc      *accounts.Service
+	svc      *identity.Service
 	store    Store
 	log      *slog.Logger
 	issuer   string

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
+	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
 // tokenRequest is a parsed token request of an authenticated public client.
@@ -31,7 +31,7 @@ type tokenResponse struct {
 
 // grant is one grant type of the token endpoint.
 type grant interface {
-	exchange(ctx context.Context, r *tokenRequest) (*accounts.SignIn, error)
+	exchange(ctx context.Context, r *tokenRequest) (*identity.SignIn, error)
 }
 
 func (s *Server) grants() map[string]grant {
@@ -141,7 +141,7 @@ func sessionMeta(r *http.Request) gatehouse.SessionMeta {
 
 // grantError maps a domain error of issuing tokens to an OAuth error.
 func grantError(err error) error {
-	if errors.Is(err, accounts.ErrResourceMismatch) {
+	if errors.Is(err, identity.ErrResourceMismatch) {
 		return oauthErr("invalid_target", http.StatusBadRequest, "resource differs from the one the grant was made for")
 	}
 	switch gatehouse.ErrorKind(err) {
@@ -168,7 +168,7 @@ type codeGrant struct{ s *Server }
 
 var errBadCode = invalidGrant("invalid, expired or already used authorization code")
 
-func (g codeGrant) exchange(ctx context.Context, r *tokenRequest) (*accounts.SignIn, error) {
+func (g codeGrant) exchange(ctx context.Context, r *tokenRequest) (*identity.SignIn, error) {
 	s := g.s
 	raw, verifier := r.form.Get("code"), r.form.Get("code_verifier")
 	if raw == "" {
@@ -206,7 +206,7 @@ func (g codeGrant) exchange(ctx context.Context, r *tokenRequest) (*accounts.Sig
 	// its session: of concurrent exchanges exactly one gets past it, and
 	// the others see the code used only once that session exists.
 	lost := false
-	var si *accounts.SignIn
+	var si *identity.SignIn
 	err = s.store.Tx(ctx, func(tx Store) error {
 		if _, err := tx.UseCode(ctx, h, now); errors.Is(err, gatehouse.ErrNotFound) {
 			lost = true
@@ -215,7 +215,7 @@ func (g codeGrant) exchange(ctx context.Context, r *tokenRequest) (*accounts.Sig
 			return err
 		}
 		var err error
-		si, err = s.svc.StartGrantSession(ctx, tx.Accounts(), c.GrantID, r.meta)
+		si, err = s.svc.StartGrantSession(ctx, tx.Identity(), c.GrantID, r.meta)
 		return err
 	})
 	if lost {
@@ -236,10 +236,10 @@ func (g codeGrant) reused(ctx context.Context, c *Code) {
 }
 
 // refreshGrant rotates a refresh token issued under a grant to this client
-// (RFC 6749 §6), with the reuse detection of accounts.Refresh.
+// (RFC 6749 §6), with the reuse detection of identity.Refresh.
 type refreshGrant struct{ s *Server }
 
-func (g refreshGrant) exchange(ctx context.Context, r *tokenRequest) (*accounts.SignIn, error) {
+func (g refreshGrant) exchange(ctx context.Context, r *tokenRequest) (*identity.SignIn, error) {
 	rt := r.form.Get("refresh_token")
 	if rt == "" {
 		return nil, invalidRequest("refresh_token is required")

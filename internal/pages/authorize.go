@@ -6,7 +6,7 @@ import (
 	"net/url"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 )
 
@@ -68,7 +68,7 @@ func (h *handlers) handleAuthorizeDecision(w http.ResponseWriter, r *http.Reques
 // sign-in); a refusal is answered here (redirect to the client, or the
 // error page when the client or its redirect URI cannot be trusted, or the
 // user has not signed in yet).
-func (h *handlers) authRequest(w http.ResponseWriter, r *http.Request, q url.Values, b *accounts.BrowserSession) (*oauth.AuthRequest, bool) {
+func (h *handlers) authRequest(w http.ResponseWriter, r *http.Request, q url.Values, b *identity.BrowserSession) (*oauth.AuthRequest, bool) {
 	a, err := h.oauth.ParseAuthorize(r.Context(), q, oauth.Requester{IP: h.k.ClientIP(r), SignedIn: b != nil})
 	var ref *oauth.Refusal
 	switch {

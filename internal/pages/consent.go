@@ -5,13 +5,13 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 )
 
 // consent renders the consent page: the client, and the user's workspaces
 // to pick one from (the default one preselected).
-func (h *handlers) consent(w http.ResponseWriter, r *http.Request, b *accounts.BrowserSession, title string, c *oauth.Client,
+func (h *handlers) consent(w http.ResponseWriter, r *http.Request, b *identity.BrowserSession, title string, c *oauth.Client,
 	action string, params url.Values, target, problem string) {
 	orgs, def, err := h.svc.UserWorkspaces(r.Context(), b.User.ID)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"net/url"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 )
 
@@ -45,7 +45,7 @@ func (h *handlers) handleDevicePage(w http.ResponseWriter, r *http.Request) {
 }
 
 // deviceConsent renders the consent page for the pending device d.
-func (h *handlers) deviceConsent(w http.ResponseWriter, r *http.Request, b *accounts.BrowserSession, d *oauth.PendingDevice, problem string) {
+func (h *handlers) deviceConsent(w http.ResponseWriter, r *http.Request, b *identity.BrowserSession, d *oauth.PendingDevice, problem string) {
 	c := &oauth.Client{ID: d.ClientID, Name: d.ClientName}
 	h.consent(w, r, b, "Connect "+c.DisplayName(), c, "/device", url.Values{"user_code": {d.UserCode}}, "", problem)
 }
@@ -93,7 +93,7 @@ func (h *handlers) handleDeviceDecision(w http.ResponseWriter, r *http.Request) 
 // deviceCodesLimited answers 429 (the error page, with Retry-After) when
 // the IP or browser session of b has typed too many wrong user codes
 // (RFC 8628 §5.1).
-func (h *handlers) deviceCodesLimited(w http.ResponseWriter, r *http.Request, b *accounts.BrowserSession) bool {
+func (h *handlers) deviceCodesLimited(w http.ResponseWriter, r *http.Request, b *identity.BrowserSession) bool {
 	for _, key := range []string{"ip " + h.k.ClientIP(r), "session " + b.SessionID} {
 		if ok, wait := h.failedDeviceCodes.Check(key); !ok {
 			h.pageError(w, r, gatehouse.TooMany(wait))
@@ -105,7 +105,7 @@ func (h *handlers) deviceCodesLimited(w http.ResponseWriter, r *http.Request, b 
 
 // wrongDeviceCode counts a wrong user code against the IP and the session
 // of b, and shows the device page again with msg.
-func (h *handlers) wrongDeviceCode(w http.ResponseWriter, r *http.Request, b *accounts.BrowserSession, code, msg string) {
+func (h *handlers) wrongDeviceCode(w http.ResponseWriter, r *http.Request, b *identity.BrowserSession, code, msg string) {
 	h.failedDeviceCodes.Allow("ip " + h.k.ClientIP(r))
 	h.failedDeviceCodes.Allow("session " + b.SessionID)
 	h.render(w, http.StatusNotFound, "device", &page{Title: "Connect a device", User: b.User, Code: code, Error: sentence(msg)})

@@ -9,7 +9,7 @@ import (
 // button for a signed-in user (a sign-in link otherwise).
 func (h *handlers) handleInvitePage(w http.ResponseWriter, r *http.Request) {
 	tok := r.URL.Query().Get("token")
-	inv, err := h.svc.PreviewInvitation(r.Context(), tok)
+	inv, err := h.ws.PreviewInvitation(r.Context(), tok)
 	if err != nil {
 		h.pageError(w, r, err)
 		return
@@ -44,7 +44,7 @@ func (h *handlers) handleInviteAccept(w http.ResponseWriter, r *http.Request) {
 		h.pageError(w, r, err)
 		return
 	}
-	out, err := h.svc.AcceptInvitation(r.Context(), p, tok)
+	out, err := h.ws.AcceptInvitation(r.Context(), p, tok)
 	if err != nil {
 		h.pageError(w, r, err)
 		return

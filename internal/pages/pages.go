@@ -14,10 +14,11 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // Kernel is what the pages need from the HTTP kernel (internal/web).
@@ -40,7 +41,8 @@ type Kernel interface {
 
 // Deps are the services the pages call.
 type Deps struct {
-	Accounts *accounts.Service
+	Identity  *identity.Service
+	Workspace *workspace.Service // invitations
 	// OAuth is the authorization server; nil leaves out the consent and
 	// device pages. Its issuer (GATEHOUSE_BASE_URL) also decides whether
 	// cookies can be Secure.
@@ -82,7 +84,8 @@ func Mount(m *http.ServeMux, k Kernel, d Deps) {
 // handlers are the page handlers and what they share.
 type handlers struct {
 	k         Kernel
-	svc       *accounts.Service
+	svc       *identity.Service
+	ws        *workspace.Service
 	oauth     *oauth.Server
 	forms     *forms.Service
 	log       *slog.Logger
@@ -99,7 +102,7 @@ type handlers struct {
 // newHandlers builds the pages' shared state: templates, the cookie
 // policy, the cross-origin guard and the limiters.
 func newHandlers(k Kernel, d Deps) *handlers {
-	h := &handlers{k: k, svc: d.Accounts, oauth: d.OAuth, forms: d.Forms, log: d.Logger,
+	h := &handlers{k: k, svc: d.Identity, ws: d.Workspace, oauth: d.OAuth, forms: d.Forms, log: d.Logger,
 		templates: parseTemplates(), secure: true, csrf: http.NewCrossOriginProtection(),
 		login:             k.Limiter("login", 30, 2*time.Second),
 		magic:             k.Limiter("magic", 10, time.Minute),

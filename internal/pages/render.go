@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 //go:embed templates/*.html
@@ -37,12 +37,12 @@ type page struct {
 	Error   string
 	Message string
 	Next    string
-	User    *accounts.User
+	User    *gatehouse.User
 	// Page-specific fields.
 	Email, Intro, Token, Action, Button, Code, ClientName, ClientHost, SignIn string
 	Hidden                                                                    []hidden
 	Orgs                                                                      []orgChoice
-	Invite                                                                    *accounts.InvitationPreview
+	Invite                                                                    *workspace.InvitationPreview
 	// formTarget is an extra form-action source (the client's redirect
 	// origin on consent pages).
 	formTarget string

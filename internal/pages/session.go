@@ -8,7 +8,7 @@ import (
 	"unicode"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
 // The browser session is a cookie holding the refresh token of a sign-in
@@ -51,7 +51,7 @@ func (h *handlers) setCookie(w http.ResponseWriter, name, value string, maxAge i
 }
 
 // browser returns the signed-in user of the hosted pages, or nil.
-func (h *handlers) browser(r *http.Request) (*accounts.BrowserSession, error) {
+func (h *handlers) browser(r *http.Request) (*identity.BrowserSession, error) {
 	c, err := r.Cookie(h.sessionCookieName())
 	if err != nil || c.Value == "" {
 		return nil, nil
@@ -65,7 +65,7 @@ func (h *handlers) browser(r *http.Request) (*accounts.BrowserSession, error) {
 
 // signedIn starts the browser session of a fresh sign-in and sends the
 // browser on to next.
-func (h *handlers) signedIn(w http.ResponseWriter, r *http.Request, si *accounts.SignIn, next string) {
+func (h *handlers) signedIn(w http.ResponseWriter, r *http.Request, si *identity.SignIn, next string) {
 	h.setCookie(w, h.sessionCookieName(), si.RefreshToken, 0)
 	h.setCookie(w, cookieNext, "", -1)
 	http.Redirect(w, r, safeNext(next), http.StatusSeeOther)

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
 // handleSignInPage handles "GET /signin".
@@ -88,7 +88,7 @@ func (h *handlers) handleSignInMagic(w http.ResponseWriter, r *http.Request) {
 		h.pageError(w, r, err)
 		return
 	}
-	h.setCookie(w, cookieNext, next, int(accounts.MagicLinkTTL/time.Second))
+	h.setCookie(w, cookieNext, next, int(identity.MagicLinkTTL/time.Second))
 	h.render(w, http.StatusOK, "message", &page{Title: "Check your email",
 		Message: "If " + display + " can sign in, a link is on its way. Open it in this browser within 15 minutes to continue."})
 }

@@ -14,7 +14,7 @@ func TestConformance(t *testing.T) {
 		t.Run(db, func(t *testing.T) {
 			storetest.Run(t, func(t *testing.T) storetest.Stores {
 				d := testenv.OpenDB(t, db)
-				return storetest.Stores{Accounts: d.Accounts(), OAuth: d.OAuth(), Forms: d.Forms(), Links: d.Links()}
+				return storetest.Stores{Identity: d.Identity(), OAuth: d.OAuth(), Forms: d.Forms(), Links: d.Links()}
 			})
 		})
 	}

@@ -3,7 +3,7 @@
 // DB owns what they share: the pools, their FIFO gates, the statement
 // cache, the dialect (dialect.go holds the few differences) and the
 // migrations. Each module's Store interface has its own type here
-// (Accounts, OAuth, Tasks, Forms, Links, Sign, Webhooks), made from the DB
+// (Identity, Workspace, OAuth, Tasks, Forms, Links, Sign, Webhooks), made from the DB
 // and running its transactions as a value of its own type.
 package sqlstore
 

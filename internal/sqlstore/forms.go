@@ -28,7 +28,7 @@ func scanForm(row interface{ Scan(...any) error }) (*forms.Form, error) {
 
 // OrgLive implements the tools' stores.
 func (s conn) OrgLive(ctx context.Context, orgID string) (bool, error) {
-	o, err := (&Accounts{s}).OrgByID(ctx, orgID)
+	o, err := (&Workspace{s}).OrgByID(ctx, orgID)
 	if err == gatehouse.ErrNotFound {
 		return false, nil
 	}

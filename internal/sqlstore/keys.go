@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 const keyColumns = `id, kind, user_id, org_id, name, role, tools, prefix, key_hash, created_by, created_at, expires_at, last_used_at, revoked_at`
 
-func scanKey(row interface{ Scan(...any) error }) (*accounts.APIKey, error) {
-	var k accounts.APIKey
+func scanKey(row interface{ Scan(...any) error }) (*workspace.APIKey, error) {
+	var k workspace.APIKey
 	var user, role, tools, createdBy sql.NullString
 	var created int64
 	var expires, used, revoked sql.NullInt64
@@ -30,8 +30,8 @@ func scanKey(row interface{ Scan(...any) error }) (*accounts.APIKey, error) {
 	return &k, nil
 }
 
-// CreateAPIKey implements accounts.Store.
-func (s *Accounts) CreateAPIKey(ctx context.Context, k *accounts.APIKey) error {
+// CreateAPIKey implements workspace.Store.
+func (s *Workspace) CreateAPIKey(ctx context.Context, k *workspace.APIKey) error {
 	tools, err := json.Marshal(k.Tools)
 	if err != nil {
 		return err
@@ -42,23 +42,23 @@ func (s *Accounts) CreateAPIKey(ctx context.Context, k *accounts.APIKey) error {
 	return s.db.dialect.translate(err)
 }
 
-// APIKeyByHash implements accounts.Store.
-func (s *Accounts) APIKeyByHash(ctx context.Context, hash string) (*accounts.APIKey, error) {
+// APIKeyByHash implements identity.Store.
+func (s *Identity) APIKeyByHash(ctx context.Context, hash string) (*workspace.APIKey, error) {
 	k, err := scanKey(s.r().QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE key_hash = $1`, hash))
 	return k, s.one(err)
 }
 
-// APIKeyByID implements accounts.Store.
-func (s *Accounts) APIKeyByID(ctx context.Context, id string) (*accounts.APIKey, error) {
+// APIKeyByID implements workspace.Store.
+func (s *Workspace) APIKeyByID(ctx context.Context, id string) (*workspace.APIKey, error) {
 	k, err := scanKey(s.r().QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id))
 	return k, s.one(err)
 }
 
-// ListAPIKeys implements accounts.Store.
-func (s *Accounts) ListAPIKeys(ctx context.Context, kind, userID, orgID string) ([]accounts.APIKey, error) {
+// ListAPIKeys implements workspace.Store.
+func (s *Workspace) ListAPIKeys(ctx context.Context, kind, userID, orgID string) ([]workspace.APIKey, error) {
 	q := `SELECT ` + keyColumns + ` FROM api_keys WHERE kind = $1 AND revoked_at IS NULL AND `
 	arg := userID
-	if kind == accounts.KeyUser {
+	if kind == workspace.KeyUser {
 		q += `user_id = $2`
 	} else {
 		q += `org_id = $2`
@@ -69,7 +69,7 @@ func (s *Accounts) ListAPIKeys(ctx context.Context, kind, userID, orgID string) 
 		return nil, err
 	}
 	defer rows.Close()
-	var out []accounts.APIKey
+	var out []workspace.APIKey
 	for rows.Next() {
 		k, err := scanKey(rows)
 		if err != nil {
@@ -80,24 +80,24 @@ func (s *Accounts) ListAPIKeys(ctx context.Context, kind, userID, orgID string) 
 	return out, rows.Err()
 }
 
-// RevokeAPIKey implements accounts.Store.
-func (s *Accounts) RevokeAPIKey(ctx context.Context, id string, at time.Time) error {
+// RevokeAPIKey implements workspace.Store.
+func (s *Workspace) RevokeAPIKey(ctx context.Context, id string, at time.Time) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, id, micros(at)))
 }
 
-// RevokeUserKeys implements accounts.Store.
-func (s *Accounts) RevokeUserKeys(ctx context.Context, userID string, at time.Time) (int, error) {
+// RevokeUserKeys implements identity.Store.
+func (s *Identity) RevokeUserKeys(ctx context.Context, userID string, at time.Time) (int, error) {
 	return changed(s.w().ExecContext(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE (user_id = $1 OR created_by = $1) AND revoked_at IS NULL`,
 		userID, micros(at)))
 }
 
-// DisableUserWebhooks implements accounts.Store.
-func (s *Accounts) DisableUserWebhooks(ctx context.Context, userID string, at time.Time) (int, error) {
+// DisableUserWebhooks implements identity.Store.
+func (s *Identity) DisableUserWebhooks(ctx context.Context, userID string, at time.Time) (int, error) {
 	return changed(s.w().ExecContext(ctx, `UPDATE webhooks SET active = FALSE, updated_at = $2 WHERE created_by = $1 AND active`, userID, micros(at)))
 }
 
-// TouchAPIKey implements accounts.Store.
-func (s *Accounts) TouchAPIKey(ctx context.Context, id string, at, staleBefore time.Time) error {
+// TouchAPIKey implements identity.Store.
+func (s *Identity) TouchAPIKey(ctx context.Context, id string, at, staleBefore time.Time) error {
 	_, err := s.w().ExecContext(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)`,
 		id, micros(at), micros(staleBefore))
 	return err

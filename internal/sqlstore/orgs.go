@@ -5,13 +5,13 @@ import (
 	"database/sql"
 	"strings"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 const orgColumns = `id, name, slug, avatar_url, kind, owner_id, created_at, deleted_at`
 
-func scanOrg(row interface{ Scan(...any) error }) (*accounts.Org, error) {
-	var o accounts.Org
+func scanOrg(row interface{ Scan(...any) error }) (*workspace.Org, error) {
+	var o workspace.Org
 	var owner sql.NullString
 	var created int64
 	var deleted sql.NullInt64
@@ -22,34 +22,34 @@ func scanOrg(row interface{ Scan(...any) error }) (*accounts.Org, error) {
 	return &o, nil
 }
 
-// LockOrg implements accounts.Store.
+// LockOrg implements workspace.Store.
 func (s conn) LockOrg(ctx context.Context, orgID string) error {
 	var id string
 	err := s.w().QueryRowContext(ctx, `SELECT id FROM orgs WHERE id = $1`+s.db.dialect.forUpdate, orgID).Scan(&id)
 	return s.one(err)
 }
 
-// ShareOrg implements accounts.Store.
-func (s *Accounts) ShareOrg(ctx context.Context, orgID string) error {
+// ShareOrg implements workspace.Store.
+func (s *Workspace) ShareOrg(ctx context.Context, orgID string) error {
 	var id string
 	err := s.w().QueryRowContext(ctx, `SELECT id FROM orgs WHERE id = $1`+s.db.dialect.forShare, orgID).Scan(&id)
 	return s.one(err)
 }
 
-// CreateOrg implements accounts.Store.
-func (s *Accounts) CreateOrg(ctx context.Context, o *accounts.Org) error {
+// CreateOrg implements workspace.Store.
+func (s *Workspace) CreateOrg(ctx context.Context, o *workspace.Org) error {
 	return inserted(s.w().ExecContext(ctx, `INSERT INTO orgs (`+orgColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL) ON CONFLICT DO NOTHING`,
 		o.ID, o.Name, o.Slug, o.AvatarURL, o.Kind, nullString(o.OwnerID), micros(o.CreatedAt)))
 }
 
-// OrgByID implements accounts.Store; a deleted org is returned with DeletedAt set.
-func (s *Accounts) OrgByID(ctx context.Context, id string) (*accounts.Org, error) {
+// OrgByID implements workspace.Store; a deleted org is returned with DeletedAt set.
+func (s *Workspace) OrgByID(ctx context.Context, id string) (*workspace.Org, error) {
 	o, err := scanOrg(s.r().QueryRowContext(ctx, `SELECT `+orgColumns+` FROM orgs WHERE id = $1`, id))
 	return o, s.one(err)
 }
 
-// OrgRole implements accounts.Store.
-func (s *Accounts) OrgRole(ctx context.Context, orgID, userID string) (*accounts.Org, string, error) {
+// OrgRole implements workspace.Store.
+func (s *Workspace) OrgRole(ctx context.Context, orgID, userID string) (*workspace.Org, string, error) {
 	var org nullOrg
 	err := s.r().QueryRowContext(ctx, `SELECT `+s.orgRoleColumns()+`
 		FROM orgs o LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = $2 WHERE o.id = $1`, orgID, userID).Scan(org.dest()...)
@@ -64,7 +64,7 @@ func (s *Accounts) OrgRole(ctx context.Context, orgID, userID string) (*accounts
 // tool states, aggregated into one string ("+tasks,-crm": enabled,
 // disabled), so that the hot paths that mint tokens read them in the same
 // round trip. nullOrg scans them.
-func (s *Accounts) orgRoleColumns() string {
+func (s *Workspace) orgRoleColumns() string {
 	return `o.id, o.name, o.slug, o.avatar_url, o.kind, o.owner_id, o.created_at, o.deleted_at, m.role,
 		(SELECT ` + s.db.dialect.concat + `((CASE WHEN t.enabled THEN '+' ELSE '-' END) || t.tool, ',') FROM org_tools t WHERE t.org_id = o.id)`
 }
@@ -80,11 +80,11 @@ func (n *nullOrg) dest() []any {
 }
 
 // get returns the org, nil when there was none, and the role.
-func (n *nullOrg) get() (*accounts.Org, string) {
+func (n *nullOrg) get() (*workspace.Org, string) {
 	if !n.id.Valid {
 		return nil, ""
 	}
-	o := &accounts.Org{ID: n.id.String, Name: n.name.String, Slug: n.slug.String, AvatarURL: n.avatar.String, Kind: n.kind.String,
+	o := &workspace.Org{ID: n.id.String, Name: n.name.String, Slug: n.slug.String, AvatarURL: n.avatar.String, Kind: n.kind.String,
 		OwnerID: n.owner.String, CreatedAt: fromMicros(n.created.Int64), DeletedAt: fromNullMicros(n.deleted), ToolStates: map[string]bool{}}
 	if n.tools.String != "" {
 		for _, t := range strings.Split(n.tools.String, ",") {
@@ -100,28 +100,28 @@ type scanFunc func(dest ...any) error
 
 func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 
-// PersonalOrg implements accounts.Store.
-func (s *Accounts) PersonalOrg(ctx context.Context, userID string) (*accounts.Org, error) {
+// PersonalOrg implements workspace.Store.
+func (s *Workspace) PersonalOrg(ctx context.Context, userID string) (*workspace.Org, error) {
 	o, err := scanOrg(s.r().QueryRowContext(ctx, `SELECT `+orgColumns+` FROM orgs WHERE owner_id = $1 AND kind = 'personal' AND deleted_at IS NULL`, userID))
 	return o, s.one(err)
 }
 
-// SlugTaken implements accounts.Store.
-func (s *Accounts) SlugTaken(ctx context.Context, slug string) (bool, error) {
+// SlugTaken implements workspace.Store.
+func (s *Workspace) SlugTaken(ctx context.Context, slug string) (bool, error) {
 	var n int
 	err := s.r().QueryRowContext(ctx, `SELECT COUNT(*) FROM orgs WHERE slug = $1 AND deleted_at IS NULL`, slug).Scan(&n)
 	return n > 0, err
 }
 
-// AddMember implements accounts.Store.
-func (s *Accounts) AddMember(ctx context.Context, m *accounts.Membership) error {
+// AddMember implements workspace.Store.
+func (s *Workspace) AddMember(ctx context.Context, m *workspace.Membership) error {
 	return inserted(s.w().ExecContext(ctx, `INSERT INTO memberships (org_id, user_id, role, joined_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
 		m.OrgID, m.UserID, m.Role, micros(m.JoinedAt)))
 }
 
-// Member implements accounts.Store.
-func (s *Accounts) Member(ctx context.Context, orgID, userID string) (*accounts.Membership, error) {
-	m := accounts.Membership{OrgID: orgID, UserID: userID}
+// Member implements workspace.Store.
+func (s *Workspace) Member(ctx context.Context, orgID, userID string) (*workspace.Membership, error) {
+	m := workspace.Membership{OrgID: orgID, UserID: userID}
 	var joined int64
 	err := s.r().QueryRowContext(ctx, `SELECT role, joined_at FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, userID).Scan(&m.Role, &joined)
 	if err != nil {
@@ -131,8 +131,8 @@ func (s *Accounts) Member(ctx context.Context, orgID, userID string) (*accounts.
 	return &m, nil
 }
 
-// ToolStates implements accounts.Store.
-func (s *Accounts) ToolStates(ctx context.Context, orgID string) (map[string]bool, error) {
+// ToolStates implements workspace.Store.
+func (s *Workspace) ToolStates(ctx context.Context, orgID string) (map[string]bool, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT tool, enabled FROM org_tools WHERE org_id = $1`, orgID)
 	if err != nil {
 		return nil, err
@@ -150,15 +150,15 @@ func (s *Accounts) ToolStates(ctx context.Context, orgID string) (map[string]boo
 	return states, rows.Err()
 }
 
-// UpdateOrg implements accounts.Store.
-func (s *Accounts) UpdateOrg(ctx context.Context, o *accounts.Org) error {
+// UpdateOrg implements workspace.Store.
+func (s *Workspace) UpdateOrg(ctx context.Context, o *workspace.Org) error {
 	res, err := s.w().ExecContext(ctx, `UPDATE orgs SET name = $2, slug = $3, avatar_url = $4 WHERE id = $1 AND deleted_at IS NULL`,
 		o.ID, o.Name, o.Slug, o.AvatarURL)
 	return affected(res, s.db.dialect.translate(err))
 }
 
-// ClearDefaultOrg implements accounts.Store.
-func (s *Accounts) ClearDefaultOrg(ctx context.Context, orgID, userID string) error {
+// ClearDefaultOrg implements workspace.Store.
+func (s *Workspace) ClearDefaultOrg(ctx context.Context, orgID, userID string) error {
 	var err error
 	if userID == "" {
 		_, err = s.w().ExecContext(ctx, `UPDATE users SET default_org_id = NULL WHERE default_org_id = $1`, orgID)
@@ -168,33 +168,33 @@ func (s *Accounts) ClearDefaultOrg(ctx context.Context, orgID, userID string) er
 	return err
 }
 
-// CountTeams implements accounts.Store.
-func (s *Accounts) CountTeams(ctx context.Context, orgID string) (int, error) {
+// CountTeams implements workspace.Store.
+func (s *Workspace) CountTeams(ctx context.Context, orgID string) (int, error) {
 	var n int
 	err := s.r().QueryRowContext(ctx, `SELECT COUNT(*) FROM teams WHERE org_id = $1 AND deleted_at IS NULL`, orgID).Scan(&n)
 	return n, err
 }
 
-// OrgMembers implements accounts.Store: one query, served by the
+// OrgMembers implements workspace.Store: one query, served by the
 // memberships_org_joined index.
-func (s *Accounts) OrgMembers(ctx context.Context, orgID string) ([]accounts.PersonRow, error) {
+func (s *Workspace) OrgMembers(ctx context.Context, orgID string) ([]workspace.PersonRow, error) {
 	return s.people(ctx, `SELECT m.user_id, u.name, u.email, u.avatar_url, m.role, m.joined_at
 		FROM memberships m JOIN users u ON u.id = m.user_id
 		WHERE m.org_id = $1 ORDER BY m.joined_at, m.user_id`, orgID)
 }
 
-// SetMemberRole implements accounts.Store.
-func (s *Accounts) SetMemberRole(ctx context.Context, orgID, userID, role string) error {
+// SetMemberRole implements workspace.Store.
+func (s *Workspace) SetMemberRole(ctx context.Context, orgID, userID, role string) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE memberships SET role = $3 WHERE org_id = $1 AND user_id = $2`, orgID, userID, role))
 }
 
-// RemoveMember implements accounts.Store.
-func (s *Accounts) RemoveMember(ctx context.Context, orgID, userID string) error {
+// RemoveMember implements workspace.Store.
+func (s *Workspace) RemoveMember(ctx context.Context, orgID, userID string) error {
 	return affected(s.w().ExecContext(ctx, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, userID))
 }
 
-// RemoveTeamMemberships implements accounts.Store.
-func (s *Accounts) RemoveTeamMemberships(ctx context.Context, orgID, userID string) error {
+// RemoveTeamMemberships implements workspace.Store.
+func (s *Workspace) RemoveTeamMemberships(ctx context.Context, orgID, userID string) error {
 	_, err := s.w().ExecContext(ctx, `DELETE FROM team_members WHERE user_id = $2 AND team_id IN (SELECT id FROM teams WHERE org_id = $1)`, orgID, userID)
 	return err
 }

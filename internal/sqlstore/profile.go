@@ -5,12 +5,13 @@ import (
 	"database/sql"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/identity"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
-// LatestEmailToken implements accounts.Store.
-func (s *Accounts) LatestEmailToken(ctx context.Context, userID, purpose string) (*accounts.EmailToken, error) {
-	t := accounts.EmailToken{UserID: userID, Purpose: purpose}
+// LatestEmailToken implements identity.Store.
+func (s *Identity) LatestEmailToken(ctx context.Context, userID, purpose string) (*identity.EmailToken, error) {
+	t := identity.EmailToken{UserID: userID, Purpose: purpose}
 	var created, expires int64
 	var used sql.NullInt64
 	err := s.r().QueryRowContext(ctx, `SELECT token_hash, email, created_at, expires_at, used_at FROM email_tokens
@@ -23,8 +24,8 @@ func (s *Accounts) LatestEmailToken(ctx context.Context, userID, purpose string)
 	return &t, nil
 }
 
-// UserOrgs implements accounts.Store.
-func (s *Accounts) UserOrgs(ctx context.Context, userID string) ([]accounts.OrgListing, error) {
+// UserOrgs implements identity.Store.
+func (s *Identity) UserOrgs(ctx context.Context, userID string) ([]workspace.OrgListing, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT o.id, o.name, o.slug, o.avatar_url, o.kind, o.owner_id, o.created_at, o.deleted_at, m.role,
 			(SELECT COUNT(*) FROM memberships c WHERE c.org_id = o.id)
 		FROM memberships m JOIN orgs o ON o.id = m.org_id
@@ -34,9 +35,9 @@ func (s *Accounts) UserOrgs(ctx context.Context, userID string) ([]accounts.OrgL
 		return nil, err
 	}
 	defer rows.Close()
-	var out []accounts.OrgListing
+	var out []workspace.OrgListing
 	for rows.Next() {
-		var l accounts.OrgListing
+		var l workspace.OrgListing
 		var owner sql.NullString
 		var created int64
 		var deleted sql.NullInt64
@@ -49,16 +50,16 @@ func (s *Accounts) UserOrgs(ctx context.Context, userID string) ([]accounts.OrgL
 	return out, rows.Err()
 }
 
-// OrgCounts implements accounts.Store.
-func (s *Accounts) OrgCounts(ctx context.Context, orgID string) (members, owners int, err error) {
+// OrgCounts implements workspace.Store.
+func (s *Workspace) OrgCounts(ctx context.Context, orgID string) (members, owners int, err error) {
 	err = s.r().QueryRowContext(ctx, `SELECT COUNT(*), COUNT(CASE WHEN role = 'owner' THEN 1 END) FROM memberships WHERE org_id = $1`, orgID).
 		Scan(&members, &owners)
 	return members, owners, err
 }
 
-// SoftDeleteOrg implements accounts.Store. The org's domain claims go with
+// SoftDeleteOrg implements workspace.Store. The org's domain claims go with
 // it, so a domain it verified can be claimed by another org.
-func (s *Accounts) SoftDeleteOrg(ctx context.Context, orgID string, at time.Time) error {
+func (s *Workspace) SoftDeleteOrg(ctx context.Context, orgID string, at time.Time) error {
 	if err := affected(s.w().ExecContext(ctx, `UPDATE orgs SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL`, orgID, micros(at))); err != nil {
 		return err
 	}
@@ -66,16 +67,16 @@ func (s *Accounts) SoftDeleteOrg(ctx context.Context, orgID string, at time.Time
 	return err
 }
 
-// DeleteUser implements accounts.Store. Memberships, sessions, refresh
+// DeleteUser implements identity.Store. Memberships, sessions, refresh
 // tokens, user keys, grants and team memberships go with the user (ON DELETE
 // CASCADE); default-org pointers at nothing are harmless.
-func (s *Accounts) DeleteUser(ctx context.Context, userID string) error {
+func (s *Identity) DeleteUser(ctx context.Context, userID string) error {
 	return affected(s.w().ExecContext(ctx, `DELETE FROM users WHERE id = $1`, userID))
 }
 
-// ListSessions implements accounts.Store: sign-in sessions only (OAuth
+// ListSessions implements identity.Store: sign-in sessions only (OAuth
 // sessions are listed as grants).
-func (s *Accounts) ListSessions(ctx context.Context, userID string, now time.Time) ([]accounts.Session, error) {
+func (s *Identity) ListSessions(ctx context.Context, userID string, now time.Time) ([]identity.Session, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions
 		WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > $2 AND grant_id IS NULL
 		ORDER BY created_at DESC, id DESC`, userID, micros(now))
@@ -83,7 +84,7 @@ func (s *Accounts) ListSessions(ctx context.Context, userID string, now time.Tim
 		return nil, err
 	}
 	defer rows.Close()
-	var out []accounts.Session
+	var out []identity.Session
 	for rows.Next() {
 		ss, err := scanSession(rows)
 		if err != nil {
@@ -94,23 +95,23 @@ func (s *Accounts) ListSessions(ctx context.Context, userID string, now time.Tim
 	return out, rows.Err()
 }
 
-// RevokeUserSessions implements accounts.Store.
-func (s *Accounts) RevokeUserSessions(ctx context.Context, userID, keep string, at time.Time) error {
+// RevokeUserSessions implements identity.Store.
+func (s *Identity) RevokeUserSessions(ctx context.Context, userID, keep string, at time.Time) error {
 	_, err := s.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $3 WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL`, userID, keep, micros(at))
 	return err
 }
 
-// ListGrants implements accounts.Store.
-func (s *Accounts) ListGrants(ctx context.Context, userID string) ([]accounts.Grant, error) {
+// ListGrants implements identity.Store.
+func (s *Identity) ListGrants(ctx context.Context, userID string) ([]identity.Grant, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT id, client_id, client_name, org_id, scope, resource, created_at FROM oauth_grants
 		WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC`, userID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []accounts.Grant
+	var out []identity.Grant
 	for rows.Next() {
-		g := accounts.Grant{UserID: userID}
+		g := identity.Grant{UserID: userID}
 		var created int64
 		if err := rows.Scan(&g.ID, &g.ClientID, &g.ClientName, &g.OrgID, &g.Scope, &g.Resource, &created); err != nil {
 			return nil, err
@@ -121,8 +122,8 @@ func (s *Accounts) ListGrants(ctx context.Context, userID string) ([]accounts.Gr
 	return out, rows.Err()
 }
 
-// RevokeGrant implements accounts.Store.
-func (s *Accounts) RevokeGrant(ctx context.Context, userID, grantID string, at time.Time) error {
+// RevokeGrant implements identity.Store.
+func (s *Identity) RevokeGrant(ctx context.Context, userID, grantID string, at time.Time) error {
 	err := affected(s.w().ExecContext(ctx, `UPDATE oauth_grants SET revoked_at = $3 WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL`, grantID, userID, micros(at)))
 	if err != nil {
 		return err
@@ -131,25 +132,25 @@ func (s *Accounts) RevokeGrant(ctx context.Context, userID, grantID string, at t
 	return err
 }
 
-// RevokeUserGrants implements accounts.Store.
-func (s *Accounts) RevokeUserGrants(ctx context.Context, userID string, at time.Time) (int, error) {
+// RevokeUserGrants implements identity.Store.
+func (s *Identity) RevokeUserGrants(ctx context.Context, userID string, at time.Time) (int, error) {
 	return changed(s.w().ExecContext(ctx, `UPDATE oauth_grants SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL`, userID, micros(at)))
 }
 
-// CreateGrant implements accounts.Store.
-func (s *Accounts) CreateGrant(ctx context.Context, g *accounts.Grant) error {
+// CreateGrant implements identity.Store.
+func (s *Identity) CreateGrant(ctx context.Context, g *identity.Grant) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO oauth_grants (id, user_id, client_id, client_name, org_id, scope, resource, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, g.ID, g.UserID, g.ClientID, g.ClientName, g.OrgID, g.Scope, g.Resource, micros(g.CreatedAt))
 	return s.db.dialect.translate(err)
 }
 
-// GrantByID implements accounts.Store.
-func (s *Accounts) GrantByID(ctx context.Context, id string) (*accounts.Grant, error) {
+// GrantByID implements identity.Store.
+func (s *Identity) GrantByID(ctx context.Context, id string) (*identity.Grant, error) {
 	lock := ""
 	if s.tx != nil {
 		lock = s.db.dialect.forUpdate
 	}
-	g := accounts.Grant{ID: id}
+	g := identity.Grant{ID: id}
 	var created int64
 	var revoked sql.NullInt64
 	err := s.w().QueryRowContext(ctx, `SELECT user_id, client_id, client_name, org_id, scope, resource, created_at, revoked_at

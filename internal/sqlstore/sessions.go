@@ -6,13 +6,13 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
 const sessionColumns = `id, user_id, via, grant_id, org_id, user_agent, ip, created_at, expires_at, last_used_at, revoked_at`
 
-func scanSession(row interface{ Scan(...any) error }) (*accounts.Session, error) {
-	var ss accounts.Session
+func scanSession(row interface{ Scan(...any) error }) (*identity.Session, error) {
+	var ss identity.Session
 	var grant, org sql.NullString
 	var created, expires, used int64
 	var revoked sql.NullInt64
@@ -24,22 +24,22 @@ func scanSession(row interface{ Scan(...any) error }) (*accounts.Session, error)
 	return &ss, nil
 }
 
-// CreateSession implements accounts.Store.
-func (s *Accounts) CreateSession(ctx context.Context, ss *accounts.Session) error {
+// CreateSession implements identity.Store.
+func (s *Identity) CreateSession(ctx context.Context, ss *identity.Session) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL)`,
 		ss.ID, ss.UserID, ss.Via, nullString(ss.GrantID), nullString(ss.OrgID), ss.UserAgent, ss.IP,
 		micros(ss.CreatedAt), micros(ss.ExpiresAt), micros(ss.LastUsedAt))
 	return s.db.dialect.translate(err)
 }
 
-// SessionByID implements accounts.Store.
-func (s *Accounts) SessionByID(ctx context.Context, id string) (*accounts.Session, error) {
+// SessionByID implements identity.Store.
+func (s *Identity) SessionByID(ctx context.Context, id string) (*identity.Session, error) {
 	ss, err := scanSession(s.r().QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id = $1`, id))
 	return ss, s.one(err)
 }
 
-// RevokeSession implements accounts.Store.
-func (s *Accounts) RevokeSession(ctx context.Context, id string, at time.Time) (bool, error) {
+// RevokeSession implements identity.Store.
+func (s *Identity) RevokeSession(ctx context.Context, id string, at time.Time) (bool, error) {
 	err := affected(s.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, id, micros(at)))
 	if err == gatehouse.ErrNotFound {
 		return false, nil
@@ -47,15 +47,15 @@ func (s *Accounts) RevokeSession(ctx context.Context, id string, at time.Time) (
 	return err == nil, err
 }
 
-// InsertRefreshToken implements accounts.Store.
-func (s *Accounts) InsertRefreshToken(ctx context.Context, t *accounts.RefreshToken) error {
+// InsertRefreshToken implements identity.Store.
+func (s *Identity) InsertRefreshToken(ctx context.Context, t *identity.RefreshToken) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
 		t.Hash, t.SessionID, micros(t.CreatedAt), micros(t.ExpiresAt))
 	return s.db.dialect.translate(err)
 }
 
-func scanRefresh(row interface{ Scan(...any) error }) (*accounts.RefreshToken, error) {
-	var t accounts.RefreshToken
+func scanRefresh(row interface{ Scan(...any) error }) (*identity.RefreshToken, error) {
+	var t identity.RefreshToken
 	var created, expires int64
 	var rotated sql.NullInt64
 	if err := row.Scan(&t.Hash, &t.SessionID, &created, &expires, &rotated); err != nil {
@@ -82,11 +82,11 @@ const rotateRefreshOnce = `WITH s AS (
 	)
 	INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) SELECT $5, session_id, $3, $4 FROM r`
 
-// RotateRefresh implements accounts.Store. On PostgreSQL it is one
+// RotateRefresh implements identity.Store. On PostgreSQL it is one
 // statement, which saves the hottest write path the round trips of BEGIN,
 // two more statements and COMMIT; SQLite, in process, runs the same three
 // steps in a transaction.
-func (s *Accounts) RotateRefresh(ctx context.Context, hash string, next *accounts.RefreshToken) error {
+func (s *Identity) RotateRefresh(ctx context.Context, hash string, next *identity.RefreshToken) error {
 	now, expires := micros(next.CreatedAt), micros(next.ExpiresAt)
 	if s.db.dialect.writableWith {
 		return s.db.dialect.translate(affected(s.w().ExecContext(ctx, rotateRefreshOnce, next.SessionID, hash, now, expires, next.Hash)))
@@ -101,20 +101,20 @@ func (s *Accounts) RotateRefresh(ctx context.Context, hash string, next *account
 			WHERE token_hash = $1 AND session_id = $2 AND rotated_at IS NULL AND expires_at > $3`, hash, next.SessionID, now)); err != nil {
 			return err
 		}
-		return (&Accounts{c}).InsertRefreshToken(ctx, next)
+		return (&Identity{Workspace{c}}).InsertRefreshToken(ctx, next)
 	})
 }
 
-// RefreshTokenByHash implements accounts.Store.
-func (s *Accounts) RefreshTokenByHash(ctx context.Context, hash string) (*accounts.RefreshToken, error) {
+// RefreshTokenByHash implements identity.Store.
+func (s *Identity) RefreshTokenByHash(ctx context.Context, hash string) (*identity.RefreshToken, error) {
 	t, err := scanRefresh(s.r().QueryRowContext(ctx, `SELECT token_hash, session_id, created_at, expires_at, rotated_at FROM refresh_tokens WHERE token_hash = $1`, hash))
 	return t, s.one(err)
 }
 
-// RefreshSession implements accounts.Store: the hot read of a refresh as
+// RefreshSession implements identity.Store: the hot read of a refresh as
 // one query.
-func (s *Accounts) RefreshSession(ctx context.Context, hash string) (*accounts.RefreshRead, error) {
-	var t accounts.RefreshToken
+func (s *Identity) RefreshSession(ctx context.Context, hash string) (*identity.RefreshRead, error) {
+	var t identity.RefreshToken
 	var created, expires int64
 	var rotated sql.NullInt64
 	var org nullOrg
@@ -125,7 +125,7 @@ func (s *Accounts) RefreshSession(ctx context.Context, hash string) (*accounts.R
 		LEFT JOIN orgs o ON o.id = COALESCE(s.org_id, u.default_org_id)
 		LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id
 		WHERE r.token_hash = $1`, hash)
-	var ss *accounts.Session
+	var ss *identity.Session
 	u, err := scanUser(scanFunc(func(user ...any) error {
 		var err error
 		ss, err = scanSession(scanFunc(func(sess ...any) error {
@@ -139,20 +139,20 @@ func (s *Accounts) RefreshSession(ctx context.Context, hash string) (*accounts.R
 	t.SessionID = ss.ID
 	t.CreatedAt, t.ExpiresAt, t.RotatedAt = fromMicros(created), fromMicros(expires), fromNullMicros(rotated)
 	o, role := org.get()
-	return &accounts.RefreshRead{Token: &t, Session: ss, User: u, Org: o, Role: role}, nil
+	return &identity.RefreshRead{Token: &t, Session: ss, User: u, Org: o, Role: role}, nil
 }
 
-// CreateEmailToken implements accounts.Store.
-func (s *Accounts) CreateEmailToken(ctx context.Context, t *accounts.EmailToken) error {
+// CreateEmailToken implements identity.Store.
+func (s *Identity) CreateEmailToken(ctx context.Context, t *identity.EmailToken) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO email_tokens (token_hash, purpose, email, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 		t.Hash, t.Purpose, t.Email, nullString(t.UserID), micros(t.CreatedAt), micros(t.ExpiresAt))
 	return s.db.dialect.translate(err)
 }
 
-// UseEmailToken implements accounts.Store; like RotateRefreshToken, the
+// UseEmailToken implements identity.Store; like RotateRefreshToken, the
 // conditional UPDATE makes the token single use under concurrency.
-func (s *Accounts) UseEmailToken(ctx context.Context, hash, purpose string, at time.Time) (*accounts.EmailToken, error) {
-	var t accounts.EmailToken
+func (s *Identity) UseEmailToken(ctx context.Context, hash, purpose string, at time.Time) (*identity.EmailToken, error) {
+	var t identity.EmailToken
 	var user sql.NullString
 	var created, expires int64
 	var used sql.NullInt64
@@ -167,7 +167,7 @@ func (s *Accounts) UseEmailToken(ctx context.Context, hash, purpose string, at t
 	return &t, nil
 }
 
-// AddAudit implements accounts.Store.
+// AddAudit implements workspace.Store.
 func (s conn) AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO audit_log (id, org_id, tool, action, actor_id, target_type, target_id, meta, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 		e.ID, e.OrgID, e.Tool, e.Action, e.ActorID, e.TargetType, e.TargetID, e.Meta, micros(e.At))

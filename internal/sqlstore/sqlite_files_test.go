@@ -34,7 +34,7 @@ func TestSQLiteFilesPrivate(t *testing.T) {
 				t.Fatalf("open: %v", err)
 			}
 			defer s.Close()
-			if _, err := s.Accounts().SettingOrCreate(context.Background(), "probe", "1"); err != nil {
+			if _, err := s.Identity().SettingOrCreate(context.Background(), "probe", "1"); err != nil {
 				t.Fatalf("write: %v", err)
 			}
 			for _, p := range []string{path, path + "-wal", path + "-shm"} {

@@ -3,13 +3,14 @@ package sqlstore
 import (
 	"context"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
 	"github.com/gatehouse/gatehouse/internal/tools/sign"
 	"github.com/gatehouse/gatehouse/internal/tools/tasks"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // The module stores: one type per Store interface, each a view of the DB.
@@ -17,28 +18,43 @@ import (
 // transaction is its own Store with no conversion.
 
 var (
-	_ accounts.Store = (*Accounts)(nil)
-	_ oauth.Store    = (*OAuth)(nil)
-	_ tasks.Store    = (*Tasks)(nil)
-	_ forms.Store    = (*Forms)(nil)
-	_ links.Store    = (*Links)(nil)
-	_ sign.Store     = (*Sign)(nil)
-	_ webhooks.Store = (*Webhooks)(nil)
+	_ workspace.Store = (*Workspace)(nil)
+	_ identity.Store  = (*Identity)(nil)
+	_ oauth.Store     = (*OAuth)(nil)
+	_ tasks.Store     = (*Tasks)(nil)
+	_ forms.Store     = (*Forms)(nil)
+	_ links.Store     = (*Links)(nil)
+	_ sign.Store      = (*Sign)(nil)
+	_ webhooks.Store  = (*Webhooks)(nil)
 )
 
-// Accounts implements accounts.Store: people, sessions, orgs and workspaces.
-type Accounts struct{ conn }
+// Workspace implements workspace.Store: orgs, members, invitations, teams,
+// tool switches, org keys, domains, audit, and the user rows workspace reads.
+type Workspace struct{ conn }
 
-// Accounts returns the accounts store.
-func (db *DB) Accounts() *Accounts { return &Accounts{conn{db: db}} }
+// Workspace returns the workspace store.
+func (db *DB) Workspace() *Workspace { return &Workspace{conn{db: db}} }
 
-// Tx implements accounts.Store.
-func (s *Accounts) Tx(ctx context.Context, fn func(tx accounts.Store) error) error {
-	return s.inTx(ctx, func(c conn) error { return fn(&Accounts{c}) })
+// Tx implements workspace.Store.
+func (s *Workspace) Tx(ctx context.Context, fn func(tx workspace.Store) error) error {
+	return s.inTx(ctx, func(c conn) error { return fn(&Workspace{c}) })
 }
 
-// Ping implements accounts.Store.
-func (s *Accounts) Ping(ctx context.Context) error { return s.db.Ping(ctx) }
+// Identity implements identity.Store: people, credentials and sessions,
+// and through the embedded Workspace, workspace's tables on the same
+// connection or transaction.
+type Identity struct{ Workspace }
+
+// Identity returns the identity store.
+func (db *DB) Identity() *Identity { return &Identity{Workspace{conn{db: db}}} }
+
+// Tx implements identity.Store.
+func (s *Identity) Tx(ctx context.Context, fn func(tx identity.Store) error) error {
+	return s.inTx(ctx, func(c conn) error { return fn(&Identity{Workspace{c}}) })
+}
+
+// Ping implements identity.Store.
+func (s *Identity) Ping(ctx context.Context) error { return s.db.Ping(ctx) }
 
 // OAuth implements oauth.Store: clients, authorization and device codes.
 type OAuth struct{ conn }
@@ -51,9 +67,9 @@ func (s *OAuth) Tx(ctx context.Context, fn func(tx oauth.Store) error) error {
 	return s.inTx(ctx, func(c conn) error { return fn(&OAuth{c}) })
 }
 
-// Accounts implements oauth.Store: the accounts store on the same
+// Identity implements oauth.Store: the identity store on the same
 // connection or transaction.
-func (s *OAuth) Accounts() accounts.Store { return &Accounts{s.conn} }
+func (s *OAuth) Identity() identity.Store { return &Identity{Workspace{s.conn}} }
 
 // Tasks implements tasks.Store.
 type Tasks struct{ conn }

@@ -32,7 +32,7 @@ func (s *Tasks) MemberTeams(ctx context.Context, orgID, userID string) ([]string
 
 // IsOrgMember implements tasks.Store.
 func (s *Tasks) IsOrgMember(ctx context.Context, orgID, userID string) (bool, error) {
-	_, err := (&Accounts{s.conn}).Member(ctx, orgID, userID)
+	_, err := (&Workspace{s.conn}).Member(ctx, orgID, userID)
 	if err == gatehouse.ErrNotFound {
 		return false, nil
 	}

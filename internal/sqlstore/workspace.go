@@ -6,19 +6,19 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
-// CreateTeam implements accounts.Store.
-func (s *Accounts) CreateTeam(ctx context.Context, t *accounts.Team) error {
+// CreateTeam implements workspace.Store.
+func (s *Workspace) CreateTeam(ctx context.Context, t *workspace.Team) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO teams (id, org_id, name, description, created_at) VALUES ($1, $2, $3, $4, $5)`,
 		t.ID, t.OrgID, t.Name, t.Description, micros(t.CreatedAt))
 	return s.db.dialect.translate(err)
 }
 
-// TeamByID implements accounts.Store.
-func (s *Accounts) TeamByID(ctx context.Context, orgID, teamID string) (*accounts.Team, error) {
-	t := accounts.Team{ID: teamID, OrgID: orgID}
+// TeamByID implements workspace.Store.
+func (s *Workspace) TeamByID(ctx context.Context, orgID, teamID string) (*workspace.Team, error) {
+	t := workspace.Team{ID: teamID, OrgID: orgID}
 	var created int64
 	err := s.r().QueryRowContext(ctx, `SELECT name, description, created_at FROM teams WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL`,
 		teamID, orgID).Scan(&t.Name, &t.Description, &created)
@@ -29,8 +29,8 @@ func (s *Accounts) TeamByID(ctx context.Context, orgID, teamID string) (*account
 	return &t, nil
 }
 
-// ListTeams implements accounts.Store.
-func (s *Accounts) ListTeams(ctx context.Context, orgID, userID string) ([]accounts.Team, error) {
+// ListTeams implements workspace.Store.
+func (s *Workspace) ListTeams(ctx context.Context, orgID, userID string) ([]workspace.Team, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT t.id, t.name, t.description, t.created_at,
 			(SELECT COUNT(*) FROM team_members c WHERE c.team_id = t.id),
 			COALESCE((SELECT m.role FROM team_members m WHERE m.team_id = t.id AND m.user_id = $2), '')
@@ -39,9 +39,9 @@ func (s *Accounts) ListTeams(ctx context.Context, orgID, userID string) ([]accou
 		return nil, err
 	}
 	defer rows.Close()
-	var out []accounts.Team
+	var out []workspace.Team
 	for rows.Next() {
-		t := accounts.Team{OrgID: orgID}
+		t := workspace.Team{OrgID: orgID}
 		var created int64
 		if err := rows.Scan(&t.ID, &t.Name, &t.Description, &created, &t.MemberCount, &t.MyRole); err != nil {
 			return nil, err
@@ -52,31 +52,31 @@ func (s *Accounts) ListTeams(ctx context.Context, orgID, userID string) ([]accou
 	return out, rows.Err()
 }
 
-// UpdateTeam implements accounts.Store.
-func (s *Accounts) UpdateTeam(ctx context.Context, t *accounts.Team) error {
+// UpdateTeam implements workspace.Store.
+func (s *Workspace) UpdateTeam(ctx context.Context, t *workspace.Team) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE teams SET name = $2, description = $3 WHERE id = $1 AND deleted_at IS NULL`, t.ID, t.Name, t.Description))
 }
 
-// SoftDeleteTeam implements accounts.Store.
-func (s *Accounts) SoftDeleteTeam(ctx context.Context, teamID string, at time.Time) error {
+// SoftDeleteTeam implements workspace.Store.
+func (s *Workspace) SoftDeleteTeam(ctx context.Context, teamID string, at time.Time) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE teams SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL`, teamID, micros(at)))
 }
 
-// TeamMembers implements accounts.Store.
-func (s *Accounts) TeamMembers(ctx context.Context, teamID string) ([]accounts.PersonRow, error) {
+// TeamMembers implements workspace.Store.
+func (s *Workspace) TeamMembers(ctx context.Context, teamID string) ([]workspace.PersonRow, error) {
 	return s.people(ctx, `SELECT u.id, u.name, u.email, u.avatar_url, m.role, m.joined_at
 		FROM team_members m JOIN users u ON u.id = m.user_id WHERE m.team_id = $1 ORDER BY m.joined_at, u.id`, teamID)
 }
 
-func (s *Accounts) people(ctx context.Context, query string, args ...any) ([]accounts.PersonRow, error) {
+func (s *Workspace) people(ctx context.Context, query string, args ...any) ([]workspace.PersonRow, error) {
 	rows, err := s.r().QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []accounts.PersonRow{}
+	out := []workspace.PersonRow{}
 	for rows.Next() {
-		var p accounts.PersonRow
+		var p workspace.PersonRow
 		var joined int64
 		if err := rows.Scan(&p.UserID, &p.Name, &p.Email, &p.AvatarURL, &p.Role, &joined); err != nil {
 			return nil, err
@@ -87,27 +87,27 @@ func (s *Accounts) people(ctx context.Context, query string, args ...any) ([]acc
 	return out, rows.Err()
 }
 
-// TeamRole implements accounts.Store.
-func (s *Accounts) TeamRole(ctx context.Context, teamID, userID string) (string, error) {
+// TeamRole implements workspace.Store.
+func (s *Workspace) TeamRole(ctx context.Context, teamID, userID string) (string, error) {
 	var role string
 	err := s.r().QueryRowContext(ctx, `SELECT role FROM team_members WHERE team_id = $1 AND user_id = $2`, teamID, userID).Scan(&role)
 	return role, s.one(err)
 }
 
-// UpsertTeamMember implements accounts.Store.
-func (s *Accounts) UpsertTeamMember(ctx context.Context, teamID, userID, role string, at time.Time) error {
+// UpsertTeamMember implements workspace.Store.
+func (s *Workspace) UpsertTeamMember(ctx context.Context, teamID, userID, role string, at time.Time) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO team_members (team_id, user_id, role, joined_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (team_id, user_id) DO UPDATE SET role = excluded.role`, teamID, userID, role, micros(at))
 	return s.db.dialect.translate(err)
 }
 
-// RemoveTeamMember implements accounts.Store.
-func (s *Accounts) RemoveTeamMember(ctx context.Context, teamID, userID string) error {
+// RemoveTeamMember implements workspace.Store.
+func (s *Workspace) RemoveTeamMember(ctx context.Context, teamID, userID string) error {
 	return affected(s.w().ExecContext(ctx, `DELETE FROM team_members WHERE team_id = $1 AND user_id = $2`, teamID, userID))
 }
 
-// SetTool implements accounts.Store.
-func (s *Accounts) SetTool(ctx context.Context, orgID, tool string, enabled bool) error {
+// SetTool implements workspace.Store.
+func (s *Workspace) SetTool(ctx context.Context, orgID, tool string, enabled bool) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO org_tools (org_id, tool, enabled) VALUES ($1, $2, $3)
 		ON CONFLICT (org_id, tool) DO UPDATE SET enabled = excluded.enabled`, orgID, tool, enabled)
 	return s.db.dialect.translate(err)
@@ -115,8 +115,8 @@ func (s *Accounts) SetTool(ctx context.Context, orgID, tool string, enabled bool
 
 const domainColumns = `id, org_id, domain, mode, token, verified_at, created_at`
 
-func scanDomain(row interface{ Scan(...any) error }) (*accounts.DomainClaim, error) {
-	var d accounts.DomainClaim
+func scanDomain(row interface{ Scan(...any) error }) (*workspace.DomainClaim, error) {
+	var d workspace.DomainClaim
 	var verified sql.NullInt64
 	var created int64
 	if err := row.Scan(&d.ID, &d.OrgID, &d.Domain, &d.Mode, &d.Token, &verified, &created); err != nil {
@@ -126,20 +126,20 @@ func scanDomain(row interface{ Scan(...any) error }) (*accounts.DomainClaim, err
 	return &d, nil
 }
 
-// CreateDomain implements accounts.Store.
-func (s *Accounts) CreateDomain(ctx context.Context, d *accounts.DomainClaim) error {
+// CreateDomain implements workspace.Store.
+func (s *Workspace) CreateDomain(ctx context.Context, d *workspace.DomainClaim) error {
 	return inserted(s.w().ExecContext(ctx, `INSERT INTO domains (`+domainColumns+`) VALUES ($1, $2, $3, $4, $5, NULL, $6) ON CONFLICT DO NOTHING`,
 		d.ID, d.OrgID, d.Domain, d.Mode, d.Token, micros(d.CreatedAt)))
 }
 
-// ListDomains implements accounts.Store.
-func (s *Accounts) ListDomains(ctx context.Context, orgID string) ([]accounts.DomainClaim, error) {
+// ListDomains implements workspace.Store.
+func (s *Workspace) ListDomains(ctx context.Context, orgID string) ([]workspace.DomainClaim, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT `+domainColumns+` FROM domains WHERE org_id = $1 ORDER BY created_at, id`, orgID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []accounts.DomainClaim{}
+	out := []workspace.DomainClaim{}
 	for rows.Next() {
 		d, err := scanDomain(rows)
 		if err != nil {
@@ -150,38 +150,38 @@ func (s *Accounts) ListDomains(ctx context.Context, orgID string) ([]accounts.Do
 	return out, rows.Err()
 }
 
-// DomainByID implements accounts.Store.
-func (s *Accounts) DomainByID(ctx context.Context, orgID, id string) (*accounts.DomainClaim, error) {
+// DomainByID implements workspace.Store.
+func (s *Workspace) DomainByID(ctx context.Context, orgID, id string) (*workspace.DomainClaim, error) {
 	d, err := scanDomain(s.r().QueryRowContext(ctx, `SELECT `+domainColumns+` FROM domains WHERE id = $1 AND org_id = $2`, id, orgID))
 	return d, s.one(err)
 }
 
-// SetDomainMode implements accounts.Store.
-func (s *Accounts) SetDomainMode(ctx context.Context, id, mode string) error {
+// SetDomainMode implements workspace.Store.
+func (s *Workspace) SetDomainMode(ctx context.Context, id, mode string) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE domains SET mode = $2 WHERE id = $1`, id, mode))
 }
 
-// DeleteDomain implements accounts.Store.
-func (s *Accounts) DeleteDomain(ctx context.Context, id string) error {
+// DeleteDomain implements workspace.Store.
+func (s *Workspace) DeleteDomain(ctx context.Context, id string) error {
 	return affected(s.w().ExecContext(ctx, `DELETE FROM domains WHERE id = $1`, id))
 }
 
-// MarkDomainVerified implements accounts.Store. The partial unique index on
+// MarkDomainVerified implements workspace.Store. The partial unique index on
 // verified domains turns a lost race into ErrConflict.
-func (s *Accounts) MarkDomainVerified(ctx context.Context, id string, at time.Time) error {
+func (s *Workspace) MarkDomainVerified(ctx context.Context, id string, at time.Time) error {
 	_, err := s.w().ExecContext(ctx, `UPDATE domains SET verified_at = $2 WHERE id = $1 AND verified_at IS NULL`, id, micros(at))
 	return s.db.dialect.translate(err)
 }
 
-// DomainVerifiedBy implements accounts.Store.
-func (s *Accounts) DomainVerifiedBy(ctx context.Context, domain string) (string, error) {
+// DomainVerifiedBy implements workspace.Store.
+func (s *Workspace) DomainVerifiedBy(ctx context.Context, domain string) (string, error) {
 	var org string
 	err := s.r().QueryRowContext(ctx, `SELECT org_id FROM domains WHERE domain = $1 AND verified_at IS NOT NULL`, domain).Scan(&org)
 	return org, s.one(err)
 }
 
-// DomainOffers implements accounts.Store.
-func (s *Accounts) DomainOffers(ctx context.Context, domain string) ([]accounts.DomainOffer, error) {
+// DomainOffers implements workspace.Store.
+func (s *Workspace) DomainOffers(ctx context.Context, domain string) ([]workspace.DomainOffer, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT o.id, o.name, o.slug, o.avatar_url, o.kind, o.owner_id, o.created_at, o.deleted_at, d.domain, d.mode
 		FROM domains d JOIN orgs o ON o.id = d.org_id
 		WHERE d.domain = $1 AND d.verified_at IS NOT NULL AND o.deleted_at IS NULL ORDER BY d.verified_at, d.id`, domain)
@@ -189,9 +189,9 @@ func (s *Accounts) DomainOffers(ctx context.Context, domain string) ([]accounts.
 		return nil, err
 	}
 	defer rows.Close()
-	var out []accounts.DomainOffer
+	var out []workspace.DomainOffer
 	for rows.Next() {
-		var off accounts.DomainOffer
+		var off workspace.DomainOffer
 		var owner sql.NullString
 		var created int64
 		var deleted sql.NullInt64
@@ -204,8 +204,8 @@ func (s *Accounts) DomainOffers(ctx context.Context, domain string) ([]accounts.
 	return out, rows.Err()
 }
 
-// AuditLog implements accounts.Store.
-func (s *Accounts) AuditLog(ctx context.Context, orgID, tool, action string, limit int) ([]gatehouse.AuditEntry, error) {
+// AuditLog implements workspace.Store.
+func (s *Workspace) AuditLog(ctx context.Context, orgID, tool, action string, limit int) ([]gatehouse.AuditEntry, error) {
 	q := `SELECT id, org_id, tool, action, actor_id, target_type, target_id, meta, at FROM audit_log WHERE org_id = $1`
 	args := []any{orgID}
 	if tool != "" {
@@ -236,9 +236,9 @@ func (s *Accounts) AuditLog(ctx context.Context, orgID, tool, action string, lim
 	return out, rows.Err()
 }
 
-// AuditTools implements accounts.Store: a loose index scan, one index seek
+// AuditTools implements workspace.Store: a loose index scan, one index seek
 // per distinct tool, instead of reading every entry of the org.
-func (s *Accounts) AuditTools(ctx context.Context, orgID string) ([]string, error) {
+func (s *Workspace) AuditTools(ctx context.Context, orgID string) ([]string, error) {
 	return s.column(ctx, `WITH RECURSIVE t(tool) AS (
 			SELECT MIN(tool) FROM audit_log WHERE org_id = $1
 			UNION ALL

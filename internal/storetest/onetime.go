@@ -6,16 +6,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // testOneTimeSecrets races racers callers for each one-time secret: one
 // uses it, the others get ErrNotFound, and so does anyone after them.
 // (Refresh tokens race in testRotateRefresh.)
 func testOneTimeSecrets(t *testing.T, s Stores) {
-	for _, purpose := range []string{accounts.PurposeMagicLink, accounts.PurposeVerifyEmail} {
+	for _, purpose := range []string{identity.PurposeMagicLink, identity.PurposeVerifyEmail} {
 		t.Run("email token "+purpose, func(t *testing.T) { testEmailToken(t, s, purpose) })
 	}
 	t.Run("email invitation", func(t *testing.T) { testEmailInvitation(t, s) })
@@ -28,59 +29,59 @@ func testEmailToken(t *testing.T, s Stores, purpose string) {
 	ctx := context.Background()
 	u := newUser(t, s)
 	at := now()
-	tok := &accounts.EmailToken{Hash: newID(), Purpose: purpose, Email: u.Email, UserID: u.ID, CreatedAt: at, ExpiresAt: at.Add(time.Hour)}
-	wantErr(t, "CreateEmailToken", s.Accounts.CreateEmailToken(ctx, tok), nil)
-	other := accounts.PurposeVerifyEmail
+	tok := &identity.EmailToken{Hash: newID(), Purpose: purpose, Email: u.Email, UserID: u.ID, CreatedAt: at, ExpiresAt: at.Add(time.Hour)}
+	wantErr(t, "CreateEmailToken", s.Identity.CreateEmailToken(ctx, tok), nil)
+	other := identity.PurposeVerifyEmail
 	if purpose == other {
-		other = accounts.PurposeMagicLink
+		other = identity.PurposeMagicLink
 	}
-	_, err := s.Accounts.UseEmailToken(ctx, tok.Hash, other, at)
+	_, err := s.Identity.UseEmailToken(ctx, tok.Hash, other, at)
 	wantErr(t, "use the token for another purpose", err, gatehouse.ErrNotFound)
-	_, err = s.Accounts.UseEmailToken(ctx, tok.Hash, purpose, tok.ExpiresAt)
+	_, err = s.Identity.UseEmailToken(ctx, tok.Hash, purpose, tok.ExpiresAt)
 	wantErr(t, "use the token when it expires", err, gatehouse.ErrNotFound)
 
 	race(t, racers, func(int) error {
-		got, err := s.Accounts.UseEmailToken(ctx, tok.Hash, purpose, at)
+		got, err := s.Identity.UseEmailToken(ctx, tok.Hash, purpose, at)
 		if err == nil && (got.Email != tok.Email || got.UserID != u.ID || got.UsedAt == nil) {
 			t.Errorf("used token = %+v; want %+v used", got, tok)
 		}
 		return err
 	})
-	_, err = s.Accounts.UseEmailToken(ctx, tok.Hash, purpose, at)
+	_, err = s.Identity.UseEmailToken(ctx, tok.Hash, purpose, at)
 	wantErr(t, "use the token again", err, gatehouse.ErrNotFound)
 }
 
 func testEmailInvitation(t *testing.T, s Stores) {
 	ctx := context.Background()
 	u := newUser(t, s)
-	org := newOrg(t, s, u, accounts.OrgTeam)
+	org := newOrg(t, s, u, workspace.OrgTeam)
 	at := now()
 	expires := at.Add(time.Hour)
-	inv := &accounts.Invitation{ID: newID(), OrgID: org.ID, Kind: "email", Role: accounts.RoleMember, Email: "invitee-" + newID() + "@example.com",
+	inv := &workspace.Invitation{ID: newID(), OrgID: org.ID, Kind: "email", Role: workspace.RoleMember, Email: "invitee-" + newID() + "@example.com",
 		TokenHash: newID(), InviterID: u.ID, CreatedAt: at, ExpiresAt: &expires}
-	wantErr(t, "CreateInvitation", s.Accounts.CreateInvitation(ctx, inv), nil)
-	wantErr(t, "use the invitation when it expires", s.Accounts.UseInvitation(ctx, inv.ID, expires), gatehouse.ErrNotFound)
+	wantErr(t, "CreateInvitation", s.Identity.CreateInvitation(ctx, inv), nil)
+	wantErr(t, "use the invitation when it expires", s.Identity.UseInvitation(ctx, inv.ID, expires), gatehouse.ErrNotFound)
 
-	race(t, racers, func(int) error { return s.Accounts.UseInvitation(ctx, inv.ID, at) })
-	wantErr(t, "use the invitation again", s.Accounts.UseInvitation(ctx, inv.ID, at), gatehouse.ErrNotFound)
-	if got, err := s.Accounts.InvitationByHash(ctx, inv.TokenHash); err != nil || got.UsedAt == nil {
+	race(t, racers, func(int) error { return s.Identity.UseInvitation(ctx, inv.ID, at) })
+	wantErr(t, "use the invitation again", s.Identity.UseInvitation(ctx, inv.ID, at), gatehouse.ErrNotFound)
+	if got, err := s.Identity.InvitationByHash(ctx, inv.TokenHash); err != nil || got.UsedAt == nil {
 		t.Errorf("used invitation = %+v, %v; want UsedAt set", got, err)
 	}
 
 	revoked := *inv
 	revoked.ID, revoked.TokenHash = newID(), newID()
-	wantErr(t, "CreateInvitation", s.Accounts.CreateInvitation(ctx, &revoked), nil)
-	wantErr(t, "RevokeInvitation", s.Accounts.RevokeInvitation(ctx, org.ID, revoked.ID, at), nil)
-	wantErr(t, "use a revoked invitation", s.Accounts.UseInvitation(ctx, revoked.ID, at), gatehouse.ErrNotFound)
+	wantErr(t, "CreateInvitation", s.Identity.CreateInvitation(ctx, &revoked), nil)
+	wantErr(t, "RevokeInvitation", s.Identity.RevokeInvitation(ctx, org.ID, revoked.ID, at), nil)
+	wantErr(t, "use a revoked invitation", s.Identity.UseInvitation(ctx, revoked.ID, at), gatehouse.ErrNotFound)
 }
 
 func testAuthorizationCode(t *testing.T, s Stores) {
 	ctx := context.Background()
 	u := newUser(t, s)
-	org := newOrg(t, s, u, accounts.OrgTeam)
+	org := newOrg(t, s, u, workspace.OrgTeam)
 	at := now()
-	g := &accounts.Grant{ID: newID(), UserID: u.ID, ClientID: "client-" + newID(), ClientName: "Client", OrgID: org.ID, CreatedAt: at}
-	wantErr(t, "CreateGrant", s.Accounts.CreateGrant(ctx, g), nil)
+	g := &identity.Grant{ID: newID(), UserID: u.ID, ClientID: "client-" + newID(), ClientName: "Client", OrgID: org.ID, CreatedAt: at}
+	wantErr(t, "CreateGrant", s.Identity.CreateGrant(ctx, g), nil)
 	code := &oauth.Code{Hash: newID(), GrantID: g.ID, ClientID: g.ClientID, RedirectURI: "https://client.example/cb",
 		CodeChallenge: "challenge", CreatedAt: at, ExpiresAt: at.Add(oauth.CodeTTL)}
 	wantErr(t, "CreateCode", s.OAuth.CreateCode(ctx, code), nil)
@@ -127,7 +128,7 @@ func testDeviceCode(t *testing.T, s Stores) {
 func testRecipientConfirmation(t *testing.T, s Stores) {
 	ctx := context.Background()
 	u := newUser(t, s)
-	org := newOrg(t, s, u, accounts.OrgTeam)
+	org := newOrg(t, s, u, workspace.OrgTeam)
 	f := newForm(t, s, org, u)
 	at := now()
 	d := &forms.Destination{ID: newID(), FormID: f.ID, Type: "email", To: []string{"inbox@example.com"}, Created: at}

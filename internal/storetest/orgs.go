@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // testLockOrg holds an org's lock in one transaction and checks that a
@@ -17,11 +18,11 @@ import (
 // and then sees its write.
 func testLockOrg(t *testing.T, s Stores) {
 	ctx := context.Background()
-	o := newOrg(t, s, newUser(t, s), accounts.OrgTeam)
+	o := newOrg(t, s, newUser(t, s), workspace.OrgTeam)
 	locked, second := make(chan struct{}), make(chan string, 1)
 	first := make(chan error, 1)
 	go func() {
-		first <- s.Accounts.Tx(ctx, func(tx accounts.Store) error {
+		first <- s.Identity.Tx(ctx, func(tx identity.Store) error {
 			if err := tx.LockOrg(ctx, o.ID); err != nil {
 				return err
 			}
@@ -42,7 +43,7 @@ func testLockOrg(t *testing.T, s Stores) {
 		t.Fatalf("first transaction = %v before it locked", err)
 	}
 	var name string
-	err := s.Accounts.Tx(ctx, func(tx accounts.Store) error {
+	err := s.Identity.Tx(ctx, func(tx identity.Store) error {
 		if err := tx.LockOrg(ctx, o.ID); err != nil {
 			return err
 		}
@@ -66,44 +67,44 @@ func testLockOrg(t *testing.T, s Stores) {
 func testSoftDeletedOrgs(t *testing.T, s Stores) {
 	ctx := context.Background()
 	u := newUser(t, s)
-	personal := newOrg(t, s, u, accounts.OrgPersonal)
-	org := newOrg(t, s, u, accounts.OrgTeam)
+	personal := newOrg(t, s, u, workspace.OrgPersonal)
+	org := newOrg(t, s, u, workspace.OrgTeam)
 	domain := "deleted-" + newID() + ".example"
 	d := newDomain(t, s, org, domain)
-	wantErr(t, "MarkDomainVerified", s.Accounts.MarkDomainVerified(ctx, d.ID, now()), nil)
+	wantErr(t, "MarkDomainVerified", s.Identity.MarkDomainVerified(ctx, d.ID, now()), nil)
 	f, l := newForm(t, s, org, u), newLink(t, s, org, u)
-	for _, o := range []*accounts.Org{org, personal} {
-		wantErr(t, "SoftDeleteOrg", s.Accounts.SoftDeleteOrg(ctx, o.ID, now()), nil)
-		wantErr(t, "SoftDeleteOrg again", s.Accounts.SoftDeleteOrg(ctx, o.ID, now()), gatehouse.ErrNotFound)
+	for _, o := range []*workspace.Org{org, personal} {
+		wantErr(t, "SoftDeleteOrg", s.Identity.SoftDeleteOrg(ctx, o.ID, now()), nil)
+		wantErr(t, "SoftDeleteOrg again", s.Identity.SoftDeleteOrg(ctx, o.ID, now()), gatehouse.ErrNotFound)
 	}
 
 	t.Run("org reads", func(t *testing.T) {
 		// OrgByID and OrgRole see deleted orgs, marked, so the domain can tell them apart.
-		if got, err := s.Accounts.OrgByID(ctx, org.ID); err != nil || got.DeletedAt == nil {
+		if got, err := s.Identity.OrgByID(ctx, org.ID); err != nil || got.DeletedAt == nil {
 			t.Errorf("OrgByID = %+v, %v; want the org with DeletedAt set", got, err)
 		}
-		if got, role, err := s.Accounts.OrgRole(ctx, org.ID, u.ID); err != nil || got.DeletedAt == nil || role != accounts.RoleOwner {
+		if got, role, err := s.Identity.OrgRole(ctx, org.ID, u.ID); err != nil || got.DeletedAt == nil || role != workspace.RoleOwner {
 			t.Errorf("OrgRole = %+v, %q, %v; want the org with DeletedAt set, owner", got, role, err)
 		}
-		if got, err := s.Accounts.UserOrgs(ctx, u.ID); err != nil || len(got) != 0 {
+		if got, err := s.Identity.UserOrgs(ctx, u.ID); err != nil || len(got) != 0 {
 			t.Errorf("UserOrgs = %+v, %v; want none", got, err)
 		}
-		if got, err := s.Accounts.PersonalOrg(ctx, u.ID); !errors.Is(err, gatehouse.ErrNotFound) {
+		if got, err := s.Identity.PersonalOrg(ctx, u.ID); !errors.Is(err, gatehouse.ErrNotFound) {
 			t.Errorf("PersonalOrg = %+v, %v; want ErrNotFound", got, err)
 		}
-		if taken, err := s.Accounts.SlugTaken(ctx, org.Slug); err != nil || taken {
+		if taken, err := s.Identity.SlugTaken(ctx, org.Slug); err != nil || taken {
 			t.Errorf("SlugTaken = %v, %v; want false", taken, err)
 		}
 		renamed := *org
 		renamed.Name = "Renamed"
-		wantErr(t, "UpdateOrg", s.Accounts.UpdateOrg(ctx, &renamed), gatehouse.ErrNotFound)
-		newOrg(t, s, u, accounts.OrgPersonal) // the personal slot is free again
+		wantErr(t, "UpdateOrg", s.Identity.UpdateOrg(ctx, &renamed), gatehouse.ErrNotFound)
+		newOrg(t, s, u, workspace.OrgPersonal) // the personal slot is free again
 	})
 	t.Run("domains", func(t *testing.T) {
-		if got, err := s.Accounts.DomainOffers(ctx, domain); err != nil || len(got) != 0 {
+		if got, err := s.Identity.DomainOffers(ctx, domain); err != nil || len(got) != 0 {
 			t.Errorf("DomainOffers = %+v, %v; want none", got, err)
 		}
-		if got, err := s.Accounts.DomainVerifiedBy(ctx, domain); !errors.Is(err, gatehouse.ErrNotFound) {
+		if got, err := s.Identity.DomainVerifiedBy(ctx, domain); !errors.Is(err, gatehouse.ErrNotFound) {
 			t.Errorf("DomainVerifiedBy = %q, %v; want ErrNotFound", got, err)
 		}
 	})
@@ -111,7 +112,7 @@ func testSoftDeletedOrgs(t *testing.T, s Stores) {
 }
 
 // testDeletedOrgTools checks the tools' live reads of a deleted org.
-func testDeletedOrgTools(t *testing.T, s Stores, org *accounts.Org, formID string, l *links.Link) {
+func testDeletedOrgTools(t *testing.T, s Stores, org *workspace.Org, formID string, l *links.Link) {
 	ctx := context.Background()
 	if live, err := s.Forms.OrgLive(ctx, org.ID); err != nil || live {
 		t.Errorf("OrgLive = %v, %v; want false", live, err)
@@ -138,7 +139,7 @@ func testDeletedOrgTools(t *testing.T, s Stores, org *accounts.Org, formID strin
 func testToolsOnByDefault(t *testing.T, s Stores) {
 	ctx := context.Background()
 	u := newUser(t, s)
-	org, other := newOrg(t, s, u, accounts.OrgTeam), newOrg(t, s, u, accounts.OrgTeam)
+	org, other := newOrg(t, s, u, workspace.OrgTeam), newOrg(t, s, u, workspace.OrgTeam)
 	fOrg, fOther := newForm(t, s, org, u), newForm(t, s, other, u)
 	lOrg, lOther := newLink(t, s, org, u), newLink(t, s, other, u)
 	off, on := false, true
@@ -147,8 +148,8 @@ func testToolsOnByDefault(t *testing.T, s Stores) {
 	wantFormSwitch(t, s, fOrg.OrgID, fOrg.ID, nil)
 	wantFollowSwitch(t, s, lOrg, nil)
 
-	wantErr(t, "SetTool forms off", s.Accounts.SetTool(ctx, org.ID, "forms", false), nil)
-	wantErr(t, "SetTool links off", s.Accounts.SetTool(ctx, org.ID, "links", false), nil)
+	wantErr(t, "SetTool forms off", s.Identity.SetTool(ctx, org.ID, "forms", false), nil)
+	wantErr(t, "SetTool links off", s.Identity.SetTool(ctx, org.ID, "links", false), nil)
 	wantTools(t, s, org, map[string]bool{"forms": false, "links": false})
 	wantFormSwitch(t, s, fOrg.OrgID, fOrg.ID, &off)
 	wantFollowSwitch(t, s, lOrg, &off)
@@ -157,20 +158,20 @@ func testToolsOnByDefault(t *testing.T, s Stores) {
 	wantFormSwitch(t, s, fOther.OrgID, fOther.ID, nil)
 	wantFollowSwitch(t, s, lOther, nil)
 
-	wantErr(t, "SetTool forms on", s.Accounts.SetTool(ctx, org.ID, "forms", true), nil)
+	wantErr(t, "SetTool forms on", s.Identity.SetTool(ctx, org.ID, "forms", true), nil)
 	wantTools(t, s, org, map[string]bool{"forms": true, "links": false})
 	wantFormSwitch(t, s, fOrg.OrgID, fOrg.ID, &on)
 	wantFollowSwitch(t, s, lOrg, &off)
 }
 
 // wantTools checks the switch rows of org as ToolStates and OrgRole read them.
-func wantTools(t *testing.T, s Stores, org *accounts.Org, want map[string]bool) {
+func wantTools(t *testing.T, s Stores, org *workspace.Org, want map[string]bool) {
 	t.Helper()
 	ctx := context.Background()
-	if got, err := s.Accounts.ToolStates(ctx, org.ID); err != nil || !maps.Equal(got, want) {
+	if got, err := s.Identity.ToolStates(ctx, org.ID); err != nil || !maps.Equal(got, want) {
 		t.Errorf("ToolStates = %v, %v; want %v", got, err, want)
 	}
-	if got, _, err := s.Accounts.OrgRole(ctx, org.ID, ""); err != nil || got.ToolStates == nil || !maps.Equal(got.ToolStates, want) {
+	if got, _, err := s.Identity.OrgRole(ctx, org.ID, ""); err != nil || got.ToolStates == nil || !maps.Equal(got.ToolStates, want) {
 		t.Errorf("OrgRole tool states = %+v, %v; want %v", got, err, want)
 	}
 }

@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
 // rotateFunc rotates the token hashed hash to next through one of the two
 // paths a refresh takes.
-type rotateFunc func(s Stores, hash string, next *accounts.RefreshToken) error
+type rotateFunc func(s Stores, hash string, next *identity.RefreshToken) error
 
 // rotatePaths are the two: on its own (a sign-in session's refresh, on
 // PostgreSQL one statement) and inside a transaction (an OAuth refresh, or
@@ -21,11 +21,11 @@ var rotatePaths = []struct {
 	name   string
 	rotate rotateFunc
 }{
-	{"alone", func(s Stores, hash string, next *accounts.RefreshToken) error {
-		return s.Accounts.RotateRefresh(context.Background(), hash, next)
+	{"alone", func(s Stores, hash string, next *identity.RefreshToken) error {
+		return s.Identity.RotateRefresh(context.Background(), hash, next)
 	}},
-	{"in a transaction", func(s Stores, hash string, next *accounts.RefreshToken) error {
-		return s.Accounts.Tx(context.Background(), func(tx accounts.Store) error { return tx.RotateRefresh(context.Background(), hash, next) })
+	{"in a transaction", func(s Stores, hash string, next *identity.RefreshToken) error {
+		return s.Identity.Tx(context.Background(), func(tx identity.Store) error { return tx.RotateRefresh(context.Background(), hash, next) })
 	}},
 }
 
@@ -41,23 +41,23 @@ func testRotateRefresh(t *testing.T, s Stores) {
 }
 
 // successor returns the token that replaces one of session ss at.
-func successor(ss *accounts.Session, at time.Time) *accounts.RefreshToken {
-	return &accounts.RefreshToken{Hash: newID(), SessionID: ss.ID, CreatedAt: at, ExpiresAt: at.Add(2 * time.Hour)}
+func successor(ss *identity.Session, at time.Time) *identity.RefreshToken {
+	return &identity.RefreshToken{Hash: newID(), SessionID: ss.ID, CreatedAt: at, ExpiresAt: at.Add(2 * time.Hour)}
 }
 
 // wantRotated checks the state a rotation of old to next leaves.
-func wantRotated(t *testing.T, s Stores, old string, next *accounts.RefreshToken) {
+func wantRotated(t *testing.T, s Stores, old string, next *identity.RefreshToken) {
 	t.Helper()
 	ctx := context.Background()
-	prev, err := s.Accounts.RefreshTokenByHash(ctx, old)
+	prev, err := s.Identity.RefreshTokenByHash(ctx, old)
 	if err != nil || prev.RotatedAt == nil || !prev.RotatedAt.Equal(next.CreatedAt) {
 		t.Fatalf("rotated token = %+v, %v; want rotated at %v", prev, err, next.CreatedAt)
 	}
-	got, err := s.Accounts.RefreshTokenByHash(ctx, next.Hash)
+	got, err := s.Identity.RefreshTokenByHash(ctx, next.Hash)
 	if err != nil || got.SessionID != next.SessionID || !got.ExpiresAt.Equal(next.ExpiresAt) || got.RotatedAt != nil {
 		t.Fatalf("successor = %+v, %v; want %+v", got, err, next)
 	}
-	ss, err := s.Accounts.SessionByID(ctx, next.SessionID)
+	ss, err := s.Identity.SessionByID(ctx, next.SessionID)
 	if err != nil || !ss.LastUsedAt.Equal(next.CreatedAt) || !ss.ExpiresAt.Equal(next.ExpiresAt) {
 		t.Fatalf("session = %+v, %v; want used at %v and expiring at %v", ss, err, next.CreatedAt, next.ExpiresAt)
 	}
@@ -65,13 +65,13 @@ func wantRotated(t *testing.T, s Stores, old string, next *accounts.RefreshToken
 
 // wantNotRotated checks that a refused rotation of old to next changed
 // neither token.
-func wantNotRotated(t *testing.T, s Stores, old string, next *accounts.RefreshToken) {
+func wantNotRotated(t *testing.T, s Stores, old string, next *identity.RefreshToken) {
 	t.Helper()
 	ctx := context.Background()
-	if prev, err := s.Accounts.RefreshTokenByHash(ctx, old); err != nil || prev.RotatedAt != nil {
+	if prev, err := s.Identity.RefreshTokenByHash(ctx, old); err != nil || prev.RotatedAt != nil {
 		t.Errorf("token after a refused rotation = %+v, %v; want it unrotated", prev, err)
 	}
-	if got, err := s.Accounts.RefreshTokenByHash(ctx, next.Hash); !errors.Is(err, gatehouse.ErrNotFound) {
+	if got, err := s.Identity.RefreshTokenByHash(ctx, next.Hash); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("successor of a refused rotation = %+v, %v; want ErrNotFound", got, err)
 	}
 }
@@ -84,7 +84,7 @@ func testRotateOnce(t *testing.T, s Stores, rotate rotateFunc) {
 
 	again := successor(ss, now())
 	wantErr(t, "rotate a rotated token", rotate(s, rt.Hash, again), gatehouse.ErrNotFound)
-	if got, err := s.Accounts.RefreshTokenByHash(context.Background(), again.Hash); !errors.Is(err, gatehouse.ErrNotFound) {
+	if got, err := s.Identity.RefreshTokenByHash(context.Background(), again.Hash); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("successor of a rotated token = %+v, %v; want ErrNotFound", got, err)
 	}
 
@@ -100,15 +100,15 @@ func testRotateRefused(t *testing.T, s Stores, rotate rotateFunc) {
 	t.Run("expired token", func(t *testing.T) {
 		ss, _ := newSession(t, s, u)
 		at := now()
-		old := &accounts.RefreshToken{Hash: newID(), SessionID: ss.ID, CreatedAt: at.Add(-2 * time.Hour), ExpiresAt: at}
-		wantErr(t, "InsertRefreshToken", s.Accounts.InsertRefreshToken(ctx, old), nil)
+		old := &identity.RefreshToken{Hash: newID(), SessionID: ss.ID, CreatedAt: at.Add(-2 * time.Hour), ExpiresAt: at}
+		wantErr(t, "InsertRefreshToken", s.Identity.InsertRefreshToken(ctx, old), nil)
 		next := successor(ss, at)
 		wantErr(t, "rotate an expired token", rotate(s, old.Hash, next), gatehouse.ErrNotFound)
 		wantNotRotated(t, s, old.Hash, next)
 	})
 	t.Run("revoked session", func(t *testing.T) {
 		ss, rt := newSession(t, s, u)
-		if _, err := s.Accounts.RevokeSession(ctx, ss.ID, now()); err != nil {
+		if _, err := s.Identity.RevokeSession(ctx, ss.ID, now()); err != nil {
 			t.Fatal(err)
 		}
 		next := successor(ss, now())
@@ -128,14 +128,14 @@ func testRotateRace(t *testing.T, s Stores, rotate rotateFunc) {
 	ctx := context.Background()
 	ss, rt := newSession(t, s, newUser(t, s))
 	at := now()
-	nexts := make([]*accounts.RefreshToken, racers)
+	nexts := make([]*identity.RefreshToken, racers)
 	for i := range nexts {
 		nexts[i] = successor(ss, at)
 	}
 	race(t, racers, func(i int) error { return rotate(s, rt.Hash, nexts[i]) })
 	stored := 0
 	for _, next := range nexts {
-		if _, err := s.Accounts.RefreshTokenByHash(ctx, next.Hash); err == nil {
+		if _, err := s.Identity.RefreshTokenByHash(ctx, next.Hash); err == nil {
 			stored++
 		} else if !errors.Is(err, gatehouse.ErrNotFound) {
 			t.Fatal(err)
@@ -153,7 +153,7 @@ func testRotateRollback(t *testing.T, s Stores) {
 	ss, rt := newSession(t, s, newUser(t, s))
 	next := successor(ss, now())
 	errCheck := errors.New("check failed")
-	err := s.Accounts.Tx(ctx, func(tx accounts.Store) error {
+	err := s.Identity.Tx(ctx, func(tx identity.Store) error {
 		if err := tx.RotateRefresh(ctx, rt.Hash, next); err != nil {
 			return err
 		}
@@ -161,5 +161,5 @@ func testRotateRollback(t *testing.T, s Stores) {
 	})
 	wantErr(t, "transaction", err, errCheck)
 	wantNotRotated(t, s, rt.Hash, next)
-	wantErr(t, "rotate after the rollback", s.Accounts.RotateRefresh(ctx, rt.Hash, successor(ss, now())), nil)
+	wantErr(t, "rotate after the rollback", s.Identity.RotateRefresh(ctx, rt.Hash, successor(ss, now())), nil)
 }

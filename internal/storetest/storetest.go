@@ -21,17 +21,18 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // Stores are the stores of one database that the suite checks: those of
 // the modules whose rules it relies on the store for.
 type Stores struct {
-	Accounts accounts.Store
+	Identity identity.Store
 	OAuth    oauth.Store
 	Forms    forms.Store
 	Links    links.Store
@@ -95,43 +96,43 @@ func wantErr(t *testing.T, what string, err, want error) {
 }
 
 // newUser stores a user with a fresh address.
-func newUser(t *testing.T, s Stores) *accounts.User {
+func newUser(t *testing.T, s Stores) *gatehouse.User {
 	t.Helper()
 	at := now()
 	email := "user-" + newID() + "@example.com"
-	u := &accounts.User{ID: newID(), Email: email, EmailKey: email, Name: "Test User", EmailVerified: true, CreatedAt: at, UpdatedAt: at}
-	wantErr(t, "CreateUser", s.Accounts.CreateUser(context.Background(), u), nil)
+	u := &gatehouse.User{ID: newID(), Email: email, EmailKey: email, Name: "Test User", EmailVerified: true, CreatedAt: at, UpdatedAt: at}
+	wantErr(t, "CreateUser", s.Identity.CreateUser(context.Background(), u), nil)
 	return u
 }
 
 // newOrg stores an org of kind with owner as its owner member.
-func newOrg(t *testing.T, s Stores, owner *accounts.User, kind string) *accounts.Org {
+func newOrg(t *testing.T, s Stores, owner *gatehouse.User, kind string) *workspace.Org {
 	t.Helper()
 	ctx := context.Background()
-	o := &accounts.Org{ID: newID(), Name: "Org", Slug: "org-" + newID(), Kind: kind, CreatedAt: now()}
-	if kind == accounts.OrgPersonal {
+	o := &workspace.Org{ID: newID(), Name: "Org", Slug: "org-" + newID(), Kind: kind, CreatedAt: now()}
+	if kind == workspace.OrgPersonal {
 		o.OwnerID = owner.ID
 	}
-	wantErr(t, "CreateOrg", s.Accounts.CreateOrg(ctx, o), nil)
-	m := &accounts.Membership{OrgID: o.ID, UserID: owner.ID, Role: accounts.RoleOwner, JoinedAt: o.CreatedAt}
-	wantErr(t, "AddMember", s.Accounts.AddMember(ctx, m), nil)
+	wantErr(t, "CreateOrg", s.Identity.CreateOrg(ctx, o), nil)
+	m := &workspace.Membership{OrgID: o.ID, UserID: owner.ID, Role: workspace.RoleOwner, JoinedAt: o.CreatedAt}
+	wantErr(t, "AddMember", s.Identity.AddMember(ctx, m), nil)
 	return o
 }
 
 // newSession stores a live session of u and its first refresh token.
-func newSession(t *testing.T, s Stores, u *accounts.User) (*accounts.Session, *accounts.RefreshToken) {
+func newSession(t *testing.T, s Stores, u *gatehouse.User) (*identity.Session, *identity.RefreshToken) {
 	t.Helper()
 	ctx := context.Background()
 	at := now()
-	ss := &accounts.Session{ID: newID(), UserID: u.ID, Via: gatehouse.ViaPassword, CreatedAt: at, ExpiresAt: at.Add(time.Hour), LastUsedAt: at}
-	wantErr(t, "CreateSession", s.Accounts.CreateSession(ctx, ss), nil)
-	rt := &accounts.RefreshToken{Hash: newID(), SessionID: ss.ID, CreatedAt: at, ExpiresAt: at.Add(time.Hour)}
-	wantErr(t, "InsertRefreshToken", s.Accounts.InsertRefreshToken(ctx, rt), nil)
+	ss := &identity.Session{ID: newID(), UserID: u.ID, Via: gatehouse.ViaPassword, CreatedAt: at, ExpiresAt: at.Add(time.Hour), LastUsedAt: at}
+	wantErr(t, "CreateSession", s.Identity.CreateSession(ctx, ss), nil)
+	rt := &identity.RefreshToken{Hash: newID(), SessionID: ss.ID, CreatedAt: at, ExpiresAt: at.Add(time.Hour)}
+	wantErr(t, "InsertRefreshToken", s.Identity.InsertRefreshToken(ctx, rt), nil)
 	return ss, rt
 }
 
 // newForm stores a form of org.
-func newForm(t *testing.T, s Stores, org *accounts.Org, by *accounts.User) *forms.Form {
+func newForm(t *testing.T, s Stores, org *workspace.Org, by *gatehouse.User) *forms.Form {
 	t.Helper()
 	f := &forms.Form{ID: newID(), OrgID: org.ID, Name: "Contact", CreatedBy: by.ID, Created: now()}
 	wantErr(t, "CreateForm", s.Forms.CreateForm(context.Background(), f), nil)
@@ -139,7 +140,7 @@ func newForm(t *testing.T, s Stores, org *accounts.Org, by *accounts.User) *form
 }
 
 // newLink stores an active link of org.
-func newLink(t *testing.T, s Stores, org *accounts.Org, by *accounts.User) *links.Link {
+func newLink(t *testing.T, s Stores, org *workspace.Org, by *gatehouse.User) *links.Link {
 	t.Helper()
 	at := now()
 	l := &links.Link{ID: newID(), OrgID: org.ID, ShortCode: newID()[:13], DestinationURL: "https://example.com/", Title: "Example",

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 func TestForgeJWTDecodes(t *testing.T) {
@@ -30,11 +30,11 @@ func TestForgeJWTDecodes(t *testing.T) {
 }
 
 func TestToolsExcept(t *testing.T) {
-	if got := ToolsExcept(); !slices.Equal(got, accounts.Tools) {
-		t.Errorf("ToolsExcept() = %v; want accounts.Tools %v", got, accounts.Tools)
+	if got := ToolsExcept(); !slices.Equal(got, workspace.Tools) {
+		t.Errorf("ToolsExcept() = %v; want workspace.Tools %v", got, workspace.Tools)
 	}
 	got := ToolsExcept("sign", "crm")
-	if len(got) != len(accounts.Tools)-2 || slices.Contains(got, "sign") || slices.Contains(got, "crm") {
+	if len(got) != len(workspace.Tools)-2 || slices.Contains(got, "sign") || slices.Contains(got, "crm") {
 		t.Errorf("ToolsExcept(sign, crm) = %v", got)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // Session is what a Session answer (register, login, magic link, refresh)
@@ -121,8 +121,8 @@ func CheckOrg(t *testing.T, o map[string]any, id, kind, role string) {
 	if o["role"] != role {
 		t.Errorf("org.role = %v; want %q", o["role"], role)
 	}
-	if got := Strings(o["tools"]); !slices.Equal(got, accounts.Tools) {
-		t.Errorf("org.tools = %v; want %v", o["tools"], accounts.Tools)
+	if got := Strings(o["tools"]); !slices.Equal(got, workspace.Tools) {
+		t.Errorf("org.tools = %v; want %v", o["tools"], workspace.Tools)
 	}
 }
 

@@ -36,10 +36,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/dns"
 	"github.com/gatehouse/gatehouse/internal/dns/dnstest"
+	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/mail/mailtest"
 	"github.com/gatehouse/gatehouse/internal/oauth"
@@ -89,11 +89,14 @@ type Env struct {
 	Links    *links.Service
 	Webhooks *webhooks.Service
 	DNS      *dnstest.Server // answers the service's TXT lookups
-	// SQL is the database; Store is its accounts store, for tests that
-	// seed or check rows (Store.DB() is the raw writer pool).
-	SQL    *sqlstore.DB
-	Store  *sqlstore.Accounts
-	Svc    *accounts.Service
+	// SQL is the database; Store is its identity store (which holds
+	// workspace's tables too), for tests that seed or check rows
+	// (Store.DB() is the raw writer pool).
+	SQL   *sqlstore.DB
+	Store *sqlstore.Identity
+	// Svc is the identity service; Svc.Wait waits for identity's and
+	// workspace's mail.
+	Svc    *identity.Service
 	Client *http.Client
 	Logs   *bytes.Buffer
 	OAuth  *oauth.Server
@@ -140,7 +143,7 @@ func RunWith(t *testing.T, o Options, fn func(t *testing.T, env *Env)) {
 func New(t testing.TB, db string, o Options) *Env {
 	t.Helper()
 	sdb := OpenDB(t, db)
-	env := &Env{DB: db, Clock: NewClock(), Mail: mailtest.Start(t), DNS: dnstest.Start(t), SQL: sdb, Store: sdb.Accounts(), Logs: &bytes.Buffer{}}
+	env := &Env{DB: db, Clock: NewClock(), Mail: mailtest.Start(t), DNS: dnstest.Start(t), SQL: sdb, Store: sdb.Identity(), Logs: &bytes.Buffer{}}
 	// slog's handler serializes its writes to Logs.
 	log := slog.New(slog.NewTextHandler(env.Logs, nil))
 	// The listener comes first: its URL is the issuer (GATEHOUSE_BASE_URL).
@@ -157,7 +160,7 @@ func New(t testing.TB, db string, o Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env.Svc, env.OAuth, env.Forms, env.Links, env.Webhooks = a.Accounts, a.OAuth, a.Forms, a.Links, a.Webhooks
+	env.Svc, env.OAuth, env.Forms, env.Links, env.Webhooks = a.Identity, a.OAuth, a.Forms, a.Links, a.Webhooks
 	srv.Config.Handler = env.validated(t, a.Handler)
 	srv.Start()
 	t.Cleanup(func() {

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // CreateTeam creates a team in org through the API as token and returns
@@ -50,10 +50,10 @@ func (e *Env) SetTool(t testing.TB, token, org, tool string, enabled bool) {
 	e.Call(t, "PUT", "/v1/orgs/"+org+"/tools", token, map[string]any{"tool": tool, "enabled": enabled}).Want(t, 200)
 }
 
-// ToolsExcept is the canonical tool list (accounts.Tools) without off.
+// ToolsExcept is the canonical tool list (workspace.Tools) without off.
 func ToolsExcept(off ...string) []string {
 	out := []string{}
-	for _, tool := range accounts.Tools {
+	for _, tool := range workspace.Tools {
 		if !slices.Contains(off, tool) {
 			out = append(out, tool)
 		}

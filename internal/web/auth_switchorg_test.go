@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // checkOrgToken checks a switch-org answer {access_token, expires_at,
@@ -80,11 +80,11 @@ func teamOrgOf(t *testing.T, env *testenv.Env, a *testenv.Account, seeded bool) 
 	if seeded {
 		ctx := context.Background()
 		now := env.Clock.Now()
-		o := &accounts.Org{ID: uuid.NewString(), Name: name, Slug: "acme-" + testenv.RandomHex(4), Kind: accounts.OrgTeam, CreatedAt: now}
+		o := &workspace.Org{ID: uuid.NewString(), Name: name, Slug: "acme-" + testenv.RandomHex(4), Kind: workspace.OrgTeam, CreatedAt: now}
 		if err := env.Store.CreateOrg(ctx, o); err != nil {
 			t.Fatalf("seed team org: %v", err)
 		}
-		if err := env.Store.AddMember(ctx, &accounts.Membership{OrgID: o.ID, UserID: a.UserID, Role: accounts.RoleOwner, JoinedAt: now}); err != nil {
+		if err := env.Store.AddMember(ctx, &workspace.Membership{OrgID: o.ID, UserID: a.UserID, Role: workspace.RoleOwner, JoinedAt: now}); err != nil {
 			t.Fatalf("seed membership: %v", err)
 		}
 		return o.ID

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 func TestSigninAccessTokenClaims(t *testing.T) {
@@ -52,8 +52,8 @@ func TestSigninAccessTokenClaims(t *testing.T) {
 		if org["id"] != r.Str("org.id") || org["role"] != "owner" {
 			t.Errorf("claims org = %v; want {id %s, role owner, tools}", c["org"], r.Str("org.id"))
 		}
-		if got := testenv.Strings(org["tools"]); strings.Join(got, ",") != strings.Join(accounts.Tools, ",") {
-			t.Errorf("claims org.tools = %v; want %v", org["tools"], accounts.Tools)
+		if got := testenv.Strings(org["tools"]); strings.Join(got, ",") != strings.Join(workspace.Tools, ",") {
+			t.Errorf("claims org.tools = %v; want %v", org["tools"], workspace.Tools)
 		}
 		second := env.Login(t, r.Str("user.email"), "password-1").Want(t, 200)
 		if c2 := testenv.Claims(t, second.Str("access_token")); c2["jti"] == c["jti"] {

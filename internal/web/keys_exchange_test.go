@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // TestKeyExchange covers "POST /v1/auth/token" with user keys (spec 4.1
@@ -31,8 +31,8 @@ func TestKeyExchange(t *testing.T) {
 			if r.Str("org.id") != a.OrgID || r.Str("org.name") != "Test User" || r.Str("org.role") != "owner" {
 				t.Errorf("org = %v; want id %s, name Test User, role owner", body["org"], a.OrgID)
 			}
-			if got := testenv.Strings(r.Get("org.tools")); !slices.Equal(got, accounts.Tools) {
-				t.Errorf("org.tools = %v; want %v", r.Get("org.tools"), accounts.Tools)
+			if got := testenv.Strings(r.Get("org.tools")); !slices.Equal(got, workspace.Tools) {
+				t.Errorf("org.tools = %v; want %v", r.Get("org.tools"), workspace.Tools)
 			}
 
 			c := testenv.Claims(t, access)
@@ -45,7 +45,7 @@ func TestKeyExchange(t *testing.T) {
 			if c["sub"] != a.UserID {
 				t.Errorf("sub = %v; want %s", c["sub"], a.UserID)
 			}
-			if org, _ := c["org"].(map[string]any); org == nil || org["id"] != a.OrgID || org["role"] != "owner" || !slices.Equal(testenv.Strings(org["tools"]), accounts.Tools) {
+			if org, _ := c["org"].(map[string]any); org == nil || org["id"] != a.OrgID || org["role"] != "owner" || !slices.Equal(testenv.Strings(org["tools"]), workspace.Tools) {
 				t.Errorf("org claim = %v; want id %s, role owner, all tools", c["org"], a.OrgID)
 			}
 			if exp, _ := c["exp"].(float64); time.Unix(int64(exp), 0).Sub(now) > 15*time.Minute+2*time.Second {

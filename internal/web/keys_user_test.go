@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 var userKeySecret = regexp.MustCompile(`^svc_u_[A-Za-z0-9_-]{43,}$`)
@@ -72,16 +72,16 @@ func TestCreateUserKey(t *testing.T) {
 			return testenv.Case{Name: name, Method: "POST", Path: "/v1/me/api-keys", Token: a.Access, Body: body, Want: 200, Check: check}
 		}
 		env.RunCases(t, []testenv.Case{
-			create("defaults", map[string]any{"name": "CLI key"}, created(a.OrgID, accounts.Tools, 365*day)),
-			create("role is ignored", map[string]any{"name": "With role", "role": "admin"}, created(a.OrgID, accounts.Tools, 365*day)),
-			create("expires_in_days null", `{"name": "Null expiry", "expires_in_days": null}`, created(a.OrgID, accounts.Tools, 365*day)),
-			create("expires_in_days 90", map[string]any{"name": "Ninety", "expires_in_days": 90}, created(a.OrgID, accounts.Tools, 90*day)),
-			create("expires_in_days 0 never expires", map[string]any{"name": "Forever", "expires_in_days": 0}, created(a.OrgID, accounts.Tools, 0)),
-			create("expires_in_days 3650", map[string]any{"name": "Decade", "expires_in_days": 3650}, created(a.OrgID, accounts.Tools, 3650*day)),
-			create("expires_in_days 1", map[string]any{"name": "One day", "expires_in_days": 1}, created(a.OrgID, accounts.Tools, day)),
+			create("defaults", map[string]any{"name": "CLI key"}, created(a.OrgID, workspace.Tools, 365*day)),
+			create("role is ignored", map[string]any{"name": "With role", "role": "admin"}, created(a.OrgID, workspace.Tools, 365*day)),
+			create("expires_in_days null", `{"name": "Null expiry", "expires_in_days": null}`, created(a.OrgID, workspace.Tools, 365*day)),
+			create("expires_in_days 90", map[string]any{"name": "Ninety", "expires_in_days": 90}, created(a.OrgID, workspace.Tools, 90*day)),
+			create("expires_in_days 0 never expires", map[string]any{"name": "Forever", "expires_in_days": 0}, created(a.OrgID, workspace.Tools, 0)),
+			create("expires_in_days 3650", map[string]any{"name": "Decade", "expires_in_days": 3650}, created(a.OrgID, workspace.Tools, 3650*day)),
+			create("expires_in_days 1", map[string]any{"name": "One day", "expires_in_days": 1}, created(a.OrgID, workspace.Tools, day)),
 			create("tools in canonical order", map[string]any{"name": "Some tools", "tools": []string{"crm", "tasks"}}, created(a.OrgID, []string{"tasks", "crm"}, 365*day)),
-			create("tools null means all", `{"name": "Null tools", "tools": null}`, created(a.OrgID, accounts.Tools, 365*day)),
-			create("team org the caller is in", map[string]any{"name": "Team key", "org_id": team}, created(team, accounts.Tools, 365*day)),
+			create("tools null means all", `{"name": "Null tools", "tools": null}`, created(a.OrgID, workspace.Tools, 365*day)),
+			create("team org the caller is in", map[string]any{"name": "Team key", "org_id": team}, created(team, workspace.Tools, 365*day)),
 		})
 	})
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
+	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
@@ -61,7 +61,7 @@ func TestFullRoutesNeedLiveSession(t *testing.T) {
 			// Inside the race window the session lives on.
 			env.Do(t, "POST", "/v1/auth/refresh", "", map[string]string{"refresh_token": a.Refresh}).Want(t, 401)
 			fullCall(t, env, access).Want(t, 200)
-			env.Clock.Advance(accounts.RefreshReuseSkew + time.Second)
+			env.Clock.Advance(identity.RefreshReuseSkew + time.Second)
 			env.Do(t, "POST", "/v1/auth/refresh", "", map[string]string{"refresh_token": a.Refresh}).Want(t, 401)
 			wantEnded(t, env, access)
 			wantEnded(t, env, a.Access)

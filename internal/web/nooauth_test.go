@@ -6,11 +6,11 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/gatehouse/gatehouse/internal/tools/tasks"
 	"github.com/gatehouse/gatehouse/internal/web"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // TestWithoutOAuth: a server without an authorization server still serves
@@ -20,8 +20,8 @@ func TestWithoutOAuth(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		k := web.NewServer(web.Config{Auth: env.Svc})
 		tasks.Mount(k.Mux(), k, tasks.New(env.SQL.Tasks(), env.Clock.Now))
-		pages.Mount(k.Mux(), k, pages.Deps{Accounts: env.Svc})
-		k.ToolFallbacks(accounts.Tools)
+		pages.Mount(k.Mux(), k, pages.Deps{Identity: env.Svc})
+		k.ToolFallbacks(workspace.Tools)
 		srv := httptest.NewServer(k)
 		defer srv.Close()
 		get := func(path, bearer string) *http.Response {

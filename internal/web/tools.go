@@ -11,7 +11,7 @@ import (
 // Tool is authed for a tool API: without a valid token 401 with the RFC
 // 9728 pointer to the resource metadata, so OAuth clients (MCP) find the
 // authorization server; the caller's live standing in the token's
-// workspace is checked on every request (accounts.Service.ToolAccess: a
+// workspace is checked on every request (the Authenticator's ToolAccess: a
 // removed member or a deleted org 404, a deleted account or revoked org key
 // 401); 403 naming the tool when the token's workspace has it disabled.
 func (s *Server) Tool(tool string, h AuthedFunc) http.Handler {

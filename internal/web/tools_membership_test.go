@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/gatehouse/gatehouse/internal/token"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // Tool-API requests check the caller's live standing in the token's
@@ -76,7 +76,7 @@ func TestToolAPIsRemovedMember(t *testing.T) {
 		tokens := map[string]string{
 			"session":      member.Token,
 			"personal key": env.Exchange(t, secret).Want(t, 200).Str("access_token"),
-			"oauth":        env.ForgeToken(t, member.Token, token.Claims{Via: "oauth", Org: token.OrgClaim{ID: org, Role: "member", Tools: accounts.Tools}}),
+			"oauth":        env.ForgeToken(t, member.Token, token.Claims{Via: "oauth", Org: token.OrgClaim{ID: org, Role: "member", Tools: workspace.Tools}}),
 		}
 		calls := toolCalls(env, team, form)
 		for name, tok := range tokens {

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // orgIDs returns the ids of the orgs GET /v1/me/orgs lists for token, and
@@ -121,15 +121,15 @@ func TestWsDiscoverableJoin(t *testing.T) {
 				if org["id"] != w.Org || org["kind"] != "team" || org["role"] != role {
 					t.Errorf("org = %v; want the team org %s with role %s", org, w.Org, role)
 				}
-				if got := testenv.Strings(org["tools"]); !slices.Equal(got, accounts.Tools) {
-					t.Errorf("org.tools = %v; want %v", org["tools"], accounts.Tools)
+				if got := testenv.Strings(org["tools"]); !slices.Equal(got, workspace.Tools) {
+					t.Errorf("org.tools = %v; want %v", org["tools"], workspace.Tools)
 				}
 				testenv.Near(t, "expires_at", testenv.Time(t, "expires_at", r.Get("expires_at")), env.Clock.Now().Add(time.Hour))
 				c := testenv.Claims(t, r.Str("access_token"))
 				if c["sub"] != a.UserID || c["via"] != "password" {
 					t.Errorf("claims sub, via = %v, %v; want %s, password (kept from the presented token)", c["sub"], c["via"], a.UserID)
 				}
-				if id, gotRole, tools := testenv.TokenOrg(t, r.Str("access_token")); id != w.Org || gotRole != role || !slices.Equal(tools, accounts.Tools) {
+				if id, gotRole, tools := testenv.TokenOrg(t, r.Str("access_token")); id != w.Org || gotRole != role || !slices.Equal(tools, workspace.Tools) {
 					t.Errorf("token org claim = {%s %s %v}; want {%s %s all tools}", id, gotRole, tools, w.Org, role)
 				}
 				if got := env.Role(t, w.Org, a.UserID); got != role {

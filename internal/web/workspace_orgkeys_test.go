@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // checkOrgKey checks an org API key record (CONTRACT §3); withSecret
@@ -84,16 +84,16 @@ func TestWsOrgKeys(t *testing.T) {
 
 		t.Run("create", func(t *testing.T) {
 			env.RunCases(t, []testenv.Case{
-				create("role member", w.Owner.Access, map[string]any{"name": "CI bot", "role": "member"}, 200, createdOK("member", accounts.Tools, year)),
-				create("role billing", w.Owner.Access, map[string]any{"name": "Invoices", "role": "billing", "expires_in_days": nil}, 200, createdOK("billing", accounts.Tools, year)),
-				create("role admin by an admin", w.Admin.Access, map[string]any{"name": "Ops", "role": "admin", "expires_in_days": 90}, 200, createdOK("admin", accounts.Tools, 90*24*time.Hour)),
-				create("never expires", w.Owner.Access, map[string]any{"name": "Forever", "role": "member", "expires_in_days": 0}, 200, createdOK("member", accounts.Tools, 0)),
+				create("role member", w.Owner.Access, map[string]any{"name": "CI bot", "role": "member"}, 200, createdOK("member", workspace.Tools, year)),
+				create("role billing", w.Owner.Access, map[string]any{"name": "Invoices", "role": "billing", "expires_in_days": nil}, 200, createdOK("billing", workspace.Tools, year)),
+				create("role admin by an admin", w.Admin.Access, map[string]any{"name": "Ops", "role": "admin", "expires_in_days": 90}, 200, createdOK("admin", workspace.Tools, 90*24*time.Hour)),
+				create("never expires", w.Owner.Access, map[string]any{"name": "Forever", "role": "member", "expires_in_days": 0}, 200, createdOK("member", workspace.Tools, 0)),
 				create("tool allowlist", w.Owner.Access, map[string]any{"name": "Tasks only", "role": "member", "tools": []string{"tasks", "crm"}}, 200, createdOK("member", []string{"tasks", "crm"}, year)),
 				create("role owner", w.Owner.Access, map[string]any{"name": "Usurper", "role": "owner"}, 400, nil),
 				create("role unknown", w.Owner.Access, map[string]any{"name": "Root", "role": "root"}, 400, nil),
 				create("unknown tool", w.Owner.Access, map[string]any{"name": "Chatty", "role": "member", "tools": []string{"tasks", "chat"}}, 400, nil),
 				create("tools not strings", w.Owner.Access, map[string]any{"name": "Odd", "role": "member", "tools": []int{1}}, 400, nil),
-				create("name of two characters", w.Owner.Access, map[string]any{"name": "ab", "role": "member", "expires_in_days": 3650}, 200, createdOK("member", accounts.Tools, 3650*24*time.Hour)),
+				create("name of two characters", w.Owner.Access, map[string]any{"name": "ab", "role": "member", "expires_in_days": 3650}, 200, createdOK("member", workspace.Tools, 3650*24*time.Hour)),
 				create("name of one character", w.Owner.Access, map[string]any{"name": "x", "role": "member"}, 400, nil),
 				create("name missing", w.Owner.Access, map[string]any{"role": "member"}, 400, nil),
 				create("negative expiry", w.Owner.Access, map[string]any{"name": "Past", "role": "member", "expires_in_days": -1}, 400, nil),

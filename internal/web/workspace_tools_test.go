@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // TestWsTools covers the tool matrix (spec 2 Tool access, 4.4, section 8;
@@ -146,8 +146,8 @@ func toolMatrix(t testing.TB, r *testenv.Resp) []string {
 
 // wantMatrix is the expected matrix: every tool enabled except off.
 func wantMatrix(off ...string) []string {
-	out := make([]string, len(accounts.Tools))
-	for i, tool := range accounts.Tools {
+	out := make([]string, len(workspace.Tools))
+	for i, tool := range workspace.Tools {
 		out[i] = fmt.Sprintf("%s=%v", tool, !slices.Contains(off, tool))
 	}
 	return out

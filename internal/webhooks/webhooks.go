@@ -46,7 +46,7 @@ type Webhook struct {
 	Created, Modified                       time.Time
 }
 
-// Store persists webhooks; ErrNotFound as in accounts.
+// Store persists webhooks; ErrNotFound as in workspace.
 type Store interface {
 	Tx(ctx context.Context, fn func(tx Store) error) error
 	OrgLive(ctx context.Context, orgID string) (bool, error)

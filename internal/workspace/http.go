@@ -1,17 +1,10 @@
-// Package workspace is the organization side of Gatehouse: orgs, members,
-// invitations, teams, tool switches, workspace API keys, domain claims
-// and discovery, and the audit log. Today it holds the HTTP handlers of
-// /v1/orgs, /v1/invitations and /v1/me/discoverable; the domain is still
-// internal/accounts.
 package workspace
 
 import (
 	"net/http"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
-	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
 // Kernel is what the handlers need from the HTTP kernel (internal/web):
@@ -27,7 +20,7 @@ type Kernel interface {
 
 // Mount serves /v1/orgs, /v1/invitations and domain discovery
 // (/v1/me/discoverable) on m.
-func Mount(m *http.ServeMux, k Kernel, svc *accounts.Service) {
+func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	h := &handlers{svc: svc}
 	m.Handle("POST /v1/orgs", k.Authed(h.handleCreateOrg))
 	m.Handle("GET /v1/orgs/{id}", k.Authed(h.handleOrg))
@@ -67,7 +60,7 @@ func Mount(m *http.ServeMux, k Kernel, svc *accounts.Service) {
 // handlers are the module's HTTP handlers; each decodes, calls one method
 // of svc and writes the answer.
 type handlers struct {
-	svc *accounts.Service
+	svc *Service
 }
 
 // handleCreateOrg handles "POST /v1/orgs": the new workspace and an access
@@ -112,7 +105,7 @@ func (h *handlers) handleUpdateOrg(w http.ResponseWriter, r *http.Request, p *ga
 	if err := httpjson.Decode(r, &in); err != nil {
 		return err
 	}
-	op, err := h.svc.UpdateOrg(r.Context(), p, r.PathValue("id"), accounts.OrgPatch{Name: in.Name, Slug: in.Slug, AvatarURL: in.AvatarURL})
+	op, err := h.svc.UpdateOrg(r.Context(), p, r.PathValue("id"), OrgPatch{Name: in.Name, Slug: in.Slug, AvatarURL: in.AvatarURL})
 	if err != nil {
 		return err
 	}
@@ -190,11 +183,11 @@ func (h *handlers) handleInvite(w http.ResponseWriter, r *http.Request, p *gateh
 	if err := httpjson.Decode(r, &in); err != nil {
 		return err
 	}
-	invs, invalid, err := h.svc.Invite(r.Context(), p, r.PathValue("id"), accounts.InviteInput{Kind: in.Kind, Emails: in.Emails, Role: in.Role})
+	invs, invalid, err := h.svc.Invite(r.Context(), p, r.PathValue("id"), InviteInput{Kind: in.Kind, Emails: in.Emails, Role: in.Role})
 	if err != nil {
 		return err
 	}
-	if len(invs) == 1 && invs[0].Kind == accounts.InviteLink {
+	if len(invs) == 1 && invs[0].Kind == InviteLink {
 		httpjson.Write(w, http.StatusOK, map[string]invitationJSON{"invitation": toInvitation(invs[0])})
 		return nil
 	}
@@ -240,9 +233,9 @@ func (h *handlers) handleAcceptInvitation(w http.ResponseWriter, r *http.Request
 		return err
 	}
 	httpjson.Write(w, http.StatusOK, struct {
-		identity.OrgTokenJSON
+		OrgTokenJSON
 		AlreadyMember bool `json:"already_member"`
-	}{identity.ToOrgToken(&a.OrgToken), a.AlreadyMember})
+	}{ToOrgToken(&a.OrgToken), a.AlreadyMember})
 	return nil
 }
 
@@ -263,6 +256,6 @@ func (h *handlers) handleJoinDiscoverable(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	httpjson.Write(w, http.StatusOK, identity.ToOrgToken(t))
+	httpjson.Write(w, http.StatusOK, ToOrgToken(t))
 	return nil
 }

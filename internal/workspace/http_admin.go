@@ -4,9 +4,7 @@ import (
 	"net/http"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
-	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
 // The handlers of a workspace's settings: teams, tool switches, the
@@ -32,7 +30,7 @@ func (h *handlers) handleCreateTeam(w http.ResponseWriter, r *http.Request, p *g
 	if err := httpjson.Decode(r, &in); err != nil {
 		return err
 	}
-	t, err := h.svc.CreateTeam(r.Context(), p, r.PathValue("id"), accounts.TeamPatch{Name: in.Name, Description: in.Description})
+	t, err := h.svc.CreateTeam(r.Context(), p, r.PathValue("id"), TeamPatch{Name: in.Name, Description: in.Description})
 	if err != nil {
 		return err
 	}
@@ -46,7 +44,7 @@ func (h *handlers) handlePatchTeam(w http.ResponseWriter, r *http.Request, p *ga
 	if err := httpjson.Decode(r, &in); err != nil {
 		return err
 	}
-	if err := h.svc.UpdateTeam(r.Context(), p, r.PathValue("id"), r.PathValue("tid"), accounts.TeamPatch{Name: in.Name, Description: in.Description}); err != nil {
+	if err := h.svc.UpdateTeam(r.Context(), p, r.PathValue("id"), r.PathValue("tid"), TeamPatch{Name: in.Name, Description: in.Description}); err != nil {
 		return err
 	}
 	httpjson.Write(w, http.StatusOK, map[string]string{"message": "team updated"})
@@ -130,14 +128,14 @@ func (h *handlers) handleOrgKeys(w http.ResponseWriter, r *http.Request, p *gate
 	if err != nil {
 		return err
 	}
-	identity.WriteKeys(w, ks)
+	WriteKeys(w, ks)
 	return nil
 }
 
 // handleCreateOrgKey handles "POST /v1/orgs/{id}/api-keys": the new key
 // with its show-once secret.
 func (h *handlers) handleCreateOrgKey(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
-	return identity.CreateKey(w, r, func(in accounts.KeyInput) (*accounts.NewKey, error) {
+	return CreateKey(w, r, func(in KeyInput) (*NewKey, error) {
 		return h.svc.CreateOrgKey(r.Context(), p, r.PathValue("id"), in)
 	})
 }
@@ -156,7 +154,7 @@ func (h *handlers) handleDeleteOrgKey(w http.ResponseWriter, r *http.Request, p 
 func (h *handlers) handleAudit(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	q := r.URL.Query()
 	if q.Has("limit") && q.Get("limit") == "" {
-		return gatehouse.Invalid("limit must be an integer from 1 to %d", accounts.AuditMaxLimit)
+		return gatehouse.Invalid("limit must be an integer from 1 to %d", AuditMaxLimit)
 	}
 	entries, tools, err := h.svc.AuditLog(r.Context(), p, r.PathValue("id"), q.Get("tool"), q.Get("action"), q.Get("limit"))
 	if err != nil {

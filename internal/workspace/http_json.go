@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/accounts"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
 )
 
@@ -21,7 +20,7 @@ type orgJSON struct {
 	CreatedAt string `json:"created_at"`
 }
 
-func toOrg(o *accounts.Org) orgJSON {
+func toOrg(o *Org) orgJSON {
 	return orgJSON{ID: o.ID, Name: o.Name, Slug: o.Slug, AvatarURL: o.AvatarURL, Kind: o.Kind, CreatedAt: httpjson.Stamp(o.CreatedAt)}
 }
 
@@ -32,7 +31,7 @@ type orgProfileJSON struct {
 	TeamCount   int `json:"team_count"`
 }
 
-func writeOrgProfile(w http.ResponseWriter, op *accounts.OrgProfile) {
+func writeOrgProfile(w http.ResponseWriter, op *OrgProfile) {
 	httpjson.Write(w, http.StatusOK, map[string]orgProfileJSON{"org": {toOrg(op.Org), op.MemberCount, op.TeamCount}})
 }
 
@@ -46,7 +45,7 @@ type personJSON struct {
 	JoinedAt  string `json:"joined_at"`
 }
 
-func toPeople(rows []accounts.PersonRow) []personJSON {
+func toPeople(rows []PersonRow) []personJSON {
 	out := make([]personJSON, len(rows))
 	for i, p := range rows {
 		out[i] = personJSON{UserID: p.UserID, Name: p.Name, Email: p.Email, AvatarURL: p.AvatarURL, Role: p.Role, JoinedAt: httpjson.Stamp(p.JoinedAt)}
@@ -68,7 +67,7 @@ type invitationJSON struct {
 	Inviter   string  `json:"inviter"`
 }
 
-func toInvitation(inv *accounts.Invitation) invitationJSON {
+func toInvitation(inv *Invitation) invitationJSON {
 	return invitationJSON{ID: inv.ID, Kind: inv.Kind, Role: inv.Role, Email: inv.Email, URL: inv.URL,
 		ExpiresAt: httpjson.StampPtr(inv.ExpiresAt), CreatedAt: httpjson.Stamp(inv.CreatedAt), Inviter: inv.Inviter}
 }
@@ -85,7 +84,7 @@ type previewJSON struct {
 	Inviter string `json:"inviter"`
 }
 
-func toPreview(pv *accounts.InvitationPreview) previewJSON {
+func toPreview(pv *InvitationPreview) previewJSON {
 	out := previewJSON{Role: pv.Role, Kind: pv.Kind, Inviter: pv.Inviter}
 	out.Org.Name, out.Org.Slug, out.Org.AvatarURL = pv.Org.Name, pv.Org.Slug, pv.Org.AvatarURL
 	return out
@@ -105,7 +104,7 @@ type orgSummaryJSON struct {
 }
 
 // toSuggestion is the offer off, nil (JSON null) when there is none.
-func toSuggestion(off *accounts.DomainOffer) *suggestionJSON {
+func toSuggestion(off *DomainOffer) *suggestionJSON {
 	if off == nil {
 		return nil
 	}
@@ -121,7 +120,7 @@ type teamJSON struct {
 	CreatedAt   string  `json:"created_at"`
 }
 
-func toTeam(t *accounts.Team) teamJSON {
+func toTeam(t *Team) teamJSON {
 	var role *string
 	if t.MyRole != "" {
 		role = &t.MyRole
@@ -135,7 +134,7 @@ type toolRowJSON struct {
 }
 
 // writeTools answers a workspace's tool switches.
-func writeTools(w http.ResponseWriter, rows []accounts.ToolRow) {
+func writeTools(w http.ResponseWriter, rows []ToolRow) {
 	out := make([]toolRowJSON, len(rows))
 	for i, t := range rows {
 		out[i] = toolRowJSON{t.Tool, t.Enabled}
@@ -178,10 +177,83 @@ type domainJSON struct {
 	DNSRecord  *dnsRecordJSON `json:"dns_record"`
 }
 
-func toDomain(d *accounts.DomainClaim) domainJSON {
+func toDomain(d *DomainClaim) domainJSON {
 	out := domainJSON{ID: d.ID, Domain: d.Domain, Mode: d.Mode, Verified: d.VerifiedAt != nil, VerifiedAt: httpjson.StampPtr(d.VerifiedAt), CreatedAt: httpjson.Stamp(d.CreatedAt)}
 	if d.VerifiedAt == nil {
-		out.DNSRecord = &dnsRecordJSON{Type: "TXT", Name: accounts.TXTName(d.Domain), Value: accounts.TXTPrefix + d.Token}
+		out.DNSRecord = &dnsRecordJSON{Type: "TXT", Name: TXTName(d.Domain), Value: TXTPrefix + d.Token}
 	}
 	return out
+}
+
+// OrgContextJSON is the workspace an access token acts in, with the
+// caller's role and the tools it may use there.
+type OrgContextJSON struct {
+	ID    string   `json:"id"`
+	Name  string   `json:"name"`
+	Slug  string   `json:"slug"`
+	Kind  string   `json:"kind"`
+	Role  string   `json:"role"`
+	Tools []string `json:"tools"`
+}
+
+// ToOrgContext is the JSON shape of o.
+func ToOrgContext(o *OrgContext) OrgContextJSON {
+	tools := o.Tools
+	if tools == nil {
+		tools = []string{}
+	}
+	return OrgContextJSON{ID: o.ID, Name: o.Name, Slug: o.Slug, Kind: o.Kind, Role: o.Role, Tools: tools}
+}
+
+// OrgTokenJSON is an access token for one workspace without a refresh
+// token (switch-org, key exchange, invitation accept, discovery join).
+type OrgTokenJSON struct {
+	AccessToken string         `json:"access_token"`
+	TokenType   string         `json:"token_type"`
+	ExpiresAt   string         `json:"expires_at"`
+	Org         OrgContextJSON `json:"org"`
+}
+
+// ToOrgToken is the JSON shape of t.
+func ToOrgToken(t *OrgToken) OrgTokenJSON {
+	return OrgTokenJSON{AccessToken: t.AccessToken, TokenType: "Bearer", ExpiresAt: httpjson.Stamp(t.ExpiresAt), Org: ToOrgContext(t.Org)}
+}
+
+// apiKeyJSON is an API key, personal or a workspace's; the secret only
+// right after creation.
+type apiKeyJSON struct {
+	ID         string   `json:"id"`
+	Name       string   `json:"name"`
+	Kind       string   `json:"kind"`
+	OrgID      string   `json:"org_id"`
+	Role       string   `json:"role,omitempty"`
+	Tools      []string `json:"tools"`
+	Prefix     string   `json:"prefix"`
+	ExpiresAt  *string  `json:"expires_at"`
+	CreatedAt  string   `json:"created_at"`
+	LastUsedAt *string  `json:"last_used_at"`
+	Secret     string   `json:"secret,omitempty"`
+}
+
+func toAPIKey(k *APIKey) apiKeyJSON {
+	tools := k.Tools
+	if tools == nil {
+		tools = []string{}
+	}
+	role := k.Role
+	if k.Kind == KeyUser {
+		role = ""
+	}
+	return apiKeyJSON{ID: k.ID, Name: k.Name, Kind: k.Kind, OrgID: k.OrgID, Role: role, Tools: tools, Prefix: k.Prefix,
+		ExpiresAt: httpjson.StampPtr(k.ExpiresAt), CreatedAt: httpjson.Stamp(k.CreatedAt), LastUsedAt: httpjson.StampPtr(k.LastUsedAt)}
+}
+
+// WriteKeys answers a list of API keys (no secrets): a workspace's keys
+// here, the personal keys in identity.
+func WriteKeys(w http.ResponseWriter, ks []APIKey) {
+	out := make([]apiKeyJSON, len(ks))
+	for i := range ks {
+		out[i] = toAPIKey(&ks[i])
+	}
+	httpjson.Write(w, http.StatusOK, map[string]any{"api_keys": out})
 }

@@ -57,7 +57,7 @@ type Submission struct {
 	AutorespondedAt *time.Time
 }
 
-// Store persists Forms; ErrNotFound as in accounts.
+// Store persists Forms; ErrNotFound as in workspace.
 type Store interface {
 	// Tx runs fn in a read-write transaction.
 	Tx(ctx context.Context, fn func(tx Store) error) error

@@ -54,7 +54,7 @@ type Conversion struct {
 	Created                   time.Time
 }
 
-// Store persists Links; ErrNotFound and ErrConflict as in accounts.
+// Store persists Links; ErrNotFound and ErrConflict as in workspace.
 type Store interface {
 	Tx(ctx context.Context, fn func(tx Store) error) error
 	OrgLive(ctx context.Context, orgID string) (bool, error)

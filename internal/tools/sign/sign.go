@@ -70,7 +70,7 @@ type Field struct {
 	Value                                    *string
 }
 
-// Store persists Sign; ErrNotFound as in accounts.
+// Store persists Sign; ErrNotFound as in workspace.
 type Store interface {
 	Tx(ctx context.Context, fn func(tx Store) error) error
 	OrgLive(ctx context.Context, orgID string) (bool, error)

@@ -69,7 +69,7 @@ type Issue struct {
 	ChildCount int
 }
 
-// Store persists Tasks; ErrNotFound and ErrConflict as in accounts.
+// Store persists Tasks; ErrNotFound and ErrConflict as in workspace.
 type Store interface {
 	// Tx runs fn in a read-write transaction.
 	Tx(ctx context.Context, fn func(tx Store) error) error

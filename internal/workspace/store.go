@@ -1,4 +1,4 @@
-package accounts
+package workspace
 
 import (
 	"context"
@@ -7,33 +7,26 @@ import (
 	"github.com/gatehouse/gatehouse"
 )
 
-// Store persists the domain. Rules live in Service; the store reads, writes
-// and translates driver errors into ErrNotFound and ErrConflict. Methods that
-// must be atomic together run inside Tx, whose Store is bound to one
+// Store persists workspaces. Rules live in Service; the store reads, writes
+// and translates driver errors into ErrNotFound and ErrConflict. Methods
+// that must be atomic together run inside Tx, whose Store is bound to one
 // transaction.
 type Store interface {
 	// Tx runs fn in a read-write transaction and commits when fn returns nil.
 	Tx(ctx context.Context, fn func(tx Store) error) error
-	Ping(ctx context.Context) error
+	Tables
+}
 
-	// SettingOrCreate returns the setting key, storing value first if absent;
-	// concurrent callers all get the one value that won.
-	SettingOrCreate(ctx context.Context, key, value string) (string, error)
-
-	CreateUser(ctx context.Context, u *User) error // ErrConflict: email key taken
-	UserByID(ctx context.Context, id string) (*User, error)
-	// UserByEmail finds the account whose EmailKey is key (see ParseEmail).
-	UserByEmail(ctx context.Context, key string) (*User, error)
-	UpdateUser(ctx context.Context, u *User) error
-	// ReplacePasswordHash sets the hash only if it is still old; ErrNotFound
-	// otherwise, so of two concurrent changes with one password only one wins.
-	ReplacePasswordHash(ctx context.Context, userID, old, hash string) error
+// Tables is Store without its transaction: what workspace reads and writes,
+// including the few user rows it needs (a store per consumer may read
+// another module's tables). Another module's store provides it too, so that
+// its transaction serves workspace's exported functions (HomeOrg, AutoJoin,
+// Audit...) as it is.
+type Tables interface {
+	UserByID(ctx context.Context, id string) (*gatehouse.User, error)
 	SetDefaultOrg(ctx context.Context, userID, orgID string) error
 	// LockUser takes the user's row lock until the transaction ends.
 	LockUser(ctx context.Context, userID string) error
-	// PinUser reads the user and keeps the row from being deleted until the
-	// transaction ends (rows that reference it can then be inserted).
-	PinUser(ctx context.Context, userID string) (*User, error)
 
 	// LockOrg takes the org's row lock until the transaction ends, so rules
 	// over its members (the last owner) see no concurrent change.
@@ -87,74 +80,18 @@ type Store interface {
 	// when there are not that many.
 	InvitationMailAt(ctx context.Context, f InvitationMailFilter, offset int) (time.Time, error)
 
-	CreateSession(ctx context.Context, s *Session) error
-	SessionByID(ctx context.Context, id string) (*Session, error)
-	// RevokeSession revokes a live session; false when it was already revoked.
-	RevokeSession(ctx context.Context, id string, at time.Time) (bool, error)
-	InsertRefreshToken(ctx context.Context, t *RefreshToken) error
-	// RotateRefresh is the write of a refresh, all or nothing: the live
-	// session records its use and slides its expiry to next.ExpiresAt, the
-	// unrotated, unexpired token hash of that session is marked rotated at
-	// next.CreatedAt, and next is stored. ErrNotFound, with nothing rotated
-	// or stored, when the session is revoked or gone or the token is
-	// rotated, expired or gone. Of two concurrent callers exactly one wins.
-	RotateRefresh(ctx context.Context, hash string, next *RefreshToken) error
-	RefreshTokenByHash(ctx context.Context, hash string) (*RefreshToken, error)
-	// RefreshSession reads a refresh token with its session, user and org
-	// in one query; ErrNotFound when no such token exists.
-	RefreshSession(ctx context.Context, hash string) (*RefreshRead, error)
-
-	CreateEmailToken(ctx context.Context, t *EmailToken) error
-	// UseEmailToken marks an unused, unexpired token of the purpose used and
-	// returns it; ErrNotFound when no such token exists.
-	UseEmailToken(ctx context.Context, hash, purpose string, at time.Time) (*EmailToken, error)
-
-	// LatestEmailToken returns the newest token of purpose sent to the user.
-	LatestEmailToken(ctx context.Context, userID, purpose string) (*EmailToken, error)
-
 	AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error
-
-	// UserOrgs lists the live orgs the user belongs to, by join date.
-	UserOrgs(ctx context.Context, userID string) ([]OrgListing, error)
 	// OrgCounts returns how many members and owners org has.
 	OrgCounts(ctx context.Context, orgID string) (members, owners int, err error)
 	SoftDeleteOrg(ctx context.Context, orgID string, at time.Time) error
-	DeleteUser(ctx context.Context, userID string) error
-
-	// ListSessions lists the user's live sign-in sessions, newest first.
-	ListSessions(ctx context.Context, userID string, now time.Time) ([]Session, error)
-	// RevokeUserSessions revokes the user's live sessions except keep.
-	RevokeUserSessions(ctx context.Context, userID, keep string, at time.Time) error
-
-	ListGrants(ctx context.Context, userID string) ([]Grant, error)
-	CreateGrant(ctx context.Context, g *Grant) error
-	// GrantByID returns a grant, revoked or not; inside a transaction it
-	// also locks the row, so a concurrent revocation waits for the session
-	// issued under it (or the issue sees the revocation).
-	GrantByID(ctx context.Context, id string) (*Grant, error)
-	// RevokeGrant revokes a live grant of the user and its sessions;
-	// ErrNotFound when there is none.
-	RevokeGrant(ctx context.Context, userID, grantID string, at time.Time) error
-	// RevokeUserGrants revokes every live grant of the user (not their
-	// sessions: RevokeUserSessions does) and returns how many.
-	RevokeUserGrants(ctx context.Context, userID string, at time.Time) (int, error)
 
 	CreateAPIKey(ctx context.Context, k *APIKey) error
-	APIKeyByHash(ctx context.Context, hash string) (*APIKey, error)
 	APIKeyByID(ctx context.Context, id string) (*APIKey, error)
 	// ListAPIKeys lists unrevoked keys, newest first: a user's user keys
 	// (userID set) or an org's org keys (orgID set).
 	ListAPIKeys(ctx context.Context, kind, userID, orgID string) ([]APIKey, error)
 	// RevokeAPIKey revokes a live key; ErrNotFound when there is none.
 	RevokeAPIKey(ctx context.Context, id string, at time.Time) error
-	// RevokeUserKeys revokes every live key acting as the user or created
-	// by them (org keys) and returns how many.
-	RevokeUserKeys(ctx context.Context, userID string, at time.Time) (int, error)
-	// DisableUserWebhooks turns off every active webhook the user created,
-	// in any workspace, and returns how many.
-	DisableUserWebhooks(ctx context.Context, userID string, at time.Time) (int, error)
-	// TouchAPIKey sets last_used_at to at unless it is already after staleBefore.
-	TouchAPIKey(ctx context.Context, id string, at, staleBefore time.Time) error
 
 	CreateTeam(ctx context.Context, t *Team) error
 	// TeamByID returns a live team of org.
@@ -183,7 +120,6 @@ type Store interface {
 	DomainVerifiedBy(ctx context.Context, domain string) (string, error)
 	// DomainOffers lists the live orgs with a verified claim on domain.
 	DomainOffers(ctx context.Context, domain string) ([]DomainOffer, error)
-
 	// AuditLog returns org's newest entries, optionally of one tool or action.
 	AuditLog(ctx context.Context, orgID, tool, action string, limit int) ([]gatehouse.AuditEntry, error)
 	// AuditTools lists the distinct tools in org's log.

@@ -1,4 +1,4 @@
-package accounts
+package workspace
 
 import (
 	"context"
@@ -39,7 +39,7 @@ type InviteInput struct {
 // Each invitation carries its URL, which cannot be recovered later.
 func (s *Service) Invite(ctx context.Context, p *gatehouse.Principal, orgID string, in InviteInput) (invs []*Invitation, invalid []string, err error) {
 	var org *Org
-	var inviter *User
+	var inviter *gatehouse.User
 	err = s.store.Tx(ctx, func(tx Store) error {
 		a, err := s.authorize(ctx, tx, p, orgID, PermMembers, true)
 		if err != nil {
@@ -68,7 +68,7 @@ func (s *Service) Invite(ctx context.Context, p *gatehouse.Principal, orgID stri
 			}
 		}
 		if inviter, err = tx.UserByID(ctx, p.UserID); err != nil {
-			return internal("find inviter", err)
+			return gatehouse.Internal("find inviter", err)
 		}
 		if kind == InviteEmail {
 			if err := s.inviteMailRoom(ctx, tx, inviter, orgID, len(emails)); err != nil {
@@ -85,14 +85,14 @@ func (s *Service) Invite(ctx context.Context, p *gatehouse.Principal, orgID stri
 				inv.ExpiresAt = &exp
 			}
 			if err := tx.CreateInvitation(ctx, inv); err != nil {
-				return internal("create invitation", err)
+				return gatehouse.Internal("create invitation", err)
 			}
 			meta := map[string]any{"kind": kind, "role": role}
 			if email != "" {
 				meta["email"] = email
 			}
-			if err := s.audit(ctx, tx, orgID, p.UserID, "invitation.created", "invitation", inv.ID, meta); err != nil {
-				return internal("audit", err)
+			if err := s.Audit(ctx, tx, orgID, p.UserID, "invitation.created", "invitation", inv.ID, meta); err != nil {
+				return gatehouse.Internal("audit", err)
 			}
 			invs = append(invs, inv)
 		}
@@ -140,12 +140,12 @@ func (s *Service) inviteURL(secret string) string {
 	return s.webURL + "/invite?token=" + url.QueryEscape(secret)
 }
 
-func (s *Service) sendInvitation(inv *Invitation, org *Org, inviter *User) {
+func (s *Service) sendInvitation(inv *Invitation, org *Org, inviter *gatehouse.User) {
 	who := inviter.Name
 	if who == "" {
 		who = inviter.Email
 	}
-	s.sendMail(inv.Email, "You are invited to join "+org.Name+" on Gatehouse",
+	s.mail.Send(inv.Email, "You are invited to join "+org.Name+" on Gatehouse",
 		who+" invited you to join the organization "+org.Name+" on Gatehouse as "+inv.Role+".\n\n"+
 			"Open this link to accept:\n\n"+inv.URL+"\n\n"+
 			"The link works once, for this address, and expires in 14 days. If you did not expect it, ignore this message.\n")
@@ -159,7 +159,7 @@ func (s *Service) Invitations(ctx context.Context, p *gatehouse.Principal, orgID
 	}
 	invs, err := s.store.UsableInvitations(ctx, orgID, s.Now())
 	if err != nil {
-		return nil, internal("list invitations", err)
+		return nil, gatehouse.Internal("list invitations", err)
 	}
 	return invs, nil
 }
@@ -178,10 +178,10 @@ func (s *Service) RevokeInvitation(ctx context.Context, p *gatehouse.Principal, 
 			if errors.Is(err, gatehouse.ErrNotFound) {
 				return errInvitationNotFound
 			}
-			return internal("revoke invitation", err)
+			return gatehouse.Internal("revoke invitation", err)
 		}
-		if err := s.audit(ctx, tx, orgID, p.UserID, "invitation.revoked", "invitation", invitationID, nil); err != nil {
-			return internal("audit", err)
+		if err := s.Audit(ctx, tx, orgID, p.UserID, "invitation.revoked", "invitation", invitationID, nil); err != nil {
+			return gatehouse.Internal("audit", err)
 		}
 		return nil
 	})
@@ -190,7 +190,7 @@ func (s *Service) RevokeInvitation(ctx context.Context, p *gatehouse.Principal, 
 // usableInvitation finds the invitation of secret and its org: 404 when the
 // secret is unknown, 410 when the org is deleted or the invitation revoked,
 // expired or (email kind) used.
-func (s *Service) usableInvitation(ctx context.Context, st Store, secret string) (*Invitation, *Org, error) {
+func (s *Service) usableInvitation(ctx context.Context, st Tables, secret string) (*Invitation, *Org, error) {
 	if secret == "" {
 		return nil, nil, errInvitationNotFound
 	}
@@ -199,11 +199,11 @@ func (s *Service) usableInvitation(ctx context.Context, st Store, secret string)
 		return nil, nil, errInvitationNotFound
 	}
 	if err != nil {
-		return nil, nil, internal("find invitation", err)
+		return nil, nil, gatehouse.Internal("find invitation", err)
 	}
 	o, err := st.OrgByID(ctx, inv.OrgID)
 	if err != nil {
-		return nil, nil, internal("find org", err)
+		return nil, nil, gatehouse.Internal("find org", err)
 	}
 	if err := s.gone(inv, o, true); err != nil {
 		return nil, nil, err
@@ -254,7 +254,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, p *gatehouse.Principal, 
 		out, err = s.acceptInvitation(ctx, p, secret, true)
 	}
 	if errors.Is(err, errAcceptRace) {
-		err = internal("accept invitation", err)
+		err = gatehouse.Internal("accept invitation", err)
 	}
 	return out, err
 }
@@ -275,7 +275,7 @@ func (s *Service) acceptInvitation(ctx context.Context, p *gatehouse.Principal, 
 			return errInvitationNotFound
 		}
 		if err != nil {
-			return internal("find invitation", err)
+			return gatehouse.Internal("find invitation", err)
 		}
 		// Hold the org still (no delete, no member-rule change under way),
 		// then read again: what was read before may have changed (org
@@ -283,24 +283,24 @@ func (s *Service) acceptInvitation(ctx context.Context, p *gatehouse.Principal, 
 		// people can join through one link at once; email invitations stay
 		// single use through UseInvitation's conditional update.
 		if err := tx.ShareOrg(ctx, inv.OrgID); err != nil {
-			return internal("lock org", err)
+			return gatehouse.Internal("lock org", err)
 		}
 		if inv, err = tx.InvitationByHash(ctx, hash); err != nil {
-			return internal("find invitation", err)
+			return gatehouse.Internal("find invitation", err)
 		}
 		o, err := tx.OrgByID(ctx, inv.OrgID)
 		if err != nil {
-			return internal("find org", err)
+			return gatehouse.Internal("find org", err)
 		}
 		if err := s.gone(inv, o, false); err != nil {
 			return err
 		}
 		u, err := tx.UserByID(ctx, p.UserID)
 		if errors.Is(err, gatehouse.ErrNotFound) {
-			return errUnauthorized
+			return ErrUnauthorized
 		}
 		if err != nil {
-			return internal("find user", err)
+			return gatehouse.Internal("find user", err)
 		}
 		if inv.Kind == InviteEmail && u.EmailKey != gatehouse.EmailKey(inv.Email) {
 			if inv.UsedAt != nil {
@@ -315,16 +315,16 @@ func (s *Service) acceptInvitation(ctx context.Context, p *gatehouse.Principal, 
 		case already:
 			role = m.Role
 		case !errors.Is(err, gatehouse.ErrNotFound):
-			return internal("find member", err)
+			return gatehouse.Internal("find member", err)
 		default:
 			if err := s.join(ctx, tx, inv, o, u, again); err != nil {
 				return err
 			}
 		}
 		if err := tx.SetDefaultOrg(ctx, u.ID, o.ID); err != nil {
-			return internal("set default org", err)
+			return gatehouse.Internal("set default org", err)
 		}
-		t, err := s.orgToken(ctx, tx, u.ID, p.SessionID, p.Via, o, role)
+		t, err := s.OrgToken(ctx, tx, u.ID, p.SessionID, p.Via, o, role)
 		if err != nil {
 			return err
 		}
@@ -338,7 +338,7 @@ func (s *Service) acceptInvitation(ctx context.Context, p *gatehouse.Principal, 
 // invitation. A race lost on the first try (again false) answers
 // errAcceptRace so that the accept looks again; on the second, a used
 // invitation is reported as used.
-func (s *Service) join(ctx context.Context, tx Store, inv *Invitation, o *Org, u *User, again bool) error {
+func (s *Service) join(ctx context.Context, tx Tables, inv *Invitation, o *Org, u *gatehouse.User, again bool) error {
 	now := s.Now()
 	if inv.Kind == InviteEmail {
 		if err := tx.UseInvitation(ctx, inv.ID, now); err != nil {
@@ -348,7 +348,7 @@ func (s *Service) join(ctx context.Context, tx Store, inv *Invitation, o *Org, u
 			if errors.Is(err, gatehouse.ErrNotFound) {
 				return errInvitationUsed
 			}
-			return internal("use invitation", err)
+			return gatehouse.Internal("use invitation", err)
 		}
 	}
 	err := tx.AddMember(ctx, &Membership{OrgID: o.ID, UserID: u.ID, Role: inv.Role, JoinedAt: now})
@@ -357,11 +357,11 @@ func (s *Service) join(ctx context.Context, tx Store, inv *Invitation, o *Org, u
 		return errAcceptRace
 	}
 	if err != nil {
-		return internal("add member", err)
+		return gatehouse.Internal("add member", err)
 	}
-	if err := s.audit(ctx, tx, o.ID, u.ID, "invitation.accepted", "invitation", inv.ID,
+	if err := s.Audit(ctx, tx, o.ID, u.ID, "invitation.accepted", "invitation", inv.ID,
 		map[string]any{"kind": inv.Kind, "role": inv.Role, "user_id": u.ID}); err != nil {
-		return internal("audit", err)
+		return gatehouse.Internal("audit", err)
 	}
 	return nil
 }

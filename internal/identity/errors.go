@@ -1,4 +1,4 @@
-package accounts
+package identity
 
 import (
 	"errors"
@@ -14,5 +14,4 @@ var ErrWrongPassword = errors.New("wrong password")
 var (
 	errBadCredentials = &gatehouse.Error{Kind: gatehouse.KindUnauthorized, Message: "invalid email or password", Err: ErrWrongPassword}
 	errWrongCurrent   = &gatehouse.Error{Kind: gatehouse.KindForbidden, Message: "current password is wrong", Err: ErrWrongPassword}
-	errUnauthorized   = gatehouse.Errorf(gatehouse.KindUnauthorized, "missing or invalid credentials")
 )

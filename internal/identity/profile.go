@@ -1,4 +1,4 @@
-package accounts
+package identity
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/token"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // ProfilePatch is the body of PATCH /v1/me; nil fields are left alone.
@@ -19,14 +20,14 @@ type ProfilePatch struct {
 }
 
 // UpdateProfile applies a partial profile change. API-key sessions may call it.
-func (s *Service) UpdateProfile(ctx context.Context, p *gatehouse.Principal, in ProfilePatch) (*User, error) {
+func (s *Service) UpdateProfile(ctx context.Context, p *gatehouse.Principal, in ProfilePatch) (*gatehouse.User, error) {
 	if in.Name == nil && in.AvatarURL == nil {
 		return nil, gatehouse.Invalid("nothing to update: give name or avatar_url")
 	}
-	var u *User
+	var u *gatehouse.User
 	err := s.store.Tx(ctx, func(tx Store) error {
 		var err error
-		u, err = caller(ctx, tx, p.UserID)
+		u, err = workspace.Caller(ctx, tx, p.UserID)
 		if err != nil {
 			return err
 		}
@@ -37,8 +38,8 @@ func (s *Service) UpdateProfile(ctx context.Context, p *gatehouse.Principal, in 
 			if name == "" {
 				return gatehouse.Invalid("name must not be empty")
 			}
-			if len([]rune(name)) > MaxName {
-				return gatehouse.Invalid("name must be at most %d characters", MaxName)
+			if len([]rune(name)) > workspace.MaxName {
+				return gatehouse.Invalid("name must be at most %d characters", workspace.MaxName)
 			}
 			before["name"], after["name"], u.Name = u.Name, name, name
 		}
@@ -53,9 +54,9 @@ func (s *Service) UpdateProfile(ctx context.Context, p *gatehouse.Principal, in 
 		if err := tx.UpdateUser(ctx, u); err != nil {
 			return internal("update user", err)
 		}
-		return s.audit(ctx, tx, p.OrgID, p.UserID, "user.updated", "user", u.ID, map[string]any{"before": before, "after": after})
+		return s.ws.Audit(ctx, tx, p.OrgID, p.UserID, "user.updated", "user", u.ID, map[string]any{"before": before, "after": after})
 	})
-	s.users.drop(p.UserID)
+	s.users.Drop(p.UserID)
 	return u, err
 }
 
@@ -74,10 +75,10 @@ func checkAvatarURL(raw string) error {
 // is the sole owner of a team org that still has other members; team orgs
 // where the caller is alone, and the personal org, are soft-deleted.
 func (s *Service) DeleteAccount(ctx context.Context, p *gatehouse.Principal) error {
-	defer s.users.drop(p.UserID)
-	defer s.members.clear() // every org the account was in
+	defer s.users.Drop(p.UserID)
+	defer s.ws.ForgetStandings() // every org the account was in
 	return s.store.Tx(ctx, func(tx Store) error {
-		u, err := caller(ctx, tx, p.UserID)
+		u, err := workspace.Caller(ctx, tx, p.UserID)
 		if err != nil {
 			return err
 		}
@@ -88,9 +89,9 @@ func (s *Service) DeleteAccount(ctx context.Context, p *gatehouse.Principal) err
 		// Lock in id order so two deletions sharing orgs cannot deadlock.
 		sort.Slice(orgs, func(i, j int) bool { return orgs[i].ID < orgs[j].ID })
 		var blocking []string
-		var alone, others []OrgListing
+		var alone, others []workspace.OrgListing
 		for _, o := range orgs {
-			if o.Kind == OrgPersonal {
+			if o.Kind == workspace.OrgPersonal {
 				alone = append(alone, o)
 				continue
 			}
@@ -104,7 +105,7 @@ func (s *Service) DeleteAccount(ctx context.Context, p *gatehouse.Principal) err
 			switch {
 			case members <= 1:
 				alone = append(alone, o)
-			case o.Role == RoleOwner && owners == 1:
+			case o.Role == workspace.RoleOwner && owners == 1:
 				blocking = append(blocking, o.Name)
 			default:
 				others = append(others, o)
@@ -120,12 +121,12 @@ func (s *Service) DeleteAccount(ctx context.Context, p *gatehouse.Principal) err
 			if err := tx.SoftDeleteOrg(ctx, o.ID, now); err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
 				return internal("delete org", err)
 			}
-			if err := s.audit(ctx, tx, o.ID, u.ID, "user.deleted", "user", u.ID, nil); err != nil {
+			if err := s.ws.Audit(ctx, tx, o.ID, u.ID, "user.deleted", "user", u.ID, nil); err != nil {
 				return internal("audit", err)
 			}
 		}
 		for _, o := range others {
-			if err := s.audit(ctx, tx, o.ID, u.ID, "member.removed", "user", u.ID, map[string]any{"role": o.Role, "self": true, "reason": "account_deleted"}); err != nil {
+			if err := s.ws.Audit(ctx, tx, o.ID, u.ID, "member.removed", "user", u.ID, map[string]any{"role": o.Role, "self": true, "reason": "account_deleted"}); err != nil {
 				return internal("audit", err)
 			}
 		}
@@ -141,7 +142,7 @@ func (s *Service) changePassword(ctx context.Context, p *gatehouse.Principal, cu
 	if err := checkPassword("new_password", next); err != nil {
 		return err
 	}
-	u, err := caller(ctx, s.store, p.UserID)
+	u, err := workspace.Caller(ctx, s.store, p.UserID)
 	if err != nil {
 		return err
 	}
@@ -176,7 +177,7 @@ func (s *Service) changePassword(ctx context.Context, p *gatehouse.Principal, cu
 		if err := tx.RevokeUserSessions(ctx, u.ID, p.SessionID, s.Now()); err != nil {
 			return internal("revoke sessions", err)
 		}
-		return s.audit(ctx, tx, p.OrgID, u.ID, "user.password_changed", "user", u.ID, nil)
+		return s.ws.Audit(ctx, tx, p.OrgID, u.ID, "user.password_changed", "user", u.ID, nil)
 	})
 }
 
@@ -197,7 +198,7 @@ func (s *Service) ResendVerification(ctx context.Context, p *gatehouse.Principal
 		if err := tx.LockUser(ctx, p.UserID); err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
 			return internal("lock user", err)
 		}
-		u, err := caller(ctx, tx, p.UserID)
+		u, err := workspace.Caller(ctx, tx, p.UserID)
 		if err != nil {
 			return err
 		}
@@ -237,8 +238,8 @@ const ResendThrottle = time.Minute
 // MyOrgs lists every live org the caller belongs to and the id of their
 // default org. The personal org is created first if it is missing, and a
 // default that is gone falls back to it.
-func (s *Service) MyOrgs(ctx context.Context, p *gatehouse.Principal) ([]OrgListing, string, error) {
-	u, err := caller(ctx, s.store, p.UserID)
+func (s *Service) MyOrgs(ctx context.Context, p *gatehouse.Principal) ([]workspace.OrgListing, string, error) {
+	u, err := workspace.Caller(ctx, s.store, p.UserID)
 	if err != nil {
 		return nil, "", err
 	}
@@ -248,21 +249,21 @@ func (s *Service) MyOrgs(ctx context.Context, p *gatehouse.Principal) ([]OrgList
 	}
 	personal, defaultLive := false, false
 	for _, o := range orgs {
-		personal = personal || o.Kind == OrgPersonal
+		personal = personal || o.Kind == workspace.OrgPersonal
 		defaultLive = defaultLive || o.ID == u.DefaultOrgID
 	}
 	if personal && defaultLive {
 		return orgs, u.DefaultOrgID, nil
 	}
 	err = s.store.Tx(ctx, func(tx Store) error {
-		u, err = caller(ctx, tx, p.UserID)
+		u, err = workspace.Caller(ctx, tx, p.UserID)
 		if err != nil {
 			return err
 		}
-		if _, err := s.personalOrg(ctx, tx, u); err != nil {
+		if _, err := s.ws.PersonalOrg(ctx, tx, u); err != nil {
 			return err
 		}
-		_, err = s.homeOrg(ctx, tx, u)
+		_, err = s.ws.HomeOrg(ctx, tx, u)
 		return err
 	})
 	if err != nil {
@@ -339,7 +340,7 @@ func (s *Service) RevokeSession(ctx context.Context, p *gatehouse.Principal, id 
 		if !ok {
 			return notFound
 		}
-		return s.audit(ctx, tx, p.OrgID, p.UserID, "session.revoked", "session", id, nil)
+		return s.ws.Audit(ctx, tx, p.OrgID, p.UserID, "session.revoked", "session", id, nil)
 	})
 }
 
@@ -366,6 +367,6 @@ func (s *Service) RevokeGrant(ctx context.Context, p *gatehouse.Principal, id st
 		if err != nil {
 			return internal("revoke grant", err)
 		}
-		return s.audit(ctx, tx, p.OrgID, p.UserID, "grant.revoked", "grant", id, nil)
+		return s.ws.Audit(ctx, tx, p.OrgID, p.UserID, "grant.revoked", "grant", id, nil)
 	})
 }

@@ -1,4 +1,4 @@
-package accounts
+package workspace
 
 import (
 	"context"
@@ -21,7 +21,7 @@ func (s *Service) Teams(ctx context.Context, p *gatehouse.Principal, orgID strin
 	}
 	ts, err := s.store.ListTeams(ctx, orgID, p.UserID)
 	if err != nil {
-		return nil, internal("list teams", err)
+		return nil, gatehouse.Internal("list teams", err)
 	}
 	return ts, nil
 }
@@ -55,7 +55,7 @@ func (s *Service) CreateTeam(ctx context.Context, p *gatehouse.Principal, orgID 
 		if in.Name != nil {
 			name = *in.Name
 		}
-		if name, err = checkName("name", name); err != nil {
+		if name, err = CheckName("name", name); err != nil {
 			return err
 		}
 		desc := ""
@@ -67,12 +67,12 @@ func (s *Service) CreateTeam(ctx context.Context, p *gatehouse.Principal, orgID 
 		now := s.Now()
 		t = &Team{ID: gatehouse.NewID(), OrgID: orgID, Name: name, Description: desc, CreatedAt: now, MemberCount: 1, MyRole: TeamLead}
 		if err := tx.CreateTeam(ctx, t); err != nil {
-			return internal("create team", err)
+			return gatehouse.Internal("create team", err)
 		}
 		if err := tx.UpsertTeamMember(ctx, t.ID, p.UserID, TeamLead, now); err != nil {
-			return internal("add team lead", err)
+			return gatehouse.Internal("add team lead", err)
 		}
-		return s.audit(ctx, tx, orgID, p.UserID, "team.created", "team", t.ID, map[string]any{"name": name})
+		return s.Audit(ctx, tx, orgID, p.UserID, "team.created", "team", t.ID, map[string]any{"name": name})
 	})
 	return t, err
 }
@@ -80,7 +80,7 @@ func (s *Service) CreateTeam(ctx context.Context, p *gatehouse.Principal, orgID 
 // teamAccess resolves the caller's access to a live team of a team org and
 // checks that they lead it or hold org.teams.manage, unless self allows
 // the caller to act on their own membership.
-func (s *Service) teamAccess(ctx context.Context, st Store, p *gatehouse.Principal, orgID, teamID string, manage bool) (*access, *Team, error) {
+func (s *Service) teamAccess(ctx context.Context, st Tables, p *gatehouse.Principal, orgID, teamID string, manage bool) (*access, *Team, error) {
 	a, err := s.authorize(ctx, st, p, orgID, "", true)
 	if err != nil {
 		return nil, nil, err
@@ -93,12 +93,12 @@ func (s *Service) teamAccess(ctx context.Context, st Store, p *gatehouse.Princip
 		return nil, nil, errTeamNotFound
 	}
 	if err != nil {
-		return nil, nil, internal("find team", err)
+		return nil, nil, gatehouse.Internal("find team", err)
 	}
 	if manage && !RoleHas(a.role, PermTeams) {
 		role, err := st.TeamRole(ctx, teamID, p.UserID)
 		if err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
-			return nil, nil, internal("team role", err)
+			return nil, nil, gatehouse.Internal("team role", err)
 		}
 		if role != TeamLead {
 			return nil, nil, gatehouse.Errorf(gatehouse.KindForbidden, "only the team's lead or a holder of %s may do this", PermTeams)
@@ -117,7 +117,7 @@ func (s *Service) UpdateTeam(ctx context.Context, p *gatehouse.Principal, orgID,
 		before := map[string]any{}
 		after := map[string]any{}
 		if in.Name != nil {
-			name, err := checkName("name", *in.Name)
+			name, err := CheckName("name", *in.Name)
 			if err != nil {
 				return err
 			}
@@ -143,9 +143,9 @@ func (s *Service) UpdateTeam(ctx context.Context, p *gatehouse.Principal, orgID,
 		if err := tx.UpdateTeam(ctx, t); errors.Is(err, gatehouse.ErrNotFound) {
 			return errTeamNotFound // deleted meanwhile
 		} else if err != nil {
-			return internal("update team", err)
+			return gatehouse.Internal("update team", err)
 		}
-		return s.audit(ctx, tx, orgID, p.UserID, "team.updated", "team", t.ID, map[string]any{"before": before, "after": after})
+		return s.Audit(ctx, tx, orgID, p.UserID, "team.updated", "team", t.ID, map[string]any{"before": before, "after": after})
 	})
 }
 
@@ -160,9 +160,9 @@ func (s *Service) DeleteTeam(ctx context.Context, p *gatehouse.Principal, orgID,
 			if errors.Is(err, gatehouse.ErrNotFound) {
 				return errTeamNotFound
 			}
-			return internal("delete team", err)
+			return gatehouse.Internal("delete team", err)
 		}
-		return s.audit(ctx, tx, orgID, p.UserID, "team.deleted", "team", t.ID, map[string]any{"name": t.Name})
+		return s.Audit(ctx, tx, orgID, p.UserID, "team.deleted", "team", t.ID, map[string]any{"name": t.Name})
 	})
 }
 
@@ -177,11 +177,11 @@ func (s *Service) TeamMembers(ctx context.Context, p *gatehouse.Principal, orgID
 	if _, err := s.store.TeamByID(ctx, orgID, teamID); errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errTeamNotFound
 	} else if err != nil {
-		return nil, internal("find team", err)
+		return nil, gatehouse.Internal("find team", err)
 	}
 	rows, err := s.store.TeamMembers(ctx, teamID)
 	if err != nil {
-		return nil, internal("team members", err)
+		return nil, gatehouse.Internal("team members", err)
 	}
 	return rows, nil
 }
@@ -208,19 +208,19 @@ func (s *Service) SetTeamMember(ctx context.Context, p *gatehouse.Principal, org
 		if _, err := tx.Member(ctx, orgID, userID); errors.Is(err, gatehouse.ErrNotFound) {
 			return gatehouse.Invalid("user_id is not a member of this organization")
 		} else if err != nil {
-			return internal("membership", err)
+			return gatehouse.Internal("membership", err)
 		}
 		old, err := tx.TeamRole(ctx, t.ID, userID)
 		if err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
-			return internal("team role", err)
+			return gatehouse.Internal("team role", err)
 		}
 		if old == role {
 			return nil
 		}
 		if err := tx.UpsertTeamMember(ctx, t.ID, userID, role, s.Now()); err != nil {
-			return internal("set team member", err)
+			return gatehouse.Internal("set team member", err)
 		}
-		return s.audit(ctx, tx, orgID, p.UserID, "team.member_set", "user", userID, map[string]any{"team_id": t.ID, "old_role": old, "new_role": role})
+		return s.Audit(ctx, tx, orgID, p.UserID, "team.member_set", "user", userID, map[string]any{"team_id": t.ID, "old_role": old, "new_role": role})
 	})
 }
 
@@ -237,9 +237,9 @@ func (s *Service) RemoveTeamMember(ctx context.Context, p *gatehouse.Principal, 
 		if err := tx.RemoveTeamMember(ctx, t.ID, userID); errors.Is(err, gatehouse.ErrNotFound) {
 			return gatehouse.Errorf(gatehouse.KindNotFound, "not a member of this team")
 		} else if err != nil {
-			return internal("remove team member", err)
+			return gatehouse.Internal("remove team member", err)
 		}
-		return s.audit(ctx, tx, orgID, p.UserID, "team.member_removed", "user", userID, map[string]any{"team_id": t.ID})
+		return s.Audit(ctx, tx, orgID, p.UserID, "team.member_removed", "user", userID, map[string]any{"team_id": t.ID})
 	})
 }
 
@@ -249,10 +249,10 @@ type ToolRow struct {
 	Enabled bool
 }
 
-func (s *Service) toolMatrix(ctx context.Context, st Store, orgID string) ([]ToolRow, error) {
+func (s *Service) toolMatrix(ctx context.Context, st Tables, orgID string) ([]ToolRow, error) {
 	states, err := st.ToolStates(ctx, orgID)
 	if err != nil {
-		return nil, internal("tool states", err)
+		return nil, gatehouse.Internal("tool states", err)
 	}
 	rows := make([]ToolRow, len(Tools))
 	for i, t := range Tools {
@@ -297,14 +297,14 @@ func (s *Service) SetTool(ctx context.Context, p *gatehouse.Principal, orgID, to
 			}
 		}
 		if err := tx.SetTool(ctx, orgID, tool, *enabled); err != nil {
-			return internal("set tool", err)
+			return gatehouse.Internal("set tool", err)
 		}
 		if was != *enabled {
 			verb := "disabled"
 			if *enabled {
 				verb = "enabled"
 			}
-			if err := s.audit(ctx, tx, orgID, p.UserID, "tool."+verb, "tool", tool, map[string]any{"tool": tool, "enabled": *enabled}); err != nil {
+			if err := s.Audit(ctx, tx, orgID, p.UserID, "tool."+verb, "tool", tool, map[string]any{"tool": tool, "enabled": *enabled}); err != nil {
 				return err
 			}
 		}

@@ -1,4 +1,4 @@
-package accounts
+package identity
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/token"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // RegisterInput is the body of POST /v1/auth/register.
@@ -30,8 +31,8 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, meta gatehouse
 		return nil, err
 	}
 	name := strings.TrimSpace(in.Name)
-	if len([]rune(name)) > MaxName {
-		return nil, gatehouse.Invalid("name must be at most %d characters", MaxName)
+	if len([]rune(name)) > workspace.MaxName {
+		return nil, gatehouse.Invalid("name must be at most %d characters", workspace.MaxName)
 	}
 	if name == "" {
 		name = email[:strings.IndexByte(email, '@')]
@@ -42,7 +43,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, meta gatehouse
 		return nil, internal("hash password", err)
 	}
 	now := s.Now()
-	u := &User{ID: gatehouse.NewID(), Email: email, EmailKey: key, Name: name, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+	u := &gatehouse.User{ID: gatehouse.NewID(), Email: email, EmailKey: key, Name: name, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
 	verifyToken := token.NewSecret("")
 	var out *SignIn
 	err = s.store.Tx(ctx, func(tx Store) error {
@@ -52,7 +53,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, meta gatehouse
 			}
 			return internal("create user", err)
 		}
-		oc, err := s.homeOrg(ctx, tx, u)
+		oc, err := s.ws.HomeOrg(ctx, tx, u)
 		if err != nil {
 			return err
 		}
@@ -60,7 +61,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, meta gatehouse
 			UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(VerifyEmailTTL)}); err != nil {
 			return internal("create confirmation token", err)
 		}
-		if err := s.audit(ctx, tx, oc.ID, u.ID, "user.registered", "user", u.ID, map[string]any{"via": gatehouse.ViaPassword}); err != nil {
+		if err := s.ws.Audit(ctx, tx, oc.ID, u.ID, "user.registered", "user", u.ID, map[string]any{"via": gatehouse.ViaPassword}); err != nil {
 			return internal("audit", err)
 		}
 		out, err = s.startSession(ctx, tx, u, oc, gatehouse.ViaPassword, meta)
@@ -75,7 +76,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, meta gatehouse
 
 func (s *Service) sendVerifyEmail(email, secret string) {
 	link := s.webURL + "/verify-email?token=" + url.QueryEscape(secret)
-	s.sendMail(email, "Confirm your email address",
+	s.mail.Send(email, "Confirm your email address",
 		"Someone signed up for Gatehouse with this address. If it was you, confirm your address by opening this link:\n\n"+link+
 			"\n\nThe link works once and expires in 24 hours.\n\nIf you did not sign up, ignore this message and do not open the link: whoever signed up chose the password. "+
 			"To use Gatehouse with this address yourself, sign in with an emailed sign-in link instead; that removes the password set before and signs everyone else out.\n")
@@ -83,7 +84,7 @@ func (s *Service) sendVerifyEmail(email, secret string) {
 
 // startSession opens a sign-in session for u scoped to oc and returns its
 // first access and refresh tokens.
-func (s *Service) startSession(ctx context.Context, st Store, u *User, oc *OrgContext, via string, meta gatehouse.SessionMeta) (*SignIn, error) {
+func (s *Service) startSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, meta gatehouse.SessionMeta) (*SignIn, error) {
 	now := s.Now()
 	sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: via, UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP,
 		CreatedAt: now, ExpiresAt: now.Add(RefreshTTL), LastUsedAt: now}
@@ -93,7 +94,7 @@ func (s *Service) startSession(ctx context.Context, st Store, u *User, oc *OrgCo
 	return s.issuePair(ctx, st, u, oc, sess.ID, via, now)
 }
 
-func (s *Service) issuePair(ctx context.Context, st Store, u *User, oc *OrgContext, sessionID, via string, now time.Time, resources ...string) (*SignIn, error) {
+func (s *Service) issuePair(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, sessionID, via string, now time.Time, resources ...string) (*SignIn, error) {
 	refresh := token.NewSecret("")
 	if err := st.InsertRefreshToken(ctx, &RefreshToken{Hash: token.Hash(refresh), SessionID: sessionID,
 		CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}); err != nil {
@@ -132,7 +133,7 @@ func (s *Service) login(ctx context.Context, email, pw string, meta gatehouse.Se
 	}
 	// A malformed address is a bad email like an unknown one (spec section
 	// 7): 401 after the same hash, the factor not distinguished.
-	var u *User
+	var u *gatehouse.User
 	if key, _, err := gatehouse.ParseEmail(email); err == nil {
 		if u, err = s.store.UserByEmail(ctx, key); errors.Is(err, gatehouse.ErrNotFound) {
 			u = nil
@@ -174,7 +175,7 @@ func (s *Service) login(ctx context.Context, email, pw string, meta gatehouse.Se
 			// removes a password set before it, see claimMailbox).
 			return errBadCredentials
 		}
-		oc, err := s.homeOrg(ctx, tx, u)
+		oc, err := s.ws.HomeOrg(ctx, tx, u)
 		if err != nil {
 			return err
 		}
@@ -203,7 +204,7 @@ func (s *Service) RequestMagicLink(ctx context.Context, email, client string) er
 		base = s.mobileURL
 	}
 	link := base + "/auth/magic?token=" + url.QueryEscape(secret)
-	s.sendMail(email, "Your sign-in link",
+	s.mail.Send(email, "Your sign-in link",
 		"Open this link to sign in to Gatehouse:\n\n"+link+"\n\nThe link works once and expires in 15 minutes. If you did not ask for it, ignore this message.\n")
 	return nil
 }
@@ -228,7 +229,7 @@ func (s *Service) verifyMagicLink(ctx context.Context, secret string, meta gateh
 		u, err := tx.UserByEmail(ctx, key)
 		if errors.Is(err, gatehouse.ErrNotFound) {
 			now := s.Now()
-			u = &User{ID: gatehouse.NewID(), Email: t.Email, EmailKey: key, Name: t.Email[:strings.IndexByte(t.Email, '@')], EmailVerified: true, CreatedAt: now, UpdatedAt: now}
+			u = &gatehouse.User{ID: gatehouse.NewID(), Email: t.Email, EmailKey: key, Name: t.Email[:strings.IndexByte(t.Email, '@')], EmailVerified: true, CreatedAt: now, UpdatedAt: now}
 			err = tx.CreateUser(ctx, u)
 			if errors.Is(err, gatehouse.ErrConflict) {
 				// Another link or a registration created the account
@@ -250,20 +251,20 @@ func (s *Service) verifyMagicLink(ctx context.Context, secret string, meta gateh
 				return err
 			}
 		case errors.Is(err, gatehouse.ErrNotFound):
-			oc, err := s.homeOrg(ctx, tx, u)
+			oc, err := s.ws.HomeOrg(ctx, tx, u)
 			if err != nil {
 				return err
 			}
-			if err := s.audit(ctx, tx, oc.ID, u.ID, "user.registered", "user", u.ID, map[string]any{"via": gatehouse.ViaMagicLink}); err != nil {
+			if err := s.ws.Audit(ctx, tx, oc.ID, u.ID, "user.registered", "user", u.ID, map[string]any{"via": gatehouse.ViaMagicLink}); err != nil {
 				return internal("audit", err)
 			}
-			if err := s.autoJoin(ctx, tx, u); err != nil {
+			if err := s.ws.AutoJoin(ctx, tx, u); err != nil {
 				return err
 			}
 		default:
 			return internal("find user", err)
 		}
-		oc, err := s.homeOrg(ctx, tx, u)
+		oc, err := s.ws.HomeOrg(ctx, tx, u)
 		if err != nil {
 			return err
 		}
@@ -271,17 +272,17 @@ func (s *Service) verifyMagicLink(ctx context.Context, secret string, meta gateh
 		return err
 	})
 	if out != nil {
-		s.users.drop(out.User.ID)
+		s.users.Drop(out.User.ID)
 	}
 	return out, err
 }
 
 // VerifyEmail consumes a confirmation token and marks the address verified.
-func (s *Service) VerifyEmail(ctx context.Context, secret string) (*User, error) {
+func (s *Service) VerifyEmail(ctx context.Context, secret string) (*gatehouse.User, error) {
 	if secret == "" {
 		return nil, gatehouse.Invalid("token is required")
 	}
-	var u *User
+	var u *gatehouse.User
 	err := s.store.Tx(ctx, func(tx Store) error {
 		t, err := tx.UseEmailToken(ctx, token.Hash(secret), PurposeVerifyEmail, s.Now())
 		if errors.Is(err, gatehouse.ErrNotFound) {
@@ -305,12 +306,12 @@ func (s *Service) VerifyEmail(ctx context.Context, secret string) (*User, error)
 			return internal("verify email", err)
 		}
 		if u.DefaultOrgID != "" {
-			if err := s.audit(ctx, tx, u.DefaultOrgID, u.ID, "user.email_verified", "user", u.ID, nil); err != nil {
+			if err := s.ws.Audit(ctx, tx, u.DefaultOrgID, u.ID, "user.email_verified", "user", u.ID, nil); err != nil {
 				return internal("audit", err)
 			}
 		}
 		// Domain auto-join was withheld until now.
-		return s.autoJoin(ctx, tx, u)
+		return s.ws.AutoJoin(ctx, tx, u)
 	})
 	return u, err
 }
@@ -344,9 +345,9 @@ func (s *Service) refresh(ctx context.Context, secret string, check func(tx Stor
 	// The scope of the new token: the session's fixed org (OAuth grants)
 	// while the user is still a member there, else the default org. When
 	// that is gone too, homeOrg finds or makes one in the transaction.
-	var oc *OrgContext
+	var oc *workspace.OrgContext
 	if o := read.Org; o != nil && o.DeletedAt == nil && read.Role != "" {
-		if oc, err = s.orgContext(ctx, s.store, o, read.Role); err != nil {
+		if oc, err = s.ws.OrgContext(ctx, s.store, o, read.Role); err != nil {
 			return nil, err
 		}
 	} else if sess.OrgID != "" {
@@ -378,7 +379,7 @@ func (s *Service) refresh(ctx context.Context, secret string, check func(tx Stor
 				}
 			}
 			if oc == nil {
-				if oc, err = s.homeOrg(ctx, tx, u); err != nil {
+				if oc, err = s.ws.HomeOrg(ctx, tx, u); err != nil {
 					return err
 				}
 			}
@@ -461,14 +462,14 @@ func (s *Service) Logout(ctx context.Context, secret string) error {
 
 // SwitchOrg mints a token scoped to orgID, which becomes the caller's
 // default org. The refresh token is unchanged.
-func (s *Service) SwitchOrg(ctx context.Context, p *gatehouse.Principal, orgID string) (*OrgToken, error) {
+func (s *Service) SwitchOrg(ctx context.Context, p *gatehouse.Principal, orgID string) (*workspace.OrgToken, error) {
 	if orgID == "" {
 		return nil, gatehouse.Invalid("org_id is required")
 	}
 	if p.Via == gatehouse.ViaAPIKey || p.Via == gatehouse.ViaOAuth {
 		return nil, gatehouse.Errorf(gatehouse.KindForbidden, "this token is bound to one workspace and cannot switch")
 	}
-	o, m, err := liveMember(ctx, s.store, orgID, p.UserID)
+	o, m, err := workspace.LiveMember(ctx, s.store, orgID, p.UserID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, gatehouse.Errorf(gatehouse.KindForbidden, "not a member of this organization")
 	}
@@ -477,15 +478,15 @@ func (s *Service) SwitchOrg(ctx context.Context, p *gatehouse.Principal, orgID s
 	}
 	if err := s.store.SetDefaultOrg(ctx, p.UserID, o.ID); err != nil {
 		if errors.Is(err, gatehouse.ErrNotFound) {
-			return nil, errUnauthorized
+			return nil, workspace.ErrUnauthorized
 		}
 		return nil, internal("set default org", err)
 	}
-	return s.orgToken(ctx, s.store, p.UserID, p.SessionID, p.Via, o, m.Role)
+	return s.ws.OrgToken(ctx, s.store, p.UserID, p.SessionID, p.Via, o, m.Role)
 }
 
-func (s *Service) orgToken(ctx context.Context, st Store, userID, sessionID, via string, o *Org, role string) (*OrgToken, error) {
-	oc, err := s.orgContext(ctx, st, o, role)
+func (s *Service) orgToken(ctx context.Context, st Store, userID, sessionID, via string, o *workspace.Org, role string) (*workspace.OrgToken, error) {
+	oc, err := s.ws.OrgContext(ctx, st, o, role)
 	if err != nil {
 		return nil, internal("org context", err)
 	}
@@ -493,11 +494,11 @@ func (s *Service) orgToken(ctx context.Context, st Store, userID, sessionID, via
 	if err != nil {
 		return nil, internal("mint", err)
 	}
-	return &OrgToken{AccessToken: access, ExpiresAt: exp, Org: oc}, nil
+	return &workspace.OrgToken{AccessToken: access, ExpiresAt: exp, Org: oc}, nil
 }
 
 // Me returns the caller and the workspace their token is scoped to, read live.
-func (s *Service) Me(ctx context.Context, p *gatehouse.Principal) (*User, *OrgContext, error) {
+func (s *Service) Me(ctx context.Context, p *gatehouse.Principal) (*gatehouse.User, *workspace.OrgContext, error) {
 	u, err := s.store.UserByID(ctx, p.UserID)
 	if errors.Is(err, gatehouse.ErrNotFound) && p.Via == gatehouse.ViaAPIKey {
 		u, err = s.orgKeyUser(ctx, p.UserID, s.Now())
@@ -508,11 +509,11 @@ func (s *Service) Me(ctx context.Context, p *gatehouse.Principal) (*User, *OrgCo
 	if err != nil {
 		return nil, nil, internal("find user", err)
 	}
-	a, err := s.orgAccess(ctx, s.store, p, p.OrgID)
+	o, role, err := s.ws.OrgAccess(ctx, s.store, p, p.OrgID)
 	if err != nil {
 		return nil, nil, err
 	}
-	oc, err := s.orgContext(ctx, s.store, a.org, a.role)
+	oc, err := s.ws.OrgContext(ctx, s.store, o, role)
 	if err != nil {
 		return nil, nil, internal("org context", err)
 	}
@@ -535,22 +536,22 @@ func (s *Service) Me(ctx context.Context, p *gatehouse.Principal) (*User, *OrgCo
 
 // orgKeyUser stands a live org service-account key in for the user behind
 // its tokens, whose subject is the key's id; ErrNotFound otherwise.
-func (s *Service) orgKeyUser(ctx context.Context, id string, now time.Time) (*User, error) {
+func (s *Service) orgKeyUser(ctx context.Context, id string, now time.Time) (*gatehouse.User, error) {
 	k, err := s.store.APIKeyByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if k.Kind != KeyOrg || !k.Usable(now) {
+	if k.Kind != workspace.KeyOrg || !k.Usable(now) {
 		return nil, gatehouse.ErrNotFound
 	}
-	return &User{ID: k.ID, Name: k.Name, CreatedAt: k.CreatedAt}, nil
+	return &gatehouse.User{ID: k.ID, Name: k.Name, CreatedAt: k.CreatedAt}, nil
 }
 
 // VerifyUser returns the user behind a valid token; a deleted user's token
 // is no longer valid.
-func (s *Service) VerifyUser(ctx context.Context, p *gatehouse.Principal) (*User, error) {
+func (s *Service) VerifyUser(ctx context.Context, p *gatehouse.Principal) (*gatehouse.User, error) {
 	now := s.Now()
-	if u, ok := s.users.get(p.UserID, now); ok {
+	if u, ok := s.users.Get(p.UserID, now); ok {
 		return &u, nil
 	}
 	u, err := s.store.UserByID(ctx, p.UserID)
@@ -561,10 +562,10 @@ func (s *Service) VerifyUser(ctx context.Context, p *gatehouse.Principal) (*User
 		}
 	}
 	if err == nil {
-		s.users.put(u.ID, *u, now)
+		s.users.Put(u.ID, *u, now)
 	}
 	if errors.Is(err, gatehouse.ErrNotFound) {
-		return nil, errUnauthorized
+		return nil, workspace.ErrUnauthorized
 	}
 	if err != nil {
 		return nil, internal("find user", err)

@@ -1,4 +1,4 @@
-package accounts
+package workspace
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func (s *Service) OrgMembers(ctx context.Context, p *gatehouse.Principal, orgID 
 	}
 	ms, err := s.store.OrgMembers(ctx, orgID)
 	if err != nil {
-		return nil, internal("list members", err)
+		return nil, gatehouse.Internal("list members", err)
 	}
 	return ms, nil
 }
@@ -68,11 +68,11 @@ func (s *Service) SetMemberRole(ctx context.Context, p *gatehouse.Principal, org
 			return err
 		}
 		if err := tx.SetMemberRole(ctx, orgID, userID, role); err != nil {
-			return internal("set member role", err)
+			return gatehouse.Internal("set member role", err)
 		}
-		if err := s.audit(ctx, tx, orgID, p.UserID, "member.role_changed", "user", userID,
+		if err := s.Audit(ctx, tx, orgID, p.UserID, "member.role_changed", "user", userID,
 			map[string]any{"old_role": target.Role, "new_role": role}); err != nil {
-			return internal("audit", err)
+			return gatehouse.Internal("audit", err)
 		}
 		return nil
 	})
@@ -106,26 +106,26 @@ func (s *Service) RemoveMember(ctx context.Context, p *gatehouse.Principal, orgI
 			return err
 		}
 		if err := tx.RemoveMember(ctx, orgID, userID); err != nil {
-			return internal("remove member", err)
+			return gatehouse.Internal("remove member", err)
 		}
 		if err := tx.RemoveTeamMemberships(ctx, orgID, userID); err != nil {
-			return internal("remove team memberships", err)
+			return gatehouse.Internal("remove team memberships", err)
 		}
 		if err := tx.ClearDefaultOrg(ctx, orgID, userID); err != nil {
-			return internal("clear default org", err)
+			return gatehouse.Internal("clear default org", err)
 		}
 		// Leaving is a removal (spec section 3 has one transition for both,
 		// CONTRACT §4 names identity.member.removed); the actor and meta
 		// tell them apart.
-		if err := s.audit(ctx, tx, orgID, p.UserID, "member.removed", "user", userID, map[string]any{"role": target.Role, "self": self}); err != nil {
-			return internal("audit", err)
+		if err := s.Audit(ctx, tx, orgID, p.UserID, "member.removed", "user", userID, map[string]any{"role": target.Role, "self": self}); err != nil {
+			return gatehouse.Internal("audit", err)
 		}
 		return nil
 	})
 }
 
 // member returns userID's membership of orgID or 404.
-func (s *Service) member(ctx context.Context, st Store, orgID, userID string) (*Membership, error) {
+func (s *Service) member(ctx context.Context, st Tables, orgID, userID string) (*Membership, error) {
 	if !gatehouse.IsID(userID) {
 		return nil, errMemberNotFound
 	}
@@ -134,20 +134,20 @@ func (s *Service) member(ctx context.Context, st Store, orgID, userID string) (*
 		return nil, errMemberNotFound
 	}
 	if err != nil {
-		return nil, internal("find member", err)
+		return nil, gatehouse.Internal("find member", err)
 	}
 	return m, nil
 }
 
 // keepAnOwner answers 409 when target is the org's last owner, who is about
 // to stop being one. Call it with the org locked.
-func (s *Service) keepAnOwner(ctx context.Context, st Store, orgID string, target *Membership) error {
+func (s *Service) keepAnOwner(ctx context.Context, st Tables, orgID string, target *Membership) error {
 	if target.Role != RoleOwner {
 		return nil
 	}
 	_, owners, err := st.OrgCounts(ctx, orgID)
 	if err != nil {
-		return internal("count owners", err)
+		return gatehouse.Internal("count owners", err)
 	}
 	if owners <= 1 {
 		return errLastOwner

@@ -1,4 +1,4 @@
-package accounts
+package identity
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 // The user's row lock serializes concurrent proofs, and a concurrent
 // confirmation, password change or deletion: the later proof reads the
 // address verified and changes nothing.
-func (s *Service) claimMailbox(ctx context.Context, tx Store, u *User, via string) (*User, error) {
+func (s *Service) claimMailbox(ctx context.Context, tx Store, u *gatehouse.User, via string) (*gatehouse.User, error) {
 	var err error
 	if !u.EmailVerified {
 		// Verified never turns back to unverified, so only this case
@@ -71,16 +71,16 @@ func (s *Service) claimMailbox(ctx context.Context, tx Store, u *User, via strin
 	if err := tx.UpdateUser(ctx, u); err != nil {
 		return nil, internal("verify email", err)
 	}
-	o, err := s.personalOrg(ctx, tx, u)
+	o, err := s.ws.PersonalOrg(ctx, tx, u)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.audit(ctx, tx, o.ID, u.ID, "user.email_verified", "user", u.ID, meta); err != nil {
+	if err := s.ws.Audit(ctx, tx, o.ID, u.ID, "user.email_verified", "user", u.ID, meta); err != nil {
 		return nil, internal("audit", err)
 	}
 	s.log.Info("unverified account claimed by a proof of its mailbox; earlier credentials revoked", "user_id", u.ID, "via", via)
 	// Domain auto-join was withheld until now.
-	if err := s.autoJoin(ctx, tx, u); err != nil {
+	if err := s.ws.AutoJoin(ctx, tx, u); err != nil {
 		return nil, err
 	}
 	return u, nil

@@ -1,4 +1,4 @@
-package accounts
+package workspace
 
 import (
 	"context"
@@ -32,15 +32,15 @@ type InvitationMailFilter struct {
 // passed, when n more invitation mails from inviter in org would pass a
 // daily limit. It first locks the org, then the inviter (the order member
 // removal takes), so concurrent invitations count each other's.
-func (s *Service) inviteMailRoom(ctx context.Context, tx Store, inviter *User, orgID string, n int) error {
+func (s *Service) inviteMailRoom(ctx context.Context, tx Tables, inviter *gatehouse.User, orgID string, n int) error {
 	if s.noMailLimits {
 		return nil
 	}
 	if err := tx.LockOrg(ctx, orgID); err != nil {
-		return internal("lock org", err)
+		return gatehouse.Internal("lock org", err)
 	}
 	if err := tx.LockUser(ctx, inviter.ID); err != nil {
-		return internal("lock inviter", err)
+		return gatehouse.Internal("lock inviter", err)
 	}
 	now := s.Now()
 	since := now.Add(-InviteMailWindow)
@@ -73,10 +73,10 @@ func (s *Service) inviteMailRoom(ctx context.Context, tx Store, inviter *User, o
 
 // mailWait is how long until n more invitation mails of f's scope fit
 // under limit: zero when they fit now, a whole window when n alone is more.
-func (s *Service) mailWait(ctx context.Context, tx Store, f InvitationMailFilter, limit, n int, now time.Time) (time.Duration, error) {
+func (s *Service) mailWait(ctx context.Context, tx Tables, f InvitationMailFilter, limit, n int, now time.Time) (time.Duration, error) {
 	sent, err := tx.CountInvitationMails(ctx, f)
 	if err != nil {
-		return 0, internal("count invitation mails", err)
+		return 0, gatehouse.Internal("count invitation mails", err)
 	}
 	over := sent + n - limit
 	if over <= 0 {
@@ -88,7 +88,7 @@ func (s *Service) mailWait(ctx context.Context, tx Store, f InvitationMailFilter
 		return InviteMailWindow, nil
 	}
 	if err != nil {
-		return 0, internal("find invitation mail", err)
+		return 0, gatehouse.Internal("find invitation mail", err)
 	}
 	return max(at.Add(InviteMailWindow).Sub(now), time.Second), nil
 }

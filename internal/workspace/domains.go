@@ -1,125 +1,14 @@
-package accounts
+package workspace
 
 import (
 	"context"
 	"crypto/rand"
 	"errors"
 	"math/big"
-	"strconv"
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/token"
 )
-
-// OrgKeys lists an org's unrevoked service-account keys, newest first.
-func (s *Service) OrgKeys(ctx context.Context, p *gatehouse.Principal, orgID string) ([]APIKey, error) {
-	if _, err := s.authorize(ctx, s.store, p, orgID, PermSettings, false); err != nil {
-		return nil, err
-	}
-	ks, err := s.store.ListAPIKeys(ctx, KeyOrg, "", orgID)
-	if err != nil {
-		return nil, internal("list keys", err)
-	}
-	return ks, nil
-}
-
-// CreateOrgKey creates a service-account key of a team org acting with a
-// fixed role: member (default), billing or admin, never owner.
-func (s *Service) CreateOrgKey(ctx context.Context, p *gatehouse.Principal, orgID string, in KeyInput) (*NewKey, error) {
-	var out *NewKey
-	err := s.store.Tx(ctx, func(tx Store) error {
-		if _, err := s.authorize(ctx, tx, p, orgID, PermSettings, true); err != nil {
-			return err
-		}
-		name, err := checkName("name", in.Name)
-		if err != nil {
-			return err
-		}
-		role := in.Role
-		if role == "" {
-			role = RoleMember
-		}
-		if role != RoleMember && role != RoleBilling && role != RoleAdmin {
-			return gatehouse.Invalid("role must be member, billing or admin")
-		}
-		tools, err := keyTools(in.Tools, in.ToolsSet)
-		if err != nil {
-			return err
-		}
-		expires, err := s.keyExpiry(in.ExpiresInDays)
-		if err != nil {
-			return err
-		}
-		secret := token.NewSecret(OrgKeyPrefix)
-		k := &APIKey{ID: gatehouse.NewID(), Kind: KeyOrg, OrgID: orgID, Name: name, Role: role, Tools: tools,
-			Prefix: secret[:KeyDisplayPrefix], Hash: token.Hash(secret), CreatedBy: p.UserID, CreatedAt: s.Now(), ExpiresAt: expires}
-		if err := tx.CreateAPIKey(ctx, k); err != nil {
-			return internal("create key", err)
-		}
-		out = &NewKey{Key: k, Secret: secret}
-		return s.audit(ctx, tx, orgID, p.UserID, "api_key.created", "api_key", k.ID, map[string]any{"kind": KeyOrg, "name": name, "role": role, "tools": tools})
-	})
-	return out, err
-}
-
-// RevokeOrgKey revokes one of an org's service-account keys.
-func (s *Service) RevokeOrgKey(ctx context.Context, p *gatehouse.Principal, orgID, id string) error {
-	notFound := gatehouse.Errorf(gatehouse.KindNotFound, "api key not found")
-	defer s.forgetStanding(id, orgID)
-	return s.store.Tx(ctx, func(tx Store) error {
-		if _, err := s.authorize(ctx, tx, p, orgID, PermSettings, false); err != nil {
-			return err
-		}
-		if !gatehouse.IsID(id) {
-			return notFound
-		}
-		k, err := tx.APIKeyByID(ctx, id)
-		if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && (k.Kind != KeyOrg || k.OrgID != orgID || k.RevokedAt != nil)) {
-			return notFound
-		}
-		if err != nil {
-			return internal("find key", err)
-		}
-		if err := tx.RevokeAPIKey(ctx, id, s.Now()); errors.Is(err, gatehouse.ErrNotFound) {
-			return notFound
-		} else if err != nil {
-			return internal("revoke key", err)
-		}
-		return s.audit(ctx, tx, orgID, p.UserID, "api_key.revoked", "api_key", id, map[string]any{"kind": KeyOrg, "name": k.Name})
-	})
-}
-
-// Audit log limits (spec section 8).
-const (
-	AuditDefaultLimit = 100
-	AuditMaxLimit     = 500
-)
-
-// AuditLog returns an org's newest audit entries, optionally filtered by
-// tool and action, and the distinct tools present in its log.
-func (s *Service) AuditLog(ctx context.Context, p *gatehouse.Principal, orgID, tool, action, limit string) ([]gatehouse.AuditEntry, []string, error) {
-	if _, err := s.authorize(ctx, s.store, p, orgID, PermSettings, false); err != nil {
-		return nil, nil, err
-	}
-	n := AuditDefaultLimit
-	if limit != "" {
-		v, err := strconv.Atoi(limit)
-		if err != nil || v < 1 || v > AuditMaxLimit {
-			return nil, nil, gatehouse.Invalid("limit must be an integer from 1 to %d", AuditMaxLimit)
-		}
-		n = v
-	}
-	entries, err := s.store.AuditLog(ctx, orgID, tool, action, n)
-	if err != nil {
-		return nil, nil, internal("audit log", err)
-	}
-	tools, err := s.store.AuditTools(ctx, orgID)
-	if err != nil {
-		return nil, nil, internal("audit tools", err)
-	}
-	return entries, tools, nil
-}
 
 // TXTPrefix starts the value of every domain proof record.
 const TXTPrefix = "gatehouse-verification="
@@ -141,7 +30,7 @@ func (s *Service) Domains(ctx context.Context, p *gatehouse.Principal, orgID str
 	}
 	ds, err := s.store.ListDomains(ctx, orgID)
 	if err != nil {
-		return nil, internal("list domains", err)
+		return nil, gatehouse.Internal("list domains", err)
 	}
 	return ds, nil
 }
@@ -192,15 +81,15 @@ func (s *Service) ClaimDomain(ctx context.Context, p *gatehouse.Principal, orgID
 		if other, err := tx.DomainVerifiedBy(ctx, name); err == nil && other != orgID {
 			return gatehouse.Errorf(gatehouse.KindConflict, "%s is already verified by another organization", name)
 		} else if err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
-			return internal("domain owner", err)
+			return gatehouse.Internal("domain owner", err)
 		}
 		d = &DomainClaim{ID: gatehouse.NewID(), OrgID: orgID, Domain: name, Mode: mode, Token: newVerificationToken(), CreatedAt: s.Now()}
 		if err := tx.CreateDomain(ctx, d); errors.Is(err, gatehouse.ErrConflict) {
 			return gatehouse.Errorf(gatehouse.KindConflict, "%s is already claimed by this organization", name)
 		} else if err != nil {
-			return internal("create domain", err)
+			return gatehouse.Internal("create domain", err)
 		}
-		return s.audit(ctx, tx, orgID, p.UserID, "domain.created", "domain", d.ID, map[string]any{"domain": name, "mode": mode})
+		return s.Audit(ctx, tx, orgID, p.UserID, "domain.created", "domain", d.ID, map[string]any{"domain": name, "mode": mode})
 	})
 	return d, err
 }
@@ -222,16 +111,16 @@ func (s *Service) SetDomainMode(ctx context.Context, p *gatehouse.Principal, org
 		if err := tx.SetDomainMode(ctx, d.ID, mode); errors.Is(err, gatehouse.ErrNotFound) {
 			return errDomainNotFound // deleted meanwhile
 		} else if err != nil {
-			return internal("set mode", err)
+			return gatehouse.Internal("set mode", err)
 		}
 		old := d.Mode
 		d.Mode = mode
-		return s.audit(ctx, tx, orgID, p.UserID, "domain.updated", "domain", d.ID, map[string]any{"domain": d.Domain, "old_mode": old, "new_mode": mode})
+		return s.Audit(ctx, tx, orgID, p.UserID, "domain.updated", "domain", d.ID, map[string]any{"domain": d.Domain, "old_mode": old, "new_mode": mode})
 	})
 	return d, err
 }
 
-func (s *Service) domainFor(ctx context.Context, st Store, p *gatehouse.Principal, orgID, id string) (*DomainClaim, error) {
+func (s *Service) domainFor(ctx context.Context, st Tables, p *gatehouse.Principal, orgID, id string) (*DomainClaim, error) {
 	if _, err := s.authorize(ctx, st, p, orgID, PermDomains, false); err != nil {
 		return nil, err
 	}
@@ -243,7 +132,7 @@ func (s *Service) domainFor(ctx context.Context, st Store, p *gatehouse.Principa
 		return nil, errDomainNotFound
 	}
 	if err != nil {
-		return nil, internal("find domain", err)
+		return nil, gatehouse.Internal("find domain", err)
 	}
 	return d, nil
 }
@@ -258,9 +147,9 @@ func (s *Service) DeleteDomain(ctx context.Context, p *gatehouse.Principal, orgI
 		if err := tx.DeleteDomain(ctx, d.ID); errors.Is(err, gatehouse.ErrNotFound) {
 			return errDomainNotFound // deleted meanwhile
 		} else if err != nil {
-			return internal("delete domain", err)
+			return gatehouse.Internal("delete domain", err)
 		}
-		return s.audit(ctx, tx, orgID, p.UserID, "domain.deleted", "domain", d.ID, map[string]any{"domain": d.Domain})
+		return s.Audit(ctx, tx, orgID, p.UserID, "domain.deleted", "domain", d.ID, map[string]any{"domain": d.Domain})
 	})
 }
 
@@ -304,10 +193,10 @@ func (s *Service) VerifyDomain(ctx context.Context, p *gatehouse.Principal, orgI
 		if err := tx.MarkDomainVerified(ctx, d.ID, now); errors.Is(err, gatehouse.ErrConflict) {
 			return taken
 		} else if err != nil {
-			return internal("verify domain", err)
+			return gatehouse.Internal("verify domain", err)
 		}
 		d.VerifiedAt = &now
-		return s.audit(ctx, tx, orgID, p.UserID, "domain.verified", "domain", d.ID, map[string]any{"domain": d.Domain})
+		return s.Audit(ctx, tx, orgID, p.UserID, "domain.verified", "domain", d.ID, map[string]any{"domain": d.Domain})
 	})
 	if err != nil {
 		return nil, "", err
@@ -323,7 +212,7 @@ func emailDomain(email string) string { return email[strings.LastIndexByte(email
 // verified suggest-mode claim on their email domain that they are not yet a
 // member of, or nil. Nothing is offered before the email is verified.
 func (s *Service) Discoverable(ctx context.Context, p *gatehouse.Principal) (*DomainOffer, error) {
-	u, err := caller(ctx, s.store, p.UserID)
+	u, err := Caller(ctx, s.store, p.UserID)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +221,7 @@ func (s *Service) Discoverable(ctx context.Context, p *gatehouse.Principal) (*Do
 	}
 	offers, err := s.store.DomainOffers(ctx, emailDomain(u.EmailKey))
 	if err != nil {
-		return nil, internal("domain offers", err)
+		return nil, gatehouse.Internal("domain offers", err)
 	}
 	for _, o := range offers {
 		if o.Mode != ModeSuggest {
@@ -341,7 +230,7 @@ func (s *Service) Discoverable(ctx context.Context, p *gatehouse.Principal) (*Do
 		if _, err := s.store.Member(ctx, o.Org.ID, u.ID); errors.Is(err, gatehouse.ErrNotFound) {
 			return &o, nil
 		} else if err != nil {
-			return nil, internal("membership", err)
+			return nil, gatehouse.Internal("membership", err)
 		}
 	}
 	return nil, nil
@@ -356,7 +245,7 @@ func (s *Service) JoinDiscoverable(ctx context.Context, p *gatehouse.Principal) 
 	}
 	var out *OrgToken
 	err := s.store.Tx(ctx, func(tx Store) error {
-		u, err := caller(ctx, tx, p.UserID)
+		u, err := Caller(ctx, tx, p.UserID)
 		if err != nil {
 			return err
 		}
@@ -365,7 +254,7 @@ func (s *Service) JoinDiscoverable(ctx context.Context, p *gatehouse.Principal) 
 		}
 		offers, err := tx.DomainOffers(ctx, emailDomain(u.EmailKey))
 		if err != nil {
-			return internal("domain offers", err)
+			return gatehouse.Internal("domain offers", err)
 		}
 		var pick *DomainOffer
 		role := RoleMember
@@ -382,7 +271,7 @@ func (s *Service) JoinDiscoverable(ctx context.Context, p *gatehouse.Principal) 
 				break
 			}
 			if err != nil {
-				return internal("membership", err)
+				return gatehouse.Internal("membership", err)
 			}
 			if pick == nil {
 				pick, role = &offers[i], m.Role
@@ -392,30 +281,30 @@ func (s *Service) JoinDiscoverable(ctx context.Context, p *gatehouse.Principal) 
 			return gatehouse.Errorf(gatehouse.KindNotFound, "no organization is offered for your email domain")
 		}
 		if err := tx.AddMember(ctx, &Membership{OrgID: pick.Org.ID, UserID: u.ID, Role: RoleMember, JoinedAt: s.Now()}); err == nil {
-			if err := s.audit(ctx, tx, pick.Org.ID, u.ID, "member.joined", "user", u.ID, map[string]any{"via": "domain", "domain": pick.Domain, "role": RoleMember}); err != nil {
+			if err := s.Audit(ctx, tx, pick.Org.ID, u.ID, "member.joined", "user", u.ID, map[string]any{"via": "domain", "domain": pick.Domain, "role": RoleMember}); err != nil {
 				return err
 			}
 		} else if !errors.Is(err, gatehouse.ErrConflict) {
-			return internal("add member", err)
+			return gatehouse.Internal("add member", err)
 		}
 		if err := tx.SetDefaultOrg(ctx, u.ID, pick.Org.ID); err != nil {
-			return internal("set default org", err)
+			return gatehouse.Internal("set default org", err)
 		}
-		out, err = s.orgToken(ctx, tx, u.ID, p.SessionID, p.Via, &pick.Org, role)
+		out, err = s.OrgToken(ctx, tx, u.ID, p.SessionID, p.Via, &pick.Org, role)
 		return err
 	})
 	return out, err
 }
 
-// autoJoin adds a user with a verified email to every org that verified
+// AutoJoin adds a user with a verified email to every org that verified
 // their email domain in auto_join mode.
-func (s *Service) autoJoin(ctx context.Context, st Store, u *User) error {
+func (s *Service) AutoJoin(ctx context.Context, st Tables, u *gatehouse.User) error {
 	if !u.EmailVerified {
 		return nil
 	}
 	offers, err := st.DomainOffers(ctx, emailDomain(u.EmailKey))
 	if err != nil {
-		return internal("domain offers", err)
+		return gatehouse.Internal("domain offers", err)
 	}
 	for _, o := range offers {
 		if o.Mode != ModeAutoJoin {
@@ -426,9 +315,9 @@ func (s *Service) autoJoin(ctx context.Context, st Store, u *User) error {
 			continue
 		}
 		if err != nil {
-			return internal("auto-join", err)
+			return gatehouse.Internal("auto-join", err)
 		}
-		if err := s.audit(ctx, st, o.Org.ID, u.ID, "member.joined", "user", u.ID, map[string]any{"via": "auto_join", "domain": o.Domain, "role": RoleMember}); err != nil {
+		if err := s.Audit(ctx, st, o.Org.ID, u.ID, "member.joined", "user", u.ID, map[string]any{"via": "auto_join", "domain": o.Domain, "role": RoleMember}); err != nil {
 			return err
 		}
 	}

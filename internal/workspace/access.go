@@ -1,4 +1,4 @@
-package accounts
+package workspace
 
 import (
 	"context"
@@ -48,7 +48,7 @@ var errOrgNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "organization not 
 // not exist, is deleted, or that the caller is not in reads as not found,
 // never forbidden. Tokens from keys and OAuth grants reach only the one
 // workspace they are bound to.
-func (s *Service) orgAccess(ctx context.Context, st Store, p *gatehouse.Principal, orgID string) (*access, error) {
+func (s *Service) orgAccess(ctx context.Context, st Tables, p *gatehouse.Principal, orgID string) (*access, error) {
 	if !gatehouse.IsID(orgID) {
 		return nil, errOrgNotFound
 	}
@@ -60,7 +60,7 @@ func (s *Service) orgAccess(ctx context.Context, st Store, p *gatehouse.Principa
 		return nil, errOrgNotFound
 	}
 	if err != nil {
-		return nil, internal("find org", err)
+		return nil, gatehouse.Internal("find org", err)
 	}
 	if role != "" {
 		return &access{org: o, role: role}, nil
@@ -102,7 +102,7 @@ func (a *access) person() error {
 
 // authorize resolves access to orgID and checks, in order, the team-org
 // rule (when teamOnly) and perm (when not empty).
-func (s *Service) authorize(ctx context.Context, st Store, p *gatehouse.Principal, orgID string, perm Permission, teamOnly bool) (*access, error) {
+func (s *Service) authorize(ctx context.Context, st Tables, p *gatehouse.Principal, orgID string, perm Permission, teamOnly bool) (*access, error) {
 	a, err := s.orgAccess(ctx, st, p, orgID)
 	if err != nil {
 		return nil, err
@@ -118,4 +118,15 @@ func (s *Service) authorize(ctx context.Context, st Store, p *gatehouse.Principa
 		}
 	}
 	return a, nil
+}
+
+// OrgAccess is the caller's live standing in org orgID through st: the org
+// and the caller's role there (an org key's fixed role). Not found, a
+// deleted org and an org the caller is not in all answer 404.
+func (s *Service) OrgAccess(ctx context.Context, st Tables, p *gatehouse.Principal, orgID string) (*Org, string, error) {
+	a, err := s.orgAccess(ctx, st, p, orgID)
+	if err != nil {
+		return nil, "", err
+	}
+	return a.org, a.role, nil
 }

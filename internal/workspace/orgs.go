@@ -1,4 +1,4 @@
-package accounts
+package workspace
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func randomSuffix() string {
 
 // createOrg inserts an org named name with a unique slug derived from it and
 // makes ownerID its owner. A personal org is bound to its owner.
-func (s *Service) createOrg(ctx context.Context, st Store, name, kind, ownerID string) (*Org, error) {
+func (s *Service) createOrg(ctx context.Context, st Tables, name, kind, ownerID string) (*Org, error) {
 	base := Slugify(name)
 	o := &Org{ID: gatehouse.NewID(), Name: name, Kind: kind, CreatedAt: s.Now()}
 	if kind == OrgPersonal {
@@ -68,7 +68,7 @@ func (s *Service) createOrg(ctx context.Context, st Store, name, kind, ownerID s
 			break
 		}
 		if !errors.Is(err, gatehouse.ErrConflict) || attempt >= 5 {
-			return nil, internal("create org", err)
+			return nil, gatehouse.Internal("create org", err)
 		}
 		if kind == OrgPersonal {
 			// The conflict may be the one-personal-org rule: another request
@@ -79,19 +79,19 @@ func (s *Service) createOrg(ctx context.Context, st Store, name, kind, ownerID s
 		}
 	}
 	if err := st.AddMember(ctx, &Membership{OrgID: o.ID, UserID: ownerID, Role: RoleOwner, JoinedAt: o.CreatedAt}); err != nil {
-		return nil, internal("add owner", err)
+		return nil, gatehouse.Internal("add owner", err)
 	}
 	return o, nil
 }
 
-// personalOrg returns the user's personal org, creating it if missing.
-func (s *Service) personalOrg(ctx context.Context, st Store, u *User) (*Org, error) {
+// PersonalOrg returns the user's personal org, creating it if missing.
+func (s *Service) PersonalOrg(ctx context.Context, st Tables, u *gatehouse.User) (*Org, error) {
 	o, err := st.PersonalOrg(ctx, u.ID)
 	if err == nil {
 		return o, nil
 	}
 	if !errors.Is(err, gatehouse.ErrNotFound) {
-		return nil, internal("personal org", err)
+		return nil, gatehouse.Internal("personal org", err)
 	}
 	name := u.Name
 	if len([]rune(name)) < 2 {
@@ -100,31 +100,31 @@ func (s *Service) personalOrg(ctx context.Context, st Store, u *User) (*Org, err
 	return s.createOrg(ctx, st, name, OrgPersonal, u.ID)
 }
 
-// homeOrg returns the org a new sign-in is scoped to: the user's default org
+// HomeOrg returns the org a new sign-in is scoped to: the user's default org
 // while they are still a member of it, else their personal org (created if
 // missing), which then becomes the default.
-func (s *Service) homeOrg(ctx context.Context, st Store, u *User) (*OrgContext, error) {
+func (s *Service) HomeOrg(ctx context.Context, st Tables, u *gatehouse.User) (*OrgContext, error) {
 	if u.DefaultOrgID != "" {
 		if o, err := st.OrgByID(ctx, u.DefaultOrgID); err == nil && o.DeletedAt == nil {
 			if m, err := st.Member(ctx, o.ID, u.ID); err == nil {
-				return s.orgContext(ctx, st, o, m.Role)
+				return s.OrgContext(ctx, st, o, m.Role)
 			}
 		}
 	}
-	o, err := s.personalOrg(ctx, st, u)
+	o, err := s.PersonalOrg(ctx, st, u)
 	if err != nil {
 		return nil, err
 	}
 	if err := st.SetDefaultOrg(ctx, u.ID, o.ID); err != nil {
-		return nil, internal("set default org", err)
+		return nil, gatehouse.Internal("set default org", err)
 	}
 	u.DefaultOrgID = o.ID
-	return s.orgContext(ctx, st, o, RoleOwner)
+	return s.OrgContext(ctx, st, o, RoleOwner)
 }
 
-// liveMember returns org orgID and the user's membership in it, or
+// LiveMember returns org orgID and the user's membership in it, or
 // ErrNotFound when the org is deleted or the user is not a member.
-func liveMember(ctx context.Context, st Store, orgID, userID string) (*Org, *Membership, error) {
+func LiveMember(ctx context.Context, st Tables, orgID, userID string) (*Org, *Membership, error) {
 	if !gatehouse.IsID(orgID) {
 		return nil, nil, gatehouse.ErrNotFound
 	}
@@ -176,7 +176,7 @@ func orgAvatarURL(raw string) (string, error) {
 
 // lockOrg takes org orgID's row lock in tx and then authorizes p, so the
 // caller's role and the org's members cannot change until tx ends.
-func (s *Service) lockOrg(ctx context.Context, tx Store, p *gatehouse.Principal, orgID string, perm Permission, teamOnly bool) (*access, error) {
+func (s *Service) lockOrg(ctx context.Context, tx Tables, p *gatehouse.Principal, orgID string, perm Permission, teamOnly bool) (*access, error) {
 	if !gatehouse.IsID(orgID) {
 		return nil, errOrgNotFound
 	}
@@ -184,7 +184,7 @@ func (s *Service) lockOrg(ctx context.Context, tx Store, p *gatehouse.Principal,
 		if errors.Is(err, gatehouse.ErrNotFound) {
 			return nil, errOrgNotFound
 		}
-		return nil, internal("lock org", err)
+		return nil, gatehouse.Internal("lock org", err)
 	}
 	return s.authorize(ctx, tx, p, orgID, perm, teamOnly)
 }
@@ -204,20 +204,20 @@ func (s *Service) CreateOrg(ctx context.Context, p *gatehouse.Principal, name st
 	err = s.store.Tx(ctx, func(tx Store) error {
 		if _, err := tx.UserByID(ctx, p.UserID); err != nil {
 			if errors.Is(err, gatehouse.ErrNotFound) {
-				return errUnauthorized
+				return ErrUnauthorized
 			}
-			return internal("find user", err)
+			return gatehouse.Internal("find user", err)
 		}
 		if o, err = s.createOrg(ctx, tx, name, OrgTeam, p.UserID); err != nil {
 			return err
 		}
 		if err := tx.SetDefaultOrg(ctx, p.UserID, o.ID); err != nil {
-			return internal("set default org", err)
+			return gatehouse.Internal("set default org", err)
 		}
-		if err := s.audit(ctx, tx, o.ID, p.UserID, "org.created", "org", o.ID, map[string]any{"name": o.Name, "slug": o.Slug}); err != nil {
-			return internal("audit", err)
+		if err := s.Audit(ctx, tx, o.ID, p.UserID, "org.created", "org", o.ID, map[string]any{"name": o.Name, "slug": o.Slug}); err != nil {
+			return gatehouse.Internal("audit", err)
 		}
-		t, err = s.orgToken(ctx, tx, p.UserID, p.SessionID, p.Via, o, RoleOwner)
+		t, err = s.OrgToken(ctx, tx, p.UserID, p.SessionID, p.Via, o, RoleOwner)
 		return err
 	})
 	if err != nil {
@@ -235,14 +235,14 @@ func (s *Service) OrgProfile(ctx context.Context, p *gatehouse.Principal, orgID 
 	return s.profile(ctx, s.store, a.org)
 }
 
-func (s *Service) profile(ctx context.Context, st Store, o *Org) (*OrgProfile, error) {
+func (s *Service) profile(ctx context.Context, st Tables, o *Org) (*OrgProfile, error) {
 	members, _, err := st.OrgCounts(ctx, o.ID)
 	if err != nil {
-		return nil, internal("count members", err)
+		return nil, gatehouse.Internal("count members", err)
 	}
 	teams, err := st.CountTeams(ctx, o.ID)
 	if err != nil {
-		return nil, internal("count teams", err)
+		return nil, gatehouse.Internal("count teams", err)
 	}
 	return &OrgProfile{Org: o, MemberCount: members, TeamCount: teams}, nil
 }
@@ -299,10 +299,10 @@ func (s *Service) UpdateOrg(ctx context.Context, p *gatehouse.Principal, orgID s
 			if errors.Is(err, gatehouse.ErrConflict) {
 				return gatehouse.Errorf(gatehouse.KindConflict, "the slug %q is taken", o.Slug)
 			}
-			return internal("update org", err)
+			return gatehouse.Internal("update org", err)
 		}
-		if err := s.audit(ctx, tx, o.ID, p.UserID, "org.updated", "org", o.ID, map[string]any{"before": before, "after": after}); err != nil {
-			return internal("audit", err)
+		if err := s.Audit(ctx, tx, o.ID, p.UserID, "org.updated", "org", o.ID, map[string]any{"before": before, "after": after}); err != nil {
+			return gatehouse.Internal("audit", err)
 		}
 		out, err = s.profile(ctx, tx, &o)
 		return err
@@ -314,20 +314,20 @@ func (s *Service) UpdateOrg(ctx context.Context, p *gatehouse.Principal, orgID s
 // users whose default it was fall back to their personal org, and its
 // invitations answer 410.
 func (s *Service) DeleteOrg(ctx context.Context, p *gatehouse.Principal, orgID string) error {
-	defer s.members.clear() // every member's standing in the org
+	defer s.ForgetStandings() // every member's standing in the org
 	return s.store.Tx(ctx, func(tx Store) error {
 		a, err := s.lockOrg(ctx, tx, p, orgID, PermDelete, true)
 		if err != nil {
 			return err
 		}
 		if err := tx.SoftDeleteOrg(ctx, orgID, s.Now()); err != nil {
-			return internal("delete org", err)
+			return gatehouse.Internal("delete org", err)
 		}
 		if err := tx.ClearDefaultOrg(ctx, orgID, ""); err != nil {
-			return internal("clear default org", err)
+			return gatehouse.Internal("clear default org", err)
 		}
-		if err := s.audit(ctx, tx, orgID, p.UserID, "org.deleted", "org", orgID, map[string]any{"name": a.org.Name, "slug": a.org.Slug}); err != nil {
-			return internal("audit", err)
+		if err := s.Audit(ctx, tx, orgID, p.UserID, "org.deleted", "org", orgID, map[string]any{"name": a.org.Name, "slug": a.org.Slug}); err != nil {
+			return gatehouse.Internal("audit", err)
 		}
 		return nil
 	})

@@ -1,4 +1,4 @@
-package accounts
+package workspace
 
 import "time"
 
@@ -28,26 +28,6 @@ const (
 	RoleBilling = "billing"
 	RoleMember  = "member"
 )
-
-// Email token purposes.
-const (
-	PurposeMagicLink   = "magic_link"
-	PurposeVerifyEmail = "verify_email"
-)
-
-// User is an account.
-type User struct {
-	ID            string
-	Email         string // as typed (ParseEmail's display form)
-	EmailKey      string // unique; ParseEmail's key
-	Name          string
-	AvatarURL     string
-	PasswordHash  string
-	EmailVerified bool
-	DefaultOrgID  string
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-}
 
 // Org is a workspace, personal or team.
 type Org struct {
@@ -83,64 +63,6 @@ type OrgContext struct {
 	Tools []string
 }
 
-// Session is a sign-in session: a chain of refresh tokens.
-type Session struct {
-	ID         string
-	UserID     string
-	Via        string
-	GrantID    string
-	OrgID      string
-	UserAgent  string
-	IP         string
-	CreatedAt  time.Time
-	ExpiresAt  time.Time
-	LastUsedAt time.Time
-	RevokedAt  *time.Time
-}
-
-// RefreshToken is one link of a session's chain, stored by hash.
-type RefreshToken struct {
-	Hash      string
-	SessionID string
-	CreatedAt time.Time
-	ExpiresAt time.Time
-	RotatedAt *time.Time
-}
-
-// RefreshRead is what a refresh reads before it writes, in one query: the
-// token, its session, the session's user and the org the session is scoped
-// to (its fixed org, else the user's default org) with the user's role
-// there. Org is nil when there is no such org; Role is "" when the user is
-// not a member of it.
-type RefreshRead struct {
-	Token   *RefreshToken
-	Session *Session
-	User    *User
-	Org     *Org
-	Role    string
-}
-
-// EmailToken is a single-use emailed secret, stored by hash.
-type EmailToken struct {
-	Hash      string
-	Purpose   string
-	Email     string
-	UserID    string
-	CreatedAt time.Time
-	ExpiresAt time.Time
-	UsedAt    *time.Time
-}
-
-// SignIn is the result of a sign-in flow: an access token, a refresh token,
-// the user and the workspace the token is scoped to.
-type SignIn struct {
-	AccessToken  string
-	ExpiresAt    time.Time
-	RefreshToken string
-	User         *User
-	Org          *OrgContext
-}
-
 // OrgToken is a freshly minted org-scoped access token without a refresh token.
 type OrgToken struct {
 	AccessToken string
@@ -153,20 +75,6 @@ type OrgListing struct {
 	Org
 	Role        string
 	MemberCount int
-}
-
-// Grant is a connected OAuth app: a user's consent for a client to act in
-// one workspace.
-type Grant struct {
-	ID         string
-	UserID     string
-	ClientID   string
-	ClientName string
-	OrgID      string
-	Scope      string
-	Resource   string
-	CreatedAt  time.Time
-	RevokedAt  *time.Time
 }
 
 // API key kinds.

@@ -1,4 +1,4 @@
-package accounts
+package identity
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/token"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // The OAuth side of the domain: grants (a user's consent for a client to act
@@ -30,10 +31,10 @@ func (s *Service) CreateGrant(ctx context.Context, in GrantInput) (*Grant, error
 	if in.OrgID == "" {
 		return nil, gatehouse.Invalid("choose a workspace")
 	}
-	g := &Grant{ID: gatehouse.NewID(), UserID: in.UserID, ClientID: in.ClientID, ClientName: truncate(in.ClientName, MaxName),
+	g := &Grant{ID: gatehouse.NewID(), UserID: in.UserID, ClientID: in.ClientID, ClientName: truncate(in.ClientName, workspace.MaxName),
 		OrgID: in.OrgID, Scope: in.Scope, Resource: in.Resource, CreatedAt: s.Now()}
 	err := s.store.Tx(ctx, func(tx Store) error {
-		if _, _, err := liveMember(ctx, tx, in.OrgID, in.UserID); err != nil {
+		if _, _, err := workspace.LiveMember(ctx, tx, in.OrgID, in.UserID); err != nil {
 			if errors.Is(err, gatehouse.ErrNotFound) {
 				return gatehouse.Errorf(gatehouse.KindForbidden, "you are not a member of this workspace")
 			}
@@ -42,7 +43,7 @@ func (s *Service) CreateGrant(ctx context.Context, in GrantInput) (*Grant, error
 		if err := tx.CreateGrant(ctx, g); err != nil {
 			return internal("create grant", err)
 		}
-		return s.audit(ctx, tx, g.OrgID, g.UserID, "grant.created", "grant", g.ID,
+		return s.ws.Audit(ctx, tx, g.OrgID, g.UserID, "grant.created", "grant", g.ID,
 			map[string]any{"client_id": g.ClientID, "client_name": g.ClientName})
 	})
 	if err != nil {
@@ -58,7 +59,7 @@ var errGrantGone = gatehouse.Errorf(gatehouse.KindUnauthorized, "the grant was r
 // its enabled tools, with the grant's resource in the audience.
 //
 // It runs in st's transaction: the authorization server passes the
-// accounts store of the transaction in which it spends its single-use
+// identity store of the transaction in which it spends its single-use
 // code, so that of concurrent exchanges exactly one opens a session and
 // the others see the code used only once that session exists.
 func (s *Service) StartGrantSession(ctx context.Context, st Store, grantID string, meta gatehouse.SessionMeta) (*SignIn, error) {
@@ -78,14 +79,14 @@ func (s *Service) StartGrantSession(ctx context.Context, st Store, grantID strin
 		if err != nil {
 			return internal("find user", err)
 		}
-		o, m, err := liveMember(ctx, tx, g.OrgID, g.UserID)
+		o, m, err := workspace.LiveMember(ctx, tx, g.OrgID, g.UserID)
 		if errors.Is(err, gatehouse.ErrNotFound) {
 			return errGrantGone
 		}
 		if err != nil {
 			return internal("grant org", err)
 		}
-		oc, err := s.orgContext(ctx, tx, o, m.Role)
+		oc, err := s.ws.OrgContext(ctx, tx, o, m.Role)
 		if err != nil {
 			return internal("org context", err)
 		}
@@ -178,13 +179,13 @@ func (s *Service) RevokeGrantNow(ctx context.Context, grantID, reason string) er
 			return internal("revoke grant", err)
 		}
 		s.log.Warn("oauth grant revoked", "grant_id", g.ID, "client_id", g.ClientID, "reason", reason)
-		return s.audit(ctx, tx, g.OrgID, g.UserID, "grant.revoked", "grant", g.ID, map[string]any{"reason": reason})
+		return s.ws.Audit(ctx, tx, g.OrgID, g.UserID, "grant.revoked", "grant", g.ID, map[string]any{"reason": reason})
 	})
 }
 
 // BrowserSession is the signed-in user of the hosted web pages.
 type BrowserSession struct {
-	User      *User
+	User      *gatehouse.User
 	SessionID string
 	ExpiresAt time.Time
 }
@@ -195,26 +196,26 @@ type BrowserSession struct {
 // KindUnauthorized.
 func (s *Service) BrowserUser(ctx context.Context, secret string) (*BrowserSession, error) {
 	if secret == "" {
-		return nil, errUnauthorized
+		return nil, workspace.ErrUnauthorized
 	}
 	now := s.Now()
 	rt, err := s.store.RefreshTokenByHash(ctx, token.Hash(secret))
 	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && (rt.RotatedAt != nil || !rt.ExpiresAt.After(now))) {
-		return nil, errUnauthorized
+		return nil, workspace.ErrUnauthorized
 	}
 	if err != nil {
 		return nil, internal("find refresh token", err)
 	}
 	sess, err := s.store.SessionByID(ctx, rt.SessionID)
 	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && (sess.RevokedAt != nil || !sess.ExpiresAt.After(now) || sess.Via == gatehouse.ViaOAuth)) {
-		return nil, errUnauthorized
+		return nil, workspace.ErrUnauthorized
 	}
 	if err != nil {
 		return nil, internal("find session", err)
 	}
 	u, err := s.store.UserByID(ctx, sess.UserID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
-		return nil, errUnauthorized
+		return nil, workspace.ErrUnauthorized
 	}
 	if err != nil {
 		return nil, internal("find user", err)
@@ -227,7 +228,7 @@ func (s *Service) BrowserUser(ctx context.Context, secret string) (*BrowserSessi
 func (s *Service) BrowserPrincipal(ctx context.Context, b *BrowserSession) (*gatehouse.Principal, error) {
 	var p *gatehouse.Principal
 	err := s.store.Tx(ctx, func(tx Store) error {
-		oc, err := s.homeOrg(ctx, tx, b.User)
+		oc, err := s.ws.HomeOrg(ctx, tx, b.User)
 		if err != nil {
 			return err
 		}
@@ -239,6 +240,6 @@ func (s *Service) BrowserPrincipal(ctx context.Context, b *BrowserSession) (*gat
 
 // UserWorkspaces lists the workspaces a user can grant, the personal one
 // created first if missing.
-func (s *Service) UserWorkspaces(ctx context.Context, userID string) ([]OrgListing, string, error) {
+func (s *Service) UserWorkspaces(ctx context.Context, userID string) ([]workspace.OrgListing, string, error) {
 	return s.MyOrgs(ctx, &gatehouse.Principal{UserID: userID})
 }

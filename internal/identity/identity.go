@@ -1,0 +1,154 @@
+// Package identity is the domain of people: users, passwords and the
+// failed-login lockout, magic links, email verification and the mailbox
+// claim, sign-in sessions and refresh tokens, personal API keys and the
+// key exchange, OAuth grants and the hosted pages' browser sessions, with
+// their HTTP handlers (/v1/auth, /v1/me). MFA, passkeys and recovery will
+// land here. It builds on workspace: its Store holds workspace's tables,
+// so one transaction creates a user and their personal org.
+package identity
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/cache"
+	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/token"
+	"github.com/gatehouse/gatehouse/internal/workspace"
+)
+
+// Lifetimes fixed by the spec (section 8).
+const (
+	AccessTTL        = workspace.AccessTTL
+	RefreshTTL       = 30 * 24 * time.Hour
+	MagicLinkTTL     = 15 * time.Minute
+	VerifyEmailTTL   = 24 * time.Hour
+	RefreshReuseSkew = 10 * time.Second // a rotated token presented later than this is theft
+	KeyTokenTTL      = 15 * time.Minute // access tokens from key exchange
+)
+
+// Input bounds decided in docs/decisions.md.
+const (
+	MinPassword = 8
+	MaxPassword = 1024 // bytes; bounds hashing work
+)
+
+// Config wires a Service.
+type Config struct {
+	Store     Store
+	Workspace *workspace.Service // the orgs people sign in to
+	Signer    *token.Signer
+	Hasher    *password.Hasher
+	Mail      *mail.Queue
+	Logger    *slog.Logger
+	Now       func() time.Time // nil: time.Now
+	WebURL    string           // base of links in emails
+	MobileURL string           // base of magic links requested with client=mobile
+	// NoLockout turns off the failed-password lockout (lockout.go); the
+	// zero value keeps it on (GATEHOUSE_RATE_LIMIT=off sets it).
+	NoLockout bool
+}
+
+// Service carries out every identity operation.
+type Service struct {
+	store     Store
+	ws        *workspace.Service
+	signer    *token.Signer
+	hasher    *password.Hasher
+	mail      *mail.Queue
+	log       *slog.Logger
+	now       func() time.Time
+	webURL    string
+	mobileURL string
+	users     cache.Short[string, gatehouse.User]
+	lockout   *lockout // nil: off
+}
+
+// New returns a Service.
+func New(c Config) *Service {
+	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, hasher: c.Hasher, mail: c.Mail, log: c.Logger, now: c.Now,
+		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/")}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.mobileURL == "" {
+		s.mobileURL = s.webURL
+	}
+	if !c.NoLockout {
+		s.lockout = newLockout(s.now)
+	}
+	return s
+}
+
+// Now returns the service clock's current time.
+func (s *Service) Now() time.Time { return s.now().UTC() }
+
+// Wait blocks until every queued email has been handed to the mailer:
+// identity's and workspace's, which share the queue.
+func (s *Service) Wait() { s.mail.Wait() }
+
+// Health reports whether the database answers.
+func (s *Service) Health(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	return s.store.Ping(ctx)
+}
+
+func checkPassword(field, pw string) error {
+	if pw == "" {
+		return gatehouse.Invalid("%s is required", field)
+	}
+	if utf8.RuneCountInString(pw) < MinPassword {
+		return gatehouse.Invalid("%s must be at least %d characters", field, MinPassword)
+	}
+	if len(pw) > MaxPassword {
+		return gatehouse.Invalid("%s must be at most %d bytes", field, MaxPassword)
+	}
+	return nil
+}
+
+// mint issues an access token for user scoped to oc; resources (RFC 8707,
+// OAuth grants) join "gatehouse" in its audience.
+func (s *Service) mint(userID, sessionID, via string, oc *workspace.OrgContext, ttl time.Duration, resources ...string) (string, time.Time, error) {
+	return s.signer.Issue(oc.Claims(sessionID, via, resources...), userID, s.Now(), ttl)
+}
+
+// Authenticate verifies a bearer access token and returns its principal.
+func (s *Service) Authenticate(raw string) (*gatehouse.Principal, error) {
+	c, err := s.signer.Verify(raw)
+	if err != nil {
+		return nil, &gatehouse.Error{Kind: gatehouse.KindUnauthorized, Message: "invalid or expired access token", Err: err}
+	}
+	p := &gatehouse.Principal{UserID: c.Subject, SessionID: c.SessionID, OrgID: c.Org.ID, Role: c.Org.Role,
+		Tools: c.Org.Tools, Via: c.Via, TokenID: c.ID}
+	if c.ExpiresAt != nil {
+		p.ExpiresAt = c.ExpiresAt.Time
+	}
+	return p, nil
+}
+
+// ToolAccess checks, for a tool-API request, that the caller behind p
+// still stands in the token's workspace: workspace keeps that standing
+// (and forgets it when a member, key or org goes).
+func (s *Service) ToolAccess(ctx context.Context, p *gatehouse.Principal) error {
+	return s.ws.ToolAccess(ctx, p)
+}
+
+// internal wraps an unexpected error with context, as gatehouse.Internal
+// does; a busy password hasher answers 503 instead of 500.
+func internal(what string, err error) error {
+	var e *gatehouse.Error
+	if !errors.As(err, &e) && errors.Is(err, password.ErrBusy) {
+		return &gatehouse.Error{Kind: gatehouse.KindUnavailable, Message: "too many sign-ins at once; try again in a moment", RetryAfter: time.Second, Err: err}
+	}
+	return gatehouse.Internal(what, err)
+}

@@ -1,0 +1,86 @@
+package identity
+
+import (
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/workspace"
+)
+
+// Email token purposes.
+const (
+	PurposeMagicLink   = "magic_link"
+	PurposeVerifyEmail = "verify_email"
+)
+
+// Session is a sign-in session: a chain of refresh tokens.
+type Session struct {
+	ID         string
+	UserID     string
+	Via        string
+	GrantID    string
+	OrgID      string
+	UserAgent  string
+	IP         string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	LastUsedAt time.Time
+	RevokedAt  *time.Time
+}
+
+// RefreshToken is one link of a session's chain, stored by hash.
+type RefreshToken struct {
+	Hash      string
+	SessionID string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	RotatedAt *time.Time
+}
+
+// RefreshRead is what a refresh reads before it writes, in one query: the
+// token, its session, the session's user and the org the session is scoped
+// to (its fixed org, else the user's default org) with the user's role
+// there. Org is nil when there is no such org; Role is "" when the user is
+// not a member of it.
+type RefreshRead struct {
+	Token   *RefreshToken
+	Session *Session
+	User    *gatehouse.User
+	Org     *workspace.Org
+	Role    string
+}
+
+// EmailToken is a single-use emailed secret, stored by hash.
+type EmailToken struct {
+	Hash      string
+	Purpose   string
+	Email     string
+	UserID    string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	UsedAt    *time.Time
+}
+
+// SignIn is the result of a sign-in flow: an access token, a refresh token,
+// the user and the workspace the token is scoped to.
+type SignIn struct {
+	AccessToken  string
+	ExpiresAt    time.Time
+	RefreshToken string
+	User         *gatehouse.User
+	Org          *workspace.OrgContext
+}
+
+// Grant is a connected OAuth app: a user's consent for a client to act in
+// one workspace.
+type Grant struct {
+	ID         string
+	UserID     string
+	ClientID   string
+	ClientName string
+	OrgID      string
+	Scope      string
+	Resource   string
+	CreatedAt  time.Time
+	RevokedAt  *time.Time
+}

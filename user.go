@@ -1,0 +1,19 @@
+package gatehouse
+
+import "time"
+
+// User is an account: a person who signs in. The identity module owns
+// users; workspaces read them (an inviter's name, a member's address), so
+// the row is shared here.
+type User struct {
+	ID            string
+	Email         string // as typed (ParseEmail's display form)
+	EmailKey      string // unique; ParseEmail's key
+	Name          string
+	AvatarURL     string
+	PasswordHash  string
+	EmailVerified bool
+	DefaultOrgID  string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}

@@ -110,3 +110,38 @@ func (e *Env) VerifiedDomain(t testing.TB, token, org, domain, mode string) stri
 	}
 	return id
 }
+
+// WantSuggestion checks a GET /v1/me/discoverable answer: null when org is
+// "", else a suggestion of org for domain.
+func WantSuggestion(t testing.TB, r *Resp, org, domain string) {
+	t.Helper()
+	body := r.JSON()
+	v, ok := body["suggestion"]
+	if !ok {
+		t.Fatalf("discoverable answered %s; want a suggestion field", r.Body)
+	}
+	if org == "" {
+		if v != nil {
+			t.Errorf("suggestion = %v; want null", v)
+		}
+		return
+	}
+	s, _ := v.(map[string]any)
+	if s == nil {
+		t.Fatalf("suggestion = %#v; want {org, domain} of org %s", v, org)
+	}
+	CheckKeys(t, "suggestion", s, "org", "domain")
+	if s["domain"] != domain {
+		t.Errorf("suggestion.domain = %v; want %s", s["domain"], domain)
+	}
+	o, _ := s["org"].(map[string]any)
+	CheckKeys(t, "suggestion.org", o, "id", "name", "slug", "avatar_url")
+	if o["id"] != org {
+		t.Errorf("suggestion.org.id = %v; want %s", o["id"], org)
+	}
+	for _, k := range []string{"name", "slug", "avatar_url"} {
+		if _, ok := o[k].(string); !ok {
+			t.Errorf("suggestion.org.%s = %#v; want a string", k, o[k])
+		}
+	}
+}

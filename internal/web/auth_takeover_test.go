@@ -195,7 +195,7 @@ func TestSigninTakeoverDomains(t *testing.T) {
 		env.VerifiedDomain(t, w.Owner.Access, w.Org, suggest, "suggest")
 		atAuto, atSuggest := env.RegisterAt(t, auto), env.RegisterAt(t, suggest)
 		for _, a := range []*testenv.Account{atAuto, atSuggest} {
-			wantSuggestion(t, env.Call(t, "GET", "/v1/me/discoverable", a.Access, nil).Want(t, 200), "", "")
+			testenv.WantSuggestion(t, env.Call(t, "GET", "/v1/me/discoverable", a.Access, nil).Want(t, 200), "", "")
 			env.Call(t, "POST", "/v1/me/discoverable/join", a.Access, nil).Want(t, 403)
 			if got := env.Role(t, w.Org, a.UserID); got != "" {
 				t.Fatalf("%s is %q in the org before proving the address; want not a member", a.Email, got)
@@ -208,6 +208,6 @@ func TestSigninTakeoverDomains(t *testing.T) {
 		if got := env.Role(t, w.Org, atAuto.UserID); got != "member" {
 			t.Errorf("auto_join user's role after the magic link = %q; want member", got)
 		}
-		wantSuggestion(t, env.Call(t, "GET", "/v1/me/discoverable", atSuggest.Access, nil).Want(t, 200), w.Org, suggest)
+		testenv.WantSuggestion(t, env.Call(t, "GET", "/v1/me/discoverable", atSuggest.Access, nil).Want(t, 200), w.Org, suggest)
 	})
 }

@@ -50,7 +50,7 @@ func TestWsDiscoverable(t *testing.T) {
 			return testenv.Case{Name: name, Method: "GET", Path: "/v1/me/discoverable", Token: token, Want: 200,
 				Check: func(t *testing.T, r *testenv.Resp) {
 					testenv.CheckKeys(t, "answer", r.JSON(), "suggestion")
-					wantSuggestion(t, r, org, domain)
+					testenv.WantSuggestion(t, r, org, domain)
 				}}
 		}
 		env.RunCases(t, []testenv.Case{
@@ -67,7 +67,7 @@ func TestWsDiscoverable(t *testing.T) {
 		t.Run("re-evaluated at verify-email", func(t *testing.T) {
 			env.VerifyEmail(t, pending)
 			r := env.Call(t, "GET", "/v1/me/discoverable", pending.Access, nil).Want(t, 200)
-			wantSuggestion(t, r, w.Org, suggest)
+			testenv.WantSuggestion(t, r, w.Org, suggest)
 			if env.Role(t, w.Org, pending.UserID) != "" {
 				t.Errorf("verifying the email of a suggest domain made the user a member; want only a suggestion")
 			}
@@ -78,9 +78,9 @@ func TestWsDiscoverable(t *testing.T) {
 			d := testenv.Domain()
 			env.VerifiedDomain(t, w.Stranger.Access, gone, d, "suggest")
 			u := env.VerifiedAt(t, d)
-			wantSuggestion(t, env.Call(t, "GET", "/v1/me/discoverable", u.Access, nil).Want(t, 200), gone, d)
+			testenv.WantSuggestion(t, env.Call(t, "GET", "/v1/me/discoverable", u.Access, nil).Want(t, 200), gone, d)
 			env.Exec(t, `UPDATE orgs SET deleted_at = $2 WHERE id = $1`, gone, env.Clock.Now().UnixMicro())
-			wantSuggestion(t, env.Call(t, "GET", "/v1/me/discoverable", u.Access, nil).Want(t, 200), "", "")
+			testenv.WantSuggestion(t, env.Call(t, "GET", "/v1/me/discoverable", u.Access, nil).Want(t, 200), "", "")
 			env.Call(t, "POST", "/v1/me/discoverable/join", u.Access, nil).Want(t, 404)
 		})
 	})
@@ -145,7 +145,7 @@ func TestWsDiscoverableJoin(t *testing.T) {
 		env.RunCases(t, []testenv.Case{
 			{Name: "offered org", Method: "POST", Path: join, Token: joiner.Access, Want: 200, Check: joined(joiner, "member")},
 			{Name: "no longer suggested", Method: "GET", Path: "/v1/me/discoverable", Token: joiner.Access, Want: 200,
-				Check: func(t *testing.T, r *testenv.Resp) { wantSuggestion(t, r, "", "") }},
+				Check: func(t *testing.T, r *testenv.Resp) { testenv.WantSuggestion(t, r, "", "") }},
 			{Name: "again: idempotent", Method: "POST", Path: join, Token: joiner.Access, Want: 200, Check: joined(joiner, "member")},
 			{Name: "existing admin keeps the role", Method: "POST", Path: join, Token: admin.Access, Want: 200, Check: joined(admin, "admin")},
 			{Name: "refresh lands in the joined org", Method: "POST", Path: "/v1/auth/refresh", Body: map[string]string{"refresh_token": joiner.Refresh}, Want: 200,
@@ -184,7 +184,7 @@ func TestWsDiscoverableJoin(t *testing.T) {
 				t.Errorf("joiner's role after the claim was removed = %q; want member", got)
 			}
 			late := env.VerifiedAt(t, suggest)
-			wantSuggestion(t, env.Call(t, "GET", "/v1/me/discoverable", late.Access, nil).Want(t, 200), "", "")
+			testenv.WantSuggestion(t, env.Call(t, "GET", "/v1/me/discoverable", late.Access, nil).Want(t, 200), "", "")
 			env.Call(t, "POST", join, late.Access, nil).Want(t, 404)
 			// Members of the org stay too for an already-joined caller.
 			if got := env.Role(t, w.Org, admin.UserID); got != "admin" {
@@ -219,7 +219,7 @@ func TestWsAutoJoin(t *testing.T) {
 			if ids, _ := orgIDs(t, env, a.Access); !slices.Contains(ids, w.Org) {
 				t.Errorf("GET /v1/me/orgs = %v; want it to list the org %s", ids, w.Org)
 			}
-			wantSuggestion(t, env.Call(t, "GET", "/v1/me/discoverable", a.Access, nil).Want(t, 200), "", "")
+			testenv.WantSuggestion(t, env.Call(t, "GET", "/v1/me/discoverable", a.Access, nil).Want(t, 200), "", "")
 			// The new member can switch into the org.
 			r := env.Call(t, "POST", "/v1/auth/switch-org", a.Access, map[string]string{"org_id": w.Org}).Want(t, 200)
 			if r.Str("org.role") != "member" {
@@ -286,39 +286,4 @@ func TestWsAutoJoin(t *testing.T) {
 			}
 		})
 	})
-}
-
-// wantSuggestion checks a GET /v1/me/discoverable answer: null when org is
-// "", else a suggestion of org for domain.
-func wantSuggestion(t testing.TB, r *testenv.Resp, org, domain string) {
-	t.Helper()
-	body := r.JSON()
-	v, ok := body["suggestion"]
-	if !ok {
-		t.Fatalf("discoverable answered %s; want a suggestion field", r.Body)
-	}
-	if org == "" {
-		if v != nil {
-			t.Errorf("suggestion = %v; want null", v)
-		}
-		return
-	}
-	s, _ := v.(map[string]any)
-	if s == nil {
-		t.Fatalf("suggestion = %#v; want {org, domain} of org %s", v, org)
-	}
-	testenv.CheckKeys(t, "suggestion", s, "org", "domain")
-	if s["domain"] != domain {
-		t.Errorf("suggestion.domain = %v; want %s", s["domain"], domain)
-	}
-	o, _ := s["org"].(map[string]any)
-	testenv.CheckKeys(t, "suggestion.org", o, "id", "name", "slug", "avatar_url")
-	if o["id"] != org {
-		t.Errorf("suggestion.org.id = %v; want %s", o["id"], org)
-	}
-	for _, k := range []string{"name", "slug", "avatar_url"} {
-		if _, ok := o[k].(string); !ok {
-			t.Errorf("suggestion.org.%s = %#v; want a string", k, o[k])
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package web_test
+package identity_test
 
 import (
 	"encoding/json"

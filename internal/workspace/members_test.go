@@ -1,4 +1,4 @@
-package web_test
+package workspace_test
 
 import (
 	"fmt"

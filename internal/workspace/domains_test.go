@@ -1,6 +1,7 @@
-package web_test
+package workspace_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -285,5 +286,33 @@ func TestWsDomainVerify(t *testing.T) {
 					checkClaim(t, r.Obj(t, "domain"), domain, "suggest", true)
 				}},
 		})
+	})
+}
+
+// TestDeleteRacesAnswer404 checks that concurrent deletes and updates of
+// one domain claim or team answer 200 or 404, never 500.
+func TestDeleteRacesAnswer404(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, org := env.Team(t)
+		for round := range 3 {
+			claim := env.Do(t, "POST", "/v1/orgs/"+org+"/domains", owner.Token, map[string]string{"domain": testenv.Domain()}).Want(t, 200).Str("domain.id")
+			team := env.CreateTeam(t, owner.Token, org, fmt.Sprintf("Team %d", round))
+			rs := testenv.AtOnceAnswers(20, func(i int) *testenv.Resp {
+				switch i % 4 {
+				case 0:
+					return env.Do(t, "DELETE", "/v1/orgs/"+org+"/domains/"+claim, owner.Token, nil)
+				case 1:
+					return env.Do(t, "PATCH", "/v1/orgs/"+org+"/domains/"+claim, owner.Token, map[string]string{"mode": "auto_join"})
+				case 2:
+					return env.Do(t, "DELETE", "/v1/orgs/"+org+"/teams/"+team, owner.Token, nil)
+				}
+				return env.Do(t, "PATCH", "/v1/orgs/"+org+"/teams/"+team, owner.Token, map[string]string{"name": fmt.Sprintf("Renamed %d", i)})
+			})
+			for i, r := range rs {
+				if r.Status != 200 && r.Status != 404 {
+					t.Errorf("round %d request %d: %d %s; want 200 or 404", round, i, r.Status, r.Body)
+				}
+			}
+		}
 	})
 }

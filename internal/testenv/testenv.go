@@ -189,7 +189,8 @@ func OpenDB(t testing.TB, db string) *sqlstore.DB {
 }
 
 // deps are the test doubles: the clock, a cheap hasher, the DNS server,
-// fast device polling, webhook retries and click batches.
+// fast device polling, webhook retries and click batches, and a job queue
+// of the service's own (the PostgreSQL database is shared by the tests).
 func (o Options) deps(env *Env, db *sqlstore.DB, sender mail.Sender, log *slog.Logger) app.Deps {
 	hasher := o.Hasher
 	if hasher == nil {
@@ -201,7 +202,8 @@ func (o Options) deps(env *Env, db *sqlstore.DB, sender mail.Sender, log *slog.L
 	}
 	return app.Deps{DB: db, Mail: sender, Resolver: dns.New(env.DNS.Addr, 2*time.Second), Logger: log, Now: env.Clock.Now,
 		Hasher: hasher, DeviceInterval: interval, MetadataClient: o.MetadataClient,
-		WebhookRetryDelays: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}, LinkEventsWindow: 50 * time.Millisecond}
+		WebhookRetryDelays: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}, LinkEventsWindow: 50 * time.Millisecond,
+		JobQueue: "test_" + RandomHex(6), JobPollInterval: 20 * time.Millisecond}
 }
 
 var pg struct {

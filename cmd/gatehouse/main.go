@@ -177,9 +177,14 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Warn("shutdown", "err", err)
 	}
-	// Mail, click batches and webhook deliveries finish unbounded, as
-	// they always have: only requests are cut at 30 s.
-	a.Close(context.Background())
+	// Mail and click batches finish, then the running jobs, within 30 s
+	// more; jobs not started stay queued in the database for the next
+	// start (or another instance).
+	closeCtx, cancelClose := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelClose()
+	if err := a.Close(closeCtx); err != nil {
+		log.Warn("shutdown", "err", err)
+	}
 	log.Info("stopped")
 	return nil
 }

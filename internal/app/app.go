@@ -9,12 +9,14 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/identity"
+	"github.com/gatehouse/gatehouse/internal/jobs"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/password"
@@ -69,6 +71,13 @@ type Deps struct {
 	WebhookRetryDelays []time.Duration
 	// LinkEventsWindow batches link clicks into one event; 0: 2 s.
 	LinkEventsWindow time.Duration
+	// JobQueue is the job queue this service inserts into and works; "":
+	// the database's. Tests sharing one PostgreSQL database give each
+	// service its own.
+	JobQueue string
+	// JobPollInterval is how often due retries are looked for; 0: the
+	// engine's.
+	JobPollInterval time.Duration
 }
 
 // App is the running service.
@@ -82,6 +91,7 @@ type App struct {
 	Tasks     *tasks.Service
 	Sign      *sign.Service
 	Webhooks  *webhooks.Service
+	jobs      *jobs.Engine
 	log       *slog.Logger
 }
 
@@ -96,6 +106,9 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		hasher = password.NewHasher(password.OWASP, 0)
 	}
 	db, log, now := deps.DB, deps.Logger, deps.Now
+	if deps.JobQueue != "" {
+		db = db.OnQueue(deps.JobQueue)
+	}
 	a := &App{log: log}
 	mails := mail.NewQueue(deps.Mail, log) // identity's and workspace's mail
 	a.Workspace = workspace.New(workspace.Config{Store: db.Workspace(), Signer: signer, Mail: mails, Resolver: deps.Resolver, Logger: log,
@@ -121,6 +134,12 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		ResourceMetadataURL: a.OAuth.ResourceMetadataURL})
 	a.routes(k)
 	a.Handler = k
+	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, PollInterval: deps.JobPollInterval}); err != nil {
+		return nil, err
+	}
+	if err := a.jobs.Start(ctx); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -145,22 +164,24 @@ func newSigner(ctx context.Context, cfg Config, deps Deps) (*token.Signer, error
 }
 
 // Close waits for the work that outlives requests: identity's and
-// workspace's mail, Forms' mail, the Links click batch (flushed into webhooks), then the
-// webhook deliveries. Call it once the HTTP server has stopped; it returns
-// ctx's error if ctx ends first. The database stays open: the caller owns it.
+// workspace's mail, Forms' mail, the Links click batch (queued as webhook
+// deliveries), then the jobs under way; jobs not started stay queued for
+// the next start or another instance. Call it once the HTTP server has
+// stopped; at ctx's end the running jobs are cancelled and ctx's error
+// returned. The database stays open: the caller owns it.
 func (a *App) Close(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
 		a.Identity.Wait()
 		a.Forms.Wait()
 		a.Links.Flush()
-		a.Webhooks.Wait()
 		close(done)
 	}()
+	var err error
 	select {
 	case <-done:
-		return nil
 	case <-ctx.Done():
-		return ctx.Err()
+		err = ctx.Err()
 	}
+	return errors.Join(err, a.jobs.Stop(ctx))
 }

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"github.com/gatehouse/gatehouse"
 )
 
@@ -42,6 +44,11 @@ type DB struct {
 	// rgate and wgate queue the callers of reader and writer in arrival
 	// order (see gate); they are one queue when the pools are one.
 	rgate, wgate gate
+	url          string
+	// jobs inserts background jobs in our transactions (jobs.go), into
+	// queue.
+	jobs  *river.Client[*sql.Tx]
+	queue string
 }
 
 // Open connects to url (`sqlite:PATH` or `postgres://…`), applies pending
@@ -55,7 +62,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{dialect: d, reader: reader, writer: writer}
+	db := &DB{dialect: d, reader: reader, writer: writer, url: url, queue: river.QueueDefault}
 	db.wgate = newGate(writer)
 	db.rgate = db.wgate
 	if reader != writer {
@@ -65,6 +72,10 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		db.stmts = &stmtCache{}
 	}
 	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := db.newInserter(); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -161,7 +161,7 @@ func openPostgres(url string) (*sql.DB, *sql.DB, error) {
 }
 
 func (d dialect) migrate(ctx context.Context, db *sql.DB, fsys fs.FS) error {
-	opts := []goose.ProviderOption{goose.WithGoMigrations(emailKeyMigration())}
+	opts := []goose.ProviderOption{goose.WithGoMigrations(append([]*goose.Migration{emailKeyMigration()}, d.riverMigrations()...)...)}
 	if d.locker != nil {
 		l, err := d.locker()
 		if err != nil {
@@ -177,6 +177,18 @@ func (d dialect) migrate(ctx context.Context, db *sql.DB, fsys fs.FS) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
+}
+
+// lockKey takes a lock on key held until q's transaction ends: a
+// PostgreSQL transaction-scoped advisory lock, which reaches every
+// instance on the database. On SQLite it does nothing: a write
+// transaction already holds the only writer.
+func (d dialect) lockKey(ctx context.Context, q querier, key string) error {
+	if d.name != "postgres" {
+		return nil
+	}
+	_, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, key)
+	return err
 }
 
 // retryable reports whether err aborted a PostgreSQL transaction that may

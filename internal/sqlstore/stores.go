@@ -104,6 +104,10 @@ func (s *Links) Tx(ctx context.Context, fn func(tx links.Store) error) error {
 	return s.inTx(ctx, func(c conn) error { return fn(&Links{c}) })
 }
 
+// Webhooks implements links.Store: the webhooks store on the same
+// connection or transaction.
+func (s *Links) Webhooks() webhooks.Store { return &Webhooks{s.conn} }
+
 // Sign implements sign.Store.
 type Sign struct{ conn }
 
@@ -114,6 +118,10 @@ func (db *DB) Sign() *Sign { return &Sign{conn{db: db}} }
 func (s *Sign) Tx(ctx context.Context, fn func(tx sign.Store) error) error {
 	return s.inTx(ctx, func(c conn) error { return fn(&Sign{c}) })
 }
+
+// Webhooks implements sign.Store: the webhooks store on the same
+// connection or transaction.
+func (s *Sign) Webhooks() webhooks.Store { return &Webhooks{s.conn} }
 
 // Webhooks implements webhooks.Store.
 type Webhooks struct{ conn }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/riverqueue/river"
+
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
 
@@ -81,9 +83,32 @@ func (s *Webhooks) DeliveryResult(ctx context.Context, id string, ok bool, disab
 	return err
 }
 
-// CountWebhooks implements webhooks.Store.
+// CountWebhooks implements webhooks.Store. On PostgreSQL a transaction
+// first takes a lock on (tool, createdBy) held until it ends, so two
+// creations by one person, on any instance, count one after the other
+// (READ COMMITTED alone lets both count 9 and insert the 10th and 11th).
+// SQLite's write transactions are serialized already.
 func (s *Webhooks) CountWebhooks(ctx context.Context, tool, createdBy string) (int, error) {
+	if s.tx != nil {
+		if err := s.db.dialect.lockKey(ctx, s.w(), "webhooks/"+tool+"/"+createdBy); err != nil {
+			return 0, err
+		}
+	}
 	var n int
 	err := s.w().QueryRowContext(ctx, `SELECT COUNT(*) FROM webhooks WHERE tool = $1 AND created_by = $2`, tool, createdBy).Scan(&n)
 	return n, err
+}
+
+// EnqueueDeliveries implements webhooks.Store.
+func (s *Webhooks) EnqueueDeliveries(ctx context.Context, ds []*webhooks.Delivery) error {
+	jobs := make([]river.InsertManyParams, len(ds))
+	for i, d := range ds {
+		jobs[i] = river.InsertManyParams{Args: *d, InsertOpts: &river.InsertOpts{MaxAttempts: d.Tries}}
+	}
+	return s.insertJobs(ctx, jobs)
+}
+
+// PendingDeliveries implements webhooks.Store.
+func (s *Webhooks) PendingDeliveries(ctx context.Context) (int, error) {
+	return s.pendingJobs(ctx, webhooks.DeliveryKind)
 }

@@ -192,7 +192,8 @@ func OpenDB(t testing.TB, db string) *sqlstore.DB {
 }
 
 // deps are the test doubles: the clock, a cheap hasher, the DNS server,
-// fast device polling, webhook retries and click batches.
+// fast device polling, webhook retries and click batches, and a job queue
+// of the service's own (the PostgreSQL database is shared by the tests).
 func (o Options) deps(env *Env, db *sqlstore.DB, sender mail.Sender, log *slog.Logger) app.Deps {
 	hasher := o.Hasher
 	if hasher == nil {
@@ -207,7 +208,8 @@ func (o Options) deps(env *Env, db *sqlstore.DB, sender mail.Sender, log *slog.L
 		WebhookRetryDelays: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond},
 		// A click batch closes when a test flushes it (env.Links.Flush), not
 		// by wall time: under load a short window split one batch in two.
-		LinkEventsWindow: time.Hour}
+		LinkEventsWindow: time.Hour,
+		JobQueue:         "test_" + RandomHex(6), JobPollInterval: 20 * time.Millisecond}
 }
 
 var pg struct {

@@ -6,25 +6,17 @@
 package webhooks
 
 import (
-	"bytes"
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/outbound"
@@ -55,8 +47,17 @@ type Store interface {
 	ListWebhooks(ctx context.Context, orgID, tool string) ([]*Webhook, error)
 	UpdateWebhook(ctx context.Context, w *Webhook) error
 	DeleteWebhook(ctx context.Context, orgID, tool, id string) error
-	// CountWebhooks counts the tool's webhooks createdBy registered.
+	// CountWebhooks counts the tool's webhooks createdBy registered and,
+	// inside a transaction, keeps every other such count waiting until it
+	// ends, so that count-then-create holds the limit under any
+	// concurrency, across instances too.
 	CountWebhooks(ctx context.Context, tool, createdBy string) (int, error)
+	// EnqueueDeliveries queues deliveries as background jobs in the current
+	// transaction: they run once it commits, and never if it rolls back.
+	EnqueueDeliveries(ctx context.Context, ds []*Delivery) error
+	// PendingDeliveries counts the queued deliveries not yet finished
+	// (waiting, running or waiting for a retry).
+	PendingDeliveries(ctx context.Context) (int, error)
 	// DeliveryResult records a delivery's outcome: failures reset to 0 on
 	// success, else counted, and the webhook disabled at disableAfter.
 	DeliveryResult(ctx context.Context, id string, ok bool, disableAfter int) error
@@ -95,7 +96,6 @@ type Service struct {
 	clock   gatehouse.Clock
 	client  *http.Client
 	retries []time.Duration
-	sending sync.WaitGroup
 }
 
 // New returns the webhook service.
@@ -108,9 +108,6 @@ func New(c Config) *Service {
 	}
 	return s
 }
-
-// Wait blocks until every delivery under way has ended (retries included).
-func (s *Service) Wait() { s.sending.Wait() }
 
 var errWebhookNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "webhook not found")
 
@@ -283,84 +280,11 @@ func (s *Service) Ping(ctx context.Context, t *Tool, p *gatehouse.Principal, id 
 	if t.Flat {
 		data = map[string]any{"event": "ping", "webhookId": w.ID, "occurredAt": s.clock.Now().Format(time.RFC3339Nano)}
 	}
-	s.send(t, w, "ping", data)
+	err = s.store.Tx(ctx, func(tx Store) error { return s.enqueue(ctx, tx, t, []*Webhook{w}, "ping", data) })
+	if err != nil {
+		return nil, gatehouse.Internal("queue ping", err)
+	}
 	return w, nil
-}
-
-// Emit delivers event with data to every active webhook of the workspace
-// subscribed to it, in the background (call it after the change commits).
-func (s *Service) Emit(t *Tool, orgID, event string, data any) {
-	ws, err := s.store.ListWebhooks(context.Background(), orgID, t.Name)
-	if err != nil {
-		s.log.Error("webhooks not read; event not delivered", "event", event, "org_id", orgID, "err", err)
-		return
-	}
-	for _, w := range ws {
-		if w.Active && (slices.Contains(w.Events, event) || slices.Contains(w.Events, "*")) {
-			s.send(t, w, event, data)
-		}
-	}
-}
-
-// send delivers one event to w with its retries, in the background.
-func (s *Service) send(t *Tool, w *Webhook, event string, data any) {
-	var payload any = map[string]any{"event": event, "at": s.clock.Now().Format(time.RFC3339Nano), "data": data}
-	if t.Flat {
-		payload = data
-	}
-	body, err := json.Marshal(payload)
-	if err != nil {
-		s.log.Error("webhook payload", "event", event, "err", err)
-		return
-	}
-	mac := hmac.New(sha256.New, []byte(w.Secret))
-	mac.Write(body)
-	signature := "sha256=" + hex.EncodeToString(mac.Sum(nil))
-	delivery := uuid.NewString()
-	waits := t.Retries
-	if s.retries != nil {
-		waits = s.retries
-	}
-	s.sending.Add(1)
-	go func() {
-		defer s.sending.Done()
-		ok := false
-		for attempt := 0; attempt <= len(waits) && !ok; attempt++ {
-			if attempt > 0 {
-				time.Sleep(waits[attempt-1])
-				// A webhook deleted meanwhile gets no more tries.
-				if _, err := s.store.Webhook(context.Background(), w.OrgID, w.Tool, w.ID); errors.Is(err, gatehouse.ErrNotFound) {
-					return
-				}
-			}
-			ok = s.post(w.URL, event, signature, delivery, body)
-		}
-		if err := s.store.DeliveryResult(context.Background(), w.ID, ok, DisableAfter); err != nil {
-			s.log.Error("webhook delivery result not stored", "webhook_id", w.ID, "err", err)
-		}
-		if !ok {
-			s.log.Warn("webhook delivery dropped after retries", "webhook_id", w.ID, "event", event, "delivery", delivery)
-		}
-	}()
-}
-
-func (s *Service) post(target, event, signature, delivery string, body []byte) bool {
-	req, err := http.NewRequest(http.MethodPost, target, bytes.NewReader(body))
-	if err != nil {
-		return false
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "Gatehouse-Webhooks/1")
-	req.Header.Set("X-Service-Event", event)
-	req.Header.Set("X-Service-Signature", signature)
-	req.Header.Set("X-Service-Delivery", delivery)
-	res, err := s.client.Do(req)
-	if err != nil {
-		return false
-	}
-	io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
-	res.Body.Close()
-	return res.StatusCode >= 200 && res.StatusCode < 300
 }
 
 func (s *Service) audit(ctx context.Context, tx Store, p *gatehouse.Principal, w *Webhook, action string, meta map[string]any) error {
@@ -385,15 +309,3 @@ var Sign = &Tool{Name: "sign",
 	Default:  []string{"*"},
 	Wildcard: true, Flat: true, PerAccount: 10,
 	Retries: []time.Duration{5 * time.Second, 20 * time.Second}}
-
-// ToolEvents emits one tool's events.
-type ToolEvents struct {
-	s *Service
-	t *Tool
-}
-
-// For returns the emitter of tool t's events.
-func (s *Service) For(t *Tool) ToolEvents { return ToolEvents{s, t} }
-
-// Emit implements the tools' event sink.
-func (e ToolEvents) Emit(orgID, event string, data any) { e.s.Emit(e.t, orgID, event, data) }

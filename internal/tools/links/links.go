@@ -17,6 +17,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/outbound"
+	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
 
 // Tool is the tool name tokens list to reach this API.
@@ -75,11 +76,15 @@ type Store interface {
 	ClickLink(ctx context.Context, orgID, clickID string) (*Link, time.Time, error)
 	AddConversion(ctx context.Context, c *Conversion) error
 	AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error
+	// Webhooks is the webhooks' store on the same connection or
+	// transaction, through which events are queued.
+	Webhooks() webhooks.Store
 }
 
-// Events delivers the tool's webhook events after a change commits.
+// Events queues the tool's webhook events in the transaction of the
+// change they announce (tx is that transaction's webhooks store).
 type Events interface {
-	Emit(orgID, event string, data any)
+	Emit(ctx context.Context, tx webhooks.Store, orgID, event string, data any) error
 }
 
 // Service is the Links tool.
@@ -109,10 +114,16 @@ func (s *Service) SetEvents(events Events, window time.Duration) {
 	s.events, s.clickWindow = events, window
 }
 
-func (s *Service) emit(orgID, event string, data any) {
-	if s.events != nil {
-		s.events.Emit(orgID, event, data)
+// emit queues event in tx, the transaction of the change (or the store,
+// for click batches, which belong to no transaction).
+func (s *Service) emit(ctx context.Context, tx Store, orgID, event string, data any) error {
+	if s.events == nil {
+		return nil
 	}
+	if err := s.events.Emit(ctx, tx.Webhooks(), orgID, event, data); err != nil {
+		return gatehouse.Internal("queue "+event, err)
+	}
+	return nil
 }
 
 func linkData(l *Link) map[string]any {
@@ -147,7 +158,8 @@ func (s *Service) flushClicks(id string) {
 	delete(s.clicks, id)
 	s.mu.Unlock()
 	if b != nil {
-		s.emit(b.orgID, "link.clicked", map[string]any{"link": map[string]any{"id": id, "shortCode": b.shortCode},
+		// A failure is logged by Events; the clicks themselves are stored.
+		s.emit(context.Background(), s.store, b.orgID, "link.clicked", map[string]any{"link": map[string]any{"id": id, "shortCode": b.shortCode},
 			"clicks": b.clicks, "totalClicks": b.total})
 	}
 }
@@ -249,7 +261,10 @@ func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, in *Input)
 			if err := tx.CreateLink(ctx, l); err != nil {
 				return err
 			}
-			return s.audit(ctx, tx, p, l.OrgID, "link.created", "link", l.ID, map[string]any{"shortCode": l.ShortCode, "destinationUrl": l.DestinationURL})
+			if err := s.audit(ctx, tx, p, l.OrgID, "link.created", "link", l.ID, map[string]any{"shortCode": l.ShortCode, "destinationUrl": l.DestinationURL}); err != nil {
+				return err
+			}
+			return s.emit(ctx, tx, l.OrgID, "link.created", linkData(l))
 		})
 		switch {
 		case errors.Is(err, gatehouse.ErrConflict) && given:
@@ -259,7 +274,6 @@ func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, in *Input)
 		case err != nil:
 			return nil, gatehouse.Internal("create link", err)
 		}
-		s.emit(l.OrgID, "link.created", linkData(l))
 		return l, nil
 	}
 }
@@ -328,35 +342,32 @@ func (s *Service) Update(ctx context.Context, p *gatehouse.Principal, id string,
 			return gatehouse.Internal("update link", err)
 		}
 		out = l
-		return s.audit(ctx, tx, p, l.OrgID, "link.updated", "link", l.ID, map[string]any{"destinationUrl": l.DestinationURL,
-			"title": l.Title, "active": l.Active, "archived": l.Archived})
+		if err := s.audit(ctx, tx, p, l.OrgID, "link.updated", "link", l.ID, map[string]any{"destinationUrl": l.DestinationURL,
+			"title": l.Title, "active": l.Active, "archived": l.Archived}); err != nil {
+			return err
+		}
+		return s.emit(ctx, tx, l.OrgID, "link.updated", linkData(l))
 	})
-	if err == nil {
-		s.emit(out.OrgID, "link.updated", linkData(out))
-	}
 	return out, err
 }
 
 // Delete removes a link with its clicks and conversions.
 func (s *Service) Delete(ctx context.Context, p *gatehouse.Principal, id string) error {
-	var gone *Link
-	err := s.store.Tx(ctx, func(tx Store) error {
+	return s.store.Tx(ctx, func(tx Store) error {
 		l, err := s.link(ctx, tx, p, id)
 		if err != nil {
 			return err
 		}
-		gone = l
 		if err := tx.DeleteLink(ctx, p.OrgID, l.ID); errors.Is(err, gatehouse.ErrNotFound) {
 			return errLinkNotFound
 		} else if err != nil {
 			return gatehouse.Internal("delete link", err)
 		}
-		return s.audit(ctx, tx, p, l.OrgID, "link.deleted", "link", l.ID, map[string]any{"shortCode": l.ShortCode})
+		if err := s.audit(ctx, tx, p, l.OrgID, "link.deleted", "link", l.ID, map[string]any{"shortCode": l.ShortCode}); err != nil {
+			return err
+		}
+		return s.emit(ctx, tx, l.OrgID, "link.deleted", linkData(l))
 	})
-	if err == nil {
-		s.emit(gone.OrgID, "link.deleted", linkData(gone))
-	}
-	return err
 }
 
 // Follow records a click on the link of code and returns where to send
@@ -433,30 +444,30 @@ func (s *Service) Convert(ctx context.Context, p *gatehouse.Principal, in *Conve
 	if !gatehouse.IsID(c.ClickID) {
 		return nil, gatehouse.Errorf(gatehouse.KindNotFound, "click not found")
 	}
-	var link *Link
-	var clicked time.Time
 	err := s.store.Tx(ctx, func(tx Store) error {
-		l, clickedAt, err := tx.ClickLink(ctx, p.OrgID, c.ClickID)
+		link, clicked, err := tx.ClickLink(ctx, p.OrgID, c.ClickID)
 		if errors.Is(err, gatehouse.ErrNotFound) {
 			return gatehouse.Errorf(gatehouse.KindNotFound, "click not found")
 		}
 		if err != nil {
 			return gatehouse.Internal("find click", err)
 		}
-		c.LinkID, link, clicked = l.ID, l, clickedAt
+		c.LinkID = link.ID
 		if err := tx.AddConversion(ctx, c); errors.Is(err, gatehouse.ErrNotFound) {
 			return gatehouse.Errorf(gatehouse.KindNotFound, "click not found")
 		} else if err != nil {
 			return gatehouse.Internal("add conversion", err)
 		}
-		return s.audit(ctx, tx, p, p.OrgID, "conversion.created", "conversion", c.ID, map[string]any{"clickId": c.ClickID, "name": c.Name})
+		if err := s.audit(ctx, tx, p, p.OrgID, "conversion.created", "conversion", c.ID, map[string]any{"clickId": c.ClickID, "name": c.Name}); err != nil {
+			return err
+		}
+		return s.emit(ctx, tx, p.OrgID, "link.converted", map[string]any{"link": map[string]any{"id": link.ID, "shortCode": link.ShortCode},
+			"conversion": map[string]any{"id": c.ID, "name": c.Name, "amountCents": c.AmountCents, "currency": nullable(c.Currency)},
+			"clickId":    c.ClickID, "clickedAt": clicked.Format(time.RFC3339Nano), "convertedAt": c.Created.Format(time.RFC3339Nano)})
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.emit(p.OrgID, "link.converted", map[string]any{"link": map[string]any{"id": link.ID, "shortCode": link.ShortCode},
-		"conversion": map[string]any{"id": c.ID, "name": c.Name, "amountCents": c.AmountCents, "currency": nullable(c.Currency)},
-		"clickId":    c.ClickID, "clickedAt": clicked.Format(time.RFC3339Nano), "convertedAt": c.Created.Format(time.RFC3339Nano)})
 	return c, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
 
 // Tool is the tool name tokens list to reach this API.
@@ -87,11 +88,15 @@ type Store interface {
 	SetFieldValue(ctx context.Context, fieldID string, value *string) error
 	DeleteField(ctx context.Context, documentID, fieldID string) error
 	AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error
+	// Webhooks is the webhooks' store on the same transaction, through
+	// which events are queued.
+	Webhooks() webhooks.Store
 }
 
-// Events delivers the tool's webhook events after a change commits.
+// Events queues the tool's webhook events in the transaction of the
+// change they announce (tx is that transaction's webhooks store).
 type Events interface {
-	Emit(orgID, event string, data any)
+	Emit(ctx context.Context, tx webhooks.Store, orgID, event string, data any) error
 }
 
 // Service is the Sign tool.
@@ -305,16 +310,16 @@ func (s *Service) List(ctx context.Context, p *gatehouse.Principal) ([]*Document
 }
 
 // change runs fn on a locked document of the caller's workspace and
-// writes the result; events are sent after the commit.
+// writes the result; its events are queued in the same transaction.
 func (s *Service) change(ctx context.Context, p *gatehouse.Principal, id string, fn func(tx Store, d *Document) ([]event, error)) (*Document, error) {
 	var out *Document
-	var evs []event
 	err := s.store.Tx(ctx, func(tx Store) error {
 		d, err := s.document(ctx, tx, p, id, false, true)
 		if err != nil {
 			return err
 		}
-		if evs, err = fn(tx, d); err != nil {
+		evs, err := fn(tx, d)
+		if err != nil {
 			return err
 		}
 		d.Modified = s.clock.Now()
@@ -322,12 +327,11 @@ func (s *Service) change(ctx context.Context, p *gatehouse.Principal, id string,
 			return gatehouse.Internal("update document", err)
 		}
 		out = d
-		return nil
+		return s.send(ctx, tx, d, evs)
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.send(out, evs)
 	return out, nil
 }
 
@@ -469,11 +473,11 @@ func (s *Service) Duplicate(ctx context.Context, p *gatehouse.Principal, id stri
 	return d, nil
 }
 
-// send emits Sign's flat events: event, documentId, document, occurredAt,
-// and recipient on recipient-scoped ones (spec section 6).
-func (s *Service) send(d *Document, evs []event) {
+// send queues Sign's flat events in tx: event, documentId, document,
+// occurredAt, and recipient on recipient-scoped ones (spec section 6).
+func (s *Service) send(ctx context.Context, tx Store, d *Document, evs []event) error {
 	if s.events == nil {
-		return
+		return nil
 	}
 	for _, e := range evs {
 		payload := map[string]any{"event": e.name, "documentId": d.ID, "occurredAt": s.clock.Now().Format(time.RFC3339Nano),
@@ -481,8 +485,11 @@ func (s *Service) send(d *Document, evs []event) {
 		if r := e.recipient; r != nil {
 			payload["recipient"] = map[string]any{"id": r.ID, "name": r.Name, "email": r.Email, "role": r.Role, "status": r.Status}
 		}
-		s.events.Emit(d.OrgID, e.name, payload)
+		if err := s.events.Emit(ctx, tx.Webhooks(), d.OrgID, e.name, payload); err != nil {
+			return gatehouse.Internal("queue "+e.name, err)
+		}
 	}
+	return nil
 }
 
 func (s *Service) audit(ctx context.Context, tx Store, actor string, d *Document, action string, meta map[string]any) error {

@@ -20,7 +20,6 @@ func (s *Service) public(ctx context.Context, token string, fn func(tx Store, d 
 	}
 	var d *Document
 	var r *Recipient
-	var evs []event
 	err := s.store.Tx(ctx, func(tx Store) error {
 		var err error
 		d, r, err = tx.RecipientByToken(ctx, token)
@@ -36,13 +35,15 @@ func (s *Service) public(ctx context.Context, token string, fn func(tx Store, d 
 		if d.Status != Pending {
 			return gatehouse.Errorf(gatehouse.KindGone, "this document is %s and can no longer be signed", d.Status)
 		}
-		evs, err = fn(tx, d, r)
-		return err
+		evs, err := fn(tx, d, r)
+		if err != nil {
+			return err
+		}
+		return s.send(ctx, tx, d, evs)
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	s.send(d, evs)
 	return d, r, nil
 }
 

@@ -1,0 +1,64 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/gatehouse/gatehouse/internal/webhooks"
+)
+
+// deliveryWorker works webhook deliveries (spec section 6): one try per
+// attempt, the tool's waits between them, then the delivery is dropped.
+type deliveryWorker struct {
+	river.WorkerDefaults[webhooks.Delivery]
+	svc *webhooks.Service
+}
+
+// Work makes one try; a deleted webhook cancels the delivery and the
+// retries it had left.
+func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[webhooks.Delivery]) error {
+	err := w.svc.Deliver(ctx, &job.Args, job.Attempt)
+	if errors.Is(err, webhooks.ErrGone) {
+		return river.JobCancel(err)
+	}
+	return err
+}
+
+// NextRetry follows the tool's schedule: Links ≈1 s then ≈5 s, Sign 5 s
+// then 20 s.
+func (w *deliveryWorker) NextRetry(job *river.Job[webhooks.Delivery]) time.Time {
+	return time.Now().Add(w.svc.RetryDelay(&job.Args, job.Attempt))
+}
+
+// Timeout leaves the delivery's own 10 s HTTP timeout room to end first.
+func (w *deliveryWorker) Timeout(*river.Job[webhooks.Delivery]) time.Duration {
+	return 15 * time.Second
+}
+
+// scheduled is the job of one run of a Schedule.
+type scheduled struct {
+	Name string `json:"name"`
+}
+
+// Kind names periodic runs in the queue.
+func (scheduled) Kind() string { return "schedule" }
+
+// scheduleWorker runs the Schedules by name.
+type scheduleWorker struct {
+	river.WorkerDefaults[scheduled]
+	runs map[string]func(context.Context) error
+}
+
+// Work runs the schedule named by the job; one no longer configured is
+// dropped.
+func (w *scheduleWorker) Work(ctx context.Context, job *river.Job[scheduled]) error {
+	run := w.runs[job.Args.Name]
+	if run == nil {
+		return river.JobCancel(fmt.Errorf("no schedule %q", job.Args.Name))
+	}
+	return run(ctx)
+}

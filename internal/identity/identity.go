@@ -29,6 +29,7 @@ const (
 	RefreshTTL       = 30 * 24 * time.Hour
 	MagicLinkTTL     = 15 * time.Minute
 	VerifyEmailTTL   = 24 * time.Hour
+	RecoveryTTL      = time.Hour        // a password-reset link (issue 13 item 6)
 	RefreshReuseSkew = 10 * time.Second // a rotated token presented later than this is theft
 	KeyTokenTTL      = 15 * time.Minute // access tokens from key exchange
 )

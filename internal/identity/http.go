@@ -30,14 +30,14 @@ type Kernel interface {
 // budget for the API and its page.
 func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	h := &handlers{svc: svc, k: k, perEmail: k.Limiter("magicPerEmail", 5, 2*time.Minute),
-		recoverPerEmail: k.Limiter(LimitRecoverPerEmail.Name, LimitRecoverPerEmail.Burst, LimitRecoverPerEmail.Every)}
+		recoverPerEmail: LimitRecoverPerEmail.From(k)}
 	verify := k.Limiter("verify", 30, 2*time.Second)
 	m.Handle("POST /v1/auth/register", k.PerIP(k.Limiter("register", 20, time.Minute), h.handleRegister))
 	m.Handle("POST /v1/auth/login", k.PerIP(k.Limiter("login", 30, 2*time.Second), h.handleLogin))
 	m.Handle("POST /v1/auth/magic-link", k.PerIP(k.Limiter("magic", 10, time.Minute), h.handleMagicLink))
 	m.Handle("POST /v1/auth/magic-link/verify", k.PerIP(verify, h.handleMagicLinkVerify))
 	m.Handle("POST /v1/auth/verify-email", k.PerIP(verify, h.handleVerifyEmail))
-	m.Handle("POST /v1/auth/recover", k.PerIP(k.Limiter(LimitRecover.Name, LimitRecover.Burst, LimitRecover.Every), h.handleRecover))
+	m.Handle("POST /v1/auth/recover", k.PerIP(LimitRecover.From(k), h.handleRecover))
 	m.Handle("POST /v1/auth/recover/verify", k.PerIP(verify, h.handleRecoverVerify))
 	m.Handle("POST /v1/auth/refresh", k.Public(h.handleRefresh))
 	m.Handle("POST /v1/auth/logout", k.Public(h.handleLogout))

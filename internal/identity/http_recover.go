@@ -6,6 +6,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
 )
 
 // Limit is a named per-instance abuse limit (web's Limiter): burst, then
@@ -16,6 +17,14 @@ type Limit struct {
 	Burst int
 	Every time.Duration
 }
+
+// Limiters is the part of a kernel that hands out named limiters.
+type Limiters interface {
+	Limiter(name string, burst int, every time.Duration) *ratelimit.Limiter
+}
+
+// From returns k's limiter of l (nil when limits are off).
+func (l Limit) From(k Limiters) *ratelimit.Limiter { return k.Limiter(l.Name, l.Burst, l.Every) }
 
 // The limits of password recovery: the numbers of the magic-link request
 // ("magic", "magicPerEmail") under names of their own, so that asking for

@@ -1,9 +1,9 @@
-// Package identity is the domain of people: users, passwords and the
-// failed-login lockout, magic links, email verification and the mailbox
-// claim, sign-in sessions and refresh tokens, personal API keys and the
-// key exchange, OAuth grants and the hosted pages' browser sessions, with
-// their HTTP handlers (/v1/auth, /v1/me). MFA, passkeys and recovery will
-// land here. It builds on workspace: its Store holds workspace's tables,
+// Package identity is the domain of people: users, passwords (their
+// policy, recovery and the failed-login lockout), magic links, email
+// verification and the mailbox claim, sign-in sessions and refresh tokens,
+// personal API keys and the key exchange, OAuth grants and the hosted
+// pages' browser sessions, with their HTTP handlers (/v1/auth, /v1/me).
+// MFA and passkeys will land here. It builds on workspace: its Store holds workspace's tables,
 // so one transaction creates a user and their personal org.
 package identity
 

@@ -40,16 +40,8 @@ func TestRecoverPages(t *testing.T) {
 			}
 		}
 		t.Run("cross-site POST is refused", func(t *testing.T) {
-			req, _ := http.NewRequest("POST", env.URL+"/reset-password", strings.NewReader(url.Values{"token": {tok}, "new_password": {"cross-site password"}}.Encode()))
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			req.Header.Set("Sec-Fetch-Site", "cross-site")
-			res, err := b.Client.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res.Body.Close()
-			if res.StatusCode != http.StatusForbidden {
-				t.Fatalf("cross-site POST: %d; want 403", res.StatusCode)
+			if res := b.PostCrossSite(t, "/reset-password", url.Values{"token": {tok}, "new_password": {"cross-site password"}}); res.Status != http.StatusForbidden {
+				t.Fatalf("cross-site POST: %d; want 403", res.Status)
 			}
 		})
 		res := b.Post(t, "/reset-password", url.Values{"token": {tok}, "new_password": {"sunshine"}})

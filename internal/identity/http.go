@@ -29,13 +29,16 @@ type Kernel interface {
 // gives; the sign-in pages ask for the same names, so an address has one
 // budget for the API and its page.
 func Mount(m *http.ServeMux, k Kernel, svc *Service) {
-	h := &handlers{svc: svc, k: k, perEmail: k.Limiter("magicPerEmail", 5, 2*time.Minute)}
+	h := &handlers{svc: svc, k: k, perEmail: k.Limiter("magicPerEmail", 5, 2*time.Minute),
+		recoverPerEmail: LimitRecoverPerEmail.From(k)}
 	verify := k.Limiter("verify", 30, 2*time.Second)
 	m.Handle("POST /v1/auth/register", k.PerIP(k.Limiter("register", 20, time.Minute), h.handleRegister))
 	m.Handle("POST /v1/auth/login", k.PerIP(k.Limiter("login", 30, 2*time.Second), h.handleLogin))
 	m.Handle("POST /v1/auth/magic-link", k.PerIP(k.Limiter("magic", 10, time.Minute), h.handleMagicLink))
 	m.Handle("POST /v1/auth/magic-link/verify", k.PerIP(verify, h.handleMagicLinkVerify))
 	m.Handle("POST /v1/auth/verify-email", k.PerIP(verify, h.handleVerifyEmail))
+	m.Handle("POST /v1/auth/recover", k.PerIP(LimitRecover.From(k), h.handleRecover))
+	m.Handle("POST /v1/auth/recover/verify", k.PerIP(verify, h.handleRecoverVerify))
 	m.Handle("POST /v1/auth/refresh", k.Public(h.handleRefresh))
 	m.Handle("POST /v1/auth/logout", k.Public(h.handleLogout))
 	m.Handle("POST /v1/auth/switch-org", k.Authed(h.handleSwitchOrg))
@@ -63,8 +66,8 @@ type handlers struct {
 	svc *Service
 	k   Kernel
 	// perEmail bounds the magic links asked for one address, whatever
-	// the asking IP (nil: no limits).
-	perEmail *ratelimit.Limiter
+	// the asking IP, and recoverPerEmail the reset links (nil: no limits).
+	perEmail, recoverPerEmail *ratelimit.Limiter
 }
 
 // handleRegister handles "POST /v1/auth/register".

@@ -1,9 +1,9 @@
-// Package identity is the domain of people: users, passwords and the
-// failed-login lockout, magic links, email verification and the mailbox
-// claim, sign-in sessions and refresh tokens, personal API keys and the
-// key exchange, OAuth grants and the hosted pages' browser sessions, with
-// their HTTP handlers (/v1/auth, /v1/me). MFA, passkeys and recovery will
-// land here. It builds on workspace: its Store holds workspace's tables,
+// Package identity is the domain of people: users, passwords (their
+// policy, recovery and the failed-login lockout), magic links, email
+// verification and the mailbox claim, sign-in sessions and refresh tokens,
+// personal API keys and the key exchange, OAuth grants and the hosted
+// pages' browser sessions, with their HTTP handlers (/v1/auth, /v1/me).
+// MFA and passkeys will land here. It builds on workspace: its Store holds workspace's tables,
 // so one transaction creates a user and their personal org.
 package identity
 
@@ -29,6 +29,7 @@ const (
 	RefreshTTL       = 30 * 24 * time.Hour
 	MagicLinkTTL     = 15 * time.Minute
 	VerifyEmailTTL   = 24 * time.Hour
+	RecoveryTTL      = time.Hour        // a password-reset link (issue 13 item 6)
 	RefreshReuseSkew = 10 * time.Second // a rotated token presented later than this is theft
 	KeyTokenTTL      = 15 * time.Minute // access tokens from key exchange
 )

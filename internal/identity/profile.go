@@ -146,6 +146,9 @@ func (s *Service) changePassword(ctx context.Context, p *gatehouse.Principal, cu
 	if err != nil {
 		return err
 	}
+	if err := checkNewPassword("new_password", next, u.Email); err != nil {
+		return err
+	}
 	if u.PasswordHash != "" {
 		if current == "" {
 			return gatehouse.Invalid("current_password is required")

@@ -27,7 +27,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, meta gatehouse
 	if err != nil {
 		return nil, err
 	}
-	if err := checkPassword("password", in.Password); err != nil {
+	if err := checkNewPassword("password", in.Password, email); err != nil {
 		return nil, err
 	}
 	name := strings.TrimSpace(in.Name)

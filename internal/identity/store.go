@@ -57,6 +57,12 @@ type Store interface {
 	UseEmailToken(ctx context.Context, hash, purpose string, at time.Time) (*EmailToken, error)
 	// LatestEmailToken returns the newest token of purpose sent to the user.
 	LatestEmailToken(ctx context.Context, userID, purpose string) (*EmailToken, error)
+	// PeekEmailToken returns an unused token of the purpose unexpired at
+	// at, without using it; ErrNotFound when there is none.
+	PeekEmailToken(ctx context.Context, hash, purpose string, at time.Time) (*EmailToken, error)
+	// SpendEmailTokens marks every unused, unexpired token of the purpose
+	// sent to the user used at at.
+	SpendEmailTokens(ctx context.Context, userID, purpose string, at time.Time) error
 
 	// UserOrgs lists the live orgs the user belongs to, by join date.
 	UserOrgs(ctx context.Context, userID string) ([]workspace.OrgListing, error)

@@ -9,8 +9,9 @@ import (
 
 // Email token purposes.
 const (
-	PurposeMagicLink   = "magic_link"
-	PurposeVerifyEmail = "verify_email"
+	PurposeMagicLink     = "magic_link"
+	PurposeVerifyEmail   = "verify_email"
+	PurposePasswordReset = "password_reset"
 )
 
 // Session is a sign-in session: a chain of refresh tokens.

@@ -1,8 +1,8 @@
 // Package pages serves Gatehouse's hosted pages: sign-in and sign-out,
-// magic links, email confirmation, invitations, OAuth consent and device
-// approval, and the Forms destination confirmation. They are
-// server-rendered with html/template (templates/, embedded), carry no
-// JavaScript and one small stylesheet; every page has a strict
+// magic links, password recovery, email confirmation, invitations, OAuth
+// consent and device approval, and the Forms destination confirmation.
+// They are server-rendered with html/template (templates/, embedded),
+// carry no JavaScript and one small stylesheet; every page has a strict
 // Content-Security-Policy and refuses framing, and every form POST passes
 // a cross-origin check (form.go). One file per page action.
 package pages
@@ -66,6 +66,10 @@ func Mount(m *http.ServeMux, k Kernel, d Deps) {
 	m.Handle("POST /auth/magic", form(h.handleMagic))
 	m.HandleFunc("GET /verify-email", h.handleVerifyEmailPage)
 	m.Handle("POST /verify-email", form(h.handleVerifyEmailForm))
+	m.HandleFunc("GET /recover", h.handleRecoverPage)
+	m.Handle("POST /recover", form(h.handleRecover))
+	m.HandleFunc("GET /reset-password", h.handleResetPage)
+	m.Handle("POST /reset-password", form(h.handleReset))
 	m.HandleFunc("GET /invite", h.handleInvitePage)
 	m.Handle("POST /invite", form(h.handleInviteAccept))
 	m.HandleFunc("GET /assets/gatehouse.css", handleStylesheet)
@@ -93,10 +97,10 @@ type handlers struct {
 	secure    bool // Secure cookies; false only on plain-http loopback
 	csrf      *http.CrossOriginProtection
 	// The abuse limits (docs/decisions.md gives the numbers' reasons):
-	// login, magic and verify are shared with the API endpoints of the
-	// same names; failedDeviceCodes counts wrong user codes on the device
-	// page per IP and per browser session (RFC 8628 §5.1).
-	login, magic, magicPerEmail, verify, failedDeviceCodes *ratelimit.Limiter
+	// login, magic, recover and verify are shared with the API endpoints
+	// of the same names; failedDeviceCodes counts wrong user codes on the
+	// device page per IP and per browser session (RFC 8628 §5.1).
+	login, magic, magicPerEmail, recover, recoverPerEmail, verify, failedDeviceCodes *ratelimit.Limiter
 }
 
 // newHandlers builds the pages' shared state: templates, the cookie
@@ -107,6 +111,8 @@ func newHandlers(k Kernel, d Deps) *handlers {
 		login:             k.Limiter("login", 30, 2*time.Second),
 		magic:             k.Limiter("magic", 10, time.Minute),
 		magicPerEmail:     k.Limiter("magicPerEmail", 5, 2*time.Minute),
+		recover:           identity.LimitRecover.From(k),
+		recoverPerEmail:   identity.LimitRecoverPerEmail.From(k),
 		verify:            k.Limiter("verify", 30, 2*time.Second),
 		failedDeviceCodes: k.Limiter("failedDeviceCodes", 10, time.Minute),
 	}

@@ -20,7 +20,7 @@ var templateFS embed.FS
 //go:embed assets.css
 var stylesheet []byte
 
-var pageNames = []string{"error", "message", "signin", "confirm", "consent", "device", "invite"}
+var pageNames = []string{"error", "message", "signin", "confirm", "consent", "device", "invite", "recover", "reset"}
 
 // parseTemplates parses each page with the layout it fills.
 func parseTemplates() map[string]*template.Template {

@@ -15,7 +15,8 @@ func TestPageHeaders(t *testing.T) {
 
 func testPageHeaders(t *testing.T, env *testenv.Env) {
 	b := env.NewBrowser(t)
-	for name, path := range map[string]string{"signin.html": "/signin", "magic.html": "/auth/magic?token=abc", "verify-email.html": "/verify-email?token=abc"} {
+	for name, path := range map[string]string{"signin.html": "/signin", "magic.html": "/auth/magic?token=abc", "verify-email.html": "/verify-email?token=abc",
+		"recover.html": "/recover", "reset-password.html": "/reset-password?token=abc"} {
 		res := b.Do(t, "GET", path, nil)
 		if res.Status != 200 {
 			t.Fatalf("%s: %d", path, res.Status)

@@ -43,6 +43,20 @@ func (e *Env) NewBrowser(t testing.TB) *Browser {
 // with form as a url-encoded body when it is not nil, and reads the answer.
 func (b *Browser) Do(t testing.TB, method, rawURL string, form url.Values) *Page {
 	t.Helper()
+	return b.send(t, method, rawURL, form, "")
+}
+
+// PostCrossSite submits form to rawURL as a page of another site would
+// (Sec-Fetch-Site: cross-site), which the pages' cross-origin guard refuses.
+func (b *Browser) PostCrossSite(t testing.TB, rawURL string, form url.Values) *Page {
+	t.Helper()
+	return b.send(t, "POST", rawURL, form, "cross-site")
+}
+
+// send is Do with the Sec-Fetch-Site header a browser would add (none
+// when site is "").
+func (b *Browser) send(t testing.TB, method, rawURL string, form url.Values, site string) *Page {
+	t.Helper()
 	if strings.HasPrefix(rawURL, "/") {
 		rawURL = b.env.URL + rawURL
 	}
@@ -56,6 +70,9 @@ func (b *Browser) Do(t testing.TB, method, rawURL string, form url.Values) *Page
 	}
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if site != "" {
+		req.Header.Set("Sec-Fetch-Site", site)
 	}
 	res, err := b.Client.Do(req)
 	if err != nil {

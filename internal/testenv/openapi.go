@@ -43,6 +43,8 @@ var notInDocument = map[string]bool{
 	"GET /signin": true, "POST /signin": true, "POST /signin/magic": true, "POST /signout": true,
 	"GET /auth/magic": true, "POST /auth/magic": true,
 	"GET /verify-email": true, "POST /verify-email": true,
+	"GET /recover": true, "POST /recover": true,
+	"GET /reset-password": true, "POST /reset-password": true,
 	"GET /invite": true, "POST /invite": true,
 	"GET /forms/confirm": true, "POST /forms/confirm": true,
 	"GET /assets/gatehouse.css": true,

@@ -1,0 +1,81 @@
+package identity
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
+)
+
+// Limit is a named per-instance abuse limit (web's Limiter): burst, then
+// one more each every. The API and the hosted page of one action ask for
+// the same one, so a client has one budget for both.
+type Limit struct {
+	Name  string
+	Burst int
+	Every time.Duration
+}
+
+// Limiters is the part of a kernel that hands out named limiters.
+type Limiters interface {
+	Limiter(name string, burst int, every time.Duration) *ratelimit.Limiter
+}
+
+// From returns k's limiter of l (nil when limits are off).
+func (l Limit) From(k Limiters) *ratelimit.Limiter { return k.Limiter(l.Name, l.Burst, l.Every) }
+
+// The limits of password recovery: the numbers of the magic-link request
+// ("magic", "magicPerEmail") under names of their own, so that asking for
+// one kind of link spends nothing of the other (docs/decisions.md).
+var (
+	LimitRecover         = Limit{"recover", 10, time.Minute}            // per IP
+	LimitRecoverPerEmail = Limit{"recoverPerEmail", 5, 2 * time.Minute} // per address (its account key)
+)
+
+// RecoverSent is the one answer to a well-formed recovery request, known
+// address or not.
+const RecoverSent = "if the address has an account, a link to set a new password is on its way"
+
+// handleRecover handles "POST /v1/auth/recover": 200 and the same message
+// for every well-formed address (no enumeration); besides the per-IP limit,
+// the links asked for one address are bounded.
+func (h *handlers) handleRecover(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Email string `json:"email"`
+	}
+	if err := httpjson.Decode(r, &in); err != nil {
+		return err
+	}
+	key, _, err := gatehouse.ParseEmail(in.Email)
+	if err != nil {
+		return err
+	}
+	if ok, wait := h.recoverPerEmail.Allow(key); !ok {
+		return gatehouse.TooMany(wait)
+	}
+	if err := h.svc.RequestRecovery(r.Context(), in.Email); err != nil {
+		return err
+	}
+	httpjson.Write(w, http.StatusOK, map[string]string{"message": RecoverSent})
+	return nil
+}
+
+// handleRecoverVerify handles "POST /v1/auth/recover/verify": sets the new
+// password and answers a session, like login.
+func (h *handlers) handleRecoverVerify(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Token       string `json:"token"`
+		NewPassword string `json:"new_password"`
+	}
+	if err := httpjson.Decode(r, &in); err != nil {
+		return err
+	}
+	si, err := h.svc.ResetPassword(r.Context(), in.Token, in.NewPassword, h.k.SessionMeta(r))
+	if err != nil {
+		return err
+	}
+	httpjson.Write(w, http.StatusOK, toSession(si))
+	return nil
+}

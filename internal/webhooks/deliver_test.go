@@ -1,4 +1,4 @@
-package web_test
+package webhooks_test
 
 import (
 	"context"

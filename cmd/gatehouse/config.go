@@ -88,8 +88,13 @@ func flagName(env string) string {
 // loadConfig reads the environment, then flags in args, and validates the
 // result, reporting every problem at once.
 func loadConfig(args []string, getenv func(string) string) (*Config, error) {
+	return loadConfigFlags(args, getenv, flag.NewFlagSet("gatehouse", flag.ContinueOnError))
+}
+
+// loadConfigFlags is loadConfig with fs, which may hold a command's own
+// flags besides the settings.
+func loadConfigFlags(args []string, getenv func(string) string, fs *flag.FlagSet) (*Config, error) {
 	c := &Config{}
-	fs := flag.NewFlagSet("gatehouse", flag.ContinueOnError)
 	fs.SetOutput(discard{})
 	for _, s := range c.settings() {
 		*s.dst = s.def

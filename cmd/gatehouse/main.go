@@ -32,10 +32,11 @@ func main() {
 	os.Exit(code)
 }
 
-const usage = `usage: gatehouse serve | migrate | version
+const usage = `usage: gatehouse serve | migrate | jobs | version
 
   serve     apply pending migrations and run the HTTP server
   migrate   apply pending migrations and exit
+  jobs      list the job queue: [-state S] [-kind K] [-limit N]
   version   print the version
 
 Configuration is by GATEHOUSE_* environment variables (or --kebab-case flags).`
@@ -55,6 +56,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stdout, usage)
 		return 0
 	case "serve", "migrate":
+	case "jobs":
+		return jobsCommand(ctx, args[1:], getenv, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "gatehouse: unknown command %q\n%s\n", args[0], usage)
 		return 2

@@ -440,3 +440,7 @@ func TokenFromLink(t testing.TB, text, prefix string) string {
 	}
 	return tok
 }
+
+// Postgres returns the test binary's fresh PostgreSQL database (created on
+// first use, dropped by Main); it skips t when none is configured.
+func Postgres(t testing.TB) *sqlstore.DB { return sharedPostgres(t) }

@@ -20,6 +20,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
@@ -146,6 +147,7 @@ func riverConfig(cfg Config, log *slog.Logger) (*river.Config, error) {
 		Queues:               map[string]river.QueueConfig{queue: {MaxWorkers: maxWorkers}},
 		Workers:              workers,
 		PeriodicJobs:         periodic,
+		Middleware:           []rivertype.Middleware{&outcomeLog{log: log}},
 		JobTimeout:           JobTimeout,
 		RescueStuckJobsAfter: RescueStuckJobsAfter,
 		FetchCooldown:        20 * time.Millisecond,

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"time"
 
@@ -164,7 +165,13 @@ func (s *Service) post(ctx context.Context, w *Webhook, d *Delivery) error {
 	req.Header.Set("X-Service-Delivery", d.ID)
 	res, err := s.client.Do(req)
 	if err != nil {
-		return fmt.Errorf("webhook post: %w", err)
+		// The *url.Error names the URL, whose query may hold a secret:
+		// the job's error, logged and kept in the queue, must not.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("webhook post to webhook %s: %w", w.ID, err)
 	}
 	io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
 	res.Body.Close()

@@ -13,34 +13,16 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
 // testGetenv is a getenv over vars only, so the real environment never
 // leaks into a test.
 func testGetenv(vars map[string]string) func(string) string {
 	return func(k string) string { return vars[k] }
-}
-
-// lockedBuffer is a bytes.Buffer safe for the server's log writes while the
-// test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func TestRunVersion(t *testing.T) {
@@ -194,7 +176,7 @@ type serving struct {
 	port   string
 	cancel context.CancelFunc
 	done   chan int // the exit code
-	logs   *lockedBuffer
+	logs   *testenv.LockedBuffer
 }
 
 // startServe runs "gatehouse serve" on SQLite in-process, with extra
@@ -212,7 +194,7 @@ func startServe(t *testing.T, extra map[string]string) *serving {
 	for k, v := range extra {
 		env[k] = v
 	}
-	s := &serving{cancel: cancel, done: make(chan int, 1), logs: &lockedBuffer{}}
+	s := &serving{cancel: cancel, done: make(chan int, 1), logs: &testenv.LockedBuffer{}}
 	go func() { s.done <- run(ctx, []string{"serve"}, testGetenv(env), io.Discard, s.logs) }()
 	deadline := time.After(15 * time.Second)
 	for s.port == "" {

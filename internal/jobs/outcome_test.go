@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,24 +25,6 @@ func (s oneWebhook) Webhook(context.Context, string, string, string) (*webhooks.
 
 func (s oneWebhook) DeliveryResult(context.Context, string, bool, int) error { return nil }
 
-// syncBuffer collects log lines from the engine's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // TestDeliveryOutcomeLogged checks that a failed delivery's outcome is
 // logged with its kind and job id, and without the webhook's URL query,
 // its secret or the delivery's body.
@@ -51,7 +32,7 @@ func TestDeliveryOutcomeLogged(t *testing.T) {
 	for _, name := range testenv.Databases {
 		t.Run(name, func(t *testing.T) {
 			db := testenv.OpenDB(t, name).OnQueue("outcome_" + testenv.RandomHex(4))
-			var logs syncBuffer
+			var logs testenv.LockedBuffer
 			log := slog.New(slog.NewTextHandler(&logs, nil))
 			hook := &webhooks.Webhook{ID: "wh1", OrgID: "o1", Tool: "links", Active: true,
 				URL: "https://127.0.0.1:1/hook?token=url-secret-q", Secret: "signing-secret-s"}

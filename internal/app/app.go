@@ -134,7 +134,8 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		ResourceMetadataURL: a.OAuth.ResourceMetadataURL})
 	a.routes(k)
 	a.Handler = k
-	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, PollInterval: deps.JobPollInterval}); err != nil {
+	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, PollInterval: deps.JobPollInterval,
+		Schedules: a.schedules()}); err != nil {
 		return nil, err
 	}
 	if err := a.jobs.Start(ctx); err != nil {
@@ -184,4 +185,13 @@ func (a *App) Close(ctx context.Context) error {
 		err = ctx.Err()
 	}
 	return errors.Join(err, a.jobs.Stop(ctx))
+}
+
+// schedules is the periodic work, run once per period across instances:
+// Sign's expiry sweep every minute.
+func (a *App) schedules() []jobs.Schedule {
+	return []jobs.Schedule{{Name: "sign_expire", Every: time.Minute, Run: func(ctx context.Context) error {
+		_, err := a.Sign.ExpireDue(ctx)
+		return err
+	}}}
 }

@@ -47,6 +47,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
+	"github.com/gatehouse/gatehouse/internal/tools/sign"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
 
@@ -88,7 +89,10 @@ type Env struct {
 	// deliveries.
 	Links    *links.Service
 	Webhooks *webhooks.Service
-	DNS      *dnstest.Server // answers the service's TXT lookups
+	// Sign is the Sign tool, for running its lifecycle sweeps on the
+	// test clock.
+	Sign *sign.Service
+	DNS  *dnstest.Server // answers the service's TXT lookups
 	// SQL is the database; Store is its identity store (which holds
 	// workspace's tables too), for tests that seed or check rows
 	// (Store.DB() is the raw writer pool).
@@ -161,6 +165,7 @@ func New(t testing.TB, db string, o Options) *Env {
 		t.Fatal(err)
 	}
 	env.Svc, env.OAuth, env.Forms, env.Links, env.Webhooks = a.Identity, a.OAuth, a.Forms, a.Links, a.Webhooks
+	env.Sign = a.Sign
 	srv.Config.Handler = env.validated(t, a.Handler)
 	srv.Start()
 	t.Cleanup(func() {

@@ -27,6 +27,7 @@ const Tool = "sign"
 // Statuses, roles and field types of TOOLS.md.
 const (
 	Draft, Pending, Completed, Declined, Voided = "draft", "pending", "completed", "declined", "voided"
+	Expired                                     = "expired"
 	ToSign, Viewed, Signed, Refused             = "pending", "viewed", "signed", "declined" // recipient statuses
 	Signer, CC                                  = "signer", "cc"
 )
@@ -51,6 +52,7 @@ type Document struct {
 	Pages                                                 int
 	Created, Modified                                     time.Time
 	SentAt, CompletedAt, VoidedAt, DeclinedAt             *time.Time
+	ExpiresAt, ExpiredAt                                  *time.Time // lifecycle.go
 	Recipients                                            []*Recipient
 	Fields                                                []*Field
 }
@@ -87,6 +89,12 @@ type Store interface {
 	UpdateRecipient(ctx context.Context, r *Recipient) error // status and times
 	SetFieldValue(ctx context.Context, fieldID string, value *string) error
 	DeleteField(ctx context.Context, documentID, fieldID string) error
+	// ExpiringDocuments lists the ids and orgs of pending documents whose
+	// expiry is at or before now (at most limit).
+	ExpiringDocuments(ctx context.Context, now time.Time, limit int) ([][2]string, error)
+	// ExpireDocument marks a document expired at now if it is still
+	// pending; false when another run (or a signature) got there first.
+	ExpireDocument(ctx context.Context, id string, now time.Time) (bool, error)
 	AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error
 	// Webhooks is the webhooks' store on the same transaction, through
 	// which events are queued.
@@ -154,6 +162,8 @@ type CreateInput struct {
 	Message    string           `json:"message"`
 	Recipients []RecipientInput `json:"recipients"`
 	Fields     []FieldInput     `json:"fields"`
+	// ExpiresAt: after it a pending document becomes expired (optional).
+	ExpiresAt *time.Time `json:"expiresAt"`
 }
 
 // countPages counts the page objects of a PDF (/Type /Page, not /Pages);
@@ -197,6 +207,11 @@ func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, pdf []byte
 		return nil, gatehouse.Invalid("document.message is longer than %d bytes", MaxMessage)
 	}
 	d.Message = in.Message
+	expires, err := expiry(in.ExpiresAt, now)
+	if err != nil {
+		return nil, err
+	}
+	d.ExpiresAt = expires
 	if len(in.Recipients) > MaxRecipients || len(in.Fields) > MaxFields {
 		return nil, gatehouse.Invalid("at most %d recipients and %d fields", MaxRecipients, MaxFields)
 	}
@@ -233,7 +248,7 @@ func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, pdf []byte
 		}
 		d.Fields = append(d.Fields, f)
 	}
-	err := s.store.Tx(ctx, func(tx Store) error {
+	err = s.store.Tx(ctx, func(tx Store) error {
 		if live, err := tx.OrgLive(ctx, p.OrgID); err != nil {
 			return gatehouse.Internal("find org", err)
 		} else if !live {

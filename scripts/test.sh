@@ -19,7 +19,8 @@ fi
 bash scripts/setup-e2e.sh
 
 go vet ./...
-# internal/web is the longest package: about 13 minutes under -race on a
-# loaded 2-core machine since every test service runs a job engine (River)
-# and webhook tests wait for River's batched job completions.
+# The longest packages (internal/identity, internal/workspace) take up to
+# about 10 minutes under -race on a loaded 2-core machine: every test
+# service runs a job engine (River), and webhook tests wait for River's
+# batched job completions.
 go test -race -count=1 -timeout 20m ./...

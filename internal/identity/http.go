@@ -29,12 +29,12 @@ type Kernel interface {
 // gives; the sign-in pages ask for the same names, so an address has one
 // budget for the API and its page.
 func Mount(m *http.ServeMux, k Kernel, svc *Service) {
-	h := &handlers{svc: svc, k: k, perEmail: k.Limiter("magicPerEmail", 5, 2*time.Minute),
+	h := &handlers{svc: svc, k: k, perEmail: LimitMagicPerEmail.From(k),
 		recoverPerEmail: LimitRecoverPerEmail.From(k)}
-	verify := k.Limiter("verify", 30, 2*time.Second)
-	m.Handle("POST /v1/auth/register", k.PerIP(k.Limiter("register", 20, time.Minute), h.handleRegister))
-	m.Handle("POST /v1/auth/login", k.PerIP(k.Limiter("login", 30, 2*time.Second), h.handleLogin))
-	m.Handle("POST /v1/auth/magic-link", k.PerIP(k.Limiter("magic", 10, time.Minute), h.handleMagicLink))
+	verify := LimitVerify.From(k)
+	m.Handle("POST /v1/auth/register", k.PerIP(LimitRegister.From(k), h.handleRegister))
+	m.Handle("POST /v1/auth/login", k.PerIP(LimitLogin.From(k), h.handleLogin))
+	m.Handle("POST /v1/auth/magic-link", k.PerIP(LimitMagic.From(k), h.handleMagicLink))
 	m.Handle("POST /v1/auth/magic-link/verify", k.PerIP(verify, h.handleMagicLinkVerify))
 	m.Handle("POST /v1/auth/verify-email", k.PerIP(verify, h.handleVerifyEmail))
 	m.Handle("POST /v1/auth/recover", k.PerIP(LimitRecover.From(k), h.handleRecover))
@@ -44,7 +44,7 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	m.Handle("POST /v1/auth/switch-org", k.Authed(h.handleSwitchOrg))
 	m.Handle("GET /v1/auth/me", k.Authed(h.handleMe))
 	m.Handle("GET /v1/auth/verify", k.Authed(h.handleVerify))
-	m.Handle("POST /v1/auth/token", k.PerIP(k.Limiter("keyExchange", 300, 100*time.Millisecond), h.handleKeyExchange))
+	m.Handle("POST /v1/auth/token", k.PerIP(LimitKeyExchange.From(k), h.handleKeyExchange))
 
 	m.Handle("PATCH /v1/me", k.Authed(h.handlePatchMe))
 	m.Handle("DELETE /v1/me", k.Full(h.handleDeleteMe))

@@ -26,12 +26,19 @@ type Limiters interface {
 // From returns k's limiter of l (nil when limits are off).
 func (l Limit) From(k Limiters) *ratelimit.Limiter { return k.Limiter(l.Name, l.Burst, l.Every) }
 
-// The limits of password recovery: the numbers of the magic-link request
-// ("magic", "magicPerEmail") under names of their own, so that asking for
-// one kind of link spends nothing of the other (docs/decisions.md).
+// The per-instance abuse limits of identity's endpoints, which its hosted
+// pages share (docs/decisions.md gives the numbers' reasons). Recovery has
+// the numbers of the magic-link request under names of its own, so that
+// asking for one kind of link spends nothing of the other.
 var (
-	LimitRecover         = Limit{"recover", 10, time.Minute}            // per IP
-	LimitRecoverPerEmail = Limit{"recoverPerEmail", 5, 2 * time.Minute} // per address (its account key)
+	LimitRegister        = Limit{"register", 20, time.Minute}                // per IP
+	LimitLogin           = Limit{"login", 30, 2 * time.Second}               // per IP
+	LimitMagic           = Limit{"magic", 10, time.Minute}                   // per IP
+	LimitMagicPerEmail   = Limit{"magicPerEmail", 5, 2 * time.Minute}        // per address
+	LimitVerify          = Limit{"verify", 30, 2 * time.Second}              // per IP: every single-use token checked
+	LimitKeyExchange     = Limit{"keyExchange", 300, 100 * time.Millisecond} // per IP
+	LimitRecover         = Limit{"recover", 10, time.Minute}                 // per IP
+	LimitRecoverPerEmail = Limit{"recoverPerEmail", 5, 2 * time.Minute}      // per address (its account key)
 )
 
 // RecoverSent is the one answer to a well-formed recovery request, known

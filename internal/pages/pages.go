@@ -108,12 +108,12 @@ type handlers struct {
 func newHandlers(k Kernel, d Deps) *handlers {
 	h := &handlers{k: k, svc: d.Identity, ws: d.Workspace, oauth: d.OAuth, forms: d.Forms, log: d.Logger,
 		templates: parseTemplates(), secure: true, csrf: http.NewCrossOriginProtection(),
-		login:             k.Limiter("login", 30, 2*time.Second),
-		magic:             k.Limiter("magic", 10, time.Minute),
-		magicPerEmail:     k.Limiter("magicPerEmail", 5, 2*time.Minute),
+		login:             identity.LimitLogin.From(k),
+		magic:             identity.LimitMagic.From(k),
+		magicPerEmail:     identity.LimitMagicPerEmail.From(k),
 		recover:           identity.LimitRecover.From(k),
 		recoverPerEmail:   identity.LimitRecoverPerEmail.From(k),
-		verify:            k.Limiter("verify", 30, 2*time.Second),
+		verify:            identity.LimitVerify.From(k),
 		failedDeviceCodes: k.Limiter("failedDeviceCodes", 10, time.Minute),
 	}
 	if h.log == nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 )
 
@@ -30,6 +31,7 @@ type Config struct {
 	WebURL              string
 	MobileURL           string
 	JWTSecret           string
+	EncryptionKey       string
 	SMTPURL             string
 	MailFrom            string
 	DNSServer           string
@@ -69,6 +71,7 @@ func (c *Config) settings() []setting {
 		{"GATEHOUSE_WEB_URL", "", &c.WebURL},
 		{"GATEHOUSE_MOBILE_URL", "", &c.MobileURL},
 		{"GATEHOUSE_JWT_SECRET", "", &c.JWTSecret},
+		{"GATEHOUSE_ENCRYPTION_KEY", "", &c.EncryptionKey},
 		{"GATEHOUSE_SMTP_URL", "", &c.SMTPURL},
 		{"GATEHOUSE_MAIL_FROM", "Gatehouse <no-reply@localhost>", &c.MailFrom},
 		{"GATEHOUSE_DNS_SERVER", "", &c.DNSServer},
@@ -155,6 +158,12 @@ func checks() []check {
 		check{"GATEHOUSE_JWT_SECRET", func(c *Config) error {
 			if c.JWTSecret != "" && len(c.JWTSecret) < 32 {
 				return fmt.Errorf("must be at least 32 bytes, got %d", len(c.JWTSecret))
+			}
+			return nil
+		}},
+		check{"GATEHOUSE_ENCRYPTION_KEY", func(c *Config) error {
+			if c.EncryptionKey != "" && len(c.EncryptionKey) < seal.MinMasterLen {
+				return fmt.Errorf("must be at least %d bytes, got %d", seal.MinMasterLen, len(c.EncryptionKey))
 			}
 			return nil
 		}},
@@ -337,6 +346,6 @@ func (c *Config) resolveURLs(bound string) {
 // app is the service's part of the settings, once resolveURLs has run.
 func (c *Config) app() app.Config {
 	return app.Config{BaseURL: c.BaseURL, APIURL: c.APIURL, FormsURL: c.FormsURL, ShortLinkURL: c.ShortLinkURL,
-		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, RateLimit: c.RateLimit, MailLimit: c.MailLimit,
+		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, EncryptionKey: c.EncryptionKey, RateLimit: c.RateLimit, MailLimit: c.MailLimit,
 		WebhookAllowPrivate: c.WebhookAllowPrivate, MetadataAllowPrivate: c.WebhookAllowPrivate, OutboundCAs: c.OutboundCAs}
 }

@@ -43,7 +43,10 @@ type Config struct {
 	// JWTSecret signs access tokens; empty: a secret generated once and
 	// kept in the database.
 	JWTSecret string
-	RateLimit bool
+	// EncryptionKey is the master key of internal/seal (TOTP secrets,
+	// queued mail); empty: a key generated once and kept in the database.
+	EncryptionKey string
+	RateLimit     bool
 	// MailLimit keeps the limits that protect other people's mailboxes.
 	MailLimit bool
 	// WebhookAllowPrivate lets webhooks reach private addresses;
@@ -101,6 +104,11 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	master, err := setting(ctx, deps.DB, "encryption_key", cfg.EncryptionKey)
+	if err != nil {
+		return nil, err
+	}
+	_ = master // the seal boxes of TOTP secrets and queued mail are made from it
 	hasher := deps.Hasher
 	if hasher == nil {
 		hasher = password.NewHasher(password.OWASP, 0)
@@ -147,21 +155,30 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 // newSigner returns the access token signer: cfg.JWTSecret, or the secret
 // kept in the database (created on first start).
 func newSigner(ctx context.Context, cfg Config, deps Deps) (*token.Signer, error) {
-	secret := cfg.JWTSecret
-	if secret == "" {
-		var b [48]byte
-		rand.Read(b[:])
-		var err error
-		secret, err = deps.DB.Identity().SettingOrCreate(ctx, "jwt_secret", base64.RawURLEncoding.EncodeToString(b[:]))
-		if err != nil {
-			return nil, fmt.Errorf("jwt secret: %w", err)
-		}
+	secret, err := setting(ctx, deps.DB, "jwt_secret", cfg.JWTSecret)
+	if err != nil {
+		return nil, err
 	}
 	now := deps.Now
 	if now == nil {
 		now = time.Now
 	}
-	return token.NewSigner([]byte(secret), cfg.BaseURL, now)
+	return token.NewSigner(secret, cfg.BaseURL, now)
+}
+
+// setting returns configured, or when it is empty the random key kept in the
+// database under name (created on first start, shared by every instance).
+func setting(ctx context.Context, db *sqlstore.DB, name, configured string) ([]byte, error) {
+	if configured != "" {
+		return []byte(configured), nil
+	}
+	var b [48]byte
+	rand.Read(b[:])
+	v, err := db.Identity().SettingOrCreate(ctx, name, base64.RawURLEncoding.EncodeToString(b[:]))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return []byte(v), nil
 }
 
 // Close waits for the work that outlives requests: identity's and

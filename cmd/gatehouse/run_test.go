@@ -74,6 +74,7 @@ func TestRunBadConfig(t *testing.T) {
 		{"address without port", "GATEHOUSE_ADDR", "nope"},
 		{"address with a bad port", "GATEHOUSE_ADDR", "127.0.0.1:99999"},
 		{"short jwt secret", "GATEHOUSE_JWT_SECRET", "short"},
+		{"short encryption key", "GATEHOUSE_ENCRYPTION_KEY", "0123456789abcdef0123456789abcde"},
 		{"mysql database", "GATEHOUSE_DATABASE_URL", "mysql://x"},
 		{"ftp smtp", "GATEHOUSE_SMTP_URL", "ftp://x"},
 		{"base url without scheme", "GATEHOUSE_BASE_URL", "gatehouse.example"},

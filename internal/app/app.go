@@ -213,10 +213,13 @@ func (a *App) Close(ctx context.Context) error {
 }
 
 // schedules is the periodic work, run once per period across instances:
-// Sign's expiry sweep every minute.
+// Sign's expiry sweep and reminder rounds every minute.
 func (a *App) schedules() []jobs.Schedule {
 	return []jobs.Schedule{{Name: "sign_expire", Every: time.Minute, Run: func(ctx context.Context) error {
 		_, err := a.Sign.ExpireDue(ctx)
+		return err
+	}}, {Name: "sign_remind", Every: time.Minute, Run: func(ctx context.Context) error {
+		_, err := a.Sign.RemindDue(ctx)
 		return err
 	}}}
 }

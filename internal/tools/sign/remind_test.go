@@ -118,8 +118,12 @@ func TestSignReminders(t *testing.T) {
 			t.Errorf("Bob's mails %q; want the request, then a reminder", texts)
 		}
 		sweep(0)
+		dup := signDoc(t, env.Do(t, "POST", "/sign/v1/documents/"+id+"/duplicate", fresh(), map[string]any{}).Want(t, 200))
+		if dup["autoRemindDays"] != float64(2) || dup["lastRemindedAt"] != nil {
+			t.Errorf("duplicate: autoRemindDays %v, lastRemindedAt %v; want 2 (kept), null", dup["autoRemindDays"], dup["lastRemindedAt"])
+		}
 		env.Clock.Advance(48 * time.Hour)
-		sweep(1)
+		sweep(1) // the duplicate is a draft: not reminded
 		env.Do(t, "POST", "/sign/v1/documents/"+id+"/void", fresh(), map[string]any{"reason": "no"}).Want(t, 200)
 		expiring := create(1, map[string]any{"expiresAt": env.Clock.Now().Add(time.Hour).Format(time.RFC3339)}, testenv.Email())
 		carol := testenv.Email()

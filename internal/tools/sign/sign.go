@@ -469,7 +469,7 @@ func (s *Service) Duplicate(ctx context.Context, p *gatehouse.Principal, id stri
 	}
 	now := s.clock.Now()
 	d := &Document{ID: gatehouse.NewID(), OrgID: p.OrgID, OwnerID: p.UserID, Name: src.Name, Message: src.Message, Status: Draft,
-		File: bytes.Clone(src.File), Size: src.Size, Pages: src.Pages, Created: now, Modified: now}
+		File: bytes.Clone(src.File), Size: src.Size, Pages: src.Pages, Created: now, Modified: now, AutoRemindDays: src.AutoRemindDays}
 	if name != nil {
 		d.Name = strings.TrimSpace(*name)
 		if d.Name == "" || utf8.RuneCountInString(d.Name) > MaxName {

@@ -18,8 +18,9 @@ var errBadReset = gatehouse.Errorf(gatehouse.KindUnauthorized, "invalid, expired
 // new password (RecoveryTTL). A well-formed address answers nil whether or
 // not it has an account, after the same work: the account is looked up and
 // one token row is written either way (an unknown address's row names no
-// account, is sent to no one and can never be used), and the mail goes
-// out in the background. A malformed address is a 400.
+// account, is sent to no one and can never be used); a known address's
+// mail is queued in the same transaction (one more row) and sent by the
+// job engine. A malformed address is a 400.
 func (s *Service) RequestRecovery(ctx context.Context, email string) error {
 	key, email, err := gatehouse.ParseEmail(email)
 	if err != nil {

@@ -81,6 +81,9 @@ type Deps struct {
 	// JobPollInterval is how often due retries are looked for; 0: the
 	// engine's.
 	JobPollInterval time.Duration
+	// MailRetryDelays overrides the waits between tries of a mail (the
+	// last repeats); nil: mail.RetryDelays.
+	MailRetryDelays []time.Duration
 }
 
 // App is the running service.
@@ -95,6 +98,7 @@ type App struct {
 	Sign      *sign.Service
 	Webhooks  *webhooks.Service
 	jobs      *jobs.Engine
+	jobsDB    *sqlstore.DB
 	log       *slog.Logger
 }
 
@@ -108,20 +112,22 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	_ = master // the seal boxes of TOTP secrets and queued mail are made from it
+	mails, err := mail.NewSealer(master)
+	if err != nil {
+		return nil, err
+	}
 	hasher := deps.Hasher
 	if hasher == nil {
 		hasher = password.NewHasher(password.OWASP, 0)
 	}
-	db, log, now := deps.DB, deps.Logger, deps.Now
+	db, log, now := deps.DB.WithMail(mails), deps.Logger, deps.Now
 	if deps.JobQueue != "" {
 		db = db.OnQueue(deps.JobQueue)
 	}
-	a := &App{log: log}
-	mails := mail.NewQueue(deps.Mail, log) // identity's and workspace's mail
-	a.Workspace = workspace.New(workspace.Config{Store: db.Workspace(), Signer: signer, Mail: mails, Resolver: deps.Resolver, Logger: log,
+	a := &App{log: log, jobsDB: db}
+	a.Workspace = workspace.New(workspace.Config{Store: db.Workspace(), Signer: signer, Resolver: deps.Resolver, Logger: log,
 		Now: now, WebURL: cfg.WebURL, NoMailLimits: !cfg.MailLimit})
-	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Hasher: hasher, Mail: mails,
+	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Hasher: hasher,
 		Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit})
 	a.OAuth = oauth.New(oauth.Config{Service: a.Identity, Store: db.OAuth(), Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, Now: now,
 		DeviceInterval: deps.DeviceInterval, MetadataClient: deps.MetadataClient, AllowPrivate: cfg.MetadataAllowPrivate,
@@ -134,7 +140,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		window = 2 * time.Second
 	}
 	a.Links.SetEvents(a.Webhooks.For(webhooks.Links), window)
-	a.Forms = forms.New(forms.Config{Store: db.Forms(), Mail: deps.Mail, Logger: log, Now: now, FormsURL: cfg.FormsURL,
+	a.Forms = forms.New(forms.Config{Store: db.Forms(), Logger: log, Now: now, FormsURL: cfg.FormsURL,
 		NoMailLimits: !cfg.MailLimit})
 	a.Tasks = tasks.New(db.Tasks(), now)
 	a.Sign = sign.New(db.Sign(), cfg.APIURL, now, a.Webhooks.For(webhooks.Sign))
@@ -143,7 +149,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	a.routes(k)
 	a.Handler = k
 	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, PollInterval: deps.JobPollInterval,
-		Schedules: a.schedules()}); err != nil {
+		Mail: deps.Mail, MailSealer: mails, MailRetryDelays: deps.MailRetryDelays, Schedules: a.schedules()}); err != nil {
 		return nil, err
 	}
 	if err := a.jobs.Start(ctx); err != nil {
@@ -151,6 +157,10 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	}
 	return a, nil
 }
+
+// JobsDB is the database as the service's stores see it: its job queue,
+// able to queue mail.
+func (a *App) JobsDB() *sqlstore.DB { return a.jobsDB }
 
 // newSigner returns the access token signer: cfg.JWTSecret, or the secret
 // kept in the database (created on first start).
@@ -181,17 +191,15 @@ func setting(ctx context.Context, db *sqlstore.DB, name, configured string) ([]b
 	return []byte(v), nil
 }
 
-// Close waits for the work that outlives requests: identity's and
-// workspace's mail, Forms' mail, the Links click batch (queued as webhook
-// deliveries), then the jobs under way; jobs not started stay queued for
-// the next start or another instance. Call it once the HTTP server has
+// Close waits for the work that outlives requests: the Links click batch
+// (queued as webhook deliveries), then the jobs under way (mail among
+// them); jobs not started stay queued for the next start or another
+// instance. Call it once the HTTP server has
 // stopped; at ctx's end the running jobs are cancelled and ctx's error
 // returned. The database stays open: the caller owns it.
 func (a *App) Close(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
-		a.Identity.Wait()
-		a.Forms.Wait()
 		a.Links.Flush()
 		close(done)
 	}()
@@ -205,10 +213,13 @@ func (a *App) Close(ctx context.Context) error {
 }
 
 // schedules is the periodic work, run once per period across instances:
-// Sign's expiry sweep every minute.
+// Sign's expiry sweep and reminder rounds every minute.
 func (a *App) schedules() []jobs.Schedule {
 	return []jobs.Schedule{{Name: "sign_expire", Every: time.Minute, Run: func(ctx context.Context) error {
 		_, err := a.Sign.ExpireDue(ctx)
+		return err
+	}}, {Name: "sign_remind", Every: time.Minute, Run: func(ctx context.Context) error {
+		_, err := a.Sign.RemindDue(ctx)
 		return err
 	}}}
 }

@@ -82,8 +82,8 @@ func TestSigninRateLimitMagicLinkPerAddress(t *testing.T) {
 			{Name: "other address from the same IP", Method: "POST", Path: path, Body: map[string]string{"email": testenv.Email()}, Want: 200},
 		})
 		t.Run("refused requests sent no mail", func(t *testing.T) {
-			env.Svc.Wait()
-			if n := env.MailsTo(email); n != 5 {
+			env.WaitMail(t)
+			if n := env.MailsTo(t, email); n != 5 {
 				t.Errorf("sink holds %d mails to %s; want 5", n, email)
 			}
 		})

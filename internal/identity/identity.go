@@ -17,7 +17,6 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/cache"
-	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/token"
 	"github.com/gatehouse/gatehouse/internal/workspace"
@@ -46,7 +45,6 @@ type Config struct {
 	Workspace *workspace.Service // the orgs people sign in to
 	Signer    *token.Signer
 	Hasher    *password.Hasher
-	Mail      *mail.Queue
 	Logger    *slog.Logger
 	Now       func() time.Time // nil: time.Now
 	WebURL    string           // base of links in emails
@@ -62,7 +60,6 @@ type Service struct {
 	ws        *workspace.Service
 	signer    *token.Signer
 	hasher    *password.Hasher
-	mail      *mail.Queue
 	log       *slog.Logger
 	now       func() time.Time
 	webURL    string
@@ -73,7 +70,7 @@ type Service struct {
 
 // New returns a Service.
 func New(c Config) *Service {
-	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, hasher: c.Hasher, mail: c.Mail, log: c.Logger, now: c.Now,
+	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, hasher: c.Hasher, log: c.Logger, now: c.Now,
 		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/")}
 	if s.now == nil {
 		s.now = time.Now
@@ -92,10 +89,6 @@ func New(c Config) *Service {
 
 // Now returns the service clock's current time.
 func (s *Service) Now() time.Time { return s.now().UTC() }
-
-// Wait blocks until every queued email has been handed to the mailer:
-// identity's and workspace's, which share the queue.
-func (s *Service) Wait() { s.mail.Wait() }
 
 // Health reports whether the database answers.
 func (s *Service) Health(ctx context.Context) error {

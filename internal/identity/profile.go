@@ -194,7 +194,6 @@ const (
 // ResendVerification mails a new confirmation link unless the address is
 // verified or a still-usable link went out within the last minute.
 func (s *Service) ResendVerification(ctx context.Context, p *gatehouse.Principal) (string, error) {
-	var secret, email string
 	var outcome string
 	err := s.store.Tx(ctx, func(tx Store) error {
 		// Lock the account so concurrent resends see each other's links.
@@ -218,19 +217,19 @@ func (s *Service) ResendVerification(ctx context.Context, p *gatehouse.Principal
 			outcome = ResendThrottled
 			return nil
 		}
-		secret, email = token.NewSecret(""), u.Email
+		secret := token.NewSecret("")
 		if err := tx.CreateEmailToken(ctx, &EmailToken{Hash: token.Hash(secret), Purpose: PurposeVerifyEmail, Email: u.Email,
 			UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(VerifyEmailTTL)}); err != nil {
 			return internal("create confirmation token", err)
+		}
+		if err := tx.QueueMail(ctx, s.verifyMail(u.Email, secret)); err != nil {
+			return internal("queue confirmation mail", err)
 		}
 		outcome = ResendSent
 		return nil
 	})
 	if err != nil {
 		return "", err
-	}
-	if secret != "" {
-		s.sendVerifyEmail(email, secret)
 	}
 	return outcome, nil
 }

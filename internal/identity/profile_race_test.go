@@ -164,7 +164,7 @@ func TestResendRace(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		for round := range 5 {
 			a := env.Register(t)
-			if got := env.MailsTo(a.Email); got != 1 {
+			if got := env.MailsTo(t, a.Email); got != 1 {
 				t.Fatalf("round %d: mails after registration = %d; want 1", round, got)
 			}
 			env.Clock.Advance(61 * time.Second)
@@ -185,7 +185,7 @@ func TestResendRace(t *testing.T) {
 			if sent := len(msgs) - answers["200 "+throttled]; sent != 1 {
 				t.Errorf("round %d: %d of 20 concurrent resends were not throttled (answers %v); want 1", round, sent, answers)
 			}
-			if got := env.MailsTo(a.Email); got != 2 {
+			if got := env.MailsTo(t, a.Email); got != 2 {
 				t.Errorf("round %d: mails after 20 concurrent resends = %d; want 2 (one new link)", round, got)
 			}
 		}
@@ -241,7 +241,7 @@ func TestDeleteMeRacesSharedOrgs(t *testing.T) {
 				wg.Go(func() { resp[i] = env.Do(t, "DELETE", "/v1/me", acc.Access, nil) })
 			}
 			wg.Wait()
-			env.Svc.Wait() // no background mail is still logging
+			env.WaitMail(t) // no background mail is still logging
 			for i, r := range resp {
 				if r.Status != 200 {
 					t.Errorf("round %d: delete %d: status %d, body %s; want 200\nlog: %s", round, i, r.Status, r.Body,

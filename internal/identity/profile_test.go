@@ -238,7 +238,7 @@ func TestResendVerification(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		t.Run("throttled, sent, already verified", func(t *testing.T) {
 			a := env.Register(t)
-			if got := env.MailsTo(a.Email); got != 1 {
+			if got := env.MailsTo(t, a.Email); got != 1 {
 				t.Fatalf("mails after registration = %d; want 1", got)
 			}
 			resend := func() string {
@@ -252,19 +252,19 @@ func TestResendVerification(t *testing.T) {
 			}
 
 			throttled := resend()
-			if got := env.MailsTo(a.Email); got != 1 {
+			if got := env.MailsTo(t, a.Email); got != 1 {
 				t.Errorf("mails after a resend right after registration = %d; want 1 (throttled)", got)
 			}
 
 			env.Clock.Advance(61 * time.Second)
 			sent := resend()
-			if got := env.MailsTo(a.Email); got != 2 {
+			if got := env.MailsTo(t, a.Email); got != 2 {
 				t.Fatalf("mails after a resend 61 s later = %d; want 2", got)
 			}
 			if again := resend(); again != throttled {
 				t.Errorf("resend right after a resend: message %q; want the throttled one %q", again, throttled)
 			}
-			if got := env.MailsTo(a.Email); got != 2 {
+			if got := env.MailsTo(t, a.Email); got != 2 {
 				t.Errorf("mails after a resend right after a resend = %d; want 2", got)
 			}
 
@@ -279,7 +279,7 @@ func TestResendVerification(t *testing.T) {
 
 			env.Clock.Advance(61 * time.Second)
 			verified := resend()
-			if got := env.MailsTo(a.Email); got != 2 {
+			if got := env.MailsTo(t, a.Email); got != 2 {
 				t.Errorf("mails after a resend on a verified account = %d; want 2", got)
 			}
 
@@ -294,10 +294,10 @@ func TestResendVerification(t *testing.T) {
 			var before int
 			advance := func(t *testing.T) {
 				env.Clock.Advance(61 * time.Second)
-				before = env.MailsTo(a.Email)
+				before = env.MailsTo(t, a.Email)
 			}
 			noMail := func(t *testing.T, r *testenv.Resp) {
-				if got := env.MailsTo(a.Email); got != before {
+				if got := env.MailsTo(t, a.Email); got != before {
 					t.Errorf("mails = %d; want %d (none sent)", got, before)
 				}
 			}

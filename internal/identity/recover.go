@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
 
@@ -17,8 +18,9 @@ var errBadReset = gatehouse.Errorf(gatehouse.KindUnauthorized, "invalid, expired
 // new password (RecoveryTTL). A well-formed address answers nil whether or
 // not it has an account, after the same work: the account is looked up and
 // one token row is written either way (an unknown address's row names no
-// account, is sent to no one and can never be used), and the mail goes
-// out in the background. A malformed address is a 400.
+// account, is sent to no one and can never be used); a known address's
+// mail is queued in the same transaction (one more row) and sent by the
+// job engine. A malformed address is a 400.
 func (s *Service) RequestRecovery(ctx context.Context, email string) error {
 	key, email, err := gatehouse.ParseEmail(email)
 	if err != nil {
@@ -36,16 +38,26 @@ func (s *Service) RequestRecovery(ctx context.Context, email string) error {
 	if u != nil {
 		t.UserID, t.Email = u.ID, u.Email
 	}
-	if err := s.store.CreateEmailToken(ctx, t); err != nil {
-		return internal("create reset link", err)
-	}
-	if u != nil {
-		link := s.webURL + "/reset-password?token=" + url.QueryEscape(secret)
-		s.mail.Send(u.Email, "Set a new Gatehouse password",
-			"Someone asked to set a new password for the Gatehouse account of this address. If it was you, open this link to choose one:\n\n"+link+
-				"\n\nThe link works once and expires in 1 hour. Setting a new password signs you out everywhere else.\n\nIf you did not ask for it, ignore this message: your password stays as it is.\n")
-	}
-	return nil
+	return s.store.Tx(ctx, func(tx Store) error {
+		if err := tx.CreateEmailToken(ctx, t); err != nil {
+			return internal("create reset link", err)
+		}
+		if u == nil {
+			return nil
+		}
+		if err := tx.QueueMail(ctx, s.resetMail(u.Email, secret)); err != nil {
+			return internal("queue reset mail", err)
+		}
+		return nil
+	})
+}
+
+// resetMail is the message that carries a password reset link.
+func (s *Service) resetMail(email, secret string) mail.Message {
+	link := s.webURL + "/reset-password?token=" + url.QueryEscape(secret)
+	return mail.Message{To: email, Subject: "Set a new Gatehouse password",
+		Text: "Someone asked to set a new password for the Gatehouse account of this address. If it was you, open this link to choose one:\n\n" + link +
+			"\n\nThe link works once and expires in 1 hour. Setting a new password signs you out everywhere else.\n\nIf you did not ask for it, ignore this message: your password stays as it is.\n"}
 }
 
 // ResetPassword sets a new password with an emailed reset link and signs

@@ -41,7 +41,7 @@ func TestRecoverNoEnumeration(t *testing.T) {
 		}
 		testenv.WantMessage(t, known)
 		env.MailToken(t, a.Email, resetLink)
-		if n := env.MailsTo(unknown); n != 0 {
+		if n := env.MailsTo(t, unknown); n != 0 {
 			t.Fatalf("%d mails to the unknown address; want 0", n)
 		}
 		env.RunCases(t, []testenv.Case{

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/token"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
@@ -61,25 +62,25 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, meta gatehouse
 			UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(VerifyEmailTTL)}); err != nil {
 			return internal("create confirmation token", err)
 		}
+		if err := tx.QueueMail(ctx, s.verifyMail(email, verifyToken)); err != nil {
+			return internal("queue confirmation mail", err)
+		}
 		if err := s.ws.Audit(ctx, tx, oc.ID, u.ID, "user.registered", "user", u.ID, map[string]any{"via": gatehouse.ViaPassword}); err != nil {
 			return internal("audit", err)
 		}
 		out, err = s.startSession(ctx, tx, u, oc, gatehouse.ViaPassword, meta)
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	s.sendVerifyEmail(email, verifyToken)
-	return out, nil
+	return out, err
 }
 
-func (s *Service) sendVerifyEmail(email, secret string) {
+// verifyMail is the message that carries an address's confirmation link.
+func (s *Service) verifyMail(email, secret string) mail.Message {
 	link := s.webURL + "/verify-email?token=" + url.QueryEscape(secret)
-	s.mail.Send(email, "Confirm your email address",
-		"Someone signed up for Gatehouse with this address. If it was you, confirm your address by opening this link:\n\n"+link+
-			"\n\nThe link works once and expires in 24 hours.\n\nIf you did not sign up, ignore this message and do not open the link: whoever signed up chose the password. "+
-			"To use Gatehouse with this address yourself, sign in with an emailed sign-in link instead; that removes the password set before and signs everyone else out.\n")
+	return mail.Message{To: email, Subject: "Confirm your email address",
+		Text: "Someone signed up for Gatehouse with this address. If it was you, confirm your address by opening this link:\n\n" + link +
+			"\n\nThe link works once and expires in 24 hours.\n\nIf you did not sign up, ignore this message and do not open the link: whoever signed up chose the password. " +
+			"To use Gatehouse with this address yourself, sign in with an emailed sign-in link instead; that removes the password set before and signs everyone else out.\n"}
 }
 
 // startSession opens a sign-in session for u scoped to oc and returns its
@@ -196,17 +197,22 @@ func (s *Service) RequestMagicLink(ctx context.Context, email, client string) er
 	secret := token.NewSecret("")
 	now := s.Now()
 	t := &EmailToken{Hash: token.Hash(secret), Purpose: PurposeMagicLink, Email: email, CreatedAt: now, ExpiresAt: now.Add(MagicLinkTTL)}
-	if err := s.store.CreateEmailToken(ctx, t); err != nil {
-		return internal("create magic link", err)
-	}
 	base := s.webURL
 	if client == "mobile" {
 		base = s.mobileURL
 	}
 	link := base + "/auth/magic?token=" + url.QueryEscape(secret)
-	s.mail.Send(email, "Your sign-in link",
-		"Open this link to sign in to Gatehouse:\n\n"+link+"\n\nThe link works once and expires in 15 minutes. If you did not ask for it, ignore this message.\n")
-	return nil
+	m := mail.Message{To: email, Subject: "Your sign-in link",
+		Text: "Open this link to sign in to Gatehouse:\n\n" + link + "\n\nThe link works once and expires in 15 minutes. If you did not ask for it, ignore this message.\n"}
+	return s.store.Tx(ctx, func(tx Store) error {
+		if err := tx.CreateEmailToken(ctx, t); err != nil {
+			return internal("create magic link", err)
+		}
+		if err := tx.QueueMail(ctx, m); err != nil {
+			return internal("queue magic link mail", err)
+		}
+		return nil
+	})
 }
 
 // verifyMagicLink is VerifyMagicLink without the unlock.

@@ -68,12 +68,12 @@ func TestSigninMagicLinkRequest(t *testing.T) {
 			env.Mail.SetFailing(true)
 			email := testenv.Email()
 			r := env.Call(t, "POST", path, "", map[string]any{"email": email})
-			env.Svc.Wait()
+			env.WaitMail(t)
 			env.Mail.SetFailing(false)
 			if r.Status != 200 {
 				t.Fatalf("magic link while mail fails: status = %d, body %s; want 200", r.Status, r.Body)
 			}
-			if n := env.MailsTo(email); n != 0 {
+			if n := env.MailsTo(t, email); n != 0 {
 				t.Errorf("sink holds %d messages to %s; want 0 (it was failing)", n, email)
 			}
 		})

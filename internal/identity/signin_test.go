@@ -133,13 +133,13 @@ func TestSigninRegisterMailFailure(t *testing.T) {
 		env.Mail.SetFailing(true)
 		email := testenv.Email()
 		r := env.Call(t, "POST", "/v1/auth/register", "", map[string]string{"email": email, "password": "password-1"})
-		env.Svc.Wait() // the mail attempt has finished (and failed)
+		env.WaitMail(t) // the mail attempt has finished (and failed)
 		env.Mail.SetFailing(false)
 		if r.Status != 200 {
 			t.Fatalf("register while mail fails: status = %d, body %s; want 200", r.Status, r.Body)
 		}
 		env.CheckSession(t, r, testenv.Session{Email: email, Via: "password"})
-		if n := env.MailsTo(email); n != 0 {
+		if n := env.MailsTo(t, email); n != 0 {
 			t.Fatalf("sink holds %d messages to %s; want 0 (it was failing)", n, email)
 		}
 		env.Call(t, "GET", "/v1/auth/me", r.Str("access_token"), nil).Want(t, 200)

@@ -22,6 +22,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
@@ -53,8 +54,14 @@ type Config struct {
 	DB     *sqlstore.DB // its queue (DB.Queue) is the one worked
 	Logger *slog.Logger
 	// Webhooks delivers webhook events; nil: none are worked.
-	Webhooks  *webhooks.Service
-	Schedules []Schedule
+	Webhooks *webhooks.Service
+	// Mail sends the queued mail, opened by MailSealer; nil: none is
+	// worked. MailRetryDelays are the waits between tries (the last
+	// repeats); nil: mail.RetryDelays.
+	Mail            mail.Sender
+	MailSealer      *mail.Sealer
+	MailRetryDelays []time.Duration
+	Schedules       []Schedule
 	// PollInterval overrides how often due retries are looked for (tests).
 	PollInterval time.Duration
 }
@@ -121,6 +128,15 @@ func riverConfig(cfg Config, log *slog.Logger) (*river.Config, error) {
 	workers := river.NewWorkers()
 	if cfg.Webhooks != nil {
 		if err := river.AddWorkerSafely(workers, &deliveryWorker{svc: cfg.Webhooks}); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Mail != nil {
+		delays := cfg.MailRetryDelays
+		if len(delays) == 0 {
+			delays = mail.RetryDelays
+		}
+		if err := river.AddWorkerSafely(workers, &mailWorker{sender: cfg.Mail, sealer: cfg.MailSealer, delays: delays}); err != nil {
 			return nil, err
 		}
 	}

@@ -14,7 +14,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	gomail "github.com/wneessen/go-mail"
@@ -199,7 +198,7 @@ type smtpSender struct {
 // Send dials the server, sends m and hangs up.
 func (s *smtpSender) Send(ctx context.Context, m Message) error {
 	if err := s.send(ctx, m); err != nil {
-		return fmt.Errorf("send mail: %w", err)
+		return fmt.Errorf("send mail: %w", safe(err))
 	}
 	s.log.DebugContext(ctx, "mail sent", "server", s.srv.addr(), "to", m.To, "subject", m.Subject)
 	return nil
@@ -262,35 +261,18 @@ func (s *smtpSender) send(ctx context.Context, m Message) error {
 	return c.DialAndSendWithContext(ctx, msg)
 }
 
-// Queue hands messages to a Sender in the background: mail is best effort,
-// never blocks the request and never reaches the response. Wait waits for
-// every message queued so far.
-type Queue struct {
-	s    Sender
-	log  *slog.Logger
-	sent sync.WaitGroup
-}
-
-// NewQueue returns a Queue sending through s and logging failures to log.
-func NewQueue(s Sender, log *slog.Logger) *Queue {
-	if log == nil {
-		log = slog.Default()
+// safe drops what go-mail's send errors add to the server's answer: the
+// recipients' addresses, and the server's reply text, which may echo
+// them. What stays (the step, the reply code and enhanced status code) is
+// what a log line of a failed job may show.
+func safe(err error) error {
+	var se *gomail.SendError
+	if !errors.As(err, &se) {
+		return err
 	}
-	return &Queue{s: s, log: log}
+	msg := se.Reason.String()
+	if code := se.ErrorCode(); code != 0 {
+		msg += fmt.Sprintf(": smtp %d %s", code, se.EnhancedStatusCode())
+	}
+	return errors.New(msg)
 }
-
-// Send queues one plain-text message; a failure is logged with its subject.
-func (q *Queue) Send(to, subject, text string) {
-	q.sent.Add(1)
-	go func() {
-		defer q.sent.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := q.s.Send(ctx, Message{To: to, Subject: subject, Text: text}); err != nil {
-			q.log.Warn("mail not sent", "subject", subject, "err", err)
-		}
-	}()
-}
-
-// Wait blocks until every queued message has been handed to the sender.
-func (q *Queue) Wait() { q.sent.Wait() }

@@ -240,6 +240,9 @@ func TestSendFailure(t *testing.T) {
 		if !strings.Contains(err.Error(), "554") {
 			t.Errorf("Send error = %q, want the server's 554", err)
 		}
+		if strings.Contains(err.Error(), m.To) {
+			t.Errorf("Send error = %q names the recipient; it reaches the log", err)
+		}
 		if n := len(sink.Messages()); n != 0 {
 			t.Errorf("failing sink kept %d messages, want 0", n)
 		}
@@ -249,6 +252,19 @@ func TestSendFailure(t *testing.T) {
 			t.Fatalf("Send after SetFailing(false): %v", err)
 		}
 		sink.WaitFor(t, "fail@example.test", waitTimeout)
+	})
+
+	t.Run("sink rejects the recipient", func(t *testing.T) {
+		sink := mailtest.Start(t)
+		s := newSender(t, mail.Options{URL: sink.URL()})
+		sink.SetRejectRecipients(true)
+		err := s.Send(context.Background(), mail.Message{To: "nobody@example.test", Subject: "s", Text: "t"})
+		if err == nil {
+			t.Fatal("Send to a refused recipient: got nil error, want one")
+		}
+		if strings.Contains(err.Error(), "nobody") || !strings.Contains(err.Error(), "550") {
+			t.Errorf("Send error = %q; want the 550 without the address (the error reaches the log)", err)
+		}
 	})
 
 	t.Run("nothing listening", func(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/mail"
 )
 
 //go:embed migrations/*.sql
@@ -49,6 +50,8 @@ type DB struct {
 	// queue.
 	jobs  *river.Client[*sql.Tx]
 	queue string
+	// mail seals the messages QueueMail queues (mail.go).
+	mail *mail.Sealer
 }
 
 // Open connects to url (`sqlite:PATH` or `postgres://…`), applies pending

@@ -12,9 +12,10 @@ import (
 
 // CreateDocument implements sign.Store.
 func (s *Sign) CreateDocument(ctx context.Context, d *sign.Document) error {
-	if _, err := s.w().ExecContext(ctx, `INSERT INTO sign_documents (id, org_id, owner_id, name, message, status, file, size, pages, created_at, updated_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, d.ID, d.OrgID, d.OwnerID, d.Name, d.Message, d.Status,
-		base64.StdEncoding.EncodeToString(d.File), d.Size, d.Pages, micros(d.Created), micros(d.Modified), nullMicros(d.ExpiresAt)); err != nil {
+	if _, err := s.w().ExecContext(ctx, `INSERT INTO sign_documents (id, org_id, owner_id, name, message, status, file, size, pages, created_at, updated_at, expires_at,
+		auto_remind_days) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, d.ID, d.OrgID, d.OwnerID, d.Name, d.Message, d.Status,
+		base64.StdEncoding.EncodeToString(d.File), d.Size, d.Pages, micros(d.Created), micros(d.Modified), nullMicros(d.ExpiresAt),
+		d.AutoRemindDays); err != nil {
 		return err
 	}
 	for _, r := range d.Recipients {
@@ -34,20 +35,22 @@ func (s *Sign) CreateDocument(ctx context.Context, d *sign.Document) error {
 }
 
 const documentColumns = `d.id, d.org_id, d.owner_id, d.name, d.message, d.status, d.size, d.pages, d.void_reason,
-	d.created_at, d.updated_at, d.sent_at, d.completed_at, d.voided_at, d.declined_at, d.expires_at, d.expired_at`
+	d.created_at, d.updated_at, d.sent_at, d.completed_at, d.voided_at, d.declined_at, d.expires_at, d.expired_at,
+	d.auto_remind_days, d.last_reminded_at`
 
 func scanDocument(row interface{ Scan(...any) error }, extra ...any) (*sign.Document, error) {
 	var d sign.Document
 	var created, updated int64
-	var sent, completed, voided, declined, expires, expired sql.NullInt64
+	var sent, completed, voided, declined, expires, expired, reminded sql.NullInt64
 	dest := []any{&d.ID, &d.OrgID, &d.OwnerID, &d.Name, &d.Message, &d.Status, &d.Size, &d.Pages, &d.VoidReason,
-		&created, &updated, &sent, &completed, &voided, &declined, &expires, &expired}
+		&created, &updated, &sent, &completed, &voided, &declined, &expires, &expired, &d.AutoRemindDays, &reminded}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}
 	d.Created, d.Modified = fromMicros(created), fromMicros(updated)
 	d.SentAt, d.CompletedAt, d.VoidedAt, d.DeclinedAt = fromNullMicros(sent), fromNullMicros(completed), fromNullMicros(voided), fromNullMicros(declined)
 	d.ExpiresAt, d.ExpiredAt = fromNullMicros(expires), fromNullMicros(expired)
+	d.LastRemindedAt = fromNullMicros(reminded)
 	return &d, nil
 }
 
@@ -196,19 +199,7 @@ func (s *Sign) DeleteField(ctx context.Context, documentID, fieldID string) erro
 func (s *Sign) ExpiringDocuments(ctx context.Context, now time.Time, limit int) ([][2]string, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT id, org_id FROM sign_documents WHERE status = $1 AND expires_at <= $2
 		ORDER BY expires_at LIMIT $3`, sign.Pending, micros(now), limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out [][2]string
-	for rows.Next() {
-		var d [2]string
-		if err := rows.Scan(&d[0], &d[1]); err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
+	return idPairs(rows, err)
 }
 
 // ExpireDocument implements sign.Store: the WHERE on status makes the

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -55,10 +56,29 @@ func (e *Env) MailTexts(to, prefix string) []string {
 	return out
 }
 
+// WaitMail waits (up to 30 s) until no mail job of the service is left:
+// each has been sent, or given up after its last try.
+func (e *Env) WaitMail(t testing.TB) {
+	t.Helper()
+	for end := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		n, err := e.Jobs.PendingJobs(context.Background(), "mail")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("%d mail jobs still queued after 30 s", n)
+		}
+	}
+}
+
 // MailsTo waits for the service's mail in flight and counts the messages
 // the sink received for addr.
-func (e *Env) MailsTo(addr string) int {
-	e.Svc.Wait()
+func (e *Env) MailsTo(t testing.TB, addr string) int {
+	t.Helper()
+	e.WaitMail(t)
 	n := 0
 	for _, m := range e.Mail.Messages() {
 		for _, rcpt := range m.To {

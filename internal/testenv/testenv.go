@@ -98,13 +98,15 @@ type Env struct {
 	// (Store.DB() is the raw writer pool).
 	SQL   *sqlstore.DB
 	Store *sqlstore.Identity
-	// Svc is the identity service; Svc.Wait waits for identity's and
-	// workspace's mail.
+	// Svc is the identity service.
 	Svc    *identity.Service
 	Client *http.Client
-	Logs   *bytes.Buffer
+	Logs   *LockedBuffer
 	OAuth  *oauth.Server
 	routes router
+	// Jobs is the service's view of SQL: its job queue, able to queue
+	// mail (QueueMail), for tests of the job engine.
+	Jobs *sqlstore.DB
 }
 
 // Options adjust an Env.
@@ -147,7 +149,7 @@ func RunWith(t *testing.T, o Options, fn func(t *testing.T, env *Env)) {
 func New(t testing.TB, db string, o Options) *Env {
 	t.Helper()
 	sdb := OpenDB(t, db)
-	env := &Env{DB: db, Clock: NewClock(), Mail: mailtest.Start(t), DNS: dnstest.Start(t), SQL: sdb, Store: sdb.Identity(), Logs: &bytes.Buffer{}}
+	env := &Env{DB: db, Clock: NewClock(), Mail: mailtest.Start(t), DNS: dnstest.Start(t), SQL: sdb, Store: sdb.Identity(), Logs: &LockedBuffer{}}
 	// slog's handler serializes its writes to Logs.
 	log := slog.New(slog.NewTextHandler(env.Logs, nil))
 	// The listener comes first: its URL is the issuer (GATEHOUSE_BASE_URL).
@@ -157,15 +159,16 @@ func New(t testing.TB, db string, o Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	deps := o.deps(env, sdb, sender, log)
 	a, err := app.New(context.Background(), app.Config{BaseURL: env.URL, APIURL: env.URL, FormsURL: env.URL + "/forms",
 		ShortLinkURL: env.URL + "/l", WebURL: "http://web.test", MobileURL: "https://mobile.test/app",
 		JWTSecret: JWTSecret, RateLimit: o.RateLimit, MailLimit: o.MailLimits,
-		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs}, o.deps(env, sdb, sender, log))
+		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs}, deps)
 	if err != nil {
 		t.Fatal(err)
 	}
 	env.Svc, env.OAuth, env.Forms, env.Links, env.Webhooks = a.Identity, a.OAuth, a.Forms, a.Links, a.Webhooks
-	env.Sign = a.Sign
+	env.Sign, env.Jobs = a.Sign, a.JobsDB()
 	srv.Config.Handler = env.validated(t, a.Handler)
 	srv.Start()
 	t.Cleanup(func() {
@@ -214,7 +217,8 @@ func (o Options) deps(env *Env, db *sqlstore.DB, sender mail.Sender, log *slog.L
 		// A click batch closes when a test flushes it (env.Links.Flush), not
 		// by wall time: under load a short window split one batch in two.
 		LinkEventsWindow: time.Hour,
-		JobQueue:         "test_" + RandomHex(6), JobPollInterval: 20 * time.Millisecond}
+		JobQueue:         "test_" + RandomHex(6), JobPollInterval: 20 * time.Millisecond,
+		MailRetryDelays: []time.Duration{50 * time.Millisecond}}
 }
 
 var pg struct {

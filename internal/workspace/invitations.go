@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
 
@@ -87,6 +88,11 @@ func (s *Service) Invite(ctx context.Context, p *gatehouse.Principal, orgID stri
 			if err := tx.CreateInvitation(ctx, inv); err != nil {
 				return gatehouse.Internal("create invitation", err)
 			}
+			if kind == InviteEmail {
+				if err := tx.QueueMail(ctx, invitationMail(inv, org, inviter)); err != nil {
+					return gatehouse.Internal("queue invitation mail", err)
+				}
+			}
 			meta := map[string]any{"kind": kind, "role": role}
 			if email != "" {
 				meta["email"] = email
@@ -100,11 +106,6 @@ func (s *Service) Invite(ctx context.Context, p *gatehouse.Principal, orgID stri
 	})
 	if err != nil {
 		return nil, nil, err
-	}
-	for _, inv := range invs {
-		if inv.Kind == InviteEmail {
-			s.sendInvitation(inv, org, inviter)
-		}
 	}
 	return invs, invalid, nil
 }
@@ -140,15 +141,16 @@ func (s *Service) inviteURL(secret string) string {
 	return s.webURL + "/invite?token=" + url.QueryEscape(secret)
 }
 
-func (s *Service) sendInvitation(inv *Invitation, org *Org, inviter *gatehouse.User) {
+// invitationMail is the message of an email invitation.
+func invitationMail(inv *Invitation, org *Org, inviter *gatehouse.User) mail.Message {
 	who := inviter.Name
 	if who == "" {
 		who = inviter.Email
 	}
-	s.mail.Send(inv.Email, "You are invited to join "+org.Name+" on Gatehouse",
-		who+" invited you to join the organization "+org.Name+" on Gatehouse as "+inv.Role+".\n\n"+
-			"Open this link to accept:\n\n"+inv.URL+"\n\n"+
-			"The link works once, for this address, and expires in 14 days. If you did not expect it, ignore this message.\n")
+	return mail.Message{To: inv.Email, Subject: "You are invited to join " + org.Name + " on Gatehouse",
+		Text: who + " invited you to join the organization " + org.Name + " on Gatehouse as " + inv.Role + ".\n\n" +
+			"Open this link to accept:\n\n" + inv.URL + "\n\n" +
+			"The link works once, for this address, and expires in 14 days. If you did not expect it, ignore this message.\n"}
 }
 
 // Invitations lists org orgID's usable invitations, newest first, without

@@ -73,7 +73,7 @@ func TestInvitationMailLimitUnverified(t *testing.T) {
 		if n := orgInvitations(t, env, org); n != 8 {
 			t.Errorf("%d invitations after the refusal; want the 8 sent before", n)
 		}
-		if n := env.MailsTo(refused["emails"].([]string)[0]); n != 0 {
+		if n := env.MailsTo(t, refused["emails"].([]string)[0]); n != 0 {
 			t.Errorf("refused address got %d mails; want none", n)
 		}
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/mail"
 )
 
 // Store persists workspaces. Rules live in Service; the store reads, writes
@@ -81,6 +82,9 @@ type Tables interface {
 	InvitationMailAt(ctx context.Context, f InvitationMailFilter, offset int) (time.Time, error)
 
 	AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error
+	// QueueMail queues m in the transaction: it is sent once that
+	// commits (internal/jobs), never if it rolls back.
+	QueueMail(ctx context.Context, m mail.Message) error
 	// OrgCounts returns how many members and owners org has.
 	OrgCounts(ctx context.Context, orgID string) (members, owners int, err error)
 	SoftDeleteOrg(ctx context.Context, orgID string, at time.Time) error

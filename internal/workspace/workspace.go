@@ -16,7 +16,6 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/cache"
-	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
 
@@ -32,8 +31,7 @@ const MaxName = 200
 type Config struct {
 	Store    Store
 	Signer   *token.Signer // mints the tokens of a workspace change
-	Mail     *mail.Queue
-	Resolver TXTResolver // DNS for domain verification
+	Resolver TXTResolver   // DNS for domain verification
 	Logger   *slog.Logger
 	Now      func() time.Time // nil: time.Now
 	WebURL   string           // base of links in emails
@@ -46,7 +44,6 @@ type Config struct {
 type Service struct {
 	store    Store
 	signer   *token.Signer
-	mail     *mail.Queue
 	resolver TXTResolver
 	log      *slog.Logger
 	now      func() time.Time
@@ -59,7 +56,7 @@ type Service struct {
 
 // New returns a Service.
 func New(c Config) *Service {
-	s := &Service{store: c.Store, signer: c.Signer, mail: c.Mail, resolver: c.Resolver, log: c.Logger, now: c.Now,
+	s := &Service{store: c.Store, signer: c.Signer, resolver: c.Resolver, log: c.Logger, now: c.Now,
 		webURL: strings.TrimRight(c.WebURL, "/"), noMailLimits: c.NoMailLimits}
 	if s.now == nil {
 		s.now = time.Now

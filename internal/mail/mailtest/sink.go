@@ -61,6 +61,7 @@ type Sink struct {
 	msgs     []Received
 	arrived  chan struct{} // closed and replaced when a message arrives
 	failing  bool
+	rejectTo bool
 	serveErr chan error
 }
 
@@ -180,6 +181,20 @@ func (s *Sink) SetFailing(failing bool) {
 	s.failing = failing
 }
 
+// SetRejectRecipients makes the sink refuse every RCPT TO with a 550
+// whose text repeats the address, as real servers do, while reject is true.
+func (s *Sink) SetRejectRecipients(reject bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rejectTo = reject
+}
+
+func (s *Sink) rejectsRecipients() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rejectTo
+}
+
 func (s *Sink) isFailing() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -228,6 +243,9 @@ func (c *session) Mail(string, *smtp.MailOptions) error {
 
 // Rcpt adds a recipient.
 func (c *session) Rcpt(to string, _ *smtp.RcptOptions) error {
+	if c.sink.rejectsRecipients() {
+		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "<" + to + ">: recipient address rejected"}
+	}
 	c.to = append(c.to, to)
 	return nil
 }

@@ -108,7 +108,6 @@ func (s *Service) AddDestination(ctx context.Context, p *gatehouse.Principal, id
 	if err != nil {
 		return nil, err
 	}
-	var links []mail.Message
 	err = s.store.Tx(ctx, func(tx Store) error {
 		addrs, unconfirmed, err := s.recipients(ctx, tx, f, d)
 		if err != nil {
@@ -117,7 +116,7 @@ func (s *Service) AddDestination(ctx context.Context, p *gatehouse.Principal, id
 		if err := tx.AddDestination(ctx, d); err != nil {
 			return gatehouse.Internal("add destination", err)
 		}
-		if links, err = s.addRecipients(ctx, tx, f, d, addrs, unconfirmed); err != nil {
+		if err := s.addRecipients(ctx, tx, f, d, addrs, unconfirmed); err != nil {
 			return err
 		}
 		return s.audit(ctx, tx, p, f, "destination.created", "destination", d.ID,
@@ -126,7 +125,6 @@ func (s *Service) AddDestination(ctx context.Context, p *gatehouse.Principal, id
 	if err != nil {
 		return nil, err
 	}
-	s.send(links, "form_id", f.ID, "destination_id", d.ID)
 	return d, nil
 }
 
@@ -152,11 +150,9 @@ func (s *Service) recipients(ctx context.Context, tx Store, f *Form, d *Destinat
 }
 
 // addRecipients stores a recipient per address, confirmed unless it is in
-// unconfirmed, and returns the confirmation mails of the others, to be
-// sent once the transaction commits.
-func (s *Service) addRecipients(ctx context.Context, tx Store, f *Form, d *Destination, addrs, unconfirmed []string) ([]mail.Message, error) {
+// unconfirmed, and queues the confirmation mails of the others in tx.
+func (s *Service) addRecipients(ctx context.Context, tx Store, f *Form, d *Destination, addrs, unconfirmed []string) error {
 	now := s.clock()
-	var msgs []mail.Message
 	for _, to := range addrs {
 		r := &Recipient{DestinationID: d.ID, FormID: f.ID, OrgID: f.OrgID, Email: to, ExpiresAt: now}
 		if !slices.Contains(unconfirmed, to) {
@@ -165,13 +161,15 @@ func (s *Service) addRecipients(ctx context.Context, tx Store, f *Form, d *Desti
 		} else {
 			secret := token.NewSecret("")
 			r.TokenHash, r.ExpiresAt, r.MailedAt = token.Hash(secret), now.Add(ConfirmTTL), &now
-			msgs = append(msgs, s.confirmMail(f, to, secret))
+			if err := tx.QueueMail(ctx, s.confirmMail(f, to, secret)); err != nil {
+				return gatehouse.Internal("queue confirmation mail", err)
+			}
 		}
 		if err := tx.AddRecipient(ctx, r); err != nil {
-			return nil, gatehouse.Internal("add recipient", err)
+			return gatehouse.Internal("add recipient", err)
 		}
 	}
-	return msgs, nil
+	return nil
 }
 
 // ConfirmMailsPerDay bounds the destination confirmation links a workspace

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -97,25 +96,25 @@ type Store interface {
 	// DeleteDestination removes one; ErrNotFound when it is not the form's.
 	DeleteDestination(ctx context.Context, formID, id string) error
 	AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error
+	// QueueMail queues m in the transaction: it is sent once that
+	// commits, never if it rolls back.
+	QueueMail(ctx context.Context, m mail.Message) error
 }
 
 // Service is the Forms tool.
 type Service struct {
 	store    Store
-	mail     mail.Sender
 	log      *slog.Logger
 	clock    gatehouse.Clock
 	endpoint string // public submit base: {forms_url}/f
 	confirm  string // confirmation page: {forms_url}/confirm
 	// noMailLimits lifts the autoresponse and confirmation-mail caps.
 	noMailLimits bool
-	sending      sync.WaitGroup
 }
 
 // Config wires a Service.
 type Config struct {
 	Store    Store
-	Mail     mail.Sender
 	Logger   *slog.Logger
 	Now      func() time.Time // nil: time.Now
 	FormsURL string           // GATEHOUSE_FORMS_URL
@@ -132,7 +131,7 @@ const ConfirmPath = "/confirm"
 
 // New returns the Forms tool.
 func New(c Config) *Service {
-	s := &Service{store: c.Store, mail: c.Mail, log: c.Logger, clock: c.Now, endpoint: strings.TrimRight(c.FormsURL, "/") + "/f/",
+	s := &Service{store: c.Store, log: c.Logger, clock: c.Now, endpoint: strings.TrimRight(c.FormsURL, "/") + "/f/",
 		confirm: strings.TrimRight(c.FormsURL, "/") + ConfirmPath, noMailLimits: c.NoMailLimits}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -142,9 +141,6 @@ func New(c Config) *Service {
 
 // Endpoint is a form's public submit URL.
 func (s *Service) Endpoint(formID string) string { return s.endpoint + formID }
-
-// Wait blocks until every queued mail has been handed to the mailer.
-func (s *Service) Wait() { s.sending.Wait() }
 
 var errFormNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "form not found")
 

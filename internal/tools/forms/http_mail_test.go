@@ -20,8 +20,8 @@ const formsConfirmSubject = "Confirm that you want form submissions by email"
 
 // formsMails returns the mails to to whose subject starts with subject,
 // once the Forms tool has handed every queued mail to the mailer.
-func formsMails(env *testenv.Env, to, subject string) []mailtest.Received {
-	env.Forms.Wait()
+func formsMails(t testing.TB, env *testenv.Env, to, subject string) []mailtest.Received {
+	env.WaitMail(t)
 	var out []mailtest.Received
 	for _, m := range env.Mail.Messages() {
 		if slices.Contains(m.To, to) && strings.HasPrefix(m.Subject, subject) {
@@ -44,7 +44,7 @@ func formsConfirm(t *testing.T, env *testenv.Env, to string) {
 // formsConfirmToken returns the token of the confirmation link mailed to to.
 func formsConfirmToken(t *testing.T, env *testenv.Env, to string) string {
 	t.Helper()
-	ms := formsMails(env, to, formsConfirmSubject)
+	ms := formsMails(t, env, to, formsConfirmSubject)
 	if len(ms) != 1 {
 		t.Fatalf("%d confirmation mails to %s; want 1", len(ms), to)
 	}
@@ -98,7 +98,7 @@ func TestFormDestinationConfirmation(t *testing.T) {
 			t.Errorf("unconfirmed = %v; want the unverified member and the outside address", got)
 		}
 		for to, want := range map[string]int{owner.Email: 0, unverified.Email: 1, outside: 1} {
-			if got := len(formsMails(env, to, formsConfirmSubject)); got != want {
+			if got := len(formsMails(t, env, to, formsConfirmSubject)); got != want {
 				t.Errorf("%d confirmation mails to %s; want %d", got, to, want)
 			}
 		}
@@ -106,7 +106,7 @@ func TestFormDestinationConfirmation(t *testing.T) {
 
 		formsSubmit(t, env, id, map[string]string{"message": "first"})
 		for to, want := range map[string]int{owner.Email: 1, unverified.Email: 0, outside: 0} {
-			if got := len(formsMails(env, to, "New submission")); got != want {
+			if got := len(formsMails(t, env, to, "New submission")); got != want {
 				t.Errorf("before confirming: %d submission mails to %s; want %d", got, to, want)
 			}
 		}
@@ -121,7 +121,7 @@ func TestFormDestinationConfirmation(t *testing.T) {
 			t.Errorf("cross-site POST: %d; want 403", status)
 		}
 		formsSubmit(t, env, id, map[string]string{"message": "second"})
-		if got := len(formsMails(env, outside, "New submission")); got != 0 {
+		if got := len(formsMails(t, env, outside, "New submission")); got != 0 {
 			t.Fatalf("%d submission mails to %s after GET; want none", got, outside)
 		}
 
@@ -143,7 +143,7 @@ func TestFormDestinationConfirmation(t *testing.T) {
 
 		formsSubmit(t, env, id, map[string]string{"message": "third"})
 		for to, want := range map[string]int{owner.Email: 3, unverified.Email: 0, outside: 1} {
-			if got := len(formsMails(env, to, "New submission")); got != want {
+			if got := len(formsMails(t, env, to, "New submission")); got != want {
 				t.Errorf("after confirming: %d submission mails to %s; want %d", got, to, want)
 			}
 		}
@@ -193,13 +193,13 @@ func TestFormAutoresponderLimits(t *testing.T) {
 		visitor := "visitor-" + testenv.RandomHex(4) + "@example.com"
 
 		formsSubmit(t, env, id, map[string]string{"email": visitor, "_gotcha": "bot"})
-		if got := len(formsMails(env, visitor, "Thanks")); got != 0 {
+		if got := len(formsMails(t, env, visitor, "Thanks")); got != 0 {
 			t.Fatalf("%d autoresponses to spam; want none", got)
 		}
 		for range forms.MaxAutoresponsesPerHour + 5 {
 			formsSubmit(t, env, id, map[string]string{"email": visitor})
 		}
-		if got := len(formsMails(env, visitor, "Thanks")); got != forms.MaxAutoresponsesPerHour {
+		if got := len(formsMails(t, env, visitor, "Thanks")); got != forms.MaxAutoresponsesPerHour {
 			t.Errorf("%d autoresponses in an hour; want %d", got, forms.MaxAutoresponsesPerHour)
 		}
 		subs := env.Do(t, "GET", "/forms/v1/forms/"+id+"/submissions", owner.Token, nil).Want(t, 200).Get("submissions").([]any)
@@ -208,7 +208,7 @@ func TestFormAutoresponderLimits(t *testing.T) {
 		}
 		env.Clock.Advance(time.Hour)
 		formsSubmit(t, env, id, map[string]string{"email": visitor})
-		if got := len(formsMails(env, visitor, "Thanks")); got != forms.MaxAutoresponsesPerHour+1 {
+		if got := len(formsMails(t, env, visitor, "Thanks")); got != forms.MaxAutoresponsesPerHour+1 {
 			t.Errorf("%d autoresponses an hour later; want %d", got, forms.MaxAutoresponsesPerHour+1)
 		}
 
@@ -225,7 +225,7 @@ func TestFormAutoresponderLimits(t *testing.T) {
 		if slices.ContainsFunc(statuses, func(s int) bool { return s != 200 }) {
 			t.Errorf("concurrent submissions answered %v; want all 200", statuses)
 		}
-		if got := len(formsMails(env, crowd, "Thanks")); got != forms.MaxAutoresponsesPerHour {
+		if got := len(formsMails(t, env, crowd, "Thanks")); got != forms.MaxAutoresponsesPerHour {
 			t.Errorf("%d autoresponses to concurrent submissions; want %d", got, forms.MaxAutoresponsesPerHour)
 		}
 	})
@@ -242,7 +242,7 @@ func TestFormAutoresponderNoMailLimits(t *testing.T) {
 		for range forms.MaxAutoresponsesPerHour + 5 {
 			formsSubmit(t, env, id, map[string]string{"email": visitor})
 		}
-		if got := len(formsMails(env, visitor, "Thanks")); got != forms.MaxAutoresponsesPerHour+5 {
+		if got := len(formsMails(t, env, visitor, "Thanks")); got != forms.MaxAutoresponsesPerHour+5 {
 			t.Errorf("%d autoresponses with mail limits off; want %d (none to the spam)", got, forms.MaxAutoresponsesPerHour+5)
 		}
 	})
@@ -295,7 +295,7 @@ func TestFormConfirmationMailLimit(t *testing.T) {
 		if r.Str("error") == "" {
 			t.Errorf("429 body %s; want {error}", r.Body)
 		}
-		if n := len(formsMails(env, over, formsConfirmSubject)); n != 0 {
+		if n := len(formsMails(t, env, over, formsConfirmSubject)); n != 0 {
 			t.Errorf("%d confirmation mails past the limit; want 0", n)
 		}
 		list := env.Do(t, "GET", dests, owner.Token, nil).Want(t, 200)

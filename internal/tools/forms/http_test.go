@@ -112,7 +112,7 @@ func TestFormSubmissions(t *testing.T) {
 		if res := post(form.Encode(), "application/x-www-form-urlencoded"); res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != "*" {
 			t.Fatalf("form post: %d; want 200 with CORS open", res.StatusCode)
 		}
-		ms := formsMails(env, inbox, "New submission")
+		ms := formsMails(t, env, inbox, "New submission")
 		if len(ms) != 1 {
 			t.Fatalf("%d submission mails to the destination; want 1", len(ms))
 		}
@@ -175,7 +175,7 @@ func TestFormSubmissions(t *testing.T) {
 			t.Errorf("submission kept _next: %v", nextOne)
 		}
 		// The spam got no mail: the inbox has exactly the four real ones.
-		if n := len(formsMails(env, inbox, "New submission")); n != 4 {
+		if n := len(formsMails(t, env, inbox, "New submission")); n != 4 {
 			t.Errorf("%d mails to the destination; want 4 (not the spam)", n)
 		}
 

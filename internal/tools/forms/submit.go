@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -76,13 +75,15 @@ func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (s
 		if err := tx.AddSubmission(ctx, sub); err != nil {
 			return gatehouse.Internal("store submission", err)
 		}
+		if !spam {
+			if err := s.deliver(ctx, tx, f, sub, submitter); err != nil {
+				return err
+			}
+		}
 		return s.audit(ctx, tx, nil, f, "submission.created", "submission", sub.ID, map[string]any{"spam": spam})
 	})
 	if err != nil {
 		return "", err
-	}
-	if !spam {
-		s.deliver(f, sub, submitter)
 	}
 	return next, nil
 }
@@ -111,12 +112,12 @@ func (s *Service) reserveAutoresponse(ctx context.Context, tx Store, sub *Submis
 // deliver mails a submission to the confirmed addresses of the form's
 // email destinations (Reply-To the submitter, when a field named email
 // holds a valid address) and, when reserved, the autoresponder to the
-// submitter, in the background.
-func (s *Service) deliver(f *Form, sub *Submission, submitter string) {
+// submitter: the mails are queued in tx, the submission's transaction.
+func (s *Service) deliver(ctx context.Context, tx Store, f *Form, sub *Submission, submitter string) error {
 	var msgs []mail.Message
-	dests, err := s.store.ListDestinations(context.Background(), f.ID)
+	dests, err := tx.ListDestinations(ctx, f.ID)
 	if err != nil {
-		s.log.Error("form destinations not read; submission not mailed", "form_id", f.ID, "submission_id", sub.ID, "err", err)
+		return gatehouse.Internal("list destinations", err)
 	}
 	body := summary(f, sub)
 	for _, d := range dests {
@@ -127,23 +128,12 @@ func (s *Service) deliver(f *Form, sub *Submission, submitter string) {
 	if sub.AutorespondedAt != nil {
 		msgs = append(msgs, mail.Message{To: submitter, Subject: f.Autoresponder.Subject, Text: f.Autoresponder.Body})
 	}
-	s.send(msgs, "form_id", f.ID, "submission_id", sub.ID)
-}
-
-// send hands msgs to the mailer in the background (Wait waits for them);
-// a failure is logged with attrs.
-func (s *Service) send(msgs []mail.Message, attrs ...any) {
 	for _, m := range msgs {
-		s.sending.Add(1)
-		go func() {
-			defer s.sending.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			if err := s.mail.Send(ctx, m); err != nil {
-				s.log.Warn("form mail not sent", append(slices.Clip(attrs), "err", err)...)
-			}
-		}()
+		if err := tx.QueueMail(ctx, m); err != nil {
+			return gatehouse.Internal("queue submission mail", err)
+		}
 	}
+	return nil
 }
 
 // summary is the text of a submission mail: one line per field, sorted.

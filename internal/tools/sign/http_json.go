@@ -24,7 +24,7 @@ func (h *handlers) toDocument(d *Document) map[string]any {
 		"message": d.Message, "visibility": "private", "ownerId": d.OwnerID, "templateId": nil, "voidReason": optional(d.VoidReason),
 		"notaryState": nil, "created": stamp(d.Created), "modified": stamp(d.Modified), "sentAt": stampPtr(d.SentAt),
 		"completedAt": stampPtr(d.CompletedAt), "voidedAt": stampPtr(d.VoidedAt), "declinedAt": stampPtr(d.DeclinedAt),
-		"expiresAt": stampPtr(d.ExpiresAt), "lastRemindedAt": nil, "scheduledPurgeAt": nil, "size": d.Size, "pages": d.Pages, "autoRemindDays": 0,
+		"expiresAt": stampPtr(d.ExpiresAt), "lastRemindedAt": stampPtr(d.LastRemindedAt), "scheduledPurgeAt": nil, "size": d.Size, "pages": d.Pages, "autoRemindDays": d.AutoRemindDays,
 		"hasFile": true, "hasFinalFile": false, // no signed PDF is rendered yet
 		"legalHold": false, "requiresNotarization": false,
 		"files": []map[string]any{{"id": d.ID, "name": d.Name, "position": 0, "size": d.Size, "pages": d.Pages,

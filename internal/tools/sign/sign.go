@@ -53,6 +53,8 @@ type Document struct {
 	Created, Modified                                     time.Time
 	SentAt, CompletedAt, VoidedAt, DeclinedAt             *time.Time
 	ExpiresAt, ExpiredAt                                  *time.Time // lifecycle.go
+	AutoRemindDays                                        int        // remind.go
+	LastRemindedAt                                        *time.Time
 	Recipients                                            []*Recipient
 	Fields                                                []*Field
 }
@@ -96,6 +98,7 @@ type Store interface {
 	// pending; false when another run (or a signature) got there first.
 	ExpireDocument(ctx context.Context, id string, now time.Time) (bool, error)
 	AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error
+	reminderStore // remind.go
 	// Webhooks is the webhooks' store on the same transaction, through
 	// which events are queued.
 	Webhooks() webhooks.Store
@@ -164,6 +167,9 @@ type CreateInput struct {
 	Fields     []FieldInput     `json:"fields"`
 	// ExpiresAt: after it a pending document becomes expired (optional).
 	ExpiresAt *time.Time `json:"expiresAt"`
+	// AutoRemindDays: mail unsigned signers every that many days while
+	// pending (optional; 0, the default, never).
+	AutoRemindDays *int `json:"autoRemindDays"`
 }
 
 // countPages counts the page objects of a PDF (/Type /Page, not /Pages);
@@ -212,6 +218,9 @@ func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, pdf []byte
 		return nil, err
 	}
 	d.ExpiresAt = expires
+	if d.AutoRemindDays, err = remindDays(in.AutoRemindDays); err != nil {
+		return nil, err
+	}
 	if len(in.Recipients) > MaxRecipients || len(in.Fields) > MaxFields {
 		return nil, gatehouse.Invalid("at most %d recipients and %d fields", MaxRecipients, MaxFields)
 	}
@@ -372,6 +381,9 @@ func (s *Service) Send(ctx context.Context, p *gatehouse.Principal, id string) (
 		}
 		now := s.clock.Now()
 		d.Status, d.SentAt = Pending, &now
+		if err := s.requestSignatures(ctx, tx, d); err != nil {
+			return nil, err
+		}
 		return []event{{name: "document.sent"}}, s.audit(ctx, tx, p.UserID, d, "document.sent", map[string]any{"recipients": len(d.Recipients)})
 	})
 }
@@ -457,7 +469,7 @@ func (s *Service) Duplicate(ctx context.Context, p *gatehouse.Principal, id stri
 	}
 	now := s.clock.Now()
 	d := &Document{ID: gatehouse.NewID(), OrgID: p.OrgID, OwnerID: p.UserID, Name: src.Name, Message: src.Message, Status: Draft,
-		File: bytes.Clone(src.File), Size: src.Size, Pages: src.Pages, Created: now, Modified: now}
+		File: bytes.Clone(src.File), Size: src.Size, Pages: src.Pages, Created: now, Modified: now, AutoRemindDays: src.AutoRemindDays}
 	if name != nil {
 		d.Name = strings.TrimSpace(*name)
 		if d.Name == "" || utf8.RuneCountInString(d.Name) > MaxName {

@@ -55,6 +55,9 @@ type Config struct {
 	WebhookAllowPrivate, MetadataAllowPrivate bool
 	// OutboundCAs are trusted by outbound HTTPS; nil: the system roots.
 	OutboundCAs *x509.CertPool
+	// SignRetention is how long an ended Sign document is kept before
+	// its purge; 0: sign.DefaultRetention.
+	SignRetention time.Duration
 }
 
 // Deps are what production and the tests provide differently.
@@ -138,6 +141,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		NoMailLimits: !cfg.MailLimit})
 	a.Tasks = tasks.New(db.Tasks(), now)
 	a.Sign = sign.New(db.Sign(), cfg.APIURL, now, a.Webhooks.For(webhooks.Sign))
+	a.Sign.SetRetention(cfg.SignRetention)
 	k := web.NewServer(web.Config{Auth: a.Identity, Health: a.Identity.Health, Logger: log, RateLimit: cfg.RateLimit, Now: now,
 		ResourceMetadataURL: a.OAuth.ResourceMetadataURL})
 	a.routes(k)
@@ -205,10 +209,13 @@ func (a *App) Close(ctx context.Context) error {
 }
 
 // schedules is the periodic work, run once per period across instances:
-// Sign's expiry sweep every minute.
+// Sign's expiry sweep every minute and its purge sweep every ten.
 func (a *App) schedules() []jobs.Schedule {
 	return []jobs.Schedule{{Name: "sign_expire", Every: time.Minute, Run: func(ctx context.Context) error {
 		_, err := a.Sign.ExpireDue(ctx)
+		return err
+	}}, {Name: "sign_purge", Every: 10 * time.Minute, Run: func(ctx context.Context) error {
+		_, err := a.Sign.PurgeDue(ctx)
 		return err
 	}}}
 }

@@ -28,26 +28,11 @@ func expiry(at *time.Time, now time.Time) (*time.Time, error) {
 // once on several instances each document expires, and its event fires,
 // once. It returns how many documents this call expired.
 func (s *Service) ExpireDue(ctx context.Context) (int, error) {
-	n := 0
-	for {
-		now := s.clock.Now()
-		due, err := s.store.ExpiringDocuments(ctx, now, sweepBatch)
-		if err != nil {
-			return n, gatehouse.Internal("find expiring documents", err)
-		}
-		for _, d := range due {
-			ok, err := s.expire(ctx, d[0], d[1], now)
-			if err != nil {
-				return n, err
-			}
-			if ok {
-				n++
-			}
-		}
-		if len(due) < sweepBatch {
-			return n, nil
-		}
-	}
+	return s.sweep("find expiring documents", func(now time.Time) ([][2]string, error) {
+		return s.store.ExpiringDocuments(ctx, now, sweepBatch)
+	}, func(id, org string, now time.Time) (bool, error) {
+		return s.expire(ctx, id, org, now)
+	})
 }
 
 // expire expires one document of org if it is still pending.

@@ -75,7 +75,8 @@ type Deps struct {
 	// WebhookRetryDelays overrides the webhook retry waits; nil: each
 	// tool's own.
 	WebhookRetryDelays []time.Duration
-	// LinkEventsWindow batches link clicks into one event; 0: 2 s.
+	// LinkEventsWindow is how often the clicks counted on each link are
+	// announced in one link.clicked event; 0: 2 s.
 	LinkEventsWindow time.Duration
 	// JobQueue is the job queue this service inserts into and works; "":
 	// the database's. Tests sharing one PostgreSQL database give each
@@ -132,11 +133,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	a.Webhooks = webhooks.New(webhooks.Config{Store: db.Webhooks(), Logger: log, Now: now, AllowPrivate: cfg.WebhookAllowPrivate,
 		RootCAs: cfg.OutboundCAs, RetryDelays: deps.WebhookRetryDelays})
 	a.Links = links.New(db.Links(), cfg.ShortLinkURL, now)
-	window := deps.LinkEventsWindow
-	if window == 0 {
-		window = 2 * time.Second
-	}
-	a.Links.SetEvents(a.Webhooks.For(webhooks.Links), window)
+	a.Links.SetEvents(a.Webhooks.For(webhooks.Links))
 	a.Forms = forms.New(forms.Config{Store: db.Forms(), Mail: deps.Mail, Logger: log, Now: now, FormsURL: cfg.FormsURL,
 		NoMailLimits: !cfg.MailLimit})
 	a.Tasks = tasks.New(db.Tasks(), now)
@@ -147,7 +144,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	a.routes(k)
 	a.Handler = k
 	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, PollInterval: deps.JobPollInterval,
-		Schedules: a.schedules()}); err != nil {
+		Schedules: a.schedules(deps.LinkEventsWindow)}); err != nil {
 		return nil, err
 	}
 	if err := a.jobs.Start(ctx); err != nil {
@@ -186,9 +183,10 @@ func setting(ctx context.Context, db *sqlstore.DB, name, configured string) ([]b
 }
 
 // Close waits for the work that outlives requests: identity's and
-// workspace's mail, Forms' mail, the Links click batch (queued as webhook
-// deliveries), then the jobs under way; jobs not started stay queued for
-// the next start or another instance. Call it once the HTTP server has
+// workspace's mail, Forms' mail, then the jobs under way; jobs not started
+// stay queued for the next start or another instance. Link clicks need no
+// flush: each is counted in the database by its redirect, and the next
+// link_clicks run on any instance announces it. Call it once the HTTP server has
 // stopped; at ctx's end the running jobs are cancelled and ctx's error
 // returned. The database stays open: the caller owns it.
 func (a *App) Close(ctx context.Context) error {
@@ -196,7 +194,6 @@ func (a *App) Close(ctx context.Context) error {
 	go func() {
 		a.Identity.Wait()
 		a.Forms.Wait()
-		a.Links.Flush()
 		close(done)
 	}()
 	var err error
@@ -209,9 +206,16 @@ func (a *App) Close(ctx context.Context) error {
 }
 
 // schedules is the periodic work, run once per period across instances:
-// Sign's expiry sweep every minute and its purge sweep every ten.
-func (a *App) schedules() []jobs.Schedule {
-	return []jobs.Schedule{{Name: "sign_expire", Every: time.Minute, Run: func(ctx context.Context) error {
+// the Links click announcements every window (0: 2 s), Sign's expiry
+// sweep every minute and its purge sweep every ten.
+func (a *App) schedules(window time.Duration) []jobs.Schedule {
+	if window == 0 {
+		window = 2 * time.Second
+	}
+	return []jobs.Schedule{{Name: "link_clicks", Every: window, Run: func(ctx context.Context) error {
+		_, err := a.Links.Announce(ctx)
+		return err
+	}}, {Name: "sign_expire", Every: time.Minute, Run: func(ctx context.Context) error {
 		_, err := a.Sign.ExpireDue(ctx)
 		return err
 	}}, {Name: "sign_purge", Every: 10 * time.Minute, Run: func(ctx context.Context) error {

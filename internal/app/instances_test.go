@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"encoding/json"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -105,13 +104,13 @@ func clicksOnce(t *testing.T, in [3]*testenv.Env, rc *testenv.Receiver, code, li
 	var batches [][2]int
 	sum := 0
 	for end := time.Now().Add(20 * time.Second); sum < 3*each && time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		batches, sum = clicked(t, rc, linkID)
+		batches, sum = rc.ClickBatches(t, linkID)
 	}
 	in[0].Webhooks.Wait()
 	if got := len(rc.Events("document.expired")); got != 1 {
 		t.Errorf("document.expired delivered %d times; want 1", got)
 	}
-	batches, sum = clicked(t, rc, linkID)
+	batches, sum = rc.ClickBatches(t, linkID)
 	last := 0
 	for _, b := range batches {
 		if b[0] <= 0 || b[1] < last+b[0] {
@@ -122,27 +121,4 @@ func clicksOnce(t *testing.T, in [3]*testenv.Env, rc *testenv.Receiver, code, li
 	if sum != 3*each || last != 3*each {
 		t.Errorf("link.clicked batches %v: %d clicks, total %d; want %d announced once", batches, sum, last, 3*each)
 	}
-}
-
-// clicked returns the (clicks, totalClicks) of each link.clicked delivery
-// for the link, and the clicks they add up to.
-func clicked(t *testing.T, rc *testenv.Receiver, linkID string) ([][2]int, int) {
-	var out [][2]int
-	sum := 0
-	for _, d := range rc.Events("link.clicked") {
-		var p struct {
-			Data struct {
-				Link                struct{ ID string }
-				Clicks, TotalClicks int
-			}
-		}
-		if err := json.Unmarshal(d.Body, &p); err != nil {
-			t.Fatal(err)
-		}
-		if p.Data.Link.ID == linkID {
-			out = append(out, [2]int{p.Data.Clicks, p.Data.TotalClicks})
-			sum += p.Data.Clicks
-		}
-	}
-	return out, sum
 }

@@ -2,7 +2,6 @@ package links_test
 
 import (
 	"context"
-	"encoding/json"
 	"sync/atomic"
 	"testing"
 
@@ -10,29 +9,6 @@ import (
 	"github.com/gatehouse/gatehouse/internal/tools/links"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
-
-// clickBatches returns the (clicks, totalClicks) of each link.clicked
-// delivery rc received for link id, in arrival order.
-func clickBatches(t *testing.T, rc *testenv.Receiver, id string) [][2]int {
-	t.Helper()
-	var out [][2]int
-	for _, d := range rc.Events("link.clicked") {
-		var p struct {
-			Data struct {
-				Link        struct{ ID string }
-				Clicks      int
-				TotalClicks int
-			}
-		}
-		if err := json.Unmarshal(d.Body, &p); err != nil {
-			t.Fatalf("link.clicked body %s: %v", d.Body, err)
-		}
-		if p.Data.Link.ID == id {
-			out = append(out, [2]int{p.Data.Clicks, p.Data.TotalClicks})
-		}
-	}
-	return out
-}
 
 // TestLinkClickBatches checks that the clicks are announced from the
 // database, not an instance's memory: one link.clicked event per
@@ -90,10 +66,9 @@ func TestLinkClickBatches(t *testing.T) {
 		}
 		env.Webhooks.Wait()
 
-		got := clickBatches(t, rc, id)
-		sum, last := 0, 0
+		got, sum := rc.ClickBatches(t, id)
+		last := 0
 		for _, b := range got {
-			sum += b[0]
 			if b[0] <= 0 || b[1] < last+b[0] {
 				t.Errorf("batch %v after total %d: want clicks > 0 and a total of at least %d", b, last, last+b[0])
 			}

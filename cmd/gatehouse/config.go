@@ -47,11 +47,15 @@ type Config struct {
 	MailLimit bool
 	// ShutdownDrain is how long the server keeps answering after SIGINT or
 	// SIGTERM, with keep-alives off, before it closes idle connections.
-	ShutdownDrain    time.Duration
+	ShutdownDrain time.Duration
+	// SignRetention is how long an ended Sign document is kept before
+	// its file and signing data are purged.
+	SignRetention    time.Duration
 	rawAllowPrivate  string
 	rawRateLimit     string
 	rawMailLimit     string
 	rawShutdownDrain string
+	rawSignRetention string
 }
 
 // setting names one variable, its default and where it is stored.
@@ -81,6 +85,7 @@ func (c *Config) settings() []setting {
 		{"GATEHOUSE_RATE_LIMIT", "on", &c.rawRateLimit},
 		{"GATEHOUSE_MAIL_LIMIT", "on", &c.rawMailLimit},
 		{"GATEHOUSE_SHUTDOWN_DRAIN", "3s", &c.rawShutdownDrain},
+		{"GATEHOUSE_SIGN_RETENTION", "365d", &c.rawSignRetention},
 	}
 }
 
@@ -204,6 +209,12 @@ func checks() []check {
 			}
 			return nil
 		}},
+		check{"GATEHOUSE_SIGN_RETENTION", func(c *Config) error {
+			if d, err := parseDays(c.rawSignRetention); err != nil || d < time.Hour {
+				return fmt.Errorf("want a duration of at least 1h such as 365d or 720h, got %q", c.rawSignRetention)
+			}
+			return nil
+		}},
 	)
 }
 
@@ -226,6 +237,19 @@ func (c *Config) derive() {
 	c.RateLimit = c.rawRateLimit == "on"
 	c.MailLimit = c.rawMailLimit == "on"
 	c.ShutdownDrain, _ = time.ParseDuration(c.rawShutdownDrain)
+	c.SignRetention, _ = parseDays(c.rawSignRetention)
+}
+
+// parseDays reads a Go duration or a whole number of days ("365d").
+func parseDays(v string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(v, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil || days < 0 || days > 100*365 {
+			return 0, fmt.Errorf("bad number of days %q", n)
+		}
+		return time.Duration(days) * 24 * time.Hour, nil
+	}
+	return time.ParseDuration(v)
 }
 
 // optional applies check to a value that may be left empty.
@@ -347,5 +371,6 @@ func (c *Config) resolveURLs(bound string) {
 func (c *Config) app() app.Config {
 	return app.Config{BaseURL: c.BaseURL, APIURL: c.APIURL, FormsURL: c.FormsURL, ShortLinkURL: c.ShortLinkURL,
 		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, EncryptionKey: c.EncryptionKey, RateLimit: c.RateLimit, MailLimit: c.MailLimit,
-		WebhookAllowPrivate: c.WebhookAllowPrivate, MetadataAllowPrivate: c.WebhookAllowPrivate, OutboundCAs: c.OutboundCAs}
+		WebhookAllowPrivate: c.WebhookAllowPrivate, MetadataAllowPrivate: c.WebhookAllowPrivate, OutboundCAs: c.OutboundCAs,
+		SignRetention: c.SignRetention}
 }

@@ -9,7 +9,6 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -55,6 +54,9 @@ type Config struct {
 	WebhookAllowPrivate, MetadataAllowPrivate bool
 	// OutboundCAs are trusted by outbound HTTPS; nil: the system roots.
 	OutboundCAs *x509.CertPool
+	// SignRetention is how long an ended Sign document is kept before
+	// its purge; 0: sign.DefaultRetention.
+	SignRetention time.Duration
 }
 
 // Deps are what production and the tests provide differently.
@@ -72,7 +74,8 @@ type Deps struct {
 	// WebhookRetryDelays overrides the webhook retry waits; nil: each
 	// tool's own.
 	WebhookRetryDelays []time.Duration
-	// LinkEventsWindow batches link clicks into one event; 0: 2 s.
+	// LinkEventsWindow is how often the clicks counted on each link are
+	// announced in one link.clicked event; 0: 2 s.
 	LinkEventsWindow time.Duration
 	// JobQueue is the job queue this service inserts into and works; "":
 	// the database's. Tests sharing one PostgreSQL database give each
@@ -135,21 +138,18 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	a.Webhooks = webhooks.New(webhooks.Config{Store: db.Webhooks(), Logger: log, Now: now, AllowPrivate: cfg.WebhookAllowPrivate,
 		RootCAs: cfg.OutboundCAs, RetryDelays: deps.WebhookRetryDelays})
 	a.Links = links.New(db.Links(), cfg.ShortLinkURL, now)
-	window := deps.LinkEventsWindow
-	if window == 0 {
-		window = 2 * time.Second
-	}
-	a.Links.SetEvents(a.Webhooks.For(webhooks.Links), window)
+	a.Links.SetEvents(a.Webhooks.For(webhooks.Links))
 	a.Forms = forms.New(forms.Config{Store: db.Forms(), Logger: log, Now: now, FormsURL: cfg.FormsURL,
 		NoMailLimits: !cfg.MailLimit})
 	a.Tasks = tasks.New(db.Tasks(), now)
 	a.Sign = sign.New(db.Sign(), cfg.APIURL, now, a.Webhooks.For(webhooks.Sign))
+	a.Sign.SetRetention(cfg.SignRetention)
 	k := web.NewServer(web.Config{Auth: a.Identity, Health: a.Identity.Health, Logger: log, RateLimit: cfg.RateLimit, Now: now,
 		ResourceMetadataURL: a.OAuth.ResourceMetadataURL})
 	a.routes(k)
 	a.Handler = k
 	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, PollInterval: deps.JobPollInterval,
-		Mail: deps.Mail, MailSealer: mails, MailRetryDelays: deps.MailRetryDelays, Schedules: a.schedules()}); err != nil {
+		Mail: deps.Mail, MailSealer: mails, MailRetryDelays: deps.MailRetryDelays, Schedules: a.schedules(deps.LinkEventsWindow)}); err != nil {
 		return nil, err
 	}
 	if err := a.jobs.Start(ctx); err != nil {
@@ -191,35 +191,35 @@ func setting(ctx context.Context, db *sqlstore.DB, name, configured string) ([]b
 	return []byte(v), nil
 }
 
-// Close waits for the work that outlives requests: the Links click batch
-// (queued as webhook deliveries), then the jobs under way (mail among
-// them); jobs not started stay queued for the next start or another
-// instance. Call it once the HTTP server has
+// Close stops the job engine: the jobs under way (mail among them) finish,
+// jobs not started stay queued for the next start or another instance.
+// Link clicks need no flush: each is counted in the database by its
+// redirect, and the next link_clicks run on any instance announces it.
+// Call it once the HTTP server has
 // stopped; at ctx's end the running jobs are cancelled and ctx's error
 // returned. The database stays open: the caller owns it.
 func (a *App) Close(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() {
-		a.Links.Flush()
-		close(done)
-	}()
-	var err error
-	select {
-	case <-done:
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
-	return errors.Join(err, a.jobs.Stop(ctx))
+	return a.jobs.Stop(ctx)
 }
 
 // schedules is the periodic work, run once per period across instances:
-// Sign's expiry sweep and reminder rounds every minute.
-func (a *App) schedules() []jobs.Schedule {
-	return []jobs.Schedule{{Name: "sign_expire", Every: time.Minute, Run: func(ctx context.Context) error {
+// the Links click announcements every window (0: 2 s), Sign's expiry
+// sweep and reminder rounds every minute and its purge sweep every ten.
+func (a *App) schedules(window time.Duration) []jobs.Schedule {
+	if window == 0 {
+		window = 2 * time.Second
+	}
+	return []jobs.Schedule{{Name: "link_clicks", Every: window, Run: func(ctx context.Context) error {
+		_, err := a.Links.Announce(ctx)
+		return err
+	}}, {Name: "sign_expire", Every: time.Minute, Run: func(ctx context.Context) error {
 		_, err := a.Sign.ExpireDue(ctx)
 		return err
 	}}, {Name: "sign_remind", Every: time.Minute, Run: func(ctx context.Context) error {
 		_, err := a.Sign.RemindDue(ctx)
+		return err
+	}}, {Name: "sign_purge", Every: 10 * time.Minute, Run: func(ctx context.Context) error {
+		_, err := a.Sign.PurgeDue(ctx)
 		return err
 	}}}
 }

@@ -72,7 +72,7 @@ func (s *Links) Follow(ctx context.Context, code string, c *links.Click) (*links
 	var out *links.Link
 	var switched sql.NullBool
 	err := s.inTx(ctx, func(t conn) error {
-		row := t.w().QueryRowContext(ctx, `UPDATE links SET clicks = clicks + 1
+		row := t.w().QueryRowContext(ctx, `UPDATE links SET clicks = clicks + 1, unreported_clicks = unreported_clicks + 1
 			WHERE short_code = $1 AND active AND NOT archived AND org_id IN (SELECT id FROM orgs WHERE deleted_at IS NULL)
 			RETURNING id, org_id, short_code, destination_url, title, active, archived, clicks, created_by, created_at, updated_at,
 				(SELECT t.enabled FROM org_tools t WHERE t.org_id = links.org_id AND t.tool = 'links')`, code)

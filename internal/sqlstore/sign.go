@@ -36,14 +36,15 @@ func (s *Sign) CreateDocument(ctx context.Context, d *sign.Document) error {
 
 const documentColumns = `d.id, d.org_id, d.owner_id, d.name, d.message, d.status, d.size, d.pages, d.void_reason,
 	d.created_at, d.updated_at, d.sent_at, d.completed_at, d.voided_at, d.declined_at, d.expires_at, d.expired_at,
-	d.auto_remind_days, d.last_reminded_at`
+	d.auto_remind_days, d.last_reminded_at, d.legal_hold, d.purged_at`
 
 func scanDocument(row interface{ Scan(...any) error }, extra ...any) (*sign.Document, error) {
 	var d sign.Document
 	var created, updated int64
-	var sent, completed, voided, declined, expires, expired, reminded sql.NullInt64
+	var sent, completed, voided, declined, expires, expired, reminded, purged sql.NullInt64
 	dest := []any{&d.ID, &d.OrgID, &d.OwnerID, &d.Name, &d.Message, &d.Status, &d.Size, &d.Pages, &d.VoidReason,
-		&created, &updated, &sent, &completed, &voided, &declined, &expires, &expired, &d.AutoRemindDays, &reminded}
+		&created, &updated, &sent, &completed, &voided, &declined, &expires, &expired, &d.AutoRemindDays, &reminded,
+		&d.LegalHold, &purged}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}
@@ -51,6 +52,7 @@ func scanDocument(row interface{ Scan(...any) error }, extra ...any) (*sign.Docu
 	d.SentAt, d.CompletedAt, d.VoidedAt, d.DeclinedAt = fromNullMicros(sent), fromNullMicros(completed), fromNullMicros(voided), fromNullMicros(declined)
 	d.ExpiresAt, d.ExpiredAt = fromNullMicros(expires), fromNullMicros(expired)
 	d.LastRemindedAt = fromNullMicros(reminded)
+	d.PurgedAt = fromNullMicros(purged)
 	return &d, nil
 }
 
@@ -156,7 +158,7 @@ func (s *Sign) ListDocuments(ctx context.Context, orgID string) ([]*sign.Documen
 func (s *Sign) RecipientByToken(ctx context.Context, token string) (*sign.Document, *sign.Recipient, error) {
 	var docID, orgID string
 	err := s.r().QueryRowContext(ctx, `SELECT d.id, d.org_id FROM sign_recipients r JOIN sign_documents d ON d.id = r.document_id
-		JOIN orgs o ON o.id = d.org_id AND o.deleted_at IS NULL WHERE r.token = $1`, token).Scan(&docID, &orgID)
+		JOIN orgs o ON o.id = d.org_id AND o.deleted_at IS NULL WHERE r.token = $1 AND d.purged_at IS NULL`, token).Scan(&docID, &orgID)
 	if err != nil {
 		return nil, nil, s.one(err)
 	}

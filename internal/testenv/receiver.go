@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"crypto/x509"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -72,4 +73,28 @@ func (rc *Receiver) Reset() {
 	rc.mu.Lock()
 	rc.got = nil
 	rc.mu.Unlock()
+}
+
+// ClickBatches returns the (clicks, totalClicks) of each link.clicked
+// delivery for the link, oldest first, and the clicks they add up to.
+func (rc *Receiver) ClickBatches(t testing.TB, linkID string) ([][2]int, int) {
+	t.Helper()
+	var out [][2]int
+	sum := 0
+	for _, d := range rc.Events("link.clicked") {
+		var p struct {
+			Data struct {
+				Link                struct{ ID string }
+				Clicks, TotalClicks int
+			}
+		}
+		if err := json.Unmarshal(d.Body, &p); err != nil {
+			t.Fatalf("link.clicked body %s: %v", d.Body, err)
+		}
+		if p.Data.Link.ID == linkID {
+			out = append(out, [2]int{p.Data.Clicks, p.Data.TotalClicks})
+			sum += p.Data.Clicks
+		}
+	}
+	return out, sum
 }

@@ -16,6 +16,7 @@ package testenv
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/x509"
@@ -98,6 +99,9 @@ type Env struct {
 	// (Store.DB() is the raw writer pool).
 	SQL   *sqlstore.DB
 	Store *sqlstore.Identity
+	// Queue is the service's job queue (SQL.OnQueue(Queue) inserts jobs
+	// the service works).
+	Queue string
 	// Svc is the identity service.
 	Svc    *identity.Service
 	Client *http.Client
@@ -125,6 +129,13 @@ type Options struct {
 	MetadataClient *http.Client
 	AllowPrivate   bool
 	RootCAs        *x509.CertPool
+	// JobQueue is the job queue the service inserts into and works;
+	// several services given one queue on one PostgreSQL database are
+	// instances of one deployment. "": a queue of its own.
+	JobQueue string
+	// LinkEventsWindow is how often link clicks are announced; 0: an hour,
+	// so that tests announce them (env.Links.Flush).
+	LinkEventsWindow time.Duration
 }
 
 // cheapHash keeps tests fast; the production parameters are benchmarked.
@@ -149,7 +160,8 @@ func RunWith(t *testing.T, o Options, fn func(t *testing.T, env *Env)) {
 func New(t testing.TB, db string, o Options) *Env {
 	t.Helper()
 	sdb := OpenDB(t, db)
-	env := &Env{DB: db, Clock: NewClock(), Mail: mailtest.Start(t), DNS: dnstest.Start(t), SQL: sdb, Store: sdb.Identity(), Logs: &LockedBuffer{}}
+	env := &Env{DB: db, Clock: NewClock(), Mail: mailtest.Start(t), DNS: dnstest.Start(t), SQL: sdb, Store: sdb.Identity(), Logs: &LockedBuffer{},
+		Queue: cmp.Or(o.JobQueue, "test_"+RandomHex(6))}
 	// slog's handler serializes its writes to Logs.
 	log := slog.New(slog.NewTextHandler(env.Logs, nil))
 	// The listener comes first: its URL is the issuer (GATEHOUSE_BASE_URL).
@@ -216,8 +228,8 @@ func (o Options) deps(env *Env, db *sqlstore.DB, sender mail.Sender, log *slog.L
 		WebhookRetryDelays: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond},
 		// A click batch closes when a test flushes it (env.Links.Flush), not
 		// by wall time: under load a short window split one batch in two.
-		LinkEventsWindow: time.Hour,
-		JobQueue:         "test_" + RandomHex(6), JobPollInterval: 20 * time.Millisecond,
+		LinkEventsWindow: cmp.Or(o.LinkEventsWindow, time.Hour),
+		JobQueue:         env.Queue, JobPollInterval: 20 * time.Millisecond,
 		MailRetryDelays: []time.Duration{50 * time.Millisecond}}
 }
 

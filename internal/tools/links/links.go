@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -66,15 +65,23 @@ type Store interface {
 	UpdateLink(ctx context.Context, l *Link) error
 	DeleteLink(ctx context.Context, orgID, id string) error
 	// Follow records a click on the active, unarchived link of a live org
-	// with code and returns the link with the org's stored switch of the
-	// links tool (nil: never set); ErrNotFound when there is no such link.
-	// The caller applies gatehouse.ToolOn and rolls the click back when
-	// the tool is off.
+	// with code, counting it in the link's clicks and unreported clicks,
+	// and returns the link with the org's stored switch of the links tool
+	// (nil: never set); ErrNotFound when there is no such link. The caller
+	// applies gatehouse.ToolOn and rolls the click back when the tool is
+	// off.
 	Follow(ctx context.Context, code string, c *Click) (l *Link, switched *bool, err error)
 	// ClickLink returns the link of a click and when it was clicked, if
 	// the click is orgID's.
 	ClickLink(ctx context.Context, orgID, clickID string) (*Link, time.Time, error)
 	AddConversion(ctx context.Context, c *Conversion) error
+	// UnreportedLinks lists the ids of links of live orgs with unreported
+	// clicks (at most limit).
+	UnreportedLinks(ctx context.Context, limit int) ([]string, error)
+	// ClaimClicks locks a link until the transaction ends and takes its
+	// unreported clicks off: it returns the link (clicks is the running
+	// total) and how many there were; ErrNotFound when it is gone.
+	ClaimClicks(ctx context.Context, id string) (*Link, int64, error)
 	AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error
 	// Webhooks is the webhooks' store on the same connection or
 	// transaction, through which events are queued.
@@ -93,29 +100,17 @@ type Service struct {
 	clock gatehouse.Clock
 	base  string // GATEHOUSE_SHORT_LINK_URL
 
-	events      Events
-	clickWindow time.Duration
-	mu          sync.Mutex
-	clicks      map[string]*clickBatch // link id → clicks not yet announced
+	events Events
 }
 
-// clickBatch gathers the clicks on one link within the click window into
-// one link.clicked event.
-type clickBatch struct {
-	orgID, shortCode string
-	clicks           int
-	total            int64
-	timer            *time.Timer
+// SetEvents sends webhook events through events; the clicks counted on
+// a link are announced by Announce (clicks.go), called every window by a
+// schedule.
+func (s *Service) SetEvents(events Events) {
+	s.events = events
 }
 
-// SetEvents sends webhook events through events; clicks on a link within
-// window become one link.clicked event.
-func (s *Service) SetEvents(events Events, window time.Duration) {
-	s.events, s.clickWindow = events, window
-}
-
-// emit queues event in tx, the transaction of the change (or the store,
-// for click batches, which belong to no transaction).
+// emit queues event in tx, the transaction of the change.
 func (s *Service) emit(ctx context.Context, tx Store, orgID, event string, data any) error {
 	if s.events == nil {
 		return nil
@@ -129,53 +124,6 @@ func (s *Service) emit(ctx context.Context, tx Store, orgID, event string, data 
 func linkData(l *Link) map[string]any {
 	return map[string]any{"id": l.ID, "shortCode": l.ShortCode, "destinationUrl": l.DestinationURL, "title": l.Title,
 		"active": l.Active, "archived": l.Archived}
-}
-
-// clicked adds a click to its link's batch, starting the window if new.
-func (s *Service) clicked(l *Link) {
-	if s.events == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.clicks == nil {
-		s.clicks = map[string]*clickBatch{}
-	}
-	b := s.clicks[l.ID]
-	if b == nil {
-		b = &clickBatch{orgID: l.OrgID, shortCode: l.ShortCode}
-		s.clicks[l.ID] = b
-		id := l.ID
-		b.timer = time.AfterFunc(s.clickWindow, func() { s.flushClicks(id) })
-	}
-	b.clicks++
-	b.total = max(b.total, l.Clicks)
-}
-
-func (s *Service) flushClicks(id string) {
-	s.mu.Lock()
-	b := s.clicks[id]
-	delete(s.clicks, id)
-	s.mu.Unlock()
-	if b != nil {
-		// A failure is logged by Events; the clicks themselves are stored.
-		s.emit(context.Background(), s.store, b.orgID, "link.clicked", map[string]any{"link": map[string]any{"id": id, "shortCode": b.shortCode},
-			"clicks": b.clicks, "totalClicks": b.total})
-	}
-}
-
-// Flush announces the clicks still gathered (at shutdown).
-func (s *Service) Flush() {
-	s.mu.Lock()
-	ids := make([]string, 0, len(s.clicks))
-	for id, b := range s.clicks {
-		b.timer.Stop()
-		ids = append(ids, id)
-	}
-	s.mu.Unlock()
-	for _, id := range ids {
-		s.flushClicks(id)
-	}
 }
 
 // New returns the Links tool; shortLinkURL is GATEHOUSE_SHORT_LINK_URL, now
@@ -394,7 +342,6 @@ func (s *Service) Follow(ctx context.Context, code string) (string, error) {
 	if err != nil {
 		return "", gatehouse.Internal("follow link", err)
 	}
-	s.clicked(l)
 	// Appended to the query as it is: re-encoding would reorder it and
 	// drop pairs Go's parser refuses.
 	u, err := url.Parse(l.DestinationURL)

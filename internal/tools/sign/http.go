@@ -39,6 +39,7 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	k.BodyLimit("POST /sign/v1/documents", maxDocumentUpload) // a PDF
 	m.Handle("GET /sign/v1/documents", t(h.handleDocuments))
 	m.Handle("GET /sign/v1/documents/{id}", t(h.handleDocument))
+	m.Handle("PATCH /sign/v1/documents/{id}", t(h.handlePatchDocument))
 	m.Handle("POST /sign/v1/documents/{id}/send", t(h.handleSendDocument))
 	m.Handle("POST /sign/v1/documents/{id}/void", t(h.handleVoidDocument))
 	m.Handle("POST /sign/v1/documents/{id}/duplicate", t(h.handleDuplicateDocument))

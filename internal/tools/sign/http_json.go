@@ -24,12 +24,21 @@ func (h *handlers) toDocument(d *Document) map[string]any {
 		"message": d.Message, "visibility": "private", "ownerId": d.OwnerID, "templateId": nil, "voidReason": optional(d.VoidReason),
 		"notaryState": nil, "created": stamp(d.Created), "modified": stamp(d.Modified), "sentAt": stampPtr(d.SentAt),
 		"completedAt": stampPtr(d.CompletedAt), "voidedAt": stampPtr(d.VoidedAt), "declinedAt": stampPtr(d.DeclinedAt),
-		"expiresAt": stampPtr(d.ExpiresAt), "lastRemindedAt": stampPtr(d.LastRemindedAt), "scheduledPurgeAt": nil, "size": d.Size, "pages": d.Pages, "autoRemindDays": d.AutoRemindDays,
-		"hasFile": true, "hasFinalFile": false, // no signed PDF is rendered yet
-		"legalHold": false, "requiresNotarization": false,
-		"files": []map[string]any{{"id": d.ID, "name": d.Name, "position": 0, "size": d.Size, "pages": d.Pages,
-			"created": stamp(d.Created), "status": "ready", "conversionError": nil}},
+		"expiresAt": stampPtr(d.ExpiresAt), "lastRemindedAt": stampPtr(d.LastRemindedAt),
+		"scheduledPurgeAt": stampPtr(h.svc.ScheduledPurge(d)), "purgedAt": stampPtr(d.PurgedAt), "size": d.Size, "pages": d.Pages, "autoRemindDays": d.AutoRemindDays,
+		"hasFile": d.PurgedAt == nil, "hasFinalFile": false, // no signed PDF is rendered yet
+		"legalHold": d.LegalHold, "requiresNotarization": false,
+		"files":      files(d),
 		"recipients": recipients, "fields": fields}
+}
+
+// files lists the document's one file; none once purged.
+func files(d *Document) []map[string]any {
+	if d.PurgedAt != nil {
+		return []map[string]any{}
+	}
+	return []map[string]any{{"id": d.ID, "name": d.Name, "position": 0, "size": d.Size, "pages": d.Pages,
+		"created": httpjson.Stamp(d.Created), "status": "ready", "conversionError": nil}}
 }
 
 // toRecipient is a recipient of d as its owner sees it; a signer who

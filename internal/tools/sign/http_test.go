@@ -66,7 +66,7 @@ func TestSignDocuments(t *testing.T) {
 		id := d["id"].(string)
 		testenv.CheckKeys(t, "document", d, "id", "name", "url", "status", "signingMode", "message", "visibility", "ownerId", "templateId",
 			"voidReason", "notaryState", "created", "modified", "sentAt", "completedAt", "voidedAt", "declinedAt", "expiresAt",
-			"lastRemindedAt", "scheduledPurgeAt", "size", "pages", "autoRemindDays", "hasFile", "hasFinalFile", "legalHold",
+			"lastRemindedAt", "scheduledPurgeAt", "purgedAt", "size", "pages", "autoRemindDays", "hasFile", "hasFinalFile", "legalHold",
 			"requiresNotarization", "files", "recipients", "fields")
 		if d["status"] != "draft" || d["pages"] != float64(2) || d["ownerId"] != owner.UserID || d["size"] != float64(len(testenv.TestPDF)) {
 			t.Errorf("created document = %s", r.Body)

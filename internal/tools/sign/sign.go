@@ -14,6 +14,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -55,6 +56,8 @@ type Document struct {
 	ExpiresAt, ExpiredAt                                  *time.Time // lifecycle.go
 	AutoRemindDays                                        int        // remind.go
 	LastRemindedAt                                        *time.Time
+	LegalHold                                             bool       // purge.go
+	PurgedAt                                              *time.Time // purge.go
 	Recipients                                            []*Recipient
 	Fields                                                []*Field
 }
@@ -97,6 +100,15 @@ type Store interface {
 	// ExpireDocument marks a document expired at now if it is still
 	// pending; false when another run (or a signature) got there first.
 	ExpireDocument(ctx context.Context, id string, now time.Time) (bool, error)
+	// PurgeableDocuments lists the ids and orgs of documents that ended at
+	// or before endedBefore, are not held and not yet purged (at most
+	// limit).
+	PurgeableDocuments(ctx context.Context, endedBefore time.Time, limit int) ([][2]string, error)
+	// PurgeDocument removes a document's file and signing data (field
+	// values, decline reasons, signing tokens) and marks it purged at now
+	// if it is still due as PurgeableDocuments lists; false otherwise.
+	PurgeDocument(ctx context.Context, id string, endedBefore, now time.Time) (bool, error)
+	SetLegalHold(ctx context.Context, id string, hold bool) error
 	AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error
 	reminderStore // remind.go
 	// Webhooks is the webhooks' store on the same transaction, through
@@ -116,6 +128,8 @@ type Service struct {
 	clock  gatehouse.Clock
 	base   string // {api_url}/sign: where signing links point
 	events Events
+	// retention is how long an ended document is kept (purge.go).
+	retention atomic.Int64
 }
 
 // New returns the Sign tool; apiURL is GATEHOUSE_API_URL, now nil means
@@ -319,9 +333,16 @@ func (s *Service) Get(ctx context.Context, p *gatehouse.Principal, id string) (*
 	return s.document(ctx, s.store, p, id, false, false)
 }
 
-// File reads a document's PDF.
+// File reads a document's PDF; 410 once purged.
 func (s *Service) File(ctx context.Context, p *gatehouse.Principal, id string) (*Document, error) {
-	return s.document(ctx, s.store, p, id, true, false)
+	d, err := s.document(ctx, s.store, p, id, true, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := purged(d); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // List lists the workspace's documents, newest first.
@@ -453,6 +474,9 @@ func (s *Service) SigningLink(ctx context.Context, p *gatehouse.Principal, id, r
 		if d.OwnerID != p.UserID {
 			return gatehouse.Errorf(gatehouse.KindForbidden, "only the document's owner can copy a signing link")
 		}
+		if err := purged(d); err != nil {
+			return err
+		}
 		link = s.SigningURL(r)
 		return s.audit(ctx, tx, p.UserID, d, "document.signing_link_copied", map[string]any{"recipient_id": r.ID})
 	})
@@ -465,6 +489,9 @@ func (s *Service) SigningLink(ctx context.Context, p *gatehouse.Principal, id, r
 func (s *Service) Duplicate(ctx context.Context, p *gatehouse.Principal, id string, name *string) (*Document, error) {
 	src, err := s.document(ctx, s.store, p, id, true, false)
 	if err != nil {
+		return nil, err
+	}
+	if err := purged(src); err != nil {
 		return nil, err
 	}
 	now := s.clock.Now()

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"encoding/pem"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	neturl "net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+// binary builds the gatehouse command once per test into dir.
+func binary(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "gatehouse")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// process is a running gatehouse binary and the port it listens on.
+type process struct {
+	cmd  *exec.Cmd
+	logs *testenv.LockedBuffer
+	base string
+}
+
+// startBinary runs "gatehouse serve" with env and waits for its listening
+// line.
+func startBinary(t *testing.T, bin string, env map[string]string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(bin, "serve"), logs: &testenv.LockedBuffer{}}
+	p.cmd.Env = os.Environ()
+	for k, v := range env {
+		p.cmd.Env = append(p.cmd.Env, k+"="+v)
+	}
+	p.cmd.Stdout, p.cmd.Stderr = io.Discard, p.logs
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if m := listeningRE.FindStringSubmatch(p.logs.String()); m != nil {
+			p.base = "http://127.0.0.1:" + m[1]
+			return p
+		}
+	}
+	t.Fatalf("no listening line after 30s; log:\n%s", p.logs.String())
+	return nil
+}
+
+// call sends a JSON request and decodes the JSON answer, which must have
+// status 200.
+func (p *process) call(t *testing.T, method, path, token string, body any) map[string]any {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest(method, p.base+path, bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	json.NewDecoder(res.Body).Decode(&out)
+	if res.StatusCode != 200 {
+		t.Fatalf("%s %s: %d %v", method, path, res.StatusCode, out)
+	}
+	return out
+}
+
+// TestKillNineKeepsWebhook runs the real binary on each database: a link
+// is created while the webhook's receiver is down, the process is killed
+// with SIGKILL right after the 200, and once it starts again on the same
+// database (the receiver now up) the queued link.created delivery arrives
+// with the delivery id it was queued with.
+func TestKillNineKeepsWebhook(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := binary(t, t.TempDir())
+	t.Run("sqlite", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "g.db")
+		killNine(t, bin, "sqlite:"+path, func() (*sql.DB, error) { return sql.Open("sqlite", "file:"+path) }, "json(args)")
+	})
+	t.Run("postgres", func(t *testing.T) {
+		url := freshPostgres(t)
+		killNine(t, bin, url, func() (*sql.DB, error) { return sql.Open("pgx", url) }, "args::text")
+	})
+}
+
+// freshPostgres creates an empty database for one test and returns its
+// URL; skipped without GATEHOUSE_TEST_DATABASE_URL.
+func freshPostgres(t *testing.T) string {
+	base := os.Getenv("GATEHOUSE_TEST_DATABASE_URL")
+	if base == "" {
+		t.Skip("GATEHOUSE_TEST_DATABASE_URL is not set")
+	}
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "gatehouse_kill_" + testenv.RandomHex(6)
+	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+		admin.Close()
+	})
+	u, err := neturl.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// killNine is the scenario of TestKillNineKeepsWebhook on the database at
+// dbURL; open opens it for the test and args is the SQL that reads a job's
+// args as JSON text.
+func killNine(t *testing.T, bin, dbURL string, open func() (*sql.DB, error), args string) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var got []string // X-Service-Delivery of each link.created received
+	rc := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Service-Event") == "link.created" {
+			mu.Lock()
+			got = append(got, r.Header.Get("X-Service-Delivery"))
+			mu.Unlock()
+		}
+	}))
+	addr := rc.Listener.Addr().String()
+	rc.Listener.Close() // down until the restart
+	env := map[string]string{"GATEHOUSE_ADDR": "127.0.0.1:0", "GATEHOUSE_DATABASE_URL": dbURL,
+		"GATEHOUSE_RATE_LIMIT": "off", "GATEHOUSE_WEBHOOK_ALLOW_PRIVATE": "true"}
+
+	first := startBinary(t, bin, env)
+	token := first.call(t, "POST", "/v1/auth/register", "", map[string]string{"email": testenv.Email(), "password": "password-1"})["access_token"].(string)
+	first.call(t, "POST", "/links/v1/webhooks", token, map[string]any{"url": "https://" + addr + "/hook", "events": []string{"link.created"}})
+	first.call(t, "POST", "/links/v1/links", token, map[string]any{"destinationUrl": "https://example.com/"})
+	first.cmd.Process.Kill() // SIGKILL: no drain, no flush
+	first.cmd.Wait()
+	queued := queuedDeliveryID(t, open, args)
+
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("receiver's address taken meanwhile: %v", err)
+	}
+	rc.Listener = l
+	rc.StartTLS()
+	defer rc.Close()
+	ca := filepath.Join(dir, "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: rc.Certificate().Raw}), 0o600)
+	env["GATEHOUSE_WEBHOOK_CA_FILE"] = ca
+	second := startBinary(t, bin, env)
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n > 0 {
+			break
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0] != queued {
+		t.Fatalf("link.created deliveries after the restart = %q; want one with the queued id %q; log:\n%s", got, queued, second.logs.String())
+	}
+}
+
+// queuedDeliveryID reads the id of the one webhook delivery job in the
+// database of a killed process.
+func queuedDeliveryID(t *testing.T, open func() (*sql.DB, error), argsJSON string) string {
+	t.Helper()
+	db, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var args []byte
+	if err := db.QueryRow(`SELECT ` + argsJSON + ` FROM river_job WHERE kind = 'webhook.delivery'`).Scan(&args); err != nil {
+		t.Fatalf("the delivery job after the kill: %v", err)
+	}
+	var d struct{ ID string }
+	if err := json.Unmarshal(args, &d); err != nil || d.ID == "" {
+		t.Fatalf("delivery job args %s: %v", args, err)
+	}
+	return d.ID
+}

@@ -75,15 +75,20 @@ func openSQLite(url string) (*sql.DB, *sql.DB, error) {
 	if path == "" || strings.Contains(path, ":memory:") {
 		return nil, nil, errors.New("sqlite: needs a file path, e.g. sqlite:gatehouse.db")
 	}
-	if err := privateFile(strings.SplitN(path, "?", 2)[0]); err != nil {
+	file, query, _ := strings.Cut(path, "?")
+	if err := privateFile(file); err != nil {
 		return nil, nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	sep := "?"
-	if strings.Contains(path, "?") {
-		sep = "&"
+	// SQLite reads the name as a URI: '#' would end the path, '%' start an
+	// escape, so a directory named "a#b" would open the file "a" instead.
+	path = uriEscaper.Replace(file)
+	if query != "" {
+		path += "?" + query + "&"
+	} else {
+		path += "?"
 	}
-	writer, err := sql.Open("sqlite", "file:"+path+sep+pragmas+"&_txlock=immediate")
+	const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	writer, err := sql.Open("sqlite", "file:"+path+pragmas+"&_txlock=immediate")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -96,7 +101,7 @@ func openSQLite(url string) (*sql.DB, *sql.DB, error) {
 		writer.Close()
 		return nil, nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	reader, err := sql.Open("sqlite", "file:"+path+sep+pragmas+"&_pragma=query_only(1)")
+	reader, err := sql.Open("sqlite", "file:"+path+pragmas+"&_pragma=query_only(1)")
 	if err != nil {
 		writer.Close()
 		return nil, nil, err
@@ -108,6 +113,10 @@ func openSQLite(url string) (*sql.DB, *sql.DB, error) {
 	reader.SetConnMaxLifetime(0)
 	return reader, writer, nil
 }
+
+// uriEscaper escapes the characters of a file path that a SQLite URI
+// filename gives a meaning.
+var uriEscaper = strings.NewReplacer("%", "%25", "#", "%23")
 
 // privateFile creates the SQLite file at path readable and writable by its
 // owner only, whatever the umask, or takes group and other access away from

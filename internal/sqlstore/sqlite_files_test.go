@@ -18,12 +18,21 @@ func TestSQLiteFilesPrivate(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		existing bool
+		dir      string // under the test's directory
 	}{
 		{name: "new file"},
 		{name: "existing world-readable file", existing: true},
+		// SQLite reads a URI: unescaped, the path would end at '#' (the file
+		// "a" opened, world-readable, shared by every path "a#…") or '%'
+		// start an escape.
+		{name: "directory with # and %", dir: "a#b%41c"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "gatehouse.db")
+			dir := filepath.Join(t.TempDir(), tc.dir)
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "gatehouse.db")
 			if tc.existing {
 				if err := os.WriteFile(path, nil, 0o644); err != nil {
 					t.Fatal(err)
@@ -45,6 +54,9 @@ func TestSQLiteFilesPrivate(t *testing.T) {
 				if got := fi.Mode().Perm(); got != 0o600 {
 					t.Errorf("%s has mode %04o; want 0600", filepath.Base(p), got)
 				}
+			}
+			if entries, _ := os.ReadDir(filepath.Dir(dir)); tc.dir != "" && len(entries) != 1 {
+				t.Errorf("%d entries beside the database's directory; want none (a file opened at a cut path)", len(entries)-1)
 			}
 		})
 	}

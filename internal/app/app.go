@@ -19,6 +19,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/jobs"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/oauth"
+	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/token"
@@ -55,6 +56,8 @@ type Config struct {
 	WebhookAllowPrivate, MetadataAllowPrivate bool
 	// OutboundCAs are trusted by outbound HTTPS; nil: the system roots.
 	OutboundCAs *x509.CertPool
+	// Brand is the hosted pages' branding (GATEHOUSE_BRAND_*).
+	Brand pages.Brand
 }
 
 // Deps are what production and the tests provide differently.
@@ -96,6 +99,7 @@ type App struct {
 	Webhooks  *webhooks.Service
 	jobs      *jobs.Engine
 	log       *slog.Logger
+	brand     pages.Brand
 }
 
 // New builds the service on deps.DB, each module on its own store.
@@ -117,7 +121,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	if deps.JobQueue != "" {
 		db = db.OnQueue(deps.JobQueue)
 	}
-	a := &App{log: log}
+	a := &App{log: log, brand: cfg.Brand}
 	mails := mail.NewQueue(deps.Mail, log) // identity's and workspace's mail
 	a.Workspace = workspace.New(workspace.Config{Store: db.Workspace(), Signer: signer, Mail: mails, Resolver: deps.Resolver, Logger: log,
 		Now: now, WebURL: cfg.WebURL, NoMailLimits: !cfg.MailLimit})

@@ -75,9 +75,9 @@ func (h *handlers) signedIn(w http.ResponseWriter, r *http.Request, si *identity
 // magic-link cookie): a parsed path with no scheme or host, no control
 // characters (browsers drop tabs and newlines, so "/\t/evil" is "//evil")
 // and no backslashes (read as slashes), encoded or not. Anything else lands
-// on /signin.
+// on the console home.
 func safeNext(next string) string {
-	const landing = "/signin"
+	const landing = "/"
 	u, err := url.Parse(next)
 	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" ||
 		!strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(u.Path, "//") {

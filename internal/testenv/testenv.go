@@ -43,6 +43,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/mail/mailtest"
 	"github.com/gatehouse/gatehouse/internal/oauth"
+	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
@@ -123,6 +124,8 @@ type Options struct {
 	MetadataClient *http.Client
 	AllowPrivate   bool
 	RootCAs        *x509.CertPool
+	// Brand is the hosted pages' branding; zero: Gatehouse's own.
+	Brand pages.Brand
 }
 
 // cheapHash keeps tests fast; the production parameters are benchmarked.
@@ -160,7 +163,7 @@ func New(t testing.TB, db string, o Options) *Env {
 	a, err := app.New(context.Background(), app.Config{BaseURL: env.URL, APIURL: env.URL, FormsURL: env.URL + "/forms",
 		ShortLinkURL: env.URL + "/l", WebURL: "http://web.test", MobileURL: "https://mobile.test/app",
 		JWTSecret: JWTSecret, RateLimit: o.RateLimit, MailLimit: o.MailLimits,
-		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs}, o.deps(env, sdb, sender, log))
+		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs, Brand: o.Brand}, o.deps(env, sdb, sender, log))
 	if err != nil {
 		t.Fatal(err)
 	}

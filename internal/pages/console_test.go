@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
@@ -205,4 +206,20 @@ func markedSession(t *testing.T, body string) string {
 	}
 	t.Fatalf("no session marked as this browser:\n%s", body)
 	return ""
+}
+
+// TestDeviceName: user agents as the sessions page names them.
+func TestDeviceName(t *testing.T) {
+	for ua, want := range map[string]string{
+		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36 Edg/120.0":     "Edge on Windows",
+		"Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36":                  "Chrome on Android",
+		"Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/604.1": "Safari on iPhone",
+		"Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0":                                                    "Firefox on Linux",
+		"Go-http-client/1.1": "Go-http-client/1.1",
+		"":                   "Unknown device",
+	} {
+		if got := pages.DeviceName(ua); got != want {
+			t.Errorf("DeviceName(%q) = %q; want %q", ua, got, want)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package pages
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/identity"
@@ -11,6 +12,33 @@ import (
 type sessionRow struct {
 	identity.Session
 	Current bool
+	Device  string // "Firefox on Windows", from the user agent
+}
+
+// device names the browser and system of a user agent in a few words, as
+// a person recognises them; an agent it does not know is shown as sent.
+func device(ua string) string {
+	if ua == "" {
+		return "Unknown device"
+	}
+	pick := func(pairs [][2]string) string {
+		for _, p := range pairs {
+			if strings.Contains(ua, p[0]) {
+				return p[1]
+			}
+		}
+		return ""
+	}
+	// Order matters: Edge and Chrome also say Safari; Android also says Linux.
+	browser := pick([][2]string{{"Edg/", "Edge"}, {"Firefox/", "Firefox"}, {"HeadlessChrome/", "Headless Chrome"}, {"Chrome/", "Chrome"}, {"Safari/", "Safari"}, {"curl/", "curl"}})
+	system := pick([][2]string{{"Android", "Android"}, {"iPhone", "iPhone"}, {"iPad", "iPad"}, {"Windows", "Windows"}, {"Mac OS X", "macOS"}, {"CrOS", "ChromeOS"}, {"Linux", "Linux"}})
+	switch {
+	case browser != "" && system != "":
+		return browser + " on " + system
+	case browser != "":
+		return browser
+	}
+	return ua
 }
 
 // handleSessionsPage handles "GET /account/sessions": the live sign-in
@@ -28,7 +56,7 @@ func (h *handlers) handleSessionsPage(w http.ResponseWriter, r *http.Request) {
 	rows := make([]sessionRow, 0, len(ss))
 	others := false
 	for _, s := range ss {
-		rows = append(rows, sessionRow{Session: s, Current: s.ID == c.b.SessionID})
+		rows = append(rows, sessionRow{Session: s, Current: s.ID == c.b.SessionID, Device: device(s.UserAgent)})
 		others = others || (s.ID != c.b.SessionID && s.GrantID == "")
 	}
 	p := c.page(r, "Sessions", "sessions")

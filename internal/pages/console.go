@@ -47,6 +47,9 @@ func mountConsole(m *http.ServeMux, h *handlers) {
 	m.Handle("POST /account/workspaces/leave", form(h.handleLeave))
 	m.HandleFunc("GET /account/delete", h.handleDeletePage)
 	m.Handle("POST /account/delete", form(h.handleDelete))
+	m.HandleFunc("GET /workspaces/{id}/members", h.handleMembersPage)
+	m.Handle("POST /workspaces/{id}/members/role", form(h.handleMemberRole))
+	m.Handle("POST /workspaces/{id}/members/remove", form(h.handleMemberRemove))
 }
 
 // caller is the signed-in user of a console page and the principal the
@@ -119,6 +122,8 @@ var notices = map[string]string{
 	"joined":        "You joined the workspace.",
 	"member":        "You were already a member of this workspace.",
 	"deleted":       "Your account was deleted.",
+	"role":          "Role changed.",
+	"removed":       "Member removed.",
 }
 
 // done redirects (303) to path with the notice key.

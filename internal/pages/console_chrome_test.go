@@ -99,7 +99,10 @@ func TestChromiumConsole(t *testing.T) {
 
 		// Sole owner of a workspace with another member: the 409 explained.
 		me := env.Login(t, email, pw).Want(t, 200)
-		env.TeamOrg(t, "Chromium Team", [2]string{me.Str("user.id"), "owner"}, [2]string{env.Register(t).UserID, "member"})
+		team := env.TeamOrg(t, "Chromium Team", [2]string{me.Str("user.id"), "owner"}, [2]string{env.Register(t).UserID, "member"})
+		c.do(tab, "members", chromedp.Navigate(env.URL+"/workspaces/"+team+"/members"), chromedp.WaitVisible(chromedp.ID("q")))
+		c.wantText(tab, "members", "2 members", "Change role")
+		c.checkA11y(tab, "members")
 		c.do(tab, "delete the account", chromedp.Navigate(env.URL+"/account/delete"), chromedp.WaitVisible(chromedp.ID("confirm")),
 			chromedp.SendKeys(chromedp.ID("confirm"), email),
 			chromedp.Click(chromedp.CSS(`form[action="/account/delete"] button[type=submit]`)),

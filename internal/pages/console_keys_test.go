@@ -84,7 +84,7 @@ func TestConsoleWorkspaces(t *testing.T) {
 		wantRedirect(t, "create", b.Post(t, "/account/workspaces", url.Values{"name": {"Moon Base"}}), "/account/workspaces?done=created")
 		res := b.Get(t, "/account/workspaces?done=created")
 		// A new workspace becomes the default; the personal one can be made it again.
-		wantPage(t, "listed", res, 200, "Workspace created.", "Moon Base", "Make Test User")
+		wantPage(t, "listed", res, 200, "Workspace created.", "Moon Base", "Make default: Test User")
 		id := regexp.MustCompile(`name="org_id" value="([0-9a-f-]{36})">\s*<button type="submit" class="secondary small" aria-label="Leave Moon Base`).FindStringSubmatch(res.Body)
 		if id == nil {
 			t.Fatalf("no leave form for Moon Base:\n%s", res.Body)

@@ -53,10 +53,10 @@ var notInDocument = map[string]bool{
 }
 
 // consolePage reports whether pattern is a page of the signed-in console
-// (/account and below), which the document leaves out like the other pages.
+// (/account and /workspaces/ below), which the document leaves out like the other pages.
 func consolePage(pattern string) bool {
 	_, path, _ := strings.Cut(pattern, " ")
-	return path == "/account" || strings.HasPrefix(path, "/account/")
+	return path == "/account" || strings.HasPrefix(path, "/account/") || strings.HasPrefix(path, "/workspaces/")
 }
 
 // router finds the route (the ServeMux pattern) that serves a request; the

@@ -50,6 +50,9 @@ func mountConsole(m *http.ServeMux, h *handlers) {
 	m.HandleFunc("GET /workspaces/{id}/members", h.handleMembersPage)
 	m.Handle("POST /workspaces/{id}/members/role", form(h.handleMemberRole))
 	m.Handle("POST /workspaces/{id}/members/remove", form(h.handleMemberRemove))
+	m.HandleFunc("GET /workspaces/{id}/invitations", h.handleInvitationsPage)
+	m.Handle("POST /workspaces/{id}/invitations", form(h.handleInvite))
+	m.Handle("POST /workspaces/{id}/invitations/revoke", form(h.handleRevokeInvitation))
 }
 
 // caller is the signed-in user of a console page and the principal the
@@ -106,24 +109,26 @@ func (c *caller) page(r *http.Request, title, nav string) *page {
 // notices are the outcomes a console redirect names (?done=key): fixed
 // sentences, so no text of the URL reaches the page.
 var notices = map[string]string{
-	"profile":       "Profile saved.",
-	"resent":        "A new confirmation link is on its way.",
-	"throttled":     "A confirmation link was sent less than a minute ago: check your inbox.",
-	"verified":      "Your email address is already confirmed.",
-	"password":      "Password saved. Your other sessions were signed out.",
-	"revoked":       "Session signed out.",
-	"others":        "Every other session was signed out.",
-	"disconnected":  "Application disconnected.",
-	"key-revoked":   "API key revoked.",
-	"created":       "Workspace created.",
-	"default":       "Default workspace changed.",
-	"left":          "You left the workspace.",
-	"email-checked": "Email confirmed.",
-	"joined":        "You joined the workspace.",
-	"member":        "You were already a member of this workspace.",
-	"deleted":       "Your account was deleted.",
-	"role":          "Role changed.",
-	"removed":       "Member removed.",
+	"profile":            "Profile saved.",
+	"resent":             "A new confirmation link is on its way.",
+	"throttled":          "A confirmation link was sent less than a minute ago: check your inbox.",
+	"verified":           "Your email address is already confirmed.",
+	"password":           "Password saved. Your other sessions were signed out.",
+	"revoked":            "Session signed out.",
+	"others":             "Every other session was signed out.",
+	"disconnected":       "Application disconnected.",
+	"key-revoked":        "API key revoked.",
+	"created":            "Workspace created.",
+	"default":            "Default workspace changed.",
+	"left":               "You left the workspace.",
+	"email-checked":      "Email confirmed.",
+	"joined":             "You joined the workspace.",
+	"member":             "You were already a member of this workspace.",
+	"deleted":            "Your account was deleted.",
+	"role":               "Role changed.",
+	"removed":            "Member removed.",
+	"invited":            "Invitations sent.",
+	"invitation-revoked": "Invitation revoked.",
 }
 
 // done redirects (303) to path with the notice key.

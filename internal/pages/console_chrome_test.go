@@ -103,6 +103,9 @@ func TestChromiumConsole(t *testing.T) {
 		c.do(tab, "members", chromedp.Navigate(env.URL+"/workspaces/"+team+"/members"), chromedp.WaitVisible(chromedp.ID("q")))
 		c.wantText(tab, "members", "2 members", "Change role")
 		c.checkA11y(tab, "members")
+		c.do(tab, "invitation link", chromedp.Click(chromedp.CSS(`a[href$="/invitations"]`)), chromedp.WaitVisible(chromedp.ID("emails")),
+			chromedp.Click(chromedp.CSS(`input[value=link] ~ button`)), chromedp.WaitVisible(chromedp.CSS(`button[data-copy="new-link"]`)))
+		c.checkA11y(tab, "invitations")
 		c.do(tab, "delete the account", chromedp.Navigate(env.URL+"/account/delete"), chromedp.WaitVisible(chromedp.ID("confirm")),
 			chromedp.SendKeys(chromedp.ID("confirm"), email),
 			chromedp.Click(chromedp.CSS(`form[action="/account/delete"] button[type=submit]`)),

@@ -8,11 +8,6 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
-// cookieNewKey carries a created key's secret across the create form's
-// redirect to the one page view that shows it: HttpOnly, SameSite=Strict,
-// scoped to the keys page, five minutes at most, and deleted by that view.
-const cookieNewKey = "gatehouse_new_key"
-
 // keyExpiries are the expiry choices of the create form, in days (0: never).
 var keyExpiries = []struct {
 	Days  int
@@ -58,9 +53,7 @@ func (h *handlers) handleKeysPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if ck, err := r.Cookie(cookieNewKey); err == nil {
-		http.SetCookie(w, &http.Cookie{Name: cookieNewKey, Path: "/account/keys", MaxAge: -1, HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteStrictMode})
-		id, secret, _ := strings.Cut(ck.Value, ".")
+	if id, secret := h.takeShown(w, r, "/account/keys"); secret != "" {
 		// Shown only for a key of this user that is still listed.
 		for _, k := range p.Data.(map[string]any)["Keys"].([]keyRow) {
 			if k.ID == id && strings.HasPrefix(secret, k.Prefix) {
@@ -98,8 +91,7 @@ func (h *handlers) handleCreateKey(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: cookieNewKey, Value: nk.Key.ID + "." + nk.Secret, Path: "/account/keys", MaxAge: 300,
-		HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteStrictMode})
+	h.showOnce(w, "/account/keys", nk.Key.ID, nk.Secret)
 	http.Redirect(w, r, "/account/keys", http.StatusSeeOther)
 }
 

@@ -10,6 +10,9 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
+// errOrgNotFound answers a workspace page of an org the caller is not in.
+var errOrgNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "organization not found")
+
 // membersPerPage is how many members one page of the directory lists.
 const membersPerPage = 50
 
@@ -52,7 +55,7 @@ func (h *handlers) membership(r *http.Request, c *caller, id string) (*workspace
 func (h *handlers) membersPage(w http.ResponseWriter, r *http.Request, c *caller, id string) (*page, bool) {
 	o, err := h.membership(r, c, id)
 	if err == nil && o == nil {
-		err = gatehouse.Errorf(gatehouse.KindNotFound, "organization not found")
+		err = errOrgNotFound
 	}
 	var ms []workspace.PersonRow
 	if err == nil {

@@ -223,3 +223,32 @@ func TestDeviceName(t *testing.T) {
 		}
 	}
 }
+
+// TestConsoleEdges: signing out this browser from the sessions page ends
+// it; a key for a workspace the user is not in is refused with the
+// service's 403 and none is made; the sign-up form shares the API's
+// per-IP registration limit.
+func TestConsoleEdges(t *testing.T) {
+	testenv.RunWith(t, testenv.Options{RateLimit: true}, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		b := signedIn(t, env, a)
+		own := markedSession(t, b.Get(t, "/account/sessions").Body)
+		wantRedirect(t, "sign out this browser", b.Post(t, "/account/sessions/revoke", url.Values{"id": {own}}), "/signin")
+		wantRedirect(t, "signed out", b.Get(t, "/account"), "/signin?next=%2Faccount")
+
+		b = signedIn(t, env, a)
+		foreign := env.TeamOrg(t, "Not Mine")
+		res := b.Post(t, "/account/keys", url.Values{"name": {"sneaky"}, "org_id": {foreign}, "expires_in_days": {"30"}})
+		wantPage(t, "foreign workspace key", res, 403, `class="error" role="alert">You are not a member`, `value="sneaky"`)
+		if strings.Contains(b.Get(t, "/account/keys").Body, "sneaky") {
+			t.Fatalf("a key was made for a foreign workspace")
+		}
+
+		anon := env.NewBrowser(t)
+		var last *testenv.Page
+		for range 21 {
+			last = anon.Post(t, "/signup", url.Values{"email": {testenv.Email()}, "password": {"short"}})
+		}
+		wantPage(t, "21st sign-up in a minute", last, 429, "Too many accounts created from here")
+	})
+}

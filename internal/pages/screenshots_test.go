@@ -23,7 +23,8 @@ func TestScreenshots(t *testing.T) {
 	c := newChrome(t, 1280)
 	env := testenv.New(t, testenv.Databases[0], testenv.Options{})
 	a := env.Register(t)
-	env.TeamOrg(t, "Acme Research", [2]string{a.UserID, "owner"}, [2]string{env.Register(t).UserID, "member"})
+	acme := env.TeamOrg(t, "Acme Research", [2]string{a.UserID, "owner"}, [2]string{env.Register(t).UserID, "member"},
+		[2]string{env.Register(t).UserID, "admin"}, [2]string{env.Register(t).UserID, "billing"})
 	tab := c.tab()
 	signedIn(t, env, a) // a second session to list
 	c.do(tab, "sign in", chromedp.Navigate(env.URL+"/signin"), chromedp.WaitVisible(chromedp.ID("email")))
@@ -43,6 +44,7 @@ func TestScreenshots(t *testing.T) {
 		{"keys", 390, []chromedp.Action[chromedp.Void]{chromedp.Navigate(env.URL + "/account/keys"), chromedp.WaitVisible(chromedp.ID("key-name")),
 			chromedp.SendKeys(chromedp.ID("key-name"), "backup script"),
 			chromedp.Click(chromedp.CSS(`form[action="/account/keys"] button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("new-secret"))}},
+		{"members", 1280, []chromedp.Action[chromedp.Void]{chromedp.Navigate(env.URL + "/workspaces/" + acme + "/members"), chromedp.WaitVisible(chromedp.ID("q"))}},
 		{"delete", 390, []chromedp.Action[chromedp.Void]{chromedp.Navigate(env.URL + "/account/delete"), chromedp.WaitVisible(chromedp.ID("confirm")),
 			chromedp.SendKeys(chromedp.ID("confirm"), a.Email),
 			chromedp.Click(chromedp.CSS(`form[action="/account/delete"] button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(".card.warn"))}},

@@ -78,41 +78,48 @@ func TestChromiumConsole(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(".notice")))
 		c.wantText(tab, "revoked", "API key revoked.", "You have no personal API keys.")
 
-		// A second device signs in; this browser signs it out.
-		other := c.tab()
-		c.do(other, "second device signs in", chromedp.Navigate(env.URL+"/signin"), chromedp.WaitVisible(chromedp.ID("email")),
-			chromedp.SendKeys(chromedp.ID("email"), email), chromedp.SendKeys(chromedp.ID("password"), pw),
-			chromedp.Click(chromedp.CSS(`form[action="/signin"] button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("ws-title")))
-		c.do(tab, "sessions", chromedp.Navigate(env.URL+"/account/sessions"), chromedp.WaitVisible(chromedp.CSS(".list")))
-		if n := strings.Count(c.text(tab), "This browser"); n != 1 {
-			t.Fatalf("%d sessions marked as this browser; want 1", n)
-		}
-		c.checkA11y(tab, "sessions")
-		c.do(tab, "sign out the other device", chromedp.Click(chromedp.CSS(`form[action="/account/sessions/revoke-others"] button`)),
-			chromedp.WaitVisible(chromedp.CSS(".notice")))
-		c.do(other, "the other device is signed out", chromedp.Navigate(env.URL+"/account"), chromedp.WaitVisible(chromedp.CSS(`form[action="/signin"]`)))
-
-		c.do(tab, "workspaces", chromedp.Navigate(env.URL+"/account/workspaces"), chromedp.WaitVisible(chromedp.ID("ws-name")))
-		c.checkA11y(tab, "workspaces")
-		c.do(tab, "apps", chromedp.Navigate(env.URL+"/account/apps"), chromedp.WaitVisible(chromedp.CSS(".list")))
-		c.checkA11y(tab, "apps")
-
-		// Sole owner of a workspace with another member: the 409 explained.
-		me := env.Login(t, email, pw).Want(t, 200)
-		team := env.TeamOrg(t, "Chromium Team", [2]string{me.Str("user.id"), "owner"}, [2]string{env.Register(t).UserID, "member"})
-		c.do(tab, "members", chromedp.Navigate(env.URL+"/workspaces/"+team+"/members"), chromedp.WaitVisible(chromedp.ID("q")))
-		c.wantText(tab, "members", "2 members", "Change role")
-		c.checkA11y(tab, "members")
-		c.do(tab, "invitation link", chromedp.Click(chromedp.CSS(`a[href$="/invitations"]`)), chromedp.WaitVisible(chromedp.ID("emails")),
-			chromedp.Click(chromedp.CSS(`input[value=link] ~ button`)), chromedp.WaitVisible(chromedp.CSS(`button[data-copy="new-link"]`)))
-		c.checkA11y(tab, "invitations")
-		c.do(tab, "delete the account", chromedp.Navigate(env.URL+"/account/delete"), chromedp.WaitVisible(chromedp.ID("confirm")),
-			chromedp.SendKeys(chromedp.ID("confirm"), email),
-			chromedp.Click(chromedp.CSS(`form[action="/account/delete"] button[type=submit]`)),
-			chromedp.WaitVisible(chromedp.CSS(".card.warn")))
-		c.wantText(tab, "sole owner", "cannot be deleted yet", "Chromium Team")
-		c.checkA11y(tab, "delete refused")
+		chromiumSessionsAndWorkspaces(t, c, tab, env, email, pw)
 	})
+}
+
+// chromiumSessionsAndWorkspaces is the second half of TestChromiumConsole:
+// a second device signed out from the sessions page, the workspace pages,
+// and the sole-owner refusal of account deletion.
+func chromiumSessionsAndWorkspaces(t *testing.T, c *chrome, tab context.Context, env *testenv.Env, email, pw string) {
+	// A second device signs in; this browser signs it out.
+	other := c.tab()
+	c.do(other, "second device signs in", chromedp.Navigate(env.URL+"/signin"), chromedp.WaitVisible(chromedp.ID("email")),
+		chromedp.SendKeys(chromedp.ID("email"), email), chromedp.SendKeys(chromedp.ID("password"), pw),
+		chromedp.Click(chromedp.CSS(`form[action="/signin"] button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("ws-title")))
+	c.do(tab, "sessions", chromedp.Navigate(env.URL+"/account/sessions"), chromedp.WaitVisible(chromedp.CSS(".list")))
+	if n := strings.Count(c.text(tab), "This browser"); n != 1 {
+		t.Fatalf("%d sessions marked as this browser; want 1", n)
+	}
+	c.checkA11y(tab, "sessions")
+	c.do(tab, "sign out the other device", chromedp.Click(chromedp.CSS(`form[action="/account/sessions/revoke-others"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(".notice")))
+	c.do(other, "the other device is signed out", chromedp.Navigate(env.URL+"/account"), chromedp.WaitVisible(chromedp.CSS(`form[action="/signin"]`)))
+
+	c.do(tab, "workspaces", chromedp.Navigate(env.URL+"/account/workspaces"), chromedp.WaitVisible(chromedp.ID("ws-name")))
+	c.checkA11y(tab, "workspaces")
+	c.do(tab, "apps", chromedp.Navigate(env.URL+"/account/apps"), chromedp.WaitVisible(chromedp.CSS(".list")))
+	c.checkA11y(tab, "apps")
+
+	// Sole owner of a workspace with another member: the 409 explained.
+	me := env.Login(t, email, pw).Want(t, 200)
+	team := env.TeamOrg(t, "Chromium Team", [2]string{me.Str("user.id"), "owner"}, [2]string{env.Register(t).UserID, "member"})
+	c.do(tab, "members", chromedp.Navigate(env.URL+"/workspaces/"+team+"/members"), chromedp.WaitVisible(chromedp.ID("q")))
+	c.wantText(tab, "members", "2 members", "Change role")
+	c.checkA11y(tab, "members")
+	c.do(tab, "invitation link", chromedp.Click(chromedp.CSS(`a[href$="/invitations"]`)), chromedp.WaitVisible(chromedp.ID("emails")),
+		chromedp.Click(chromedp.CSS(`input[value=link] ~ button`)), chromedp.WaitVisible(chromedp.CSS(`button[data-copy="new-link"]`)))
+	c.checkA11y(tab, "invitations")
+	c.do(tab, "delete the account", chromedp.Navigate(env.URL+"/account/delete"), chromedp.WaitVisible(chromedp.ID("confirm")),
+		chromedp.SendKeys(chromedp.ID("confirm"), email),
+		chromedp.Click(chromedp.CSS(`form[action="/account/delete"] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(".card.warn")))
+	c.wantText(tab, "sole owner", "cannot be deleted yet", "Chromium Team")
+	c.checkA11y(tab, "delete refused")
 }
 
 // clear empties the input with id, as selecting its text and deleting it would.

@@ -53,6 +53,8 @@ func mountConsole(m *http.ServeMux, h *handlers) {
 	m.HandleFunc("GET /workspaces/{id}/invitations", h.handleInvitationsPage)
 	m.Handle("POST /workspaces/{id}/invitations", form(h.handleInvite))
 	m.Handle("POST /workspaces/{id}/invitations/revoke", form(h.handleRevokeInvitation))
+	m.HandleFunc("GET /workspaces/{id}/tools", h.handleToolsPage)
+	m.Handle("POST /workspaces/{id}/tools", form(h.handleSetTool))
 }
 
 // caller is the signed-in user of a console page and the principal the
@@ -129,6 +131,7 @@ var notices = map[string]string{
 	"removed":            "Member removed.",
 	"invited":            "Invitations sent.",
 	"invitation-revoked": "Invitation revoked.",
+	"tool":               "Tool switched.",
 }
 
 // done redirects (303) to path with the notice key.

@@ -114,6 +114,9 @@ func chromiumSessionsAndWorkspaces(t *testing.T, c *chrome, tab context.Context,
 	c.do(tab, "invitation link", chromedp.Click(chromedp.CSS(`a[href$="/invitations"]`)), chromedp.WaitVisible(chromedp.ID("emails")),
 		chromedp.Click(chromedp.CSS(`input[value=link] ~ button`)), chromedp.WaitVisible(chromedp.CSS(`button[data-copy="new-link"]`)))
 	c.checkA11y(tab, "invitations")
+	c.do(tab, "tools", chromedp.Navigate(env.URL+"/workspaces/"+team+"/tools"), chromedp.WaitVisible(chromedp.CSS(`button[aria-label="Turn off tasks"]`)),
+		chromedp.Click(chromedp.CSS(`button[aria-label="Turn off tasks"]`)), chromedp.WaitVisible(chromedp.CSS(`button[aria-label="Turn on tasks"]`)))
+	c.checkA11y(tab, "tools")
 	c.do(tab, "delete the account", chromedp.Navigate(env.URL+"/account/delete"), chromedp.WaitVisible(chromedp.ID("confirm")),
 		chromedp.SendKeys(chromedp.ID("confirm"), email),
 		chromedp.Click(chromedp.CSS(`form[action="/account/delete"] button[type=submit]`)),

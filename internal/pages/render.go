@@ -27,7 +27,7 @@ var favicon []byte
 var copyScript []byte
 
 var pageNames = []string{"error", "message", "signin", "confirm", "consent", "device", "invite", "recover", "reset",
-	"signup", "home", "profile", "sessions", "apps", "keys", "workspaces", "delete", "members", "invitations"}
+	"signup", "home", "profile", "sessions", "apps", "keys", "workspaces", "delete", "members", "invitations", "tools"}
 
 // parseTemplates parses each page with the layout it fills.
 func parseTemplates() map[string]*template.Template {

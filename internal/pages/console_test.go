@@ -252,3 +252,20 @@ func TestConsoleEdges(t *testing.T) {
 		wantPage(t, "21st sign-up in a minute", last, 429, "Too many accounts created from here")
 	})
 }
+
+// TestSignInAgain: signing in again in the same browser ends the
+// browser's previous session instead of leaving it live beside the new one.
+func TestSignInAgain(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		b := signedIn(t, env, a)
+		rows := func() int { return strings.Count(b.Get(t, "/account/sessions").Body, `<li class="row">`) }
+		before, first := rows(), markedSession(t, b.Get(t, "/account/sessions").Body)
+		if res := b.Post(t, "/signin", url.Values{"email": {a.Email}, "password": {a.Password}}); res.Status != http.StatusSeeOther {
+			t.Fatalf("second sign-in: %d", res.Status)
+		}
+		if after, second := rows(), markedSession(t, b.Get(t, "/account/sessions").Body); after != before || second == first {
+			t.Fatalf("sessions %d → %d, this browser's %s → %s; want the count kept and a new session", before, after, first, second)
+		}
+	})
+}

@@ -65,7 +65,13 @@ func (h *handlers) browser(r *http.Request) (*identity.BrowserSession, error) {
 
 // signedIn starts the browser session of a fresh sign-in and sends the
 // browser on to next.
+// Signing in again in the same browser ends the browser's previous session.
 func (h *handlers) signedIn(w http.ResponseWriter, r *http.Request, si *identity.SignIn, next string) {
+	if c, err := r.Cookie(h.sessionCookieName()); err == nil && c.Value != "" && c.Value != si.RefreshToken {
+		if err := h.svc.Logout(r.Context(), c.Value); err != nil {
+			h.log.Warn("end the browser's previous session", "request_id", h.k.RequestID(r), "err", err)
+		}
+	}
 	h.setCookie(w, h.sessionCookieName(), si.RefreshToken, 0)
 	h.setCookie(w, cookieNext, "", -1)
 	http.Redirect(w, r, safeNext(next), http.StatusSeeOther)

@@ -269,3 +269,37 @@ func TestSignInAgain(t *testing.T) {
 		}
 	})
 }
+
+// TestConsentAnotherAccount: the consent page offers "Use another account",
+// which signs this browser out and returns to the same consent request
+// after signing in; it links to the connected-apps page.
+func TestConsentAnotherAccount(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		client := env.Do(t, "POST", "/oauth/register", "", map[string]any{"client_name": "Pager", "redirect_uris": []string{"http://127.0.0.1:9/cb"}}).
+			Want(t, http.StatusCreated).Str("client_id")
+		authorize := "/oauth/authorize?" + url.Values{"response_type": {"code"}, "client_id": {client}, "redirect_uri": {"http://127.0.0.1:9/cb"},
+			"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"}, "code_challenge_method": {"S256"}, "state": {"s"}}.Encode()
+		a := env.Register(t)
+		b := signedIn(t, env, a)
+		page := b.Get(t, authorize)
+		wantPage(t, "consent", page, 200, "Use another account", `href="/account/apps"`)
+		next := regexp.MustCompile(`<form method="post" action="/signout" class="aside">\s*<input type="hidden" name="next" value="([^"]+)">`).FindStringSubmatch(page.Body)
+		if next == nil {
+			t.Fatalf("no sign-out form with next:\n%s", page.Body)
+		}
+		value := strings.ReplaceAll(next[1], "&amp;", "&")
+		res := b.Post(t, "/signout", url.Values{"next": {value}})
+		loc, _ := url.Parse(res.Location())
+		if res.Status != http.StatusSeeOther || loc.Path != "/signin" {
+			t.Fatalf("sign-out: %d %q", res.Status, res.Location())
+		}
+		back, _ := url.Parse(loc.Query().Get("next"))
+		if back.Path != "/oauth/authorize" || back.Query().Get("client_id") != client || back.Query().Get("state") != "s" {
+			t.Fatalf("after another sign-in the browser would go to %q; want the same authorize request", loc.Query().Get("next"))
+		}
+		wantRedirect(t, "signed out", b.Get(t, "/account"), "/signin?next=%2Faccount")
+		// A next that leaves the site is not followed.
+		res = signedIn(t, env, a).Post(t, "/signout", url.Values{"next": {"//evil.example"}})
+		wantRedirect(t, "evil next", res, "/signin?next=%2F")
+	})
+}

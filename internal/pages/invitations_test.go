@@ -60,3 +60,24 @@ func TestConsoleInvitations(t *testing.T) {
 		}
 	})
 }
+
+// TestSignUpFromInvitation: an invitation page for someone without an
+// account offers sign-up, which comes back to the invitation to accept it.
+func TestSignUpFromInvitation(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner := env.Register(t)
+		org := env.TeamOrg(t, "Welcome Team", [2]string{owner.UserID, "owner"})
+		ob := signedIn(t, env, owner)
+		wantRedirect(t, "link", ob.Post(t, "/workspaces/"+org+"/invitations", url.Values{"kind": {"link"}}), "/workspaces/"+org+"/invitations")
+		m := shownLink.FindStringSubmatch(ob.Get(t, "/workspaces/"+org+"/invitations").Body)
+		invite := "/invite?token=" + url.QueryEscape(testenv.InviteToken(t, m[1]))
+		b := env.NewBrowser(t)
+		page := b.Get(t, invite)
+		signup := "/signup?" + url.Values{"next": {invite}}.Encode()
+		wantPage(t, "invitation", page, 200, "Create an account", `href="`+strings.ReplaceAll(signup, "&", "&amp;")+`"`)
+		wantPage(t, "sign-up page", b.Get(t, signup), 200, `name="next" value="`+strings.ReplaceAll(invite, "&", "&amp;"))
+		res := b.Post(t, "/signup", url.Values{"email": {testenv.Email()}, "password": {"a welcome passphrase"}, "next": {invite}})
+		wantRedirect(t, "sign-up", res, invite)
+		wantPage(t, "back on the invitation", b.Get(t, invite), 200, "Accept the invitation")
+	})
+}

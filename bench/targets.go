@@ -118,6 +118,8 @@ func targets() []target {
 		inviteAcceptTarget(),
 		auditTarget("audit", ""),
 		auditTarget("audit_tool", "&tool=tasks"),
+		signInPageTarget(),
+		consoleHomeTarget(),
 	}
 }
 

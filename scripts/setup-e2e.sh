@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the end-to-end OAuth tests need, from registries only (no
+# Installs what the end-to-end tests need (the OAuth clients, the console in
+# Chromium checked by axe-core), from registries only (no
 # browser downloads): Debian's chromium when /usr/bin/chromium is missing,
 # node and npm when missing, and the pinned npm packages of test/node from
 # the committed lockfile. Safe to run again.

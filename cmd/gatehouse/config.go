@@ -15,6 +15,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 )
@@ -22,6 +23,7 @@ import (
 // Config is every setting of CONTRACT §1, read from GATEHOUSE_* variables or
 // the kebab-case flag of the same name.
 type Config struct {
+	Brand               pages.Brand // GATEHOUSE_BRAND_*
 	Addr                string
 	DatabaseURL         string
 	BaseURL             string
@@ -86,6 +88,11 @@ func (c *Config) settings() []setting {
 		{"GATEHOUSE_MAIL_LIMIT", "on", &c.rawMailLimit},
 		{"GATEHOUSE_SHUTDOWN_DRAIN", "3s", &c.rawShutdownDrain},
 		{"GATEHOUSE_SIGN_RETENTION", "365d", &c.rawSignRetention},
+		{"GATEHOUSE_BRAND_NAME", "Gatehouse", &c.Brand.Name},
+		{"GATEHOUSE_BRAND_LOGO_URL", "", &c.Brand.LogoURL},
+		{"GATEHOUSE_BRAND_ACCENT", "", &c.Brand.Accent},
+		{"GATEHOUSE_BRAND_SUPPORT_URL", "", &c.Brand.SupportURL},
+		{"GATEHOUSE_BRAND_TERMS_URL", "", &c.Brand.TermsURL},
 	}
 }
 
@@ -201,6 +208,16 @@ func checks() []check {
 			}
 			return nil
 		}},
+		check{"GATEHOUSE_BRAND_NAME", func(c *Config) error {
+			if n := len([]rune(c.Brand.Name)); n > 60 || strings.TrimSpace(c.Brand.Name) == "" {
+				return fmt.Errorf("want 1 to 60 characters, got %d", n)
+			}
+			return nil
+		}},
+		check{"GATEHOUSE_BRAND_LOGO_URL", func(c *Config) error { return pages.CheckBrandURL(c.Brand.LogoURL) }},
+		check{"GATEHOUSE_BRAND_ACCENT", func(c *Config) error { return pages.CheckAccent(c.Brand.Accent) }},
+		check{"GATEHOUSE_BRAND_SUPPORT_URL", func(c *Config) error { return pages.CheckBrandURL(c.Brand.SupportURL) }},
+		check{"GATEHOUSE_BRAND_TERMS_URL", func(c *Config) error { return pages.CheckBrandURL(c.Brand.TermsURL) }},
 		check{"GATEHOUSE_RATE_LIMIT", func(c *Config) error { return checkOnOff(c.rawRateLimit) }},
 		check{"GATEHOUSE_MAIL_LIMIT", func(c *Config) error { return checkOnOff(c.rawMailLimit) }},
 		check{"GATEHOUSE_SHUTDOWN_DRAIN", func(c *Config) error {
@@ -372,5 +389,5 @@ func (c *Config) app() app.Config {
 	return app.Config{BaseURL: c.BaseURL, APIURL: c.APIURL, FormsURL: c.FormsURL, ShortLinkURL: c.ShortLinkURL,
 		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, EncryptionKey: c.EncryptionKey, RateLimit: c.RateLimit, MailLimit: c.MailLimit,
 		WebhookAllowPrivate: c.WebhookAllowPrivate, MetadataAllowPrivate: c.WebhookAllowPrivate, OutboundCAs: c.OutboundCAs,
-		SignRetention: c.SignRetention}
+		SignRetention: c.SignRetention, Brand: c.Brand}
 }

@@ -83,6 +83,13 @@ func TestRunBadConfig(t *testing.T) {
 		{"mail from not an address", "GATEHOUSE_MAIL_FROM", "nobody"},
 		{"shutdown drain soon", "GATEHOUSE_SHUTDOWN_DRAIN", "soon"},
 		{"shutdown drain negative", "GATEHOUSE_SHUTDOWN_DRAIN", "-1s"},
+		{"brand accent a name", "GATEHOUSE_BRAND_ACCENT", "red"},
+		{"brand accent breaking out of css", "GATEHOUSE_BRAND_ACCENT", "#fff;} body{display:none"},
+		{"brand logo javascript", "GATEHOUSE_BRAND_LOGO_URL", "javascript:alert(1)"},
+		{"brand logo scheme-relative", "GATEHOUSE_BRAND_LOGO_URL", "//evil.example/x.png"},
+		{"brand support url with a quote", "GATEHOUSE_BRAND_SUPPORT_URL", `https://x.example/"onmouseover`},
+		{"brand terms url relative", "GATEHOUSE_BRAND_TERMS_URL", "terms.html"},
+		{"brand name blank", "GATEHOUSE_BRAND_NAME", "   "},
 	}
 	for _, tc := range tests {
 		for _, cmd := range []string{"serve", "migrate"} {

@@ -18,6 +18,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/jobs"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/oauth"
+	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/token"
@@ -57,6 +58,8 @@ type Config struct {
 	// SignRetention is how long an ended Sign document is kept before
 	// its purge; 0: sign.DefaultRetention.
 	SignRetention time.Duration
+	// Brand is the hosted pages' branding (GATEHOUSE_BRAND_*).
+	Brand pages.Brand
 }
 
 // Deps are what production and the tests provide differently.
@@ -103,6 +106,7 @@ type App struct {
 	jobs      *jobs.Engine
 	jobsDB    *sqlstore.DB
 	log       *slog.Logger
+	brand     pages.Brand
 }
 
 // New builds the service on deps.DB, each module on its own store.
@@ -127,7 +131,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	if deps.JobQueue != "" {
 		db = db.OnQueue(deps.JobQueue)
 	}
-	a := &App{log: log, jobsDB: db}
+	a := &App{log: log, jobsDB: db, brand: cfg.Brand}
 	a.Workspace = workspace.New(workspace.Config{Store: db.Workspace(), Signer: signer, Resolver: deps.Resolver, Logger: log,
 		Now: now, WebURL: cfg.WebURL, NoMailLimits: !cfg.MailLimit})
 	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Hasher: hasher,

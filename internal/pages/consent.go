@@ -18,7 +18,8 @@ func (h *handlers) consent(w http.ResponseWriter, r *http.Request, b *identity.B
 		h.pageError(w, r, err)
 		return
 	}
-	p := &page{Title: title, User: b.User, ClientName: c.DisplayName(), Action: action, formTarget: target, Error: problem}
+	p := &page{Title: title, User: b.User, ClientName: c.DisplayName(), Action: action, formTarget: target, Error: problem,
+		Next: action + "?" + params.Encode()} // "Not you?" signs out and comes back here
 	if strings.Contains(c.ID, "://") {
 		if u, err := url.Parse(c.ID); err == nil {
 			p.ClientName += " from " + u.Host

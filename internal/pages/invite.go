@@ -20,14 +20,16 @@ func (h *handlers) handleInvitePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := &page{Title: "Join " + inv.Org.Name, Invite: inv, Token: tok,
-		SignIn: "/signin?" + url.Values{"next": {r.URL.RequestURI()}, "intro": {"invite"}}.Encode()}
+		SignIn: "/signin?" + url.Values{"next": {r.URL.RequestURI()}, "intro": {"invite"}}.Encode(),
+		Next:   "/signup?" + url.Values{"next": {r.URL.RequestURI()}}.Encode()}
 	if b != nil {
 		p.User = b.User
 	}
 	h.render(w, http.StatusOK, "invite", p)
 }
 
-// handleInviteAccept handles "POST /invite".
+// handleInviteAccept handles "POST /invite" and lands on the workspaces
+// page, the joined one listed.
 func (h *handlers) handleInviteAccept(w http.ResponseWriter, r *http.Request) {
 	tok := r.PostFormValue("token")
 	b, err := h.browser(r)
@@ -49,9 +51,9 @@ func (h *handlers) handleInviteAccept(w http.ResponseWriter, r *http.Request) {
 		h.pageError(w, r, err)
 		return
 	}
-	msg := "You joined " + out.Org.Name + "."
+	key := "joined"
 	if out.AlreadyMember {
-		msg = "You are already a member of " + out.Org.Name + "."
+		key = "member"
 	}
-	h.render(w, http.StatusOK, "message", &page{Title: "Invitation accepted", Message: msg})
+	done(w, r, "/account/workspaces", key)
 }

@@ -42,8 +42,11 @@ func TestInviteLanding(t *testing.T) {
 			t.Fatalf("signed-in preview lacks the accept button: %s", res.Body)
 		}
 		res = b.Do(t, "POST", "/invite", url.Values{"token": {good}})
-		if res.Status != 200 || !strings.Contains(res.Body, "You joined") {
-			t.Fatalf("accept: %d %s", res.Status, res.Body)
+		if res.Status != http.StatusSeeOther || res.Location() != "/account/workspaces?done=joined" {
+			t.Fatalf("accept: %d %q; want 303 to the workspaces page", res.Status, res.Location())
+		}
+		if res := b.Get(t, res.Location()); res.Status != 200 || !strings.Contains(res.Body, "You joined the workspace.") || !strings.Contains(res.Body, "Acme &lt;Team&gt;") {
+			t.Fatalf("landing after accepting: %d %s", res.Status, res.Body)
 		}
 		if role := env.MemberRoles(t, owner.Token, org)[a.UserID]; role != "member" {
 			t.Fatalf("after accepting, the user's role in the org is %q; want member", role)

@@ -5,7 +5,7 @@ import "net/http"
 // handleMagicPage handles "GET /auth/magic?token=…". It only shows a
 // button: mail scanners open links, so the token is consumed on POST.
 func (h *handlers) handleMagicPage(w http.ResponseWriter, r *http.Request) {
-	h.render(w, http.StatusOK, "confirm", &page{Title: "Sign in to Gatehouse", Message: "Continue to sign in with the link from your email.",
+	h.render(w, http.StatusOK, "confirm", &page{Title: "Sign in to " + h.brand.Name, Message: "Continue to sign in with the link from your email.",
 		Action: "/auth/magic", Token: r.URL.Query().Get("token"), Button: "Sign in"})
 }
 

@@ -50,6 +50,7 @@ type Deps struct {
 	// Forms is the Forms tool; nil leaves out its destination
 	// confirmation page.
 	Forms  *forms.Service
+	Brand  Brand        // the operator's branding (GATEHOUSE_BRAND_*)
 	Logger *slog.Logger // nil: slog.Default()
 }
 
@@ -72,7 +73,12 @@ func Mount(m *http.ServeMux, k Kernel, d Deps) {
 	m.Handle("POST /reset-password", form(h.handleReset))
 	m.HandleFunc("GET /invite", h.handleInvitePage)
 	m.Handle("POST /invite", form(h.handleInviteAccept))
-	m.HandleFunc("GET /assets/gatehouse.css", handleStylesheet)
+	m.HandleFunc("GET /assets/gatehouse.css", handleAsset("text/css; charset=utf-8", stylesheet))
+	m.HandleFunc("GET /assets/brand.css", handleAsset("text/css; charset=utf-8", h.brand.css()))
+	m.HandleFunc("GET /assets/favicon.svg", handleAsset("image/svg+xml", favicon))
+	m.HandleFunc("GET /favicon.ico", handleAsset("image/svg+xml", favicon))
+	m.HandleFunc("GET /assets/copy.js", handleAsset("text/javascript; charset=utf-8", copyScript))
+	mountConsole(m, h)
 	if h.oauth != nil {
 		m.HandleFunc("GET /oauth/authorize", h.handleAuthorize)
 		m.Handle("POST /oauth/authorize", form(h.handleAuthorizeDecision))
@@ -93,6 +99,8 @@ type handlers struct {
 	oauth     *oauth.Server
 	forms     *forms.Service
 	log       *slog.Logger
+	brand     Brand
+	imgSrc    string // the CSP's img-src: 'self' and an external logo's origin
 	templates map[string]*template.Template
 	secure    bool // Secure cookies; false only on plain-http loopback
 	csrf      *http.CrossOriginProtection
@@ -100,14 +108,16 @@ type handlers struct {
 	// login, magic, recover and verify are shared with the API endpoints
 	// of the same names; failedDeviceCodes counts wrong user codes on the
 	// device page per IP and per browser session (RFC 8628 §5.1).
-	login, magic, magicPerEmail, recover, recoverPerEmail, verify, failedDeviceCodes *ratelimit.Limiter
+	register, login, magic, magicPerEmail, recover, recoverPerEmail, verify, failedDeviceCodes *ratelimit.Limiter
 }
 
 // newHandlers builds the pages' shared state: templates, the cookie
 // policy, the cross-origin guard and the limiters.
 func newHandlers(k Kernel, d Deps) *handlers {
 	h := &handlers{k: k, svc: d.Identity, ws: d.Workspace, oauth: d.OAuth, forms: d.Forms, log: d.Logger,
+		brand: d.Brand.withDefaults(), imgSrc: "'self'",
 		templates: parseTemplates(), secure: true, csrf: http.NewCrossOriginProtection(),
+		register:          identity.LimitRegister.From(k),
 		login:             identity.LimitLogin.From(k),
 		magic:             identity.LimitMagic.From(k),
 		magicPerEmail:     identity.LimitMagicPerEmail.From(k),
@@ -115,6 +125,9 @@ func newHandlers(k Kernel, d Deps) *handlers {
 		recoverPerEmail:   identity.LimitRecoverPerEmail.From(k),
 		verify:            identity.LimitVerify.From(k),
 		failedDeviceCodes: k.Limiter("failedDeviceCodes", 10, time.Minute),
+	}
+	if o := h.brand.logoOrigin(); o != "" {
+		h.imgSrc += " " + o
 	}
 	if h.log == nil {
 		h.log = slog.Default()

@@ -50,10 +50,10 @@ func TestRecoverPages(t *testing.T) {
 		}
 		const pw = "a page-chosen passphrase"
 		res = b.Post(t, "/reset-password", url.Values{"token": {tok}, "new_password": {pw}})
-		if res.Status != http.StatusSeeOther || res.Location() != "/signin" {
-			t.Fatalf("reset: %d %q; want 303 to /signin", res.Status, res.Location())
+		if res.Status != http.StatusSeeOther || res.Location() != "/" {
+			t.Fatalf("reset: %d %q; want 303 to the console", res.Status, res.Location())
 		}
-		if res := b.Get(t, "/signin"); !strings.Contains(res.Body, a.Email) {
+		if res := b.Get(t, "/account"); !strings.Contains(res.Body, a.Email) {
 			t.Fatalf("not signed in after the reset")
 		}
 		env.Login(t, a.Email, a.Password).Want(t, 401)

@@ -17,16 +17,24 @@ import (
 //go:embed templates/*.html
 var templateFS embed.FS
 
-//go:embed assets.css
+//go:embed assets/gatehouse.css
 var stylesheet []byte
 
-var pageNames = []string{"error", "message", "signin", "confirm", "consent", "device", "invite", "recover", "reset"}
+//go:embed assets/favicon.svg
+var favicon []byte
+
+//go:embed assets/copy.js
+var copyScript []byte
+
+var pageNames = []string{"error", "message", "signin", "confirm", "consent", "device", "invite", "recover", "reset",
+	"signup", "home", "profile", "sessions", "apps", "keys", "workspaces", "delete", "members", "invitations", "tools"}
 
 // parseTemplates parses each page with the layout it fills.
 func parseTemplates() map[string]*template.Template {
 	out := map[string]*template.Template{}
+	funcs := template.FuncMap{"navItems": func() []navItem { return consoleNav }}
 	for _, name := range pageNames {
-		out[name] = template.Must(template.ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
+		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
 	}
 	return out
 }
@@ -43,6 +51,20 @@ type page struct {
 	Hidden                                                                    []hidden
 	Orgs                                                                      []orgChoice
 	Invite                                                                    *workspace.InvitationPreview
+	// Brand is the operator's branding, set by render.
+	Brand Brand
+	// Nav is the console section of a signed-in console page ("" on the
+	// flow pages, which show no console navigation).
+	Nav string
+	// Notice is the outcome of the form just sent (after its redirect).
+	Notice string
+	// Fields are the messages next to the fields they are about; Values
+	// the typed values shown again (never a password).
+	Fields, Values map[string]string
+	// Data is the page's own data (console pages).
+	Data any
+	// Script loads the copy-button script (the CSP allows it then).
+	Script bool
 	// formTarget is an extra form-action source (the client's redirect
 	// origin on consent pages).
 	formTarget string
@@ -55,8 +77,15 @@ type orgChoice struct {
 	Checked              bool
 }
 
+// FieldError is the message next to field name.
+func (p *page) FieldError(name string) string { return p.Fields[name] }
+
+// Value is the typed value of field name, shown again with its error.
+func (p *page) Value(name string) string { return p.Values[name] }
+
 // render writes a page with its security headers.
 func (h *handlers) render(w http.ResponseWriter, status int, name string, p *page) {
+	p.Brand = h.brand
 	var buf bytes.Buffer
 	if err := h.templates[name].ExecuteTemplate(&buf, "layout", p); err != nil {
 		h.log.Error("render page", "page", name, "err", err)
@@ -71,7 +100,11 @@ func (h *handlers) render(w http.ResponseWriter, status int, name string, p *pag
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("Cache-Control", "no-store")
-	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action "+formAction+
+	script := ""
+	if p.Script {
+		script = "; script-src 'self'"
+	}
+	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src "+h.imgSrc+script+"; form-action "+formAction+
 		"; frame-ancestors 'none'; base-uri 'none'")
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("X-Content-Type-Options", "nosniff")
@@ -93,7 +126,7 @@ func (h *handlers) pageError(w http.ResponseWriter, r *http.Request, err error) 
 	id := h.k.RequestID(r)
 	h.log.Error("page internal error", "request_id", id, "path", r.URL.Path, "err", err)
 	h.render(w, http.StatusInternalServerError, "error", &page{Title: "Something went wrong",
-		Message: "Gatehouse could not finish this request (request id " + id + "). Try again in a moment."})
+		Message: h.brand.Name + " could not finish this request (request id " + id + "). Try again in a moment."})
 }
 
 // tooMany renders the error page of a form refused by an abuse limit.
@@ -115,12 +148,4 @@ func sentence(s string) string {
 		s += "."
 	}
 	return s
-}
-
-// handleStylesheet handles "GET /assets/gatehouse.css".
-func handleStylesheet(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/css; charset=utf-8")
-	w.Header().Set("Cache-Control", "public, max-age=86400")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Write(stylesheet)
 }

@@ -16,7 +16,8 @@ func TestPageHeaders(t *testing.T) {
 func testPageHeaders(t *testing.T, env *testenv.Env) {
 	b := env.NewBrowser(t)
 	for name, path := range map[string]string{"signin.html": "/signin", "magic.html": "/auth/magic?token=abc", "verify-email.html": "/verify-email?token=abc",
-		"recover.html": "/recover", "reset-password.html": "/reset-password?token=abc"} {
+		"recover.html": "/recover", "reset-password.html": "/reset-password?token=abc",
+		"signup.html": "/signup", "home-signed-out.html": "/"} {
 		res := b.Do(t, "GET", path, nil)
 		if res.Status != 200 {
 			t.Fatalf("%s: %d", path, res.Status)
@@ -30,8 +31,11 @@ func testPageHeaders(t *testing.T, env *testenv.Env) {
 		}
 		testenv.Golden(t, name, []byte(res.Body))
 	}
-	res := b.Do(t, "GET", "/assets/gatehouse.css", nil)
-	if res.Status != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/css") {
-		t.Fatalf("stylesheet: %d %s", res.Status, res.Header.Get("Content-Type"))
+	for path, ctype := range map[string]string{"/assets/gatehouse.css": "text/css", "/assets/brand.css": "text/css",
+		"/assets/favicon.svg": "image/svg+xml", "/favicon.ico": "image/svg+xml", "/assets/copy.js": "text/javascript"} {
+		res := b.Do(t, "GET", path, nil)
+		if res.Status != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), ctype) || res.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Fatalf("%s: %d %s", path, res.Status, res.Header.Get("Content-Type"))
+		}
 	}
 }

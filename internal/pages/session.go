@@ -65,7 +65,13 @@ func (h *handlers) browser(r *http.Request) (*identity.BrowserSession, error) {
 
 // signedIn starts the browser session of a fresh sign-in and sends the
 // browser on to next.
+// Signing in again in the same browser ends the browser's previous session.
 func (h *handlers) signedIn(w http.ResponseWriter, r *http.Request, si *identity.SignIn, next string) {
+	if c, err := r.Cookie(h.sessionCookieName()); err == nil && c.Value != "" && c.Value != si.RefreshToken {
+		if err := h.svc.Logout(r.Context(), c.Value); err != nil {
+			h.log.Warn("end the browser's previous session", "request_id", h.k.RequestID(r), "err", err)
+		}
+	}
 	h.setCookie(w, h.sessionCookieName(), si.RefreshToken, 0)
 	h.setCookie(w, cookieNext, "", -1)
 	http.Redirect(w, r, safeNext(next), http.StatusSeeOther)
@@ -75,9 +81,9 @@ func (h *handlers) signedIn(w http.ResponseWriter, r *http.Request, si *identity
 // magic-link cookie): a parsed path with no scheme or host, no control
 // characters (browsers drop tabs and newlines, so "/\t/evil" is "//evil")
 // and no backslashes (read as slashes), encoded or not. Anything else lands
-// on /signin.
+// on the console home.
 func safeNext(next string) string {
-	const landing = "/signin"
+	const landing = "/"
 	u, err := url.Parse(next)
 	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" ||
 		!strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(u.Path, "//") {

@@ -17,24 +17,25 @@ func (h *handlers) handleSignInPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	next := safeNext(r.URL.Query().Get("next"))
-	if b != nil && next != "/signin" {
+	if b != nil {
+		// Signed in already: on to where sign-in would have led.
+		if next == "/signin" {
+			next = "/"
+		}
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	p := &page{Title: "Sign in", Next: next, Intro: introText(r.URL.Query().Get("intro"))}
-	if b != nil {
-		p.Title, p.User = "Signed in", b.User
-	}
-	h.render(w, http.StatusOK, "signin", p)
+	h.render(w, http.StatusOK, "signin", &page{Title: "Sign in", Next: next, Intro: introText(r.URL.Query().Get("intro")),
+		Notice: notices[r.URL.Query().Get("done")]})
 }
 
 // introText maps the few reasons a page sends the user to sign in.
 func introText(key string) string {
 	switch key {
 	case "oauth":
-		return "Sign in to connect an application to your Gatehouse account."
+		return "Sign in to connect an application to your account."
 	case "device":
-		return "Sign in to connect a device to your Gatehouse account."
+		return "Sign in to connect a device to your account."
 	case "invite":
 		return "Sign in to accept the invitation."
 	}

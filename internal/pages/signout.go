@@ -1,8 +1,12 @@
 package pages
 
-import "net/http"
+import (
+	"net/http"
+	"net/url"
+)
 
-// handleSignOut handles "POST /signout".
+// handleSignOut handles "POST /signout"; a next (the consent page's "Use
+// another account") is where the sign-in page then returns.
 func (h *handlers) handleSignOut(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(h.sessionCookieName()); err == nil && c.Value != "" {
 		if err := h.svc.Logout(r.Context(), c.Value); err != nil {
@@ -11,5 +15,10 @@ func (h *handlers) handleSignOut(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.setCookie(w, h.sessionCookieName(), "", -1)
-	http.Redirect(w, r, "/signin", http.StatusSeeOther)
+	to := "/signin"
+	if next := r.PostFormValue("next"); next != "" {
+		// "Use another account": sign in again and go back.
+		to += "?" + url.Values{"next": {safeNext(next)}}.Encode()
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }

@@ -34,3 +34,7 @@ func Golden(t testing.TB, name string, got []byte) {
 		t.Fatalf("%s differs (go test -update rewrites it):\ngot:\n%s\nwant:\n%s", name, got, want)
 	}
 }
+
+// Updating reports whether the test binary runs with -update: golden files
+// and screenshots are rewritten.
+func Updating() bool { return *update }

@@ -47,7 +47,16 @@ var notInDocument = map[string]bool{
 	"GET /reset-password": true, "POST /reset-password": true,
 	"GET /invite": true, "POST /invite": true,
 	"GET /forms/confirm": true, "POST /forms/confirm": true,
-	"GET /assets/gatehouse.css": true,
+	"GET /assets/gatehouse.css": true, "GET /assets/brand.css": true, "GET /assets/favicon.svg": true,
+	"GET /assets/copy.js": true, "GET /favicon.ico": true,
+	"GET /{$}": true, "GET /signup": true, "POST /signup": true,
+}
+
+// consolePage reports whether pattern is a page of the signed-in console
+// (/account and /workspaces/ below), which the document leaves out like the other pages.
+func consolePage(pattern string) bool {
+	_, path, _ := strings.Cut(pattern, " ")
+	return path == "/account" || strings.HasPrefix(path, "/account/") || strings.HasPrefix(path, "/workspaces/")
 }
 
 // router finds the route (the ServeMux pattern) that serves a request; the
@@ -93,7 +102,7 @@ func (e *Env) Route(method, path string) string {
 func check(d *openapi3.T, pattern string, r *http.Request, rec *recorder) string {
 	method, path, ok := strings.Cut(pattern, " ")
 	switch {
-	case pattern == "" || notInDocument[pattern]:
+	case pattern == "" || notInDocument[pattern] || consolePage(pattern):
 		return "" // no route (the server's own 404 and 405), or an HTML page
 	case !ok:
 		return "" // "/{tool}/v1/": the paths of a tool API that no operation serves (401, 403, 404)

@@ -44,6 +44,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/mail/mailtest"
 	"github.com/gatehouse/gatehouse/internal/oauth"
+	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
@@ -136,6 +137,8 @@ type Options struct {
 	// LinkEventsWindow is how often link clicks are announced; 0: an hour,
 	// so that tests announce them (env.Links.Flush).
 	LinkEventsWindow time.Duration
+	// Brand is the hosted pages' branding; zero: Gatehouse's own.
+	Brand pages.Brand
 }
 
 // cheapHash keeps tests fast; the production parameters are benchmarked.
@@ -175,7 +178,7 @@ func New(t testing.TB, db string, o Options) *Env {
 	a, err := app.New(context.Background(), app.Config{BaseURL: env.URL, APIURL: env.URL, FormsURL: env.URL + "/forms",
 		ShortLinkURL: env.URL + "/l", WebURL: "http://web.test", MobileURL: "https://mobile.test/app",
 		JWTSecret: JWTSecret, RateLimit: o.RateLimit, MailLimit: o.MailLimits,
-		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs}, deps)
+		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs, Brand: o.Brand}, deps)
 	if err != nil {
 		t.Fatal(err)
 	}

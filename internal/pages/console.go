@@ -1,0 +1,183 @@
+package pages
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/identity"
+)
+
+// navItem is one entry of the console navigation.
+type navItem struct{ Key, Label, Path string }
+
+var consoleNav = []navItem{
+	{"home", "Home", "/"},
+	{"profile", "Account", "/account"},
+	{"sessions", "Sessions", "/account/sessions"},
+	{"apps", "Connected apps", "/account/apps"},
+	{"keys", "API keys", "/account/keys"},
+	{"workspaces", "Workspaces", "/account/workspaces"},
+}
+
+// mountConsole serves the signed-in console: home and the account pages.
+// Every POST goes through h.form and answers with a redirect (PRG).
+func mountConsole(m *http.ServeMux, h *handlers) {
+	form := h.form
+	m.HandleFunc("GET /{$}", h.handleHome)
+	m.HandleFunc("GET /signup", h.handleSignUpPage)
+	m.Handle("POST /signup", form(h.handleSignUp))
+	m.HandleFunc("GET /account", h.handleProfilePage)
+	m.Handle("POST /account/profile", form(h.handleProfile))
+	m.Handle("POST /account/verify-email", form(h.handleResend))
+	m.Handle("POST /account/password", form(h.handlePassword))
+	m.HandleFunc("GET /account/sessions", h.handleSessionsPage)
+	m.Handle("POST /account/sessions/revoke", form(h.handleRevokeSession))
+	m.Handle("POST /account/sessions/revoke-others", form(h.handleRevokeOtherSessions))
+	m.HandleFunc("GET /account/apps", h.handleAppsPage)
+	m.Handle("POST /account/apps/disconnect", form(h.handleDisconnect))
+	m.HandleFunc("GET /account/keys", h.handleKeysPage)
+	m.Handle("POST /account/keys", form(h.handleCreateKey))
+	m.Handle("POST /account/keys/revoke", form(h.handleRevokeKey))
+	m.HandleFunc("GET /account/workspaces", h.handleWorkspacesPage)
+	m.Handle("POST /account/workspaces", form(h.handleCreateWorkspace))
+	m.Handle("POST /account/workspaces/default", form(h.handleSwitchDefault))
+	m.Handle("POST /account/workspaces/leave", form(h.handleLeave))
+	m.HandleFunc("GET /account/delete", h.handleDeletePage)
+	m.Handle("POST /account/delete", form(h.handleDelete))
+	m.HandleFunc("GET /workspaces/{id}/members", h.handleMembersPage)
+	m.Handle("POST /workspaces/{id}/members/role", form(h.handleMemberRole))
+	m.Handle("POST /workspaces/{id}/members/remove", form(h.handleMemberRemove))
+	m.HandleFunc("GET /workspaces/{id}/invitations", h.handleInvitationsPage)
+	m.Handle("POST /workspaces/{id}/invitations", form(h.handleInvite))
+	m.Handle("POST /workspaces/{id}/invitations/revoke", form(h.handleRevokeInvitation))
+	m.HandleFunc("GET /workspaces/{id}/tools", h.handleToolsPage)
+	m.Handle("POST /workspaces/{id}/tools", form(h.handleSetTool))
+}
+
+// caller is the signed-in user of a console page and the principal the
+// page acts as (a full session scoped to the home workspace).
+type caller struct {
+	b *identity.BrowserSession
+	p *gatehouse.Principal
+}
+
+// lookup resolves the signed-in user and their principal; nil for an
+// anonymous browser.
+func (h *handlers) lookup(r *http.Request) (*caller, error) {
+	b, err := h.browser(r)
+	if err != nil || b == nil {
+		return nil, err
+	}
+	if r.Method == http.MethodGet {
+		// The reads a page makes (its lists) need only the user and the
+		// session; the home workspace is resolved, in a transaction, for
+		// the writes, whose audit entries it names.
+		return &caller{b: b, p: &gatehouse.Principal{UserID: b.User.ID, SessionID: b.SessionID, Via: gatehouse.ViaPassword}}, nil
+	}
+	p, err := h.svc.BrowserPrincipal(r.Context(), b)
+	if err != nil {
+		return nil, err
+	}
+	return &caller{b: b, p: p}, nil
+}
+
+// caller resolves the console's caller; nil when it has already answered:
+// an anonymous GET goes to sign in and comes back, an anonymous POST goes
+// to sign in, an error renders the error page.
+func (h *handlers) caller(w http.ResponseWriter, r *http.Request) *caller {
+	c, err := h.lookup(r)
+	switch {
+	case err != nil:
+		h.pageError(w, r, err)
+	case c != nil:
+		return c
+	case r.Method != http.MethodGet:
+		http.Redirect(w, r, "/signin", http.StatusSeeOther)
+	default:
+		signInFirst(w, r, "")
+	}
+	return nil
+}
+
+// consolePage is the page of section nav for c, with the notice the last
+// redirect named.
+func (c *caller) page(r *http.Request, title, nav string) *page {
+	return &page{Title: title, Nav: nav, User: c.b.User, Notice: notices[r.URL.Query().Get("done")]}
+}
+
+// notices are the outcomes a console redirect names (?done=key): fixed
+// sentences, so no text of the URL reaches the page.
+var notices = map[string]string{
+	"profile":            "Profile saved.",
+	"resent":             "A new confirmation link is on its way.",
+	"throttled":          "A confirmation link was sent less than a minute ago: check your inbox.",
+	"verified":           "Your email address is already confirmed.",
+	"password":           "Password saved. Your other sessions were signed out.",
+	"revoked":            "Session signed out.",
+	"others":             "Every other session was signed out.",
+	"disconnected":       "Application disconnected.",
+	"key-revoked":        "API key revoked.",
+	"created":            "Workspace created.",
+	"default":            "Default workspace changed.",
+	"left":               "You left the workspace.",
+	"email-checked":      "Email confirmed.",
+	"joined":             "You joined the workspace.",
+	"member":             "You were already a member of this workspace.",
+	"deleted":            "Your account was deleted.",
+	"role":               "Role changed.",
+	"removed":            "Member removed.",
+	"invited":            "Invitations sent.",
+	"invitation-revoked": "Invitation revoked.",
+	"tool":               "Tool switched.",
+}
+
+// done redirects (303) to path with the notice key.
+func done(w http.ResponseWriter, r *http.Request, path, key string) {
+	http.Redirect(w, r, path+"?"+url.Values{"done": {key}}.Encode(), http.StatusSeeOther)
+}
+
+// formError places a refusal of the services next to its field: the field
+// the message opens with (the services name the field first: "name must
+// …", "password is too common"), else above the form. ok is false for an
+// error that is not a refusal (an internal one), which the caller renders
+// as the error page.
+func formError(err error, fields ...string) (field, msg string, ok bool) {
+	var e *gatehouse.Error
+	if !errors.As(err, &e) || e.Kind == gatehouse.KindInternal {
+		return "", "", false
+	}
+	for _, f := range fields {
+		for _, prefix := range []string{f, fieldLabels[f]} {
+			if rest, found := strings.CutPrefix(e.Message, prefix); found && (strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, ":")) {
+				return f, sentence(fieldLabels[f] + rest), true
+			}
+		}
+	}
+	return "", sentence(e.Message), true
+}
+
+// fieldLabels name the API's fields as the forms label them.
+var fieldLabels = map[string]string{"name": "name", "email": "email", "password": "password", "avatar_url": "avatar URL",
+	"new_password": "new password", "current_password": "current password", "expires_in_days": "expiry", "tools": "tools"}
+
+// refuse shows a refused form again: the message next to its field (or
+// above the form), the typed values kept.
+func (h *handlers) refuse(w http.ResponseWriter, r *http.Request, name string, p *page, err error, values map[string]string, fields ...string) {
+	field, msg, ok := formError(err, fields...)
+	if !ok {
+		h.pageError(w, r, err)
+		return
+	}
+	p.Values = values
+	if field != "" {
+		p.Fields = map[string]string{field: msg}
+	} else {
+		p.Error = msg
+	}
+	var e *gatehouse.Error
+	errors.As(err, &e)
+	h.render(w, h.k.StatusOf(e.Kind), name, p)
+}

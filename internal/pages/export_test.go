@@ -1,0 +1,4 @@
+package pages
+
+// DeviceName is device, for the tests.
+var DeviceName = device

@@ -1,0 +1,109 @@
+package pages
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gatehouse/gatehouse/internal/workspace"
+)
+
+// keyExpiries are the expiry choices of the create form, in days (0: never).
+var keyExpiries = []struct {
+	Days  int
+	Label string
+}{{30, "30 days"}, {90, "90 days"}, {365, "1 year"}, {0, "Never"}}
+
+// keysPage is the keys page of c with its lists.
+func (h *handlers) keysPage(w http.ResponseWriter, r *http.Request, c *caller) (*page, bool) {
+	keys, err := h.svc.UserKeys(r.Context(), c.p)
+	if err != nil {
+		h.pageError(w, r, err)
+		return nil, false
+	}
+	orgs, def, err := h.svc.MyOrgs(r.Context(), c.p)
+	if err != nil {
+		h.pageError(w, r, err)
+		return nil, false
+	}
+	rows := make([]keyRow, 0, len(keys))
+	for _, k := range keys {
+		rows = append(rows, keyRow{APIKey: k, Workspace: orgName(orgs, k.OrgID)})
+	}
+	p := c.page(r, "API keys", "keys")
+	p.Data = map[string]any{"Keys": rows, "Orgs": orgs, "Tools": workspace.Tools, "Expiries": keyExpiries}
+	p.Values = map[string]string{"org_id": def, "expires_in_days": "90", "scope": "all"}
+	return p, true
+}
+
+// keyRow is one key as the page lists it.
+type keyRow struct {
+	workspace.APIKey
+	Workspace string
+}
+
+// handleKeysPage handles "GET /account/keys": the personal keys, the
+// create form, and once, right after creating one, its secret.
+func (h *handlers) handleKeysPage(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	p, ok := h.keysPage(w, r, c)
+	if !ok {
+		return
+	}
+	if id, secret := h.takeShown(w, r, "/account/keys"); secret != "" {
+		// Shown only for a key of this user that is still listed.
+		for _, k := range p.Data.(map[string]any)["Keys"].([]keyRow) {
+			if k.ID == id && strings.HasPrefix(secret, k.Prefix) {
+				p.Data.(map[string]any)["Secret"], p.Data.(map[string]any)["SecretName"] = secret, k.Name
+				p.Script = true
+			}
+		}
+	}
+	h.render(w, http.StatusOK, "keys", p)
+}
+
+// handleCreateKey handles "POST /account/keys": name, workspace, tools
+// (all, or the ones ticked) and expiry.
+func (h *handlers) handleCreateKey(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	in := workspace.KeyInput{Name: r.PostFormValue("name"), OrgID: r.PostFormValue("org_id")}
+	if r.PostFormValue("scope") == "some" {
+		in.Tools, in.ToolsSet = append([]string{}, r.PostForm["tools"]...), true
+	}
+	days, err := strconv.Atoi(r.PostFormValue("expires_in_days"))
+	if err != nil {
+		days = -1 // refused by the service with its message
+	}
+	in.ExpiresInDays = &days
+	nk, err := h.svc.CreateUserKey(r.Context(), c.p, in)
+	if err != nil {
+		p, ok := h.keysPage(w, r, c)
+		if ok {
+			p.Notice = ""
+			h.refuse(w, r, "keys", p, err, map[string]string{"name": in.Name, "org_id": in.OrgID,
+				"expires_in_days": r.PostFormValue("expires_in_days"), "scope": r.PostFormValue("scope")}, "name", "expires_in_days")
+		}
+		return
+	}
+	h.showOnce(w, "/account/keys", nk.Key.ID, nk.Secret)
+	http.Redirect(w, r, "/account/keys", http.StatusSeeOther)
+}
+
+// handleRevokeKey handles "POST /account/keys/revoke".
+func (h *handlers) handleRevokeKey(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	if err := h.svc.RevokeUserKey(r.Context(), c.p, r.PostFormValue("id")); err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	done(w, r, "/account/keys", "key-revoked")
+}

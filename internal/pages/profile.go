@@ -1,0 +1,80 @@
+package pages
+
+import (
+	"net/http"
+
+	"github.com/gatehouse/gatehouse/internal/identity"
+)
+
+// profilePage is the account page of c: profile, email and password.
+func (h *handlers) profilePage(r *http.Request, c *caller) *page {
+	p := c.page(r, "Account", "profile")
+	p.Values = map[string]string{"name": c.b.User.Name, "avatar_url": c.b.User.AvatarURL}
+	p.Data = map[string]any{"HasPassword": c.b.User.PasswordHash != "", "Min": identity.MinPassword}
+	return p
+}
+
+// handleProfilePage handles "GET /account".
+func (h *handlers) handleProfilePage(w http.ResponseWriter, r *http.Request) {
+	if c := h.caller(w, r); c != nil {
+		h.render(w, http.StatusOK, "profile", h.profilePage(r, c))
+	}
+}
+
+// handleProfile handles "POST /account/profile": name and avatar URL (an
+// empty avatar URL removes it).
+func (h *handlers) handleProfile(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	name, avatar := r.PostFormValue("name"), r.PostFormValue("avatar_url")
+	patch := identity.ProfilePatch{Name: &name}
+	if avatar != "" || c.b.User.AvatarURL != "" {
+		patch.AvatarURL = &avatar
+	}
+	if _, err := h.svc.UpdateProfile(r.Context(), c.p, patch); err != nil {
+		p := h.profilePage(r, c)
+		p.Notice = ""
+		h.refuse(w, r, "profile", p, err, map[string]string{"name": name, "avatar_url": avatar}, "name", "avatar_url")
+		return
+	}
+	done(w, r, "/account", "profile")
+}
+
+// handleResend handles "POST /account/verify-email": a new confirmation link.
+func (h *handlers) handleResend(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	if h.limited(r, h.verify) {
+		h.tooMany(w)
+		return
+	}
+	outcome, err := h.svc.ResendVerification(r.Context(), c.p)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	key := map[string]string{identity.ResendSent: "resent", identity.ResendThrottled: "throttled", identity.ResendAlreadyVerified: "verified"}[outcome]
+	done(w, r, "/account", key)
+}
+
+// handlePassword handles "POST /account/password": sets the first
+// password or changes it (the current one required then). The other
+// sessions are signed out; this browser's stays.
+func (h *handlers) handlePassword(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	err := h.svc.ChangePassword(r.Context(), c.p, r.PostFormValue("current_password"), r.PostFormValue("new_password"), h.k.SessionMeta(r))
+	if err != nil {
+		p := h.profilePage(r, c)
+		p.Notice = ""
+		h.refuse(w, r, "profile", p, err, p.Values, "new_password", "current_password")
+		return
+	}
+	done(w, r, "/account", "password")
+}

@@ -1,0 +1,62 @@
+package pages_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+// TestScreenshots rewrites docs/screenshots/ (the README shows some of
+// them): the main console pages at desktop (1280 px) and phone (390 px)
+// width, on SQLite. It runs only with -update:
+//
+//	go test ./internal/pages -run TestScreenshots -update
+//
+// The pages themselves are tested by TestChromiumConsole.
+func TestScreenshots(t *testing.T) {
+	if !testenv.Updating() {
+		t.Skip("writes docs/screenshots only with -update")
+	}
+	c := newChrome(t, 1280)
+	env := testenv.New(t, testenv.Databases[0], testenv.Options{})
+	a := env.Register(t)
+	acme := env.TeamOrg(t, "Acme Research", [2]string{a.UserID, "owner"}, [2]string{env.Register(t).UserID, "member"},
+		[2]string{env.Register(t).UserID, "admin"}, [2]string{env.Register(t).UserID, "billing"})
+	tab := c.tab()
+	signedIn(t, env, a) // a second session to list
+	c.do(tab, "sign in", chromedp.Navigate(env.URL+"/signin"), chromedp.WaitVisible(chromedp.ID("email")))
+	c.do(tab, "viewport", chromedp.EmulateViewport(390, 800))
+	c.screenshot(tab, "signin-390", true)
+	c.do(tab, "sign in", chromedp.SendKeys(chromedp.ID("email"), a.Email), chromedp.SendKeys(chromedp.ID("password"), a.Password),
+		chromedp.Click(chromedp.CSS(`form[action="/signin"] button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("ws-title")))
+	// Each page at one width, desktop or phone, to keep the repository small.
+	shots := []struct {
+		name  string
+		width int64
+		steps []chromedp.Action[chromedp.Void]
+	}{
+		{"home", 1280, []chromedp.Action[chromedp.Void]{chromedp.Navigate(env.URL + "/"), chromedp.WaitVisible(chromedp.ID("ws-title"))}},
+		{"account", 1280, []chromedp.Action[chromedp.Void]{chromedp.Navigate(env.URL + "/account"), chromedp.WaitVisible(chromedp.ID("name"))}},
+		{"sessions", 1280, []chromedp.Action[chromedp.Void]{chromedp.Navigate(env.URL + "/account/sessions"), chromedp.WaitVisible(chromedp.CSS(".list"))}},
+		{"keys", 390, []chromedp.Action[chromedp.Void]{chromedp.Navigate(env.URL + "/account/keys"), chromedp.WaitVisible(chromedp.ID("key-name")),
+			chromedp.SendKeys(chromedp.ID("key-name"), "backup script"),
+			chromedp.Click(chromedp.CSS(`form[action="/account/keys"] button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("new-secret"))}},
+		{"members", 1280, []chromedp.Action[chromedp.Void]{chromedp.Navigate(env.URL + "/workspaces/" + acme + "/members"), chromedp.WaitVisible(chromedp.ID("q"))}},
+		{"delete", 390, []chromedp.Action[chromedp.Void]{chromedp.Navigate(env.URL + "/account/delete"), chromedp.WaitVisible(chromedp.ID("confirm")),
+			chromedp.SendKeys(chromedp.ID("confirm"), a.Email),
+			chromedp.Click(chromedp.CSS(`form[action="/account/delete"] button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(".card.warn"))}},
+	}
+	for _, s := range shots {
+		c.do(tab, s.name, append([]chromedp.Action[chromedp.Void]{chromedp.EmulateViewport(s.width, 800)}, s.steps...)...)
+		c.screenshot(tab, fmt.Sprintf("%s-%d", s.name, s.width), true)
+	}
+	tab = c.tab() // signed out
+	c.do(tab, "sign-up", chromedp.Navigate(env.URL+"/signup"), chromedp.WaitVisible(chromedp.ID("email")),
+		chromedp.SendKeys(chromedp.ID("email"), a.Email), chromedp.SendKeys(chromedp.ID("password"), "another passphrase"),
+		chromedp.Click(chromedp.CSS(`form[action="/signup"] button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("email-error")))
+	c.do(tab, "viewport", chromedp.EmulateViewport(390, 800))
+	c.screenshot(tab, "signup-taken-390", true)
+}

@@ -1,0 +1,111 @@
+package pages
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/identity"
+)
+
+// sessionRow is one session as the sessions page lists it.
+type sessionRow struct {
+	identity.Session
+	Current bool
+	Device  string // "Firefox on Windows", from the user agent
+}
+
+// device names the browser and system of a user agent in a few words, as
+// a person recognises them; an agent it does not know is shown as sent.
+func device(ua string) string {
+	if ua == "" {
+		return "Unknown device"
+	}
+	pick := func(pairs [][2]string) string {
+		for _, p := range pairs {
+			if strings.Contains(ua, p[0]) {
+				return p[1]
+			}
+		}
+		return ""
+	}
+	// Order matters: Edge and Chrome also say Safari; Android also says Linux.
+	browser := pick([][2]string{{"Edg/", "Edge"}, {"Firefox/", "Firefox"}, {"HeadlessChrome/", "Headless Chrome"}, {"Chrome/", "Chrome"}, {"Safari/", "Safari"}, {"curl/", "curl"}})
+	system := pick([][2]string{{"Android", "Android"}, {"iPhone", "iPhone"}, {"iPad", "iPad"}, {"Windows", "Windows"}, {"Mac OS X", "macOS"}, {"CrOS", "ChromeOS"}, {"Linux", "Linux"}})
+	switch {
+	case browser != "" && system != "":
+		return browser + " on " + system
+	case browser != "":
+		return browser
+	}
+	return ua
+}
+
+// handleSessionsPage handles "GET /account/sessions": the live sign-in
+// sessions, this browser's marked.
+func (h *handlers) handleSessionsPage(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	ss, err := h.svc.Sessions(r.Context(), c.p)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	rows := make([]sessionRow, 0, len(ss))
+	others := false
+	for _, s := range ss {
+		rows = append(rows, sessionRow{Session: s, Current: s.ID == c.b.SessionID, Device: device(s.UserAgent)})
+		others = others || (s.ID != c.b.SessionID && s.GrantID == "")
+	}
+	p := c.page(r, "Sessions", "sessions")
+	p.Data = map[string]any{"Sessions": rows, "Others": others}
+	h.render(w, http.StatusOK, "sessions", p)
+}
+
+// handleRevokeSession handles "POST /account/sessions/revoke": one session
+// (this browser's too, which signs it out).
+func (h *handlers) handleRevokeSession(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	id := r.PostFormValue("id")
+	if err := h.svc.RevokeSession(r.Context(), c.p, id); err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	if id == c.b.SessionID {
+		h.setCookie(w, h.sessionCookieName(), "", -1)
+		http.Redirect(w, r, "/signin", http.StatusSeeOther)
+		return
+	}
+	done(w, r, "/account/sessions", "revoked")
+}
+
+// handleRevokeOtherSessions handles "POST /account/sessions/revoke-others":
+// every sign-in session but this browser's. Applications' sessions are
+// left to the connected-apps page.
+func (h *handlers) handleRevokeOtherSessions(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	ss, err := h.svc.Sessions(r.Context(), c.p)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	for _, s := range ss {
+		if s.ID == c.b.SessionID || s.GrantID != "" {
+			continue
+		}
+		// Not found: revoked meanwhile by another request.
+		if err := h.svc.RevokeSession(r.Context(), c.p, s.ID); err != nil && gatehouse.ErrorKind(err) != gatehouse.KindNotFound {
+			h.pageError(w, r, err)
+			return
+		}
+	}
+	done(w, r, "/account/sessions", "others")
+}

@@ -1,0 +1,79 @@
+package pages
+
+import (
+	"net/http"
+)
+
+// workspacesPage is the workspaces page of c: its memberships and default.
+func (h *handlers) workspacesPage(w http.ResponseWriter, r *http.Request, c *caller) (*page, bool) {
+	orgs, def, err := h.svc.MyOrgs(r.Context(), c.p)
+	if err != nil {
+		h.pageError(w, r, err)
+		return nil, false
+	}
+	p := c.page(r, "Workspaces", "workspaces")
+	p.Data = homeData{Orgs: orgs, DefaultID: def}
+	return p, true
+}
+
+// handleWorkspacesPage handles "GET /account/workspaces".
+func (h *handlers) handleWorkspacesPage(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	if p, ok := h.workspacesPage(w, r, c); ok {
+		h.render(w, http.StatusOK, "workspaces", p)
+	}
+}
+
+// handleCreateWorkspace handles "POST /account/workspaces": a team
+// workspace the caller owns.
+func (h *handlers) handleCreateWorkspace(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	name := r.PostFormValue("name")
+	if _, _, err := h.ws.CreateOrg(r.Context(), c.p, name); err != nil {
+		h.workspaceRefused(w, r, c, err, map[string]string{"name": name}, "name")
+		return
+	}
+	done(w, r, "/account/workspaces", "created")
+}
+
+// workspaceRefused shows the workspaces page again with a refusal.
+func (h *handlers) workspaceRefused(w http.ResponseWriter, r *http.Request, c *caller, err error, values map[string]string, fields ...string) {
+	if p, ok := h.workspacesPage(w, r, c); ok {
+		p.Notice = ""
+		h.refuse(w, r, "workspaces", p, err, values, fields...)
+	}
+}
+
+// handleSwitchDefault handles "POST /account/workspaces/default": the
+// workspace sign-ins and this console start in.
+func (h *handlers) handleSwitchDefault(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	if _, err := h.svc.SwitchOrg(r.Context(), c.p, r.PostFormValue("org_id")); err != nil {
+		h.workspaceRefused(w, r, c, err, nil)
+		return
+	}
+	done(w, r, "/account/workspaces", "default")
+}
+
+// handleLeave handles "POST /account/workspaces/leave"; the workspace's
+// rules (the last owner stays) are the service's.
+func (h *handlers) handleLeave(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	if err := h.ws.RemoveMember(r.Context(), c.p, r.PostFormValue("org_id"), c.p.UserID); err != nil {
+		h.workspaceRefused(w, r, c, err, nil)
+		return
+	}
+	done(w, r, "/account/workspaces", "left")
+}

@@ -3,8 +3,10 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
@@ -181,6 +183,44 @@ func (s *Workspace) OrgMembers(ctx context.Context, orgID string) ([]workspace.P
 	return s.people(ctx, `SELECT m.user_id, u.name, u.email, u.avatar_url, m.role, m.joined_at
 		FROM memberships m JOIN users u ON u.id = m.user_id
 		WHERE m.org_id = $1 ORDER BY m.joined_at, m.user_id`, orgID)
+}
+
+// MemberPage implements workspace.Store: LIMIT/OFFSET over the
+// memberships_org_list order; the search is LOWER(...) LIKE on both
+// databases (SQLite's LIKE ignores ASCII case, PostgreSQL's does not), with
+// the pattern's own % and _ escaped.
+func (s *Workspace) MemberPage(ctx context.Context, orgID string, f workspace.MemberFilter) ([]workspace.PersonRow, int, error) {
+	where := `m.org_id = $1`
+	args := []any{orgID}
+	if f.Query != "" {
+		where += ` AND (LOWER(u.name) LIKE $2 ESCAPE '\' OR LOWER(u.email) LIKE $2 ESCAPE '\')`
+		args = append(args, "%"+likeEscaper.Replace(strings.ToLower(f.Query))+"%")
+	}
+	var n int
+	err := s.r().QueryRowContext(ctx, `SELECT COUNT(*) FROM memberships m JOIN users u ON u.id = m.user_id WHERE `+where, args...).Scan(&n)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := s.people(ctx, `SELECT m.user_id, u.name, u.email, u.avatar_url, m.role, m.joined_at
+		FROM memberships m JOIN users u ON u.id = m.user_id
+		WHERE `+where+fmt.Sprintf(` ORDER BY m.joined_at, m.user_id LIMIT %d OFFSET %d`, f.Limit, f.Offset), args...)
+	return rows, n, err
+}
+
+// likeEscaper escapes LIKE's wildcards and its escape character.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// MemberByEmail implements workspace.Store.
+func (s *Workspace) MemberByEmail(ctx context.Context, orgID, email string) (*workspace.PersonRow, error) {
+	rows, err := s.people(ctx, `SELECT m.user_id, u.name, u.email, u.avatar_url, m.role, m.joined_at
+		FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.org_id = $1 AND u.email = $2`, orgID, email)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, gatehouse.ErrNotFound
+	}
+	return &rows[0], nil
 }
 
 // SetMemberRole implements workspace.Store.

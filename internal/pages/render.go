@@ -76,6 +76,7 @@ type hidden struct{ Name, Value string }
 type orgChoice struct {
 	ID, Name, Kind, Role string
 	Checked              bool
+	Tools                []string // the tools on in it (consent pages)
 }
 
 // FieldError is the message next to field name.

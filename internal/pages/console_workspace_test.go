@@ -74,9 +74,9 @@ func TestConsoleWorkspacePages(t *testing.T) {
 		res = ob.Get(t, base+"/audit")
 		wantPage(t, "audit", res, 200, "member.role_changed", "org.updated", "by "+owner.Name, "by "+admin.Name,
 			"<dt>new_role</dt><dd>admin</dd>", "by 00000000-0000-4000-8000-0000000000ff")
-		res = ab.Get(t, base+"/audit?action=org.updated&limit=5")
-		wantPage(t, "filtered", res, 200, "org.updated")
-		if strings.Contains(res.Body, `"item-title"><code>member.role_changed`) {
+		res = ab.Get(t, base+"/audit?action=identity.org.updated&limit=5")
+		wantPage(t, "filtered", res, 200, `"item-title"><code>identity.org.updated</code>`)
+		if strings.Contains(res.Body, `"item-title"><code>identity.member.role_changed`) {
 			t.Fatalf("the action filter lets other actions through")
 		}
 		wantPage(t, "bad limit", ob.Get(t, base+"/audit?limit=0"), 400, `id="limit-error"`, `value="0"`)

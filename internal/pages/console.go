@@ -58,6 +58,9 @@ func mountConsole(m *http.ServeMux, h *handlers) {
 	m.HandleFunc("GET /workspaces/{id}/teams/{team}", h.handleTeamPage)
 	m.Handle("POST /workspaces/{id}/teams/{team}/members", form(h.handleTeamMember))
 	m.Handle("POST /workspaces/{id}/teams/{team}/remove", form(h.handleTeamRemove))
+	m.HandleFunc("GET /workspaces/{id}/keys", h.handleOrgKeysPage)
+	m.Handle("POST /workspaces/{id}/keys", form(h.handleCreateOrgKey))
+	m.Handle("POST /workspaces/{id}/keys/revoke", form(h.handleRevokeOrgKey))
 	m.HandleFunc("GET /workspaces/{id}/members", h.handleMembersPage)
 	m.Handle("POST /workspaces/{id}/members/role", form(h.handleMemberRole))
 	m.Handle("POST /workspaces/{id}/members/remove", form(h.handleMemberRemove))
@@ -179,7 +182,7 @@ func formError(err error, fields ...string) (field, msg string, ok bool) {
 // fieldLabels name the API's fields as the forms label them.
 var fieldLabels = map[string]string{"name": "name", "email": "email", "password": "password", "avatar_url": "avatar URL",
 	"new_password": "new password", "current_password": "current password", "expires_in_days": "expiry", "tools": "tools",
-	"slug": "slug", "confirm": "confirmation"}
+	"slug": "slug", "confirm": "confirmation", "role": "role"}
 
 // refuse shows a refused form again: the message next to its field (or
 // above the form), the typed values kept.

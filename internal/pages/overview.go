@@ -25,6 +25,7 @@ func orgLinks(o *workspace.OrgListing) []orgLink {
 	add(can(workspace.PermMembers), "invitations", "Invitations")
 	add(team, "teams", "Teams")
 	add(true, "tools", "Tools")
+	add(can(workspace.PermSettings), "keys", "API keys")
 	add(can(workspace.PermSettings), "audit", "Audit log")
 	add(team && can(workspace.PermSettings), "settings", "Settings")
 	return links

@@ -28,14 +28,14 @@ var copyScript []byte
 
 var pageNames = []string{"error", "message", "signin", "confirm", "consent", "device", "invite", "recover", "reset",
 	"signup", "home", "profile", "sessions", "apps", "keys", "workspaces", "delete", "members", "invitations", "tools",
-	"overview", "orgsettings", "audit", "teams", "team"}
+	"overview", "orgsettings", "audit", "teams", "team", "orgkeys"}
 
 // parseTemplates parses each page with the layout it fills.
 func parseTemplates() map[string]*template.Template {
 	out := map[string]*template.Template{}
 	funcs := template.FuncMap{"navItems": func() []navItem { return consoleNav }}
 	for _, name := range pageNames {
-		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/orgnav.html", "templates/"+name+".html"))
+		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/orgnav.html", "templates/keyparts.html", "templates/"+name+".html"))
 	}
 	return out
 }

@@ -61,6 +61,9 @@ func mountConsole(m *http.ServeMux, h *handlers) {
 	m.HandleFunc("GET /workspaces/{id}/keys", h.handleOrgKeysPage)
 	m.Handle("POST /workspaces/{id}/keys", form(h.handleCreateOrgKey))
 	m.Handle("POST /workspaces/{id}/keys/revoke", form(h.handleRevokeOrgKey))
+	m.HandleFunc("GET /workspaces/{id}/domains", h.handleDomainsPage)
+	m.Handle("POST /workspaces/{id}/domains", form(h.handleClaimDomain))
+	m.Handle("POST /workspaces/{id}/domains/{action}", form(h.handleDomainAction))
 	m.HandleFunc("GET /workspaces/{id}/members", h.handleMembersPage)
 	m.Handle("POST /workspaces/{id}/members/role", form(h.handleMemberRole))
 	m.Handle("POST /workspaces/{id}/members/remove", form(h.handleMemberRemove))
@@ -152,6 +155,10 @@ var notices = map[string]string{
 	"team-deleted":       "Team deleted.",
 	"team-member":        "Team member saved.",
 	"team-removed":       "Taken off the team.",
+	"domain-claimed":     "Domain claimed: publish its TXT record, then verify.",
+	"domain-verify":      "Domain verified.",
+	"domain-mode":        "Domain mode changed.",
+	"domain-delete":      "Domain claim deleted.",
 }
 
 // done redirects (303) to path with the notice key.
@@ -182,7 +189,7 @@ func formError(err error, fields ...string) (field, msg string, ok bool) {
 // fieldLabels name the API's fields as the forms label them.
 var fieldLabels = map[string]string{"name": "name", "email": "email", "password": "password", "avatar_url": "avatar URL",
 	"new_password": "new password", "current_password": "current password", "expires_in_days": "expiry", "tools": "tools",
-	"slug": "slug", "confirm": "confirmation", "role": "role"}
+	"slug": "slug", "confirm": "confirmation", "role": "role", "domain": "domain", "mode": "mode"}
 
 // refuse shows a refused form again: the message next to its field (or
 // above the form), the typed values kept.

@@ -26,6 +26,7 @@ func orgLinks(o *workspace.OrgListing) []orgLink {
 	add(team, "teams", "Teams")
 	add(true, "tools", "Tools")
 	add(can(workspace.PermSettings), "keys", "API keys")
+	add(can(workspace.PermDomains), "domains", "Domains")
 	add(can(workspace.PermSettings), "audit", "Audit log")
 	add(team && can(workspace.PermSettings), "settings", "Settings")
 	return links

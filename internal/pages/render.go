@@ -28,7 +28,7 @@ var copyScript []byte
 
 var pageNames = []string{"error", "message", "signin", "confirm", "consent", "device", "invite", "recover", "reset",
 	"signup", "home", "profile", "sessions", "apps", "keys", "workspaces", "delete", "members", "invitations", "tools",
-	"overview", "orgsettings", "audit", "teams", "team", "orgkeys"}
+	"overview", "orgsettings", "audit", "teams", "team", "orgkeys", "domains"}
 
 // parseTemplates parses each page with the layout it fills.
 func parseTemplates() map[string]*template.Template {

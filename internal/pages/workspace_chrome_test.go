@@ -18,9 +18,32 @@ func chromeSignIn(c *chrome, tab context.Context, env *testenv.Env, a *testenv.A
 		chromedp.Click(chromedp.CSS(`form[action="/signin"] button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("ws-title")))
 }
 
+// chromiumKeysAndDomains: a workspace key created (its secret shown once
+// with a copy button), a domain claimed, its TXT record published on the
+// test DNS server and verified.
+func chromiumKeysAndDomains(t *testing.T, c *chrome, tab context.Context, env *testenv.Env, base string) {
+	c.do(tab, "workspace key", chromedp.Navigate(base+"/keys"), chromedp.WaitVisible(chromedp.ID("key-name")),
+		chromedp.SendKeys(chromedp.ID("key-name"), "ci deploy"),
+		chromedp.Click(chromedp.CSS(`form[action$="/keys"] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-copy="new-secret"]`)))
+	c.checkA11y(tab, "workspace keys with a new secret")
+	domain := "chromium-" + testenv.RandomHex(4) + ".test"
+	c.do(tab, "claim a domain", chromedp.Navigate(base+"/domains"), chromedp.WaitVisible(chromedp.ID("domain")),
+		chromedp.SendKeys(chromedp.ID("domain"), domain),
+		chromedp.Click(chromedp.CSS(`form[action$="/domains"] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-copy="txt-value-0"]`)))
+	c.checkA11y(tab, "domains")
+	value, _ := chromedp.Run(tab, chromedp.Text(chromedp.ID("txt-value-0")))
+	env.DNS.SetTXT("_service."+domain, value)
+	c.do(tab, "verify", chromedp.Click(chromedp.CSS(`button[aria-label="Verify `+domain+`"]`)), chromedp.WaitVisible(chromedp.CSS(".badge.ok")))
+	c.wantText(tab, "verified", "Domain verified.")
+	c.checkA11y(tab, "domain verified")
+}
+
 // TestChromiumWorkspacePages: an owner in headless Chromium opens the
 // workspace overview, creates a team and adds a member by address, reads
-// the audit log (filtered), is told a bad slug next to its field, and sees
+// the audit log (filtered), is told a bad slug next to its field, creates
+// a workspace key, claims and verifies a domain, and sees
 // the consent and device pages; axe-core checks every page (zero serious
 // or critical violations).
 func TestChromiumWorkspacePages(t *testing.T) {
@@ -60,6 +83,7 @@ func TestChromiumWorkspacePages(t *testing.T) {
 			clear("slug"), chromedp.SendKeys(chromedp.ID("slug"), "Bad Slug"),
 			chromedp.Click(chromedp.CSS(`form[action$="/settings"] button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("slug-error")))
 		c.checkA11y(tab, "settings with an error")
+		chromiumKeysAndDomains(t, c, tab, env, base)
 
 		client := env.Do(t, "POST", "/oauth/register", "", map[string]any{"client_name": "Chromium App", "redirect_uris": []string{"http://127.0.0.1:9/cb"},
 			"grant_types": []string{"authorization_code", "urn:ietf:params:oauth:grant-type:device_code"}}).Want(t, http.StatusCreated).Str("client_id")

@@ -56,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"LockOrg", testLockOrg},
 		{"soft-deleted orgs", testSoftDeletedOrgs},
 		{"tools on by default", testToolsOnByDefault},
+		{"MemberPage", testMemberPage},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
 	}

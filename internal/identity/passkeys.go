@@ -306,9 +306,22 @@ func (s *Service) DeletePasskey(ctx context.Context, p *gatehouse.Principal, id 
 }
 
 // auditPasskey writes a change to the caller's passkeys in the log of the
-// workspace the caller acts in, as a password change is.
+// workspace the caller acts in, as a password change is (the home
+// workspace for a hosted page's browser, which acts in none).
 func (s *Service) auditPasskey(ctx context.Context, tx Store, p *gatehouse.Principal, action, passkeyID string, meta map[string]any) error {
-	if err := s.ws.Audit(ctx, tx, p.OrgID, p.UserID, action, "passkey", passkeyID, meta); err != nil {
+	orgID := p.OrgID
+	if orgID == "" {
+		u, err := tx.UserByID(ctx, p.UserID)
+		if err != nil {
+			return internal("find user", err)
+		}
+		oc, err := s.ws.HomeOrg(ctx, tx, u)
+		if err != nil {
+			return err
+		}
+		orgID = oc.ID
+	}
+	if err := s.ws.Audit(ctx, tx, orgID, p.UserID, action, "passkey", passkeyID, meta); err != nil {
 		return internal("audit", err)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
@@ -20,7 +21,7 @@ var templateFS embed.FS
 //go:embed assets.css
 var stylesheet []byte
 
-var pageNames = []string{"error", "message", "signin", "confirm", "consent", "device", "invite", "recover", "reset"}
+var pageNames = []string{"error", "message", "signin", "confirm", "consent", "device", "invite", "recover", "reset", "passkeys"}
 
 // parseTemplates parses each page with the layout it fills.
 func parseTemplates() map[string]*template.Template {
@@ -43,6 +44,10 @@ type page struct {
 	Hidden                                                                    []hidden
 	Orgs                                                                      []orgChoice
 	Invite                                                                    *workspace.InvitationPreview
+	Passkeys                                                                  []identity.Passkey
+	// Script is the page's one script (same origin), "" for none; the
+	// CSP then also allows scripts and fetches of this origin.
+	Script string
 	// formTarget is an extra form-action source (the client's redirect
 	// origin on consent pages).
 	formTarget string
@@ -71,7 +76,11 @@ func (h *handlers) render(w http.ResponseWriter, status int, name string, p *pag
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("Cache-Control", "no-store")
-	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action "+formAction+
+	scripts := ""
+	if p.Script != "" {
+		scripts = "; script-src 'self'; connect-src 'self'"
+	}
+	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'"+scripts+"; form-action "+formAction+
 		"; frame-ancestors 'none'; base-uri 'none'")
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("X-Content-Type-Options", "nosniff")

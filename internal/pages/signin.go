@@ -21,7 +21,7 @@ func (h *handlers) handleSignInPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	p := &page{Title: "Sign in", Next: next, Intro: introText(r.URL.Query().Get("intro"))}
+	p := &page{Title: "Sign in", Next: next, Intro: introText(r.URL.Query().Get("intro")), Script: passkeyScriptPath}
 	if b != nil {
 		p.Title, p.User = "Signed in", b.User
 	}

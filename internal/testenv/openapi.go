@@ -36,7 +36,7 @@ func OpenAPI() (*openapi3.T, error) {
 }
 
 // notInDocument are the routes the document leaves out on purpose
-// (docs/decisions.md): the hosted HTML pages and their stylesheet.
+// (docs/decisions.md): the hosted HTML pages, their stylesheet and script.
 var notInDocument = map[string]bool{
 	"GET /oauth/authorize": true, "POST /oauth/authorize": true,
 	"GET /device": true, "POST /device": true,
@@ -48,6 +48,11 @@ var notInDocument = map[string]bool{
 	"GET /invite": true, "POST /invite": true,
 	"GET /forms/confirm": true, "POST /forms/confirm": true,
 	"GET /assets/gatehouse.css": true,
+	// The passkey script and the page endpoints it calls (JSON, but the
+	// pages' own, behind their cookie and cross-origin guard).
+	"GET /assets/passkey.js": true, "POST /signin/passkey": true,
+	"GET /account/passkeys": true, "POST /account/passkeys/begin": true,
+	"POST /account/passkeys/finish": true, "POST /account/passkeys/remove": true,
 }
 
 // router finds the route (the ServeMux pattern) that serves a request; the

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/passkeytest"
 	"github.com/gatehouse/gatehouse/internal/testenv"
@@ -332,6 +333,64 @@ func TestPasskeyConcurrentCount(t *testing.T) {
 		rs = testenv.AtOnceAnswers(n, func(int) *testenv.Resp { return env.Do(t, "POST", "/v1/auth/passkey/finish", "", body) })
 		if got := countStatus(rs); got[200] != 1 || got[400] != n-1 {
 			t.Fatalf("statuses %v of %d finishes of one ceremony; want one 200, the rest 400", got, n)
+		}
+	})
+}
+
+// TestVerifyPasskey is the second-factor seam: a check begun for an
+// account accepts that account's passkey once, and refuses another
+// account's passkey, a usernameless ceremony and a ceremony begun for
+// someone else; an account with no passkey cannot begin one.
+func TestVerifyPasskey(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		ctx := t.Context()
+		a, b, none := env.Register(t), env.Register(t), env.Register(t)
+		auth := passkeytest.New(webOrigin, webRPID)
+		ca, _ := addPasskey(t, env, a, auth)
+		cb, _ := addPasskey(t, env, b, auth)
+		begin := func(userID string) *passkeytest.Options {
+			t.Helper()
+			o, err := env.Svc.BeginPasskeyCheck(ctx, userID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := json.Marshal(identity.ToPasskeyOptions(o))
+			var out passkeytest.Options
+			json.Unmarshal(raw, &out)
+			return &out
+		}
+		if _, err := env.Svc.BeginPasskeyCheck(ctx, none.UserID); gatehouse.ErrorKind(err) != gatehouse.KindInvalid {
+			t.Fatalf("begin for an account without passkeys: %v; want a 400", err)
+		}
+		o := begin(a.UserID)
+		if pk, err := env.Svc.VerifyPasskey(ctx, a.UserID, o.CeremonyID, auth.Assert(ca, o.Challenge())); err != nil || pk.UserID != a.UserID {
+			t.Fatalf("a's passkey for a: %v, %v; want accepted", pk, err)
+		}
+		if _, err := env.Svc.VerifyPasskey(ctx, a.UserID, o.CeremonyID, auth.Assert(ca, o.Challenge())); gatehouse.ErrorKind(err) != gatehouse.KindInvalid {
+			t.Fatalf("the same ceremony again: %v; want a 400", err)
+		}
+		for _, tc := range []struct {
+			name        string
+			ceremonyFor string // "" : a usernameless ceremony
+			verifyAs    string
+			cred        *passkeytest.Credential
+			want        gatehouse.Kind
+		}{
+			{"another account's passkey", a.UserID, a.UserID, cb, gatehouse.KindUnauthorized},
+			{"a ceremony begun for another account", b.UserID, a.UserID, ca, gatehouse.KindInvalid},
+			{"a usernameless ceremony", "", a.UserID, ca, gatehouse.KindInvalid},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				var o *passkeytest.Options
+				if tc.ceremonyFor == "" {
+					o = passkeyBegin(t, env, "/v1/auth/passkey/begin", "")
+				} else {
+					o = begin(tc.ceremonyFor)
+				}
+				if _, err := env.Svc.VerifyPasskey(ctx, tc.verifyAs, o.CeremonyID, auth.Assert(tc.cred, o.Challenge())); gatehouse.ErrorKind(err) != tc.want {
+					t.Fatalf("VerifyPasskey: %v; want kind %v", err, tc.want)
+				}
+			})
 		}
 	})
 }

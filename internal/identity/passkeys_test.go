@@ -2,6 +2,7 @@ package identity_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -391,6 +392,30 @@ func TestVerifyPasskey(t *testing.T) {
 					t.Fatalf("VerifyPasskey: %v; want kind %v", err, tc.want)
 				}
 			})
+		}
+	})
+}
+
+// TestPasskeyLimits: at most MaxPasskeys per account (409 on begin beyond)
+// and names of at most MaxPasskeyName characters (400, nothing stored).
+func TestPasskeyLimits(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		auth := passkeytest.New(webOrigin, webRPID)
+		o := passkeyBegin(t, env, "/v1/me/passkeys/begin", a.Access)
+		_, att, err := auth.Create(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		long := finishBody(o, att)
+		long["name"] = strings.Repeat("é", identity.MaxPasskeyName+1)
+		env.Call(t, "POST", "/v1/me/passkeys/finish", a.Access, long).Want(t, 400)
+		for range identity.MaxPasskeys {
+			addPasskey(t, env, a, auth)
+		}
+		env.Call(t, "POST", "/v1/me/passkeys/begin", a.Access, nil).Want(t, 409)
+		if n := len(passkeys(t, env, a)); n != identity.MaxPasskeys {
+			t.Fatalf("%d passkeys; want %d", n, identity.MaxPasskeys)
 		}
 	})
 }

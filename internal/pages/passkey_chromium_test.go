@@ -3,8 +3,14 @@ package pages_test
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -185,5 +191,71 @@ func waitSessions(ctx context.Context, env *testenv.Env, userID string, n int) e
 			return fmt.Errorf("%d sessions via passkey, want %d: %w", got, n, ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
+	}
+}
+
+// TestChromiumPasskeyTwoInstances: two instances on one database behind a
+// proxy that sends every ceremony's begin to the first and its finish to
+// the second, as a load balancer may; the browser adds a passkey and
+// signs in with the button (conditional UI turned off) through it.
+func TestChromiumPasskeyTwoInstances(t *testing.T) {
+	for _, db := range testenv.Databases {
+		t.Run(db, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			web := "http://localhost:" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+			one := testenv.New(t, db, testenv.Options{WebURL: web})
+			two := testenv.New(t, db, testenv.Options{WebURL: web, DB: one.SQL})
+			var finished atomic.Int32
+			proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+				to := one.URL
+				if p := r.In.URL.Path; strings.HasSuffix(p, "/finish") || p == "/signin/passkey" {
+					to, _ = two.URL, finished.Add(1)
+				}
+				u, _ := url.Parse(to)
+				r.SetURL(u)
+				r.Out.Host = r.In.Host
+			}}
+			srv := &http.Server{Handler: proxy}
+			go srv.Serve(ln)
+			t.Cleanup(func() { srv.Close() })
+
+			a := one.Register(t)
+			ctx := startChromium(t)
+			if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+				Source: `PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);`}); err != nil {
+				t.Fatal(err)
+			}
+			stepCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			err = chromedp.Do(stepCtx,
+				chromedp.Navigate(web+"/signin"),
+				chromedp.WaitVisible(chromedp.ID("email")),
+				chromedp.SendKeys(chromedp.ID("email"), a.Email),
+				chromedp.SendKeys(chromedp.ID("password"), a.Password),
+				chromedp.Click(chromedp.CSS(`form[action="/signin"] button[type=submit]`)),
+				chromedp.WaitVisible(chromedp.CSS(`a[href="/account/passkeys"]`)),
+				chromedp.Navigate(web+"/account/passkeys"),
+				chromedp.WaitVisible(chromedp.ID("passkey-add")),
+				chromedp.Click(chromedp.ID("passkey-add")),
+				chromedp.WaitVisible(chromedp.CSS(`li.passkey`)),
+				chromedp.Navigate(web+"/signin"),
+				chromedp.Click(chromedp.CSS(`form[action="/signout"] button`)),
+				chromedp.WaitVisible(chromedp.ID("passkey-signin")),
+				chromedp.Click(chromedp.ID("passkey-signin")),
+			)
+			if err == nil {
+				err = waitSessions(stepCtx, one, a.UserID, 1)
+			}
+			if err != nil {
+				loc, _ := chromedp.Run(ctx, chromedp.Location())
+				t.Fatalf("browser steps: %v (at %s)", err, loc)
+			}
+			if n := finished.Load(); n != 2 {
+				t.Fatalf("%d finishes went to the second instance; want 2 (registration and sign-in)", n)
+			}
+		})
 	}
 }

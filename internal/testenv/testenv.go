@@ -132,6 +132,9 @@ type Options struct {
 	// party) to the server itself as http://localhost:port, an origin a
 	// browser accepts for WebAuthn; else it is http://web.test.
 	LocalWeb bool
+	// WebURL, when set, is the web URL (e.g. a proxy in front of several
+	// instances); it wins over LocalWeb.
+	WebURL string
 }
 
 // cheapHash keeps tests fast; the production parameters are benchmarked.
@@ -168,6 +171,9 @@ func New(t testing.TB, db string, o Options) *Env {
 	webURL := "http://web.test"
 	if o.LocalWeb {
 		webURL = "http://localhost:" + strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port)
+	}
+	if o.WebURL != "" {
+		webURL = o.WebURL
 	}
 	sender, err := mail.New(mail.Options{URL: env.Mail.URL(), From: "Gatehouse <no-reply@gatehouse.test>", Logger: log})
 	if err != nil {

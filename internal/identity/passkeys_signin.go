@@ -120,6 +120,9 @@ func (s *Service) assertPasskey(ctx context.Context, ceremonyID, userID string, 
 	var pu *passkeyUser
 	if userID == "" {
 		u, err := s.store.UserByID(ctx, pk.UserID)
+		if errors.Is(err, gatehouse.ErrNotFound) {
+			return nil, nil, nil, errPasskeyFailed // deleted meanwhile
+		}
 		if err != nil {
 			return nil, nil, nil, internal("find user", err)
 		}

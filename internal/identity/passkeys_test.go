@@ -419,3 +419,22 @@ func TestPasskeyLimits(t *testing.T) {
 		}
 	})
 }
+
+// TestPasskeyAccountDeleted: deleting the account deletes its passkeys
+// (and ceremonies begun for it); a sign-in begun before with its passkey
+// then finishes as 401, not 500.
+func TestPasskeyAccountDeleted(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		auth := passkeytest.New(webOrigin, webRPID)
+		c, _ := addPasskey(t, env, a, auth)
+		o := passkeyBegin(t, env, "/v1/auth/passkey/begin", "")
+		env.Call(t, "DELETE", "/v1/me", a.Access, nil).Want(t, 200)
+		env.Call(t, "POST", "/v1/auth/passkey/finish", "", finishBody(o, auth.Assert(c, o.Challenge()))).Want(t, 401)
+		var n int
+		env.SQL.DB().QueryRow(`SELECT COUNT(*) FROM passkeys WHERE user_id = $1`, a.UserID).Scan(&n)
+		if n != 0 {
+			t.Fatalf("%d passkeys left of a deleted account; want 0", n)
+		}
+	})
+}

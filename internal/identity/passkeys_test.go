@@ -79,8 +79,15 @@ func TestPasskeyLifecycle(t *testing.T) {
 				} `json:"authenticatorSelection"`
 			} `json:"publicKey"`
 		}
-		raw, _ := json.Marshal(o)
+		raw := env.Call(t, "POST", "/v1/me/passkeys/begin", a.Access, nil).Want(t, 200).Body
 		json.Unmarshal(raw, &opts)
+		if opts.PublicKey.RP.ID != webRPID || opts.PublicKey.AuthenticatorSelection.ResidentKey != "required" {
+			t.Fatalf("registration options %s; want RP id %s and a discoverable credential required", raw, webRPID)
+		}
+		signIn := env.Call(t, "POST", "/v1/auth/passkey/begin", "", nil).Want(t, 200)
+		if allow, ok := signIn.Get("publicKey.allowCredentials").([]any); signIn.Str("publicKey.rpId") != webRPID || (ok && len(allow) > 0) {
+			t.Fatalf("sign-in options %s; want RP id %s and no allowCredentials", signIn.Body, webRPID)
+		}
 		auth := passkeytest.New(webOrigin, webRPID)
 		c, att, err := auth.Create(o)
 		if err != nil {

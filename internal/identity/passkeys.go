@@ -130,15 +130,23 @@ func (s *Service) beginCeremony(ctx context.Context, kind, userID string, sessio
 // takeCeremony uses the unexpired ceremony id of kind, once: any instance
 // may finish what another began, and a second finish finds nothing.
 func (s *Service) takeCeremony(ctx context.Context, id, kind string) (*Ceremony, *webauthn.SessionData, error) {
+	return s.readCeremony(ctx, id, kind, s.store.TakeCeremony)
+}
+
+// readCeremony reads the unexpired ceremony id of kind with read (the
+// store's TakeCeremony, or PeekCeremony when the caller takes it later in
+// its own transaction).
+func (s *Service) readCeremony(ctx context.Context, id, kind string,
+	read func(ctx context.Context, idHash, kind string, at time.Time) (*Ceremony, error)) (*Ceremony, *webauthn.SessionData, error) {
 	if id == "" || len(id) > 200 {
 		return nil, nil, errCeremony
 	}
-	c, err := s.store.TakeCeremony(ctx, token.Hash(id), kind, s.Now())
+	c, err := read(ctx, token.Hash(id), kind, s.Now())
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, nil, errCeremony
 	}
 	if err != nil {
-		return nil, nil, internal("take ceremony", err)
+		return nil, nil, internal("read ceremony", err)
 	}
 	var session webauthn.SessionData
 	if err := json.Unmarshal(c.Session, &session); err != nil {

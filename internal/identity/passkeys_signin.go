@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"time"
 
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
@@ -28,27 +29,31 @@ func (s *Service) BeginPasskeySignIn(ctx context.Context) (*PasskeyOptions, erro
 // FinishPasskeySignIn checks the assertion of a usernameless sign-in and
 // opens a session, as a password login does.
 func (s *Service) FinishPasskeySignIn(ctx context.Context, ceremonyID string, response []byte, meta gatehouse.SessionMeta) (*SignIn, error) {
-	pk, cred, u, err := s.assertPasskey(ctx, ceremonyID, "", response)
+	a, err := s.assertPasskey(ctx, ceremonyID, "", response)
 	if err != nil {
 		return nil, err
 	}
 	var out *SignIn
 	err = s.store.Tx(ctx, func(tx Store) error {
-		if err := s.usePasskey(ctx, tx, pk, cred); err != nil {
+		if err := s.recordAssertion(ctx, tx, a); err != nil {
 			return err
 		}
-		oc, err := s.ws.HomeOrg(ctx, tx, u)
+		oc, err := s.ws.HomeOrg(ctx, tx, a.user)
 		if err != nil {
 			return err
 		}
 		// Seam for issue 13 item 4: a passkey with user verification is
 		// two factors, so this session starts at aal2 with amr "hwk" (or
-		// "swk" for a synced passkey, cred.Flags.BackupEligible) and "mfa";
-		// the merger sets the level where sessions start.
-		out, err = s.startSession(ctx, tx, u, oc, gatehouse.ViaPasskey, meta)
+		// "swk" for a synced passkey, a.cred.Flags.BackupEligible) and
+		// "mfa"; the merger sets the level where sessions start.
+		out, err = s.startSession(ctx, tx, a.user, oc, gatehouse.ViaPasskey, meta)
 		return err
 	})
-	return out, err
+	if err != nil {
+		s.dropCeremony(ctx, a.ceremony)
+		return nil, err
+	}
+	return out, nil
 }
 
 // BeginPasskeyCheck starts an assertion by one of userID's passkeys (the
@@ -78,69 +83,111 @@ func (s *Service) VerifyPasskey(ctx context.Context, userID, ceremonyID string, 
 	if userID == "" {
 		return nil, errPasskeyFailed
 	}
-	pk, cred, _, err := s.assertPasskey(ctx, ceremonyID, userID, response)
+	a, err := s.assertPasskey(ctx, ceremonyID, userID, response)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.usePasskey(ctx, s.store, pk, cred); err != nil {
+	if err := s.store.Tx(ctx, func(tx Store) error { return s.recordAssertion(ctx, tx, a) }); err != nil {
+		s.dropCeremony(ctx, a.ceremony)
 		return nil, err
 	}
-	return pk, nil
+	return a.pk, nil
 }
 
-// assertPasskey checks an assertion against the login ceremony it names
-// (used once, whatever the outcome) and returns the passkey, the checked
-// credential and its account. userID is the account a check was begun for,
-// "" for a usernameless sign-in. A malformed response is 400 and a
-// ceremony unknown, used, expired or of another account 400; an unknown
-// passkey, a bad signature, another RP id or origin, or a sign count that
-// went back (a cloned authenticator) 401.
-func (s *Service) assertPasskey(ctx context.Context, ceremonyID, userID string, response []byte) (*Passkey, *webauthn.Credential, *gatehouse.User, error) {
+// assertion is a checked passkey assertion, not yet recorded.
+type assertion struct {
+	pk       *Passkey
+	cred     *webauthn.Credential
+	user     *gatehouse.User
+	ceremony string // the ceremony's id hash, taken when the assertion is recorded
+}
+
+// assertPasskey checks an assertion against the login ceremony it names,
+// read without being used: a checked assertion uses it when it is recorded
+// (recordAssertion, in the caller's transaction, so a success costs one
+// write transaction), a refused one at once. userID is the account a
+// check was begun for, "" for a usernameless sign-in. A malformed response
+// is 400 and a ceremony unknown, used, expired or of another account 400;
+// an unknown passkey, a bad signature, another RP id or origin, or a sign
+// count that went back (a cloned authenticator) 401.
+func (s *Service) assertPasskey(ctx context.Context, ceremonyID, userID string, response []byte) (*assertion, error) {
 	if s.rp == nil {
-		return nil, nil, nil, errNoPasskeys
+		return nil, errNoPasskeys
 	}
 	parsed, err := protocol.ParseCredentialRequestResponseBytes(response)
 	if err != nil {
-		return nil, nil, nil, errPasskeyInvalid
+		return nil, errPasskeyInvalid
 	}
-	c, session, err := s.takeCeremony(ctx, ceremonyID, CeremonyLogin)
+	c, session, err := s.readCeremony(ctx, ceremonyID, CeremonyLogin, s.store.PeekCeremony)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
+	a, err := s.checkAssertion(ctx, c, session, userID, parsed)
+	if err != nil {
+		s.dropCeremony(ctx, c.IDHash)
+		return nil, err
+	}
+	return a, nil
+}
+
+// checkAssertion is assertPasskey's check of parsed against ceremony c.
+func (s *Service) checkAssertion(ctx context.Context, c *Ceremony, session *webauthn.SessionData, userID string,
+	parsed *protocol.ParsedCredentialAssertionData) (*assertion, error) {
 	if c.UserID != userID {
-		return nil, nil, nil, errCeremony
+		return nil, errCeremony
 	}
 	pk, err := s.store.PasskeyByCredentialID(ctx, parsed.RawID)
 	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && userID != "" && pk.UserID != userID) {
-		return nil, nil, nil, errPasskeyFailed
+		return nil, errPasskeyFailed
 	}
 	if err != nil {
-		return nil, nil, nil, internal("find passkey", err)
+		return nil, internal("find passkey", err)
 	}
 	var pu *passkeyUser
 	if userID == "" {
 		u, err := s.store.UserByID(ctx, pk.UserID)
 		if errors.Is(err, gatehouse.ErrNotFound) {
-			return nil, nil, nil, errPasskeyFailed // deleted meanwhile
+			return nil, errPasskeyFailed // deleted meanwhile
 		}
 		if err != nil {
-			return nil, nil, nil, internal("find user", err)
+			return nil, internal("find user", err)
 		}
 		pu = &passkeyUser{u: u, creds: []webauthn.Credential{pk.credential()}}
 	} else if pu, err = s.passkeyUser(ctx, userID); err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	cred, err := s.validateAssertion(pu, session, parsed)
 	if err != nil {
 		s.log.Info("passkey assertion refused", "user_id", pk.UserID, "passkey_id", pk.ID, "err", err)
-		return nil, nil, nil, errPasskeyFailed
+		return nil, errPasskeyFailed
 	}
 	if cred.Authenticator.CloneWarning {
 		s.log.Warn("passkey sign count went back; refused as a possible clone", "user_id", pk.UserID, "passkey_id", pk.ID,
 			"stored", pk.SignCount, "presented", parsed.Response.AuthenticatorData.Counter)
-		return nil, nil, nil, errPasskeyFailed
+		return nil, errPasskeyFailed
 	}
-	return pk, cred, pu.u, nil
+	return &assertion{pk: pk, cred: cred, user: pu.u, ceremony: c.IDHash}, nil
+}
+
+// recordAssertion uses a's ceremony (of concurrent finishes of one
+// ceremony one gets it, the others 400) and records the passkey's use.
+func (s *Service) recordAssertion(ctx context.Context, tx Store, a *assertion) error {
+	_, err := tx.TakeCeremony(ctx, a.ceremony, CeremonyLogin, s.Now())
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return errCeremony
+	}
+	if err != nil {
+		return internal("take ceremony", err)
+	}
+	return s.usePasskey(ctx, tx, a.pk, a.cred)
+}
+
+// dropCeremony uses up a ceremony whose finish failed, so that it is
+// used once whatever the outcome (best effort: it expires anyway).
+func (s *Service) dropCeremony(ctx context.Context, idHash string) {
+	if _, err := s.store.TakeCeremony(ctx, idHash, CeremonyLogin, time.Time{}); err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
+		s.log.Warn("drop passkey ceremony", "err", err)
+	}
 }
 
 // validateAssertion runs go-webauthn's checks for a usernameless ceremony

@@ -237,6 +237,11 @@ func TestPasskeySignInBadInput(t *testing.T) {
 			{Name: "expired challenge", Method: "POST", Path: path, Body: sign(expired, c), Want: 400,
 				Before: func(t *testing.T) { env.Clock.Advance(identity.CeremonyTTL + time.Second) }},
 		})
+		t.Run("a ceremony with a refused answer is used up", func(t *testing.T) {
+			o := begin()
+			env.Call(t, "POST", path, "", finishBody(o, auth.AssertWith(c, other.Key, o.Challenge()))).Want(t, 401)
+			env.Call(t, "POST", path, "", finishBody(o, auth.Assert(c, o.Challenge()))).Want(t, 400)
+		})
 		if n := len(env.Call(t, "GET", "/v1/me/sessions", a.Access, nil).Want(t, 200).List(t, "sessions")); n != sessions {
 			t.Fatalf("%d sessions after the refused sign-ins; want %d", n, sessions)
 		}

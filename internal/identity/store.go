@@ -119,6 +119,9 @@ type Store interface {
 	// unexpired at at; ErrNotFound when there is none. Of concurrent
 	// callers one at most gets it.
 	TakeCeremony(ctx context.Context, idHash, kind string, at time.Time) (*Ceremony, error)
+	// PeekCeremony returns the ceremony of the hash and kind unexpired at
+	// at without using it; ErrNotFound when there is none.
+	PeekCeremony(ctx context.Context, idHash, kind string, at time.Time) (*Ceremony, error)
 	// PurgeCeremonies deletes the ceremonies expired at at.
 	PurgeCeremonies(ctx context.Context, at time.Time) error
 }

@@ -106,13 +106,25 @@ func (s *Identity) CreateCeremony(ctx context.Context, c *identity.Ceremony) err
 // TakeCeremony implements identity.Store: DELETE … RETURNING, so the row
 // is used once on either database.
 func (s *Identity) TakeCeremony(ctx context.Context, idHash, kind string, at time.Time) (*identity.Ceremony, error) {
+	return s.ceremony(s.w().QueryRowContext(ctx, `DELETE FROM passkey_ceremonies WHERE id_hash = $1 AND kind = $2 AND expires_at > $3
+		RETURNING user_id, session, expires_at`, idHash, kind, micros(at)), idHash, kind)
+}
+
+// PeekCeremony implements identity.Store: a read, so the check of an
+// assertion holds no writer; the finish takes the ceremony in its
+// transaction.
+func (s *Identity) PeekCeremony(ctx context.Context, idHash, kind string, at time.Time) (*identity.Ceremony, error) {
+	return s.ceremony(s.r().QueryRowContext(ctx, `SELECT user_id, session, expires_at FROM passkey_ceremonies
+		WHERE id_hash = $1 AND kind = $2 AND expires_at > $3`, idHash, kind, micros(at)), idHash, kind)
+}
+
+// ceremony scans a row of user_id, session, expires_at.
+func (s *Identity) ceremony(row *sql.Row, idHash, kind string) (*identity.Ceremony, error) {
 	c := identity.Ceremony{IDHash: idHash, Kind: kind}
 	var user sql.NullString
 	var session string
 	var expires int64
-	err := s.w().QueryRowContext(ctx, `DELETE FROM passkey_ceremonies WHERE id_hash = $1 AND kind = $2 AND expires_at > $3
-		RETURNING user_id, session, expires_at`, idHash, kind, micros(at)).Scan(&user, &session, &expires)
-	if err != nil {
+	if err := row.Scan(&user, &session, &expires); err != nil {
 		return nil, s.one(err)
 	}
 	c.UserID, c.Session, c.ExpiresAt = user.String, []byte(session), fromMicros(expires)

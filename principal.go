@@ -9,6 +9,7 @@ const (
 	ViaRefresh   = "refresh"
 	ViaAPIKey    = "api_key"
 	ViaOAuth     = "oauth"
+	ViaPasskey   = "passkey"
 )
 
 // Principal is the verified caller of a bearer request.

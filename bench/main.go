@@ -394,6 +394,8 @@ func gatehouseEnv(dbURL string) []string {
 		"GATEHOUSE_ADDR=127.0.0.1:0",
 		"GATEHOUSE_DATABASE_URL="+dbURL,
 		"GATEHOUSE_RATE_LIMIT=off",
+		// A WebAuthn relying party id cannot be an IP (passkey_signin).
+		"GATEHOUSE_WEB_URL=http://localhost",
 		// The bench stops a server with SIGTERM and kills it 5 s later;
 		// nothing is in flight then, so no drain window.
 		"GATEHOUSE_SHUTDOWN_DRAIN=0s",

@@ -110,6 +110,7 @@ func targets() []target {
 		baselineTarget(),
 		verifyTarget(),
 		loginTarget(),
+		passkeyTarget(),
 		refreshTarget(),
 		exchangeTarget(),
 		myOrgsTarget(),

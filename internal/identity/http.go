@@ -58,6 +58,7 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	m.Handle("GET /v1/me/api-keys", k.Full(h.handleUserKeys))
 	m.Handle("POST /v1/me/api-keys", k.Full(h.handleCreateUserKey))
 	m.Handle("DELETE /v1/me/api-keys/{kid}", k.Full(h.handleDeleteUserKey))
+	mountPasskeys(m, k, h)
 }
 
 // handlers are the module's HTTP handlers; each decodes, calls one method

@@ -3,7 +3,7 @@
 // verification and the mailbox claim, sign-in sessions and refresh tokens,
 // personal API keys and the key exchange, OAuth grants and the hosted
 // pages' browser sessions, with their HTTP handlers (/v1/auth, /v1/me).
-// MFA and passkeys will land here. It builds on workspace: its Store holds workspace's tables,
+// Passkeys (WebAuthn) are here too; MFA will land here. It builds on workspace: its Store holds workspace's tables,
 // so one transaction creates a user and their personal org.
 package identity
 
@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/go-webauthn/webauthn/webauthn"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/cache"
@@ -66,6 +68,9 @@ type Service struct {
 	mobileURL string
 	users     cache.Short[string, gatehouse.User]
 	lockout   *lockout // nil: off
+	// rp is the WebAuthn relying party of WebURL; nil when WebURL is not
+	// an http(s) origin, which leaves passkeys off (503).
+	rp *webauthn.WebAuthn
 }
 
 // New returns a Service.
@@ -84,6 +89,11 @@ func New(c Config) *Service {
 	if !c.NoLockout {
 		s.lockout = newLockout(s.now)
 	}
+	rp, err := newRelyingParty(s.webURL)
+	if err != nil {
+		s.log.Warn("passkeys are off", "err", err)
+	}
+	s.rp = rp
 	return s
 }
 

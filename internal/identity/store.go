@@ -95,4 +95,33 @@ type Store interface {
 	DisableUserWebhooks(ctx context.Context, userID string, at time.Time) (int, error)
 	// TouchAPIKey sets last_used_at to at unless it is already after staleBefore.
 	TouchAPIKey(ctx context.Context, id string, at, staleBefore time.Time) error
+
+	// CreatePasskey stores a passkey; ErrConflict when its credential id is
+	// registered already (to any account).
+	CreatePasskey(ctx context.Context, pk *Passkey) error
+	// ListPasskeys lists the user's passkeys, oldest first.
+	ListPasskeys(ctx context.Context, userID string) ([]Passkey, error)
+	// PasskeyByCredentialID finds the passkey of a credential id.
+	PasskeyByCredentialID(ctx context.Context, credentialID []byte) (*Passkey, error)
+	// RenamePasskey renames the user's passkey id; ErrNotFound when the
+	// user has no such passkey.
+	RenamePasskey(ctx context.Context, userID, id, name string) (*Passkey, error)
+	// DeletePasskey deletes the user's passkey id; ErrNotFound when the
+	// user has no such passkey.
+	DeletePasskey(ctx context.Context, userID, id string) error
+	// UsePasskey records an assertion: sign count, flags and last use, only
+	// while the stored count is below count or both are 0; ErrNotFound
+	// otherwise (the passkey is gone or another assertion counted first).
+	UsePasskey(ctx context.Context, id string, count uint32, verified, backedUp bool, at time.Time) error
+	// CreateCeremony stores a begun WebAuthn ceremony.
+	CreateCeremony(ctx context.Context, c *Ceremony) error
+	// TakeCeremony deletes and returns the ceremony of the hash and kind
+	// unexpired at at; ErrNotFound when there is none. Of concurrent
+	// callers one at most gets it.
+	TakeCeremony(ctx context.Context, idHash, kind string, at time.Time) (*Ceremony, error)
+	// PeekCeremony returns the ceremony of the hash and kind unexpired at
+	// at without using it; ErrNotFound when there is none.
+	PeekCeremony(ctx context.Context, idHash, kind string, at time.Time) (*Ceremony, error)
+	// PurgeCeremonies deletes the ceremonies expired at at.
+	PurgeCeremonies(ctx context.Context, at time.Time) error
 }

@@ -17,6 +17,7 @@ var consoleNav = []navItem{
 	{"home", "Home", "/"},
 	{"profile", "Account", "/account"},
 	{"sessions", "Sessions", "/account/sessions"},
+	{"passkeys", "Passkeys", "/account/passkeys"},
 	{"apps", "Connected apps", "/account/apps"},
 	{"keys", "API keys", "/account/keys"},
 	{"workspaces", "Workspaces", "/account/workspaces"},

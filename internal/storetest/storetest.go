@@ -56,6 +56,8 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"LockOrg", testLockOrg},
 		{"soft-deleted orgs", testSoftDeletedOrgs},
 		{"tools on by default", testToolsOnByDefault},
+		{"passkey ceremony used once", testPasskeyCeremony},
+		{"passkey sign count", testPasskeyCount},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
 	}

@@ -25,11 +25,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -139,6 +141,16 @@ type Options struct {
 	LinkEventsWindow time.Duration
 	// Brand is the hosted pages' branding; zero: Gatehouse's own.
 	Brand pages.Brand
+	// DB, when set, is the database to run on instead of a fresh one, so
+	// two Envs are two instances of one deployment.
+	DB *sqlstore.DB
+	// LocalWeb sets the web URL (GATEHOUSE_WEB_URL, the passkeys' relying
+	// party) to the server itself as http://localhost:port, an origin a
+	// browser accepts for WebAuthn; else it is http://web.test.
+	LocalWeb bool
+	// WebURL, when set, is the web URL (e.g. a proxy in front of several
+	// instances); it wins over LocalWeb.
+	WebURL string
 }
 
 // cheapHash keeps tests fast; the production parameters are benchmarked.
@@ -162,7 +174,10 @@ func RunWith(t *testing.T, o Options, fn func(t *testing.T, env *Env)) {
 // New starts a Gatehouse on db ("sqlite" or "postgres").
 func New(t testing.TB, db string, o Options) *Env {
 	t.Helper()
-	sdb := OpenDB(t, db)
+	sdb := o.DB
+	if sdb == nil {
+		sdb = OpenDB(t, db)
+	}
 	env := &Env{DB: db, Clock: NewClock(), Mail: mailtest.Start(t), DNS: dnstest.Start(t), SQL: sdb, Store: sdb.Identity(), Logs: &LockedBuffer{},
 		Queue: cmp.Or(o.JobQueue, "test_"+RandomHex(6))}
 	// slog's handler serializes its writes to Logs.
@@ -170,13 +185,20 @@ func New(t testing.TB, db string, o Options) *Env {
 	// The listener comes first: its URL is the issuer (GATEHOUSE_BASE_URL).
 	srv := httptest.NewUnstartedServer(nil)
 	env.URL = "http://" + srv.Listener.Addr().String()
+	webURL := "http://web.test"
+	if o.LocalWeb {
+		webURL = "http://localhost:" + strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port)
+	}
+	if o.WebURL != "" {
+		webURL = o.WebURL
+	}
 	sender, err := mail.New(mail.Options{URL: env.Mail.URL(), From: "Gatehouse <no-reply@gatehouse.test>", Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	deps := o.deps(env, sdb, sender, log)
 	a, err := app.New(context.Background(), app.Config{BaseURL: env.URL, APIURL: env.URL, FormsURL: env.URL + "/forms",
-		ShortLinkURL: env.URL + "/l", WebURL: "http://web.test", MobileURL: "https://mobile.test/app",
+		ShortLinkURL: env.URL + "/l", WebURL: webURL, MobileURL: "https://mobile.test/app",
 		JWTSecret: JWTSecret, RateLimit: o.RateLimit, MailLimit: o.MailLimits,
 		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs, Brand: o.Brand}, deps)
 	if err != nil {

@@ -96,7 +96,7 @@ func (s *Service) StartGrantSession(ctx context.Context, st Store, grantID strin
 		if err := tx.CreateSession(ctx, sess); err != nil {
 			return internal("create session", err)
 		}
-		out, err = s.issuePair(ctx, tx, u, oc, sess.ID, gatehouse.ViaOAuth, now, resourcesOf(g)...)
+		out, err = s.issuePair(ctx, tx, u, oc, sess.ID, gatehouse.ViaOAuth, gatehouse.Assurance{}, now, resourcesOf(g)...)
 		return err
 	})
 	return out, err

@@ -217,7 +217,7 @@ func (s *Service) CreateOrg(ctx context.Context, p *gatehouse.Principal, name st
 		if err := s.Audit(ctx, tx, o.ID, p.UserID, "org.created", "org", o.ID, map[string]any{"name": o.Name, "slug": o.Slug}); err != nil {
 			return gatehouse.Internal("audit", err)
 		}
-		t, err = s.OrgToken(ctx, tx, p.UserID, p.SessionID, p.Via, o, RoleOwner)
+		t, err = s.OrgToken(ctx, tx, p.UserID, p.SessionID, p.Via, p.Assurance, o, RoleOwner)
 		return err
 	})
 	if err != nil {

@@ -98,8 +98,8 @@ func (h *handlers) handleOrg(w http.ResponseWriter, r *http.Request, p *gatehous
 // handleUpdateOrg handles "PATCH /v1/orgs/{id}".
 func (h *handlers) handleUpdateOrg(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in struct {
-		Name      *string `json:"name"`
-		Slug      *string `json:"slug"`
+		Name       *string `json:"name"`
+		Slug       *string `json:"slug"`
 		AvatarURL  *string `json:"avatar_url"`
 		RequireMFA *bool   `json:"require_mfa"`
 	}

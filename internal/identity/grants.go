@@ -192,8 +192,9 @@ type BrowserSession struct {
 
 // BrowserUser resolves the secret of a hosted-page session cookie: the
 // refresh token of a sign-in session, looked up without rotating it. A
-// rotated, expired or revoked token, or an OAuth session's, gives
-// KindUnauthorized.
+// rotated, expired or revoked token, an OAuth session's, or a session that
+// still owes its second factor (so no consent or grant is ever given
+// below it) gives KindUnauthorized.
 func (s *Service) BrowserUser(ctx context.Context, secret string) (*BrowserSession, error) {
 	if secret == "" {
 		return nil, workspace.ErrUnauthorized
@@ -207,7 +208,7 @@ func (s *Service) BrowserUser(ctx context.Context, secret string) (*BrowserSessi
 		return nil, internal("find refresh token", err)
 	}
 	sess, err := s.store.SessionByID(ctx, rt.SessionID)
-	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && (sess.RevokedAt != nil || !sess.ExpiresAt.After(now) || sess.Via == gatehouse.ViaOAuth)) {
+	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && (sess.RevokedAt != nil || !sess.ExpiresAt.After(now) || sess.Via == gatehouse.ViaOAuth || sess.Level.Pending)) {
 		return nil, workspace.ErrUnauthorized
 	}
 	if err != nil {

@@ -64,8 +64,19 @@ func (h *handlers) browser(r *http.Request) (*identity.BrowserSession, error) {
 }
 
 // signedIn starts the browser session of a fresh sign-in and sends the
-// browser on to next.
+// browser on to next. A sign-in that owes its second factor is ended
+// instead: these pages do not take the second step yet, and the browser
+// session must never stand below it (identity.BrowserUser refuses one).
 func (h *handlers) signedIn(w http.ResponseWriter, r *http.Request, si *identity.SignIn, next string) {
+	if len(si.Factors) > 0 {
+		if err := h.svc.Logout(r.Context(), si.RefreshToken); err != nil {
+			h.pageError(w, r, err)
+			return
+		}
+		h.render(w, http.StatusForbidden, "signin", &page{Title: "Sign in", Next: safeNext(next), Email: si.User.Email,
+			Error: "This account uses two-factor authentication, which this page cannot take yet. Sign in through your app."})
+		return
+	}
 	h.setCookie(w, h.sessionCookieName(), si.RefreshToken, 0)
 	h.setCookie(w, cookieNext, "", -1)
 	http.Redirect(w, r, safeNext(next), http.StatusSeeOther)

@@ -188,6 +188,7 @@ type BrowserSession struct {
 	User      *gatehouse.User
 	SessionID string
 	ExpiresAt time.Time
+	Level     gatehouse.Assurance // the session's, never pending
 }
 
 // BrowserUser resolves the secret of a hosted-page session cookie: the
@@ -221,7 +222,7 @@ func (s *Service) BrowserUser(ctx context.Context, secret string) (*BrowserSessi
 	if err != nil {
 		return nil, internal("find user", err)
 	}
-	return &BrowserSession{User: u, SessionID: sess.ID, ExpiresAt: rt.ExpiresAt}, nil
+	return &BrowserSession{User: u, SessionID: sess.ID, ExpiresAt: rt.ExpiresAt, Level: sess.Level.Level(sess.Via)}, nil
 }
 
 // BrowserPrincipal is the principal a hosted page acts as for a signed-in
@@ -233,7 +234,8 @@ func (s *Service) BrowserPrincipal(ctx context.Context, b *BrowserSession) (*gat
 		if err != nil {
 			return err
 		}
-		p = &gatehouse.Principal{UserID: b.User.ID, SessionID: b.SessionID, OrgID: oc.ID, Role: oc.Role, Tools: oc.Tools, Via: gatehouse.ViaPassword}
+		p = &gatehouse.Principal{UserID: b.User.ID, SessionID: b.SessionID, OrgID: oc.ID, Role: oc.Role, Tools: oc.Tools, Via: gatehouse.ViaPassword,
+			Assurance: b.Level}
 		return nil
 	})
 	return p, err

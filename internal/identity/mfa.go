@@ -75,6 +75,9 @@ func (s *Service) ConfirmTOTP(ctx context.Context, p *gatehouse.Principal, id, c
 		} else if err != nil {
 			return internal("confirm factor", err)
 		}
+		if err := tx.ClearMFAAttempts(ctx, p.UserID); err != nil {
+			return internal("clear attempts", err)
+		}
 		if left, err := tx.RecoveryCodesLeft(ctx, p.UserID); err != nil {
 			return internal("count recovery codes", err)
 		} else if left == 0 {
@@ -98,7 +101,6 @@ func (s *Service) ConfirmTOTP(ctx context.Context, p *gatehouse.Principal, id, c
 	if err != nil {
 		return nil, err
 	}
-	s.passed(ctx, p.UserID)
 	return out, nil
 }
 
@@ -281,6 +283,10 @@ func (s *Service) SecondFactor(ctx context.Context, p *gatehouse.Principal, meth
 		if err := use(tx, now); err != nil {
 			return err
 		}
+		// A success clears the attempts, in the step's own commit.
+		if err := tx.ClearMFAAttempts(ctx, p.UserID); err != nil {
+			return internal("clear attempts", err)
+		}
 		if ok, err := tx.RevokeSession(ctx, sess.ID, now); err != nil {
 			return internal("revoke session", err)
 		} else if !ok {
@@ -304,7 +310,6 @@ func (s *Service) SecondFactor(ctx context.Context, p *gatehouse.Principal, meth
 	if err != nil {
 		return nil, err
 	}
-	s.passed(ctx, p.UserID)
 	return out, nil
 }
 

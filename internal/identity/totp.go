@@ -151,11 +151,3 @@ func (s *Service) attempt(ctx context.Context, userID string) error {
 	}
 	return nil
 }
-
-// passed clears userID's attempts after a success; a failure to clear
-// only leaves the count to expire.
-func (s *Service) passed(ctx context.Context, userID string) {
-	if err := s.store.ClearMFAAttempts(ctx, userID); err != nil {
-		s.log.Warn("second-factor attempts not cleared", "user_id", userID, "err", err)
-	}
-}

@@ -122,8 +122,12 @@ func TestRecoveryCodes(t *testing.T) {
 		}
 		env.Call(t, "POST", "/v1/auth/mfa", p2, step("recovery_code", m.Codes[1])).Want(t, 401) // voided
 		env.Call(t, "POST", "/v1/auth/mfa", p2, step("recovery_code", fresh[0])).Want(t, 200)
-		// Removing the factor voids the codes; sign-ins owe nothing.
+		// Removing the factor voids the codes, ends the other sessions
+		// (not the caller's); sign-ins owe nothing.
+		other := env.Call(t, "POST", "/v1/auth/mfa", pendingLogin(t, env, m).Str("access_token"), step("recovery_code", fresh[1])).Want(t, 200)
 		env.Call(t, "DELETE", "/v1/me/factors/"+m.FactorID, m.Access, nil).Want(t, 200)
+		env.Refresh(t, other.Str("refresh_token")).Want(t, 401)
+		env.Call(t, "GET", "/v1/me/sessions", m.Access, nil).Want(t, 200)
 		env.Call(t, "DELETE", "/v1/me/factors/"+m.FactorID, m.Access, nil).Want(t, 404)
 		l := env.Login(t, m.Email, m.Password).Want(t, 200)
 		if _, ok := l.JSON()["mfa"]; ok {
@@ -185,6 +189,50 @@ func TestRecoveryCodeRace(t *testing.T) {
 		}
 		if ok != 1 {
 			t.Fatalf("%d of 20 steps with one code succeeded; want 1", ok)
+		}
+	})
+}
+
+// TestTOTPReplayRace: one code presented by 10 sessions at once is
+// accepted once (the conditional update of the factor's last step).
+func TestTOTPReplayRace(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		m := withTOTP(t, env)
+		// In the store: 20 uses of one time step, one wins.
+		step0 := env.Clock.Now().Unix()/30 + 100
+		var won atomic.Int32
+		testenv.AtOnce(20, func(int) {
+			err := env.Store.UseFactorStep(context.Background(), m.FactorID, step0, nil)
+			if err == nil {
+				won.Add(1)
+			} else if !errors.Is(err, gatehouse.ErrNotFound) {
+				t.Errorf("use step: %v", err)
+			}
+		})
+		if won.Load() != 1 {
+			t.Fatalf("%d of 20 uses of one time step succeeded in the store; want 1", won.Load())
+		}
+		env.Exec(t, `UPDATE mfa_factors SET last_step = 0 WHERE id = $1`, m.FactorID)
+		sessions := make([]string, 10)
+		for i := range sessions {
+			sessions[i] = pendingLogin(t, env, m).Str("access_token")
+		}
+		code := totpAt(t, env, m.Secret, 0)
+		answers := testenv.AtOnceAnswers(len(sessions), func(i int) *testenv.Resp {
+			return env.Do(t, "POST", "/v1/auth/mfa", sessions[i], step("totp", code))
+		})
+		ok := 0
+		for _, r := range answers {
+			switch r.Status {
+			case 200:
+				ok++
+			case 401, 429:
+			default:
+				t.Errorf("status %d, body %s; want 200, 401 or 429", r.Status, r.Body)
+			}
+		}
+		if ok != 1 {
+			t.Fatalf("%d of %d steps with one code succeeded; want 1", ok, len(sessions))
 		}
 	})
 }

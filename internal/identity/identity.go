@@ -3,7 +3,8 @@
 // verification and the mailbox claim, sign-in sessions and refresh tokens,
 // personal API keys and the key exchange, OAuth grants and the hosted
 // pages' browser sessions, with their HTTP handlers (/v1/auth, /v1/me).
-// MFA and passkeys will land here. It builds on workspace: its Store holds workspace's tables,
+// Second factors (TOTP, recovery codes, the step; mfa.go, totp.go) are
+// here, and passkeys will be. It builds on workspace: its Store holds workspace's tables,
 // so one transaction creates a user and their personal org.
 package identity
 

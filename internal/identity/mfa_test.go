@@ -164,6 +164,13 @@ func TestTOTPStep(t *testing.T) {
 			t.Errorf("refreshed pending session: mfa %v claims %v; want still pending", pr.Get("mfa"), testenv.Claims(t, pr.Str("access_token")))
 		}
 		env.Call(t, "GET", "/v1/me/orgs", pr.Str("access_token"), nil).Want(t, 403)
+		// A session owing the factor lives 15 minutes; refreshing does not
+		// extend it.
+		env.Clock.Advance(10 * time.Minute)
+		pr = env.Refresh(t, pr.Str("refresh_token")).Want(t, 200)
+		env.Clock.Advance(6 * time.Minute)
+		env.Refresh(t, pr.Str("refresh_token")).Want(t, 401)
+		env.Call(t, "POST", "/v1/auth/mfa", pr.Str("access_token"), step("totp", totpAt(t, env, m.Secret, 0))).Want(t, 401)
 	})
 }
 
@@ -180,8 +187,9 @@ func TestTOTPLockout(t *testing.T) {
 		testenv.WantRetryAfter(t, r)
 		other := pendingLogin(t, env, m).Str("access_token")
 		env.Call(t, "POST", "/v1/auth/mfa", other, step("recovery_code", m.Codes[0])).Want(t, 429)
-		env.Clock.Advance(15 * time.Minute)
-		env.Call(t, "POST", "/v1/auth/mfa", pending, step("totp", totpAt(t, env, m.Secret, 0))).Want(t, 200)
+		env.Clock.Advance(15 * time.Minute) // the window ends (and so do those sessions)
+		env.Call(t, "POST", "/v1/auth/mfa", pendingLogin(t, env, m).Str("access_token"), step("totp", totpAt(t, env, m.Secret, 0))).Want(t, 200)
+		other = pendingLogin(t, env, m).Str("access_token")
 		// A success clears the count.
 		for i := 0; i < 4; i++ {
 			env.Call(t, "POST", "/v1/auth/mfa", other, step("totp", "000000")).Want(t, 401)

@@ -103,7 +103,7 @@ func (s *Service) startSession(ctx context.Context, st Store, u *gatehouse.User,
 func (s *Service) openSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, lvl gatehouse.Assurance, meta gatehouse.SessionMeta) (*SignIn, error) {
 	now := s.Now()
 	sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: via, UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP,
-		CreatedAt: now, ExpiresAt: now.Add(RefreshTTL), LastUsedAt: now, Level: lvl}
+		CreatedAt: now, ExpiresAt: now.Add(sessionTTL(lvl)), LastUsedAt: now, Level: lvl}
 	if err := st.CreateSession(ctx, sess); err != nil {
 		return nil, internal("create session", err)
 	}
@@ -113,7 +113,7 @@ func (s *Service) openSession(ctx context.Context, st Store, u *gatehouse.User, 
 func (s *Service) issuePair(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, sessionID, via string, lvl gatehouse.Assurance, now time.Time, resources ...string) (*SignIn, error) {
 	refresh := token.NewSecret("")
 	if err := st.InsertRefreshToken(ctx, &RefreshToken{Hash: token.Hash(refresh), SessionID: sessionID,
-		CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}); err != nil {
+		CreatedAt: now, ExpiresAt: now.Add(sessionTTL(lvl))}); err != nil {
 		return nil, internal("store refresh token", err)
 	}
 	access, exp, err := s.mint(u.ID, sessionID, via, lvl, oc, AccessTTL, resources...)
@@ -375,6 +375,9 @@ func (s *Service) refresh(ctx context.Context, secret string, check func(tx Stor
 	}
 	next := token.NewSecret("")
 	successor := &RefreshToken{Hash: token.Hash(next), SessionID: sess.ID, CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}
+	if sess.Level.Pending {
+		successor.ExpiresAt = sess.ExpiresAt // refreshing never extends the time to take the step
+	}
 	var resources []string
 	if check == nil && sess.Via != gatehouse.ViaOAuth && oc != nil {
 		// The common case writes nothing but the rotation: no transaction.

@@ -29,7 +29,19 @@ const (
 const (
 	MFAAttempts = 5
 	MFALockout  = 15 * time.Minute
+	// MFAPendingTTL is how long a session owing its second factor lives:
+	// the time to take the step, which refreshing does not extend.
+	MFAPendingTTL = 15 * time.Minute
 )
+
+// sessionTTL is the life of a new session (and its first refresh token)
+// at level lvl.
+func sessionTTL(lvl gatehouse.Assurance) time.Duration {
+	if lvl.Pending {
+		return MFAPendingTTL
+	}
+	return RefreshTTL
+}
 
 var totpOpts = totp.ValidateOpts{Period: TOTPPeriod, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
 

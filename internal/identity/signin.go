@@ -511,18 +511,6 @@ func (s *Service) SwitchOrg(ctx context.Context, p *gatehouse.Principal, orgID s
 	return s.ws.OrgToken(ctx, s.store, p.UserID, p.SessionID, p.Via, p.Assurance, o, m.Role)
 }
 
-func (s *Service) orgToken(ctx context.Context, st Store, userID, sessionID, via string, lvl gatehouse.Assurance, o *workspace.Org, role string) (*workspace.OrgToken, error) {
-	oc, err := s.ws.OrgContext(ctx, st, o, role)
-	if err != nil {
-		return nil, internal("org context", err)
-	}
-	access, exp, err := s.mint(userID, sessionID, via, lvl, oc, AccessTTL)
-	if err != nil {
-		return nil, internal("mint", err)
-	}
-	return &workspace.OrgToken{AccessToken: access, ExpiresAt: exp, Org: oc}, nil
-}
-
 // Me returns the caller and the workspace their token is scoped to, read live.
 func (s *Service) Me(ctx context.Context, p *gatehouse.Principal) (*gatehouse.User, *workspace.OrgContext, error) {
 	u, err := s.store.UserByID(ctx, p.UserID)

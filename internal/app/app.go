@@ -20,6 +20,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/token"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
@@ -123,6 +124,10 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	totpBox, err := seal.New(master, "totp") // TOTP secrets
+	if err != nil {
+		return nil, err
+	}
 	hasher := deps.Hasher
 	if hasher == nil {
 		hasher = password.NewHasher(password.OWASP, 0)
@@ -135,7 +140,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	a.Workspace = workspace.New(workspace.Config{Store: db.Workspace(), Signer: signer, Resolver: deps.Resolver, Logger: log,
 		Now: now, WebURL: cfg.WebURL, NoMailLimits: !cfg.MailLimit})
 	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Hasher: hasher,
-		Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit})
+		TOTP: totpBox, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit})
 	a.OAuth = oauth.New(oauth.Config{Service: a.Identity, Store: db.OAuth(), Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, Now: now,
 		DeviceInterval: deps.DeviceInterval, MetadataClient: deps.MetadataClient, AllowPrivate: cfg.MetadataAllowPrivate,
 		RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit})

@@ -3,7 +3,8 @@
 // verification and the mailbox claim, sign-in sessions and refresh tokens,
 // personal API keys and the key exchange, OAuth grants and the hosted
 // pages' browser sessions, with their HTTP handlers (/v1/auth, /v1/me).
-// Passkeys (WebAuthn) are here too; MFA will land here. It builds on workspace: its Store holds workspace's tables,
+// Second factors (TOTP, recovery codes, the step; mfa.go, totp.go) and
+// passkeys (WebAuthn; passkeys.go) are here. It builds on workspace: its Store holds workspace's tables,
 // so one transaction creates a user and their personal org.
 package identity
 
@@ -20,6 +21,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/cache"
 	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/token"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
@@ -47,6 +49,8 @@ type Config struct {
 	Workspace *workspace.Service // the orgs people sign in to
 	Signer    *token.Signer
 	Hasher    *password.Hasher
+	// TOTP seals the TOTP secrets at rest (seal.New(master, "totp")).
+	TOTP      *seal.Box
 	Logger    *slog.Logger
 	Now       func() time.Time // nil: time.Now
 	WebURL    string           // base of links in emails
@@ -62,6 +66,7 @@ type Service struct {
 	ws        *workspace.Service
 	signer    *token.Signer
 	hasher    *password.Hasher
+	totp      *seal.Box
 	log       *slog.Logger
 	now       func() time.Time
 	webURL    string
@@ -75,7 +80,7 @@ type Service struct {
 
 // New returns a Service.
 func New(c Config) *Service {
-	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, hasher: c.Hasher, log: c.Logger, now: c.Now,
+	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, hasher: c.Hasher, totp: c.TOTP, log: c.Logger, now: c.Now,
 		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/")}
 	if s.now == nil {
 		s.now = time.Now
@@ -122,8 +127,8 @@ func checkPassword(field, pw string) error {
 
 // mint issues an access token for user scoped to oc; resources (RFC 8707,
 // OAuth grants) join "gatehouse" in its audience.
-func (s *Service) mint(userID, sessionID, via string, oc *workspace.OrgContext, ttl time.Duration, resources ...string) (string, time.Time, error) {
-	return s.signer.Issue(oc.Claims(sessionID, via, resources...), userID, s.Now(), ttl)
+func (s *Service) mint(userID, sessionID, via string, lvl gatehouse.Assurance, oc *workspace.OrgContext, ttl time.Duration, resources ...string) (string, time.Time, error) {
+	return s.signer.Issue(oc.Claims(sessionID, via, lvl, resources...), userID, s.Now(), ttl)
 }
 
 // Authenticate verifies a bearer access token and returns its principal.
@@ -133,7 +138,11 @@ func (s *Service) Authenticate(raw string) (*gatehouse.Principal, error) {
 		return nil, &gatehouse.Error{Kind: gatehouse.KindUnauthorized, Message: "invalid or expired access token", Err: err}
 	}
 	p := &gatehouse.Principal{UserID: c.Subject, SessionID: c.SessionID, OrgID: c.Org.ID, Role: c.Org.Role,
-		Tools: c.Org.Tools, Via: c.Via, TokenID: c.ID}
+		Tools: c.Org.Tools, Via: c.Via, TokenID: c.ID,
+		Assurance: gatehouse.Assurance{AAL: c.AAL, AMR: c.AMR, Pending: c.MFA == token.MFAPending}}
+	if p.AAL == "" {
+		p.AAL = gatehouse.AAL1 // a token minted before levels were named
+	}
 	if c.ExpiresAt != nil {
 		p.ExpiresAt = c.ExpiresAt.Time
 	}

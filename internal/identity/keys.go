@@ -148,7 +148,7 @@ func (s *Service) ExchangeKey(ctx context.Context, secret string) (*workspace.Or
 		}
 	}
 	oc := &workspace.OrgContext{ID: o.ID, Name: o.Name, Slug: o.Slug, Kind: o.Kind, Role: role, Tools: tools}
-	access, exp, err := s.mint(subject, "", gatehouse.ViaAPIKey, oc, KeyTokenTTL)
+	access, exp, err := s.mint(subject, "", gatehouse.ViaAPIKey, gatehouse.Assurance{}, oc, KeyTokenTTL)
 	if err != nil {
 		return nil, internal("mint", err)
 	}

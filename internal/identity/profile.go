@@ -304,20 +304,27 @@ func (s *Service) LiveSession(ctx context.Context, p *gatehouse.Principal) error
 // their own transaction, so a revocation committed after the route's check
 // still stops them.
 func liveSession(ctx context.Context, st Store, p *gatehouse.Principal, now time.Time) error {
+	_, err := ownSession(ctx, st, p, now)
+	return err
+}
+
+// ownSession reads the caller's session through st: errSessionEnded
+// unless it is live and the caller's.
+func ownSession(ctx context.Context, st Store, p *gatehouse.Principal, now time.Time) (*Session, error) {
 	if p.SessionID == "" {
-		return errSessionEnded
+		return nil, errSessionEnded
 	}
 	ss, err := st.SessionByID(ctx, p.SessionID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
-		return errSessionEnded
+		return nil, errSessionEnded
 	}
 	if err != nil {
-		return internal("find session", err)
+		return nil, internal("find session", err)
 	}
 	if ss.RevokedAt != nil || !now.Before(ss.ExpiresAt) || ss.UserID != p.UserID {
-		return errSessionEnded
+		return nil, errSessionEnded
 	}
-	return nil
+	return ss, nil
 }
 
 // RevokeSession revokes one of the caller's sessions; an unknown, foreign or

@@ -84,24 +84,40 @@ func (s *Service) verifyMail(email, secret string) mail.Message {
 }
 
 // startSession opens a sign-in session for u scoped to oc and returns its
-// first access and refresh tokens.
+// first access and refresh tokens. An account with a second factor gets a
+// session at aal1 that owes it (SignIn.Factors): only the step, the
+// caller's description and logout answer its tokens.
 func (s *Service) startSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, meta gatehouse.SessionMeta) (*SignIn, error) {
+	factors, err := st.UserFactors(ctx, u.ID)
+	if err != nil {
+		return nil, internal("find factors", err)
+	}
+	lvl := gatehouse.Assurance{Pending: len(factors) > 0}.Level(via)
+	out, err := s.openSession(ctx, st, u, oc, via, lvl, meta)
+	if out != nil && lvl.Pending {
+		out.Factors = factors
+	}
+	return out, err
+}
+
+// openSession stores a session at level lvl and issues its first pair.
+func (s *Service) openSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, lvl gatehouse.Assurance, meta gatehouse.SessionMeta) (*SignIn, error) {
 	now := s.Now()
 	sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: via, UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP,
-		CreatedAt: now, ExpiresAt: now.Add(RefreshTTL), LastUsedAt: now}
+		CreatedAt: now, ExpiresAt: now.Add(sessionTTL(lvl)), LastUsedAt: now, Level: lvl}
 	if err := st.CreateSession(ctx, sess); err != nil {
 		return nil, internal("create session", err)
 	}
-	return s.issuePair(ctx, st, u, oc, sess.ID, via, now)
+	return s.issuePair(ctx, st, u, oc, sess.ID, via, lvl, now)
 }
 
-func (s *Service) issuePair(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, sessionID, via string, now time.Time, resources ...string) (*SignIn, error) {
+func (s *Service) issuePair(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, sessionID, via string, lvl gatehouse.Assurance, now time.Time, resources ...string) (*SignIn, error) {
 	refresh := token.NewSecret("")
 	if err := st.InsertRefreshToken(ctx, &RefreshToken{Hash: token.Hash(refresh), SessionID: sessionID,
-		CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}); err != nil {
+		CreatedAt: now, ExpiresAt: now.Add(sessionTTL(lvl))}); err != nil {
 		return nil, internal("store refresh token", err)
 	}
-	access, exp, err := s.mint(u.ID, sessionID, via, oc, AccessTTL, resources...)
+	access, exp, err := s.mint(u.ID, sessionID, via, lvl, oc, AccessTTL, resources...)
 	if err != nil {
 		return nil, internal("mint", err)
 	}
@@ -365,6 +381,9 @@ func (s *Service) refresh(ctx context.Context, secret string, check func(tx Stor
 	}
 	next := token.NewSecret("")
 	successor := &RefreshToken{Hash: token.Hash(next), SessionID: sess.ID, CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}
+	if sess.Level.Pending {
+		successor.ExpiresAt = sess.ExpiresAt // refreshing never extends the time to take the step
+	}
 	var resources []string
 	if check == nil && sess.Via != gatehouse.ViaOAuth && oc != nil {
 		// The common case writes nothing but the rotation: no transaction.
@@ -403,11 +422,18 @@ func (s *Service) refresh(ctx context.Context, secret string, check func(tx Stor
 	if err != nil {
 		return nil, internal("rotate refresh token", err)
 	}
-	access, exp, err := s.mint(u.ID, sess.ID, via, oc, AccessTTL, resources...)
+	access, exp, err := s.mint(u.ID, sess.ID, via, sess.Level.Level(sess.Via), oc, AccessTTL, resources...)
 	if err != nil {
 		return nil, internal("mint", err)
 	}
-	return &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: next, User: u, Org: oc}, nil
+	out := &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: next, User: u, Org: oc}
+	if sess.Level.Pending {
+		// Still owing the second factor: say which, as the sign-in did.
+		if out.Factors, err = s.store.UserFactors(ctx, u.ID); err != nil {
+			return nil, internal("find factors", err)
+		}
+	}
+	return out, nil
 }
 
 // liveRefresh reads the session of a refresh token's hash and checks that
@@ -488,19 +514,7 @@ func (s *Service) SwitchOrg(ctx context.Context, p *gatehouse.Principal, orgID s
 		}
 		return nil, internal("set default org", err)
 	}
-	return s.ws.OrgToken(ctx, s.store, p.UserID, p.SessionID, p.Via, o, m.Role)
-}
-
-func (s *Service) orgToken(ctx context.Context, st Store, userID, sessionID, via string, o *workspace.Org, role string) (*workspace.OrgToken, error) {
-	oc, err := s.ws.OrgContext(ctx, st, o, role)
-	if err != nil {
-		return nil, internal("org context", err)
-	}
-	access, exp, err := s.mint(userID, sessionID, via, oc, AccessTTL)
-	if err != nil {
-		return nil, internal("mint", err)
-	}
-	return &workspace.OrgToken{AccessToken: access, ExpiresAt: exp, Org: oc}, nil
+	return s.ws.OrgToken(ctx, s.store, p.UserID, p.SessionID, p.Via, p.Assurance, o, m.Role)
 }
 
 // Me returns the caller and the workspace their token is scoped to, read live.

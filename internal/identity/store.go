@@ -124,4 +124,43 @@ type Store interface {
 	PeekCeremony(ctx context.Context, idHash, kind string, at time.Time) (*Ceremony, error)
 	// PurgeCeremonies deletes the ceremonies expired at at.
 	PurgeCeremonies(ctx context.Context, at time.Time) error
+	// SetSessionLevel sets the assurance of a live session (a first factor
+	// confirmed raises the session that confirmed it); ErrNotFound otherwise.
+	SetSessionLevel(ctx context.Context, id string, lvl gatehouse.Assurance) error
+
+	// UserFactors lists what the user can present as a second factor:
+	// each kind of confirmed factor ("totp"), then "recovery_code" while
+	// an unused code is left; empty when the account has no factor.
+	UserFactors(ctx context.Context, userID string) ([]string, error)
+	CreateFactor(ctx context.Context, f *Factor) error
+	// FactorByID returns the user's factor id; ErrNotFound otherwise.
+	FactorByID(ctx context.Context, userID, id string) (*Factor, error)
+	// ConfirmedFactor returns the user's confirmed factor of kind.
+	ConfirmedFactor(ctx context.Context, userID, kind string) (*Factor, error)
+	// ListFactors lists the user's factors, oldest first.
+	ListFactors(ctx context.Context, userID string) ([]Factor, error)
+	// UseFactorStep records step as the factor's last accepted time step
+	// only if it is greater than the one stored, and confirms the factor
+	// at confirm when not nil (only if unconfirmed); ErrNotFound when the
+	// condition fails, so of two uses of one code exactly one wins.
+	UseFactorStep(ctx context.Context, id string, step int64, confirm *time.Time) error
+	// DeleteFactor deletes the user's factor; ErrNotFound when there is none.
+	DeleteFactor(ctx context.Context, userID, id string) error
+	// DeleteUnconfirmedFactors deletes the user's factors never confirmed.
+	DeleteUnconfirmedFactors(ctx context.Context, userID string) error
+
+	// ReplaceRecoveryCodes deletes the user's recovery codes and stores hashes.
+	ReplaceRecoveryCodes(ctx context.Context, userID string, hashes []string, at time.Time) error
+	// UseRecoveryCode marks the user's unused code hash used; ErrNotFound
+	// when there is none, so of concurrent uses of one code one wins.
+	UseRecoveryCode(ctx context.Context, userID, hash string, at time.Time) error
+	// RecoveryCodesLeft counts the user's unused recovery codes.
+	RecoveryCodesLeft(ctx context.Context, userID string) (int, error)
+
+	// MFAAttempt counts one second-factor attempt of the user at at, in a
+	// window that restarts when its start is not after since, and returns
+	// the attempts in the window and its start.
+	MFAAttempt(ctx context.Context, userID string, at, since time.Time) (int, time.Time, error)
+	// ClearMFAAttempts forgets the user's attempts (after a success).
+	ClearMFAAttempts(ctx context.Context, userID string) error
 }

@@ -27,6 +27,8 @@ type Session struct {
 	ExpiresAt  time.Time
 	LastUsedAt time.Time
 	RevokedAt  *time.Time
+	// Level is the session's assurance, which its refreshes keep.
+	Level gatehouse.Assurance
 }
 
 // RefreshToken is one link of a session's chain, stored by hash.
@@ -70,6 +72,9 @@ type SignIn struct {
 	RefreshToken string
 	User         *gatehouse.User
 	Org          *workspace.OrgContext
+	// Factors, when not empty, are the second factors the session owes
+	// (its level is aal1 and pending until the step).
+	Factors []string
 }
 
 // Grant is a connected OAuth app: a user's consent for a client to act in
@@ -84,4 +89,21 @@ type Grant struct {
 	Resource   string
 	CreatedAt  time.Time
 	RevokedAt  *time.Time
+}
+
+// Factor kinds: what the second-factor step accepts (passkeys join later).
+const (
+	FactorTOTP         = "totp"
+	FactorRecoveryCode = "recovery_code"
+)
+
+// Factor is a second factor of an account: a TOTP secret today, sealed.
+type Factor struct {
+	ID          string
+	UserID      string
+	Kind        string
+	Secret      string // sealed (seal.Box "totp", bound to ID), base64
+	LastStep    int64  // the last TOTP time step accepted
+	CreatedAt   time.Time
+	ConfirmedAt *time.Time
 }

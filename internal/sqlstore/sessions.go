@@ -3,22 +3,26 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
-const sessionColumns = `id, user_id, via, grant_id, org_id, user_agent, ip, created_at, expires_at, last_used_at, revoked_at`
+const sessionColumns = `id, user_id, via, grant_id, org_id, user_agent, ip, created_at, expires_at, last_used_at, revoked_at, aal, amr, mfa_pending`
 
 func scanSession(row interface{ Scan(...any) error }) (*identity.Session, error) {
 	var ss identity.Session
 	var grant, org sql.NullString
 	var created, expires, used int64
 	var revoked sql.NullInt64
-	if err := row.Scan(&ss.ID, &ss.UserID, &ss.Via, &grant, &org, &ss.UserAgent, &ss.IP, &created, &expires, &used, &revoked); err != nil {
+	var amr string
+	if err := row.Scan(&ss.ID, &ss.UserID, &ss.Via, &grant, &org, &ss.UserAgent, &ss.IP, &created, &expires, &used, &revoked,
+		&ss.Level.AAL, &amr, &ss.Level.Pending); err != nil {
 		return nil, err
 	}
+	ss.Level.AMR = strings.Fields(amr)
 	ss.GrantID, ss.OrgID = grant.String, org.String
 	ss.CreatedAt, ss.ExpiresAt, ss.LastUsedAt, ss.RevokedAt = fromMicros(created), fromMicros(expires), fromMicros(used), fromNullMicros(revoked)
 	return &ss, nil
@@ -26,9 +30,9 @@ func scanSession(row interface{ Scan(...any) error }) (*identity.Session, error)
 
 // CreateSession implements identity.Store.
 func (s *Identity) CreateSession(ctx context.Context, ss *identity.Session) error {
-	_, err := s.w().ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL)`,
+	_, err := s.w().ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL, $11, $12, $13)`,
 		ss.ID, ss.UserID, ss.Via, nullString(ss.GrantID), nullString(ss.OrgID), ss.UserAgent, ss.IP,
-		micros(ss.CreatedAt), micros(ss.ExpiresAt), micros(ss.LastUsedAt))
+		micros(ss.CreatedAt), micros(ss.ExpiresAt), micros(ss.LastUsedAt), aalOf(ss.Level), strings.Join(ss.Level.AMR, " "), ss.Level.Pending)
 	return s.db.dialect.translate(err)
 }
 
@@ -118,7 +122,7 @@ func (s *Identity) RefreshSession(ctx context.Context, hash string) (*identity.R
 	var created, expires int64
 	var rotated sql.NullInt64
 	var org nullOrg
-	row := s.r().QueryRowContext(ctx, `SELECT s.id, s.user_id, s.via, s.grant_id, s.org_id, s.user_agent, s.ip, s.created_at, s.expires_at, s.last_used_at, s.revoked_at,
+	row := s.r().QueryRowContext(ctx, `SELECT s.id, s.user_id, s.via, s.grant_id, s.org_id, s.user_agent, s.ip, s.created_at, s.expires_at, s.last_used_at, s.revoked_at, s.aal, s.amr, s.mfa_pending,
 			u.id, u.email, u.email_key, u.name, u.avatar_url, u.password_hash, u.email_verified, u.default_org_id, u.created_at, u.updated_at,
 			r.token_hash, r.created_at, r.expires_at, r.rotated_at, `+s.orgRoleColumns()+`
 		FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id JOIN users u ON u.id = s.user_id
@@ -172,4 +176,12 @@ func (s conn) AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO audit_log (id, org_id, tool, action, actor_id, target_type, target_id, meta, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 		e.ID, e.OrgID, e.Tool, e.Action, e.ActorID, e.TargetType, e.TargetID, e.Meta, micros(e.At))
 	return s.db.dialect.translate(err)
+}
+
+// aalOf is the stored level of a: aal1 unless named.
+func aalOf(a gatehouse.Assurance) string {
+	if a.AAL == "" {
+		return gatehouse.AAL1
+	}
+	return a.AAL
 }

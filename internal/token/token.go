@@ -37,7 +37,15 @@ type Claims struct {
 	Org       OrgClaim `json:"org"`
 	Via       string   `json:"via"`
 	Ver       int      `json:"ver"`
+	// AAL and AMR are the assurance level and the methods presented (RFC
+	// 8176); MFA is "pending" while the session owes its second factor.
+	AAL string   `json:"aal,omitempty"`
+	AMR []string `json:"amr,omitempty"`
+	MFA string   `json:"mfa,omitempty"`
 }
+
+// MFAPending is the `mfa` claim of a session that owes its second factor.
+const MFAPending = "pending"
 
 // MarshalJSON writes the claims with a lone audience as a string: CONTRACT
 // §4 gives `aud` as "gatehouse", and clients compare it to that string (RFC
@@ -65,7 +73,10 @@ func (c Claims) MarshalJSON() ([]byte, error) {
 		Org       OrgClaim         `json:"org"`
 		Via       string           `json:"via"`
 		Ver       int              `json:"ver"`
-	}{r.Issuer, r.Subject, aud, r.ExpiresAt, r.NotBefore, r.IssuedAt, r.ID, c.SessionID, c.Org, c.Via, c.Ver})
+		AAL       string           `json:"aal,omitempty"`
+		AMR       []string         `json:"amr,omitempty"`
+		MFA       string           `json:"mfa,omitempty"`
+	}{r.Issuer, r.Subject, aud, r.ExpiresAt, r.NotBefore, r.IssuedAt, r.ID, c.SessionID, c.Org, c.Via, c.Ver, c.AAL, c.AMR, c.MFA})
 }
 
 // Signer issues and verifies access tokens with one HS256 key.

@@ -20,6 +20,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/revocation"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/token"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
@@ -81,6 +82,9 @@ type Deps struct {
 	// JobPollInterval is how often due retries are looked for; 0: the
 	// engine's.
 	JobPollInterval time.Duration
+	// RevocationPoll is how often the revocation list reads what other
+	// instances revoked; 0: revocation.Every (1 s).
+	RevocationPoll time.Duration
 }
 
 // App is the running service.
@@ -96,6 +100,8 @@ type App struct {
 	Webhooks  *webhooks.Service
 	jobs      *jobs.Engine
 	log       *slog.Logger
+	// stopPoll ends the revocation list's polling (Close).
+	stopPoll context.CancelFunc
 }
 
 // New builds the service on deps.DB, each module on its own store.
@@ -118,11 +124,20 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		db = db.OnQueue(deps.JobQueue)
 	}
 	a := &App{log: log}
+	revoked := revocation.New(db.Revocations(), now, deps.RevocationPoll, log)
+	if err := revoked.Sync(ctx); err != nil {
+		return nil, fmt.Errorf("load revocations: %w", err)
+	}
+	db = db.OnRevoke(func(ctx context.Context) {
+		if err := revoked.Sync(ctx); err != nil {
+			log.Warn("revocation list not refreshed after a revocation", "err", err)
+		}
+	})
 	mails := mail.NewQueue(deps.Mail, log) // identity's and workspace's mail
 	a.Workspace = workspace.New(workspace.Config{Store: db.Workspace(), Signer: signer, Mail: mails, Resolver: deps.Resolver, Logger: log,
 		Now: now, WebURL: cfg.WebURL, NoMailLimits: !cfg.MailLimit})
 	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Hasher: hasher, Mail: mails,
-		Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit})
+		Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit, Revocations: revoked})
 	a.OAuth = oauth.New(oauth.Config{Service: a.Identity, Store: db.OAuth(), Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, Now: now,
 		DeviceInterval: deps.DeviceInterval, MetadataClient: deps.MetadataClient, AllowPrivate: cfg.MetadataAllowPrivate,
 		RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit})
@@ -143,12 +158,15 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	a.routes(k)
 	a.Handler = k
 	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, PollInterval: deps.JobPollInterval,
-		Schedules: a.schedules()}); err != nil {
+		Schedules: a.schedules(db, now)}); err != nil {
 		return nil, err
 	}
 	if err := a.jobs.Start(ctx); err != nil {
 		return nil, err
 	}
+	var pollCtx context.Context
+	pollCtx, a.stopPoll = context.WithCancel(context.Background())
+	go revoked.Run(pollCtx)
 	return a, nil
 }
 
@@ -201,14 +219,22 @@ func (a *App) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
+	a.stopPoll()
 	return errors.Join(err, a.jobs.Stop(ctx))
 }
 
 // schedules is the periodic work, run once per period across instances:
-// Sign's expiry sweep every minute.
-func (a *App) schedules() []jobs.Schedule {
+// Sign's expiry sweep every minute, and every ten minutes the pruning of
+// revocations older than any token they could refuse.
+func (a *App) schedules(db *sqlstore.DB, now func() time.Time) []jobs.Schedule {
+	if now == nil {
+		now = time.Now
+	}
 	return []jobs.Schedule{{Name: "sign_expire", Every: time.Minute, Run: func(ctx context.Context) error {
 		_, err := a.Sign.ExpireDue(ctx)
+		return err
+	}}, {Name: "revocations_prune", Every: 10 * time.Minute, Run: func(ctx context.Context) error {
+		_, err := db.Revocations().Prune(ctx, now().Add(-revocation.Keep))
 		return err
 	}}}
 }

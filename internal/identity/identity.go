@@ -19,6 +19,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/cache"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/revocation"
 	"github.com/gatehouse/gatehouse/internal/token"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
@@ -51,6 +52,9 @@ type Config struct {
 	Now       func() time.Time // nil: time.Now
 	WebURL    string           // base of links in emails
 	MobileURL string           // base of magic links requested with client=mobile
+	// Revocations is the instance's revocation list every bearer token is
+	// checked against; nil: none (tokens live out their lifetime).
+	Revocations *revocation.List
 	// NoLockout turns off the failed-password lockout (lockout.go); the
 	// zero value keeps it on (GATEHOUSE_RATE_LIMIT=off sets it).
 	NoLockout bool
@@ -69,12 +73,13 @@ type Service struct {
 	mobileURL string
 	users     cache.Short[string, gatehouse.User]
 	lockout   *lockout // nil: off
+	revoked   *revocation.List
 }
 
 // New returns a Service.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, hasher: c.Hasher, mail: c.Mail, log: c.Logger, now: c.Now,
-		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/")}
+		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), revoked: c.Revocations}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -123,16 +128,26 @@ func (s *Service) mint(userID, sessionID, via string, oc *workspace.OrgContext, 
 	return s.signer.Issue(oc.Claims(sessionID, via, resources...), userID, s.Now(), ttl)
 }
 
+var errRevoked = gatehouse.Errorf(gatehouse.KindUnauthorized, "this access token has been revoked; sign in again")
+
 // Authenticate verifies a bearer access token and returns its principal.
+// A token whose session, API key, account, workspace or membership was
+// revoked is refused (the in-memory revocation list: no database read).
 func (s *Service) Authenticate(raw string) (*gatehouse.Principal, error) {
 	c, err := s.signer.Verify(raw)
 	if err != nil {
 		return nil, &gatehouse.Error{Kind: gatehouse.KindUnauthorized, Message: "invalid or expired access token", Err: err}
 	}
 	p := &gatehouse.Principal{UserID: c.Subject, SessionID: c.SessionID, OrgID: c.Org.ID, Role: c.Org.Role,
-		Tools: c.Org.Tools, Via: c.Via, TokenID: c.ID}
+		Tools: c.Org.Tools, Via: c.Via, TokenID: c.ID, KeyID: c.KeyID}
 	if c.ExpiresAt != nil {
 		p.ExpiresAt = c.ExpiresAt.Time
+	}
+	if c.IssuedAt != nil {
+		p.IssuedAt = c.IssuedAt.Time
+	}
+	if s.revoked != nil && s.revoked.Refused(revocation.Token{SessionID: p.SessionID, KeyID: p.KeyID, Subject: p.UserID, OrgID: p.OrgID, IssuedAt: p.IssuedAt}) {
+		return nil, errRevoked
 	}
 	return p, nil
 }

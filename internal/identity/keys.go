@@ -148,7 +148,9 @@ func (s *Service) ExchangeKey(ctx context.Context, secret string) (*workspace.Or
 		}
 	}
 	oc := &workspace.OrgContext{ID: o.ID, Name: o.Name, Slug: o.Slug, Kind: o.Kind, Role: role, Tools: tools}
-	access, exp, err := s.mint(subject, "", gatehouse.ViaAPIKey, oc, KeyTokenTTL)
+	c := oc.Claims("", gatehouse.ViaAPIKey)
+	c.KeyID = k.ID // names the key, so revoking it refuses the token
+	access, exp, err := s.signer.Issue(c, subject, now, KeyTokenTTL)
 	if err != nil {
 		return nil, internal("mint", err)
 	}

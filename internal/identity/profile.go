@@ -130,7 +130,7 @@ func (s *Service) DeleteAccount(ctx context.Context, p *gatehouse.Principal) err
 				return internal("audit", err)
 			}
 		}
-		if err := tx.DeleteUser(ctx, u.ID); err != nil {
+		if err := tx.DeleteUser(ctx, u.ID, now); err != nil {
 			return internal("delete user", err)
 		}
 		return nil

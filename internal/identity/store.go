@@ -66,7 +66,7 @@ type Store interface {
 
 	// UserOrgs lists the live orgs the user belongs to, by join date.
 	UserOrgs(ctx context.Context, userID string) ([]workspace.OrgListing, error)
-	DeleteUser(ctx context.Context, userID string) error
+	DeleteUser(ctx context.Context, userID string, at time.Time) error
 
 	// ListSessions lists the user's live sign-in sessions, newest first.
 	ListSessions(ctx context.Context, userID string, now time.Time) ([]Session, error)

@@ -49,6 +49,9 @@ type DB struct {
 	// queue.
 	jobs  *river.Client[*sql.Tx]
 	queue string
+	// revoked is called after a transaction that recorded a revocation
+	// commits (OnRevoke); nil: nothing to tell.
+	revoked func(ctx context.Context)
 }
 
 // Open connects to url (`sqlite:PATH` or `postgres://…`), applies pending
@@ -126,7 +129,14 @@ func (db *DB) Ping(ctx context.Context) error {
 func (db *DB) inTx(ctx context.Context, fn func(c conn) error) error {
 	defer db.stmts.prepareDeferred(ctx)
 	for attempt := 1; ; attempt++ {
-		err := db.tryTx(ctx, fn)
+		var revoked bool
+		err := db.tryTx(ctx, func(c conn) error {
+			c.revoked = &revoked
+			return fn(c)
+		})
+		if err == nil && revoked && db.revoked != nil {
+			db.revoked(ctx)
+		}
 		if err == nil || attempt == 3 || !db.dialect.retryable(err) {
 			return err
 		}
@@ -158,6 +168,8 @@ func (db *DB) tryTx(ctx context.Context, fn func(c conn) error) error {
 type conn struct {
 	db *DB
 	tx *sql.Tx
+	// revoked is set inside a transaction that recorded a revocation.
+	revoked *bool
 }
 
 // DB returns the writer pool, for tests and tools that seed or check rows.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/identity"
+	"github.com/gatehouse/gatehouse/internal/revocation"
 )
 
 const sessionColumns = `id, user_id, via, grant_id, org_id, user_agent, ip, created_at, expires_at, last_used_at, revoked_at`
@@ -40,7 +41,10 @@ func (s *Identity) SessionByID(ctx context.Context, id string) (*identity.Sessio
 
 // RevokeSession implements identity.Store.
 func (s *Identity) RevokeSession(ctx context.Context, id string, at time.Time) (bool, error) {
-	err := affected(s.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, id, micros(at)))
+	err := s.revoke(ctx, revocation.KindSession, at, `SELECT id AS subject, '' AS org_id FROM sessions WHERE id = $1 AND revoked_at IS NULL`, []any{id},
+		func(c conn) error {
+			return affected(c.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, id, micros(at)))
+		})
 	if err == gatehouse.ErrNotFound {
 		return false, nil
 	}

@@ -105,6 +105,10 @@ type Env struct {
 	Logs   *bytes.Buffer
 	OAuth  *oauth.Server
 	routes router
+	opts   Options
+	// issuer is the URL of the first instance: every instance of one
+	// service has the same GATEHOUSE_BASE_URL.
+	issuer string
 }
 
 // Options adjust an Env.
@@ -147,18 +151,39 @@ func RunWith(t *testing.T, o Options, fn func(t *testing.T, env *Env)) {
 func New(t testing.TB, db string, o Options) *Env {
 	t.Helper()
 	sdb := OpenDB(t, db)
-	env := &Env{DB: db, Clock: NewClock(), Mail: mailtest.Start(t), DNS: dnstest.Start(t), SQL: sdb, Store: sdb.Identity(), Logs: &bytes.Buffer{}}
+	env := &Env{DB: db, Clock: NewClock(), Mail: mailtest.Start(t), DNS: dnstest.Start(t), SQL: sdb, Store: sdb.Identity(), Logs: &bytes.Buffer{}, opts: o}
+	env.start(t)
+	return env
+}
+
+// Another starts a second Gatehouse on e's database, clock, mail sink and
+// DNS server, as another instance behind the same load balancer would be.
+func (e *Env) Another(t testing.TB) *Env {
+	t.Helper()
+	env := &Env{DB: e.DB, Clock: e.Clock, Mail: e.Mail, DNS: e.DNS, SQL: e.SQL, Store: e.Store, Logs: &bytes.Buffer{}, opts: e.opts, issuer: e.issuer}
+	env.start(t)
+	return env
+}
+
+// start builds the service on env's database and serves it.
+func (env *Env) start(t testing.TB) {
+	t.Helper()
+	o := env.opts
+	sdb := env.SQL
 	// slog's handler serializes its writes to Logs.
 	log := slog.New(slog.NewTextHandler(env.Logs, nil))
 	// The listener comes first: its URL is the issuer (GATEHOUSE_BASE_URL).
 	srv := httptest.NewUnstartedServer(nil)
 	env.URL = "http://" + srv.Listener.Addr().String()
+	if env.issuer == "" {
+		env.issuer = env.URL
+	}
 	sender, err := mail.New(mail.Options{URL: env.Mail.URL(), From: "Gatehouse <no-reply@gatehouse.test>", Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.New(context.Background(), app.Config{BaseURL: env.URL, APIURL: env.URL, FormsURL: env.URL + "/forms",
-		ShortLinkURL: env.URL + "/l", WebURL: "http://web.test", MobileURL: "https://mobile.test/app",
+	a, err := app.New(context.Background(), app.Config{BaseURL: env.issuer, APIURL: env.issuer, FormsURL: env.issuer + "/forms",
+		ShortLinkURL: env.issuer + "/l", WebURL: "http://web.test", MobileURL: "https://mobile.test/app",
 		JWTSecret: JWTSecret, RateLimit: o.RateLimit, MailLimit: o.MailLimits,
 		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs}, o.deps(env, sdb, sender, log))
 	if err != nil {
@@ -173,7 +198,6 @@ func New(t testing.TB, db string, o Options) *Env {
 		a.Close(context.Background())
 	})
 	env.Client = srv.Client()
-	return env
 }
 
 // OpenDB returns a migrated database on db: "sqlite", a fresh file in
@@ -214,7 +238,9 @@ func (o Options) deps(env *Env, db *sqlstore.DB, sender mail.Sender, log *slog.L
 		// A click batch closes when a test flushes it (env.Links.Flush), not
 		// by wall time: under load a short window split one batch in two.
 		LinkEventsWindow: time.Hour,
-		JobQueue:         "test_" + RandomHex(6), JobPollInterval: 20 * time.Millisecond}
+		JobQueue:         "test_" + RandomHex(6), JobPollInterval: 20 * time.Millisecond,
+		// Other instances' revocations show within 50 ms (production: 1 s).
+		RevocationPoll: 50 * time.Millisecond}
 }
 
 var pg struct {

@@ -47,11 +47,16 @@ type Config struct {
 	MailLimit bool
 	// ShutdownDrain is how long the server keeps answering after SIGINT or
 	// SIGTERM, with keep-alives off, before it closes idle connections.
-	ShutdownDrain    time.Duration
-	rawAllowPrivate  string
-	rawRateLimit     string
-	rawMailLimit     string
-	rawShutdownDrain string
+	ShutdownDrain time.Duration
+	// SessionMaxAge is the absolute lifetime of a sign-in session;
+	// ReauthWindow how recent a sign-in sensitive changes need.
+	SessionMaxAge, ReauthWindow time.Duration
+	rawSessionMaxAge            string
+	rawReauthWindow             string
+	rawAllowPrivate             string
+	rawRateLimit                string
+	rawMailLimit                string
+	rawShutdownDrain            string
 }
 
 // setting names one variable, its default and where it is stored.
@@ -81,6 +86,8 @@ func (c *Config) settings() []setting {
 		{"GATEHOUSE_RATE_LIMIT", "on", &c.rawRateLimit},
 		{"GATEHOUSE_MAIL_LIMIT", "on", &c.rawMailLimit},
 		{"GATEHOUSE_SHUTDOWN_DRAIN", "3s", &c.rawShutdownDrain},
+		{"GATEHOUSE_SESSION_MAX_AGE", "90d", &c.rawSessionMaxAge},
+		{"GATEHOUSE_REAUTH_WINDOW", "15m", &c.rawReauthWindow},
 	}
 }
 
@@ -204,6 +211,8 @@ func checks() []check {
 			}
 			return nil
 		}},
+		check{"GATEHOUSE_SESSION_MAX_AGE", func(c *Config) error { return checkPositive(c.rawSessionMaxAge, "90d or 2160h") }},
+		check{"GATEHOUSE_REAUTH_WINDOW", func(c *Config) error { return checkPositive(c.rawReauthWindow, "15m") }},
 	)
 }
 
@@ -226,6 +235,28 @@ func (c *Config) derive() {
 	c.RateLimit = c.rawRateLimit == "on"
 	c.MailLimit = c.rawMailLimit == "on"
 	c.ShutdownDrain, _ = time.ParseDuration(c.rawShutdownDrain)
+	c.SessionMaxAge, _ = parseDays(c.rawSessionMaxAge)
+	c.ReauthWindow, _ = parseDays(c.rawReauthWindow)
+}
+
+// parseDays is time.ParseDuration that also takes whole days ("90d").
+func parseDays(raw string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(raw, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil || days < 0 || days > 100_000 {
+			return 0, fmt.Errorf("bad number of days %q", n)
+		}
+		return time.Duration(days) * 24 * time.Hour, nil
+	}
+	return time.ParseDuration(raw)
+}
+
+// checkPositive accepts a duration above zero (parseDays).
+func checkPositive(raw, example string) error {
+	if d, err := parseDays(raw); err != nil || d <= 0 {
+		return fmt.Errorf("want a duration above 0 such as %s, got %q", example, raw)
+	}
+	return nil
 }
 
 // optional applies check to a value that may be left empty.
@@ -347,5 +378,6 @@ func (c *Config) resolveURLs(bound string) {
 func (c *Config) app() app.Config {
 	return app.Config{BaseURL: c.BaseURL, APIURL: c.APIURL, FormsURL: c.FormsURL, ShortLinkURL: c.ShortLinkURL,
 		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, EncryptionKey: c.EncryptionKey, RateLimit: c.RateLimit, MailLimit: c.MailLimit,
+		SessionMaxAge: c.SessionMaxAge, ReauthWindow: c.ReauthWindow,
 		WebhookAllowPrivate: c.WebhookAllowPrivate, MetadataAllowPrivate: c.WebhookAllowPrivate, OutboundCAs: c.OutboundCAs}
 }

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/jobs"
 	"github.com/gatehouse/gatehouse/internal/mail"
@@ -56,6 +57,9 @@ type Config struct {
 	WebhookAllowPrivate, MetadataAllowPrivate bool
 	// OutboundCAs are trusted by outbound HTTPS; nil: the system roots.
 	OutboundCAs *x509.CertPool
+	// SessionMaxAge is the absolute lifetime of a session; ReauthWindow
+	// how recent a sign-in sensitive changes need (0: identity's defaults).
+	SessionMaxAge, ReauthWindow time.Duration
 }
 
 // Deps are what production and the tests provide differently.
@@ -135,9 +139,14 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	})
 	mails := mail.NewQueue(deps.Mail, log) // identity's and workspace's mail
 	a.Workspace = workspace.New(workspace.Config{Store: db.Workspace(), Signer: signer, Mail: mails, Resolver: deps.Resolver, Logger: log,
-		Now: now, WebURL: cfg.WebURL, NoMailLimits: !cfg.MailLimit})
+		Now: now, WebURL: cfg.WebURL, NoMailLimits: !cfg.MailLimit,
+		// Set below: identity, which keeps sessions, is built on workspace.
+		RecentAuth: func(ctx context.Context, p *gatehouse.Principal, action string) error {
+			return a.Identity.RequireRecentAuth(ctx, p, action)
+		}})
 	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Hasher: hasher, Mail: mails,
-		Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit, Revocations: revoked})
+		Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit, Revocations: revoked,
+		SessionMaxAge: cfg.SessionMaxAge, ReauthWindow: cfg.ReauthWindow})
 	a.OAuth = oauth.New(oauth.Config{Service: a.Identity, Store: db.OAuth(), Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, Now: now,
 		DeviceInterval: deps.DeviceInterval, MetadataClient: deps.MetadataClient, AllowPrivate: cfg.MetadataAllowPrivate,
 		RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit})

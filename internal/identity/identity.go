@@ -27,7 +27,9 @@ import (
 // Lifetimes fixed by the spec (section 8).
 const (
 	AccessTTL        = workspace.AccessTTL
-	RefreshTTL       = 30 * 24 * time.Hour
+	RefreshTTL       = 30 * 24 * time.Hour // a session idle this long ends
+	SessionMaxAge    = 90 * 24 * time.Hour // default absolute lifetime of a session (Config.SessionMaxAge)
+	ReauthWindow     = 15 * time.Minute    // default age of a sign-in that sensitive changes accept (Config.ReauthWindow)
 	MagicLinkTTL     = 15 * time.Minute
 	VerifyEmailTTL   = 24 * time.Hour
 	RecoveryTTL      = time.Hour        // a password-reset link (issue 13 item 6)
@@ -52,6 +54,12 @@ type Config struct {
 	Now       func() time.Time // nil: time.Now
 	WebURL    string           // base of links in emails
 	MobileURL string           // base of magic links requested with client=mobile
+	// SessionMaxAge is the absolute lifetime of a session, which
+	// refreshing never extends (GATEHOUSE_SESSION_MAX_AGE); 0: SessionMaxAge.
+	SessionMaxAge time.Duration
+	// ReauthWindow is how recent the sign-in of a session must be for a
+	// sensitive change (GATEHOUSE_REAUTH_WINDOW); 0: ReauthWindow.
+	ReauthWindow time.Duration
 	// Revocations is the instance's revocation list every bearer token is
 	// checked against; nil: none (tokens live out their lifetime).
 	Revocations *revocation.List
@@ -74,12 +82,20 @@ type Service struct {
 	users     cache.Short[string, gatehouse.User]
 	lockout   *lockout // nil: off
 	revoked   *revocation.List
+	maxAge    time.Duration
+	reauth    time.Duration
 }
 
 // New returns a Service.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, hasher: c.Hasher, mail: c.Mail, log: c.Logger, now: c.Now,
-		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), revoked: c.Revocations}
+		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), revoked: c.Revocations, maxAge: c.SessionMaxAge, reauth: c.ReauthWindow}
+	if s.reauth <= 0 {
+		s.reauth = ReauthWindow
+	}
+	if s.maxAge <= 0 {
+		s.maxAge = SessionMaxAge
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -101,6 +117,16 @@ func (s *Service) Now() time.Time { return s.now().UTC() }
 // Wait blocks until every queued email has been handed to the mailer:
 // identity's and workspace's, which share the queue.
 func (s *Service) Wait() { s.mail.Wait() }
+
+// sessionEnd is when a session created at created, used at now, ends:
+// RefreshTTL after its last use, never past its absolute lifetime.
+func (s *Service) sessionEnd(created, now time.Time) time.Time {
+	end := now.Add(RefreshTTL)
+	if abs := created.Add(s.maxAge); abs.Before(end) {
+		return abs
+	}
+	return end
+}
 
 // Health reports whether the database answers.
 func (s *Service) Health(ctx context.Context) error {

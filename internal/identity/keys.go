@@ -32,7 +32,7 @@ func (s *Service) CreateUserKey(ctx context.Context, p *gatehouse.Principal, in 
 	}
 	var out *workspace.NewKey
 	err = s.store.Tx(ctx, func(tx Store) error {
-		if err := liveSession(ctx, tx, p, s.Now()); err != nil {
+		if err := s.recentSession(ctx, tx, p, "create an API key"); err != nil {
 			return err
 		}
 		orgID := in.OrgID

@@ -87,7 +87,7 @@ func (s *Service) sendVerifyEmail(email, secret string) {
 func (s *Service) startSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, meta gatehouse.SessionMeta) (*SignIn, error) {
 	now := s.Now()
 	sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: via, UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP,
-		CreatedAt: now, ExpiresAt: now.Add(RefreshTTL), LastUsedAt: now}
+		CreatedAt: now, ExpiresAt: s.sessionEnd(now, now), LastUsedAt: now}
 	if err := st.CreateSession(ctx, sess); err != nil {
 		return nil, internal("create session", err)
 	}
@@ -97,7 +97,7 @@ func (s *Service) startSession(ctx context.Context, st Store, u *gatehouse.User,
 func (s *Service) issuePair(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, sessionID, via string, now time.Time, resources ...string) (*SignIn, error) {
 	refresh := token.NewSecret("")
 	if err := st.InsertRefreshToken(ctx, &RefreshToken{Hash: token.Hash(refresh), SessionID: sessionID,
-		CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}); err != nil {
+		CreatedAt: now, ExpiresAt: s.sessionEnd(now, now)}); err != nil {
 		return nil, internal("store refresh token", err)
 	}
 	access, exp, err := s.mint(u.ID, sessionID, via, oc, AccessTTL, resources...)
@@ -318,26 +318,30 @@ func (s *Service) VerifyEmail(ctx context.Context, secret string) (*gatehouse.Us
 
 var errBadRefresh = gatehouse.Errorf(gatehouse.KindUnauthorized, "invalid or expired refresh token")
 
-// Refresh rotates a refresh token: the presented one is revoked and a new
-// pair issued. A token presented again after its rotation answers 401; more
-// than RefreshReuseSkew after the rotation that is taken as theft and the
-// whole session is revoked, while inside the window it is two tabs racing.
+// Refresh rotates a refresh token presented by the client meta: the
+// presented one is revoked and a new pair issued. A token presented again
+// after its rotation answers 401; more than RefreshReuseSkew after the
+// rotation that is taken as theft and the whole session is revoked, while
+// inside the window it is two tabs racing, unless the client differs from
+// the session's in both IP and User-Agent: that is theft too (ASVS 10.4.5).
 //
 // Everything that only reads (the session, the user, the org the new token
 // is scoped to) happens before the one write that decides: the session is
 // still live, the token is rotated exactly once, its successor is stored.
-func (s *Service) Refresh(ctx context.Context, secret string) (*SignIn, error) {
+func (s *Service) Refresh(ctx context.Context, secret string, meta gatehouse.SessionMeta) (*SignIn, error) {
 	if secret == "" {
 		return nil, gatehouse.Invalid("refresh_token is required")
 	}
-	return s.refresh(ctx, secret, nil)
+	return s.refresh(ctx, secret, &meta, nil)
 }
 
 // refresh is Refresh with an extra check of the session (OAuth refreshes
 // bind the token to its client); check's error rolls the rotation back.
-func (s *Service) refresh(ctx context.Context, secret string, check func(tx Store, sess *Session) error) (*SignIn, error) {
+// meta is nil when the presenting client is not compared (OAuth clients
+// are bound by their client id instead).
+func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.SessionMeta, check func(tx Store, sess *Session) error) (*SignIn, error) {
 	hash := token.Hash(secret)
-	read, now, err := s.liveRefresh(ctx, hash)
+	read, now, err := s.liveRefresh(ctx, hash, meta)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +362,9 @@ func (s *Service) refresh(ctx context.Context, secret string, check func(tx Stor
 		via = gatehouse.ViaOAuth
 	}
 	next := token.NewSecret("")
-	successor := &RefreshToken{Hash: token.Hash(next), SessionID: sess.ID, CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}
+	// The successor, and the session, live RefreshTTL more, but never past
+	// the session's absolute lifetime (ASVS 7.3.2).
+	successor := &RefreshToken{Hash: token.Hash(next), SessionID: sess.ID, CreatedAt: now, ExpiresAt: s.sessionEnd(sess.CreatedAt, now)}
 	var resources []string
 	if check == nil && sess.Via != gatehouse.ViaOAuth && oc != nil {
 		// The common case writes nothing but the rotation: no transaction.
@@ -390,7 +396,7 @@ func (s *Service) refresh(ctx context.Context, secret string, check func(tx Stor
 		// The session was revoked meanwhile, or another request rotated the
 		// token first: look at when it was rotated.
 		if cur, err := s.store.RefreshTokenByHash(ctx, hash); err == nil && cur.RotatedAt != nil {
-			return nil, s.refreshReused(ctx, cur, now)
+			return nil, s.refreshReused(ctx, cur, nil, meta, now)
 		}
 		return nil, errBadRefresh
 	}
@@ -407,7 +413,7 @@ func (s *Service) refresh(ctx context.Context, secret string, check func(tx Stor
 // liveRefresh reads the session of a refresh token's hash and checks that
 // the token may rotate now: unexpired, not yet rotated (else reuse is
 // handled) and its session not revoked. It returns the time it checked at.
-func (s *Service) liveRefresh(ctx context.Context, hash string) (*RefreshRead, time.Time, error) {
+func (s *Service) liveRefresh(ctx context.Context, hash string, meta *gatehouse.SessionMeta) (*RefreshRead, time.Time, error) {
 	read, err := s.store.RefreshSession(ctx, hash)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, time.Time{}, errBadRefresh
@@ -420,25 +426,50 @@ func (s *Service) liveRefresh(ctx context.Context, hash string) (*RefreshRead, t
 		return nil, now, errBadRefresh
 	}
 	if read.Token.RotatedAt != nil {
-		return nil, now, s.refreshReused(ctx, read.Token, now)
+		return nil, now, s.refreshReused(ctx, read.Token, read.Session, meta, now)
 	}
-	if read.Session.RevokedAt != nil {
+	if read.Session.RevokedAt != nil || !now.Before(read.Session.CreatedAt.Add(s.maxAge)) {
+		// Past the absolute lifetime (checked here too because the
+		// setting may have been lowered since the token was issued).
 		return nil, now, errBadRefresh
 	}
 	return read, now, nil
 }
 
-// refreshReused answers a rotated token presented again: 401, and past the
-// race window the whole session is revoked.
-func (s *Service) refreshReused(ctx context.Context, rt *RefreshToken, now time.Time) error {
+// refreshReused answers a rotated token presented again by meta: 401, and
+// the whole session is revoked past the race window, or inside it when
+// meta is another client than the session's (sess, read when nil).
+func (s *Service) refreshReused(ctx context.Context, rt *RefreshToken, sess *Session, meta *gatehouse.SessionMeta, now time.Time) error {
+	why := ""
 	if now.Sub(*rt.RotatedAt) > RefreshReuseSkew {
-		if ok, err := s.store.RevokeSession(ctx, rt.SessionID, now); err != nil {
-			return internal("revoke session", err)
-		} else if ok {
-			s.log.Warn("refresh token reused after rotation; session revoked", "session_id", rt.SessionID)
+		why = "refresh token reused after rotation; session revoked"
+	} else if meta != nil {
+		if sess == nil {
+			var err error
+			if sess, err = s.store.SessionByID(ctx, rt.SessionID); err != nil {
+				return errBadRefresh
+			}
+		}
+		if otherClient(sess, *meta) {
+			why = "rotated refresh token presented by another client; session revoked"
 		}
 	}
+	if why == "" {
+		return errBadRefresh
+	}
+	if ok, err := s.store.RevokeSession(ctx, rt.SessionID, now); err != nil {
+		return internal("revoke session", err)
+	} else if ok {
+		s.log.Warn(why, "session_id", rt.SessionID)
+	}
 	return errBadRefresh
+}
+
+// otherClient reports whether meta differs from the client that opened
+// sess in both IP and User-Agent: two tabs of one browser share both, and
+// a phone changing networks keeps its User-Agent.
+func otherClient(sess *Session, meta gatehouse.SessionMeta) bool {
+	return sess.IP != meta.IP && sess.UserAgent != truncate(meta.UserAgent, 512)
 }
 
 // Logout revokes the session of a refresh token. Unknown tokens are ignored:

@@ -134,3 +134,26 @@ func TestRefusedDuringSync(t *testing.T) {
 		t.Error("session a not refused")
 	}
 }
+
+// BenchmarkRefused is the cost every bearer token pays, with 10,000
+// revocations on the list (an hour of busy sign-outs).
+func BenchmarkRefused(b *testing.B) {
+	now := time.Now()
+	src := &fakeSource{}
+	for i := range 10_000 {
+		src.es = append(src.es, Entry{KindSession, "s" + string(rune(i)), "", now}, Entry{KindMember, "u" + string(rune(i)), "o", now})
+	}
+	l := New(src, func() time.Time { return now }, 0, nil)
+	if err := l.Sync(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	tok := Token{SessionID: "live", KeyID: "", Subject: "someone", OrgID: "o", IssuedAt: now}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if l.Refused(tok) {
+				b.Fatal("refused")
+			}
+		}
+	})
+}

@@ -140,7 +140,7 @@ func (s *Service) RefreshGrant(ctx context.Context, secret, clientID, resource s
 	if secret == "" {
 		return nil, gatehouse.Invalid("refresh_token is required")
 	}
-	return s.refresh(ctx, secret, nil, func(tx Store, sess *Session) error {
+	return s.refresh(ctx, token.Hash(secret), nil, func(tx Store, sess *Session) error {
 		if sess.Via != gatehouse.ViaOAuth || sess.GrantID == "" {
 			return ErrGrantMismatch
 		}

@@ -127,3 +127,15 @@ func wantRefused(t *testing.T, env *testenv.Env, i int, path, token string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestRevocationLoadedAtStart: an instance started after a revocation
+// loads the last hour of them before it serves, so it refuses the token
+// on its first request.
+func TestRevocationLoadedAtStart(t *testing.T) {
+	t.Parallel()
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		env.Call(t, "POST", "/v1/auth/logout", "", map[string]string{"refresh_token": a.Refresh}).Want(t, 200)
+		env.Another(t).Call(t, "GET", "/v1/auth/me", a.Access, nil).Want(t, 401)
+	})
+}

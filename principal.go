@@ -21,6 +21,8 @@ type Principal struct {
 	Tools     []string
 	Via       string
 	TokenID   string
+	KeyID     string // the API key behind a key token
+	IssuedAt  time.Time
 	ExpiresAt time.Time
 	Assurance
 }

@@ -92,7 +92,7 @@ func (s *Service) StartGrantSession(ctx context.Context, st Store, grantID strin
 		}
 		now := s.Now()
 		sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: gatehouse.ViaOAuth, GrantID: g.ID, OrgID: g.OrgID,
-			UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP, CreatedAt: now, ExpiresAt: now.Add(RefreshTTL), LastUsedAt: now}
+			UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP, CreatedAt: now, ExpiresAt: s.sessionEnd(now, now), LastUsedAt: now}
 		if err := tx.CreateSession(ctx, sess); err != nil {
 			return internal("create session", err)
 		}
@@ -140,7 +140,7 @@ func (s *Service) RefreshGrant(ctx context.Context, secret, clientID, resource s
 	if secret == "" {
 		return nil, gatehouse.Invalid("refresh_token is required")
 	}
-	return s.refresh(ctx, secret, func(tx Store, sess *Session) error {
+	return s.refresh(ctx, token.Hash(secret), nil, func(tx Store, sess *Session) error {
 		if sess.Via != gatehouse.ViaOAuth || sess.GrantID == "" {
 			return ErrGrantMismatch
 		}

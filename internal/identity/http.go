@@ -177,7 +177,7 @@ func (h *handlers) handleRefresh(w http.ResponseWriter, r *http.Request) error {
 	if err := httpjson.Decode(r, &in); err != nil {
 		return err
 	}
-	si, err := h.svc.Refresh(r.Context(), in.RefreshToken)
+	si, err := h.svc.Refresh(r.Context(), in.RefreshToken, h.k.SessionMeta(r))
 	if err != nil {
 		return err
 	}

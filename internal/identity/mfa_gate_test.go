@@ -79,14 +79,19 @@ func TestMFANoBypass(t *testing.T) {
 		m := withTOTP(t, env)
 		env.Call(t, "POST", "/v1/auth/magic-link", "", map[string]string{"email": m.Email}).Want(t, 200)
 		ml := env.Call(t, "POST", "/v1/auth/magic-link/verify", "", map[string]string{"token": env.MagicToken(t, m.Email)}).Want(t, 200)
-		tok := requestReset(t, env, m.Email)
-		rs := env.Call(t, "POST", "/v1/auth/recover/verify", "", resetBody(tok, "a fresh passphrase "+testenv.RandomHex(3))).Want(t, 200)
-		for name, r := range map[string]*testenv.Resp{"magic link": ml, "reset": rs} {
+		check := func(name string, r *testenv.Resp) {
 			if r.Get("mfa.required") != true || testenv.Claims(t, r.Str("access_token"))["mfa"] != "pending" {
 				t.Errorf("%s: mfa %v; want a session owing the factor", name, r.Get("mfa"))
 			}
 			env.Call(t, "GET", "/v1/me/orgs", r.Str("access_token"), nil).Want(t, 403)
 		}
+		// Checked before the reset, which ends every other session (the
+		// magic link's token then answers 401).
+		check("magic link", ml)
+		tok := requestReset(t, env, m.Email)
+		rs := env.Call(t, "POST", "/v1/auth/recover/verify", "", resetBody(tok, "a fresh passphrase "+testenv.RandomHex(3))).Want(t, 200)
+		check("reset", rs)
+		env.Call(t, "GET", "/v1/auth/me", ml.Str("access_token"), nil).Want(t, 401)
 		done := env.Call(t, "POST", "/v1/auth/mfa", rs.Str("access_token"), step("totp", totpAt(t, env, m.Secret, 0))).Want(t, 200)
 		if amr := testenv.Strings(testenv.Claims(t, done.Str("access_token"))["amr"]); len(amr) != 3 || amr[0] != "magic_link" || amr[2] != "mfa" {
 			t.Errorf("amr after a reset and the step = %v; want [magic_link otp mfa]", amr)

@@ -344,8 +344,11 @@ func TestPasskeyConcurrentCount(t *testing.T) {
 		o := passkeyBegin(t, env, "/v1/auth/passkey/begin", "")
 		body := finishBody(o, auth.Assert(c, o.Challenge()))
 		rs = testenv.AtOnceAnswers(n, func(int) *testenv.Resp { return env.Do(t, "POST", "/v1/auth/passkey/finish", "", body) })
-		if got := countStatus(rs); got[200] != 1 || got[400] != n-1 {
-			t.Fatalf("statuses %v of %d finishes of one ceremony; want one 200, the rest 400", got, n)
+		// A loser that reads the ceremony after the winner committed meets
+		// the count already at 8 (401), one that reads it before finds it
+		// taken (400): either way it signs nobody in.
+		if got := countStatus(rs); got[200] != 1 || got[400]+got[401] != n-1 {
+			t.Fatalf("statuses %v of %d finishes of one ceremony; want one 200, the rest 400 or 401", got, n)
 		}
 	})
 }

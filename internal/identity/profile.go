@@ -75,6 +75,9 @@ func checkAvatarURL(raw string) error {
 // is the sole owner of a team org that still has other members; team orgs
 // where the caller is alone, and the personal org, are soft-deleted.
 func (s *Service) DeleteAccount(ctx context.Context, p *gatehouse.Principal) error {
+	if err := s.RequireRecentAuth(ctx, p, "delete your account"); err != nil {
+		return err
+	}
 	defer s.users.Drop(p.UserID)
 	defer s.ws.ForgetStandings() // every org the account was in
 	return s.store.Tx(ctx, func(tx Store) error {
@@ -130,7 +133,7 @@ func (s *Service) DeleteAccount(ctx context.Context, p *gatehouse.Principal) err
 				return internal("audit", err)
 			}
 		}
-		if err := tx.DeleteUser(ctx, u.ID); err != nil {
+		if err := tx.DeleteUser(ctx, u.ID, now); err != nil {
 			return internal("delete user", err)
 		}
 		return nil
@@ -140,6 +143,9 @@ func (s *Service) DeleteAccount(ctx context.Context, p *gatehouse.Principal) err
 // changePassword is ChangePassword without the lockout.
 func (s *Service) changePassword(ctx context.Context, p *gatehouse.Principal, current, next string) error {
 	if err := checkPassword("new_password", next); err != nil {
+		return err
+	}
+	if err := s.RequireRecentAuth(ctx, p, "change your password"); err != nil {
 		return err
 	}
 	u, err := workspace.Caller(ctx, s.store, p.UserID)
@@ -333,6 +339,13 @@ func (s *Service) RevokeSession(ctx context.Context, p *gatehouse.Principal, id 
 	notFound := gatehouse.Errorf(gatehouse.KindNotFound, "session not found")
 	if !gatehouse.IsID(id) {
 		return notFound
+	}
+	if id != p.SessionID {
+		// Ending another session is a sensitive change (ASVS 7.5.1);
+		// signing out this one is not.
+		if err := s.RequireRecentAuth(ctx, p, "end another session"); err != nil {
+			return err
+		}
 	}
 	return s.store.Tx(ctx, func(tx Store) error {
 		ss, err := tx.SessionByID(ctx, id)

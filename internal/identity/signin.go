@@ -104,7 +104,7 @@ func (s *Service) startSession(ctx context.Context, st Store, u *gatehouse.User,
 func (s *Service) openSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, lvl gatehouse.Assurance, meta gatehouse.SessionMeta) (*SignIn, error) {
 	now := s.Now()
 	sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: via, UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP,
-		CreatedAt: now, ExpiresAt: now.Add(sessionTTL(lvl)), LastUsedAt: now, Level: lvl}
+		CreatedAt: now, ExpiresAt: s.firstEnd(lvl, now), LastUsedAt: now, Level: lvl}
 	if err := st.CreateSession(ctx, sess); err != nil {
 		return nil, internal("create session", err)
 	}
@@ -114,7 +114,7 @@ func (s *Service) openSession(ctx context.Context, st Store, u *gatehouse.User, 
 func (s *Service) issuePair(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, sessionID, via string, lvl gatehouse.Assurance, now time.Time, resources ...string) (*SignIn, error) {
 	refresh := token.NewSecret("")
 	if err := st.InsertRefreshToken(ctx, &RefreshToken{Hash: token.Hash(refresh), SessionID: sessionID,
-		CreatedAt: now, ExpiresAt: now.Add(sessionTTL(lvl))}); err != nil {
+		CreatedAt: now, ExpiresAt: s.firstEnd(lvl, now)}); err != nil {
 		return nil, internal("store refresh token", err)
 	}
 	access, exp, err := s.mint(u.ID, sessionID, via, lvl, oc, AccessTTL, resources...)
@@ -336,141 +336,6 @@ func (s *Service) VerifyEmail(ctx context.Context, secret string) (*gatehouse.Us
 		return s.ws.AutoJoin(ctx, tx, u)
 	})
 	return u, err
-}
-
-var errBadRefresh = gatehouse.Errorf(gatehouse.KindUnauthorized, "invalid or expired refresh token")
-
-// Refresh rotates a refresh token: the presented one is revoked and a new
-// pair issued. A token presented again after its rotation answers 401; more
-// than RefreshReuseSkew after the rotation that is taken as theft and the
-// whole session is revoked, while inside the window it is two tabs racing.
-//
-// Everything that only reads (the session, the user, the org the new token
-// is scoped to) happens before the one write that decides: the session is
-// still live, the token is rotated exactly once, its successor is stored.
-func (s *Service) Refresh(ctx context.Context, secret string) (*SignIn, error) {
-	if secret == "" {
-		return nil, gatehouse.Invalid("refresh_token is required")
-	}
-	return s.refresh(ctx, secret, nil)
-}
-
-// refresh is Refresh with an extra check of the session (OAuth refreshes
-// bind the token to its client); check's error rolls the rotation back.
-func (s *Service) refresh(ctx context.Context, secret string, check func(tx Store, sess *Session) error) (*SignIn, error) {
-	hash := token.Hash(secret)
-	read, now, err := s.liveRefresh(ctx, hash)
-	if err != nil {
-		return nil, err
-	}
-	sess, u := read.Session, read.User
-	// The scope of the new token: the session's fixed org (OAuth grants)
-	// while the user is still a member there, else the default org. When
-	// that is gone too, homeOrg finds or makes one in the transaction.
-	var oc *workspace.OrgContext
-	if o := read.Org; o != nil && o.DeletedAt == nil && read.Role != "" {
-		if oc, err = s.ws.OrgContext(ctx, s.store, o, read.Role); err != nil {
-			return nil, err
-		}
-	} else if sess.OrgID != "" {
-		return nil, errBadRefresh
-	}
-	via := gatehouse.ViaRefresh
-	if sess.Via == gatehouse.ViaOAuth {
-		via = gatehouse.ViaOAuth
-	}
-	next := token.NewSecret("")
-	successor := &RefreshToken{Hash: token.Hash(next), SessionID: sess.ID, CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}
-	if sess.Level.Pending {
-		successor.ExpiresAt = sess.ExpiresAt // refreshing never extends the time to take the step
-	}
-	var resources []string
-	if check == nil && sess.Via != gatehouse.ViaOAuth && oc != nil {
-		// The common case writes nothing but the rotation: no transaction.
-		err = s.store.RotateRefresh(ctx, hash, successor)
-	} else {
-		err = s.store.Tx(ctx, func(tx Store) error {
-			if err := tx.RotateRefresh(ctx, hash, successor); err != nil {
-				return err
-			}
-			if check != nil {
-				if err := check(tx, sess); err != nil {
-					return err
-				}
-			}
-			if sess.Via == gatehouse.ViaOAuth {
-				if resources, err = grantResources(ctx, tx, sess); err != nil {
-					return err
-				}
-			}
-			if oc == nil {
-				if oc, err = s.ws.HomeOrg(ctx, tx, u); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
-	if errors.Is(err, gatehouse.ErrNotFound) {
-		// The session was revoked meanwhile, or another request rotated the
-		// token first: look at when it was rotated.
-		if cur, err := s.store.RefreshTokenByHash(ctx, hash); err == nil && cur.RotatedAt != nil {
-			return nil, s.refreshReused(ctx, cur, now)
-		}
-		return nil, errBadRefresh
-	}
-	if err != nil {
-		return nil, internal("rotate refresh token", err)
-	}
-	access, exp, err := s.mint(u.ID, sess.ID, via, sess.Level.Level(sess.Via), oc, AccessTTL, resources...)
-	if err != nil {
-		return nil, internal("mint", err)
-	}
-	out := &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: next, User: u, Org: oc}
-	if sess.Level.Pending {
-		// Still owing the second factor: say which, as the sign-in did.
-		if out.Factors, err = s.store.UserFactors(ctx, u.ID); err != nil {
-			return nil, internal("find factors", err)
-		}
-	}
-	return out, nil
-}
-
-// liveRefresh reads the session of a refresh token's hash and checks that
-// the token may rotate now: unexpired, not yet rotated (else reuse is
-// handled) and its session not revoked. It returns the time it checked at.
-func (s *Service) liveRefresh(ctx context.Context, hash string) (*RefreshRead, time.Time, error) {
-	read, err := s.store.RefreshSession(ctx, hash)
-	if errors.Is(err, gatehouse.ErrNotFound) {
-		return nil, time.Time{}, errBadRefresh
-	}
-	if err != nil {
-		return nil, time.Time{}, internal("find refresh token", err)
-	}
-	now := s.Now()
-	if !now.Before(read.Token.ExpiresAt) {
-		return nil, now, errBadRefresh
-	}
-	if read.Token.RotatedAt != nil {
-		return nil, now, s.refreshReused(ctx, read.Token, now)
-	}
-	if read.Session.RevokedAt != nil {
-		return nil, now, errBadRefresh
-	}
-	return read, now, nil
-}
-
-// refreshReused answers a rotated token presented again: 401, and past the
-// race window the whole session is revoked.
-func (s *Service) refreshReused(ctx context.Context, rt *RefreshToken, now time.Time) error {
-	if now.Sub(*rt.RotatedAt) > RefreshReuseSkew {
-		if ok, err := s.store.RevokeSession(ctx, rt.SessionID, now); err != nil {
-			return internal("revoke session", err)
-		} else if ok {
-			s.log.Warn("refresh token reused after rotation; session revoked", "session_id", rt.SessionID)
-		}
-	}
-	return errBadRefresh
 }
 
 // Logout revokes the session of a refresh token. Unknown tokens are ignored:

@@ -50,6 +50,15 @@ type Store interface {
 	// RefreshSession reads a refresh token with its session, user and org
 	// in one query; ErrNotFound when no such token exists.
 	RefreshSession(ctx context.Context, hash string) (*RefreshRead, error)
+	// RefreshOnce checks and rotates the refresh token of a sign-in
+	// session (not a grant's) in one round trip when the store can: the
+	// token live and unrotated, the session live and younger than maxAge;
+	// next is stored as its successor, ending with the session
+	// (min(next.ExpiresAt, created + maxAge), written back into next). It
+	// returns the read of RefreshSession as it was before the rotation but
+	// with the new session expiry, and ok false when it rotated nothing or
+	// cannot (the caller then takes RefreshSession and RotateRefresh).
+	RefreshOnce(ctx context.Context, hash string, next *RefreshToken, maxAge time.Duration) (read *RefreshRead, ok bool, err error)
 
 	CreateEmailToken(ctx context.Context, t *EmailToken) error
 	// UseEmailToken marks an unused, unexpired token of the purpose used and
@@ -66,7 +75,7 @@ type Store interface {
 
 	// UserOrgs lists the live orgs the user belongs to, by join date.
 	UserOrgs(ctx context.Context, userID string) ([]workspace.OrgListing, error)
-	DeleteUser(ctx context.Context, userID string) error
+	DeleteUser(ctx context.Context, userID string, at time.Time) error
 
 	// ListSessions lists the user's live sign-in sessions, newest first.
 	ListSessions(ctx context.Context, userID string, now time.Time) ([]Session, error)

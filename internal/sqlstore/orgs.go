@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"strings"
+	"time"
 
+	"github.com/gatehouse/gatehouse/internal/revocation"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
@@ -191,8 +193,11 @@ func (s *Workspace) SetMemberRole(ctx context.Context, orgID, userID, role strin
 }
 
 // RemoveMember implements workspace.Store.
-func (s *Workspace) RemoveMember(ctx context.Context, orgID, userID string) error {
-	return affected(s.w().ExecContext(ctx, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, userID))
+func (s *Workspace) RemoveMember(ctx context.Context, orgID, userID string, at time.Time) error {
+	return s.revoke(ctx, revocation.KindMember, at, `SELECT user_id AS subject, org_id FROM memberships WHERE org_id = $1 AND user_id = $2`,
+		[]any{orgID, userID}, func(c conn) error {
+			return affected(c.w().ExecContext(ctx, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, userID))
+		})
 }
 
 // RemoveTeamMemberships implements workspace.Store.

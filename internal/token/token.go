@@ -34,6 +34,7 @@ type OrgClaim struct {
 type Claims struct {
 	jwt.RegisteredClaims
 	SessionID string   `json:"sid,omitempty"`
+	KeyID     string   `json:"key_id,omitempty"` // the API key a key token was exchanged for
 	Org       OrgClaim `json:"org"`
 	Via       string   `json:"via"`
 	Ver       int      `json:"ver"`
@@ -70,13 +71,14 @@ func (c Claims) MarshalJSON() ([]byte, error) {
 		IssuedAt  *jwt.NumericDate `json:"iat,omitempty"`
 		ID        string           `json:"jti,omitempty"`
 		SessionID string           `json:"sid,omitempty"`
+		KeyID     string           `json:"key_id,omitempty"`
 		Org       OrgClaim         `json:"org"`
 		Via       string           `json:"via"`
 		Ver       int              `json:"ver"`
 		AAL       string           `json:"aal,omitempty"`
 		AMR       []string         `json:"amr,omitempty"`
 		MFA       string           `json:"mfa,omitempty"`
-	}{r.Issuer, r.Subject, aud, r.ExpiresAt, r.NotBefore, r.IssuedAt, r.ID, c.SessionID, c.Org, c.Via, c.Ver, c.AAL, c.AMR, c.MFA})
+	}{r.Issuer, r.Subject, aud, r.ExpiresAt, r.NotBefore, r.IssuedAt, r.ID, c.SessionID, c.KeyID, c.Org, c.Via, c.Ver, c.AAL, c.AMR, c.MFA})
 }
 
 // Signer issues and verifies access tokens with one HS256 key.

@@ -57,8 +57,8 @@ type Tables interface {
 	CountTeams(ctx context.Context, orgID string) (int, error)
 	// OrgMembers lists the org's directory ordered by joined_at, then user id.
 	OrgMembers(ctx context.Context, orgID string) ([]PersonRow, error)
-	SetMemberRole(ctx context.Context, orgID, userID, role string) error // ErrNotFound: not a member
-	RemoveMember(ctx context.Context, orgID, userID string) error        // ErrNotFound: not a member
+	SetMemberRole(ctx context.Context, orgID, userID, role string) error        // ErrNotFound: not a member
+	RemoveMember(ctx context.Context, orgID, userID string, at time.Time) error // ErrNotFound: not a member
 	// RemoveTeamMemberships removes the user from every team of the org.
 	RemoveTeamMemberships(ctx context.Context, orgID, userID string) error
 

@@ -38,6 +38,9 @@ type Config struct {
 	// NoMailLimits turns off the daily invitation mail limits; the zero
 	// value keeps them on (GATEHOUSE_MAIL_LIMIT=off sets it).
 	NoMailLimits bool
+	// RecentAuth checks that the caller's sign-in is recent enough for a
+	// sensitive change (identity's RequireRecentAuth); nil: no check.
+	RecentAuth func(ctx context.Context, p *gatehouse.Principal, action string) error
 }
 
 // Service carries out every workspace operation.
@@ -52,12 +55,13 @@ type Service struct {
 	// may act) for cache.TTL, keyed by subject and org.
 	members      cache.Short[memberKey, error]
 	noMailLimits bool
+	recentAuth   func(ctx context.Context, p *gatehouse.Principal, action string) error
 }
 
 // New returns a Service.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, signer: c.Signer, resolver: c.Resolver, log: c.Logger, now: c.Now,
-		webURL: strings.TrimRight(c.WebURL, "/"), noMailLimits: c.NoMailLimits}
+		webURL: strings.TrimRight(c.WebURL, "/"), noMailLimits: c.NoMailLimits, recentAuth: c.RecentAuth}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -9,6 +9,7 @@ const (
 	ViaRefresh   = "refresh"
 	ViaAPIKey    = "api_key"
 	ViaOAuth     = "oauth"
+	ViaPasskey   = "passkey"
 )
 
 // Principal is the verified caller of a bearer request.
@@ -20,8 +21,42 @@ type Principal struct {
 	Tools     []string
 	Via       string
 	TokenID   string
+	KeyID     string // the API key behind a key token
+	IssuedAt  time.Time
 	ExpiresAt time.Time
+	Assurance
 }
+
+// Assurance levels (the `aal` claim) and the RFC 8176 methods (`amr`) a
+// token names, with Gatehouse's own magic_link, api_key and oauth.
+const (
+	AAL1 = "aal1"
+	AAL2 = "aal2"
+
+	AMRPassword = "pwd"
+	AMROTP      = "otp"
+	AMRMFA      = "mfa"
+	// AMRHardwareKey and AMRSoftwareKey are a passkey bound to one
+	// device's hardware and one that may be synced (RFC 8176 hwk, swk).
+	AMRHardwareKey = "hwk"
+	AMRSoftwareKey = "swk"
+	AMRMagicLink   = "magic_link"
+	AMRAPIKey      = "api_key"
+	AMROAuth       = "oauth"
+)
+
+// Assurance is how strongly a sign-in was authenticated: its level, the
+// methods presented, and whether a second factor is still owed (a session
+// of an account with a factor, before the second step).
+type Assurance struct {
+	AAL     string
+	AMR     []string
+	Pending bool
+}
+
+// ErrSecondFactor answers every route but the second-factor step, the
+// caller's own description and logout while a second factor is owed.
+var ErrSecondFactor = Errorf(KindForbidden, "two-factor authentication required")
 
 // Full reports whether the principal holds a full (sign-in) session.
 func (p *Principal) Full() bool { return p.Via != ViaAPIKey && p.Via != ViaOAuth }
@@ -46,4 +81,26 @@ func (p *Principal) RequireFull(orgID string) error {
 type SessionMeta struct {
 	UserAgent string
 	IP        string
+}
+
+// Level returns a with its blanks filled for a sign-in obtained by via: a
+// level of aal1 and the one method via names (a password, a link, a key,
+// an OAuth grant).
+func (a Assurance) Level(via string) Assurance {
+	if a.AAL == "" {
+		a.AAL = AAL1
+	}
+	if len(a.AMR) == 0 {
+		switch via {
+		case ViaPassword:
+			a.AMR = []string{AMRPassword}
+		case ViaMagicLink:
+			a.AMR = []string{AMRMagicLink}
+		case ViaAPIKey:
+			a.AMR = []string{AMRAPIKey}
+		case ViaOAuth:
+			a.AMR = []string{AMROAuth}
+		}
+	}
+	return a
 }

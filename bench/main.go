@@ -58,6 +58,7 @@ type config struct {
 	alsoConns     int
 	myOrgs        int
 	inviteUsers   int
+	mfaUsers      int
 	auditOrg      int
 	auditTotal    int
 	auditOthers   int
@@ -77,7 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&dbs, "db", "sqlite,postgres", "databases to run gatehouse on, comma-separated: sqlite, postgres")
 	fs.StringVar(&c.pgURL, "pg", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "PostgreSQL server URL used to create (and drop) a scratch database")
 	fs.StringVar(&targets, "targets", strings.Join(defaultTargets(), ","), "targets to run, comma-separated: "+strings.Join(targetNames(), ", ")+
-		" (audit, which seeds millions of rows first, is not in the default set and also runs audit_tool)")
+		" (audit, which seeds millions of rows first, is not in the default set and also runs audit_tool; nor is totp_step, which signs -mfa-users users in first)")
 	fs.IntVar(&c.floodConns, "flood", 200, "connections of the login flood that measures peak memory")
 	fs.DurationVar(&c.floodDuration, "flood-d", 10*time.Second, "duration of the login flood")
 	fs.DurationVar(&c.floodTimeout, "flood-timeout", 30*time.Second, "per-request timeout in the login flood, where requests queue for the password hasher")
@@ -92,6 +93,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.alsoConns, "also-c", 0, "also run every gatehouse target (but invite_accept) at this many connections, right after the -c run: -also-c 1 gives latencies without queueing (0: off)")
 	fs.IntVar(&c.myOrgs, "myorgs", 200, "myorgs: orgs the user belongs to (the personal org plus seeded team orgs)")
 	fs.IntVar(&c.inviteUsers, "invite-users", 3000, "invite_accept: fresh users registered (through the API) before the run; each accepts once")
+	fs.IntVar(&c.mfaUsers, "mfa-users", 3000, "totp_step: fresh users with a TOTP factor, each signed in once before the run; each takes the step once")
 	fs.IntVar(&c.auditOrg, "audit-org", 1_000_000, "audit: entries of the audited org")
 	fs.IntVar(&c.auditTotal, "audit-total", 10_000_000, "audit: entries in the whole audit log")
 	fs.IntVar(&c.auditOthers, "audit-orgs", 900, "audit: other org ids sharing the rest of the log")
@@ -130,6 +132,7 @@ func (c *config) validate() error {
 	check(c.alsoConns < 0, "-also-c must not be negative")
 	check(c.myOrgs < 1, "-myorgs must be at least 1")
 	check(c.inviteUsers < 1, "-invite-users must be at least 1")
+	check(c.mfaUsers < 1, "-mfa-users must be at least 1")
 	check(c.auditOrg < 100, "-audit-org must be at least 100 (the target reads 100 entries)")
 	check(c.auditTotal < c.auditOrg, "-audit-total must be at least -audit-org")
 	check(c.auditOthers < 0, "-audit-orgs must not be negative")
@@ -394,6 +397,8 @@ func gatehouseEnv(dbURL string) []string {
 		"GATEHOUSE_ADDR=127.0.0.1:0",
 		"GATEHOUSE_DATABASE_URL="+dbURL,
 		"GATEHOUSE_RATE_LIMIT=off",
+		// A WebAuthn relying party id cannot be an IP (passkey_signin).
+		"GATEHOUSE_WEB_URL=http://localhost",
 		// The bench stops a server with SIGTERM and kills it 5 s later;
 		// nothing is in flight then, so no drain window.
 		"GATEHOUSE_SHUTDOWN_DRAIN=0s",
@@ -414,7 +419,7 @@ func (b *bench) runGatehouse(ctx context.Context, db, baseURL string, srv *serve
 		return err
 	}
 	e := &env{client: setup, baseURL: baseURL, workers: b.cfg.conns, user: user, db: info,
-		myOrgs: b.cfg.myOrgs, inviteUsers: b.cfg.inviteUsers,
+		myOrgs: b.cfg.myOrgs, inviteUsers: b.cfg.inviteUsers, mfaUsers: b.cfg.mfaUsers,
 		logf: func(format string, args ...any) { b.log.Printf(db+": "+format, args...) }}
 
 	var errs []error

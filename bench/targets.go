@@ -22,6 +22,7 @@ type env struct {
 	db          *dbInfo
 	myOrgs      int // orgs the myorgs user belongs to
 	inviteUsers int // fresh users for invite_accept
+	mfaUsers    int // fresh users with a TOTP factor for totp_step
 	logf        func(format string, args ...any)
 }
 
@@ -110,12 +111,14 @@ func targets() []target {
 		baselineTarget(),
 		verifyTarget(),
 		loginTarget(),
+		passkeyTarget(),
 		refreshTarget(),
 		exchangeTarget(),
 		myOrgsTarget(),
 		membersTarget("members50", 50),
 		membersTarget("members10k", 10_000),
 		inviteAcceptTarget(),
+		totpStepTarget(),
 		auditTarget("audit", ""),
 		auditTarget("audit_tool", "&tool=tasks"),
 		signInPageTarget(),
@@ -135,8 +138,9 @@ func targetNames() []string {
 }
 
 // slowTargets are left out of the default -targets: they seed millions of
-// rows first. "-targets audit" runs both.
-var slowTargets = []string{"audit", "audit_tool"}
+// rows first ("-targets audit" runs both), or sign thousands of users in
+// twice each (totp_step: "-targets totp_step").
+var slowTargets = []string{"audit", "audit_tool", "totp_step"}
 
 // defaultTargets is every target but the slow ones.
 func defaultTargets() []string {

@@ -52,12 +52,17 @@ type Config struct {
 	ShutdownDrain time.Duration
 	// SignRetention is how long an ended Sign document is kept before
 	// its file and signing data are purged.
-	SignRetention    time.Duration
-	rawAllowPrivate  string
-	rawRateLimit     string
-	rawMailLimit     string
-	rawShutdownDrain string
-	rawSignRetention string
+	SignRetention time.Duration
+	// SessionMaxAge is the absolute lifetime of a sign-in session;
+	// ReauthWindow how recent a sign-in sensitive changes need.
+	SessionMaxAge, ReauthWindow time.Duration
+	rawSessionMaxAge            string
+	rawReauthWindow             string
+	rawAllowPrivate             string
+	rawRateLimit                string
+	rawMailLimit                string
+	rawShutdownDrain            string
+	rawSignRetention            string
 }
 
 // setting names one variable, its default and where it is stored.
@@ -93,6 +98,8 @@ func (c *Config) settings() []setting {
 		{"GATEHOUSE_BRAND_ACCENT", "", &c.Brand.Accent},
 		{"GATEHOUSE_BRAND_SUPPORT_URL", "", &c.Brand.SupportURL},
 		{"GATEHOUSE_BRAND_TERMS_URL", "", &c.Brand.TermsURL},
+		{"GATEHOUSE_SESSION_MAX_AGE", "90d", &c.rawSessionMaxAge},
+		{"GATEHOUSE_REAUTH_WINDOW", "15m", &c.rawReauthWindow},
 	}
 }
 
@@ -232,6 +239,8 @@ func checks() []check {
 			}
 			return nil
 		}},
+		check{"GATEHOUSE_SESSION_MAX_AGE", func(c *Config) error { return checkPositive(c.rawSessionMaxAge, "90d or 2160h") }},
+		check{"GATEHOUSE_REAUTH_WINDOW", func(c *Config) error { return checkPositive(c.rawReauthWindow, "15m") }},
 	)
 }
 
@@ -255,6 +264,8 @@ func (c *Config) derive() {
 	c.MailLimit = c.rawMailLimit == "on"
 	c.ShutdownDrain, _ = time.ParseDuration(c.rawShutdownDrain)
 	c.SignRetention, _ = parseDays(c.rawSignRetention)
+	c.SessionMaxAge, _ = parseDays(c.rawSessionMaxAge)
+	c.ReauthWindow, _ = parseDays(c.rawReauthWindow)
 }
 
 // parseDays reads a Go duration or a whole number of days ("365d").
@@ -267,6 +278,14 @@ func parseDays(v string) (time.Duration, error) {
 		return time.Duration(days) * 24 * time.Hour, nil
 	}
 	return time.ParseDuration(v)
+}
+
+// checkPositive accepts a duration above zero (parseDays).
+func checkPositive(raw, example string) error {
+	if d, err := parseDays(raw); err != nil || d <= 0 {
+		return fmt.Errorf("want a duration above 0 such as %s, got %q", example, raw)
+	}
+	return nil
 }
 
 // optional applies check to a value that may be left empty.
@@ -388,6 +407,7 @@ func (c *Config) resolveURLs(bound string) {
 func (c *Config) app() app.Config {
 	return app.Config{BaseURL: c.BaseURL, APIURL: c.APIURL, FormsURL: c.FormsURL, ShortLinkURL: c.ShortLinkURL,
 		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, EncryptionKey: c.EncryptionKey, RateLimit: c.RateLimit, MailLimit: c.MailLimit,
+		SessionMaxAge: c.SessionMaxAge, ReauthWindow: c.ReauthWindow,
 		WebhookAllowPrivate: c.WebhookAllowPrivate, MetadataAllowPrivate: c.WebhookAllowPrivate, OutboundCAs: c.OutboundCAs,
 		SignRetention: c.SignRetention, Brand: c.Brand}
 }

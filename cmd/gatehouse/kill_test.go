@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse/gatehouse/internal/jobs"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
@@ -158,7 +159,14 @@ func killNine(t *testing.T, bin, dbURL string, open func() (*sql.DB, error), arg
 	first.call(t, "POST", "/links/v1/links", token, map[string]any{"destinationUrl": "https://example.com/"})
 	first.cmd.Process.Kill() // SIGKILL: no drain, no flush
 	first.cmd.Wait()
-	queued := queuedDeliveryID(t, open, args)
+	queued, state := queuedDelivery(t, open, args)
+	// Killed before its try, or after a refused one, the job is worked at
+	// once after the restart; killed during a try (PostgreSQL wakes the
+	// worker at the insert, and a fetch the dead process sent may still
+	// commit after the state was read), it stays "running" until River
+	// rescues it as lost: up to RescueStuckJobsAfter more.
+	t.Logf("delivery job state after the kill: %s", state)
+	wait := 90*time.Second + jobs.RescueStuckJobsAfter // rescue, leader lease and rescuer period
 
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -171,7 +179,7 @@ func killNine(t *testing.T, bin, dbURL string, open func() (*sql.DB, error), arg
 	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: rc.Certificate().Raw}), 0o600)
 	env["GATEHOUSE_WEBHOOK_CA_FILE"] = ca
 	second := startBinary(t, bin, env)
-	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+	for end := time.Now().Add(wait); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 		mu.Lock()
 		n := len(got)
 		mu.Unlock()
@@ -182,13 +190,14 @@ func killNine(t *testing.T, bin, dbURL string, open func() (*sql.DB, error), arg
 	mu.Lock()
 	defer mu.Unlock()
 	if len(got) != 1 || got[0] != queued {
+		dumpJobs(t, open)
 		t.Fatalf("link.created deliveries after the restart = %q; want one with the queued id %q; log:\n%s", got, queued, second.logs.String())
 	}
 }
 
-// queuedDeliveryID reads the id of the one webhook delivery job in the
-// database of a killed process.
-func queuedDeliveryID(t *testing.T, open func() (*sql.DB, error), argsJSON string) string {
+// queuedDelivery reads the delivery id and the state of the one webhook
+// delivery job in the database of a killed process.
+func queuedDelivery(t *testing.T, open func() (*sql.DB, error), argsJSON string) (id, state string) {
 	t.Helper()
 	db, err := open()
 	if err != nil {
@@ -196,12 +205,36 @@ func queuedDeliveryID(t *testing.T, open func() (*sql.DB, error), argsJSON strin
 	}
 	defer db.Close()
 	var args []byte
-	if err := db.QueryRow(`SELECT ` + argsJSON + ` FROM river_job WHERE kind = 'webhook.delivery'`).Scan(&args); err != nil {
+	if err := db.QueryRow(`SELECT `+argsJSON+`, state FROM river_job WHERE kind = 'webhook.delivery'`).Scan(&args, &state); err != nil {
 		t.Fatalf("the delivery job after the kill: %v", err)
 	}
 	var d struct{ ID string }
 	if err := json.Unmarshal(args, &d); err != nil || d.ID == "" {
 		t.Fatalf("delivery job args %s: %v", args, err)
 	}
-	return d.ID
+	return d.ID, state
+}
+
+// dumpJobs logs the jobs and, on PostgreSQL, the backends of a failed
+// run's database.
+func dumpJobs(t *testing.T, open func() (*sql.DB, error)) {
+	if db, err := open(); err == nil {
+		rows, _ := db.Query(`SELECT id, kind, state, attempt, queue, scheduled_at, created_at FROM river_job ORDER BY id`)
+		for rows != nil && rows.Next() {
+			var id, attempt int
+			var kind, state, queue string
+			var sched, created any
+			rows.Scan(&id, &kind, &state, &attempt, &queue, &sched, &created)
+			t.Logf("job %d %s %s attempt %d queue %s scheduled %v created %v", id, kind, state, attempt, queue, sched, created)
+		}
+		// PostgreSQL: who holds what (a dead process's backend
+		// holding the job's row would hide it from SKIP LOCKED).
+		rows, _ = db.Query(`SELECT pid::text, coalesce(state, ''), left(query, 120) FROM pg_stat_activity WHERE datname = current_database()`)
+		for rows != nil && rows.Next() {
+			var pid, st, q string
+			rows.Scan(&pid, &st, &q)
+			t.Logf("backend %s %s: %s", pid, st, q)
+		}
+		db.Close()
+	}
 }

@@ -14,12 +14,15 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/jobs"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/revocation"
+	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/token"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
@@ -60,6 +63,9 @@ type Config struct {
 	SignRetention time.Duration
 	// Brand is the hosted pages' branding (GATEHOUSE_BRAND_*).
 	Brand pages.Brand
+	// SessionMaxAge is the absolute lifetime of a session; ReauthWindow
+	// how recent a sign-in sensitive changes need (0: identity's defaults).
+	SessionMaxAge, ReauthWindow time.Duration
 }
 
 // Deps are what production and the tests provide differently.
@@ -90,6 +96,9 @@ type Deps struct {
 	// MailRetryDelays overrides the waits between tries of a mail (the
 	// last repeats); nil: mail.RetryDelays.
 	MailRetryDelays []time.Duration
+	// RevocationPoll is how often the revocation list reads what other
+	// instances revoked; 0: revocation.Every (1 s).
+	RevocationPoll time.Duration
 }
 
 // App is the running service.
@@ -107,6 +116,8 @@ type App struct {
 	jobsDB    *sqlstore.DB
 	log       *slog.Logger
 	brand     pages.Brand
+	// stopPoll ends the revocation list's polling (Close).
+	stopPoll context.CancelFunc
 }
 
 // New builds the service on deps.DB, each module on its own store.
@@ -123,6 +134,10 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	totpBox, err := seal.New(master, "totp") // TOTP secrets
+	if err != nil {
+		return nil, err
+	}
 	hasher := deps.Hasher
 	if hasher == nil {
 		hasher = password.NewHasher(password.OWASP, 0)
@@ -131,11 +146,21 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	if deps.JobQueue != "" {
 		db = db.OnQueue(deps.JobQueue)
 	}
-	a := &App{log: log, jobsDB: db, brand: cfg.Brand}
+	a := &App{log: log, brand: cfg.Brand}
+	revoked, db, err := a.revocations(ctx, db, now, deps.RevocationPoll)
+	if err != nil {
+		return nil, err
+	}
+	a.jobsDB = db
 	a.Workspace = workspace.New(workspace.Config{Store: db.Workspace(), Signer: signer, Resolver: deps.Resolver, Logger: log,
-		Now: now, WebURL: cfg.WebURL, NoMailLimits: !cfg.MailLimit})
+		Now: now, WebURL: cfg.WebURL, NoMailLimits: !cfg.MailLimit,
+		// Set below: identity, which keeps sessions, is built on workspace.
+		RecentAuth: func(ctx context.Context, p *gatehouse.Principal, action string) error {
+			return a.Identity.RequireRecentAuth(ctx, p, action)
+		}})
 	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Hasher: hasher,
-		Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit})
+		TOTP: totpBox, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit,
+		Revocations: revoked, SessionMaxAge: cfg.SessionMaxAge, ReauthWindow: cfg.ReauthWindow})
 	a.OAuth = oauth.New(oauth.Config{Service: a.Identity, Store: db.OAuth(), Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, Now: now,
 		DeviceInterval: deps.DeviceInterval, MetadataClient: deps.MetadataClient, AllowPrivate: cfg.MetadataAllowPrivate,
 		RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit})
@@ -153,13 +178,32 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	a.routes(k)
 	a.Handler = k
 	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, PollInterval: deps.JobPollInterval,
-		Mail: deps.Mail, MailSealer: mails, MailRetryDelays: deps.MailRetryDelays, Schedules: a.schedules(deps.LinkEventsWindow)}); err != nil {
+		Mail: deps.Mail, MailSealer: mails, MailRetryDelays: deps.MailRetryDelays, Schedules: a.schedules(db, now, deps.LinkEventsWindow)}); err != nil {
 		return nil, err
 	}
 	if err := a.jobs.Start(ctx); err != nil {
 		return nil, err
 	}
+	var pollCtx context.Context
+	pollCtx, a.stopPoll = context.WithCancel(context.Background())
+	go revoked.Run(pollCtx)
 	return a, nil
+}
+
+// revocations loads the revocation list every bearer token is checked
+// against and returns it with the view of db whose revoking writes refresh
+// it at once after their commit (other instances see them at their next
+// poll).
+func (a *App) revocations(ctx context.Context, db *sqlstore.DB, now func() time.Time, poll time.Duration) (*revocation.List, *sqlstore.DB, error) {
+	revoked := revocation.New(db.Revocations(), now, poll, a.log)
+	if err := revoked.Sync(ctx); err != nil {
+		return nil, nil, fmt.Errorf("load revocations: %w", err)
+	}
+	return revoked, db.OnRevoke(func(ctx context.Context) {
+		if err := revoked.Sync(ctx); err != nil {
+			a.log.Warn("revocation list not refreshed after a revocation", "err", err)
+		}
+	}), nil
 }
 
 // JobsDB is the database as the service's stores see it: its job queue,
@@ -203,15 +247,21 @@ func setting(ctx context.Context, db *sqlstore.DB, name, configured string) ([]b
 // stopped; at ctx's end the running jobs are cancelled and ctx's error
 // returned. The database stays open: the caller owns it.
 func (a *App) Close(ctx context.Context) error {
+	a.stopPoll()
 	return a.jobs.Stop(ctx)
 }
 
 // schedules is the periodic work, run once per period across instances:
 // the Links click announcements every window (0: 2 s), Sign's expiry
-// sweep and reminder rounds every minute and its purge sweep every ten.
-func (a *App) schedules(window time.Duration) []jobs.Schedule {
+// sweep and reminder rounds every minute and its purge sweep every ten,
+// and every ten minutes the pruning of revocations older than any token
+// they could refuse.
+func (a *App) schedules(db *sqlstore.DB, now func() time.Time, window time.Duration) []jobs.Schedule {
 	if window == 0 {
 		window = 2 * time.Second
+	}
+	if now == nil {
+		now = time.Now
 	}
 	return []jobs.Schedule{{Name: "link_clicks", Every: window, Run: func(ctx context.Context) error {
 		_, err := a.Links.Announce(ctx)
@@ -224,6 +274,9 @@ func (a *App) schedules(window time.Duration) []jobs.Schedule {
 		return err
 	}}, {Name: "sign_purge", Every: 10 * time.Minute, Run: func(ctx context.Context) error {
 		_, err := a.Sign.PurgeDue(ctx)
+		return err
+	}}, {Name: "revocations_prune", Every: 10 * time.Minute, Run: func(ctx context.Context) error {
+		_, err := db.Revocations().Prune(ctx, now().Add(-revocation.Keep))
 		return err
 	}}}
 }

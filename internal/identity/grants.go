@@ -92,11 +92,11 @@ func (s *Service) StartGrantSession(ctx context.Context, st Store, grantID strin
 		}
 		now := s.Now()
 		sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: gatehouse.ViaOAuth, GrantID: g.ID, OrgID: g.OrgID,
-			UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP, CreatedAt: now, ExpiresAt: now.Add(RefreshTTL), LastUsedAt: now}
+			UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP, CreatedAt: now, ExpiresAt: s.sessionEnd(now, now), LastUsedAt: now}
 		if err := tx.CreateSession(ctx, sess); err != nil {
 			return internal("create session", err)
 		}
-		out, err = s.issuePair(ctx, tx, u, oc, sess.ID, gatehouse.ViaOAuth, now, resourcesOf(g)...)
+		out, err = s.issuePair(ctx, tx, u, oc, sess.ID, gatehouse.ViaOAuth, gatehouse.Assurance{}, now, resourcesOf(g)...)
 		return err
 	})
 	return out, err
@@ -140,7 +140,7 @@ func (s *Service) RefreshGrant(ctx context.Context, secret, clientID, resource s
 	if secret == "" {
 		return nil, gatehouse.Invalid("refresh_token is required")
 	}
-	return s.refresh(ctx, secret, func(tx Store, sess *Session) error {
+	return s.refresh(ctx, token.Hash(secret), nil, func(tx Store, sess *Session) error {
 		if sess.Via != gatehouse.ViaOAuth || sess.GrantID == "" {
 			return ErrGrantMismatch
 		}
@@ -188,12 +188,14 @@ type BrowserSession struct {
 	User      *gatehouse.User
 	SessionID string
 	ExpiresAt time.Time
+	Level     gatehouse.Assurance // the session's, never pending
 }
 
 // BrowserUser resolves the secret of a hosted-page session cookie: the
 // refresh token of a sign-in session, looked up without rotating it. A
-// rotated, expired or revoked token, or an OAuth session's, gives
-// KindUnauthorized.
+// rotated, expired or revoked token, an OAuth session's, or a session that
+// still owes its second factor (so no consent or grant is ever given
+// below it) gives KindUnauthorized.
 func (s *Service) BrowserUser(ctx context.Context, secret string) (*BrowserSession, error) {
 	if secret == "" {
 		return nil, workspace.ErrUnauthorized
@@ -207,7 +209,7 @@ func (s *Service) BrowserUser(ctx context.Context, secret string) (*BrowserSessi
 		return nil, internal("find refresh token", err)
 	}
 	sess, err := s.store.SessionByID(ctx, rt.SessionID)
-	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && (sess.RevokedAt != nil || !sess.ExpiresAt.After(now) || sess.Via == gatehouse.ViaOAuth)) {
+	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && (sess.RevokedAt != nil || !sess.ExpiresAt.After(now) || sess.Via == gatehouse.ViaOAuth || sess.Level.Pending)) {
 		return nil, workspace.ErrUnauthorized
 	}
 	if err != nil {
@@ -220,7 +222,7 @@ func (s *Service) BrowserUser(ctx context.Context, secret string) (*BrowserSessi
 	if err != nil {
 		return nil, internal("find user", err)
 	}
-	return &BrowserSession{User: u, SessionID: sess.ID, ExpiresAt: rt.ExpiresAt}, nil
+	return &BrowserSession{User: u, SessionID: sess.ID, ExpiresAt: rt.ExpiresAt, Level: sess.Level.Level(sess.Via)}, nil
 }
 
 // BrowserPrincipal is the principal a hosted page acts as for a signed-in
@@ -232,7 +234,8 @@ func (s *Service) BrowserPrincipal(ctx context.Context, b *BrowserSession) (*gat
 		if err != nil {
 			return err
 		}
-		p = &gatehouse.Principal{UserID: b.User.ID, SessionID: b.SessionID, OrgID: oc.ID, Role: oc.Role, Tools: oc.Tools, Via: gatehouse.ViaPassword}
+		p = &gatehouse.Principal{UserID: b.User.ID, SessionID: b.SessionID, OrgID: oc.ID, Role: oc.Role, Tools: oc.Tools, Via: gatehouse.ViaPassword,
+			Assurance: b.Level}
 		return nil
 	})
 	return p, err

@@ -18,6 +18,8 @@ type Kernel interface {
 	Public(h func(http.ResponseWriter, *http.Request) error) http.Handler
 	Authed(h func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler
 	Full(h func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler
+	// Pending is Authed that also lets in a session owing its second factor.
+	Pending(h func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler
 	Limiter(name string, burst int, every time.Duration) *ratelimit.Limiter
 	PerIP(l *ratelimit.Limiter, h func(http.ResponseWriter, *http.Request) error) http.Handler
 	// SessionMeta is what a session records of the request that opens it.
@@ -42,8 +44,10 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	m.Handle("POST /v1/auth/refresh", k.Public(h.handleRefresh))
 	m.Handle("POST /v1/auth/logout", k.Public(h.handleLogout))
 	m.Handle("POST /v1/auth/switch-org", k.Authed(h.handleSwitchOrg))
-	m.Handle("GET /v1/auth/me", k.Authed(h.handleMe))
-	m.Handle("GET /v1/auth/verify", k.Authed(h.handleVerify))
+	m.Handle("GET /v1/auth/me", k.Pending(h.handleMe))
+	m.Handle("GET /v1/auth/verify", k.Pending(h.handleVerify))
+	m.Handle("POST /v1/auth/mfa", k.Pending(h.handleSecondFactor))
+	m.Handle("POST /v1/auth/mfa/passkey", k.Pending(h.handlePasskeyStepBegin))
 	m.Handle("POST /v1/auth/token", k.PerIP(LimitKeyExchange.From(k), h.handleKeyExchange))
 
 	m.Handle("PATCH /v1/me", k.Authed(h.handlePatchMe))
@@ -58,6 +62,12 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	m.Handle("GET /v1/me/api-keys", k.Full(h.handleUserKeys))
 	m.Handle("POST /v1/me/api-keys", k.Full(h.handleCreateUserKey))
 	m.Handle("DELETE /v1/me/api-keys/{kid}", k.Full(h.handleDeleteUserKey))
+	mountPasskeys(m, k, h)
+	m.Handle("GET /v1/me/factors", k.Full(h.handleFactors))
+	m.Handle("POST /v1/me/factors/totp", k.Full(h.handleEnrolTOTP))
+	m.Handle("POST /v1/me/factors/{fid}/confirm", k.Full(h.handleConfirmFactor))
+	m.Handle("DELETE /v1/me/factors/{fid}", k.Full(h.handleDeleteFactor))
+	m.Handle("POST /v1/me/recovery-codes", k.Full(h.handleRecoveryCodes))
 }
 
 // handlers are the module's HTTP handlers; each decodes, calls one method
@@ -168,7 +178,7 @@ func (h *handlers) handleRefresh(w http.ResponseWriter, r *http.Request) error {
 	if err := httpjson.Decode(r, &in); err != nil {
 		return err
 	}
-	si, err := h.svc.Refresh(r.Context(), in.RefreshToken)
+	si, err := h.svc.Refresh(r.Context(), in.RefreshToken, h.k.SessionMeta(r))
 	if err != nil {
 		return err
 	}
@@ -225,14 +235,17 @@ func (h *handlers) handleVerify(w http.ResponseWriter, r *http.Request, p *gateh
 	if err != nil {
 		return err
 	}
+	// A session owing its second factor is valid, but says so: a service
+	// checking tokens here must not take it for a finished sign-in.
 	httpjson.Write(w, http.StatusOK, struct {
-		Valid   bool   `json:"valid"`
-		UserID  string `json:"user_id"`
-		Email   string `json:"email"`
-		Name    string `json:"name"`
-		OrgID   string `json:"org_id"`
-		OrgRole string `json:"org_role"`
-	}{true, u.ID, u.Email, u.Name, p.OrgID, p.Role})
+		Valid       bool   `json:"valid"`
+		UserID      string `json:"user_id"`
+		Email       string `json:"email"`
+		Name        string `json:"name"`
+		OrgID       string `json:"org_id"`
+		OrgRole     string `json:"org_role"`
+		MFARequired bool   `json:"mfa_required,omitempty"`
+	}{true, u.ID, u.Email, u.Name, p.OrgID, p.Role, p.Pending})
 	return nil
 }
 

@@ -33,11 +33,24 @@ type sessionJSON struct {
 	RefreshToken string                   `json:"refresh_token"`
 	User         userJSON                 `json:"user"`
 	Org          workspace.OrgContextJSON `json:"org"`
+	// MFA is present only when the session owes its second factor.
+	MFA *mfaJSON `json:"mfa,omitempty"`
+}
+
+// mfaJSON tells a client that a sign-in must take its second step
+// (POST /v1/auth/mfa) with one of factors.
+type mfaJSON struct {
+	Required bool     `json:"required"`
+	Factors  []string `json:"factors"`
 }
 
 func toSession(si *SignIn) sessionJSON {
-	return sessionJSON{AccessToken: si.AccessToken, TokenType: "Bearer", ExpiresAt: httpjson.Stamp(si.ExpiresAt),
+	out := sessionJSON{AccessToken: si.AccessToken, TokenType: "Bearer", ExpiresAt: httpjson.Stamp(si.ExpiresAt),
 		RefreshToken: si.RefreshToken, User: toUser(si.User), Org: workspace.ToOrgContext(si.Org)}
+	if len(si.Factors) > 0 {
+		out.MFA = &mfaJSON{Required: true, Factors: si.Factors}
+	}
+	return out
 }
 
 // orgListingJSON is a row of GET /v1/me/orgs.

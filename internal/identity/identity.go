@@ -3,7 +3,8 @@
 // verification and the mailbox claim, sign-in sessions and refresh tokens,
 // personal API keys and the key exchange, OAuth grants and the hosted
 // pages' browser sessions, with their HTTP handlers (/v1/auth, /v1/me).
-// MFA and passkeys will land here. It builds on workspace: its Store holds workspace's tables,
+// Second factors (TOTP, recovery codes, the step; mfa.go, totp.go) and
+// passkeys (WebAuthn; passkeys.go) are here. It builds on workspace: its Store holds workspace's tables,
 // so one transaction creates a user and their personal org.
 package identity
 
@@ -15,9 +16,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-webauthn/webauthn/webauthn"
+
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/cache"
 	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/revocation"
+	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/token"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
@@ -25,7 +30,9 @@ import (
 // Lifetimes fixed by the spec (section 8).
 const (
 	AccessTTL        = workspace.AccessTTL
-	RefreshTTL       = 30 * 24 * time.Hour
+	RefreshTTL       = 30 * 24 * time.Hour // a session idle this long ends
+	SessionMaxAge    = 90 * 24 * time.Hour // default absolute lifetime of a session (Config.SessionMaxAge)
+	ReauthWindow     = 15 * time.Minute    // default age of a sign-in that sensitive changes accept (Config.ReauthWindow)
 	MagicLinkTTL     = 15 * time.Minute
 	VerifyEmailTTL   = 24 * time.Hour
 	RecoveryTTL      = time.Hour        // a password-reset link (issue 13 item 6)
@@ -45,10 +52,21 @@ type Config struct {
 	Workspace *workspace.Service // the orgs people sign in to
 	Signer    *token.Signer
 	Hasher    *password.Hasher
+	// TOTP seals the TOTP secrets at rest (seal.New(master, "totp")).
+	TOTP      *seal.Box
 	Logger    *slog.Logger
 	Now       func() time.Time // nil: time.Now
 	WebURL    string           // base of links in emails
 	MobileURL string           // base of magic links requested with client=mobile
+	// SessionMaxAge is the absolute lifetime of a session, which
+	// refreshing never extends (GATEHOUSE_SESSION_MAX_AGE); 0: SessionMaxAge.
+	SessionMaxAge time.Duration
+	// ReauthWindow is how recent the sign-in of a session must be for a
+	// sensitive change (GATEHOUSE_REAUTH_WINDOW); 0: ReauthWindow.
+	ReauthWindow time.Duration
+	// Revocations is the instance's revocation list every bearer token is
+	// checked against; nil: none (tokens live out their lifetime).
+	Revocations *revocation.List
 	// NoLockout turns off the failed-password lockout (lockout.go); the
 	// zero value keeps it on (GATEHOUSE_RATE_LIMIT=off sets it).
 	NoLockout bool
@@ -60,18 +78,31 @@ type Service struct {
 	ws        *workspace.Service
 	signer    *token.Signer
 	hasher    *password.Hasher
+	totp      *seal.Box
 	log       *slog.Logger
 	now       func() time.Time
 	webURL    string
 	mobileURL string
 	users     cache.Short[string, gatehouse.User]
 	lockout   *lockout // nil: off
+	revoked   *revocation.List
+	maxAge    time.Duration
+	reauth    time.Duration
+	// rp is the WebAuthn relying party of WebURL; nil when WebURL is not
+	// an http(s) origin, which leaves passkeys off (503).
+	rp *webauthn.WebAuthn
 }
 
 // New returns a Service.
 func New(c Config) *Service {
-	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, hasher: c.Hasher, log: c.Logger, now: c.Now,
-		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/")}
+	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, hasher: c.Hasher, totp: c.TOTP, log: c.Logger, now: c.Now,
+		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), revoked: c.Revocations, maxAge: c.SessionMaxAge, reauth: c.ReauthWindow}
+	if s.reauth <= 0 {
+		s.reauth = ReauthWindow
+	}
+	if s.maxAge <= 0 {
+		s.maxAge = SessionMaxAge
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -84,11 +115,36 @@ func New(c Config) *Service {
 	if !c.NoLockout {
 		s.lockout = newLockout(s.now)
 	}
+	rp, err := newRelyingParty(s.webURL)
+	if err != nil {
+		s.log.Warn("passkeys are off", "err", err)
+	}
+	s.rp = rp
 	return s
 }
 
 // Now returns the service clock's current time.
 func (s *Service) Now() time.Time { return s.now().UTC() }
+
+// firstEnd is when a session opened at now at level lvl ends unless it is
+// used: a session owing its second factor lives MFAPendingTTL, any other
+// RefreshTTL within its absolute lifetime.
+func (s *Service) firstEnd(lvl gatehouse.Assurance, now time.Time) time.Time {
+	if lvl.Pending {
+		return now.Add(sessionTTL(lvl))
+	}
+	return s.sessionEnd(now, now)
+}
+
+// sessionEnd is when a session created at created, used at now, ends:
+// RefreshTTL after its last use, never past its absolute lifetime.
+func (s *Service) sessionEnd(created, now time.Time) time.Time {
+	end := now.Add(RefreshTTL)
+	if abs := created.Add(s.maxAge); abs.Before(end) {
+		return abs
+	}
+	return end
+}
 
 // Health reports whether the database answers.
 func (s *Service) Health(ctx context.Context) error {
@@ -112,20 +168,34 @@ func checkPassword(field, pw string) error {
 
 // mint issues an access token for user scoped to oc; resources (RFC 8707,
 // OAuth grants) join "gatehouse" in its audience.
-func (s *Service) mint(userID, sessionID, via string, oc *workspace.OrgContext, ttl time.Duration, resources ...string) (string, time.Time, error) {
-	return s.signer.Issue(oc.Claims(sessionID, via, resources...), userID, s.Now(), ttl)
+func (s *Service) mint(userID, sessionID, via string, lvl gatehouse.Assurance, oc *workspace.OrgContext, ttl time.Duration, resources ...string) (string, time.Time, error) {
+	return s.signer.Issue(oc.Claims(sessionID, via, lvl, resources...), userID, s.Now(), ttl)
 }
 
+var errRevoked = gatehouse.Errorf(gatehouse.KindUnauthorized, "this access token has been revoked; sign in again")
+
 // Authenticate verifies a bearer access token and returns its principal.
+// A token whose session, API key, account, workspace or membership was
+// revoked is refused (the in-memory revocation list: no database read).
 func (s *Service) Authenticate(raw string) (*gatehouse.Principal, error) {
 	c, err := s.signer.Verify(raw)
 	if err != nil {
 		return nil, &gatehouse.Error{Kind: gatehouse.KindUnauthorized, Message: "invalid or expired access token", Err: err}
 	}
 	p := &gatehouse.Principal{UserID: c.Subject, SessionID: c.SessionID, OrgID: c.Org.ID, Role: c.Org.Role,
-		Tools: c.Org.Tools, Via: c.Via, TokenID: c.ID}
+		Tools: c.Org.Tools, Via: c.Via, TokenID: c.ID, KeyID: c.KeyID,
+		Assurance: gatehouse.Assurance{AAL: c.AAL, AMR: c.AMR, Pending: c.MFA == token.MFAPending}}
+	if p.AAL == "" {
+		p.AAL = gatehouse.AAL1 // a token minted before levels were named
+	}
 	if c.ExpiresAt != nil {
 		p.ExpiresAt = c.ExpiresAt.Time
+	}
+	if c.IssuedAt != nil {
+		p.IssuedAt = c.IssuedAt.Time
+	}
+	if s.revoked != nil && s.revoked.Refused(revocation.Token{SessionID: p.SessionID, KeyID: p.KeyID, Subject: p.UserID, OrgID: p.OrgID, IssuedAt: p.IssuedAt}) {
+		return nil, errRevoked
 	}
 	return p, nil
 }

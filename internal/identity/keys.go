@@ -32,7 +32,7 @@ func (s *Service) CreateUserKey(ctx context.Context, p *gatehouse.Principal, in 
 	}
 	var out *workspace.NewKey
 	err = s.store.Tx(ctx, func(tx Store) error {
-		if err := liveSession(ctx, tx, p, s.Now()); err != nil {
+		if err := s.recentSession(ctx, tx, p, "create an API key"); err != nil {
 			return err
 		}
 		orgID := in.OrgID
@@ -148,7 +148,9 @@ func (s *Service) ExchangeKey(ctx context.Context, secret string) (*workspace.Or
 		}
 	}
 	oc := &workspace.OrgContext{ID: o.ID, Name: o.Name, Slug: o.Slug, Kind: o.Kind, Role: role, Tools: tools}
-	access, exp, err := s.mint(subject, "", gatehouse.ViaAPIKey, oc, KeyTokenTTL)
+	c := oc.Claims("", gatehouse.ViaAPIKey, gatehouse.Assurance{})
+	c.KeyID = k.ID // names the key, so revoking it refuses the token
+	access, exp, err := s.signer.Issue(c, subject, now, KeyTokenTTL)
 	if err != nil {
 		return nil, internal("mint", err)
 	}

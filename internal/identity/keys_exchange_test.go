@@ -231,7 +231,8 @@ func TestMeWithKeyTokens(t *testing.T) {
 			t.Errorf("me with an org key = %s; want the key as user, org %s, role member", me.Body, orgID)
 		}
 		env.Do(t, "DELETE", "/v1/orgs/"+orgID+"/api-keys/"+key.Str("api_key.id"), access, nil).Want(t, 200)
-		env.Do(t, "GET", "/v1/auth/me", otok, nil).Want(t, 404)
+		// Revoking the key revokes its tokens (issue 13 item 7).
+		env.Do(t, "GET", "/v1/auth/me", otok, nil).Want(t, 401)
 	})
 }
 

@@ -75,6 +75,9 @@ func checkAvatarURL(raw string) error {
 // is the sole owner of a team org that still has other members; team orgs
 // where the caller is alone, and the personal org, are soft-deleted.
 func (s *Service) DeleteAccount(ctx context.Context, p *gatehouse.Principal) error {
+	if err := s.RequireRecentAuth(ctx, p, "delete your account"); err != nil {
+		return err
+	}
 	defer s.users.Drop(p.UserID)
 	defer s.ws.ForgetStandings() // every org the account was in
 	return s.store.Tx(ctx, func(tx Store) error {
@@ -130,7 +133,7 @@ func (s *Service) DeleteAccount(ctx context.Context, p *gatehouse.Principal) err
 				return internal("audit", err)
 			}
 		}
-		if err := tx.DeleteUser(ctx, u.ID); err != nil {
+		if err := tx.DeleteUser(ctx, u.ID, now); err != nil {
 			return internal("delete user", err)
 		}
 		return nil
@@ -140,6 +143,9 @@ func (s *Service) DeleteAccount(ctx context.Context, p *gatehouse.Principal) err
 // changePassword is ChangePassword without the lockout.
 func (s *Service) changePassword(ctx context.Context, p *gatehouse.Principal, current, next string) error {
 	if err := checkPassword("new_password", next); err != nil {
+		return err
+	}
+	if err := s.RequireRecentAuth(ctx, p, "change your password"); err != nil {
 		return err
 	}
 	u, err := workspace.Caller(ctx, s.store, p.UserID)
@@ -304,20 +310,27 @@ func (s *Service) LiveSession(ctx context.Context, p *gatehouse.Principal) error
 // their own transaction, so a revocation committed after the route's check
 // still stops them.
 func liveSession(ctx context.Context, st Store, p *gatehouse.Principal, now time.Time) error {
+	_, err := ownSession(ctx, st, p, now)
+	return err
+}
+
+// ownSession reads the caller's session through st: errSessionEnded
+// unless it is live and the caller's.
+func ownSession(ctx context.Context, st Store, p *gatehouse.Principal, now time.Time) (*Session, error) {
 	if p.SessionID == "" {
-		return errSessionEnded
+		return nil, errSessionEnded
 	}
 	ss, err := st.SessionByID(ctx, p.SessionID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
-		return errSessionEnded
+		return nil, errSessionEnded
 	}
 	if err != nil {
-		return internal("find session", err)
+		return nil, internal("find session", err)
 	}
 	if ss.RevokedAt != nil || !now.Before(ss.ExpiresAt) || ss.UserID != p.UserID {
-		return errSessionEnded
+		return nil, errSessionEnded
 	}
-	return nil
+	return ss, nil
 }
 
 // RevokeSession revokes one of the caller's sessions; an unknown, foreign or
@@ -326,6 +339,13 @@ func (s *Service) RevokeSession(ctx context.Context, p *gatehouse.Principal, id 
 	notFound := gatehouse.Errorf(gatehouse.KindNotFound, "session not found")
 	if !gatehouse.IsID(id) {
 		return notFound
+	}
+	if id != p.SessionID {
+		// Ending another session is a sensitive change (ASVS 7.5.1);
+		// signing out this one is not.
+		if err := s.RequireRecentAuth(ctx, p, "end another session"); err != nil {
+			return err
+		}
 	}
 	return s.store.Tx(ctx, func(tx Store) error {
 		ss, err := tx.SessionByID(ctx, id)

@@ -84,24 +84,51 @@ func (s *Service) verifyMail(email, secret string) mail.Message {
 }
 
 // startSession opens a sign-in session for u scoped to oc and returns its
-// first access and refresh tokens.
+// first access and refresh tokens. An account with a second factor gets a
+// session at aal1 that owes it (SignIn.Factors): only the step, the
+// caller's description and logout answer its tokens.
 func (s *Service) startSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, meta gatehouse.SessionMeta) (*SignIn, error) {
+	return s.startSessionAt(ctx, st, u, oc, via, gatehouse.Assurance{}, meta)
+}
+
+// startSessionAt is startSession of a sign-in whose first step proved lvl:
+// one method (aal1) owes the account's second factor if it has one; two
+// (a verified passkey: aal2) owe nothing.
+func (s *Service) startSessionAt(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, lvl gatehouse.Assurance, meta gatehouse.SessionMeta) (*SignIn, error) {
+	var factors []string
+	if lvl.AAL != gatehouse.AAL2 {
+		var err error
+		if factors, err = s.factorsOf(ctx, st, u.ID); err != nil {
+			return nil, internal("find factors", err)
+		}
+	}
+	lvl.Pending = len(factors) > 0
+	lvl = lvl.Level(via)
+	out, err := s.openSession(ctx, st, u, oc, via, lvl, meta)
+	if out != nil && lvl.Pending {
+		out.Factors = factors
+	}
+	return out, err
+}
+
+// openSession stores a session at level lvl and issues its first pair.
+func (s *Service) openSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, lvl gatehouse.Assurance, meta gatehouse.SessionMeta) (*SignIn, error) {
 	now := s.Now()
 	sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: via, UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP,
-		CreatedAt: now, ExpiresAt: now.Add(RefreshTTL), LastUsedAt: now}
+		CreatedAt: now, ExpiresAt: s.firstEnd(lvl, now), LastUsedAt: now, Level: lvl}
 	if err := st.CreateSession(ctx, sess); err != nil {
 		return nil, internal("create session", err)
 	}
-	return s.issuePair(ctx, st, u, oc, sess.ID, via, now)
+	return s.issuePair(ctx, st, u, oc, sess.ID, via, lvl, now)
 }
 
-func (s *Service) issuePair(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, sessionID, via string, now time.Time, resources ...string) (*SignIn, error) {
+func (s *Service) issuePair(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, sessionID, via string, lvl gatehouse.Assurance, now time.Time, resources ...string) (*SignIn, error) {
 	refresh := token.NewSecret("")
 	if err := st.InsertRefreshToken(ctx, &RefreshToken{Hash: token.Hash(refresh), SessionID: sessionID,
-		CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}); err != nil {
+		CreatedAt: now, ExpiresAt: s.firstEnd(lvl, now)}); err != nil {
 		return nil, internal("store refresh token", err)
 	}
-	access, exp, err := s.mint(u.ID, sessionID, via, oc, AccessTTL, resources...)
+	access, exp, err := s.mint(u.ID, sessionID, via, lvl, oc, AccessTTL, resources...)
 	if err != nil {
 		return nil, internal("mint", err)
 	}
@@ -322,131 +349,6 @@ func (s *Service) VerifyEmail(ctx context.Context, secret string) (*gatehouse.Us
 	return u, err
 }
 
-var errBadRefresh = gatehouse.Errorf(gatehouse.KindUnauthorized, "invalid or expired refresh token")
-
-// Refresh rotates a refresh token: the presented one is revoked and a new
-// pair issued. A token presented again after its rotation answers 401; more
-// than RefreshReuseSkew after the rotation that is taken as theft and the
-// whole session is revoked, while inside the window it is two tabs racing.
-//
-// Everything that only reads (the session, the user, the org the new token
-// is scoped to) happens before the one write that decides: the session is
-// still live, the token is rotated exactly once, its successor is stored.
-func (s *Service) Refresh(ctx context.Context, secret string) (*SignIn, error) {
-	if secret == "" {
-		return nil, gatehouse.Invalid("refresh_token is required")
-	}
-	return s.refresh(ctx, secret, nil)
-}
-
-// refresh is Refresh with an extra check of the session (OAuth refreshes
-// bind the token to its client); check's error rolls the rotation back.
-func (s *Service) refresh(ctx context.Context, secret string, check func(tx Store, sess *Session) error) (*SignIn, error) {
-	hash := token.Hash(secret)
-	read, now, err := s.liveRefresh(ctx, hash)
-	if err != nil {
-		return nil, err
-	}
-	sess, u := read.Session, read.User
-	// The scope of the new token: the session's fixed org (OAuth grants)
-	// while the user is still a member there, else the default org. When
-	// that is gone too, homeOrg finds or makes one in the transaction.
-	var oc *workspace.OrgContext
-	if o := read.Org; o != nil && o.DeletedAt == nil && read.Role != "" {
-		if oc, err = s.ws.OrgContext(ctx, s.store, o, read.Role); err != nil {
-			return nil, err
-		}
-	} else if sess.OrgID != "" {
-		return nil, errBadRefresh
-	}
-	via := gatehouse.ViaRefresh
-	if sess.Via == gatehouse.ViaOAuth {
-		via = gatehouse.ViaOAuth
-	}
-	next := token.NewSecret("")
-	successor := &RefreshToken{Hash: token.Hash(next), SessionID: sess.ID, CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}
-	var resources []string
-	if check == nil && sess.Via != gatehouse.ViaOAuth && oc != nil {
-		// The common case writes nothing but the rotation: no transaction.
-		err = s.store.RotateRefresh(ctx, hash, successor)
-	} else {
-		err = s.store.Tx(ctx, func(tx Store) error {
-			if err := tx.RotateRefresh(ctx, hash, successor); err != nil {
-				return err
-			}
-			if check != nil {
-				if err := check(tx, sess); err != nil {
-					return err
-				}
-			}
-			if sess.Via == gatehouse.ViaOAuth {
-				if resources, err = grantResources(ctx, tx, sess); err != nil {
-					return err
-				}
-			}
-			if oc == nil {
-				if oc, err = s.ws.HomeOrg(ctx, tx, u); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
-	if errors.Is(err, gatehouse.ErrNotFound) {
-		// The session was revoked meanwhile, or another request rotated the
-		// token first: look at when it was rotated.
-		if cur, err := s.store.RefreshTokenByHash(ctx, hash); err == nil && cur.RotatedAt != nil {
-			return nil, s.refreshReused(ctx, cur, now)
-		}
-		return nil, errBadRefresh
-	}
-	if err != nil {
-		return nil, internal("rotate refresh token", err)
-	}
-	access, exp, err := s.mint(u.ID, sess.ID, via, oc, AccessTTL, resources...)
-	if err != nil {
-		return nil, internal("mint", err)
-	}
-	return &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: next, User: u, Org: oc}, nil
-}
-
-// liveRefresh reads the session of a refresh token's hash and checks that
-// the token may rotate now: unexpired, not yet rotated (else reuse is
-// handled) and its session not revoked. It returns the time it checked at.
-func (s *Service) liveRefresh(ctx context.Context, hash string) (*RefreshRead, time.Time, error) {
-	read, err := s.store.RefreshSession(ctx, hash)
-	if errors.Is(err, gatehouse.ErrNotFound) {
-		return nil, time.Time{}, errBadRefresh
-	}
-	if err != nil {
-		return nil, time.Time{}, internal("find refresh token", err)
-	}
-	now := s.Now()
-	if !now.Before(read.Token.ExpiresAt) {
-		return nil, now, errBadRefresh
-	}
-	if read.Token.RotatedAt != nil {
-		return nil, now, s.refreshReused(ctx, read.Token, now)
-	}
-	if read.Session.RevokedAt != nil {
-		return nil, now, errBadRefresh
-	}
-	return read, now, nil
-}
-
-// refreshReused answers a rotated token presented again: 401, and past the
-// race window the whole session is revoked.
-func (s *Service) refreshReused(ctx context.Context, rt *RefreshToken, now time.Time) error {
-	if now.Sub(*rt.RotatedAt) > RefreshReuseSkew {
-		if ok, err := s.store.RevokeSession(ctx, rt.SessionID, now); err != nil {
-			return internal("revoke session", err)
-		} else if ok {
-			s.log.Warn("refresh token reused after rotation; session revoked", "session_id", rt.SessionID)
-		}
-	}
-	return errBadRefresh
-}
-
 // Logout revokes the session of a refresh token. Unknown tokens are ignored:
 // logout is idempotent from the client's view.
 func (s *Service) Logout(ctx context.Context, secret string) error {
@@ -488,19 +390,7 @@ func (s *Service) SwitchOrg(ctx context.Context, p *gatehouse.Principal, orgID s
 		}
 		return nil, internal("set default org", err)
 	}
-	return s.ws.OrgToken(ctx, s.store, p.UserID, p.SessionID, p.Via, o, m.Role)
-}
-
-func (s *Service) orgToken(ctx context.Context, st Store, userID, sessionID, via string, o *workspace.Org, role string) (*workspace.OrgToken, error) {
-	oc, err := s.ws.OrgContext(ctx, st, o, role)
-	if err != nil {
-		return nil, internal("org context", err)
-	}
-	access, exp, err := s.mint(userID, sessionID, via, oc, AccessTTL)
-	if err != nil {
-		return nil, internal("mint", err)
-	}
-	return &workspace.OrgToken{AccessToken: access, ExpiresAt: exp, Org: oc}, nil
+	return s.ws.OrgToken(ctx, s.store, p.UserID, p.SessionID, p.Via, p.Assurance, o, m.Role)
 }
 
 // Me returns the caller and the workspace their token is scoped to, read live.

@@ -199,8 +199,9 @@ func TestSigninDeletedAccount(t *testing.T) {
 		}
 		del.Want(t, 200)
 		env.RunCases(t, []testenv.Case{
-			// The token is still well signed; the user behind it is gone.
-			{Name: "me of a deleted account", Method: "GET", Path: "/v1/auth/me", Token: a.Access, Want: 404},
+			// The token is still well signed; the user behind it is gone,
+			// which revokes it (issue 13 item 7).
+			{Name: "me of a deleted account", Method: "GET", Path: "/v1/auth/me", Token: a.Access, Want: 401},
 			{Name: "verify of a deleted account", Method: "GET", Path: "/v1/auth/verify", Token: a.Access, Want: 401},
 			{Name: "refresh of a deleted account", Method: "POST", Path: "/v1/auth/refresh", Body: map[string]string{"refresh_token": a.Refresh},
 				Want: 401},

@@ -50,6 +50,15 @@ type Store interface {
 	// RefreshSession reads a refresh token with its session, user and org
 	// in one query; ErrNotFound when no such token exists.
 	RefreshSession(ctx context.Context, hash string) (*RefreshRead, error)
+	// RefreshOnce checks and rotates the refresh token of a sign-in
+	// session (not a grant's) in one round trip when the store can: the
+	// token live and unrotated, the session live and younger than maxAge;
+	// next is stored as its successor, ending with the session
+	// (min(next.ExpiresAt, created + maxAge), written back into next). It
+	// returns the read of RefreshSession as it was before the rotation but
+	// with the new session expiry, and ok false when it rotated nothing or
+	// cannot (the caller then takes RefreshSession and RotateRefresh).
+	RefreshOnce(ctx context.Context, hash string, next *RefreshToken, maxAge time.Duration) (read *RefreshRead, ok bool, err error)
 
 	CreateEmailToken(ctx context.Context, t *EmailToken) error
 	// UseEmailToken marks an unused, unexpired token of the purpose used and
@@ -66,7 +75,7 @@ type Store interface {
 
 	// UserOrgs lists the live orgs the user belongs to, by join date.
 	UserOrgs(ctx context.Context, userID string) ([]workspace.OrgListing, error)
-	DeleteUser(ctx context.Context, userID string) error
+	DeleteUser(ctx context.Context, userID string, at time.Time) error
 
 	// ListSessions lists the user's live sign-in sessions, newest first.
 	ListSessions(ctx context.Context, userID string, now time.Time) ([]Session, error)
@@ -95,4 +104,72 @@ type Store interface {
 	DisableUserWebhooks(ctx context.Context, userID string, at time.Time) (int, error)
 	// TouchAPIKey sets last_used_at to at unless it is already after staleBefore.
 	TouchAPIKey(ctx context.Context, id string, at, staleBefore time.Time) error
+
+	// CreatePasskey stores a passkey; ErrConflict when its credential id is
+	// registered already (to any account).
+	CreatePasskey(ctx context.Context, pk *Passkey) error
+	// ListPasskeys lists the user's passkeys, oldest first.
+	ListPasskeys(ctx context.Context, userID string) ([]Passkey, error)
+	// PasskeyByCredentialID finds the passkey of a credential id.
+	PasskeyByCredentialID(ctx context.Context, credentialID []byte) (*Passkey, error)
+	// RenamePasskey renames the user's passkey id; ErrNotFound when the
+	// user has no such passkey.
+	RenamePasskey(ctx context.Context, userID, id, name string) (*Passkey, error)
+	// DeletePasskey deletes the user's passkey id; ErrNotFound when the
+	// user has no such passkey.
+	DeletePasskey(ctx context.Context, userID, id string) error
+	// UsePasskey records an assertion: sign count, flags and last use, only
+	// while the stored count is below count or both are 0; ErrNotFound
+	// otherwise (the passkey is gone or another assertion counted first).
+	UsePasskey(ctx context.Context, id string, count uint32, verified, backedUp bool, at time.Time) error
+	// CreateCeremony stores a begun WebAuthn ceremony.
+	CreateCeremony(ctx context.Context, c *Ceremony) error
+	// TakeCeremony deletes and returns the ceremony of the hash and kind
+	// unexpired at at; ErrNotFound when there is none. Of concurrent
+	// callers one at most gets it.
+	TakeCeremony(ctx context.Context, idHash, kind string, at time.Time) (*Ceremony, error)
+	// PeekCeremony returns the ceremony of the hash and kind unexpired at
+	// at without using it; ErrNotFound when there is none.
+	PeekCeremony(ctx context.Context, idHash, kind string, at time.Time) (*Ceremony, error)
+	// PurgeCeremonies deletes the ceremonies expired at at.
+	PurgeCeremonies(ctx context.Context, at time.Time) error
+	// SetSessionLevel sets the assurance of a live session (a first factor
+	// confirmed raises the session that confirmed it); ErrNotFound otherwise.
+	SetSessionLevel(ctx context.Context, id string, lvl gatehouse.Assurance) error
+
+	// UserFactors lists what the user can present as a second factor:
+	// each kind of confirmed factor ("totp"), then "recovery_code" while
+	// an unused code is left; empty when the account has no factor.
+	UserFactors(ctx context.Context, userID string) ([]string, error)
+	CreateFactor(ctx context.Context, f *Factor) error
+	// FactorByID returns the user's factor id; ErrNotFound otherwise.
+	FactorByID(ctx context.Context, userID, id string) (*Factor, error)
+	// ConfirmedFactor returns the user's confirmed factor of kind.
+	ConfirmedFactor(ctx context.Context, userID, kind string) (*Factor, error)
+	// ListFactors lists the user's factors, oldest first.
+	ListFactors(ctx context.Context, userID string) ([]Factor, error)
+	// UseFactorStep records step as the factor's last accepted time step
+	// only if it is greater than the one stored, and confirms the factor
+	// at confirm when not nil (only if unconfirmed); ErrNotFound when the
+	// condition fails, so of two uses of one code exactly one wins.
+	UseFactorStep(ctx context.Context, id string, step int64, confirm *time.Time) error
+	// DeleteFactor deletes the user's factor; ErrNotFound when there is none.
+	DeleteFactor(ctx context.Context, userID, id string) error
+	// DeleteUnconfirmedFactors deletes the user's factors never confirmed.
+	DeleteUnconfirmedFactors(ctx context.Context, userID string) error
+
+	// ReplaceRecoveryCodes deletes the user's recovery codes and stores hashes.
+	ReplaceRecoveryCodes(ctx context.Context, userID string, hashes []string, at time.Time) error
+	// UseRecoveryCode marks the user's unused code hash used; ErrNotFound
+	// when there is none, so of concurrent uses of one code one wins.
+	UseRecoveryCode(ctx context.Context, userID, hash string, at time.Time) error
+	// RecoveryCodesLeft counts the user's unused recovery codes.
+	RecoveryCodesLeft(ctx context.Context, userID string) (int, error)
+
+	// MFAAttempt counts one second-factor attempt of the user at at, in a
+	// window that restarts when its start is not after since, and returns
+	// the attempts in the window and its start.
+	MFAAttempt(ctx context.Context, userID string, at, since time.Time) (int, time.Time, error)
+	// ClearMFAAttempts forgets the user's attempts (after a success).
+	ClearMFAAttempts(ctx context.Context, userID string) error
 }

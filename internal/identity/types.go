@@ -1,6 +1,7 @@
 package identity
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -27,6 +28,8 @@ type Session struct {
 	ExpiresAt  time.Time
 	LastUsedAt time.Time
 	RevokedAt  *time.Time
+	// Level is the session's assurance, which its refreshes keep.
+	Level gatehouse.Assurance
 }
 
 // RefreshToken is one link of a session's chain, stored by hash.
@@ -70,6 +73,9 @@ type SignIn struct {
 	RefreshToken string
 	User         *gatehouse.User
 	Org          *workspace.OrgContext
+	// Factors, when not empty, are the second factors the session owes
+	// (its level is aal1 and pending until the step).
+	Factors []string
 }
 
 // Grant is a connected OAuth app: a user's consent for a client to act in
@@ -84,4 +90,35 @@ type Grant struct {
 	Resource   string
 	CreatedAt  time.Time
 	RevokedAt  *time.Time
+}
+
+// Factor kinds: what the second-factor step accepts.
+const (
+	FactorTOTP         = "totp"
+	FactorRecoveryCode = "recovery_code"
+	// FactorPasskey is a passkey of the account, usable as the second
+	// factor once the account has a TOTP factor (a passkey alone does not
+	// turn two-factor on: it signs in by itself).
+	FactorPasskey = "passkey"
+)
+
+// Step is what the second-factor step presents: a TOTP or recovery code
+// (Code), or a passkey's assertion (CeremonyID of BeginPasskeyStep and
+// the browser's Credential).
+type Step struct {
+	Method     string          `json:"method"`
+	Code       string          `json:"code"`
+	CeremonyID string          `json:"ceremony_id"`
+	Credential json.RawMessage `json:"credential"`
+}
+
+// Factor is a second factor of an account: a TOTP secret today, sealed.
+type Factor struct {
+	ID          string
+	UserID      string
+	Kind        string
+	Secret      string // sealed (seal.Box "totp", bound to ID), base64
+	LastStep    int64  // the last TOTP time step accepted
+	CreatedAt   time.Time
+	ConfirmedAt *time.Time
 }

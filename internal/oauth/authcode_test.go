@@ -263,7 +263,7 @@ func TestRefreshAfterLeavingTheGrantOrg(t *testing.T) {
 		if org := testenv.Claims(t, refreshed.Str("access_token"))["org"].(map[string]any); org["id"] != team {
 			t.Fatalf("refreshed org = %v; want %s", org, team)
 		}
-		if err := env.Store.RemoveMember(context.Background(), team, a.UserID); err != nil {
+		if err := env.Store.RemoveMember(context.Background(), team, a.UserID, env.Clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		wantOAuthError(t, tokenPost(t, env, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshed.Str("refresh_token")}, "client_id": {clientID}}), 400, "invalid_grant")

@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -66,10 +67,16 @@ func (h *handlers) consent(w http.ResponseWriter, r *http.Request, b *identity.B
 		p.Hidden = append(p.Hidden, hidden{k, v[0]})
 	}
 	sortHidden(p.Hidden)
-	me := &gatehouse.Principal{UserID: b.User.ID, SessionID: b.SessionID, Via: gatehouse.ViaPassword}
+	me := browserPrincipal(b)
 	for _, o := range orgs {
 		choice := orgChoice{ID: o.ID, Name: o.Name, Kind: o.Kind, Role: o.Role, Checked: o.ID == def}
 		rows, err := h.ws.ToolMatrix(r.Context(), me, o.ID)
+		var e *gatehouse.Error
+		if errors.As(err, &e) && e.Kind == gatehouse.KindForbidden {
+			// A workspace this session may not use (require_mfa): its
+			// refusal is the grant's to give; the page lists no tools.
+			choice.Refused, err = true, nil
+		}
 		if err != nil {
 			h.pageError(w, r, err)
 			return

@@ -36,6 +36,11 @@ func TestConsentSaysWhatIsGranted(t *testing.T) {
 		if !strings.Contains(quarry, "notes") || strings.Contains(quarry, "tasks") {
 			t.Fatalf("the workspace's tools on the consent page: %q; want notes and not tasks (off)", quarry)
 		}
+		// A workspace requiring two-factor sign-in that this session lacks:
+		// the page still answers, listing no tools for it.
+		strict := env.TeamOrg(t, "Strict", [2]string{a.UserID, "member"})
+		env.Exec(t, `UPDATE orgs SET require_mfa = TRUE WHERE id = $1`, strict)
+		wantPage(t, "require_mfa", b.Get(t, authorize), 200, "Needs a two-factor sign-in")
 		if strings.Contains(res.Body, "Check that your device shows") {
 			t.Fatalf("a browser consent asks for a device code")
 		}

@@ -17,6 +17,7 @@ var consoleNav = []navItem{
 	{"home", "Home", "/"},
 	{"profile", "Account", "/account"},
 	{"sessions", "Sessions", "/account/sessions"},
+	{"passkeys", "Passkeys", "/account/passkeys"},
 	{"apps", "Connected apps", "/account/apps"},
 	{"keys", "API keys", "/account/keys"},
 	{"workspaces", "Workspaces", "/account/workspaces"},
@@ -92,7 +93,7 @@ func (h *handlers) lookup(r *http.Request) (*caller, error) {
 		// The reads a page makes (its lists) need only the user and the
 		// session; the home workspace is resolved, in a transaction, for
 		// the writes, whose audit entries it names.
-		return &caller{b: b, p: &gatehouse.Principal{UserID: b.User.ID, SessionID: b.SessionID, Via: gatehouse.ViaPassword}}, nil
+		return &caller{b: b, p: browserPrincipal(b)}, nil
 	}
 	p, err := h.svc.BrowserPrincipal(r.Context(), b)
 	if err != nil {

@@ -47,7 +47,7 @@ func (h *handlers) domainsPage(w http.ResponseWriter, r *http.Request, c *caller
 		d.Domains = append(d.Domains, row)
 	}
 	p := c.page(r, o.Name+": domains", "workspaces")
-	p.Data, p.Script = d, true // copy buttons for the TXT records
+	p.Data, p.Script = d, copyScriptPath // copy buttons for the TXT records
 	p.Values = map[string]string{"mode": workspace.ModeSuggest}
 	return p, true
 }

@@ -21,7 +21,7 @@ func (h *handlers) handleHome(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if c == nil {
-		h.render(w, http.StatusOK, "signin", &page{Title: "Sign in", Next: "/"})
+		h.render(w, http.StatusOK, "signin", &page{Title: "Sign in", Next: "/", Script: passkeyScriptPath})
 		return
 	}
 	orgs, def, err := h.svc.MyOrgs(r.Context(), c.p)

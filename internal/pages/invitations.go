@@ -51,7 +51,7 @@ func (h *handlers) handleInvitationsPage(w http.ResponseWriter, r *http.Request)
 		d := p.Data.(*invitationsData)
 		for _, inv := range d.Invitations {
 			if inv.ID == invID && inv.Kind == workspace.InviteLink {
-				d.NewLink, p.Script = link, true
+				d.NewLink, p.Script = link, copyScriptPath
 			}
 		}
 	}

@@ -58,7 +58,7 @@ func (h *handlers) handleKeysPage(w http.ResponseWriter, r *http.Request) {
 		for _, k := range p.Data.(map[string]any)["Keys"].([]keyRow) {
 			if k.ID == id && strings.HasPrefix(secret, k.Prefix) {
 				p.Data.(map[string]any)["Secret"], p.Data.(map[string]any)["SecretName"] = secret, k.Name
-				p.Script = true
+				p.Script = copyScriptPath
 			}
 		}
 	}

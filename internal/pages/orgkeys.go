@@ -63,7 +63,7 @@ func (h *handlers) handleOrgKeysPage(w http.ResponseWriter, r *http.Request) {
 	if id, secret := h.takeShown(w, r, orgKeysPath(d.Org.ID)); secret != "" {
 		for _, k := range d.Keys {
 			if k.ID == id && strings.HasPrefix(secret, k.Prefix) {
-				d.Secret, d.SecretName, p.Script = secret, k.Name, true
+				d.Secret, d.SecretName, p.Script = secret, k.Name, copyScriptPath
 			}
 		}
 	}

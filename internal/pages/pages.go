@@ -2,7 +2,8 @@
 // magic links, password recovery, email confirmation, invitations, OAuth
 // consent and device approval, and the Forms destination confirmation.
 // They are server-rendered with html/template (templates/, embedded),
-// carry no JavaScript and one small stylesheet; every page has a strict
+// carry one small stylesheet and no JavaScript but the passkey script
+// (passkey.js, on the sign-in and passkeys pages, which work without it); every page has a strict
 // Content-Security-Policy and refuses framing, and every form POST passes
 // a cross-origin check (form.go). One file per page action.
 package pages
@@ -77,8 +78,14 @@ func Mount(m *http.ServeMux, k Kernel, d Deps) {
 	m.HandleFunc("GET /assets/brand.css", handleAsset("text/css; charset=utf-8", h.brand.css()))
 	m.HandleFunc("GET /assets/favicon.svg", handleAsset("image/svg+xml", favicon))
 	m.HandleFunc("GET /favicon.ico", handleAsset("image/svg+xml", favicon))
-	m.HandleFunc("GET /assets/copy.js", handleAsset("text/javascript; charset=utf-8", copyScript))
+	m.HandleFunc("GET "+copyScriptPath, handleAsset("text/javascript; charset=utf-8", copyScript))
 	mountConsole(m, h)
+	m.HandleFunc("GET "+passkeyScriptPath, handlePasskeyScript)
+	m.Handle("POST /signin/passkey", h.csrf.Handler(http.HandlerFunc(h.handleSignInPasskey)))
+	m.HandleFunc("GET /account/passkeys", h.handleAccountPasskeysPage)
+	m.Handle("POST /account/passkeys/begin", h.csrf.Handler(http.HandlerFunc(h.handleAccountPasskeyBegin)))
+	m.Handle("POST /account/passkeys/finish", h.csrf.Handler(http.HandlerFunc(h.handleAccountPasskeyFinish)))
+	m.Handle("POST /account/passkeys/remove", form(h.handleAccountPasskeyRemove))
 	if h.oauth != nil {
 		m.HandleFunc("GET /oauth/authorize", h.handleAuthorize)
 		m.Handle("POST /oauth/authorize", form(h.handleAuthorizeDecision))
@@ -108,7 +115,7 @@ type handlers struct {
 	// login, magic, recover and verify are shared with the API endpoints
 	// of the same names; failedDeviceCodes counts wrong user codes on the
 	// device page per IP and per browser session (RFC 8628 §5.1).
-	register, login, magic, magicPerEmail, recover, recoverPerEmail, verify, failedDeviceCodes *ratelimit.Limiter
+	register, login, magic, magicPerEmail, recover, recoverPerEmail, verify, passkey, failedDeviceCodes *ratelimit.Limiter
 }
 
 // newHandlers builds the pages' shared state: templates, the cookie
@@ -124,6 +131,7 @@ func newHandlers(k Kernel, d Deps) *handlers {
 		recover:           identity.LimitRecover.From(k),
 		recoverPerEmail:   identity.LimitRecoverPerEmail.From(k),
 		verify:            identity.LimitVerify.From(k),
+		passkey:           identity.LimitPasskey.From(k),
 		failedDeviceCodes: k.Limiter("failedDeviceCodes", 10, time.Minute),
 	}
 	if o := h.brand.logoOrigin(); o != "" {

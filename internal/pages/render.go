@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
@@ -26,8 +27,11 @@ var favicon []byte
 //go:embed assets/copy.js
 var copyScript []byte
 
+// copyScriptPath serves copyScript, the copy buttons' script.
+const copyScriptPath = "/assets/copy.js"
+
 var pageNames = []string{"error", "message", "signin", "confirm", "consent", "device", "invite", "recover", "reset",
-	"signup", "home", "profile", "sessions", "apps", "keys", "workspaces", "delete", "members", "invitations", "tools",
+	"signup", "home", "profile", "sessions", "apps", "keys", "workspaces", "delete", "members", "invitations", "tools", "passkeys",
 	"overview", "orgsettings", "audit", "teams", "team", "orgkeys", "domains"}
 
 // parseTemplates parses each page with the layout it fills.
@@ -63,9 +67,11 @@ type page struct {
 	// the typed values shown again (never a password).
 	Fields, Values map[string]string
 	// Data is the page's own data (console pages).
-	Data any
-	// Script loads the copy-button script (the CSP allows it then).
-	Script bool
+	Data     any
+	Passkeys []identity.Passkey
+	// Script is the page's one script (same origin), "" for none; the
+	// CSP then also allows scripts and fetches of this origin.
+	Script string
 	// formTarget is an extra form-action source (the client's redirect
 	// origin on consent pages).
 	formTarget string
@@ -77,6 +83,7 @@ type orgChoice struct {
 	ID, Name, Kind, Role string
 	Checked              bool
 	Tools                []string // the tools on in it (consent pages)
+	Refused              bool     // the session may not use it (consent pages)
 }
 
 // FieldError is the message next to field name.
@@ -102,11 +109,11 @@ func (h *handlers) render(w http.ResponseWriter, status int, name string, p *pag
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("Cache-Control", "no-store")
-	script := ""
-	if p.Script {
-		script = "; script-src 'self'"
+	scripts := ""
+	if p.Script != "" {
+		scripts = "; script-src 'self'; connect-src 'self'"
 	}
-	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src "+h.imgSrc+script+"; form-action "+formAction+
+	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src "+h.imgSrc+scripts+"; form-action "+formAction+
 		"; frame-ancestors 'none'; base-uri 'none'")
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("X-Content-Type-Options", "nosniff")

@@ -26,7 +26,7 @@ func (h *handlers) handleSignInPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.render(w, http.StatusOK, "signin", &page{Title: "Sign in", Next: next, Intro: introText(r.URL.Query().Get("intro")),
-		Notice: notices[r.URL.Query().Get("done")]})
+		Notice: notices[r.URL.Query().Get("done")], Script: passkeyScriptPath})
 }
 
 // introText maps the few reasons a page sends the user to sign in.
@@ -46,7 +46,7 @@ func introText(key string) string {
 func (h *handlers) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	email, next := r.PostFormValue("email"), safeNext(r.PostFormValue("next"))
 	fail := func(status int, msg string) {
-		h.render(w, status, "signin", &page{Title: "Sign in", Next: next, Email: email, Error: msg})
+		h.render(w, status, "signin", &page{Title: "Sign in", Next: next, Email: email, Error: msg, Script: passkeyScriptPath})
 	}
 	if h.limited(r, h.login) {
 		fail(http.StatusTooManyRequests, "Too many attempts. Wait a minute and try again.")
@@ -75,14 +75,14 @@ func (h *handlers) handleSignInMagic(w http.ResponseWriter, r *http.Request) {
 	email, next := r.PostFormValue("email"), safeNext(r.PostFormValue("next"))
 	key, display, err := gatehouse.ParseEmail(email)
 	if err != nil {
-		h.render(w, http.StatusBadRequest, "signin", &page{Title: "Sign in", Next: next, Email: email, Error: sentence(err.(*gatehouse.Error).Message)})
+		h.render(w, http.StatusBadRequest, "signin", &page{Title: "Sign in", Next: next, Email: email, Error: sentence(err.(*gatehouse.Error).Message), Script: passkeyScriptPath})
 		return
 	}
 	okIP, _ := h.magic.Allow(h.k.ClientIP(r))
 	okMail, _ := h.magicPerEmail.Allow(key)
 	if !okIP || !okMail {
 		h.render(w, http.StatusTooManyRequests, "signin", &page{Title: "Sign in", Next: next, Email: email,
-			Error: "Too many links requested. Wait a few minutes and try again."})
+			Error: "Too many links requested. Wait a few minutes and try again.", Script: passkeyScriptPath})
 		return
 	}
 	if err := h.svc.RequestMagicLink(r.Context(), email, "web"); err != nil {

@@ -52,6 +52,9 @@ type DB struct {
 	queue string
 	// mail seals the messages QueueMail queues (mail.go).
 	mail *mail.Sealer
+	// revoked is called after a transaction that recorded a revocation
+	// commits (OnRevoke); nil: nothing to tell.
+	revoked func(ctx context.Context)
 }
 
 // Open connects to url (`sqlite:PATH` or `postgres://…`), applies pending
@@ -129,7 +132,14 @@ func (db *DB) Ping(ctx context.Context) error {
 func (db *DB) inTx(ctx context.Context, fn func(c conn) error) error {
 	defer db.stmts.prepareDeferred(ctx)
 	for attempt := 1; ; attempt++ {
-		err := db.tryTx(ctx, fn)
+		var revoked bool
+		err := db.tryTx(ctx, func(c conn) error {
+			c.revoked = &revoked
+			return fn(c)
+		})
+		if err == nil && revoked && db.revoked != nil {
+			db.revoked(ctx)
+		}
 		if err == nil || attempt == 3 || !db.dialect.retryable(err) {
 			return err
 		}
@@ -161,6 +171,8 @@ func (db *DB) tryTx(ctx context.Context, fn func(c conn) error) error {
 type conn struct {
 	db *DB
 	tx *sql.Tx
+	// revoked is set inside a transaction that recorded a revocation.
+	revoked *bool
 }
 
 // DB returns the writer pool, for tests and tools that seed or check rows.

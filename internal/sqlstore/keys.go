@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/gatehouse/gatehouse/internal/revocation"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
@@ -82,13 +83,22 @@ func (s *Workspace) ListAPIKeys(ctx context.Context, kind, userID, orgID string)
 
 // RevokeAPIKey implements workspace.Store.
 func (s *Workspace) RevokeAPIKey(ctx context.Context, id string, at time.Time) error {
-	return affected(s.w().ExecContext(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, id, micros(at)))
+	return s.revoke(ctx, revocation.KindKey, at, `SELECT id AS subject, '' AS org_id FROM api_keys WHERE id = $1 AND revoked_at IS NULL`, []any{id},
+		func(c conn) error {
+			return affected(c.w().ExecContext(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, id, micros(at)))
+		})
 }
 
 // RevokeUserKeys implements identity.Store.
 func (s *Identity) RevokeUserKeys(ctx context.Context, userID string, at time.Time) (int, error) {
-	return changed(s.w().ExecContext(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE (user_id = $1 OR created_by = $1) AND revoked_at IS NULL`,
-		userID, micros(at)))
+	var n int
+	err := s.revoke(ctx, revocation.KindKey, at, `SELECT id AS subject, '' AS org_id FROM api_keys WHERE (user_id = $1 OR created_by = $1) AND revoked_at IS NULL`,
+		[]any{userID}, func(c conn) (err error) {
+			n, err = changed(c.w().ExecContext(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE (user_id = $1 OR created_by = $1) AND revoked_at IS NULL`,
+				userID, micros(at)))
+			return err
+		})
+	return n, err
 }
 
 // DisableUserWebhooks implements identity.Store.

@@ -5,19 +5,21 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/revocation"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
-const orgColumns = `id, name, slug, avatar_url, kind, owner_id, created_at, deleted_at`
+const orgColumns = `id, name, slug, avatar_url, kind, owner_id, created_at, deleted_at, require_mfa`
 
 func scanOrg(row interface{ Scan(...any) error }) (*workspace.Org, error) {
 	var o workspace.Org
 	var owner sql.NullString
 	var created int64
 	var deleted sql.NullInt64
-	if err := row.Scan(&o.ID, &o.Name, &o.Slug, &o.AvatarURL, &o.Kind, &owner, &created, &deleted); err != nil {
+	if err := row.Scan(&o.ID, &o.Name, &o.Slug, &o.AvatarURL, &o.Kind, &owner, &created, &deleted, &o.RequireMFA); err != nil {
 		return nil, err
 	}
 	o.OwnerID, o.CreatedAt, o.DeletedAt = owner.String, fromMicros(created), fromNullMicros(deleted)
@@ -40,8 +42,8 @@ func (s *Workspace) ShareOrg(ctx context.Context, orgID string) error {
 
 // CreateOrg implements workspace.Store.
 func (s *Workspace) CreateOrg(ctx context.Context, o *workspace.Org) error {
-	return inserted(s.w().ExecContext(ctx, `INSERT INTO orgs (`+orgColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL) ON CONFLICT DO NOTHING`,
-		o.ID, o.Name, o.Slug, o.AvatarURL, o.Kind, nullString(o.OwnerID), micros(o.CreatedAt)))
+	return inserted(s.w().ExecContext(ctx, `INSERT INTO orgs (`+orgColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8) ON CONFLICT DO NOTHING`,
+		o.ID, o.Name, o.Slug, o.AvatarURL, o.Kind, nullString(o.OwnerID), micros(o.CreatedAt), o.RequireMFA))
 }
 
 // OrgByID implements workspace.Store; a deleted org is returned with DeletedAt set.
@@ -67,7 +69,7 @@ func (s *Workspace) OrgRole(ctx context.Context, orgID, userID string) (*workspa
 // disabled), so that the hot paths that mint tokens read them in the same
 // round trip. nullOrg scans them.
 func (s *Workspace) orgRoleColumns() string {
-	return `o.id, o.name, o.slug, o.avatar_url, o.kind, o.owner_id, o.created_at, o.deleted_at, m.role,
+	return `o.id, o.name, o.slug, o.avatar_url, o.kind, o.owner_id, o.created_at, o.deleted_at, o.require_mfa, m.role,
 		(SELECT ` + s.db.dialect.concat + `((CASE WHEN t.enabled THEN '+' ELSE '-' END) || t.tool, ',') FROM org_tools t WHERE t.org_id = o.id)`
 }
 
@@ -75,10 +77,11 @@ func (s *Workspace) orgRoleColumns() string {
 type nullOrg struct {
 	id, name, slug, avatar, kind, owner, role, tools sql.NullString
 	created, deleted                                 sql.NullInt64
+	requireMFA                                       sql.NullBool
 }
 
 func (n *nullOrg) dest() []any {
-	return []any{&n.id, &n.name, &n.slug, &n.avatar, &n.kind, &n.owner, &n.created, &n.deleted, &n.role, &n.tools}
+	return []any{&n.id, &n.name, &n.slug, &n.avatar, &n.kind, &n.owner, &n.created, &n.deleted, &n.requireMFA, &n.role, &n.tools}
 }
 
 // get returns the org, nil when there was none, and the role.
@@ -87,7 +90,8 @@ func (n *nullOrg) get() (*workspace.Org, string) {
 		return nil, ""
 	}
 	o := &workspace.Org{ID: n.id.String, Name: n.name.String, Slug: n.slug.String, AvatarURL: n.avatar.String, Kind: n.kind.String,
-		OwnerID: n.owner.String, CreatedAt: fromMicros(n.created.Int64), DeletedAt: fromNullMicros(n.deleted), ToolStates: map[string]bool{}}
+		OwnerID: n.owner.String, CreatedAt: fromMicros(n.created.Int64), DeletedAt: fromNullMicros(n.deleted), RequireMFA: n.requireMFA.Bool,
+		ToolStates: map[string]bool{}}
 	if n.tools.String != "" {
 		for _, t := range strings.Split(n.tools.String, ",") {
 			o.ToolStates[t[1:]] = t[0] == '+'
@@ -154,8 +158,8 @@ func (s *Workspace) ToolStates(ctx context.Context, orgID string) (map[string]bo
 
 // UpdateOrg implements workspace.Store.
 func (s *Workspace) UpdateOrg(ctx context.Context, o *workspace.Org) error {
-	res, err := s.w().ExecContext(ctx, `UPDATE orgs SET name = $2, slug = $3, avatar_url = $4 WHERE id = $1 AND deleted_at IS NULL`,
-		o.ID, o.Name, o.Slug, o.AvatarURL)
+	res, err := s.w().ExecContext(ctx, `UPDATE orgs SET name = $2, slug = $3, avatar_url = $4, require_mfa = $5 WHERE id = $1 AND deleted_at IS NULL`,
+		o.ID, o.Name, o.Slug, o.AvatarURL, o.RequireMFA)
 	return affected(res, s.db.dialect.translate(err))
 }
 
@@ -255,8 +259,11 @@ func (s *Workspace) SetMemberRole(ctx context.Context, orgID, userID, role strin
 }
 
 // RemoveMember implements workspace.Store.
-func (s *Workspace) RemoveMember(ctx context.Context, orgID, userID string) error {
-	return affected(s.w().ExecContext(ctx, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, userID))
+func (s *Workspace) RemoveMember(ctx context.Context, orgID, userID string, at time.Time) error {
+	return s.revoke(ctx, revocation.KindMember, at, `SELECT user_id AS subject, org_id FROM memberships WHERE org_id = $1 AND user_id = $2`,
+		[]any{orgID, userID}, func(c conn) error {
+			return affected(c.w().ExecContext(ctx, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, userID))
+		})
 }
 
 // RemoveTeamMemberships implements workspace.Store.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/identity"
+	"github.com/gatehouse/gatehouse/internal/revocation"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
@@ -60,18 +61,24 @@ func (s *Workspace) OrgCounts(ctx context.Context, orgID string) (members, owner
 // SoftDeleteOrg implements workspace.Store. The org's domain claims go with
 // it, so a domain it verified can be claimed by another org.
 func (s *Workspace) SoftDeleteOrg(ctx context.Context, orgID string, at time.Time) error {
-	if err := affected(s.w().ExecContext(ctx, `UPDATE orgs SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL`, orgID, micros(at))); err != nil {
+	err := s.revoke(ctx, revocation.KindOrg, at, `SELECT id AS subject, '' AS org_id FROM orgs WHERE id = $1 AND deleted_at IS NULL`, []any{orgID},
+		func(c conn) error {
+			return affected(c.w().ExecContext(ctx, `UPDATE orgs SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL`, orgID, micros(at)))
+		})
+	if err != nil {
 		return err
 	}
-	_, err := s.w().ExecContext(ctx, `DELETE FROM domains WHERE org_id = $1`, orgID)
+	_, err = s.w().ExecContext(ctx, `DELETE FROM domains WHERE org_id = $1`, orgID)
 	return err
 }
 
 // DeleteUser implements identity.Store. Memberships, sessions, refresh
 // tokens, user keys, grants and team memberships go with the user (ON DELETE
 // CASCADE); default-org pointers at nothing are harmless.
-func (s *Identity) DeleteUser(ctx context.Context, userID string) error {
-	return affected(s.w().ExecContext(ctx, `DELETE FROM users WHERE id = $1`, userID))
+func (s *Identity) DeleteUser(ctx context.Context, userID string, at time.Time) error {
+	return s.revoke(ctx, revocation.KindUser, at, `SELECT id AS subject, '' AS org_id FROM users WHERE id = $1`, []any{userID}, func(c conn) error {
+		return affected(c.w().ExecContext(ctx, `DELETE FROM users WHERE id = $1`, userID))
+	})
 }
 
 // ListSessions implements identity.Store: sign-in sessions only (OAuth
@@ -97,8 +104,11 @@ func (s *Identity) ListSessions(ctx context.Context, userID string, now time.Tim
 
 // RevokeUserSessions implements identity.Store.
 func (s *Identity) RevokeUserSessions(ctx context.Context, userID, keep string, at time.Time) error {
-	_, err := s.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $3 WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL`, userID, keep, micros(at))
-	return err
+	return s.revoke(ctx, revocation.KindSession, at, `SELECT id AS subject, '' AS org_id FROM sessions WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL`,
+		[]any{userID, keep}, func(c conn) error {
+			_, err := c.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $3 WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL`, userID, keep, micros(at))
+			return err
+		})
 }
 
 // ListGrants implements identity.Store.
@@ -128,8 +138,11 @@ func (s *Identity) RevokeGrant(ctx context.Context, userID, grantID string, at t
 	if err != nil {
 		return err
 	}
-	_, err = s.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $2 WHERE grant_id = $1 AND revoked_at IS NULL`, grantID, micros(at))
-	return err
+	return s.revoke(ctx, revocation.KindSession, at, `SELECT id AS subject, '' AS org_id FROM sessions WHERE grant_id = $1 AND revoked_at IS NULL`,
+		[]any{grantID}, func(c conn) error {
+			_, err := c.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $2 WHERE grant_id = $1 AND revoked_at IS NULL`, grantID, micros(at))
+			return err
+		})
 }
 
 // RevokeUserGrants implements identity.Store.

@@ -3,22 +3,27 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/identity"
+	"github.com/gatehouse/gatehouse/internal/revocation"
 )
 
-const sessionColumns = `id, user_id, via, grant_id, org_id, user_agent, ip, created_at, expires_at, last_used_at, revoked_at`
+const sessionColumns = `id, user_id, via, grant_id, org_id, user_agent, ip, created_at, expires_at, last_used_at, revoked_at, aal, amr, mfa_pending`
 
 func scanSession(row interface{ Scan(...any) error }) (*identity.Session, error) {
 	var ss identity.Session
 	var grant, org sql.NullString
 	var created, expires, used int64
 	var revoked sql.NullInt64
-	if err := row.Scan(&ss.ID, &ss.UserID, &ss.Via, &grant, &org, &ss.UserAgent, &ss.IP, &created, &expires, &used, &revoked); err != nil {
+	var amr string
+	if err := row.Scan(&ss.ID, &ss.UserID, &ss.Via, &grant, &org, &ss.UserAgent, &ss.IP, &created, &expires, &used, &revoked,
+		&ss.Level.AAL, &amr, &ss.Level.Pending); err != nil {
 		return nil, err
 	}
+	ss.Level.AMR = strings.Fields(amr)
 	ss.GrantID, ss.OrgID = grant.String, org.String
 	ss.CreatedAt, ss.ExpiresAt, ss.LastUsedAt, ss.RevokedAt = fromMicros(created), fromMicros(expires), fromMicros(used), fromNullMicros(revoked)
 	return &ss, nil
@@ -26,9 +31,9 @@ func scanSession(row interface{ Scan(...any) error }) (*identity.Session, error)
 
 // CreateSession implements identity.Store.
 func (s *Identity) CreateSession(ctx context.Context, ss *identity.Session) error {
-	_, err := s.w().ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL)`,
+	_, err := s.w().ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL, $11, $12, $13)`,
 		ss.ID, ss.UserID, ss.Via, nullString(ss.GrantID), nullString(ss.OrgID), ss.UserAgent, ss.IP,
-		micros(ss.CreatedAt), micros(ss.ExpiresAt), micros(ss.LastUsedAt))
+		micros(ss.CreatedAt), micros(ss.ExpiresAt), micros(ss.LastUsedAt), aalOf(ss.Level), strings.Join(ss.Level.AMR, " "), ss.Level.Pending)
 	return s.db.dialect.translate(err)
 }
 
@@ -40,7 +45,10 @@ func (s *Identity) SessionByID(ctx context.Context, id string) (*identity.Sessio
 
 // RevokeSession implements identity.Store.
 func (s *Identity) RevokeSession(ctx context.Context, id string, at time.Time) (bool, error) {
-	err := affected(s.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, id, micros(at)))
+	err := s.revoke(ctx, revocation.KindSession, at, `SELECT id AS subject, '' AS org_id FROM sessions WHERE id = $1 AND revoked_at IS NULL`, []any{id},
+		func(c conn) error {
+			return affected(c.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, id, micros(at)))
+		})
 	if err == gatehouse.ErrNotFound {
 		return false, nil
 	}
@@ -114,17 +122,27 @@ func (s *Identity) RefreshTokenByHash(ctx context.Context, hash string) (*identi
 // RefreshSession implements identity.Store: the hot read of a refresh as
 // one query.
 func (s *Identity) RefreshSession(ctx context.Context, hash string) (*identity.RefreshRead, error) {
+	read, err := s.scanRefreshRead(s.r().QueryRowContext(ctx, `SELECT `+s.refreshReadColumns()+`
+		FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id JOIN users u ON u.id = s.user_id
+		LEFT JOIN orgs o ON o.id = COALESCE(s.org_id, u.default_org_id)
+		LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id
+		WHERE r.token_hash = $1`, hash))
+	return read, s.one(err)
+}
+
+// refreshReadColumns are the columns scanRefreshRead reads: session s,
+// user u, refresh token r, org o with membership m.
+func (s *Identity) refreshReadColumns() string {
+	return `s.id, s.user_id, s.via, s.grant_id, s.org_id, s.user_agent, s.ip, s.created_at, s.expires_at, s.last_used_at, s.revoked_at, s.aal, s.amr, s.mfa_pending,
+			u.id, u.email, u.email_key, u.name, u.avatar_url, u.password_hash, u.email_verified, u.default_org_id, u.created_at, u.updated_at,
+			r.token_hash, r.created_at, r.expires_at, r.rotated_at, ` + s.orgRoleColumns()
+}
+
+func (s *Identity) scanRefreshRead(row *sql.Row) (*identity.RefreshRead, error) {
 	var t identity.RefreshToken
 	var created, expires int64
 	var rotated sql.NullInt64
 	var org nullOrg
-	row := s.r().QueryRowContext(ctx, `SELECT s.id, s.user_id, s.via, s.grant_id, s.org_id, s.user_agent, s.ip, s.created_at, s.expires_at, s.last_used_at, s.revoked_at,
-			u.id, u.email, u.email_key, u.name, u.avatar_url, u.password_hash, u.email_verified, u.default_org_id, u.created_at, u.updated_at,
-			r.token_hash, r.created_at, r.expires_at, r.rotated_at, `+s.orgRoleColumns()+`
-		FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id JOIN users u ON u.id = s.user_id
-		LEFT JOIN orgs o ON o.id = COALESCE(s.org_id, u.default_org_id)
-		LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id
-		WHERE r.token_hash = $1`, hash)
 	var ss *identity.Session
 	u, err := scanUser(scanFunc(func(user ...any) error {
 		var err error
@@ -134,7 +152,7 @@ func (s *Identity) RefreshSession(ctx context.Context, hash string) (*identity.R
 		return err
 	}))
 	if err != nil {
-		return nil, s.one(err)
+		return nil, err
 	}
 	t.SessionID = ss.ID
 	t.CreatedAt, t.ExpiresAt, t.RotatedAt = fromMicros(created), fromMicros(expires), fromNullMicros(rotated)
@@ -172,4 +190,58 @@ func (s conn) AddAudit(ctx context.Context, e *gatehouse.AuditEntry) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO audit_log (id, org_id, tool, action, actor_id, target_type, target_id, meta, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 		e.ID, e.OrgID, e.Tool, e.Action, e.ActorID, e.TargetType, e.TargetID, e.Meta, micros(e.At))
 	return s.db.dialect.translate(err)
+}
+
+// aalOf is the stored level of a: aal1 unless named.
+func aalOf(a gatehouse.Assurance) string {
+	if a.AAL == "" {
+		return gatehouse.AAL1
+	}
+	return a.AAL
+}
+
+// refreshOnce is RefreshOnce as one PostgreSQL statement: the session is
+// locked and used first (the order account deletion cascades in) when the
+// token is live, unrotated and the session live, not an OAuth grant's and
+// within its absolute lifetime ($5), and owing no second factor (a
+// pending session's successor must not outlive it: the careful path); the token's conditional UPDATE lets
+// exactly one caller through, its successor ends with the session, and the
+// rows a refresh needs (session, user, token, org and role) come back.
+const refreshOnce = `WITH s AS (
+		UPDATE sessions SET last_used_at = $3, expires_at = LEAST($4, created_at + $5)
+		WHERE id = (SELECT session_id FROM refresh_tokens WHERE token_hash = $1 AND rotated_at IS NULL AND expires_at > $3)
+			AND revoked_at IS NULL AND grant_id IS NULL AND NOT mfa_pending AND created_at + $5 > $3
+		RETURNING *
+	), r AS (
+		UPDATE refresh_tokens SET rotated_at = $3
+		WHERE token_hash = $1 AND session_id = (SELECT id FROM s) AND rotated_at IS NULL AND expires_at > $3
+		RETURNING *
+	), n AS (
+		INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at)
+		SELECT CAST($2 AS TEXT), s.id, $3, s.expires_at FROM s JOIN r ON r.session_id = s.id
+	)
+	SELECT `
+
+// RefreshOnce implements identity.Store: on PostgreSQL the check, the
+// rotation and the read of a sign-in session's refresh in one round trip.
+// ok is false when nothing was rotated (the caller takes the careful path,
+// which tells why) and always on SQLite, whose in-process reads cost no
+// round trip.
+func (s *Identity) RefreshOnce(ctx context.Context, hash string, next *identity.RefreshToken, maxAge time.Duration) (*identity.RefreshRead, bool, error) {
+	if !s.db.dialect.writableWith || s.tx != nil {
+		return nil, false, nil
+	}
+	read, err := s.scanRefreshRead(s.w().QueryRowContext(ctx, refreshOnce+s.refreshReadColumns()+`
+		FROM s JOIN r ON r.session_id = s.id JOIN users u ON u.id = s.user_id
+		LEFT JOIN orgs o ON o.id = COALESCE(s.org_id, u.default_org_id)
+		LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id`,
+		hash, next.Hash, micros(next.CreatedAt), micros(next.ExpiresAt), maxAge.Microseconds()))
+	if err == sql.ErrNoRows {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, s.db.dialect.translate(err)
+	}
+	next.SessionID, next.ExpiresAt = read.Session.ID, read.Session.ExpiresAt
+	return read, true, nil
 }

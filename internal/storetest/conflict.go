@@ -79,6 +79,15 @@ var conflicts = []conflict{
 			return s.OAuth.CreateDeviceCode(context.Background(), &dup)
 		}
 	}},
+	{name: "passkey credential id, any account", seed: func(t *testing.T, s Stores) func(identity.Store) error {
+		pk := newPasskey(t, s, newUser(t, s))
+		other := newUser(t, s)
+		return func(st identity.Store) error {
+			dup := *pk
+			dup.ID, dup.UserID = newID(), other.ID
+			return st.CreatePasskey(context.Background(), &dup)
+		}
+	}},
 	{name: "link short code", seed: func(t *testing.T, s Stores) func(identity.Store) error {
 		u := newUser(t, s)
 		l := newLink(t, s, newOrg(t, s, u, workspace.OrgTeam), u)

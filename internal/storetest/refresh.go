@@ -14,13 +14,30 @@ import (
 // paths a refresh takes.
 type rotateFunc func(s Stores, hash string, next *identity.RefreshToken) error
 
-// rotatePaths are the two: on its own (a sign-in session's refresh, on
+// rotatePaths are the three: in one round trip with the read where the
+// store can (RefreshOnce, PostgreSQL; the refresh then falls back to the
+// other paths, as here), on its own (a sign-in session's refresh, on
 // PostgreSQL one statement) and inside a transaction (an OAuth refresh, or
 // one that must find the user a new home org).
 var rotatePaths = []struct {
 	name   string
 	rotate rotateFunc
 }{
+	{"in one round trip", func(s Stores, hash string, next *identity.RefreshToken) error {
+		// RefreshOnce takes the session from the token itself, so the
+		// case of a successor naming another session does not arise.
+		if rt, err := s.Identity.RefreshTokenByHash(context.Background(), hash); err == nil && rt.SessionID != next.SessionID {
+			return gatehouse.ErrNotFound
+		}
+		read, ok, err := s.Identity.RefreshOnce(context.Background(), hash, next, 100*365*24*time.Hour)
+		if err != nil || ok {
+			if ok && (read.Session.ID != next.SessionID || read.User == nil || read.User.ID != read.Session.UserID) {
+				return errors.New("RefreshOnce read another session or no user")
+			}
+			return err
+		}
+		return s.Identity.RotateRefresh(context.Background(), hash, next)
+	}},
 	{"alone", func(s Stores, hash string, next *identity.RefreshToken) error {
 		return s.Identity.RotateRefresh(context.Background(), hash, next)
 	}},

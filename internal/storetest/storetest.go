@@ -57,6 +57,8 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"soft-deleted orgs", testSoftDeletedOrgs},
 		{"tools on by default", testToolsOnByDefault},
 		{"MemberPage", testMemberPage},
+		{"passkey ceremony used once", testPasskeyCeremony},
+		{"passkey sign count", testPasskeyCount},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
 	}

@@ -36,7 +36,7 @@ func OpenAPI() (*openapi3.T, error) {
 }
 
 // notInDocument are the routes the document leaves out on purpose
-// (docs/decisions.md): the hosted HTML pages and their stylesheet.
+// (docs/decisions.md): the hosted HTML pages, their stylesheet and script.
 var notInDocument = map[string]bool{
 	"GET /oauth/authorize": true, "POST /oauth/authorize": true,
 	"GET /device": true, "POST /device": true,
@@ -50,6 +50,10 @@ var notInDocument = map[string]bool{
 	"GET /assets/gatehouse.css": true, "GET /assets/brand.css": true, "GET /assets/favicon.svg": true,
 	"GET /assets/copy.js": true, "GET /favicon.ico": true,
 	"GET /{$}": true, "GET /signup": true, "POST /signup": true,
+	// The passkey script and the page endpoints it calls (JSON, but the
+	// pages' own, behind their cookie and cross-origin guard; the
+	// /account/passkeys pages are console pages).
+	"GET /assets/passkey.js": true, "POST /signin/passkey": true,
 }
 
 // consolePage reports whether pattern is a page of the signed-in console

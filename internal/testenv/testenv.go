@@ -25,11 +25,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -112,6 +114,10 @@ type Env struct {
 	// Jobs is the service's view of SQL: its job queue, able to queue
 	// mail (QueueMail), for tests of the job engine.
 	Jobs *sqlstore.DB
+	opts Options
+	// issuer is the URL of the first instance: every instance of one
+	// service has the same GATEHOUSE_BASE_URL.
+	issuer string
 }
 
 // Options adjust an Env.
@@ -139,6 +145,16 @@ type Options struct {
 	LinkEventsWindow time.Duration
 	// Brand is the hosted pages' branding; zero: Gatehouse's own.
 	Brand pages.Brand
+	// DB, when set, is the database to run on instead of a fresh one, so
+	// two Envs are two instances of one deployment.
+	DB *sqlstore.DB
+	// LocalWeb sets the web URL (GATEHOUSE_WEB_URL, the passkeys' relying
+	// party) to the server itself as http://localhost:port, an origin a
+	// browser accepts for WebAuthn; else it is http://web.test.
+	LocalWeb bool
+	// WebURL, when set, is the web URL (e.g. a proxy in front of several
+	// instances); it wins over LocalWeb.
+	WebURL string
 }
 
 // cheapHash keeps tests fast; the production parameters are benchmarked.
@@ -162,23 +178,54 @@ func RunWith(t *testing.T, o Options, fn func(t *testing.T, env *Env)) {
 // New starts a Gatehouse on db ("sqlite" or "postgres").
 func New(t testing.TB, db string, o Options) *Env {
 	t.Helper()
-	sdb := OpenDB(t, db)
+	sdb := o.DB
+	if sdb == nil {
+		sdb = OpenDB(t, db)
+	}
 	env := &Env{DB: db, Clock: NewClock(), Mail: mailtest.Start(t), DNS: dnstest.Start(t), SQL: sdb, Store: sdb.Identity(), Logs: &LockedBuffer{},
-		Queue: cmp.Or(o.JobQueue, "test_"+RandomHex(6))}
+		opts: o}
+	env.start(t)
+	return env
+}
+
+// Another starts a second Gatehouse on e's database, clock, mail sink and
+// DNS server, as another instance behind the same load balancer would be
+// (the same issuer; its own job queue unless Options.JobQueue names one).
+func (e *Env) Another(t testing.TB) *Env {
+	t.Helper()
+	env := &Env{DB: e.DB, Clock: e.Clock, Mail: e.Mail, DNS: e.DNS, SQL: e.SQL, Store: e.Store, Logs: &LockedBuffer{}, opts: e.opts, issuer: e.issuer}
+	env.start(t)
+	return env
+}
+
+// start builds the service on env's database and serves it.
+func (env *Env) start(t testing.TB) {
+	t.Helper()
+	o, sdb := env.opts, env.SQL
+	env.Queue = cmp.Or(o.JobQueue, "test_"+RandomHex(6))
 	// slog's handler serializes its writes to Logs.
 	log := slog.New(slog.NewTextHandler(env.Logs, nil))
 	// The listener comes first: its URL is the issuer (GATEHOUSE_BASE_URL).
 	srv := httptest.NewUnstartedServer(nil)
 	env.URL = "http://" + srv.Listener.Addr().String()
+	if env.issuer == "" {
+		env.issuer = env.URL
+	}
+	webURL := "http://web.test"
+	if o.LocalWeb {
+		webURL = "http://localhost:" + strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port)
+	}
+	if o.WebURL != "" {
+		webURL = o.WebURL
+	}
 	sender, err := mail.New(mail.Options{URL: env.Mail.URL(), From: "Gatehouse <no-reply@gatehouse.test>", Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps := o.deps(env, sdb, sender, log)
-	a, err := app.New(context.Background(), app.Config{BaseURL: env.URL, APIURL: env.URL, FormsURL: env.URL + "/forms",
-		ShortLinkURL: env.URL + "/l", WebURL: "http://web.test", MobileURL: "https://mobile.test/app",
+	a, err := app.New(context.Background(), app.Config{BaseURL: env.issuer, APIURL: env.issuer, FormsURL: env.issuer + "/forms",
+		ShortLinkURL: env.issuer + "/l", WebURL: webURL, MobileURL: "https://mobile.test/app",
 		JWTSecret: JWTSecret, RateLimit: o.RateLimit, MailLimit: o.MailLimits,
-		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs, Brand: o.Brand}, deps)
+		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs, Brand: o.Brand}, o.deps(env, sdb, sender, log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +238,6 @@ func New(t testing.TB, db string, o Options) *Env {
 		a.Close(context.Background())
 	})
 	env.Client = srv.Client()
-	return env
 }
 
 // OpenDB returns a migrated database on db: "sqlite", a fresh file in
@@ -233,7 +279,9 @@ func (o Options) deps(env *Env, db *sqlstore.DB, sender mail.Sender, log *slog.L
 		// by wall time: under load a short window split one batch in two.
 		LinkEventsWindow: cmp.Or(o.LinkEventsWindow, time.Hour),
 		JobQueue:         env.Queue, JobPollInterval: 20 * time.Millisecond,
-		MailRetryDelays: []time.Duration{50 * time.Millisecond}}
+		MailRetryDelays: []time.Duration{50 * time.Millisecond},
+		// Other instances' revocations show within 50 ms (production: 1 s).
+		RevocationPoll: 50 * time.Millisecond}
 }
 
 var pg struct {

@@ -34,10 +34,19 @@ type OrgClaim struct {
 type Claims struct {
 	jwt.RegisteredClaims
 	SessionID string   `json:"sid,omitempty"`
+	KeyID     string   `json:"key_id,omitempty"` // the API key a key token was exchanged for
 	Org       OrgClaim `json:"org"`
 	Via       string   `json:"via"`
 	Ver       int      `json:"ver"`
+	// AAL and AMR are the assurance level and the methods presented (RFC
+	// 8176); MFA is "pending" while the session owes its second factor.
+	AAL string   `json:"aal,omitempty"`
+	AMR []string `json:"amr,omitempty"`
+	MFA string   `json:"mfa,omitempty"`
 }
+
+// MFAPending is the `mfa` claim of a session that owes its second factor.
+const MFAPending = "pending"
 
 // MarshalJSON writes the claims with a lone audience as a string: CONTRACT
 // §4 gives `aud` as "gatehouse", and clients compare it to that string (RFC
@@ -62,10 +71,14 @@ func (c Claims) MarshalJSON() ([]byte, error) {
 		IssuedAt  *jwt.NumericDate `json:"iat,omitempty"`
 		ID        string           `json:"jti,omitempty"`
 		SessionID string           `json:"sid,omitempty"`
+		KeyID     string           `json:"key_id,omitempty"`
 		Org       OrgClaim         `json:"org"`
 		Via       string           `json:"via"`
 		Ver       int              `json:"ver"`
-	}{r.Issuer, r.Subject, aud, r.ExpiresAt, r.NotBefore, r.IssuedAt, r.ID, c.SessionID, c.Org, c.Via, c.Ver})
+		AAL       string           `json:"aal,omitempty"`
+		AMR       []string         `json:"amr,omitempty"`
+		MFA       string           `json:"mfa,omitempty"`
+	}{r.Issuer, r.Subject, aud, r.ExpiresAt, r.NotBefore, r.IssuedAt, r.ID, c.SessionID, c.KeyID, c.Org, c.Via, c.Ver, c.AAL, c.AMR, c.MFA})
 }
 
 // Signer issues and verifies access tokens with one HS256 key.

@@ -29,6 +29,19 @@ func (s *Server) Public(h HandlerFunc) http.Handler { return s.handle(h) }
 // Authed wraps an endpoint that needs a verified bearer access token.
 func (s *Server) Authed(h AuthedFunc) http.Handler { return s.authed(h) }
 
+// Pending is Authed that also lets in a session that owes its second
+// factor (the step, the caller's description, token verification); every
+// other wrapper answers such a session 403.
+func (s *Server) Pending(h AuthedFunc) http.Handler {
+	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		p, err := s.principal(r)
+		if err != nil {
+			return err
+		}
+		return h(w, r, p)
+	})
+}
+
 // Full wraps an endpoint that needs a full sign-in session that is still
 // live: an API-key or OAuth token gets 403.
 func (s *Server) Full(h AuthedFunc) http.Handler { return s.full("", h) }

@@ -88,12 +88,17 @@ func (s *Server) handle(h handlerFunc) http.Handler {
 	})
 }
 
-// authed verifies the bearer access token before calling h.
+// authed verifies the bearer access token before calling h; a session
+// that owes its second factor is refused here, for every route but the
+// few mounted with Pending.
 func (s *Server) authed(h AuthedFunc) http.Handler {
 	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		p, err := s.principal(r)
 		if err != nil {
 			return err
+		}
+		if p.Pending {
+			return gatehouse.ErrSecondFactor
 		}
 		return h(w, r, p)
 	})

@@ -17,6 +17,9 @@ import (
 func (s *Server) Tool(tool string, h AuthedFunc) http.Handler {
 	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		p, err := s.principal(r)
+		if err == nil && p.Pending {
+			return gatehouse.ErrSecondFactor
+		}
 		if err == nil {
 			err = s.auth.ToolAccess(r.Context(), p)
 		}

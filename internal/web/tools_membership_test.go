@@ -63,8 +63,8 @@ func wantToolCalls(t *testing.T, calls []toolCall, tok string, want int) {
 
 // TestToolAPIsRemovedMember: a member's session, personal-key and OAuth
 // tokens stop working on every tool API once they are removed from the
-// org (404, as org routes answer a non-member); a member who stays keeps
-// working.
+// org (401: the removal revokes the tokens minted before it, issue 13
+// item 7); a member who stays keeps working.
 func TestToolAPIsRemovedMember(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		owner, org := env.Team(t)
@@ -86,7 +86,7 @@ func TestToolAPIsRemovedMember(t *testing.T) {
 		env.Do(t, "DELETE", "/v1/orgs/"+org+"/members/"+member.UserID, owner.Token, nil).Want(t, 200)
 		env.Clock.Advance(pastStandingCache)
 		for name, tok := range tokens {
-			t.Run("removed "+name, func(t *testing.T) { wantToolCalls(t, calls, tok, 404) })
+			t.Run("removed "+name, func(t *testing.T) { wantToolCalls(t, calls, tok, 401) })
 		}
 		t.Run("owner still in the org", func(t *testing.T) { wantToolCalls(t, calls, owner.Token, 200) })
 	})
@@ -94,7 +94,8 @@ func TestToolAPIsRemovedMember(t *testing.T) {
 
 // TestToolAPIsDeletedAccountOrgAndKey: a deleted account's token and a
 // revoked org key's token answer 401 on the tool APIs (with the resource
-// metadata challenge); a deleted org's members get 404.
+// metadata challenge); so do the tokens of a deleted org's members and
+// keys (revoked with it, issue 13 item 7).
 func TestToolAPIsDeletedAccountOrgAndKey(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		owner, org := env.Team(t)
@@ -123,14 +124,15 @@ func TestToolAPIsDeletedAccountOrgAndKey(t *testing.T) {
 		env.Do(t, "DELETE", "/v1/orgs/"+org, owner.Token, nil).Want(t, 200)
 		env.Clock.Advance(pastStandingCache)
 		for name, tok := range map[string]string{"owner of a deleted org": owner.Token, "key of a deleted org": keptTok} {
-			t.Run(name, func(t *testing.T) { env.Do(t, "GET", "/links/v1/links", tok, nil).Want(t, 404) })
+			t.Run(name, func(t *testing.T) { env.Do(t, "GET", "/links/v1/links", tok, nil).Want(t, 401) })
 		}
 	})
 }
 
 // TestToolAPIsStandingCache: the standing is read at most every 2 s per
-// token subject and org; a removal made through this instance shows at
-// once.
+// token subject and org, so a membership deleted behind the service's back
+// shows within 2 s (404); a removal through the service revokes the
+// member's tokens at once (401).
 func TestToolAPIsStandingCache(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		owner, org := env.Team(t)
@@ -145,6 +147,6 @@ func TestToolAPIsStandingCache(t *testing.T) {
 		other := env.Join(t, owner, org, "member")
 		env.Do(t, "GET", "/links/v1/links", other.Token, nil).Want(t, 200)
 		env.Do(t, "DELETE", "/v1/orgs/"+org+"/members/"+other.UserID, owner.Token, nil).Want(t, 200)
-		env.Do(t, "GET", "/links/v1/links", other.Token, nil).Want(t, 404)
+		env.Do(t, "GET", "/links/v1/links", other.Token, nil).Want(t, 401)
 	})
 }

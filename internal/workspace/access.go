@@ -44,11 +44,30 @@ type access struct {
 
 var errOrgNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "organization not found")
 
-// orgAccess resolves the caller's live role in org orgID. An org that does
+// ErrMFAPolicy answers a member without a second factor in an org that
+// requires one.
+var ErrMFAPolicy = gatehouse.Errorf(gatehouse.KindForbidden,
+	"this workspace requires two-factor authentication; set up a factor at /v1/me/factors and sign in again")
+
+// orgAccess is memberAccess under the org's policy: in an org requiring
+// two-factor, a sign-in session below aal2 is refused (403). Keys and
+// OAuth grants are not sign-ins and pass (docs/decisions.md).
+func (s *Service) orgAccess(ctx context.Context, st Tables, p *gatehouse.Principal, orgID string) (*access, error) {
+	a, err := s.memberAccess(ctx, st, p, orgID)
+	if err != nil {
+		return nil, err
+	}
+	if a.org.RequireMFA && p.Full() && p.AAL != gatehouse.AAL2 {
+		return nil, ErrMFAPolicy
+	}
+	return a, nil
+}
+
+// memberAccess resolves the caller's live role in org orgID. An org that does
 // not exist, is deleted, or that the caller is not in reads as not found,
 // never forbidden. Tokens from keys and OAuth grants reach only the one
 // workspace they are bound to.
-func (s *Service) orgAccess(ctx context.Context, st Tables, p *gatehouse.Principal, orgID string) (*access, error) {
+func (s *Service) memberAccess(ctx context.Context, st Tables, p *gatehouse.Principal, orgID string) (*access, error) {
 	if !gatehouse.IsID(orgID) {
 		return nil, errOrgNotFound
 	}
@@ -122,9 +141,11 @@ func (s *Service) authorize(ctx context.Context, st Tables, p *gatehouse.Princip
 
 // OrgAccess is the caller's live standing in org orgID through st: the org
 // and the caller's role there (an org key's fixed role). Not found, a
-// deleted org and an org the caller is not in all answer 404.
+// deleted org and an org the caller is not in all answer 404. The org's
+// two-factor policy is not applied: the caller's own description
+// (GET /v1/auth/me) answers below it.
 func (s *Service) OrgAccess(ctx context.Context, st Tables, p *gatehouse.Principal, orgID string) (*Org, string, error) {
-	a, err := s.orgAccess(ctx, st, p, orgID)
+	a, err := s.memberAccess(ctx, st, p, orgID)
 	if err != nil {
 		return nil, "", err
 	}

@@ -290,7 +290,7 @@ func (s *Service) JoinDiscoverable(ctx context.Context, p *gatehouse.Principal) 
 		if err := tx.SetDefaultOrg(ctx, u.ID, pick.Org.ID); err != nil {
 			return gatehouse.Internal("set default org", err)
 		}
-		out, err = s.OrgToken(ctx, tx, u.ID, p.SessionID, p.Via, &pick.Org, role)
+		out, err = s.OrgToken(ctx, tx, u.ID, p.SessionID, p.Via, p.Assurance, &pick.Org, role)
 		return err
 	})
 	return out, err

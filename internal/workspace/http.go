@@ -98,14 +98,15 @@ func (h *handlers) handleOrg(w http.ResponseWriter, r *http.Request, p *gatehous
 // handleUpdateOrg handles "PATCH /v1/orgs/{id}".
 func (h *handlers) handleUpdateOrg(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	var in struct {
-		Name      *string `json:"name"`
-		Slug      *string `json:"slug"`
-		AvatarURL *string `json:"avatar_url"`
+		Name       *string `json:"name"`
+		Slug       *string `json:"slug"`
+		AvatarURL  *string `json:"avatar_url"`
+		RequireMFA *bool   `json:"require_mfa"`
 	}
 	if err := httpjson.Decode(r, &in); err != nil {
 		return err
 	}
-	op, err := h.svc.UpdateOrg(r.Context(), p, r.PathValue("id"), OrgPatch{Name: in.Name, Slug: in.Slug, AvatarURL: in.AvatarURL})
+	op, err := h.svc.UpdateOrg(r.Context(), p, r.PathValue("id"), OrgPatch{Name: in.Name, Slug: in.Slug, AvatarURL: in.AvatarURL, RequireMFA: in.RequireMFA})
 	if err != nil {
 		return err
 	}

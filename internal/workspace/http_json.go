@@ -27,12 +27,13 @@ func toOrg(o *Org) orgJSON {
 // orgProfileJSON is the org profile: the Org with its counts, no tools.
 type orgProfileJSON struct {
 	orgJSON
-	MemberCount int `json:"member_count"`
-	TeamCount   int `json:"team_count"`
+	MemberCount int  `json:"member_count"`
+	TeamCount   int  `json:"team_count"`
+	RequireMFA  bool `json:"require_mfa"`
 }
 
 func writeOrgProfile(w http.ResponseWriter, op *OrgProfile) {
-	httpjson.Write(w, http.StatusOK, map[string]orgProfileJSON{"org": {toOrg(op.Org), op.MemberCount, op.TeamCount}})
+	httpjson.Write(w, http.StatusOK, map[string]orgProfileJSON{"org": {toOrg(op.Org), op.MemberCount, op.TeamCount, op.Org.RequireMFA}})
 }
 
 // personJSON is a member of a workspace or of a team.

@@ -326,7 +326,7 @@ func (s *Service) acceptInvitation(ctx context.Context, p *gatehouse.Principal, 
 		if err := tx.SetDefaultOrg(ctx, u.ID, o.ID); err != nil {
 			return gatehouse.Internal("set default org", err)
 		}
-		t, err := s.OrgToken(ctx, tx, u.ID, p.SessionID, p.Via, o, role)
+		t, err := s.OrgToken(ctx, tx, u.ID, p.SessionID, p.Via, p.Assurance, o, role)
 		if err != nil {
 			return err
 		}

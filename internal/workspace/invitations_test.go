@@ -376,7 +376,7 @@ func TestAcceptRacesOrgDelete(t *testing.T) {
 				t.Errorf("accept %d: %d %s; want 200 or 410", i, r.Status, r.Body)
 			}
 		}
-		env.Do(t, "GET", "/v1/orgs/"+org, owner.Token, nil).Want(t, 404)
+		env.Do(t, "GET", "/v1/orgs/"+org, owner.Access, nil).Want(t, 404)
 		env.Do(t, "POST", "/v1/invitations/"+link+"/accept", users[0].Token, nil).Want(t, 410)
 	})
 }

@@ -100,6 +100,11 @@ func (s *Service) OrgKeys(ctx context.Context, p *gatehouse.Principal, orgID str
 // CreateOrgKey creates a service-account key of a team org acting with a
 // fixed role: member (default), billing or admin, never owner.
 func (s *Service) CreateOrgKey(ctx context.Context, p *gatehouse.Principal, orgID string, in KeyInput) (*NewKey, error) {
+	if s.recentAuth != nil {
+		if err := s.recentAuth(ctx, p, "create an API key"); err != nil {
+			return nil, err
+		}
+	}
 	var out *NewKey
 	err := s.store.Tx(ctx, func(tx Store) error {
 		if _, err := s.authorize(ctx, tx, p, orgID, PermSettings, true); err != nil {

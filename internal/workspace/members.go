@@ -146,7 +146,7 @@ func (s *Service) RemoveMember(ctx context.Context, p *gatehouse.Principal, orgI
 		if err := s.keepAnOwner(ctx, tx, orgID, target); err != nil {
 			return err
 		}
-		if err := tx.RemoveMember(ctx, orgID, userID); err != nil {
+		if err := tx.RemoveMember(ctx, orgID, userID, s.Now()); err != nil {
 			return gatehouse.Internal("remove member", err)
 		}
 		if err := tx.RemoveTeamMemberships(ctx, orgID, userID); err != nil {

@@ -217,7 +217,7 @@ func (s *Service) CreateOrg(ctx context.Context, p *gatehouse.Principal, name st
 		if err := s.Audit(ctx, tx, o.ID, p.UserID, "org.created", "org", o.ID, map[string]any{"name": o.Name, "slug": o.Slug}); err != nil {
 			return gatehouse.Internal("audit", err)
 		}
-		t, err = s.OrgToken(ctx, tx, p.UserID, p.SessionID, p.Via, o, RoleOwner)
+		t, err = s.OrgToken(ctx, tx, p.UserID, p.SessionID, p.Via, p.Assurance, o, RoleOwner)
 		return err
 	})
 	if err != nil {
@@ -252,6 +252,10 @@ type OrgPatch struct {
 	Name      *string
 	Slug      *string
 	AvatarURL *string
+	// RequireMFA turns the two-factor requirement on or off; turning it
+	// on needs the caller's own session at aal2, so no one locks
+	// themselves out.
+	RequireMFA *bool
 }
 
 // UpdateOrg changes a team org's name, slug or avatar. Fields absent or equal
@@ -292,8 +296,15 @@ func (s *Service) UpdateOrg(ctx context.Context, p *gatehouse.Principal, orgID s
 			}
 			set("avatar_url", &o.AvatarURL, avatar)
 		}
+		if patch.RequireMFA != nil && *patch.RequireMFA != o.RequireMFA {
+			if *patch.RequireMFA && p.AAL != gatehouse.AAL2 {
+				return gatehouse.Errorf(gatehouse.KindForbidden, "set up two-factor authentication for yourself before requiring it of the workspace")
+			}
+			before["require_mfa"], after["require_mfa"] = o.RequireMFA, *patch.RequireMFA
+			o.RequireMFA = *patch.RequireMFA
+		}
 		if len(after) == 0 {
-			return gatehouse.Invalid("nothing to change: give name, slug or avatar_url different from the current values")
+			return gatehouse.Invalid("nothing to change: give name, slug, avatar_url or require_mfa different from the current values")
 		}
 		if err := tx.UpdateOrg(ctx, &o); err != nil {
 			if errors.Is(err, gatehouse.ErrConflict) {

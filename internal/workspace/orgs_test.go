@@ -178,17 +178,21 @@ func TestDeleteOrg(t *testing.T) {
 			{Name: "personal org", Method: "DELETE", Path: "/v1/orgs/" + owner.OrgID, Token: owner.Token, Want: 403},
 			{Name: "unknown", Method: "DELETE", Path: "/v1/orgs/00000000-0000-4000-8000-000000000000", Token: owner.Token, Want: 404},
 			{Name: "owner", Method: "DELETE", Path: p, Token: owner.Token, Want: 200},
-			{Name: "again", Method: "DELETE", Path: p, Token: owner.Token, Want: 404},
-			{Name: "GET by owner", Method: "GET", Path: p, Token: owner.Token, Want: 404},
-			{Name: "GET by member", Method: "GET", Path: p, Token: member.Token, Want: 404},
-			{Name: "members", Method: "GET", Path: p + "/members", Token: admin.Token, Want: 404},
-			{Name: "PATCH", Method: "PATCH", Path: p, Body: map[string]any{"name": "Zombie"}, Token: owner.Token, Want: 404},
-			{Name: "invitations", Method: "GET", Path: p + "/invitations", Token: owner.Token, Want: 404},
+			// Tokens scoped to the deleted org are revoked with it (issue 13
+			// item 7): 401; the members' other tokens find it gone: 404.
+			{Name: "again", Method: "DELETE", Path: p, Token: owner.Access, Want: 404},
+			{Name: "again with its token", Method: "DELETE", Path: p, Token: owner.Token, Want: 401},
+			{Name: "GET by owner", Method: "GET", Path: p, Token: owner.Access, Want: 404},
+			{Name: "GET by member", Method: "GET", Path: p, Token: member.Access, Want: 404},
+			{Name: "GET by member with its token", Method: "GET", Path: p, Token: member.Token, Want: 401},
+			{Name: "members", Method: "GET", Path: p + "/members", Token: admin.Access, Want: 404},
+			{Name: "PATCH", Method: "PATCH", Path: p, Body: map[string]any{"name": "Zombie"}, Token: owner.Access, Want: 404},
+			{Name: "invitations", Method: "GET", Path: p + "/invitations", Token: owner.Access, Want: 404},
 			{Name: "preview email invitation", Method: "GET", Path: "/v1/invitations/" + pending, Want: 410},
 			{Name: "preview link invitation", Method: "GET", Path: "/v1/invitations/" + link, Want: 410},
 			{Name: "accept link invitation", Method: "POST", Path: "/v1/invitations/" + link + "/accept", Token: env.Register(t).Token, Want: 410},
-			{Name: "switch-org", Method: "POST", Path: "/v1/auth/switch-org", Body: map[string]string{"org_id": org}, Token: member.Token, Want: 403},
-			{Name: "me with a token scoped to it", Method: "GET", Path: "/v1/auth/me", Token: member.Token, Want: 404},
+			{Name: "switch-org", Method: "POST", Path: "/v1/auth/switch-org", Body: map[string]string{"org_id": org}, Token: member.Access, Want: 403},
+			{Name: "me with a token scoped to it", Method: "GET", Path: "/v1/auth/me", Token: member.Token, Want: 401},
 		})
 		// Users whose default it was fall back to their personal org.
 		for _, u := range []*testenv.Account{owner, admin, member} {

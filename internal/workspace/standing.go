@@ -7,8 +7,12 @@ import (
 	"github.com/gatehouse/gatehouse"
 )
 
-// memberKey names a token subject (a user, or an org key) in one org.
-type memberKey struct{ subject, org string }
+// memberKey names a token subject (a user, or an org key) in one org, at
+// a token's level (aal2 or not), which the org's two-factor policy reads.
+type memberKey struct {
+	subject, org string
+	aal2         bool
+}
 
 // ToolAccess checks, for a tool-API request, that the caller behind p
 // still stands in the token's workspace: a member of the live org, or that
@@ -19,7 +23,7 @@ type memberKey struct{ subject, org string }
 // org key is 401. The answer is kept per subject and org for cache.TTL, so a
 // busy token costs one read every 2 s.
 func (s *Service) ToolAccess(ctx context.Context, p *gatehouse.Principal) error {
-	k := memberKey{p.UserID, p.OrgID}
+	k := memberKey{p.UserID, p.OrgID, p.AAL == gatehouse.AAL2}
 	now := s.Now()
 	if err, ok := s.members.Get(k, now); ok {
 		return err
@@ -60,7 +64,10 @@ func (s *Service) toolAccess(ctx context.Context, p *gatehouse.Principal) error 
 
 // forgetStanding drops the cached standing of subject in org, after a
 // change made through this instance.
-func (s *Service) forgetStanding(subject, org string) { s.members.Drop(memberKey{subject, org}) }
+func (s *Service) forgetStanding(subject, org string) {
+	s.members.Drop(memberKey{subject, org, false})
+	s.members.Drop(memberKey{subject, org, true})
+}
 
 // ForgetStandings drops every cached standing, after a change that ends
 // many (an account deleted from every org it was in).

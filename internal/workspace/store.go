@@ -63,8 +63,8 @@ type Tables interface {
 	MemberPage(ctx context.Context, orgID string, f MemberFilter) ([]PersonRow, int, error)
 	// MemberByEmail is the member of org with address email; ErrNotFound.
 	MemberByEmail(ctx context.Context, orgID, email string) (*PersonRow, error)
-	SetMemberRole(ctx context.Context, orgID, userID, role string) error // ErrNotFound: not a member
-	RemoveMember(ctx context.Context, orgID, userID string) error        // ErrNotFound: not a member
+	SetMemberRole(ctx context.Context, orgID, userID, role string) error        // ErrNotFound: not a member
+	RemoveMember(ctx context.Context, orgID, userID string, at time.Time) error // ErrNotFound: not a member
 	// RemoveTeamMemberships removes the user from every team of the org.
 	RemoveTeamMemberships(ctx context.Context, orgID, userID string) error
 

@@ -39,6 +39,8 @@ type Org struct {
 	OwnerID   string // the user of a personal org
 	CreatedAt time.Time
 	DeletedAt *time.Time
+	// RequireMFA: members reach the org only with a second factor.
+	RequireMFA bool
 	// ToolStates are the tools whose state was set, when read with the
 	// org (Store.OrgRole); nil when not read.
 	ToolStates map[string]bool

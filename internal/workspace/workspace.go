@@ -38,6 +38,9 @@ type Config struct {
 	// NoMailLimits turns off the daily invitation mail limits; the zero
 	// value keeps them on (GATEHOUSE_MAIL_LIMIT=off sets it).
 	NoMailLimits bool
+	// RecentAuth checks that the caller's sign-in is recent enough for a
+	// sensitive change (identity's RequireRecentAuth); nil: no check.
+	RecentAuth func(ctx context.Context, p *gatehouse.Principal, action string) error
 }
 
 // Service carries out every workspace operation.
@@ -52,12 +55,13 @@ type Service struct {
 	// may act) for cache.TTL, keyed by subject and org.
 	members      cache.Short[memberKey, error]
 	noMailLimits bool
+	recentAuth   func(ctx context.Context, p *gatehouse.Principal, action string) error
 }
 
 // New returns a Service.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, signer: c.Signer, resolver: c.Resolver, log: c.Logger, now: c.Now,
-		webURL: strings.TrimRight(c.WebURL, "/"), noMailLimits: c.NoMailLimits}
+		webURL: strings.TrimRight(c.WebURL, "/"), noMailLimits: c.NoMailLimits, recentAuth: c.RecentAuth}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -125,8 +129,16 @@ func (s *Service) OrgContext(ctx context.Context, st Tables, o *Org, role string
 // Claims are the claims of an access token scoped to oc; resources
 // (RFC 8707, OAuth grants) join "gatehouse" in its audience. Identity signs
 // them for sign-ins, workspace for workspace changes (OrgToken).
-func (oc *OrgContext) Claims(sessionID, via string, resources ...string) token.Claims {
-	c := token.Claims{SessionID: sessionID, Via: via, Org: token.OrgClaim{ID: oc.ID, Role: oc.Role, Tools: oc.Tools}}
+//
+// lvl is the caller's assurance (aal, amr, a second factor owed), filled
+// in for via when blank.
+func (oc *OrgContext) Claims(sessionID, via string, lvl gatehouse.Assurance, resources ...string) token.Claims {
+	lvl = lvl.Level(via)
+	c := token.Claims{SessionID: sessionID, Via: via, Org: token.OrgClaim{ID: oc.ID, Role: oc.Role, Tools: oc.Tools},
+		AAL: lvl.AAL, AMR: lvl.AMR}
+	if lvl.Pending {
+		c.MFA = token.MFAPending
+	}
 	c.Audience = resources
 	return c
 }
@@ -134,12 +146,12 @@ func (oc *OrgContext) Claims(sessionID, via string, resources ...string) token.C
 // OrgToken mints an access token for userID scoped to org o with role,
 // keeping the caller's session and via: the answer of a switch into a
 // workspace (switch-org, create, accept, join).
-func (s *Service) OrgToken(ctx context.Context, st Tables, userID, sessionID, via string, o *Org, role string) (*OrgToken, error) {
+func (s *Service) OrgToken(ctx context.Context, st Tables, userID, sessionID, via string, lvl gatehouse.Assurance, o *Org, role string) (*OrgToken, error) {
 	oc, err := s.OrgContext(ctx, st, o, role)
 	if err != nil {
 		return nil, gatehouse.Internal("org context", err)
 	}
-	access, exp, err := s.signer.Issue(oc.Claims(sessionID, via), userID, s.Now(), AccessTTL)
+	access, exp, err := s.signer.Issue(oc.Claims(sessionID, via, lvl), userID, s.Now(), AccessTTL)
 	if err != nil {
 		return nil, gatehouse.Internal("mint", err)
 	}

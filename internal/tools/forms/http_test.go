@@ -76,10 +76,11 @@ func TestForms(t *testing.T) {
 		off := env.Do(t, "POST", "/v1/auth/switch-org", owner.Token, map[string]string{"org_id": org}).Want(t, 200).Str("access_token")
 		env.Do(t, "GET", "/forms/v1/forms", off, nil).Want(t, 403)
 
-		// A deleted workspace takes its forms with it; its old tokens create none.
+		// A deleted workspace takes its forms with it; its old tokens,
+		// revoked with it, create none.
 		env.Do(t, "DELETE", "/v1/orgs/"+org, owner.Token, nil).Want(t, 200)
-		env.Do(t, "POST", "/forms/v1/forms", owner.Token, map[string]any{"name": "Ghost"}).Want(t, 404)
-		env.Do(t, "GET", "/forms/v1/forms/"+id, owner.Token, nil).Want(t, 404)
+		env.Do(t, "POST", "/forms/v1/forms", owner.Token, map[string]any{"name": "Ghost"}).Want(t, 401)
+		env.Do(t, "GET", "/forms/v1/forms/"+id, owner.Token, nil).Want(t, 401)
 		env.Do(t, "POST", "/forms/f/"+id, "", map[string]string{"a": "b"}).Want(t, 404)
 	})
 }

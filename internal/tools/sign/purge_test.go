@@ -82,6 +82,9 @@ func TestSignPurge(t *testing.T) {
 		if total.Load() != 2 {
 			t.Errorf("three sweeps purged %d documents; want 2 (signed and voided)", total.Load())
 		}
+		if es, err := env.Store.AuditLog(context.Background(), org, "sign", "sign.document.purged", 10); err != nil || len(es) != 2 || es[0].ActorID != "" {
+			t.Errorf("sign.document.purged entries = %v, %v; want 2 without an actor", es, err)
+		}
 
 		id := signed["id"].(string)
 		p := env.Do(t, "GET", docs+id, owner.Token, nil).Want(t, 200)

@@ -1,0 +1,384 @@
+package identity
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/token"
+)
+
+// RecoveryCodes is how many single-use recovery codes an account gets.
+const RecoveryCodes = 10
+
+var (
+	errFactorNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "factor not found")
+	errNoFactor       = gatehouse.Errorf(gatehouse.KindConflict, "set up a second factor first")
+	errNotPending     = gatehouse.Invalid("this session owes no second factor")
+)
+
+// Confirmed is the answer to a confirmed factor: the factor, the recovery
+// codes when the account had none (shown once), and a new access token of
+// the caller's session, which the confirmation raised to aal2.
+type Confirmed struct {
+	Factor        Factor
+	RecoveryCodes []string
+	AccessToken   string
+	ExpiresAt     time.Time
+}
+
+// ConfirmTOTP confirms the caller's TOTP factor id with a first code. From
+// then on the account's sign-ins owe the second factor: the other
+// sessions end, and the caller's, which just presented it, is raised to
+// aal2. A wrong code is 400 and changes nothing.
+func (s *Service) ConfirmTOTP(ctx context.Context, p *gatehouse.Principal, id, code string) (*Confirmed, error) {
+	code, err := totpCode(code)
+	if err != nil {
+		return nil, err
+	}
+	f, err := s.store.FactorByID(ctx, p.UserID, id)
+	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && f.Kind != FactorTOTP) || !gatehouse.IsID(id) {
+		return nil, errFactorNotFound
+	}
+	if err != nil {
+		return nil, internal("find factor", err)
+	}
+	if f.ConfirmedAt != nil {
+		return nil, gatehouse.Errorf(gatehouse.KindConflict, "this factor is already confirmed")
+	}
+	if err := s.attempt(ctx, p.UserID); err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	step, ok, err := s.totpStep(f, code, now)
+	if err != nil {
+		return nil, err
+	}
+	badCode := gatehouse.Invalid("invalid or already used code")
+	if !ok {
+		return nil, badCode
+	}
+	out := &Confirmed{Factor: *f}
+	out.Factor.LastStep, out.Factor.ConfirmedAt = step, &now
+	err = s.store.Tx(ctx, func(tx Store) error {
+		sess, err := ownSession(ctx, tx, p, now)
+		if err != nil {
+			return err
+		}
+		if err := tx.UseFactorStep(ctx, f.ID, step, &now); errors.Is(err, gatehouse.ErrNotFound) {
+			return badCode
+		} else if err != nil {
+			return internal("confirm factor", err)
+		}
+		if err := tx.ClearMFAAttempts(ctx, p.UserID); err != nil {
+			return internal("clear attempts", err)
+		}
+		if left, err := tx.RecoveryCodesLeft(ctx, p.UserID); err != nil {
+			return internal("count recovery codes", err)
+		} else if left == 0 {
+			if out.RecoveryCodes, err = s.replaceCodes(ctx, tx, p.UserID, now); err != nil {
+				return err
+			}
+		}
+		if err := tx.RevokeUserSessions(ctx, p.UserID, p.SessionID, now); err != nil {
+			return internal("revoke sessions", err)
+		}
+		lvl := raised(sess.Level.Level(sess.Via), gatehouse.AMROTP)
+		if err := tx.SetSessionLevel(ctx, sess.ID, lvl); err != nil {
+			return internal("raise session", err)
+		}
+		if err := s.auditUser(ctx, tx, p.UserID, "user.factor_added", map[string]any{"factor_id": f.ID, "kind": f.Kind}); err != nil {
+			return err
+		}
+		out.AccessToken, out.ExpiresAt, err = s.reissue(ctx, tx, p, lvl)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// raised is lvl after a second factor presented by method: aal2, with
+// method and mfa among its methods.
+func raised(lvl gatehouse.Assurance, method string) gatehouse.Assurance {
+	amr := slices.Clone(lvl.AMR)
+	for _, m := range []string{method, gatehouse.AMRMFA} {
+		if !slices.Contains(amr, m) {
+			amr = append(amr, m)
+		}
+	}
+	return gatehouse.Assurance{AAL: gatehouse.AAL2, AMR: amr}
+}
+
+// reissue mints an access token of the caller's session at lvl, in the
+// workspace of the caller's token.
+func (s *Service) reissue(ctx context.Context, st Store, p *gatehouse.Principal, lvl gatehouse.Assurance) (string, time.Time, error) {
+	o, role, err := s.ws.OrgAccess(ctx, st, p, p.OrgID)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	oc, err := s.ws.OrgContext(ctx, st, o, role)
+	if err != nil {
+		return "", time.Time{}, internal("org context", err)
+	}
+	access, exp, err := s.mint(p.UserID, p.SessionID, p.Via, lvl, oc, AccessTTL)
+	if err != nil {
+		return "", time.Time{}, internal("mint", err)
+	}
+	return access, exp, nil
+}
+
+// auditUser writes an entry about the user's own account in their default
+// workspace, as the email confirmation does.
+func (s *Service) auditUser(ctx context.Context, st Store, userID, action string, meta map[string]any) error {
+	u, err := st.UserByID(ctx, userID)
+	if err != nil {
+		return internal("find user", err)
+	}
+	if u.DefaultOrgID == "" {
+		return nil
+	}
+	if err := s.ws.Audit(ctx, st, u.DefaultOrgID, userID, action, "user", userID, meta); err != nil {
+		return internal("audit", err)
+	}
+	return nil
+}
+
+// Factors lists the caller's factors and counts their unused recovery codes.
+func (s *Service) Factors(ctx context.Context, p *gatehouse.Principal) ([]Factor, int, error) {
+	fs, err := s.store.ListFactors(ctx, p.UserID)
+	if err != nil {
+		return nil, 0, internal("list factors", err)
+	}
+	left, err := s.store.RecoveryCodesLeft(ctx, p.UserID)
+	if err != nil {
+		return nil, 0, internal("count recovery codes", err)
+	}
+	return fs, left, nil
+}
+
+// RemoveFactor removes the caller's factor id. Removing a confirmed one
+// ends the account's other sessions; removing the last also voids the
+// recovery codes, and sign-ins then owe no second factor.
+func (s *Service) RemoveFactor(ctx context.Context, p *gatehouse.Principal, id string) error {
+	if !gatehouse.IsID(id) {
+		return errFactorNotFound
+	}
+	now := s.Now()
+	return s.store.Tx(ctx, func(tx Store) error {
+		if err := s.recentSession(ctx, tx, p, "remove a second factor"); err != nil {
+			return err
+		}
+		f, err := tx.FactorByID(ctx, p.UserID, id)
+		if errors.Is(err, gatehouse.ErrNotFound) {
+			return errFactorNotFound
+		}
+		if err != nil {
+			return internal("find factor", err)
+		}
+		if err := tx.DeleteFactor(ctx, p.UserID, id); err != nil {
+			return internal("delete factor", err)
+		}
+		if f.ConfirmedAt == nil {
+			return nil
+		}
+		if kinds, err := tx.UserFactors(ctx, p.UserID); err != nil {
+			return internal("find factors", err)
+		} else if len(kinds) == 0 {
+			if err := tx.ReplaceRecoveryCodes(ctx, p.UserID, nil, now); err != nil {
+				return internal("void recovery codes", err)
+			}
+		}
+		if err := tx.RevokeUserSessions(ctx, p.UserID, p.SessionID, now); err != nil {
+			return internal("revoke sessions", err)
+		}
+		return s.auditUser(ctx, tx, p.UserID, "user.factor_removed", map[string]any{"factor_id": f.ID, "kind": f.Kind})
+	})
+}
+
+// NewRecoveryCodes replaces the caller's recovery codes with RecoveryCodes
+// new ones, shown once; the old set is void. 409 without a factor.
+func (s *Service) NewRecoveryCodes(ctx context.Context, p *gatehouse.Principal) ([]string, error) {
+	now := s.Now()
+	var codes []string
+	err := s.store.Tx(ctx, func(tx Store) error {
+		if err := s.recentSession(ctx, tx, p, "replace your recovery codes"); err != nil {
+			return err
+		}
+		if kinds, err := tx.UserFactors(ctx, p.UserID); err != nil {
+			return internal("find factors", err)
+		} else if len(kinds) == 0 {
+			return errNoFactor
+		}
+		var err error
+		if codes, err = s.replaceCodes(ctx, tx, p.UserID, now); err != nil {
+			return err
+		}
+		return s.auditUser(ctx, tx, p.UserID, "user.recovery_codes_regenerated", nil)
+	})
+	return codes, err
+}
+
+// replaceCodes stores a new set of recovery codes for userID, by hash.
+func (s *Service) replaceCodes(ctx context.Context, st Store, userID string, now time.Time) ([]string, error) {
+	codes := make([]string, RecoveryCodes)
+	hashes := make([]string, RecoveryCodes)
+	for i := range codes {
+		codes[i] = newRecoveryCode()
+		hashes[i] = recoveryHash(userID, codes[i])
+	}
+	if err := st.ReplaceRecoveryCodes(ctx, userID, hashes, now); err != nil {
+		return nil, internal("store recovery codes", err)
+	}
+	return codes, nil
+}
+
+// newRecoveryCode returns 80 random bits as 16 base32 letters and digits
+// in groups of four: "abcd-efgh-ijkl-mnop".
+func newRecoveryCode() string {
+	var b [10]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("crypto/rand failed: " + err.Error())
+	}
+	s := strings.ToLower(base32.StdEncoding.EncodeToString(b[:]))
+	return s[0:4] + "-" + s[4:8] + "-" + s[8:12] + "-" + s[12:16]
+}
+
+// recoveryHash is the stored form of a recovery code of userID: SHA-256
+// of the account id and the code without case, spaces or hyphens (80 bits
+// of entropy make a fast hash right; the id keeps equal codes apart).
+func recoveryHash(userID, code string) string {
+	code = strings.ToLower(strings.NewReplacer("-", "", " ", "").Replace(strings.TrimSpace(code)))
+	return token.Hash(userID + ":" + code)
+}
+
+// SecondFactor is the second step of a sign-in that owes one: the caller's
+// aal1 session presents a TOTP code, a recovery code or a passkey, and is
+// replaced by a new session at aal2 (the old one is revoked). A wrong,
+// replayed or used code is 401 and changes nothing but the attempt count.
+func (s *Service) SecondFactor(ctx context.Context, p *gatehouse.Principal, st Step, meta gatehouse.SessionMeta) (*SignIn, error) {
+	if !p.Pending {
+		return nil, errNotPending
+	}
+	use, amr, err := s.factorCheck(ctx, p.UserID, st)
+	if err != nil {
+		return nil, err
+	}
+	var out *SignIn
+	err = s.store.Tx(ctx, func(tx Store) error {
+		now := s.Now()
+		sess, err := ownSession(ctx, tx, p, now)
+		if err != nil {
+			return err
+		}
+		if !sess.Level.Pending {
+			return errNotPending
+		}
+		if err := use(tx, now); err != nil {
+			return err
+		}
+		// A success clears the attempts, in the step's own commit.
+		if err := tx.ClearMFAAttempts(ctx, p.UserID); err != nil {
+			return internal("clear attempts", err)
+		}
+		if ok, err := tx.RevokeSession(ctx, sess.ID, now); err != nil {
+			return internal("revoke session", err)
+		} else if !ok {
+			return errSessionEnded
+		}
+		u, err := tx.PinUser(ctx, p.UserID)
+		if err != nil {
+			return errSessionEnded
+		}
+		oc, err := s.ws.HomeOrg(ctx, tx, u)
+		if err != nil {
+			return err
+		}
+		out, err = s.openSession(ctx, tx, u, oc, sess.Via, raised(sess.Level.Level(sess.Via), amr), meta)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// factorCheck checks the step's factor before the step's transaction (the
+// attempt is counted first, on its own) and returns the write that spends
+// it, which fails with errBadCode when another use spent it first, and the
+// factor's amr value.
+func (s *Service) factorCheck(ctx context.Context, userID string, st Step) (func(tx Store, now time.Time) error, string, error) {
+	if st.Method == FactorPasskey {
+		return s.passkeyStep(ctx, userID, st)
+	}
+	use, err := s.codeCheck(ctx, userID, st.Method, st.Code)
+	amr := gatehouse.AMROTP
+	if st.Method == FactorRecoveryCode {
+		amr = FactorRecoveryCode
+	}
+	return use, amr, err
+}
+
+// codeCheck is factorCheck of a TOTP or recovery code.
+func (s *Service) codeCheck(ctx context.Context, userID, method, code string) (func(tx Store, now time.Time) error, error) {
+	switch method {
+	case FactorTOTP:
+		c, err := totpCode(code)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.attempt(ctx, userID); err != nil {
+			return nil, err
+		}
+		f, err := s.store.ConfirmedFactor(ctx, userID, FactorTOTP)
+		if errors.Is(err, gatehouse.ErrNotFound) {
+			return nil, errBadCode
+		}
+		if err != nil {
+			return nil, internal("find factor", err)
+		}
+		step, ok, err := s.totpStep(f, c, s.Now())
+		if err != nil || !ok {
+			return nil, cmpOr(err, errBadCode)
+		}
+		return func(tx Store, _ time.Time) error {
+			return spent(tx.UseFactorStep(ctx, f.ID, step, nil))
+		}, nil
+	case FactorRecoveryCode:
+		if strings.TrimSpace(code) == "" || len(code) > 64 {
+			return nil, gatehouse.Invalid("code must be a recovery code")
+		}
+		if err := s.attempt(ctx, userID); err != nil {
+			return nil, err
+		}
+		hash := recoveryHash(userID, code)
+		return func(tx Store, now time.Time) error {
+			return spent(tx.UseRecoveryCode(ctx, userID, hash, now))
+		}, nil
+	}
+	return nil, gatehouse.Invalid("method must be totp, recovery_code or passkey")
+}
+
+// spent turns the store's answer to a single-use write into the step's.
+func spent(err error) error {
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return errBadCode
+	}
+	if err != nil {
+		return internal("use code", err)
+	}
+	return nil
+}
+
+func cmpOr(err, otherwise error) error {
+	if err != nil {
+		return err
+	}
+	return otherwise
+}

@@ -1,0 +1,101 @@
+package pages
+
+import (
+	"net/http"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
+	"github.com/gatehouse/gatehouse/internal/identity"
+)
+
+// The account's passkeys page: a minimal list with "Add a passkey" (the
+// script's ceremony) and a remove form per passkey, for a signed-in
+// browser. The full account pages are built elsewhere (issue 13).
+
+// browserPrincipal is the caller of a signed-in browser as the domain
+// sees a full session of that account, at the session's assurance level
+// (so a workspace's require_mfa sees what the session presented).
+func browserPrincipal(b *identity.BrowserSession) *gatehouse.Principal {
+	return &gatehouse.Principal{UserID: b.User.ID, SessionID: b.SessionID, Via: gatehouse.ViaPassword, Assurance: b.Level}
+}
+
+// handleAccountPasskeysPage handles "GET /account/passkeys".
+func (h *handlers) handleAccountPasskeysPage(w http.ResponseWriter, r *http.Request) {
+	b, err := h.browser(r)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	if b == nil {
+		signInFirst(w, r, "")
+		return
+	}
+	pks, err := h.svc.ListPasskeys(r.Context(), browserPrincipal(b))
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	h.render(w, http.StatusOK, "passkeys", &page{Title: "Passkeys", User: b.User, Passkeys: pks, Script: passkeyScriptPath, Nav: "passkeys"})
+}
+
+// handleAccountPasskeyBegin handles "POST /account/passkeys/begin": the
+// script's start of a registration, for the signed-in browser.
+func (h *handlers) handleAccountPasskeyBegin(w http.ResponseWriter, r *http.Request) {
+	b, err := h.browser(r)
+	if err != nil || b == nil {
+		h.jsonError(w, r, orSignedOut(err))
+		return
+	}
+	o, err := h.svc.BeginPasskeyRegistration(r.Context(), browserPrincipal(b))
+	if err != nil {
+		h.jsonError(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, identity.ToPasskeyOptions(o))
+}
+
+// handleAccountPasskeyFinish handles "POST /account/passkeys/finish".
+func (h *handlers) handleAccountPasskeyFinish(w http.ResponseWriter, r *http.Request) {
+	b, err := h.browser(r)
+	if err != nil || b == nil {
+		h.jsonError(w, r, orSignedOut(err))
+		return
+	}
+	in, err := identity.DecodePasskeyFinish(r)
+	if err != nil {
+		h.jsonError(w, r, err)
+		return
+	}
+	if _, err := h.svc.FinishPasskeyRegistration(r.Context(), browserPrincipal(b), in.CeremonyID, in.Name, in.Credential); err != nil {
+		h.jsonError(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusCreated, map[string]string{"message": "passkey added"})
+}
+
+// handleAccountPasskeyRemove handles "POST /account/passkeys/remove", a
+// form: no script needed to remove a passkey.
+func (h *handlers) handleAccountPasskeyRemove(w http.ResponseWriter, r *http.Request) {
+	b, err := h.browser(r)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	if b == nil {
+		signInFirst(w, r, "")
+		return
+	}
+	if err := h.svc.DeletePasskey(r.Context(), browserPrincipal(b), r.PostFormValue("id")); err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/account/passkeys", http.StatusSeeOther)
+}
+
+// orSignedOut is err, or the answer to a browser that is not signed in.
+func orSignedOut(err error) error {
+	if err != nil {
+		return err
+	}
+	return gatehouse.Errorf(gatehouse.KindUnauthorized, "sign in first")
+}

@@ -1,0 +1,115 @@
+// Passkey ceremonies of the hosted pages (issue 13): "Sign in with a
+// passkey" and conditional UI on /signin, "Add a passkey" on
+// /account/passkeys. Served from /assets/passkey.js (the pages' CSP allows
+// no inline script); without it, or without WebAuthn, the pages work as
+// before and these buttons stay hidden.
+(function () {
+  "use strict";
+  if (!window.PublicKeyCredential || !navigator.credentials) return;
+
+  function fromB64(s) {
+    s = s.replace(/-/g, "+").replace(/_/g, "/");
+    while (s.length % 4) s += "=";
+    var bin = atob(s), out = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out.buffer;
+  }
+  function toB64(buf) {
+    var bytes = new Uint8Array(buf), bin = "";
+    for (var i = 0; i < bytes.length; i++) bin += String.fromCharCode(bytes[i]);
+    return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
+  function ids(list) {
+    return (list || []).map(function (c) { return Object.assign({}, c, { id: fromB64(c.id) }); });
+  }
+  function creationOptions(pk) {
+    return Object.assign({}, pk, { challenge: fromB64(pk.challenge), user: Object.assign({}, pk.user, { id: fromB64(pk.user.id) }),
+      excludeCredentials: ids(pk.excludeCredentials) });
+  }
+  function requestOptions(pk) {
+    return Object.assign({}, pk, { challenge: fromB64(pk.challenge), allowCredentials: ids(pk.allowCredentials) });
+  }
+  function credentialJSON(c) {
+    var r = c.response, out = { id: c.id, rawId: toB64(c.rawId), type: c.type, authenticatorAttachment: c.authenticatorAttachment || undefined,
+      clientExtensionResults: c.getClientExtensionResults ? c.getClientExtensionResults() : {}, response: { clientDataJSON: toB64(r.clientDataJSON) } };
+    if (r.attestationObject) {
+      out.response.attestationObject = toB64(r.attestationObject);
+      if (r.getTransports) out.response.transports = r.getTransports();
+    } else {
+      out.response.authenticatorData = toB64(r.authenticatorData);
+      out.response.signature = toB64(r.signature);
+      if (r.userHandle) out.response.userHandle = toB64(r.userHandle);
+    }
+    return out;
+  }
+  function post(url, body) {
+    return fetch(url, { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body || {}) }).then(function (res) {
+      return res.json().catch(function () { return {}; }).then(function (data) {
+        if (!res.ok) throw new Error(data.error || "The request failed.");
+        return data;
+      });
+    });
+  }
+  function show(el, msg) {
+    if (!el) return;
+    el.textContent = msg;
+    el.hidden = !msg;
+  }
+  function failed(err) {
+    if (err && (err.name === "NotAllowedError" || err.name === "AbortError")) return "The passkey request was cancelled or timed out.";
+    return (err && err.message) || "Something went wrong.";
+  }
+
+  // Sign-in page.
+  var signin = document.getElementById("passkey-signin");
+  if (signin) {
+    var errorEl = document.getElementById("passkey-error");
+    var nextEl = document.querySelector('form[action="/signin"] input[name=next]');
+    var pending = null; // the conditional request, aborted before a modal one
+    // signIn runs one sign-in ceremony: modal (mediation "") or
+    // conditional (the browser offers passkeys in the email field).
+    var signIn = function (mediation, ctl) {
+      return post("/v1/auth/passkey/begin").then(function (begun) {
+        var opts = { publicKey: requestOptions(begun.publicKey), signal: ctl.signal };
+        if (mediation) opts.mediation = mediation;
+        return navigator.credentials.get(opts).then(function (cred) {
+          return post("/signin/passkey", { ceremony_id: begun.ceremony_id, credential: credentialJSON(cred), next: nextEl ? nextEl.value : "" });
+        });
+      }).then(function (done) { window.location.assign(done.next || "/signin"); })
+        .catch(function (err) { if (!ctl.signal.aborted) show(errorEl, failed(err)); });
+    };
+    signin.hidden = false;
+    signin.addEventListener("click", function () {
+      if (pending) pending.abort();
+      pending = false; // no conditional request after a modal one
+      show(errorEl, "");
+      signIn("", new AbortController());
+    });
+    if (PublicKeyCredential.isConditionalMediationAvailable) {
+      PublicKeyCredential.isConditionalMediationAvailable().then(function (ok) {
+        if (!ok || pending === false) return;
+        pending = new AbortController();
+        signIn("conditional", pending);
+      });
+    }
+  }
+
+  // Account page: add a passkey.
+  var add = document.getElementById("passkey-add");
+  if (add) {
+    var addError = document.getElementById("passkey-error");
+    var nameEl = document.getElementById("passkey-name");
+    add.hidden = false;
+    if (nameEl) nameEl.closest("p").hidden = false;
+    add.addEventListener("click", function () {
+      show(addError, "");
+      post("/account/passkeys/begin").then(function (begun) {
+        return navigator.credentials.create({ publicKey: creationOptions(begun.publicKey) }).then(function (cred) {
+          return post("/account/passkeys/finish", { ceremony_id: begun.ceremony_id, credential: credentialJSON(cred), name: nameEl ? nameEl.value : "" });
+        });
+      }).then(function () { window.location.reload(); })
+        .catch(function (err) { show(addError, failed(err)); });
+    });
+  }
+})();

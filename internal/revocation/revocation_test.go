@@ -1,0 +1,159 @@
+package revocation
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeSource answers RevokedSince from a slice and records the since asked.
+type fakeSource struct {
+	mu     sync.Mutex
+	es     []Entry
+	asked  []time.Time
+	broken error
+}
+
+func (f *fakeSource) RevokedSince(_ context.Context, since time.Time) ([]Entry, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked = append(f.asked, since)
+	var out []Entry
+	for _, e := range f.es {
+		if !e.At.Before(since) {
+			out = append(out, e)
+		}
+	}
+	return out, f.broken
+}
+
+func TestRefused(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 500_000_000, time.UTC)
+	src := &fakeSource{es: []Entry{
+		{KindSession, "s1", "", now}, {KindKey, "k1", "", now}, {KindUser, "u1", "", now},
+		{KindOrg, "o1", "", now}, {KindMember, "u2", "o2", now},
+	}}
+	l := New(src, func() time.Time { return now }, 0, nil)
+	if l.Refused(Token{SessionID: "s1"}) {
+		t.Fatal("refused before the first load")
+	}
+	if err := l.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	before := now.Truncate(time.Second) // a token's iat has whole seconds
+	for _, c := range []struct {
+		name string
+		tok  Token
+		want bool
+	}{
+		{"revoked session", Token{SessionID: "s1", Subject: "u9", OrgID: "o9"}, true},
+		{"revoked key", Token{KeyID: "k1", Subject: "u9", OrgID: "o9"}, true},
+		{"deleted account", Token{Subject: "u1", OrgID: "o9"}, true},
+		{"deleted org", Token{Subject: "u9", OrgID: "o1"}, true},
+		{"removed member, token from before", Token{Subject: "u2", OrgID: "o2", IssuedAt: before}, true},
+		{"member added back, token from after", Token{Subject: "u2", OrgID: "o2", IssuedAt: before.Add(time.Second)}, false},
+		{"removed member in another org", Token{Subject: "u2", OrgID: "o3", IssuedAt: before}, false},
+		{"other session", Token{SessionID: "s2", Subject: "u9", OrgID: "o9"}, false},
+		{"empty claims", Token{}, false},
+	} {
+		if got := l.Refused(c.tok); got != c.want {
+			t.Errorf("%s: Refused = %v; want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestSyncWindow: the first load reads the last Keep; later polls read
+// from the previous poll less Overlap; entries older than Keep are
+// dropped, and a failed poll keeps the list and retries from the same
+// point.
+func TestSyncWindow(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	src := &fakeSource{es: []Entry{{KindSession, "old", "", now.Add(-30 * time.Minute)}}}
+	l := New(src, clock, time.Second, nil)
+	ctx := context.Background()
+	if err := l.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := src.asked[0], now.Add(-Keep); !got.Equal(want) {
+		t.Errorf("first since = %v; want %v", got, want)
+	}
+	now = now.Add(time.Second)
+	src.broken = context.DeadlineExceeded
+	if err := l.Sync(ctx); err == nil {
+		t.Error("Sync of a failing source = nil; want its error")
+	}
+	src.broken = nil
+	now = now.Add(time.Second)
+	src.es = append(src.es, Entry{KindSession, "new", "", now})
+	if err := l.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := src.asked[2], now.Add(-2*time.Second-Overlap); !got.Equal(want) {
+		t.Errorf("since after a failed poll = %v; want %v", got, want)
+	}
+	if !l.Refused(Token{SessionID: "old"}) || !l.Refused(Token{SessionID: "new"}) {
+		t.Fatal("want both sessions refused")
+	}
+	now = now.Add(Keep - 20*time.Minute)
+	if err := l.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if l.Refused(Token{SessionID: "old"}) || !l.Refused(Token{SessionID: "new"}) {
+		t.Errorf("after Keep: old refused %v, new refused %v; want false, true", l.Refused(Token{SessionID: "old"}), l.Refused(Token{SessionID: "new"}))
+	}
+}
+
+// TestRefusedDuringSync: readers and polls at once (run with -race).
+func TestRefusedDuringSync(t *testing.T) {
+	now := time.Now()
+	src := &fakeSource{}
+	l := New(src, func() time.Time { return now }, time.Millisecond, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go l.Run(ctx)
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 500 {
+				if i == 0 {
+					src.mu.Lock()
+					src.es = append(src.es, Entry{KindSession, string(rune('a' + j%26)), "", now})
+					src.mu.Unlock()
+					l.Sync(ctx)
+				}
+				l.Refused(Token{SessionID: "a"})
+			}
+		}()
+	}
+	wg.Wait()
+	if !l.Refused(Token{SessionID: "a"}) {
+		t.Error("session a not refused")
+	}
+}
+
+// BenchmarkRefused is the cost every bearer token pays, with 10,000
+// revocations on the list (an hour of busy sign-outs).
+func BenchmarkRefused(b *testing.B) {
+	now := time.Now()
+	src := &fakeSource{}
+	for i := range 10_000 {
+		src.es = append(src.es, Entry{KindSession, "s" + string(rune(i)), "", now}, Entry{KindMember, "u" + string(rune(i)), "o", now})
+	}
+	l := New(src, func() time.Time { return now }, 0, nil)
+	if err := l.Sync(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	tok := Token{SessionID: "live", KeyID: "", Subject: "someone", OrgID: "o", IssuedAt: now}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if l.Refused(tok) {
+				b.Fatal("refused")
+			}
+		}
+	})
+}

@@ -1,0 +1,72 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/identity"
+)
+
+// newPasskey stores a passkey of u with a fresh credential id.
+func newPasskey(t *testing.T, s Stores, u *gatehouse.User) *identity.Passkey {
+	t.Helper()
+	pk := &identity.Passkey{ID: newID(), UserID: u.ID, CredentialID: []byte(newID()), PublicKey: []byte("cose"),
+		Transports: []string{"internal", "hybrid"}, AAGUID: make([]byte, 16), Attestation: "none", Name: "Key", CreatedAt: now()}
+	wantErr(t, "CreatePasskey", s.Identity.CreatePasskey(context.Background(), pk), nil)
+	return pk
+}
+
+// testPasskeyCeremony: a ceremony is taken once by concurrent callers,
+// never for another kind, and not once it expires.
+func testPasskeyCeremony(t *testing.T, s Stores) {
+	ctx := context.Background()
+	u := newUser(t, s)
+	at := now()
+	c := &identity.Ceremony{IDHash: newID(), Kind: identity.CeremonyRegister, UserID: u.ID, Session: []byte(`{"challenge":"x"}`), ExpiresAt: at.Add(time.Minute)}
+	wantErr(t, "CreateCeremony", s.Identity.CreateCeremony(ctx, c), nil)
+	_, err := s.Identity.TakeCeremony(ctx, c.IDHash, identity.CeremonyLogin, at)
+	wantErr(t, "take it as another kind", err, gatehouse.ErrNotFound)
+	_, err = s.Identity.TakeCeremony(ctx, c.IDHash, c.Kind, c.ExpiresAt)
+	wantErr(t, "take it when it expires", err, gatehouse.ErrNotFound)
+	race(t, racers, func(int) error {
+		got, err := s.Identity.TakeCeremony(ctx, c.IDHash, c.Kind, at)
+		if err == nil && (got.UserID != u.ID || string(got.Session) != string(c.Session)) {
+			t.Errorf("took %+v; want %+v", got, c)
+		}
+		return err
+	})
+	_, err = s.Identity.TakeCeremony(ctx, c.IDHash, c.Kind, at)
+	wantErr(t, "take it again", err, gatehouse.ErrNotFound)
+
+	usernameless := &identity.Ceremony{IDHash: newID(), Kind: identity.CeremonyLogin, Session: []byte(`{}`), ExpiresAt: at.Add(time.Minute)}
+	wantErr(t, "CreateCeremony", s.Identity.CreateCeremony(ctx, usernameless), nil)
+	wantErr(t, "PurgeCeremonies", s.Identity.PurgeCeremonies(ctx, usernameless.ExpiresAt), nil)
+	_, err = s.Identity.TakeCeremony(ctx, usernameless.IDHash, usernameless.Kind, at)
+	wantErr(t, "take a purged ceremony", err, gatehouse.ErrNotFound)
+}
+
+// testPasskeyCount: of concurrent uses with one sign count one counts; a
+// count of 0 counts while the stored one is 0, a lower or equal non-zero
+// one never; the passkey reads back as stored.
+func testPasskeyCount(t *testing.T, s Stores) {
+	ctx := context.Background()
+	pk := newPasskey(t, s, newUser(t, s))
+	got, err := s.Identity.PasskeyByCredentialID(ctx, pk.CredentialID)
+	wantErr(t, "PasskeyByCredentialID", err, nil)
+	if got.ID != pk.ID || len(got.Transports) != 2 || len(got.AAGUID) != 16 || got.LastUsedAt != nil {
+		t.Fatalf("read %+v; want %+v", got, pk)
+	}
+	at := now()
+	wantErr(t, "use with count 0", s.Identity.UsePasskey(ctx, pk.ID, 0, true, false, at), nil)
+	wantErr(t, "use with count 0 again", s.Identity.UsePasskey(ctx, pk.ID, 0, true, false, at), nil)
+	race(t, racers, func(int) error { return s.Identity.UsePasskey(ctx, pk.ID, 7, true, true, at) })
+	for _, count := range []uint32{7, 3, 0} {
+		wantErr(t, "use with a count not above 7", s.Identity.UsePasskey(ctx, pk.ID, count, true, true, at), gatehouse.ErrNotFound)
+	}
+	got, _ = s.Identity.PasskeyByCredentialID(ctx, pk.CredentialID)
+	if got.SignCount != 7 || !got.BackedUp || got.LastUsedAt == nil || !got.LastUsedAt.Equal(at) {
+		t.Fatalf("after the uses: %+v; want count 7, backed up, last used %v", got, at)
+	}
+}

@@ -57,6 +57,7 @@ func mountConsole(m *http.ServeMux, h *handlers) {
 	m.Handle("POST /workspaces/{id}/teams", form(h.handleCreateTeam))
 	m.Handle("POST /workspaces/{id}/teams/delete", form(h.handleDeleteTeam))
 	m.HandleFunc("GET /workspaces/{id}/teams/{team}", h.handleTeamPage)
+	m.Handle("POST /workspaces/{id}/teams/{team}", form(h.handleUpdateTeam))
 	m.Handle("POST /workspaces/{id}/teams/{team}/members", form(h.handleTeamMember))
 	m.Handle("POST /workspaces/{id}/teams/{team}/remove", form(h.handleTeamRemove))
 	m.HandleFunc("GET /workspaces/{id}/keys", h.handleOrgKeysPage)
@@ -156,6 +157,7 @@ var notices = map[string]string{
 	"team-deleted":       "Team deleted.",
 	"team-member":        "Team member saved.",
 	"team-removed":       "Taken off the team.",
+	"team-saved":         "Team saved.",
 	"domain-claimed":     "Domain claimed: publish its TXT record, then verify.",
 	"domain-verify":      "Domain verified.",
 	"domain-mode":        "Domain mode changed.",

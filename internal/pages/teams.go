@@ -128,6 +128,7 @@ func (h *handlers) teamPage(w http.ResponseWriter, r *http.Request, c *caller) (
 		return nil, false
 	}
 	p := c.page(r, o.Name+": "+t.Name, "workspaces")
+	p.Values = map[string]string{"name": t.Name, "description": t.Description}
 	p.Data = teamData{Org: *o, Links: orgLinks(o), Here: "teams", Team: *t, Members: ms, CanManage: canManageTeam(o.Role, t.MyRole), Self: c.b.User.ID}
 	return p, true
 }
@@ -167,6 +168,24 @@ func (h *handlers) handleTeamMember(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	done(w, r, "/workspaces/"+id+"/teams/"+team, "team-member")
+}
+
+// handleUpdateTeam handles "POST /workspaces/{id}/teams/{team}": name and
+// description; UpdateTeam decides who may (403) and what is valid (400).
+func (h *handlers) handleUpdateTeam(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	id, team := r.PathValue("id"), r.PathValue("team")
+	name, desc := r.PostFormValue("name"), r.PostFormValue("description")
+	if err := h.ws.UpdateTeam(r.Context(), c.p, id, team, workspace.TeamPatch{Name: &name, Description: &desc}); err != nil {
+		if p, ok := h.teamPage(w, asGet(r), c); ok {
+			h.refuse(w, r, "team", p, err, map[string]string{"name": name, "description": desc}, "name", "description")
+		}
+		return
+	}
+	done(w, r, "/workspaces/"+id+"/teams/"+team, "team-saved")
 }
 
 // handleTeamRemove handles "POST /workspaces/{id}/teams/{team}/remove".

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/jobs"
+	"github.com/gatehouse/gatehouse/internal/mail/mailtest"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
@@ -86,12 +87,13 @@ func (p *process) call(t *testing.T, method, path, token string, body any) map[s
 	return out
 }
 
-// TestKillNineKeepsWebhook runs the real binary on each database: a link
-// is created while the webhook's receiver is down, the process is killed
-// with SIGKILL right after the 200, and once it starts again on the same
-// database (the receiver now up) the queued link.created delivery arrives
-// with the delivery id it was queued with.
-func TestKillNineKeepsWebhook(t *testing.T) {
+// TestKillNineKeepsJobs runs the real binary on each database: an
+// account is registered while the SMTP server refuses mail and a link
+// created while the webhook's receiver is down, the process is killed
+// with SIGKILL right after the 200s, and once it starts again on the same
+// database (both now up) the confirmation mail arrives once and the queued
+// link.created delivery arrives with the delivery id it was queued with.
+func TestKillNineKeepsJobs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
@@ -134,7 +136,7 @@ func freshPostgres(t *testing.T) string {
 	return u.String()
 }
 
-// killNine is the scenario of TestKillNineKeepsWebhook on the database at
+// killNine is the scenario of TestKillNineKeepsJobs on the database at
 // dbURL; open opens it for the test and args is the SQL that reads a job's
 // args as JSON text.
 func killNine(t *testing.T, bin, dbURL string, open func() (*sql.DB, error), args string) {
@@ -150,11 +152,14 @@ func killNine(t *testing.T, bin, dbURL string, open func() (*sql.DB, error), arg
 	}))
 	addr := rc.Listener.Addr().String()
 	rc.Listener.Close() // down until the restart
+	sink := mailtest.Start(t)
+	sink.SetFailing(true) // refuses until the restart: the mail can only come from the second process
 	env := map[string]string{"GATEHOUSE_ADDR": "127.0.0.1:0", "GATEHOUSE_DATABASE_URL": dbURL,
-		"GATEHOUSE_RATE_LIMIT": "off", "GATEHOUSE_WEBHOOK_ALLOW_PRIVATE": "true"}
+		"GATEHOUSE_RATE_LIMIT": "off", "GATEHOUSE_WEBHOOK_ALLOW_PRIVATE": "true", "GATEHOUSE_SMTP_URL": sink.URL()}
 
 	first := startBinary(t, bin, env)
-	token := first.call(t, "POST", "/v1/auth/register", "", map[string]string{"email": testenv.Email(), "password": "password-1"})["access_token"].(string)
+	email := testenv.Email()
+	token := first.call(t, "POST", "/v1/auth/register", "", map[string]string{"email": email, "password": "password-1"})["access_token"].(string)
 	first.call(t, "POST", "/links/v1/webhooks", token, map[string]any{"url": "https://" + addr + "/hook", "events": []string{"link.created"}})
 	first.call(t, "POST", "/links/v1/links", token, map[string]any{"destinationUrl": "https://example.com/"})
 	first.cmd.Process.Kill() // SIGKILL: no drain, no flush
@@ -168,6 +173,7 @@ func killNine(t *testing.T, bin, dbURL string, open func() (*sql.DB, error), arg
 	t.Logf("delivery job state after the kill: %s", state)
 	wait := 90*time.Second + jobs.RescueStuckJobsAfter // rescue, leader lease and rescuer period
 
+	sink.SetFailing(false)
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatalf("receiver's address taken meanwhile: %v", err)
@@ -192,6 +198,13 @@ func killNine(t *testing.T, bin, dbURL string, open func() (*sql.DB, error), arg
 	if len(got) != 1 || got[0] != queued {
 		dumpJobs(t, open)
 		t.Fatalf("link.created deliveries after the restart = %q; want one with the queued id %q; log:\n%s", got, queued, second.logs.String())
+	}
+	// The confirmation mail: its first try (or the try the kill cut) was
+	// refused, so it comes after the restart, at its next retry (10 s) or
+	// once rescued.
+	sink.WaitFor(t, email, wait)
+	if n := len(sink.Messages()); n != 1 {
+		t.Errorf("%d mails after the restart; want the one confirmation", n)
 	}
 }
 

@@ -63,6 +63,8 @@ func Mount(m *http.ServeMux, k Kernel, d Deps) {
 	m.HandleFunc("GET /signin", h.handleSignInPage)
 	m.Handle("POST /signin", form(h.handleSignIn))
 	m.Handle("POST /signin/magic", form(h.handleSignInMagic))
+	m.HandleFunc("GET "+stepPath, h.handleStepPage)
+	m.Handle("POST "+stepPath, form(h.handleStep))
 	m.Handle("POST /signout", form(h.handleSignOut))
 	m.HandleFunc("GET /auth/magic", h.handleMagicPage)
 	m.Handle("POST /auth/magic", form(h.handleMagic))

@@ -31,7 +31,7 @@ var copyScript []byte
 const copyScriptPath = "/assets/copy.js"
 
 var pageNames = []string{"error", "message", "signin", "confirm", "consent", "device", "invite", "recover", "reset",
-	"signup", "home", "profile", "sessions", "apps", "keys", "workspaces", "delete", "members", "invitations", "tools", "passkeys"}
+	"signup", "home", "profile", "sessions", "apps", "keys", "workspaces", "delete", "members", "invitations", "tools", "passkeys", "mfa"}
 
 // parseTemplates parses each page with the layout it fills.
 func parseTemplates() map[string]*template.Template {

@@ -196,3 +196,23 @@ func TestSignInStepOtherWays(t *testing.T) {
 		wantPage(t, "console after the reset's step", r.Get(t, "/"), 200, `action="/signout"`)
 	})
 }
+
+// TestSignInStepTooMany: past the account's second-factor attempts the
+// page answers 429 with Retry-After and a readable message, and the right
+// code is refused too until the window ends.
+func TestSignInStepTooMany(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		m := withTOTP(t, env)
+		b := env.NewBrowser(t)
+		toStep(t, env, b, m, "/")
+		for range 5 {
+			b.Post(t, "/signin/mfa", url.Values{"method": {"recovery_code"}, "code": {"not-a-code"}, "next": {"/"}})
+		}
+		res := b.Post(t, "/signin/mfa", url.Values{"method": {"totp"}, "code": {totpNow(t, env, m.Secret)}, "next": {"/"}})
+		wantPage(t, "after five wrong codes", res, http.StatusTooManyRequests, "Too many attempts", `autocomplete="one-time-code"`)
+		if ra := res.Header.Get("Retry-After"); ra == "" || ra == "0" {
+			t.Fatalf("Retry-After = %q; want the rest of the window", ra)
+		}
+		wantPage(t, "still owing the step", b.Get(t, "/"), 200, `action="/signin"`)
+	})
+}

@@ -33,12 +33,16 @@ const (
 	AAL1 = "aal1"
 	AAL2 = "aal2"
 
-	AMRPassword  = "pwd"
-	AMROTP       = "otp"
-	AMRMFA       = "mfa"
-	AMRMagicLink = "magic_link"
-	AMRAPIKey    = "api_key"
-	AMROAuth     = "oauth"
+	AMRPassword = "pwd"
+	AMROTP      = "otp"
+	AMRMFA      = "mfa"
+	// AMRHardwareKey and AMRSoftwareKey are a passkey bound to one
+	// device's hardware and one that may be synced (RFC 8176 hwk, swk).
+	AMRHardwareKey = "hwk"
+	AMRSoftwareKey = "swk"
+	AMRMagicLink   = "magic_link"
+	AMRAPIKey      = "api_key"
+	AMROAuth       = "oauth"
 )
 
 // Assurance is how strongly a sign-in was authenticated: its level, the

@@ -47,6 +47,7 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	m.Handle("GET /v1/auth/me", k.Pending(h.handleMe))
 	m.Handle("GET /v1/auth/verify", k.Pending(h.handleVerify))
 	m.Handle("POST /v1/auth/mfa", k.Pending(h.handleSecondFactor))
+	m.Handle("POST /v1/auth/mfa/passkey", k.Pending(h.handlePasskeyStepBegin))
 	m.Handle("POST /v1/auth/token", k.PerIP(LimitKeyExchange.From(k), h.handleKeyExchange))
 
 	m.Handle("PATCH /v1/me", k.Authed(h.handlePatchMe))

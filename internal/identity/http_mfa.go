@@ -107,18 +107,26 @@ func (h *handlers) handleRecoveryCodes(w http.ResponseWriter, r *http.Request, p
 // GET /v1/auth/me and /v1/auth/verify a session owing its second factor
 // may call.
 func (h *handlers) handleSecondFactor(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
-	var in struct {
-		Method string `json:"method"`
-		Code   string `json:"code"`
-	}
+	var in Step
 	if err := httpjson.Decode(r, &in); err != nil {
 		return err
 	}
-	si, err := h.svc.SecondFactor(r.Context(), p, in.Method, in.Code, h.k.SessionMeta(r))
+	si, err := h.svc.SecondFactor(r.Context(), p, in, h.k.SessionMeta(r))
 	if err != nil {
 		return err
 	}
 	httpjson.Write(w, http.StatusOK, toSession(si))
+	return nil
+}
+
+// handlePasskeyStepBegin handles "POST /v1/auth/mfa/passkey": the options
+// of an assertion by one of the account's passkeys, for the step.
+func (h *handlers) handlePasskeyStepBegin(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
+	o, err := h.svc.BeginPasskeyStep(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	httpjson.Write(w, http.StatusOK, ToPasskeyOptions(o))
 	return nil
 }
 

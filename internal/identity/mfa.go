@@ -172,7 +172,7 @@ func (s *Service) RemoveFactor(ctx context.Context, p *gatehouse.Principal, id s
 	}
 	now := s.Now()
 	return s.store.Tx(ctx, func(tx Store) error {
-		if _, err := ownSession(ctx, tx, p, now); err != nil {
+		if err := s.recentSession(ctx, tx, p, "remove a second factor"); err != nil {
 			return err
 		}
 		f, err := tx.FactorByID(ctx, p.UserID, id)
@@ -208,7 +208,7 @@ func (s *Service) NewRecoveryCodes(ctx context.Context, p *gatehouse.Principal) 
 	now := s.Now()
 	var codes []string
 	err := s.store.Tx(ctx, func(tx Store) error {
-		if _, err := ownSession(ctx, tx, p, now); err != nil {
+		if err := s.recentSession(ctx, tx, p, "replace your recovery codes"); err != nil {
 			return err
 		}
 		if kinds, err := tx.UserFactors(ctx, p.UserID); err != nil {
@@ -259,14 +259,14 @@ func recoveryHash(userID, code string) string {
 }
 
 // SecondFactor is the second step of a sign-in that owes one: the caller's
-// aal1 session presents a TOTP code or a recovery code (method), and is
+// aal1 session presents a TOTP code, a recovery code or a passkey, and is
 // replaced by a new session at aal2 (the old one is revoked). A wrong,
 // replayed or used code is 401 and changes nothing but the attempt count.
-func (s *Service) SecondFactor(ctx context.Context, p *gatehouse.Principal, method, code string, meta gatehouse.SessionMeta) (*SignIn, error) {
+func (s *Service) SecondFactor(ctx context.Context, p *gatehouse.Principal, st Step, meta gatehouse.SessionMeta) (*SignIn, error) {
 	if !p.Pending {
 		return nil, errNotPending
 	}
-	use, err := s.factorCheck(ctx, p.UserID, method, code)
+	use, amr, err := s.factorCheck(ctx, p.UserID, st)
 	if err != nil {
 		return nil, err
 	}
@@ -300,10 +300,6 @@ func (s *Service) SecondFactor(ctx context.Context, p *gatehouse.Principal, meth
 		if err != nil {
 			return err
 		}
-		amr := gatehouse.AMROTP
-		if method == FactorRecoveryCode {
-			amr = FactorRecoveryCode
-		}
 		out, err = s.openSession(ctx, tx, u, oc, sess.Via, raised(sess.Level.Level(sess.Via), amr), meta)
 		return err
 	})
@@ -313,10 +309,24 @@ func (s *Service) SecondFactor(ctx context.Context, p *gatehouse.Principal, meth
 	return out, nil
 }
 
-// factorCheck checks code for method before the step's transaction (the
+// factorCheck checks the step's factor before the step's transaction (the
 // attempt is counted first, on its own) and returns the write that spends
-// it, which fails with errBadCode when another use spent it first.
-func (s *Service) factorCheck(ctx context.Context, userID, method, code string) (func(tx Store, now time.Time) error, error) {
+// it, which fails with errBadCode when another use spent it first, and the
+// factor's amr value.
+func (s *Service) factorCheck(ctx context.Context, userID string, st Step) (func(tx Store, now time.Time) error, string, error) {
+	if st.Method == FactorPasskey {
+		return s.passkeyStep(ctx, userID, st)
+	}
+	use, err := s.codeCheck(ctx, userID, st.Method, st.Code)
+	amr := gatehouse.AMROTP
+	if st.Method == FactorRecoveryCode {
+		amr = FactorRecoveryCode
+	}
+	return use, amr, err
+}
+
+// codeCheck is factorCheck of a TOTP or recovery code.
+func (s *Service) codeCheck(ctx context.Context, userID, method, code string) (func(tx Store, now time.Time) error, error) {
 	switch method {
 	case FactorTOTP:
 		c, err := totpCode(code)
@@ -352,7 +362,7 @@ func (s *Service) factorCheck(ctx context.Context, userID, method, code string) 
 			return spent(tx.UseRecoveryCode(ctx, userID, hash, now))
 		}, nil
 	}
-	return nil, gatehouse.Invalid("method must be totp or recovery_code")
+	return nil, gatehouse.Invalid("method must be totp, recovery_code or passkey")
 }
 
 // spent turns the store's answer to a single-use write into the step's.

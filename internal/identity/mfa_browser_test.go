@@ -28,7 +28,7 @@ func TestPendingPrincipal(t *testing.T) {
 			}
 		}
 		p, _ := env.Svc.PendingPrincipal(ctx, rt)
-		si, err := env.Svc.SecondFactor(ctx, p, identity.FactorTOTP, totpAt(t, env, m.Secret, 0), gatehouse.SessionMeta{})
+		si, err := env.Svc.SecondFactor(ctx, p, identity.Step{Method: identity.FactorTOTP, Code: totpAt(t, env, m.Secret, 0)}, gatehouse.SessionMeta{})
 		if err != nil {
 			t.Fatalf("step with the page's principal: %v", err)
 		}

@@ -162,6 +162,9 @@ func (s *Service) BeginPasskeyRegistration(ctx context.Context, p *gatehouse.Pri
 	if s.rp == nil {
 		return nil, errNoPasskeys
 	}
+	if err := s.RequireRecentAuth(ctx, p, "add a passkey"); err != nil {
+		return nil, err
+	}
 	pu, err := s.passkeyUser(ctx, p.UserID)
 	if err != nil {
 		return nil, err
@@ -221,6 +224,9 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, p *gatehouse.Pr
 			return gatehouse.Errorf(gatehouse.KindConflict, "this passkey is registered already")
 		} else if err != nil {
 			return internal("store passkey", err)
+		}
+		if err := s.endOtherSessions(ctx, tx, p); err != nil {
+			return err
 		}
 		return s.auditPasskey(ctx, tx, p, "user.passkey_added", pk.ID, map[string]any{"name": pk.Name})
 	})
@@ -304,10 +310,16 @@ func (s *Service) DeletePasskey(ctx context.Context, p *gatehouse.Principal, id 
 		return errPasskeyNotFound
 	}
 	return s.store.Tx(ctx, func(tx Store) error {
+		if err := s.recentSession(ctx, tx, p, "remove a passkey"); err != nil {
+			return err
+		}
 		if err := tx.DeletePasskey(ctx, p.UserID, id); errors.Is(err, gatehouse.ErrNotFound) {
 			return errPasskeyNotFound
 		} else if err != nil {
 			return internal("delete passkey", err)
+		}
+		if err := s.endOtherSessions(ctx, tx, p); err != nil {
+			return err
 		}
 		return s.auditPasskey(ctx, tx, p, "user.passkey_removed", id, nil)
 	})

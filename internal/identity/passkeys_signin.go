@@ -42,11 +42,7 @@ func (s *Service) FinishPasskeySignIn(ctx context.Context, ceremonyID string, re
 		if err != nil {
 			return err
 		}
-		// Seam for issue 13 item 4: a passkey with user verification is
-		// two factors, so this session starts at aal2 with amr "hwk" (or
-		// "swk" for a synced passkey, a.cred.Flags.BackupEligible) and
-		// "mfa"; the merger sets the level where sessions start.
-		out, err = s.startSession(ctx, tx, a.user, oc, gatehouse.ViaPasskey, meta)
+		out, err = s.startSessionAt(ctx, tx, a.user, oc, gatehouse.ViaPasskey, passkeyLevel(a), meta)
 		return err
 	})
 	if err != nil {
@@ -100,6 +96,9 @@ type assertion struct {
 	cred     *webauthn.Credential
 	user     *gatehouse.User
 	ceremony string // the ceremony's id hash, taken when the assertion is recorded
+	// verified is this assertion's UV flag (the credential's own flag is
+	// latched at its first verification).
+	verified bool
 }
 
 // assertPasskey checks an assertion against the login ceremony it names,
@@ -166,7 +165,8 @@ func (s *Service) checkAssertion(ctx context.Context, c *Ceremony, session *weba
 			"stored", pk.SignCount, "presented", parsed.Response.AuthenticatorData.Counter)
 		return nil, errPasskeyFailed
 	}
-	return &assertion{pk: pk, cred: cred, user: pu.u, ceremony: c.IDHash}, nil
+	return &assertion{pk: pk, cred: cred, user: pu.u, ceremony: c.IDHash,
+		verified: parsed.Response.AuthenticatorData.Flags.HasUserVerified()}, nil
 }
 
 // recordAssertion uses a's ceremony (of concurrent finishes of one

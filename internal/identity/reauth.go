@@ -14,7 +14,8 @@ import (
 // "sign in again to <action>" (ASVS 7.5.1). A refresh keeps the session,
 // so it does not renew the sign-in. Sensitive changes call it: creating
 // API keys (personal and org), setting or changing the password, deleting
-// the account, ending another session; adding or removing factors will.
+// the account, ending another session, adding or removing a factor
+// (TOTP, recovery codes, passkeys).
 func (s *Service) RequireRecentAuth(ctx context.Context, p *gatehouse.Principal, action string) error {
 	return s.recentSession(ctx, s.store, p, action)
 }

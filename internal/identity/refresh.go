@@ -147,7 +147,7 @@ func (s *Service) refresh(ctx context.Context, hash string, meta *gatehouse.Sess
 	out := &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: next, User: u, Org: oc}
 	if sess.Level.Pending {
 		// Still owing the second factor: say which, as the sign-in did.
-		if out.Factors, err = s.store.UserFactors(ctx, u.ID); err != nil {
+		if out.Factors, err = s.factorsOf(ctx, s.store, u.ID); err != nil {
 			return nil, internal("find factors", err)
 		}
 	}

@@ -88,11 +88,22 @@ func (s *Service) verifyMail(email, secret string) mail.Message {
 // session at aal1 that owes it (SignIn.Factors): only the step, the
 // caller's description and logout answer its tokens.
 func (s *Service) startSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, meta gatehouse.SessionMeta) (*SignIn, error) {
-	factors, err := st.UserFactors(ctx, u.ID)
-	if err != nil {
-		return nil, internal("find factors", err)
+	return s.startSessionAt(ctx, st, u, oc, via, gatehouse.Assurance{}, meta)
+}
+
+// startSessionAt is startSession of a sign-in whose first step proved lvl:
+// one method (aal1) owes the account's second factor if it has one; two
+// (a verified passkey: aal2) owe nothing.
+func (s *Service) startSessionAt(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, lvl gatehouse.Assurance, meta gatehouse.SessionMeta) (*SignIn, error) {
+	var factors []string
+	if lvl.AAL != gatehouse.AAL2 {
+		var err error
+		if factors, err = s.factorsOf(ctx, st, u.ID); err != nil {
+			return nil, internal("find factors", err)
+		}
 	}
-	lvl := gatehouse.Assurance{Pending: len(factors) > 0}.Level(via)
+	lvl.Pending = len(factors) > 0
+	lvl = lvl.Level(via)
 	out, err := s.openSession(ctx, st, u, oc, via, lvl, meta)
 	if out != nil && lvl.Pending {
 		out.Factors = factors

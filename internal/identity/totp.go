@@ -59,6 +59,9 @@ type Enrolment struct {
 // before and never confirmed is dropped; an account has one TOTP factor
 // (409 while one is confirmed).
 func (s *Service) EnrolTOTP(ctx context.Context, p *gatehouse.Principal) (*Enrolment, error) {
+	if err := s.RequireRecentAuth(ctx, p, "add a second factor"); err != nil {
+		return nil, err
+	}
 	u, err := s.store.UserByID(ctx, p.UserID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errSessionEnded

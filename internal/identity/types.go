@@ -1,6 +1,7 @@
 package identity
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -91,11 +92,25 @@ type Grant struct {
 	RevokedAt  *time.Time
 }
 
-// Factor kinds: what the second-factor step accepts (passkeys join later).
+// Factor kinds: what the second-factor step accepts.
 const (
 	FactorTOTP         = "totp"
 	FactorRecoveryCode = "recovery_code"
+	// FactorPasskey is a passkey of the account, usable as the second
+	// factor once the account has a TOTP factor (a passkey alone does not
+	// turn two-factor on: it signs in by itself).
+	FactorPasskey = "passkey"
 )
+
+// Step is what the second-factor step presents: a TOTP or recovery code
+// (Code), or a passkey's assertion (CeremonyID of BeginPasskeyStep and
+// the browser's Credential).
+type Step struct {
+	Method     string          `json:"method"`
+	Code       string          `json:"code"`
+	CeremonyID string          `json:"ceremony_id"`
+	Credential json.RawMessage `json:"credential"`
+}
 
 // Factor is a second factor of an account: a TOTP secret today, sealed.
 type Factor struct {

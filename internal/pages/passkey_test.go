@@ -91,10 +91,16 @@ func TestPasskeyPages(t *testing.T) {
 			t.Fatalf("after the passkey sign-in the page shows %.300s; want signed in as %s", p.Body, a.Email)
 		}
 
+		// Adding the passkey ended the account's other sessions.
+		env.Call(t, "GET", "/v1/auth/me", a.Access, nil).Want(t, 401)
+		a.Access = env.Login(t, a.Email, a.Password).Want(t, 200).Str("access_token")
 		id := env.Call(t, "GET", "/v1/me/passkeys", a.Access, nil).Want(t, 200).List(t, "passkeys")[0]["id"].(string)
 		if p := b.Post(t, "/account/passkeys/remove", url.Values{"id": {id}}); p.Status != http.StatusSeeOther {
 			t.Fatalf("remove: %d; want 303", p.Status)
 		}
+		// Removing it ended the other sessions too.
+		env.Call(t, "GET", "/v1/auth/me", a.Access, nil).Want(t, 401)
+		a.Access = env.Login(t, a.Email, a.Password).Want(t, 200).Str("access_token")
 		if n := len(env.Call(t, "GET", "/v1/me/passkeys", a.Access, nil).Want(t, 200).List(t, "passkeys")); n != 0 {
 			t.Fatalf("%d passkeys after removal; want 0", n)
 		}

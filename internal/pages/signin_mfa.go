@@ -88,7 +88,7 @@ func (h *handlers) renderStep(w http.ResponseWriter, r *http.Request, p *gatehou
 	pg := &page{Title: "Two-step verification", Next: next, Error: msg}
 	if fs, err := h.svc.StepFactors(r.Context(), p); err != nil {
 		h.log.Warn("find factors", "request_id", h.k.RequestID(r), "err", err)
-	} else if slices.Contains(fs, "passkey") {
+	} else if slices.Contains(fs, identity.FactorPasskey) {
 		pg.Script = passkeyScriptPath
 	}
 	h.render(w, status, "mfa", pg)
@@ -107,7 +107,7 @@ func (h *handlers) handleStep(w http.ResponseWriter, r *http.Request) {
 	if method != identity.FactorRecoveryCode {
 		method = identity.FactorTOTP
 	}
-	si, err := h.svc.SecondFactor(r.Context(), p, method, r.PostFormValue("code"), h.k.SessionMeta(r))
+	si, err := h.svc.SecondFactor(r.Context(), p, identity.Step{Method: method, Code: r.PostFormValue("code")}, h.k.SessionMeta(r))
 	var e *gatehouse.Error
 	if errors.As(err, &e) && e.Kind != gatehouse.KindInternal {
 		if e.RetryAfter > 0 {

@@ -239,30 +239,11 @@ func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, pdf []byte
 		return nil, gatehouse.Invalid("at most %d recipients and %d fields", MaxRecipients, MaxFields)
 	}
 	for k, ri := range in.Recipients {
-		email, err := gatehouse.NormalizeEmail(ri.Email)
+		r, err := recipientOf(d.ID, k, ri)
 		if err != nil {
-			return nil, gatehouse.Invalid("recipients[%d].email is not a valid address", k)
+			return nil, err
 		}
-		name := strings.TrimSpace(ri.Name)
-		if name == "" || utf8.RuneCountInString(name) > MaxName {
-			return nil, gatehouse.Invalid("recipients[%d].name must have 1 to %d characters", k, MaxName)
-		}
-		role := ri.Role
-		if role == "" {
-			role = Signer
-		}
-		if role != Signer && role != CC {
-			return nil, gatehouse.Invalid("recipients[%d].role must be signer or cc", k)
-		}
-		order := k
-		if ri.OrderIndex != nil {
-			order = *ri.OrderIndex
-			if order < 0 || order > MaxRecipients*100 {
-				return nil, gatehouse.Invalid("recipients[%d].orderIndex must be from 0 to %d", k, MaxRecipients*100)
-			}
-		}
-		d.Recipients = append(d.Recipients, &Recipient{ID: gatehouse.NewID(), DocumentID: d.ID, Name: name, Email: email, Role: role,
-			OrderIndex: order, Status: ToSign, Token: newToken()})
+		d.Recipients = append(d.Recipients, r)
 	}
 	for k, fi := range in.Fields {
 		f, err := s.field(d, k, fi)
@@ -326,6 +307,34 @@ func (s *Service) document(ctx context.Context, st Store, p *gatehouse.Principal
 		return nil, gatehouse.Internal("find document", err)
 	}
 	return d, nil
+}
+
+// recipientOf checks the k-th recipient of a new document docID.
+func recipientOf(docID string, k int, ri RecipientInput) (*Recipient, error) {
+	email, err := gatehouse.NormalizeEmail(ri.Email)
+	if err != nil {
+		return nil, gatehouse.Invalid("recipients[%d].email is not a valid address", k)
+	}
+	name := strings.TrimSpace(ri.Name)
+	if name == "" || utf8.RuneCountInString(name) > MaxName {
+		return nil, gatehouse.Invalid("recipients[%d].name must have 1 to %d characters", k, MaxName)
+	}
+	role := ri.Role
+	if role == "" {
+		role = Signer
+	}
+	if role != Signer && role != CC {
+		return nil, gatehouse.Invalid("recipients[%d].role must be signer or cc", k)
+	}
+	order := k
+	if ri.OrderIndex != nil {
+		order = *ri.OrderIndex
+		if order < 0 || order > MaxRecipients*100 {
+			return nil, gatehouse.Invalid("recipients[%d].orderIndex must be from 0 to %d", k, MaxRecipients*100)
+		}
+	}
+	return &Recipient{ID: gatehouse.NewID(), DocumentID: docID, Name: name, Email: email, Role: role,
+		OrderIndex: order, Status: ToSign, Token: newToken()}, nil
 }
 
 // Get reads a document of the caller's workspace.

@@ -79,14 +79,20 @@ func (h *handlers) signedIn(w http.ResponseWriter, r *http.Request, si *identity
 // startBrowser makes refresh the browser session, ending the browser's
 // previous one, and sends the browser on to next.
 func (h *handlers) startBrowser(w http.ResponseWriter, r *http.Request, refresh, next string) {
+	h.endPrevious(r, refresh)
+	h.setCookie(w, h.sessionCookieName(), refresh, 0)
+	h.setCookie(w, cookieNext, "", -1)
+	http.Redirect(w, r, safeNext(next), http.StatusSeeOther)
+}
+
+// endPrevious ends the browser's session when a sign-in replaces it with
+// refresh's.
+func (h *handlers) endPrevious(r *http.Request, refresh string) {
 	if c, err := r.Cookie(h.sessionCookieName()); err == nil && c.Value != "" && c.Value != refresh {
 		if err := h.svc.Logout(r.Context(), c.Value); err != nil {
 			h.log.Warn("end the browser's previous session", "request_id", h.k.RequestID(r), "err", err)
 		}
 	}
-	h.setCookie(w, h.sessionCookieName(), refresh, 0)
-	h.setCookie(w, cookieNext, "", -1)
-	http.Redirect(w, r, safeNext(next), http.StatusSeeOther)
 }
 
 // safeNext is the one check of a return path (the sign-in page's next, the

@@ -38,16 +38,26 @@ func (h *handlers) setPending(w http.ResponseWriter, value string, maxAge int) {
 }
 
 // stepNext keeps a pending sign-in's refresh token in the pending cookie and
-// sends the browser to the step page, keeping next. A pending sign-in the
-// browser left before is ended.
+// sends the browser to the step page, keeping next.
 func (h *handlers) stepNext(w http.ResponseWriter, r *http.Request, refresh, next string) {
+	h.keepPending(w, r, refresh)
+	http.Redirect(w, r, stepURL(next), http.StatusSeeOther)
+}
+
+// keepPending puts a pending sign-in's refresh token in the pending cookie;
+// a pending sign-in the browser left before is ended.
+func (h *handlers) keepPending(w http.ResponseWriter, r *http.Request, refresh string) {
 	if c, err := r.Cookie(h.pendingCookieName()); err == nil && c.Value != "" && c.Value != refresh {
 		if err := h.svc.Logout(r.Context(), c.Value); err != nil {
 			h.log.Warn("end the browser's previous pending sign-in", "request_id", h.k.RequestID(r), "err", err)
 		}
 	}
 	h.setPending(w, refresh, int(identity.MFAPendingTTL.Seconds()))
-	http.Redirect(w, r, stepPath+"?"+url.Values{"next": {safeNext(next)}}.Encode(), http.StatusSeeOther)
+}
+
+// stepURL is the step page continuing to next.
+func stepURL(next string) string {
+	return stepPath + "?" + url.Values{"next": {safeNext(next)}}.Encode()
 }
 
 // pending is the principal of the browser's pending sign-in; ok is false

@@ -216,3 +216,28 @@ func TestSignInStepTooMany(t *testing.T) {
 		wantPage(t, "still owing the step", b.Get(t, "/"), 200, `action="/signin"`)
 	})
 }
+
+// TestSignInStepPasskeyGuards: the passkey option's endpoints answer only
+// a same-site request of a browser with a pending sign-in: 403 cross-site,
+// 401 without one; with one, begin reaches the account (which has no
+// passkey here: the Chromium test takes the whole ceremony).
+func TestSignInStepPasskeyGuards(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		m := withTOTP(t, env)
+		anon := env.NewBrowser(t)
+		for _, path := range []string{"/signin/mfa/passkey/begin", "/signin/mfa/passkey"} {
+			if res := anon.Post(t, path, nil); res.Status != http.StatusUnauthorized || !strings.Contains(res.Body, `"error"`) {
+				t.Fatalf("POST %s without a pending sign-in: %d %s; want 401", path, res.Status, res.Body)
+			}
+		}
+		b := env.NewBrowser(t)
+		toStep(t, env, b, m, "/")
+		if res := b.PostCrossSite(t, "/signin/mfa/passkey/begin", nil); res.Status != http.StatusForbidden {
+			t.Fatalf("cross-site begin: %d; want 403", res.Status)
+		}
+		if res := b.Post(t, "/signin/mfa/passkey/begin", nil); res.Status != http.StatusBadRequest || !strings.Contains(res.Body, "no passkey") {
+			t.Fatalf("begin: %d %s; want 400 naming no passkey", res.Status, res.Body)
+		}
+		wantPage(t, "still owing the step", b.Get(t, "/"), 200, `action="/signin"`)
+	})
+}

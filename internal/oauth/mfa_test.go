@@ -83,3 +83,42 @@ func TestConsentNeedsSecondFactor(t *testing.T) {
 		}
 	})
 }
+
+// TestDeviceAfterSecondStep: the device page sends an anonymous browser
+// to sign in; an account with TOTP goes through the step page and lands
+// back on the device page, which approves the device only then.
+func TestDeviceAfterSecondStep(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		secret := withFactor(t, env, a)
+		clientID := registerClient(t, env, map[string]any{"client_name": "gh-cli", "grant_types": []string{deviceGrant}})
+		ctx := context.WithValue(context.Background(), oauth2.HTTPClient, env.Client)
+		da, err := oauthConfig(env, clientID).DeviceAuth(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := env.NewBrowser(t)
+		loc, _ := url.Parse(b.Get(t, da.VerificationURIComplete).Location())
+		next := loc.Query().Get("next")
+		if !strings.HasPrefix(next, "/device?user_code=") {
+			t.Fatalf("anonymous device page: next = %q; want the device page", next)
+		}
+		p := b.Post(t, "/signin", url.Values{"email": {a.Email}, "password": {a.Password}, "next": {next}})
+		if !strings.HasPrefix(p.Location(), "/signin/mfa?") {
+			t.Fatalf("sign-in: %d %q; want the step page", p.Status, p.Location())
+		}
+		if page := b.Get(t, next); strings.Contains(page.Body, `name="org_id"`) {
+			t.Fatalf("device consent before the second step: %s", page.Body)
+		}
+		code, err := totp.GenerateCodeCustom(secret, env.Clock.Now(), totp.ValidateOpts{Period: 30, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := b.Post(t, "/signin/mfa", url.Values{"code": {code}, "next": {next}}); p.Location() != next {
+			t.Fatalf("step: %d %q; want back to %s", p.Status, p.Location(), next)
+		}
+		if p := decideDevice(t, b, next, "approve", a.OrgID); p.Status != 200 || !strings.Contains(p.Body, "Device connected") {
+			t.Fatalf("approve: %d %s", p.Status, p.Body)
+		}
+	})
+}

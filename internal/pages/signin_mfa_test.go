@@ -92,6 +92,7 @@ func TestSignInStep(t *testing.T) {
 		step := "/signin/mfa?" + url.Values{"next": {next}}.Encode()
 		wantPage(t, "step page", b.Get(t, step), 200, `autocomplete="one-time-code"`, `inputmode="numeric"`,
 			`name="method" value="recovery_code"`, `name="next" value="`+strings.ReplaceAll(next, "&", "&amp;")+`"`)
+		wantPage(t, "step page with a foreign next", b.Get(t, "/signin/mfa?next=%2F%2Fevil.example"), 200, `name="next" value="/"`)
 		if res := b.Get(t, step); strings.Contains(res.Body, "passkey-step") || strings.Contains(res.Body, "<script") {
 			t.Fatalf("passkey option without a passkey:\n%s", res.Body)
 		}

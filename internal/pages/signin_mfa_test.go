@@ -144,9 +144,16 @@ func TestSignInStepRecoveryCode(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		m := withTOTP(t, env)
 		b := env.NewBrowser(t)
+		// The browser was signed in as someone else: the step ends that
+		// session, not the pending sign-in's start.
+		other := env.Register(t)
+		wantRedirect(t, "other sign-in", b.Post(t, "/signin", url.Values{"email": {other.Email}, "password": {other.Password}}), "/")
+		before := cookieOf(t, env, b, "/", "gatehouse_session")
 		toStep(t, env, b, m, "/account")
+		wantPage(t, "the other account still signed in during the step", b.Get(t, "/account"), 200, other.Email)
 		wantRedirect(t, "recovery code", b.Post(t, "/signin/mfa", url.Values{"method": {"recovery_code"}, "code": {m.Codes[0]}, "next": {"/account"}}), "/account")
 		wantPage(t, "account after the step", b.Get(t, "/account"), 200, m.Email)
+		env.Refresh(t, before).Want(t, 401)
 		again := env.NewBrowser(t)
 		toStep(t, env, again, m, "/")
 		wantPage(t, "used recovery code", again.Post(t, "/signin/mfa", url.Values{"method": {"recovery_code"}, "code": {m.Codes[0]}, "next": {"/"}}),

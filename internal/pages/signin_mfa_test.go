@@ -30,6 +30,7 @@ func withTOTP(t *testing.T, env *testenv.Env) *mfaAccount {
 	m := &mfaAccount{Account: a, Secret: e.Str("secret")}
 	c := env.Call(t, "POST", "/v1/me/factors/"+e.Str("factor.id")+"/confirm", a.Access, map[string]string{"code": totpNow(t, env, m.Secret)}).Want(t, 200)
 	m.Codes = testenv.Strings(c.Get("recovery_codes"))
+	m.Access = c.Str("access_token") // the enrolling session, raised to aal2
 	env.Clock.Advance(30 * time.Second)
 	return m
 }

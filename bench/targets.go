@@ -123,6 +123,8 @@ func targets() []target {
 		auditTarget("audit_tool", "&tool=tasks"),
 		signInPageTarget(),
 		consoleHomeTarget(),
+		membersPageTarget("members_page", false),
+		membersPageTarget("members_search", true),
 	}
 }
 

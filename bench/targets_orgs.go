@@ -133,29 +133,8 @@ func membersTarget(name string, n int) target {
 					return bearer{}, skipf("%s: the organizations API is not in this build", why)
 				}
 			}
-			s, err := openSeedDB(ctx, e.db)
+			orgID, err := seedMembersOrg(ctx, e, n)
 			if err != nil {
-				return bearer{}, err
-			}
-			defer s.Close()
-			orgID := newUUID()
-			now := nowMicros()
-			if err := s.insert(ctx, "orgs", orgCols, [][]any{teamOrgRow(orgID, fmt.Sprintf("Bench %d Members", n), "bench-members-"+randomHex(4), now-int64(n)-10)}); err != nil {
-				return bearer{}, err
-			}
-			ids, err := s.seedUsers(ctx, fmt.Sprintf("m%d-%s", n, randomHex(3)), n-1)
-			if err != nil {
-				return bearer{}, err
-			}
-			rows := [][]any{{orgID, e.user.session.User.ID, "owner", now - int64(n) - 5}}
-			for i, id := range ids {
-				role := "member"
-				if i%25 == 0 {
-					role = "admin"
-				}
-				rows = append(rows, []any{orgID, id, role, now - int64(n) + int64(i)})
-			}
-			if err := s.insert(ctx, "memberships", memberCols, rows); err != nil {
 				return bearer{}, err
 			}
 			u := bearer{e.baseURL + "/v1/orgs/" + orgID + "/members", token}
@@ -172,6 +151,37 @@ func membersTarget(name string, n int) target {
 		},
 		func(_ int, s bearer) (*http.Request, error) { return getBearer(s.url, s.token) },
 		nil)
+}
+
+// seedMembersOrg inserts a team org of n members: the bench user its owner,
+// the others seeded users (one in 25 an admin).
+func seedMembersOrg(ctx context.Context, e *env, n int) (string, error) {
+	s, err := openSeedDB(ctx, e.db)
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	orgID := newUUID()
+	now := nowMicros()
+	if err := s.insert(ctx, "orgs", orgCols, [][]any{teamOrgRow(orgID, fmt.Sprintf("Bench %d Members", n), "bench-members-"+randomHex(4), now-int64(n)-10)}); err != nil {
+		return "", err
+	}
+	ids, err := s.seedUsers(ctx, fmt.Sprintf("m%d-%s", n, randomHex(3)), n-1)
+	if err != nil {
+		return "", err
+	}
+	rows := [][]any{{orgID, e.user.session.User.ID, "owner", now - int64(n) - 5}}
+	for i, id := range ids {
+		role := "member"
+		if i%25 == 0 {
+			role = "admin"
+		}
+		rows = append(rows, []any{orgID, id, role, now - int64(n) + int64(i)})
+	}
+	if err := s.insert(ctx, "memberships", memberCols, rows); err != nil {
+		return "", err
+	}
+	return orgID, nil
 }
 
 // invites is the invite_accept target's state: one link invitation and

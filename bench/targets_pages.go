@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 )
 
 // page is the state of a target that opens one hosted page, with the
@@ -71,4 +72,31 @@ func getPage(s page) (*http.Request, error) {
 		req.Header.Set("Cookie", s.cookie)
 	}
 	return req, nil
+}
+
+// membersPageTarget measures the console's members directory of a
+// 10,000-member workspace for its owner's browser, answered by the store:
+// pages spread over the directory (LIMIT/OFFSET) or, with search, a search
+// for a few digits (LIKE over every member).
+func membersPageTarget(name string, search bool) target {
+	var n atomic.Int64 // requests so far, to vary the page and the search
+	return newTarget(name,
+		func(ctx context.Context, e *env) (page, error) {
+			orgID, err := seedMembersOrg(ctx, e, 10_000)
+			if err != nil {
+				return page{}, err
+			}
+			cookie, err := browserSession(ctx, e)
+			return page{url: e.baseURL + "/workspaces/" + orgID + "/members", cookie: cookie}, err
+		},
+		func(_ int, s page) (*http.Request, error) {
+			i := int(n.Add(1))
+			if search {
+				s.url += "?q=" + url.QueryEscape(fmt.Sprint(100+i%900))
+			} else {
+				s.url += "?page=" + fmt.Sprint(1+i%200)
+			}
+			return getPage(s)
+		},
+		nil)
 }

@@ -171,6 +171,7 @@ type PendingDevice struct {
 	UserCode   string // XXXX-XXXX
 	ClientID   string
 	ClientName string
+	Scope      string
 	Resource   string
 }
 
@@ -189,7 +190,7 @@ func (s *Server) LookupDevice(ctx context.Context, typed string) (*PendingDevice
 	if err != nil {
 		return nil, err
 	}
-	return &PendingDevice{UserCode: FormatUserCode(norm), ClientID: d.ClientID, ClientName: d.ClientName, Resource: d.Resource}, nil
+	return &PendingDevice{UserCode: FormatUserCode(norm), ClientID: d.ClientID, ClientName: d.ClientName, Scope: d.Scope, Resource: d.Resource}, nil
 }
 
 // DecideDevice records the signed-in user's answer to a device

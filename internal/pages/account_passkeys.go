@@ -13,9 +13,10 @@ import (
 // browser. The full account pages are built elsewhere (issue 13).
 
 // browserPrincipal is the caller of a signed-in browser as the domain
-// sees a full session of that account.
+// sees a full session of that account, at the session's assurance level
+// (so a workspace's require_mfa sees what the session presented).
 func browserPrincipal(b *identity.BrowserSession) *gatehouse.Principal {
-	return &gatehouse.Principal{UserID: b.User.ID, SessionID: b.SessionID, Via: gatehouse.ViaPassword}
+	return &gatehouse.Principal{UserID: b.User.ID, SessionID: b.SessionID, Via: gatehouse.ViaPassword, Assurance: b.Level}
 }
 
 // handleAccountPasskeysPage handles "GET /account/passkeys".

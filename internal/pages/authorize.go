@@ -26,7 +26,7 @@ func (h *handlers) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 		signInFirst(w, r, "oauth")
 		return
 	}
-	h.consent(w, r, b, "Connect "+a.Client.DisplayName(), a.Client, "/oauth/authorize", a.Params(), formTarget(a.RedirectURI), "")
+	h.consent(w, r, b, authorizeConsent(a), "")
 }
 
 // handleAuthorizeDecision handles "POST /oauth/authorize": the consent
@@ -55,7 +55,7 @@ func (h *handlers) handleAuthorizeDecision(w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		var e *gatehouse.Error
 		if errors.As(err, &e) && (e.Kind == gatehouse.KindInvalid || e.Kind == gatehouse.KindForbidden) {
-			h.consent(w, r, b, "Connect "+a.Client.DisplayName(), a.Client, "/oauth/authorize", a.Params(), formTarget(a.RedirectURI), sentence(e.Message))
+			h.consent(w, r, b, authorizeConsent(a), sentence(e.Message))
 			return
 		}
 		h.pageError(w, r, err)

@@ -1,45 +1,113 @@
 package pages
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 )
 
-// consent renders the consent page: the client, and the user's workspaces
-// to pick one from (the default one preselected).
-func (h *handlers) consent(w http.ResponseWriter, r *http.Request, b *identity.BrowserSession, title string, c *oauth.Client,
-	action string, params url.Values, target, problem string) {
+// consentRequest is what a consent page asks the user to grant.
+type consentRequest struct {
+	title    string
+	client   *oauth.Client
+	action   string     // where the decision posts
+	params   url.Values // the request, carried by the form
+	target   string     // the client's redirect origin (form-action)
+	userCode string     // a device's code, to compare (RFC 8628 §3.3.1)
+	scope    string
+	resource string
+}
+
+// authorizeConsent is the consent request of an authorization request.
+func authorizeConsent(a *oauth.AuthRequest) consentRequest {
+	return consentRequest{title: "Connect " + a.Client.DisplayName(), client: a.Client, action: "/oauth/authorize",
+		params: a.Params(), target: formTarget(a.RedirectURI), scope: a.Scope, resource: a.Resource}
+}
+
+// grantView is what the consent page says is granted, and about whom.
+type grantView struct {
+	UserCode   string   // the device's code
+	Unverified string   // why the application is not verified ("" when it is)
+	Scopes     []string // as requested; none means the workspace's tools
+	Resource   string
+	Lifetime   string
+}
+
+// consent renders the consent page: the client (marked not verified when
+// it registered itself), what is granted and for how long, and the user's
+// workspaces to pick one from (the default one preselected) with the tools
+// each would grant.
+func (h *handlers) consent(w http.ResponseWriter, r *http.Request, b *identity.BrowserSession, cr consentRequest, problem string) {
 	orgs, def, err := h.svc.UserWorkspaces(r.Context(), b.User.ID)
 	if err != nil {
 		h.pageError(w, r, err)
 		return
 	}
-	p := &page{Title: title, User: b.User, ClientName: c.DisplayName(), Action: action, formTarget: target, Error: problem,
-		Next: action + "?" + params.Encode()} // "Not you?" signs out and comes back here
+	c := cr.client
+	p := &page{Title: cr.title, User: b.User, ClientName: c.DisplayName(), Action: cr.action, formTarget: cr.target, Error: problem,
+		Next: cr.action + "?" + cr.params.Encode()} // "Not you?" signs out and comes back here
+	g := &grantView{UserCode: cr.userCode, Scopes: strings.Fields(cr.scope), Resource: cr.resource, Unverified: unverified(c),
+		Lifetime: "until you disconnect it; it ends by itself after " + days(identity.RefreshTTL) + " days without use"}
 	if strings.Contains(c.ID, "://") {
 		if u, err := url.Parse(c.ID); err == nil {
 			p.ClientName += " from " + u.Host
 		}
 	}
-	if u, err := url.Parse(params.Get("redirect_uri")); err == nil && u.Host != "" {
+	if u, err := url.Parse(cr.params.Get("redirect_uri")); err == nil && u.Host != "" {
 		p.ClientHost = u.Host
 	}
-	for k, v := range params {
+	for k, v := range cr.params {
 		p.Hidden = append(p.Hidden, hidden{k, v[0]})
 	}
 	sortHidden(p.Hidden)
+	me := browserPrincipal(b)
 	for _, o := range orgs {
-		p.Orgs = append(p.Orgs, orgChoice{ID: o.ID, Name: o.Name, Kind: o.Kind, Role: o.Role, Checked: o.ID == def})
+		choice := orgChoice{ID: o.ID, Name: o.Name, Kind: o.Kind, Role: o.Role, Checked: o.ID == def}
+		rows, err := h.ws.ToolMatrix(r.Context(), me, o.ID)
+		var e *gatehouse.Error
+		if errors.As(err, &e) && e.Kind == gatehouse.KindForbidden {
+			// A workspace this session may not use (require_mfa): its
+			// refusal is the grant's to give; the page lists no tools.
+			choice.Refused, err = true, nil
+		}
+		if err != nil {
+			h.pageError(w, r, err)
+			return
+		}
+		for _, t := range rows {
+			if t.Enabled {
+				choice.Tools = append(choice.Tools, t.Tool)
+			}
+		}
+		p.Orgs = append(p.Orgs, choice)
 	}
+	p.Data = g
 	status := http.StatusOK
 	if problem != "" {
 		status = http.StatusBadRequest
 	}
 	h.render(w, status, "consent", p)
+}
+
+// unverified says why client is not verified: every client today
+// registered itself, by dynamic registration (RFC 7591) or as the URL of
+// its metadata document, and no administrator vouched for it
+// (RedirectsErrors is what vouching grants).
+func unverified(c *oauth.Client) string {
+	switch {
+	case c.RedirectsErrors:
+		return ""
+	case strings.Contains(c.ID, "://"):
+		return "It describes itself in a document it publishes; nobody checked who runs it."
+	}
+	return "It registered itself; nobody checked who runs it."
 }
 
 // sortHidden orders the hidden fields by name, so a page is the same
@@ -51,3 +119,6 @@ func sortHidden(hs []hidden) {
 		}
 	}
 }
+
+// days is d in whole days.
+func days(d time.Duration) string { return strconv.Itoa(int(d / (24 * time.Hour))) }

@@ -48,6 +48,24 @@ func mountConsole(m *http.ServeMux, h *handlers) {
 	m.Handle("POST /account/workspaces/leave", form(h.handleLeave))
 	m.HandleFunc("GET /account/delete", h.handleDeletePage)
 	m.Handle("POST /account/delete", form(h.handleDelete))
+	m.HandleFunc("GET /workspaces/{id}", h.handleOverviewPage)
+	m.HandleFunc("GET /workspaces/{id}/settings", h.handleOrgSettingsPage)
+	m.Handle("POST /workspaces/{id}/settings", form(h.handleOrgSettings))
+	m.Handle("POST /workspaces/{id}/delete", form(h.handleOrgDelete))
+	m.HandleFunc("GET /workspaces/{id}/audit", h.handleAuditPage)
+	m.HandleFunc("GET /workspaces/{id}/teams", h.handleTeamsPage)
+	m.Handle("POST /workspaces/{id}/teams", form(h.handleCreateTeam))
+	m.Handle("POST /workspaces/{id}/teams/delete", form(h.handleDeleteTeam))
+	m.HandleFunc("GET /workspaces/{id}/teams/{team}", h.handleTeamPage)
+	m.Handle("POST /workspaces/{id}/teams/{team}", form(h.handleUpdateTeam))
+	m.Handle("POST /workspaces/{id}/teams/{team}/members", form(h.handleTeamMember))
+	m.Handle("POST /workspaces/{id}/teams/{team}/remove", form(h.handleTeamRemove))
+	m.HandleFunc("GET /workspaces/{id}/keys", h.handleOrgKeysPage)
+	m.Handle("POST /workspaces/{id}/keys", form(h.handleCreateOrgKey))
+	m.Handle("POST /workspaces/{id}/keys/revoke", form(h.handleRevokeOrgKey))
+	m.HandleFunc("GET /workspaces/{id}/domains", h.handleDomainsPage)
+	m.Handle("POST /workspaces/{id}/domains", form(h.handleClaimDomain))
+	m.Handle("POST /workspaces/{id}/domains/{action}", form(h.handleDomainAction))
 	m.HandleFunc("GET /workspaces/{id}/members", h.handleMembersPage)
 	m.Handle("POST /workspaces/{id}/members/role", form(h.handleMemberRole))
 	m.Handle("POST /workspaces/{id}/members/remove", form(h.handleMemberRemove))
@@ -76,7 +94,7 @@ func (h *handlers) lookup(r *http.Request) (*caller, error) {
 		// The reads a page makes (its lists) need only the user and the
 		// session; the home workspace is resolved, in a transaction, for
 		// the writes, whose audit entries it names.
-		return &caller{b: b, p: &gatehouse.Principal{UserID: b.User.ID, SessionID: b.SessionID, Via: gatehouse.ViaPassword}}, nil
+		return &caller{b: b, p: browserPrincipal(b)}, nil
 	}
 	p, err := h.svc.BrowserPrincipal(r.Context(), b)
 	if err != nil {
@@ -134,6 +152,17 @@ var notices = map[string]string{
 	"invited":            "Invitations sent.",
 	"invitation-revoked": "Invitation revoked.",
 	"tool":               "Tool switched.",
+	"org-saved":          "Workspace settings saved.",
+	"org-deleted":        "Workspace deleted.",
+	"team-created":       "Team created.",
+	"team-deleted":       "Team deleted.",
+	"team-member":        "Team member saved.",
+	"team-removed":       "Taken off the team.",
+	"team-saved":         "Team saved.",
+	"domain-claimed":     "Domain claimed: publish its TXT record, then verify.",
+	"domain-verify":      "Domain verified.",
+	"domain-mode":        "Domain mode changed.",
+	"domain-delete":      "Domain claim deleted.",
 }
 
 // done redirects (303) to path with the notice key.
@@ -163,7 +192,8 @@ func formError(err error, fields ...string) (field, msg string, ok bool) {
 
 // fieldLabels name the API's fields as the forms label them.
 var fieldLabels = map[string]string{"name": "name", "email": "email", "password": "password", "avatar_url": "avatar URL",
-	"new_password": "new password", "current_password": "current password", "expires_in_days": "expiry", "tools": "tools"}
+	"new_password": "new password", "current_password": "current password", "expires_in_days": "expiry", "tools": "tools",
+	"slug": "slug", "confirm": "confirmation", "role": "role", "domain": "domain", "mode": "mode"}
 
 // refuse shows a refused form again: the message next to its field (or
 // above the form), the typed values kept.
@@ -182,4 +212,13 @@ func (h *handlers) refuse(w http.ResponseWriter, r *http.Request, name string, p
 	var e *gatehouse.Error
 	errors.As(err, &e)
 	h.render(w, h.k.StatusOf(e.Kind), name, p)
+}
+
+// asGet is r as the GET of its page, to build a page again around a
+// refused form.
+func asGet(r *http.Request) *http.Request {
+	get := r.Clone(r.Context())
+	get.Method = http.MethodGet
+	get.URL = &url.URL{Path: r.URL.Path}
+	return get
 }

@@ -47,7 +47,8 @@ func (h *handlers) handleDevicePage(w http.ResponseWriter, r *http.Request) {
 // deviceConsent renders the consent page for the pending device d.
 func (h *handlers) deviceConsent(w http.ResponseWriter, r *http.Request, b *identity.BrowserSession, d *oauth.PendingDevice, problem string) {
 	c := &oauth.Client{ID: d.ClientID, Name: d.ClientName}
-	h.consent(w, r, b, "Connect "+c.DisplayName(), c, "/device", url.Values{"user_code": {d.UserCode}}, "", problem)
+	h.consent(w, r, b, consentRequest{title: "Connect " + c.DisplayName(), client: c, action: "/device",
+		params: url.Values{"user_code": {d.UserCode}}, userCode: d.UserCode, scope: d.Scope, resource: d.Resource}, problem)
 }
 
 // handleDeviceDecision handles "POST /device": approve (with the chosen

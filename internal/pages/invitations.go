@@ -13,15 +13,14 @@ type invitationsData struct {
 	Invitations []*workspace.Invitation
 	// NewLink is a link invitation's URL right after it was created (shown once).
 	NewLink string
+	Links   []orgLink
+	Here    string
 }
 
 // invitationsPage builds the invitations page of org id; the workspace
 // answers 403 to a role that may not manage members.
 func (h *handlers) invitationsPage(w http.ResponseWriter, r *http.Request, c *caller, id string) (*page, bool) {
-	o, err := h.membership(r, c, id)
-	if err == nil && o == nil {
-		err = errOrgNotFound
-	}
+	o, err := h.orgOf(r, c, id)
 	var invs []*workspace.Invitation
 	if err == nil {
 		invs, err = h.ws.Invitations(r.Context(), c.p, id)
@@ -31,7 +30,7 @@ func (h *handlers) invitationsPage(w http.ResponseWriter, r *http.Request, c *ca
 		return nil, false
 	}
 	p := c.page(r, o.Name+": invitations", "workspaces")
-	p.Data = &invitationsData{Org: *o, Invitations: invs}
+	p.Data = &invitationsData{Org: *o, Invitations: invs, Links: orgLinks(o), Here: "invitations"}
 	p.Values = map[string]string{"role": workspace.RoleMember}
 	return p, true
 }

@@ -72,15 +72,8 @@ func (h *handlers) handleCreateKey(w http.ResponseWriter, r *http.Request) {
 	if c == nil {
 		return
 	}
-	in := workspace.KeyInput{Name: r.PostFormValue("name"), OrgID: r.PostFormValue("org_id")}
-	if r.PostFormValue("scope") == "some" {
-		in.Tools, in.ToolsSet = append([]string{}, r.PostForm["tools"]...), true
-	}
-	days, err := strconv.Atoi(r.PostFormValue("expires_in_days"))
-	if err != nil {
-		days = -1 // refused by the service with its message
-	}
-	in.ExpiresInDays = &days
+	in := keyInput(r)
+	in.OrgID = r.PostFormValue("org_id")
 	nk, err := h.svc.CreateUserKey(r.Context(), c.p, in)
 	if err != nil {
 		p, ok := h.keysPage(w, r, c)
@@ -93,6 +86,22 @@ func (h *handlers) handleCreateKey(w http.ResponseWriter, r *http.Request) {
 	}
 	h.showOnce(w, "/account/keys", nk.Key.ID, nk.Secret)
 	http.Redirect(w, r, "/account/keys", http.StatusSeeOther)
+}
+
+// keyInput is a key create form's name, role, tools (all, or the ones
+// ticked) and expiry; an expiry that is not a number reaches the service as
+// -1, which it refuses with its message.
+func keyInput(r *http.Request) workspace.KeyInput {
+	in := workspace.KeyInput{Name: r.PostFormValue("name"), Role: r.PostFormValue("role")}
+	if r.PostFormValue("scope") == "some" {
+		in.Tools, in.ToolsSet = append([]string{}, r.PostForm["tools"]...), true
+	}
+	days, err := strconv.Atoi(r.PostFormValue("expires_in_days"))
+	if err != nil {
+		days = -1
+	}
+	in.ExpiresInDays = &days
+	return in
 }
 
 // handleRevokeKey handles "POST /account/keys/revoke".

@@ -34,6 +34,8 @@ type membersData struct {
 	NextPage  string
 	Total     int
 	CanManage bool
+	Links     []orgLink
+	Here      string
 }
 
 // membership finds the caller's listing of org id (its name and their
@@ -51,54 +53,67 @@ func (h *handlers) membership(r *http.Request, c *caller, id string) (*workspace
 	return nil, nil
 }
 
-// membersPage builds the members page of org id, searched by q and paged.
-func (h *handlers) membersPage(w http.ResponseWriter, r *http.Request, c *caller, id string) (*page, bool) {
+// orgOf is the caller's listing of org id; not a member reads as not found.
+func (h *handlers) orgOf(r *http.Request, c *caller, id string) (*workspace.OrgListing, error) {
 	o, err := h.membership(r, c, id)
 	if err == nil && o == nil {
 		err = errOrgNotFound
 	}
+	return o, err
+}
+
+// membersPage builds the members page of org id: one page of its
+// directory, searched by q, both done by the store (MemberPage).
+func (h *handlers) membersPage(w http.ResponseWriter, r *http.Request, c *caller, id string) (*page, bool) {
+	o, err := h.orgOf(r, c, id)
+	d := membersData{Org: *orgOrEmpty(o), Query: strings.TrimSpace(r.URL.Query().Get("q"))}
+	d.Page, _ = strconv.Atoi(r.URL.Query().Get("page"))
+	d.Page = max(1, min(d.Page, 100000))
 	var ms []workspace.PersonRow
 	if err == nil {
-		ms, err = h.ws.OrgMembers(r.Context(), c.p, id)
+		ms, d.Total, err = h.ws.MemberPage(r.Context(), c.p, id, workspace.MemberFilter{Query: d.Query, Limit: membersPerPage, Offset: (d.Page - 1) * membersPerPage})
+	}
+	if err == nil && len(ms) == 0 && d.Total > 0 { // past the end: the last page
+		d.Page = (d.Total + membersPerPage - 1) / membersPerPage
+		ms, d.Total, err = h.ws.MemberPage(r.Context(), c.p, id, workspace.MemberFilter{Query: d.Query, Limit: membersPerPage, Offset: (d.Page - 1) * membersPerPage})
 	}
 	if err != nil {
 		h.pageError(w, r, err)
 		return nil, false
 	}
-	d := membersData{Org: *o, Query: strings.TrimSpace(r.URL.Query().Get("q")), CanManage: workspace.RoleHas(o.Role, workspace.PermMembers)}
+	d.CanManage = workspace.RoleHas(o.Role, workspace.PermMembers)
 	owners := workspace.RoleHas(o.Role, workspace.PermOwners)
 	for _, role := range []string{workspace.RoleOwner, workspace.RoleAdmin, workspace.RoleBilling, workspace.RoleMember} {
 		if role != workspace.RoleOwner || owners {
 			d.Roles = append(d.Roles, role)
 		}
 	}
-	var rows []memberRow
-	q := strings.ToLower(d.Query)
 	for _, m := range ms {
-		if q != "" && !strings.Contains(strings.ToLower(m.Name), q) && !strings.Contains(strings.ToLower(m.Email), q) {
-			continue
-		}
 		self := m.UserID == c.b.User.ID
-		rows = append(rows, memberRow{PersonRow: m, Self: self,
+		d.Members = append(d.Members, memberRow{PersonRow: m, Self: self,
 			CanManage: d.CanManage && !self && (m.Role != workspace.RoleOwner || owners)})
 	}
-	d.Total = len(rows)
-	d.Page, _ = strconv.Atoi(r.URL.Query().Get("page"))
-	d.Page = max(1, min(d.Page, (len(rows)+membersPerPage-1)/membersPerPage))
-	start := (d.Page - 1) * membersPerPage
-	d.Members = rows[min(start, len(rows)):min(start+membersPerPage, len(rows))]
 	link := func(n int) string {
 		return "?" + url.Values{"q": {d.Query}, "page": {strconv.Itoa(n)}}.Encode()
 	}
 	if d.Page > 1 {
 		d.PrevPage = link(d.Page - 1)
 	}
-	if start+membersPerPage < len(rows) {
+	if d.Page*membersPerPage < d.Total {
 		d.NextPage = link(d.Page + 1)
 	}
+	d.Links, d.Here = orgLinks(o), "members"
 	p := c.page(r, o.Name+": members", "workspaces")
 	p.Data = d
 	return p, true
+}
+
+// orgOrEmpty is *o, or an empty listing when o is nil (an error page follows).
+func orgOrEmpty(o *workspace.OrgListing) *workspace.OrgListing {
+	if o == nil {
+		return &workspace.OrgListing{}
+	}
+	return o
 }
 
 // handleMembersPage handles "GET /workspaces/{id}/members".
@@ -144,10 +159,7 @@ func (h *handlers) handleMemberRemove(w http.ResponseWriter, r *http.Request) {
 // membersRefused shows the members page again with the service's refusal
 // above the list (a 404 or 403 of the workspace itself is the error page).
 func (h *handlers) membersRefused(w http.ResponseWriter, r *http.Request, c *caller, id string, err error) {
-	get := r.Clone(r.Context())
-	get.Method = http.MethodGet
-	get.URL = &url.URL{Path: r.URL.Path}
-	if p, ok := h.membersPage(w, get, c, id); ok {
+	if p, ok := h.membersPage(w, asGet(r), c, id); ok {
 		h.refuse(w, r, "members", p, err, nil)
 	}
 }

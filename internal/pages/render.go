@@ -31,14 +31,15 @@ var copyScript []byte
 const copyScriptPath = "/assets/copy.js"
 
 var pageNames = []string{"error", "message", "signin", "confirm", "consent", "device", "invite", "recover", "reset",
-	"signup", "home", "profile", "sessions", "apps", "keys", "workspaces", "delete", "members", "invitations", "tools", "passkeys", "mfa"}
+	"signup", "home", "profile", "sessions", "apps", "keys", "workspaces", "delete", "members", "invitations", "tools", "passkeys",
+	"overview", "orgsettings", "audit", "teams", "team", "orgkeys", "domains", "mfa"}
 
 // parseTemplates parses each page with the layout it fills.
 func parseTemplates() map[string]*template.Template {
 	out := map[string]*template.Template{}
 	funcs := template.FuncMap{"navItems": func() []navItem { return consoleNav }}
 	for _, name := range pageNames {
-		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
+		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/orgnav.html", "templates/keyparts.html", "templates/"+name+".html"))
 	}
 	return out
 }
@@ -81,6 +82,8 @@ type hidden struct{ Name, Value string }
 type orgChoice struct {
 	ID, Name, Kind, Role string
 	Checked              bool
+	Tools                []string // the tools on in it (consent pages)
+	Refused              bool     // the session may not use it (consent pages)
 }
 
 // FieldError is the message next to field name.

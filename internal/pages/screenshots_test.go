@@ -2,6 +2,8 @@ package pages_test
 
 import (
 	"fmt"
+	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -45,6 +47,16 @@ func TestScreenshots(t *testing.T) {
 			chromedp.SendKeys(chromedp.ID("key-name"), "backup script"),
 			chromedp.Click(chromedp.CSS(`form[action="/account/keys"] button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("new-secret"))}},
 		{"members", 1280, []chromedp.Action[chromedp.Void]{chromedp.Navigate(env.URL + "/workspaces/" + acme + "/members"), chromedp.WaitVisible(chromedp.ID("q"))}},
+		{"overview", 390, []chromedp.Action[chromedp.Void]{chromedp.Navigate(env.URL + "/workspaces/" + acme), chromedp.WaitVisible(chromedp.CSS(".facts"))}},
+		{"team", 1280, []chromedp.Action[chromedp.Void]{chromedp.Navigate(env.URL + "/workspaces/" + acme + "/teams"), chromedp.WaitVisible(chromedp.ID("name")),
+			chromedp.SendKeys(chromedp.ID("name"), "Lab crew"), chromedp.Click(chromedp.CSS(`form[action$="/teams"] button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.ID("email"))}},
+		{"audit", 1280, []chromedp.Action[chromedp.Void]{chromedp.Navigate(env.URL + "/workspaces/" + acme + "/audit"), chromedp.WaitVisible(chromedp.ID("action"))}},
+		{"domains", 1280, []chromedp.Action[chromedp.Void]{chromedp.Navigate(env.URL + "/workspaces/" + acme + "/domains"), chromedp.WaitVisible(chromedp.ID("domain")),
+			chromedp.SendKeys(chromedp.ID("domain"), "acme-research.example"), chromedp.Click(chromedp.CSS(`form[action$="/domains"] button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.CSS(`button[data-copy="txt-value-0"]`))}},
+		{"settings", 390, []chromedp.Action[chromedp.Void]{chromedp.Navigate(env.URL + "/workspaces/" + acme + "/settings"), chromedp.WaitVisible(chromedp.ID("slug"))}},
+		{"consent", 390, []chromedp.Action[chromedp.Void]{chromedp.Navigate(env.URL + "/oauth/authorize?" + consentQuery(t, env)), chromedp.WaitVisible(chromedp.CSS(".tools-granted"))}},
 		{"delete", 390, []chromedp.Action[chromedp.Void]{chromedp.Navigate(env.URL + "/account/delete"), chromedp.WaitVisible(chromedp.ID("confirm")),
 			chromedp.SendKeys(chromedp.ID("confirm"), a.Email),
 			chromedp.Click(chromedp.CSS(`form[action="/account/delete"] button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(".card.warn"))}},
@@ -59,4 +71,13 @@ func TestScreenshots(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`form[action="/signup"] button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("email-error")))
 	c.do(tab, "viewport", chromedp.EmulateViewport(390, 800))
 	c.screenshot(tab, "signup-taken-390", true)
+}
+
+// consentQuery registers an application and returns the query of an
+// authorization request of it, for the consent page's screenshot.
+func consentQuery(t *testing.T, env *testenv.Env) string {
+	client := env.Do(t, "POST", "/oauth/register", "", map[string]any{"client_name": "Lab Notebook", "redirect_uris": []string{"https://notebook.example/cb"}}).
+		Want(t, http.StatusCreated).Str("client_id")
+	return url.Values{"response_type": {"code"}, "client_id": {client}, "redirect_uri": {"https://notebook.example/cb"},
+		"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"}, "code_challenge_method": {"S256"}, "state": {"s"}, "scope": {"openid profile"}}.Encode()
 }

@@ -11,6 +11,8 @@ type toolsData struct {
 	Org       workspace.OrgListing
 	Tools     []workspace.ToolRow
 	CanSwitch bool // from the workspace's role table (org.tools.manage)
+	Links     []orgLink
+	Here      string
 }
 
 // handleToolsPage handles "GET /workspaces/{id}/tools": which tools the
@@ -21,10 +23,7 @@ func (h *handlers) handleToolsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
-	o, err := h.membership(r, c, id)
-	if err == nil && o == nil {
-		err = errOrgNotFound
-	}
+	o, err := h.orgOf(r, c, id)
 	var rows []workspace.ToolRow
 	if err == nil {
 		rows, err = h.ws.ToolMatrix(r.Context(), c.p, id)
@@ -34,7 +33,8 @@ func (h *handlers) handleToolsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := c.page(r, o.Name+": tools", "workspaces")
-	p.Data = toolsData{Org: *o, Tools: rows, CanSwitch: o.Kind == workspace.OrgTeam && workspace.RoleHas(o.Role, workspace.PermTools)}
+	p.Data = toolsData{Org: *o, Tools: rows, CanSwitch: o.Kind == workspace.OrgTeam && workspace.RoleHas(o.Role, workspace.PermTools),
+		Links: orgLinks(o), Here: "tools"}
 	h.render(w, http.StatusOK, "tools", p)
 }
 

@@ -35,6 +35,9 @@ type dialect struct {
 	forShare string
 	// concat is the aggregate joining strings with a separator.
 	concat string
+	// ilike is the case-insensitive LIKE: SQLite's LIKE already ignores
+	// ASCII case (and no more, like its LOWER), PostgreSQL's ILIKE.
+	ilike string
 	// writableWith: INSERT, UPDATE and DELETE may run inside WITH, so
 	// several writes can be one statement.
 	writableWith bool
@@ -46,9 +49,9 @@ type dialect struct {
 func dialectFor(url string) (dialect, error) {
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):
-		return dialect{name: "sqlite", concat: "group_concat", open: openSQLite, gooseName: goose.DialectSQLite3}, nil
+		return dialect{name: "sqlite", concat: "group_concat", ilike: "LIKE", open: openSQLite, gooseName: goose.DialectSQLite3}, nil
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		return dialect{name: "postgres", forUpdate: " FOR UPDATE", forKeyShare: " FOR KEY SHARE", forShare: " FOR SHARE", concat: "string_agg", writableWith: true,
+		return dialect{name: "postgres", forUpdate: " FOR UPDATE", forKeyShare: " FOR KEY SHARE", forShare: " FOR SHARE", concat: "string_agg", ilike: "ILIKE", writableWith: true,
 			open: openPostgres, gooseName: goose.DialectPostgres,
 			locker: func() (lock.SessionLocker, error) { return lock.NewPostgresSessionLocker() }}, nil
 	}

@@ -56,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"LockOrg", testLockOrg},
 		{"soft-deleted orgs", testSoftDeletedOrgs},
 		{"tools on by default", testToolsOnByDefault},
+		{"MemberPage", testMemberPage},
 		{"passkey ceremony used once", testPasskeyCeremony},
 		{"passkey sign count", testPasskeyCount},
 	} {

@@ -1,7 +1,9 @@
 package workspace
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"strconv"
 
 	"github.com/gatehouse/gatehouse"
@@ -36,4 +38,32 @@ func (s *Service) AuditLog(ctx context.Context, p *gatehouse.Principal, orgID, t
 		return nil, nil, gatehouse.Internal("audit tools", err)
 	}
 	return entries, tools, nil
+}
+
+// ActorNames maps the actors of entries (an audit log the caller was just
+// allowed to read) to their users' names, or their addresses when they have
+// none; actors whose user no longer exists are left out, so a page shows
+// their id.
+func (s *Service) ActorNames(ctx context.Context, entries []gatehouse.AuditEntry) (map[string]string, error) {
+	names := map[string]string{}
+	for _, e := range entries {
+		if _, seen := names[e.ActorID]; seen || e.ActorID == "" {
+			continue
+		}
+		u, err := s.store.UserByID(ctx, e.ActorID)
+		if errors.Is(err, gatehouse.ErrNotFound) {
+			names[e.ActorID] = ""
+			continue
+		}
+		if err != nil {
+			return nil, gatehouse.Internal("audit actor", err)
+		}
+		names[e.ActorID] = cmp.Or(u.Name, u.Email)
+	}
+	for id, n := range names {
+		if n == "" {
+			delete(names, id)
+		}
+	}
+	return names, nil
 }

@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/gatehouse/gatehouse"
 )
@@ -36,6 +37,46 @@ func (s *Service) OrgMembers(ctx context.Context, p *gatehouse.Principal, orgID 
 		return nil, gatehouse.Internal("list members", err)
 	}
 	return ms, nil
+}
+
+// MemberFilter asks for one page of a directory: the members whose name or
+// email contains Query (any case; "" for all), Limit of them after Offset.
+type MemberFilter struct {
+	Query         string
+	Limit, Offset int
+}
+
+// MemberPage is one page of org orgID's directory searched by f.Query, and
+// how many members match: paged and searched in the store, so a workspace
+// of 10,000 members is not read whole for a page of 50.
+func (s *Service) MemberPage(ctx context.Context, p *gatehouse.Principal, orgID string, f MemberFilter) ([]PersonRow, int, error) {
+	if _, err := s.authorize(ctx, s.store, p, orgID, "", false); err != nil {
+		return nil, 0, err
+	}
+	f.Query = strings.ToLower(strings.TrimSpace(f.Query))
+	f.Limit, f.Offset = max(1, min(f.Limit, 500)), max(0, f.Offset)
+	ms, n, err := s.store.MemberPage(ctx, orgID, f)
+	if err != nil {
+		return nil, 0, gatehouse.Internal("member page", err)
+	}
+	return ms, n, nil
+}
+
+// MemberByEmail is the user id of org orgID's member with address email,
+// for forms that name a member by address; any member may ask, as they may
+// read the directory.
+func (s *Service) MemberByEmail(ctx context.Context, p *gatehouse.Principal, orgID, email string) (string, error) {
+	if _, err := s.authorize(ctx, s.store, p, orgID, "", false); err != nil {
+		return "", err
+	}
+	m, err := s.store.MemberByEmail(ctx, orgID, strings.ToLower(strings.TrimSpace(email)))
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return "", gatehouse.Invalid("email is not the address of a member of this workspace")
+	}
+	if err != nil {
+		return "", gatehouse.Internal("member by email", err)
+	}
+	return m.UserID, nil
 }
 
 // SetMemberRole changes a member's role. The org's row lock is taken first,

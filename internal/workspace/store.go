@@ -57,6 +57,12 @@ type Tables interface {
 	CountTeams(ctx context.Context, orgID string) (int, error)
 	// OrgMembers lists the org's directory ordered by joined_at, then user id.
 	OrgMembers(ctx context.Context, orgID string) ([]PersonRow, error)
+	// MemberPage is one page of the org's directory in the same order,
+	// only the members whose name or email contains f.Query (any case),
+	// and how many match in all.
+	MemberPage(ctx context.Context, orgID string, f MemberFilter) ([]PersonRow, int, error)
+	// MemberByEmail is the member of org with address email; ErrNotFound.
+	MemberByEmail(ctx context.Context, orgID, email string) (*PersonRow, error)
 	SetMemberRole(ctx context.Context, orgID, userID, role string) error        // ErrNotFound: not a member
 	RemoveMember(ctx context.Context, orgID, userID string, at time.Time) error // ErrNotFound: not a member
 	// RemoveTeamMemberships removes the user from every team of the org.

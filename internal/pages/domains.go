@@ -1,0 +1,116 @@
+package pages
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gatehouse/gatehouse/internal/workspace"
+)
+
+// domainRow is one claim as the domains page lists it, with the TXT record
+// to publish while it is not verified.
+type domainRow struct {
+	workspace.DomainClaim
+	TXTName, TXTValue string
+}
+
+// domainsData is the domains page's data.
+type domainsData struct {
+	Org     workspace.OrgListing
+	Links   []orgLink
+	Here    string
+	Domains []domainRow
+	Modes   []string
+}
+
+// domainsPath is the domains page of workspace id.
+func domainsPath(id string) string { return "/workspaces/" + id + "/domains" }
+
+// domainsPage is the domains page of the workspace in the path; Domains
+// answers 403 to the roles without org.domains.manage.
+func (h *handlers) domainsPage(w http.ResponseWriter, r *http.Request, c *caller) (*page, bool) {
+	o := h.orgPage(w, r, c)
+	if o == nil {
+		return nil, false
+	}
+	ds, err := h.ws.Domains(r.Context(), c.p, o.ID)
+	if err != nil {
+		h.pageError(w, r, err)
+		return nil, false
+	}
+	d := domainsData{Org: *o, Links: orgLinks(o), Here: "domains", Modes: []string{workspace.ModeSuggest, workspace.ModeAutoJoin}}
+	for _, dc := range ds {
+		row := domainRow{DomainClaim: dc}
+		if dc.VerifiedAt == nil {
+			row.TXTName, row.TXTValue = workspace.TXTName(dc.Domain), workspace.TXTPrefix+dc.Token
+		}
+		d.Domains = append(d.Domains, row)
+	}
+	p := c.page(r, o.Name+": domains", "workspaces")
+	p.Data, p.Script = d, copyScriptPath // copy buttons for the TXT records
+	p.Values = map[string]string{"mode": workspace.ModeSuggest}
+	return p, true
+}
+
+// handleDomainsPage handles "GET /workspaces/{id}/domains".
+func (h *handlers) handleDomainsPage(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	if p, ok := h.domainsPage(w, r, c); ok {
+		h.render(w, http.StatusOK, "domains", p)
+	}
+}
+
+// handleClaimDomain handles "POST /workspaces/{id}/domains": domain and
+// mode; ClaimDomain decides who may (403) and what is valid (400, 409).
+func (h *handlers) handleClaimDomain(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	id, domain, mode := r.PathValue("id"), strings.TrimSpace(r.PostFormValue("domain")), r.PostFormValue("mode")
+	if _, err := h.ws.ClaimDomain(r.Context(), c.p, id, domain, mode); err != nil {
+		h.domainsRefused(w, r, c, err, map[string]string{"domain": domain, "mode": mode}, "domain", "mode")
+		return
+	}
+	done(w, r, domainsPath(id), "domain-claimed")
+}
+
+// handleDomainAction handles "POST /workspaces/{id}/domains/{action}"
+// (verify, mode, delete) of the claim domain_id.
+func (h *handlers) handleDomainAction(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	id, claim := r.PathValue("id"), r.PostFormValue("domain_id")
+	var err error
+	key := "domain-" + r.PathValue("action")
+	switch r.PathValue("action") {
+	case "verify":
+		_, _, err = h.ws.VerifyDomain(r.Context(), c.p, id, claim)
+	case "mode":
+		_, err = h.ws.SetDomainMode(r.Context(), c.p, id, claim, r.PostFormValue("mode"))
+	case "delete":
+		err = h.ws.DeleteDomain(r.Context(), c.p, id, claim)
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		h.domainsRefused(w, r, c, err, nil)
+		return
+	}
+	done(w, r, domainsPath(id), key)
+}
+
+// domainsRefused shows the domains page again with the refusal (next to
+// its field, or above the list: the verification's propagation hint).
+func (h *handlers) domainsRefused(w http.ResponseWriter, r *http.Request, c *caller, err error, values map[string]string, fields ...string) {
+	if p, ok := h.domainsPage(w, asGet(r), c); ok {
+		p.Notice = ""
+		h.refuse(w, r, "domains", p, err, values, fields...)
+	}
+}

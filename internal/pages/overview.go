@@ -1,0 +1,73 @@
+package pages
+
+import (
+	"net/http"
+
+	"github.com/gatehouse/gatehouse/internal/workspace"
+)
+
+// orgLink is one workspace page the caller's role may open.
+type orgLink struct{ Key, Label, Path string }
+
+// orgLinks are the workspace pages org o's role may open, from the
+// workspace's role table: members, teams and tools for everyone; the
+// others for the roles holding their permission.
+func orgLinks(o *workspace.OrgListing) []orgLink {
+	base := "/workspaces/" + o.ID
+	links := []orgLink{{"overview", "Overview", base}, {"members", "Members", base + "/members"}}
+	can := func(p workspace.Permission) bool { return workspace.RoleHas(o.Role, p) }
+	team := o.Kind == workspace.OrgTeam
+	add := func(ok bool, key, label string) {
+		if ok {
+			links = append(links, orgLink{key, label, base + "/" + key})
+		}
+	}
+	add(can(workspace.PermMembers), "invitations", "Invitations")
+	add(team, "teams", "Teams")
+	add(true, "tools", "Tools")
+	add(can(workspace.PermSettings), "keys", "API keys")
+	add(can(workspace.PermDomains), "domains", "Domains")
+	add(can(workspace.PermSettings), "audit", "Audit log")
+	add(team && can(workspace.PermSettings), "settings", "Settings")
+	return links
+}
+
+// overviewData is the workspace overview's data.
+type overviewData struct {
+	Org     workspace.OrgListing
+	Profile *workspace.OrgProfile
+	Links   []orgLink
+	Here    string
+}
+
+// orgPage resolves the caller's membership of the workspace in the path;
+// nil when it has answered (not a member: 404).
+func (h *handlers) orgPage(w http.ResponseWriter, r *http.Request, c *caller) *workspace.OrgListing {
+	o, err := h.orgOf(r, c, r.PathValue("id"))
+	if err != nil {
+		h.pageError(w, r, err)
+		return nil
+	}
+	return o
+}
+
+// handleOverviewPage handles "GET /workspaces/{id}": the workspace's name,
+// the caller's role, its counts and the pages the role may open.
+func (h *handlers) handleOverviewPage(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	o := h.orgPage(w, r, c)
+	if o == nil {
+		return
+	}
+	prof, err := h.ws.OrgProfile(r.Context(), c.p, o.ID)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	p := c.page(r, o.Name, "workspaces")
+	p.Data = overviewData{Org: *o, Profile: prof, Links: orgLinks(o), Here: "overview"}
+	h.render(w, http.StatusOK, "overview", p)
+}

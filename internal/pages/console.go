@@ -130,6 +130,7 @@ func (c *caller) page(r *http.Request, title, nav string) *page {
 // notices are the outcomes a console redirect names (?done=key): fixed
 // sentences, so no text of the URL reaches the page.
 var notices = map[string]string{
+	"step-expired":       "Your sign-in expired before its second step. Sign in again.",
 	"profile":            "Profile saved.",
 	"resent":             "A new confirmation link is on its way.",
 	"throttled":          "A confirmation link was sent less than a minute ago: check your inbox.",

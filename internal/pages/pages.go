@@ -3,7 +3,7 @@
 // consent and device approval, and the Forms destination confirmation.
 // They are server-rendered with html/template (templates/, embedded),
 // carry one small stylesheet and no JavaScript but the passkey script
-// (passkey.js, on the sign-in and passkeys pages, which work without it); every page has a strict
+// (passkey.js, on the sign-in, second-step and passkeys pages, which work without it); every page has a strict
 // Content-Security-Policy and refuses framing, and every form POST passes
 // a cross-origin check (form.go). One file per page action.
 package pages
@@ -63,6 +63,8 @@ func Mount(m *http.ServeMux, k Kernel, d Deps) {
 	m.HandleFunc("GET /signin", h.handleSignInPage)
 	m.Handle("POST /signin", form(h.handleSignIn))
 	m.Handle("POST /signin/magic", form(h.handleSignInMagic))
+	m.HandleFunc("GET "+stepPath, h.handleStepPage)
+	m.Handle("POST "+stepPath, form(h.handleStep))
 	m.Handle("POST /signout", form(h.handleSignOut))
 	m.HandleFunc("GET /auth/magic", h.handleMagicPage)
 	m.Handle("POST /auth/magic", form(h.handleMagic))
@@ -82,6 +84,8 @@ func Mount(m *http.ServeMux, k Kernel, d Deps) {
 	mountConsole(m, h)
 	m.HandleFunc("GET "+passkeyScriptPath, handlePasskeyScript)
 	m.Handle("POST /signin/passkey", h.csrf.Handler(http.HandlerFunc(h.handleSignInPasskey)))
+	m.Handle("POST "+stepPath+"/passkey/begin", h.csrf.Handler(http.HandlerFunc(h.handleStepPasskeyBegin)))
+	m.Handle("POST "+stepPath+"/passkey", h.csrf.Handler(http.HandlerFunc(h.handleStepPasskey)))
 	m.HandleFunc("GET /account/passkeys", h.handleAccountPasskeysPage)
 	m.Handle("POST /account/passkeys/begin", h.csrf.Handler(http.HandlerFunc(h.handleAccountPasskeyBegin)))
 	m.Handle("POST /account/passkeys/finish", h.csrf.Handler(http.HandlerFunc(h.handleAccountPasskeyFinish)))

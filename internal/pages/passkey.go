@@ -34,10 +34,7 @@ func (h *handlers) handleSignInPasskey(w http.ResponseWriter, r *http.Request) {
 		h.jsonError(w, r, gatehouse.TooMany(0))
 		return
 	}
-	var in struct {
-		identity.PasskeyFinish
-		Next string `json:"next"`
-	}
+	var in passkeyNext
 	if err := httpjson.Decode(r, &in); err != nil {
 		h.jsonError(w, r, err)
 		return
@@ -47,9 +44,23 @@ func (h *handlers) handleSignInPasskey(w http.ResponseWriter, r *http.Request) {
 		h.jsonError(w, r, err)
 		return
 	}
-	h.setCookie(w, h.sessionCookieName(), si.RefreshToken, 0)
-	h.setCookie(w, cookieNext, "", -1)
-	httpjson.Write(w, http.StatusOK, map[string]string{"next": safeNext(in.Next)})
+	next := safeNext(in.Next)
+	if len(si.Factors) > 0 {
+		// A passkey without user verification owes the account's factor.
+		h.keepPending(w, r, si.RefreshToken)
+		next = stepURL(next)
+	} else {
+		h.setCookie(w, h.sessionCookieName(), si.RefreshToken, 0)
+		h.setCookie(w, cookieNext, "", -1)
+	}
+	httpjson.Write(w, http.StatusOK, map[string]string{"next": next})
+}
+
+// passkeyNext is what the script sends to finish a ceremony of a sign-in:
+// the ceremony, the credential and where to go next.
+type passkeyNext struct {
+	identity.PasskeyFinish
+	Next string `json:"next"`
 }
 
 // jsonError answers the script with {"error": message} and the status of

@@ -1,5 +1,6 @@
 // Passkey ceremonies of the hosted pages (issue 13): "Sign in with a
-// passkey" and conditional UI on /signin, "Add a passkey" on
+// passkey" and conditional UI on /signin, "Use a passkey" on the second
+// step (/signin/mfa), "Add a passkey" on
 // /account/passkeys. Served from /assets/passkey.js (the pages' CSP allows
 // no inline script); without it, or without WebAuthn, the pages work as
 // before and these buttons stay hidden.
@@ -93,6 +94,23 @@
         signIn("conditional", pending);
       });
     }
+  }
+
+  // Second-step page: "Use a passkey" (the code forms work without it).
+  var step = document.getElementById("passkey-step");
+  if (step) {
+    var stepError = document.getElementById("passkey-error");
+    var stepNext = document.querySelector('form[action="/signin/mfa"] input[name=next]');
+    step.hidden = false;
+    step.addEventListener("click", function () {
+      show(stepError, "");
+      post("/signin/mfa/passkey/begin").then(function (begun) {
+        return navigator.credentials.get({ publicKey: requestOptions(begun.publicKey) }).then(function (cred) {
+          return post("/signin/mfa/passkey", { ceremony_id: begun.ceremony_id, credential: credentialJSON(cred), next: stepNext ? stepNext.value : "" });
+        });
+      }).then(function (done) { window.location.assign(done.next || "/"); })
+        .catch(function (err) { show(stepError, failed(err)); });
+    });
   }
 
   // Account page: add a passkey.

@@ -64,16 +64,7 @@ func startChromium(t *testing.T) context.Context {
 func TestChromiumPasskey(t *testing.T) {
 	testenv.RunWith(t, testenv.Options{LocalWeb: true}, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
-		ctx := startChromium(t)
-		base := strings.Replace(env.URL, "127.0.0.1", "localhost", 1)
-		stepCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		fail := func(err error) {
-			t.Helper()
-			loc, _ := chromedp.Run(ctx, chromedp.Location())
-			html, _ := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("main")))
-			t.Fatalf("browser steps: %v (at %s showing %s)", err, loc, html)
-		}
+		_, stepCtx, base, fail := passkeyBrowser(t, env)
 		err := chromedp.Do(stepCtx,
 			chromedp.Navigate(base+"/signin"),
 			chromedp.WaitVisible(chromedp.ID("email")),
@@ -151,6 +142,24 @@ func TestChromiumPasskey(t *testing.T) {
 			t.Fatalf("stored passkeys %+v (%v); want none after removal", pks, err)
 		}
 	})
+}
+
+// passkeyBrowser starts Chromium with its virtual authenticator for env's
+// web at localhost (the relying party): the browser's context, one with
+// the steps' 30 seconds, the base URL, and a failure that shows where the
+// browser is.
+func passkeyBrowser(t *testing.T, env *testenv.Env) (ctx, stepCtx context.Context, base string, fail func(error)) {
+	ctx = startChromium(t)
+	base = strings.Replace(env.URL, "127.0.0.1", "localhost", 1)
+	stepCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	t.Cleanup(cancel)
+	fail = func(err error) {
+		t.Helper()
+		loc, _ := chromedp.Run(ctx, chromedp.Location())
+		html, _ := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("main")))
+		t.Fatalf("browser steps: %v (at %s showing %s)", err, loc, html)
+	}
+	return ctx, stepCtx, base, fail
 }
 
 // waitFor evaluates expr until it is true, across navigations (which end

@@ -65,28 +65,34 @@ func (h *handlers) browser(r *http.Request) (*identity.BrowserSession, error) {
 
 // signedIn starts the browser session of a fresh sign-in and sends the
 // browser on to next. Signing in again in the same browser ends the
-// browser's previous session. A sign-in that owes its second factor is
-// ended instead: these pages do not take the second step yet, and the
-// browser session must never stand below it (identity.BrowserUser refuses
-// one).
+// browser's previous session. A sign-in that owes its second factor never
+// becomes the browser session (identity.BrowserUser refuses one): its
+// token waits in the pending cookie for the step page (signin_mfa.go).
 func (h *handlers) signedIn(w http.ResponseWriter, r *http.Request, si *identity.SignIn, next string) {
 	if len(si.Factors) > 0 {
-		if err := h.svc.Logout(r.Context(), si.RefreshToken); err != nil {
-			h.pageError(w, r, err)
-			return
-		}
-		h.render(w, http.StatusForbidden, "signin", &page{Title: "Sign in", Next: safeNext(next), Email: si.User.Email,
-			Error: "This account uses two-factor authentication, which this page cannot take yet. Sign in through your app."})
+		h.stepNext(w, r, si.RefreshToken, next)
 		return
 	}
-	if c, err := r.Cookie(h.sessionCookieName()); err == nil && c.Value != "" && c.Value != si.RefreshToken {
+	h.startBrowser(w, r, si.RefreshToken, next)
+}
+
+// startBrowser makes refresh the browser session, ending the browser's
+// previous one, and sends the browser on to next.
+func (h *handlers) startBrowser(w http.ResponseWriter, r *http.Request, refresh, next string) {
+	h.endPrevious(r, refresh)
+	h.setCookie(w, h.sessionCookieName(), refresh, 0)
+	h.setCookie(w, cookieNext, "", -1)
+	http.Redirect(w, r, safeNext(next), http.StatusSeeOther)
+}
+
+// endPrevious ends the browser's session when a sign-in replaces it with
+// refresh's.
+func (h *handlers) endPrevious(r *http.Request, refresh string) {
+	if c, err := r.Cookie(h.sessionCookieName()); err == nil && c.Value != "" && c.Value != refresh {
 		if err := h.svc.Logout(r.Context(), c.Value); err != nil {
 			h.log.Warn("end the browser's previous session", "request_id", h.k.RequestID(r), "err", err)
 		}
 	}
-	h.setCookie(w, h.sessionCookieName(), si.RefreshToken, 0)
-	h.setCookie(w, cookieNext, "", -1)
-	http.Redirect(w, r, safeNext(next), http.StatusSeeOther)
 }
 
 // safeNext is the one check of a return path (the sign-in page's next, the

@@ -41,6 +41,7 @@ var notInDocument = map[string]bool{
 	"GET /oauth/authorize": true, "POST /oauth/authorize": true,
 	"GET /device": true, "POST /device": true,
 	"GET /signin": true, "POST /signin": true, "POST /signin/magic": true, "POST /signout": true,
+	"GET /signin/mfa": true, "POST /signin/mfa": true,
 	"GET /auth/magic": true, "POST /auth/magic": true,
 	"GET /verify-email": true, "POST /verify-email": true,
 	"GET /recover": true, "POST /recover": true,
@@ -54,6 +55,7 @@ var notInDocument = map[string]bool{
 	// pages' own, behind their cookie and cross-origin guard; the
 	// /account/passkeys pages are console pages).
 	"GET /assets/passkey.js": true, "POST /signin/passkey": true,
+	"POST /signin/mfa/passkey/begin": true, "POST /signin/mfa/passkey": true,
 }
 
 // consolePage reports whether pattern is a page of the signed-in console

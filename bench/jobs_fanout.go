@@ -20,14 +20,13 @@ type fanout struct {
 	mu      sync.Mutex
 	created map[string]time.Time // link id -> when its 200 was read
 	hit     map[string]time.Time // link id -> when the receiver got it
-	inWin   map[string]bool      // created inside the measured window
 	from    time.Time            // the window
 	to      time.Time
 	dupes   int
 }
 
 func newFanout() *fanout {
-	return &fanout{created: map[string]time.Time{}, hit: map[string]time.Time{}, inWin: map[string]bool{}}
+	return &fanout{created: map[string]time.Time{}, hit: map[string]time.Time{}}
 }
 
 // ServeHTTP is the HTTPS receiver: it records the link id of every
@@ -69,7 +68,6 @@ func (f *fanout) onCreated(status int, body []byte) {
 	}
 	f.mu.Lock()
 	f.created[out.Link.ID] = now
-	f.inWin[out.Link.ID] = !now.Before(f.from) && !now.After(f.to)
 	f.mu.Unlock()
 }
 

@@ -31,8 +31,11 @@ type jobRow struct {
 	DonePerSec   float64 `json:"done_per_sec"`
 	DrainSeconds float64 `json:"drain_seconds"` // after the window, until all arrived (or gave up)
 	Missing      int     `json:"missing"`       // never arrived
-	P50MS        float64 `json:"p50_ms,omitempty"`
-	P99MS        float64 `json:"p99_ms,omitempty"`
+	// SustainedPS is everything delivered over the time from the start
+	// of the window to the last delivery (fanout).
+	SustainedPS float64 `json:"sustained_per_sec,omitempty"`
+	P50MS       float64 `json:"p50_ms,omitempty"`
+	P99MS       float64 `json:"p99_ms,omitempty"`
 	// LogProblems are the server's error, warning and lock lines over
 	// the whole job, setup included; LogSamples a few of them.
 	LogProblems int      `json:"log_problems"`
@@ -47,6 +50,9 @@ func (j jobRow) text() string {
 	s += fmt.Sprintf("; %d arrived in the window = %.1f/s; all arrived %.2f s after it", j.Done, j.DonePerSec, j.DrainSeconds)
 	if j.Missing > 0 {
 		s += fmt.Sprintf(", %d NEVER ARRIVED", j.Missing)
+	}
+	if j.SustainedPS > 0 {
+		s += fmt.Sprintf(" (%.1f/s sustained, start to last delivery)", j.SustainedPS)
 	}
 	if j.P50MS > 0 || j.P99MS > 0 {
 		s += fmt.Sprintf("; commit-to-delivery p50 %s, p99 %s", fmtMS(j.P50MS), fmtMS(j.P99MS))

@@ -90,6 +90,8 @@ func (f *fanout) result(r *jobRow) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	h := newHistogram()
+	var last time.Time
+	delivered := 0
 	for id, c := range f.created {
 		t, ok := f.hit[id]
 		if !ok {
@@ -97,11 +99,18 @@ func (f *fanout) result(r *jobRow) {
 			continue
 		}
 		h.record(t.Sub(c)) // a delivery before the 200 was read counts as 0
+		delivered++
+		if t.After(last) {
+			last = t
+		}
 		if !t.Before(f.from) && !t.After(f.to) {
 			r.Done++
 		}
 	}
 	r.DonePerSec = float64(r.Done) / r.Seconds
+	if last.After(f.from) {
+		r.SustainedPS = float64(delivered) / last.Sub(f.from).Seconds()
+	}
 	r.P50MS = ms(h.percentile(50))
 	r.P99MS = ms(h.percentile(99))
 }

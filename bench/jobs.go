@@ -34,8 +34,11 @@ type jobRow struct {
 	// SustainedPS is everything delivered over the time from the start
 	// of the window to the last delivery (fanout).
 	SustainedPS float64 `json:"sustained_per_sec,omitempty"`
-	P50MS       float64 `json:"p50_ms,omitempty"`
-	P99MS       float64 `json:"p99_ms,omitempty"`
+	// ReceiverConns are the connections the server opened to the
+	// receiver (fanout): far fewer than deliveries means kept-alive.
+	ReceiverConns int     `json:"receiver_connections,omitempty"`
+	P50MS         float64 `json:"p50_ms,omitempty"`
+	P99MS         float64 `json:"p99_ms,omitempty"`
 	// LogProblems are the server's error, warning and lock lines over
 	// the whole job, setup included; LogSamples a few of them.
 	LogProblems int      `json:"log_problems"`
@@ -53,6 +56,9 @@ func (j jobRow) text() string {
 	}
 	if j.SustainedPS > 0 {
 		s += fmt.Sprintf(" (%.1f/s sustained, start to last delivery)", j.SustainedPS)
+	}
+	if j.ReceiverConns > 0 {
+		s += fmt.Sprintf("; %d connections to the receiver", j.ReceiverConns)
 	}
 	if j.P50MS > 0 || j.P99MS > 0 {
 		s += fmt.Sprintf("; commit-to-delivery p50 %s, p99 %s", fmtMS(j.P50MS), fmtMS(j.P99MS))

@@ -7,11 +7,13 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -120,7 +122,14 @@ func (f *fanout) result(r *jobRow) {
 // HTTPS receiver.
 func (b *bench) runFanout(ctx context.Context, bin, db string) error {
 	f := newFanout()
-	recv := httptest.NewTLSServer(f)
+	var conns atomic.Int64
+	recv := httptest.NewUnstartedServer(f)
+	recv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	recv.StartTLS()
 	defer recv.Close()
 	caFile := filepath.Join(b.tmp, "receiver-ca.pem")
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: recv.Certificate().Raw})
@@ -165,6 +174,7 @@ func (b *bench) runFanout(ctx context.Context, bin, db string) error {
 		Errors: res.errors, DrainSeconds: drain.Seconds()}
 	row.RequestsPS = float64(row.Requests) / row.Seconds
 	f.result(&row)
+	row.ReceiverConns = int(conns.Load())
 	b.addJob(row, js.srv)
 	return js.srv.died()
 }

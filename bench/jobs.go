@@ -20,6 +20,7 @@ var jobNames = []string{"fanout", "mail"}
 type jobRow struct {
 	Job     string  `json:"job"` // fanout, mail (smtp), mail (log)
 	DB      string  `json:"db"`
+	Conns   int     `json:"conns"`
 	Seconds float64 `json:"seconds"` // the load window
 	// Requests are the 200s of the driving calls (link creations,
 	// registrations) in the window; Done the deliveries or mails that
@@ -87,6 +88,7 @@ func (r *report) jobProblems() []string {
 
 // addJob reports row with the problems in srv's log so far.
 func (b *bench) addJob(row jobRow, srv *server) {
+	row.Conns = b.cfg.conns
 	_, row.LogProblems, row.LogSamples = srv.logs.since(logCounts{})
 	b.rep.Jobs = append(b.rep.Jobs, row)
 	b.log.Print(row.text())

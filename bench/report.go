@@ -232,8 +232,14 @@ func (r *report) writeMachine(w io.Writer) {
 	if m.LoadAvg != "" {
 		fmt.Fprintf(w, ", load average %s at start", m.LoadAvg)
 	}
-	fmt.Fprintf(w, "\nclosed loop, %s warm-up then %s per target; flood %d connections for %s\n\n",
-		r.Settings.Warmup, r.Settings.Duration, r.Settings.FloodConns, r.Settings.FloodDuration)
+	if len(r.Results) > 0 {
+		fmt.Fprintf(w, "\nclosed loop, %s warm-up then %s per target; flood %d connections for %s",
+			r.Settings.Warmup, r.Settings.Duration, r.Settings.FloodConns, r.Settings.FloodDuration)
+	}
+	if len(r.Jobs) > 0 {
+		fmt.Fprintf(w, "\njobs: %d connections for %s each, no warm-up", r.Jobs[0].Conns, r.Settings.Duration)
+	}
+	fmt.Fprint(w, "\n\n")
 }
 
 // writeTable prints one row per target and database.

@@ -62,13 +62,14 @@ type config struct {
 	auditOrg      int
 	auditTotal    int
 	auditOthers   int
+	jobs          []string
 }
 
 var knownDBs = []string{"sqlite", "postgres"}
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config
-	var dbs, targets string
+	var dbs, targets, jobs string
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.IntVar(&c.conns, "c", 32, "concurrent connections (closed-loop workers) per target")
@@ -97,6 +98,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.auditOrg, "audit-org", 1_000_000, "audit: entries of the audited org")
 	fs.IntVar(&c.auditTotal, "audit-total", 10_000_000, "audit: entries in the whole audit log")
 	fs.IntVar(&c.auditOthers, "audit-orgs", 900, "audit: other org ids sharing the rest of the log")
+	fs.StringVar(&jobs, "jobs", "", "opt-in background-work measurements, comma-separated: "+strings.Join(jobNames, ", ")+
+		" (each on its own gatehouse and fresh database; -c connections for -d; -targets '' runs only these)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -105,6 +108,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	c.dbs = splitList(dbs)
 	c.targets = splitList(targets)
+	c.jobs = splitList(jobs)
 	if c.want("audit") && !c.want("audit_tool") {
 		c.targets = append(c.targets, "audit_tool")
 	}
@@ -128,7 +132,7 @@ func (c *config) validate() error {
 	check(c.floodDuration <= 0, "-flood-d must be positive")
 	check(c.argonDuration < 0, "-argon-d must not be negative")
 	check(c.cores < 1, "-cores must be at least 1")
-	check(len(c.targets) == 0, "-targets is empty")
+	check(len(c.targets) == 0 && len(c.jobs) == 0, "-targets is empty")
 	check(c.alsoConns < 0, "-also-c must not be negative")
 	check(c.myOrgs < 1, "-myorgs must be at least 1")
 	check(c.inviteUsers < 1, "-invite-users must be at least 1")
@@ -144,7 +148,7 @@ func (c *config) validate() error {
 		for _, d := range c.dbs {
 			check(!slices.Contains(knownDBs, d), "unknown database %q (want %s)", d, strings.Join(knownDBs, ", "))
 		}
-		check(len(c.dbs) == 0 && c.wantsGatehouse(), "-db is empty")
+		check(len(c.dbs) == 0 && (c.wantsGatehouse() || len(c.jobs) > 0), "-db is empty")
 		check(c.pid != 0, "-pid needs -url")
 	} else {
 		u, err := url.Parse(c.url)
@@ -154,6 +158,7 @@ func (c *config) validate() error {
 		}
 		c.url = strings.TrimRight(c.url, "/")
 	}
+	validateJobs(c, check)
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "\n"))
 	}
@@ -256,7 +261,7 @@ func (b *bench) run(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("baseline: %w", err))
 		}
 	}
-	if !b.cfg.wantsGatehouse() || ctx.Err() != nil {
+	if (!b.cfg.wantsGatehouse() && len(b.cfg.jobs) == 0) || ctx.Err() != nil {
 		return errors.Join(errs...)
 	}
 	if b.cfg.url != "" {
@@ -275,10 +280,17 @@ func (b *bench) run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			break
 		}
-		if err := b.runDatabase(ctx, bin, db); err != nil {
-			b.log.Printf("%s: failed; see problems", db)
-			b.rep.Failures = append(b.rep.Failures, fmt.Sprintf("%s: %v", db, err))
-			errs = append(errs, fmt.Errorf("%s: %w", db, err))
+		if b.cfg.wantsGatehouse() {
+			if err := b.runDatabase(ctx, bin, db); err != nil {
+				b.log.Printf("%s: failed; see problems", db)
+				b.rep.Failures = append(b.rep.Failures, fmt.Sprintf("%s: %v", db, err))
+				errs = append(errs, fmt.Errorf("%s: %w", db, err))
+			}
+		}
+		if len(b.cfg.jobs) > 0 && ctx.Err() == nil {
+			if err := b.runJobs(ctx, bin, db); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", db, err))
+			}
 		}
 	}
 	return errors.Join(errs...)

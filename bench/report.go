@@ -20,6 +20,7 @@ type report struct {
 	Argon2   []argonRow  `json:"argon2,omitempty"`
 	Servers  []serverRow `json:"servers,omitempty"`
 	Seeding  []seedRow   `json:"seeding,omitempty"`
+	Jobs     []jobRow    `json:"jobs,omitempty"`
 	Skipped  []string    `json:"skipped,omitempty"`
 	Failures []string    `json:"failures,omitempty"`
 }
@@ -197,7 +198,9 @@ func (r *report) writeJSON(w io.Writer) error {
 // problem seen: non-2xx answers, transport errors, server log lines.
 func (r *report) writeText(w io.Writer) {
 	r.writeMachine(w)
-	r.writeTable(w)
+	if len(r.Results) > 0 {
+		r.writeTable(w)
+	}
 	r.writeFindings(w)
 	problems := r.problems()
 	fmt.Fprintln(w)
@@ -229,8 +232,14 @@ func (r *report) writeMachine(w io.Writer) {
 	if m.LoadAvg != "" {
 		fmt.Fprintf(w, ", load average %s at start", m.LoadAvg)
 	}
-	fmt.Fprintf(w, "\nclosed loop, %s warm-up then %s per target; flood %d connections for %s\n\n",
-		r.Settings.Warmup, r.Settings.Duration, r.Settings.FloodConns, r.Settings.FloodDuration)
+	if len(r.Results) > 0 {
+		fmt.Fprintf(w, "\nclosed loop, %s warm-up then %s per target; flood %d connections for %s",
+			r.Settings.Warmup, r.Settings.Duration, r.Settings.FloodConns, r.Settings.FloodDuration)
+	}
+	if len(r.Jobs) > 0 {
+		fmt.Fprintf(w, "\njobs: %d connections for %s each, no warm-up", r.Jobs[0].Conns, r.Settings.Duration)
+	}
+	fmt.Fprint(w, "\n\n")
 }
 
 // writeTable prints one row per target and database.
@@ -279,6 +288,9 @@ func (r *report) writeFindings(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
+	for _, j := range r.Jobs {
+		fmt.Fprintln(w, j.text())
+	}
 	for _, x := range r.Results {
 		for _, n := range x.Info {
 			fmt.Fprintf(w, "%s (%s): %s\n", x.Target, x.DB, n)
@@ -291,7 +303,7 @@ func (r *report) writeFindings(w io.Writer) {
 
 // problems lists failed requests, server log problems, notes and failures.
 func (r *report) problems() []string {
-	var problems []string
+	problems := r.jobProblems()
 	for _, x := range r.Results {
 		if x.Errors > 0 || x.LateErrors > 0 {
 			p := fmt.Sprintf("%s on %s: %d of %d requests failed (statuses %s", x.Target, x.DB, x.Errors, x.Requests, statusSummary(x.Statuses))

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/emersion/go-smtp"
+)
+
+// mailSink is an SMTP server on loopback that accepts every message and
+// keeps only when each arrived.
+type mailSink struct {
+	mu      sync.Mutex
+	arrived []time.Time
+	srv     *smtp.Server
+	addr    string
+}
+
+func startMailSink() (*mailSink, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s := &mailSink{addr: l.Addr().String()}
+	s.srv = smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &sinkSession{sink: s}, nil }))
+	s.srv.Domain = "localhost"
+	s.srv.ReadTimeout = 10 * time.Second
+	s.srv.WriteTimeout = 10 * time.Second
+	s.srv.ErrorLog = log.New(io.Discard, "", 0)
+	go s.srv.Serve(l)
+	return s, nil
+}
+
+func (s *mailSink) close() { s.srv.Close() }
+
+func (s *mailSink) url() string { return "smtp://" + s.addr }
+
+func (s *mailSink) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.arrived)
+}
+
+// between counts the messages that arrived in [from, to].
+func (s *mailSink) between(from, to time.Time) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, t := range s.arrived {
+		if !t.Before(from) && !t.After(to) {
+			n++
+		}
+	}
+	return n
+}
+
+type sinkSession struct{ sink *mailSink }
+
+func (*sinkSession) Mail(string, *smtp.MailOptions) error { return nil }
+func (*sinkSession) Rcpt(string, *smtp.RcptOptions) error { return nil }
+func (*sinkSession) Reset()                               {}
+func (*sinkSession) Logout() error                        { return nil }
+
+func (c *sinkSession) Data(r io.Reader) error {
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return err
+	}
+	c.sink.mu.Lock()
+	c.sink.arrived = append(c.sink.arrived, time.Now())
+	c.sink.mu.Unlock()
+	return nil
+}
+
+// runMail measures registrations (each queues a confirmation mail) for -d
+// twice: with mail written to the log, then sent to an SMTP sink, and how
+// fast the sink accepts the mails.
+func (b *bench) runMail(ctx context.Context, bin, db string) error {
+	if err := b.runMailOnce(ctx, bin, db, nil); err != nil {
+		return err
+	}
+	sink, err := startMailSink()
+	if err != nil {
+		return err
+	}
+	defer sink.close()
+	return b.runMailOnce(ctx, bin, db, sink)
+}
+
+// runMailOnce starts gatehouse, with SMTP to sink unless it is nil, and
+// registers fresh users on -c connections for -d.
+func (b *bench) runMailOnce(ctx context.Context, bin, db string, sink *mailSink) error {
+	name, extra := "mail (log)", []string(nil)
+	if sink != nil {
+		name, extra = "mail (smtp)", []string{"GATEHOUSE_SMTP_URL=" + sink.url()}
+	}
+	js, stop, err := b.startJobServer(ctx, bin, db, strings.NewReplacer(" ", "", "(", "-", ")", "").Replace(name), extra)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	if sink != nil { // the bench user's own mail
+		waitArrived(ctx, sink.count, 1, 30*time.Second)
+	}
+	run := randomHex(4)
+	var n atomic.Uint64
+	r := &runner{request: func(int) (*http.Request, error) {
+		body := fmt.Sprintf(`{"email":"mail-%s-%d@example.com","password":"pw-bench-registration","name":"Bench"}`, run, n.Add(1))
+		req, err := http.NewRequest(http.MethodPost, js.url+"/v1/auth/register", strings.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		return req, nil
+	}}
+	b.log.Printf("%s: %s: %d connections registering for %v", db, name, b.cfg.conns, b.cfg.duration)
+	from := time.Now()
+	client := newClient(b.cfg.conns, b.cfg.timeout)
+	res := runLoad(ctx, client, r, loadConfig{conns: b.cfg.conns, duration: b.cfg.duration, timeout: b.cfg.timeout})
+	client.CloseIdleConnections()
+	to := from.Add(b.cfg.duration)
+	row := jobRow{Job: name, DB: db, Seconds: b.cfg.duration.Seconds(), Requests: res.requests - res.errors, Errors: res.errors}
+	row.RequestsPS = float64(row.Requests) / row.Seconds
+	if sink != nil {
+		// Every registration that answered, in the window or late, plus
+		// the bench user's.
+		want := int(res.requests-res.errors+res.late-res.lateErrors) + 1
+		row.DrainSeconds = waitArrived(ctx, sink.count, want, time.Minute).Seconds()
+		row.Done = sink.between(from, to)
+		row.DonePerSec = float64(row.Done) / row.Seconds
+		row.Missing = max(0, want-sink.count())
+	}
+	b.addJob(row, js.srv)
+	return js.srv.died()
+}

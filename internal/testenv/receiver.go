@@ -4,6 +4,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -18,10 +19,11 @@ type Receiver struct {
 	// URL is the receiver's base URL; any path under it records.
 	URL string
 	// Fail makes it answer 500 (after recording) while set.
-	Fail atomic.Bool
-	srv  *httptest.Server
-	mu   sync.Mutex
-	got  []Delivery
+	Fail  atomic.Bool
+	conns atomic.Int64 // connections accepted
+	srv   *httptest.Server
+	mu    sync.Mutex
+	got   []Delivery
 }
 
 // Delivery is one webhook request a Receiver got.
@@ -33,7 +35,7 @@ type Delivery struct {
 // NewReceiver starts a receiver, closed when t ends.
 func NewReceiver(t testing.TB) *Receiver {
 	rc := &Receiver{}
-	rc.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	rc.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		rc.mu.Lock()
 		rc.got = append(rc.got, Delivery{r.Header.Get("X-Service-Event"), r.Header.Get("X-Service-Signature"), r.Header.Get("X-Service-Delivery"), body})
@@ -42,10 +44,19 @@ func NewReceiver(t testing.TB) *Receiver {
 			http.Error(w, "down", http.StatusInternalServerError)
 		}
 	}))
+	rc.srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			rc.conns.Add(1)
+		}
+	}
+	rc.srv.StartTLS()
 	rc.URL = rc.srv.URL
 	t.Cleanup(rc.srv.Close)
 	return rc
 }
+
+// Conns is how many connections the receiver has accepted.
+func (rc *Receiver) Conns() int64 { return rc.conns.Load() }
 
 // Roots is a pool holding the receiver's certificate.
 func (rc *Receiver) Roots() *x509.CertPool {

@@ -98,10 +98,19 @@ type Service struct {
 	retries []time.Duration
 }
 
+// IdleConnsPerHost is how many idle connections to one receiver deliveries
+// keep for the next: at least the job engine's workers.
+const IdleConnsPerHost = 64
+
 // New returns the webhook service.
 func New(c Config) *Service {
+	t := outbound.Transport(nil, c.AllowPrivate, c.RootCAs, deliveryTimeout)
+	// The job engine works many deliveries at once, most often to one
+	// receiver: keep as many of their connections as it has workers, or
+	// nearly every delivery pays a new TLS handshake (Go keeps 2 per host).
+	t.MaxIdleConnsPerHost = IdleConnsPerHost
 	s := &Service{store: c.Store, log: c.Logger, clock: c.Now, retries: c.RetryDelays,
-		client: &http.Client{Transport: outbound.Transport(nil, c.AllowPrivate, c.RootCAs, deliveryTimeout), Timeout: deliveryTimeout,
+		client: &http.Client{Transport: t, Timeout: deliveryTimeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	if s.log == nil {
 		s.log = slog.Default()

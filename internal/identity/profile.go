@@ -243,6 +243,23 @@ func (s *Service) ResendVerification(ctx context.Context, p *gatehouse.Principal
 // ResendThrottle is the least time between two confirmation mails.
 const ResendThrottle = time.Minute
 
+// MyOrg is the caller's listing of one workspace (name, role, member
+// count): one read, for pages about that workspace; nil when the caller is
+// not its member.
+func (s *Service) MyOrg(ctx context.Context, p *gatehouse.Principal, orgID string) (*workspace.OrgListing, error) {
+	if !gatehouse.IsID(orgID) {
+		return nil, nil
+	}
+	o, err := s.store.UserOrg(ctx, p.UserID, orgID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, internal("find org", err)
+	}
+	return o, nil
+}
+
 // MyOrgs lists every live org the caller belongs to and the id of their
 // default org. The personal org is created first if it is missing, and a
 // default that is gone falls back to it.

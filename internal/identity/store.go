@@ -75,6 +75,9 @@ type Store interface {
 
 	// UserOrgs lists the live orgs the user belongs to, by join date.
 	UserOrgs(ctx context.Context, userID string) ([]workspace.OrgListing, error)
+	// UserOrg is the user's listing of one live org; ErrNotFound when they
+	// are not its member.
+	UserOrg(ctx context.Context, userID, orgID string) (*workspace.OrgListing, error)
 	DeleteUser(ctx context.Context, userID string, at time.Time) error
 
 	// ListSessions lists the user's live sign-in sessions, newest first.

@@ -38,24 +38,9 @@ type membersData struct {
 	Here      string
 }
 
-// membership finds the caller's listing of org id (its name and their
-// role); nil when they are not a member, which the page answers as not found.
-func (h *handlers) membership(r *http.Request, c *caller, id string) (*workspace.OrgListing, error) {
-	orgs, _, err := h.svc.MyOrgs(r.Context(), c.p)
-	if err != nil {
-		return nil, err
-	}
-	for i := range orgs {
-		if orgs[i].ID == id {
-			return &orgs[i], nil
-		}
-	}
-	return nil, nil
-}
-
 // orgOf is the caller's listing of org id; not a member reads as not found.
 func (h *handlers) orgOf(r *http.Request, c *caller, id string) (*workspace.OrgListing, error) {
-	o, err := h.membership(r, c, id)
+	o, err := h.svc.MyOrg(r.Context(), c.p, id)
 	if err == nil && o == nil {
 		err = errOrgNotFound
 	}

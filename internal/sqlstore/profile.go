@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"github.com/gatehouse/gatehouse"
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/identity"
@@ -27,11 +28,30 @@ func (s *Identity) LatestEmailToken(ctx context.Context, userID, purpose string)
 
 // UserOrgs implements identity.Store.
 func (s *Identity) UserOrgs(ctx context.Context, userID string) ([]workspace.OrgListing, error) {
-	rows, err := s.r().QueryContext(ctx, `SELECT o.id, o.name, o.slug, o.avatar_url, o.kind, o.owner_id, o.created_at, o.deleted_at, m.role,
+	return s.userOrgs(ctx, userOrgsQuery+` ORDER BY m.joined_at, o.id`, userID)
+}
+
+// UserOrg implements identity.Store: the listing of one org of the user;
+// ErrNotFound when they are not a member of a live org of that id.
+func (s *Identity) UserOrg(ctx context.Context, userID, orgID string) (*workspace.OrgListing, error) {
+	orgs, err := s.userOrgs(ctx, userOrgsQuery+` AND o.id = $2`, userID, orgID)
+	if err != nil {
+		return nil, err
+	}
+	if len(orgs) == 0 {
+		return nil, gatehouse.ErrNotFound
+	}
+	return &orgs[0], nil
+}
+
+// userOrgsQuery lists the live orgs of user $1 with their member counts.
+const userOrgsQuery = `SELECT o.id, o.name, o.slug, o.avatar_url, o.kind, o.owner_id, o.created_at, o.deleted_at, m.role,
 			(SELECT COUNT(*) FROM memberships c WHERE c.org_id = o.id)
 		FROM memberships m JOIN orgs o ON o.id = m.org_id
-		WHERE m.user_id = $1 AND o.deleted_at IS NULL
-		ORDER BY m.joined_at, o.id`, userID)
+		WHERE m.user_id = $1 AND o.deleted_at IS NULL`
+
+func (s *Identity) userOrgs(ctx context.Context, query string, args ...any) ([]workspace.OrgListing, error) {
+	rows, err := s.r().QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

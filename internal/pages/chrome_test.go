@@ -40,21 +40,30 @@ type chrome struct {
 // newChrome starts Chromium with a window width wide (height 900).
 func newChrome(t *testing.T, width int) *chrome {
 	t.Helper()
-	_, err := os.Stat(chromiumPath)
-	needTool(t, err == nil, chromiumPath+" (Debian's chromium)")
 	axe, err := os.ReadFile(filepath.Join("..", "..", "test", "node", "node_modules", "axe-core", "axe.min.js"))
 	needTool(t, err == nil, "test/node/node_modules/axe-core (npm ci)")
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath), chromedp.NoSandbox, chromedp.Headless,
-		chromedp.Flag("disable-gpu", true), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("force-prefers-reduced-motion", true), chromedp.Flag("hide-scrollbars", true),
+	alloc := chromiumAllocator(t, chromedp.Flag("force-prefers-reduced-motion", true), chromedp.Flag("hide-scrollbars", true),
 		chromedp.WindowSize(width, 900))
-	t.Cleanup(cancelAlloc)
 	c := &chrome{t: t, alloc: alloc, axe: string(axe)}
 	c.ctx = c.tab()
 	return c
+}
+
+// chromiumAllocator starts headless Debian Chromium with the flags every
+// browser test shares, and extra; it skips the test when Chromium is
+// missing (fails under CI).
+func chromiumAllocator(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
+	_, err := os.Stat(chromiumPath)
+	needTool(t, err == nil, chromiumPath+" (Debian's chromium)")
+	opts := append([]chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath), chromedp.NoSandbox, chromedp.Headless,
+		chromedp.Flag("disable-gpu", true), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true)}, extra...)
+	alloc, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	return alloc
 }
 
 // tab opens a tab in a browser context of its own (its own cookies: a

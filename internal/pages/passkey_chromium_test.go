@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -29,15 +28,7 @@ import (
 // CI=true, where it fails.
 func startChromium(t *testing.T) context.Context {
 	t.Helper()
-	_, statErr := os.Stat(chromiumPath)
-	needTool(t, statErr == nil, chromiumPath+" (Debian's chromium)")
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath), chromedp.NoSandbox, chromedp.Headless,
-		chromedp.Flag("disable-gpu", true), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true))
-	t.Cleanup(cancelAlloc)
-	ctx, cancel := chromedp.NewContext(allocCtx)
+	ctx, cancel := chromedp.NewContext(chromiumAllocator(t))
 	t.Cleanup(cancel)
 	// The first Run starts the browser; it must not carry a timeout.
 	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {

@@ -33,6 +33,9 @@ func TestChromiumSignInStep(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(".error")))
 		c.wantText(tab, "wrong code", "Invalid or already used code")
 		c.checkA11y(tab, "mfa with an error")
+		if env.DB == "sqlite" {
+			c.screenshot(tab, "signin-step-500", testenv.Updating())
+		}
 		c.do(tab, "the right code", chromedp.SendKeys(chromedp.ID("code"), totpNow(t, env, m.Secret)),
 			chromedp.Click(chromedp.CSS(`form[action="/signin/mfa"] button[type=submit]`)),
 			chromedp.WaitVisible(chromedp.ID("ws-title")))

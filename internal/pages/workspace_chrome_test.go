@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -11,33 +12,52 @@ import (
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
-// chromeSignIn signs a in on tab through the sign-in form.
-func chromeSignIn(c *chrome, tab context.Context, env *testenv.Env, a *testenv.Account) {
-	c.do(tab, "sign in", chromedp.Navigate(env.URL+"/signin"), chromedp.WaitVisible(chromedp.ID("email")),
+// chromeSignIn signs a in on tab through the sign-in form of the service
+// at web.
+func chromeSignIn(c *chrome, tab context.Context, web string, a *testenv.Account) {
+	c.do(tab, "sign in", chromedp.Navigate(web+"/signin"), chromedp.WaitVisible(chromedp.ID("email")),
 		chromedp.SendKeys(chromedp.ID("email"), a.Email), chromedp.SendKeys(chromedp.ID("password"), a.Password),
 		chromedp.Click(chromedp.CSS(`form[action="/signin"] button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("ws-title")))
 }
 
-// chromiumKeysAndDomains: a workspace key created (its secret shown once
-// with a copy button), a domain claimed, its TXT record published on the
-// test DNS server and verified.
-func chromiumKeysAndDomains(t *testing.T, c *chrome, tab context.Context, env *testenv.Env, base string) {
+// chromiumOrgKey creates a workspace key named name on the keys page of
+// the workspace at base and returns its secret, shown once with a copy
+// button.
+func chromiumOrgKey(c *chrome, tab context.Context, base, name string) string {
+	c.t.Helper()
 	c.do(tab, "workspace key", chromedp.Navigate(base+"/keys"), chromedp.WaitVisible(chromedp.ID("key-name")),
-		chromedp.SendKeys(chromedp.ID("key-name"), "ci deploy"),
+		chromedp.SendKeys(chromedp.ID("key-name"), name),
 		chromedp.Click(chromedp.CSS(`form[action$="/keys"] button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`button[data-copy="new-secret"]`)))
 	c.checkA11y(tab, "workspace keys with a new secret")
+	secret, err := chromedp.Run(tab, chromedp.Text(chromedp.ID("new-secret")))
+	if err != nil || !strings.HasPrefix(secret, "svc_o_") {
+		c.t.Fatalf("secret shown = %q (%v); want a workspace key's", secret, err)
+	}
+	return secret
+}
+
+// chromiumDomain claims a domain on the domains page of the workspace at
+// base, publishes the TXT record the page shows on the test DNS server,
+// verifies it and returns the domain.
+func chromiumDomain(c *chrome, tab context.Context, env *testenv.Env, base string) string {
+	c.t.Helper()
 	domain := "chromium-" + testenv.RandomHex(4) + ".test"
 	c.do(tab, "claim a domain", chromedp.Navigate(base+"/domains"), chromedp.WaitVisible(chromedp.ID("domain")),
 		chromedp.SendKeys(chromedp.ID("domain"), domain),
 		chromedp.Click(chromedp.CSS(`form[action$="/domains"] button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`button[data-copy="txt-value-0"]`)))
 	c.checkA11y(tab, "domains")
+	name, _ := chromedp.Run(tab, chromedp.Text(chromedp.ID("txt-name-0")))
 	value, _ := chromedp.Run(tab, chromedp.Text(chromedp.ID("txt-value-0")))
-	env.DNS.SetTXT("_service."+domain, value)
+	if name != "_service."+domain || value == "" {
+		c.t.Fatalf("TXT record shown: %q = %q; want a value at _service.%s", name, value, domain)
+	}
+	env.DNS.SetTXT(name, value)
 	c.do(tab, "verify", chromedp.Click(chromedp.CSS(`button[aria-label="Verify `+domain+`"]`)), chromedp.WaitVisible(chromedp.CSS(".badge.ok")))
 	c.wantText(tab, "verified", "Domain verified.")
 	c.checkA11y(tab, "domain verified")
+	return domain
 }
 
 // TestChromiumWorkspacePages: an owner in headless Chromium opens the
@@ -54,7 +74,7 @@ func TestChromiumWorkspacePages(t *testing.T) {
 		org := env.TeamOrg(t, "Chromium Works", [2]string{owner.UserID, "owner"}, [2]string{member.UserID, "member"})
 		base := env.URL + "/workspaces/" + org
 		tab := c.tab()
-		chromeSignIn(c, tab, env, owner)
+		chromeSignIn(c, tab, env.URL, owner)
 
 		c.do(tab, "overview", chromedp.Navigate(base), chromedp.WaitVisible(chromedp.CSS(".facts")))
 		c.wantText(tab, "overview", "Chromium Works", "Audit log", "Settings")
@@ -83,7 +103,8 @@ func TestChromiumWorkspacePages(t *testing.T) {
 			clear("slug"), chromedp.SendKeys(chromedp.ID("slug"), "Bad Slug"),
 			chromedp.Click(chromedp.CSS(`form[action$="/settings"] button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("slug-error")))
 		c.checkA11y(tab, "settings with an error")
-		chromiumKeysAndDomains(t, c, tab, env, base)
+		chromiumOrgKey(c, tab, base, "ci deploy")
+		chromiumDomain(c, tab, env, base)
 
 		client := env.Do(t, "POST", "/oauth/register", "", map[string]any{"client_name": "Chromium App", "redirect_uris": []string{"http://127.0.0.1:9/cb"},
 			"grant_types": []string{"authorization_code", "urn:ietf:params:oauth:grant-type:device_code"}}).Want(t, http.StatusCreated).Str("client_id")

@@ -1,8 +1,10 @@
 package pages_test
 
 import (
+	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -52,4 +54,48 @@ func TestInviteLanding(t *testing.T) {
 			t.Fatalf("after accepting, the user's role in the org is %q; want member", role)
 		}
 	})
+}
+
+// TestInviteSignUpWaysBack: a person who follows "Create an account" from
+// an invitation but already has an account is sent to sign in by the
+// sign-up page (its aside, and the message of a taken address); every such
+// link keeps the invitation, so signing in there lands back on it instead
+// of on the console with the invitation lost.
+func TestInviteSignUpWaysBack(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, a := env.Register(t), env.Register(t)
+		invite := "/invite?token=" + url.QueryEscape(env.InviteByLink(t, owner.Token, env.CreateOrg(t, owner, "Ways Back")))
+		b := env.NewBrowser(t)
+		signup := hrefs(b.Get(t, invite), "/signup")
+		if len(signup) != 1 {
+			t.Fatalf("the invitation links to sign-up %q; want one link", signup)
+		}
+		page := b.Get(t, signup[0])
+		taken := b.Post(t, "/signup", url.Values{"next": {invite}, "email": {a.Email}, "password": {"another passphrase"}})
+		wantPage(t, "taken address", taken, http.StatusConflict, "An account with this email address already exists.")
+		for what, p := range map[string]*testenv.Page{"sign-up page": page, "taken address": taken} {
+			links := hrefs(p, "/signin")
+			if len(links) == 0 {
+				t.Fatalf("%s: no sign-in link", what)
+			}
+			for _, l := range links {
+				signin := b.Get(t, l)
+				wantPage(t, what+": "+l, signin, http.StatusOK, `name="next" value="`+html.EscapeString(invite)+`"`)
+			}
+		}
+		res := b.Post(t, "/signin", url.Values{"next": {invite}, "email": {a.Email}, "password": {a.Password}})
+		wantRedirect(t, "sign-in", res, invite)
+	})
+}
+
+// hrefs are the links of p's page to path (with or without a query),
+// unescaped.
+func hrefs(p *testenv.Page, path string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`href="([^"]*)"`).FindAllStringSubmatch(p.Body, -1) {
+		if l := html.UnescapeString(m[1]); l == path || strings.HasPrefix(l, path+"?") {
+			out = append(out, l)
+		}
+	}
+	return out
 }

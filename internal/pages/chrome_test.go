@@ -28,13 +28,12 @@ func needTool(t *testing.T, ok bool, what string) {
 	t.Skip(msg)
 }
 
-// chrome is one headless Chromium (Debian's, driven by chromedp) with
-// a tab whose cookies are its own.
+// chrome is one headless Chromium (Debian's, driven by chromedp) whose
+// tabs each have cookies of their own.
 type chrome struct {
-	t     *testing.T
-	alloc context.Context
-	ctx   context.Context
-	axe   string // axe-core's source, injected into each checked page
+	t       *testing.T
+	browser context.Context // the browser's first tab, which started it
+	axe     string          // axe-core's source, injected into each checked page
 }
 
 // newChrome starts Chromium with a window width wide (height 900).
@@ -44,9 +43,13 @@ func newChrome(t *testing.T, width int) *chrome {
 	needTool(t, err == nil, "test/node/node_modules/axe-core (npm ci)")
 	alloc := chromiumAllocator(t, chromedp.Flag("force-prefers-reduced-motion", true), chromedp.Flag("hide-scrollbars", true),
 		chromedp.WindowSize(width, 900))
-	c := &chrome{t: t, alloc: alloc, axe: string(axe)}
-	c.ctx = c.tab()
-	return c
+	// The first Run starts the browser; it must not carry a timeout.
+	browser, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(browser, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return &chrome{t: t, browser: browser, axe: string(axe)}
 }
 
 // chromiumAllocator starts headless Debian Chromium with the flags every
@@ -66,16 +69,11 @@ func chromiumAllocator(t *testing.T, extra ...chromedp.ExecAllocatorOption) cont
 	return alloc
 }
 
-// tab opens a tab in a browser context of its own (its own cookies: a
-// second person, or the same person on a second device).
+// tab opens a tab of the one browser in a browser context of its own (its
+// own cookies: a second person, or the same person on a second device),
+// closed when the current test ends.
 func (c *chrome) tab() context.Context {
-	ctx, cancel := chromedp.NewContext(c.alloc)
-	c.t.Cleanup(cancel)
-	// The first Run starts the browser; it must not carry a timeout.
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		c.t.Fatalf("start chromium: %v", err)
-	}
-	ctx, cancel = chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
+	ctx, cancel := chromedp.NewContext(c.browser, chromedp.WithNewBrowserContext())
 	c.t.Cleanup(cancel)
 	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
 		c.t.Fatalf("new browser context: %v", err)

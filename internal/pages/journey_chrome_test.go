@@ -24,7 +24,7 @@ type journey struct {
 	ownerTab, memberTab   context.Context
 	memberTab2            context.Context // the member signed in a second time, elsewhere
 	base                  string          // the workspace's pages
-	inviteLink, domain    string
+	inviteLink            string
 	memberAccess, refresh string // memberTab2's session: an access token of it, and its cookie's refresh token
 }
 
@@ -201,7 +201,7 @@ func (j *journey) createKey(t *testing.T) {
 // verifyDomain claims a domain, publishes the TXT record the page shows
 // on the test DNS server and verifies it.
 func (j *journey) verifyDomain(t *testing.T) {
-	j.domain = chromiumDomain(j.c, j.ownerTab, j.env, j.base)
+	chromiumDomain(j.c, j.ownerTab, j.env, j.base)
 }
 
 // readAudit finds each of the owner's actions on the audit page.

@@ -24,12 +24,16 @@ func TestConsoleKeys(t *testing.T) {
 		wantPage(t, "GET /account/keys", b.Get(t, "/account/keys"), 200, "You have no personal API keys.", "Key Team", `value="tasks"`)
 
 		res := b.Post(t, "/account/keys", url.Values{"name": {"x"}, "org_id": {team}, "scope": {"some"}, "tools": {"tasks"}, "expires_in_days": {"30"}})
-		wantPage(t, "short name", res, 400, `id="key-name-error">Name must be 2 to`, `value="x"`)
+		wantPage(t, "short name", res, 400, `id="key-name-error">Name must be 2 to`, `value="x"`, `id="scope-some" name="scope" value="some" checked`,
+			`name="tools" value="tasks" checked`)
 		if strings.Contains(res.Body, `<option value="`+team+`" selected>`) == false {
 			t.Fatalf("the chosen workspace is not kept:\n%s", res.Body)
 		}
 		res = b.Post(t, "/account/keys", url.Values{"name": {"backup"}, "org_id": {team}, "scope": {"some"}, "tools": {"tasks", "nope"}, "expires_in_days": {"30"}})
-		wantPage(t, "unknown tool", res, 400, "Unknown tool")
+		wantPage(t, "unknown tool", res, 400, `role="alert">Unknown tool`, `name="tools" value="tasks" checked`)
+		if strings.Contains(res.Body, `value="notes" checked`) {
+			t.Fatalf("a box nobody ticked is ticked")
+		}
 		forged := b.PostCrossSite(t, "/account/keys", url.Values{"name": {"forged"}, "org_id": {team}, "expires_in_days": {"30"}})
 		wantPage(t, "cross-site create", forged, 403, "Request refused")
 

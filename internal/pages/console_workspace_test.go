@@ -111,8 +111,8 @@ func TestConsoleTeams(t *testing.T) {
 		}
 		team := strings.TrimPrefix(strings.TrimSuffix(res.Location(), "?done=team-created"), base+"/")
 		wantPage(t, "lead's team", lb.Get(t, base+"/"+team), 200, "You", "lead", "Add a member")
-		wantPage(t, "unknown address", lb.Post(t, base+"/"+team+"/members", url.Values{"email": {"nobody@example.com"}}), 400,
-			`id="email-error"`, `value="nobody@example.com"`)
+		wantPage(t, "unknown address", lb.Post(t, base+"/"+team+"/members", url.Values{"email": {"nobody@example.com"}, "role": {"lead"}}), 400,
+			`id="email-error"`, `value="nobody@example.com"`, `<option value="lead" selected>`)
 		wantRedirect(t, "add", lb.Post(t, base+"/"+team+"/members", url.Values{"email": {strings.ToUpper(billing.Email)}}), base+"/"+team+"?done=team-member")
 
 		res = bb.Get(t, base+"/"+team)

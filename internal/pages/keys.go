@@ -80,7 +80,8 @@ func (h *handlers) handleCreateKey(w http.ResponseWriter, r *http.Request) {
 		if ok {
 			p.Notice = ""
 			h.refuse(w, r, "keys", p, err, map[string]string{"name": in.Name, "org_id": in.OrgID,
-				"expires_in_days": r.PostFormValue("expires_in_days"), "scope": r.PostFormValue("scope")}, "name", "expires_in_days")
+				"expires_in_days": r.PostFormValue("expires_in_days"), "scope": r.PostFormValue("scope"),
+				"tools": strings.Join(r.PostForm["tools"], " ")}, "name", "expires_in_days", "tools")
 		}
 		return
 	}

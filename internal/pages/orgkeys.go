@@ -85,7 +85,8 @@ func (h *handlers) handleCreateOrgKey(w http.ResponseWriter, r *http.Request) {
 		if p, ok := h.orgKeysPage(w, asGet(r), c); ok {
 			p.Notice = ""
 			h.refuse(w, r, "orgkeys", p, err, map[string]string{"name": in.Name, "role": in.Role,
-				"expires_in_days": r.PostFormValue("expires_in_days"), "scope": r.PostFormValue("scope")}, "name", "role", "expires_in_days", "tools")
+				"expires_in_days": r.PostFormValue("expires_in_days"), "scope": r.PostFormValue("scope"),
+				"tools": strings.Join(r.PostForm["tools"], " ")}, "name", "role", "expires_in_days", "tools")
 		}
 		return
 	}

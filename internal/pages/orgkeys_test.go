@@ -36,7 +36,8 @@ func TestConsoleOrgKeys(t *testing.T) {
 			`id="key-name-error"`)
 		wantPage(t, "owner role", ab.Post(t, path, url.Values{"name": {"deploy"}, "role": {"owner"}, "expires_in_days": {"30"}}), 400,
 			`id="role-error"`, `value="deploy"`)
-		wantPage(t, "bad expiry", ab.Post(t, path, url.Values{"name": {"deploy"}, "role": {"member"}, "expires_in_days": {"99999"}}), 400, `id="expiry-error"`)
+		wantPage(t, "bad expiry", ab.Post(t, path, url.Values{"name": {"deploy"}, "role": {"member"}, "expires_in_days": {"99999"},
+			"scope": {"some"}, "tools": {"notes"}}), 400, `id="expiry-error"`, `name="tools" value="notes" checked`, `value="some" checked`)
 		if n := orgKeyCount(t, env, org); n != 0 {
 			t.Fatalf("refused forms made %d keys", n)
 		}

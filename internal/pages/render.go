@@ -92,6 +92,17 @@ func (p *page) FieldError(name string) string { return p.Fields[name] }
 // Value is the typed value of field name, shown again with its error.
 func (p *page) Value(name string) string { return p.Values[name] }
 
+// Ticked reports whether value is among the space-separated values kept
+// for field name (the boxes of a multiple choice).
+func (p *page) Ticked(name, value string) bool {
+	for _, v := range strings.Fields(p.Values[name]) {
+		if v == value {
+			return true
+		}
+	}
+	return false
+}
+
 // render writes a page with its security headers.
 func (h *handlers) render(w http.ResponseWriter, status int, name string, p *page) {
 	p.Brand = h.brand

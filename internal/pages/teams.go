@@ -163,7 +163,7 @@ func (h *handlers) handleTeamMember(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		if p, ok := h.teamPage(w, asGet(r), c); ok {
-			h.refuse(w, r, "team", p, err, map[string]string{"email": email}, "email", "role")
+			h.refuse(w, r, "team", p, err, map[string]string{"email": email, "role": r.PostFormValue("role")}, "email", "role")
 		}
 		return
 	}

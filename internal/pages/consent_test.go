@@ -14,7 +14,8 @@ import (
 // application as not verified with its redirect host, lists the scopes,
 // the resource, how long access lasts and each workspace's tools (a tool
 // switched off is not listed); the device page shows the user code to
-// compare with the device (RFC 8628 §3.3.1).
+// compare with the device (RFC 8628 §3.3.1), and approving or denying
+// ends on a signed-in page that offers sign-out and a way on.
 func TestConsentSaysWhatIsGranted(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
@@ -58,5 +59,20 @@ func TestConsentSaysWhatIsGranted(t *testing.T) {
 		r.Body.Close()
 		wantPage(t, "device consent", b.Get(t, "/device?user_code="+strings.ToLower(strings.ReplaceAll(da.UserCode, "-", ""))), 200,
 			"Check that your device shows this code", `user-code">`+da.UserCode+"<", "Not verified", "<code>offline_access</code>")
+
+		// Either outcome is a signed-in page with sign-out and a way on.
+		decide := func(decision string) *testenv.Page {
+			return b.Post(t, "/device", url.Values{"user_code": {da.UserCode}, "org_id": {org}, "decision": {decision}})
+		}
+		wantPage(t, "device approved", decide("approve"), 200, "Device connected", `action="/signout"`, `href="/account/apps">See your connected apps`)
+		r, err = env.Client.PostForm(env.URL+"/oauth/device/authorization", url.Values{"client_id": {client}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.NewDecoder(r.Body).Decode(&da); err != nil || r.StatusCode != 200 {
+			t.Fatalf("device authorization: %d %v", r.StatusCode, err)
+		}
+		r.Body.Close()
+		wantPage(t, "device denied", decide("deny"), 200, "Request denied", `action="/signout"`, `href="/">Go to your console`)
 	})
 }

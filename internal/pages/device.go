@@ -84,11 +84,15 @@ func (h *handlers) handleDeviceDecision(w http.ResponseWriter, r *http.Request) 
 		h.pageError(w, r, err)
 		return
 	}
+	// The outcome is a signed-in page: it offers sign-out (the layout's)
+	// and a way on into the console.
 	if !approve {
-		h.render(w, http.StatusOK, "message", &page{Title: "Request denied", Message: "The device was not connected. You can close this page."})
+		h.render(w, http.StatusOK, "message", &page{Title: "Request denied", User: b.User,
+			Message: "The device was not connected. You can close this page.", Next: "/", Button: "Go to your console"})
 		return
 	}
-	h.render(w, http.StatusOK, "message", &page{Title: "Device connected", Message: "You can return to your device; it will finish signing in by itself."})
+	h.render(w, http.StatusOK, "message", &page{Title: "Device connected", User: b.User,
+		Message: "You can return to your device; it will finish signing in by itself.", Next: "/account/apps", Button: "See your connected apps"})
 }
 
 // deviceCodesLimited answers 429 (the error page, with Retry-After) when

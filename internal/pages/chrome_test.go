@@ -34,9 +34,11 @@ type chrome struct {
 	t       *testing.T
 	browser context.Context // the browser's first tab, which started it
 	axe     string          // axe-core's source, injected into each checked page
+	width   int             // each tab's viewport width
 }
 
-// newChrome starts Chromium with a window width wide (height 900).
+// newChrome starts Chromium whose tabs show pages width wide (height
+// 900).
 func newChrome(t *testing.T, width int) *chrome {
 	t.Helper()
 	axe, err := os.ReadFile(filepath.Join("..", "..", "test", "node", "node_modules", "axe-core", "axe.min.js"))
@@ -49,7 +51,7 @@ func newChrome(t *testing.T, width int) *chrome {
 	if err := chromedp.Do(browser, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
-	return &chrome{t: t, browser: browser, axe: string(axe)}
+	return &chrome{t: t, browser: browser, axe: string(axe), width: width}
 }
 
 // chromiumAllocator starts headless Debian Chromium with the flags every
@@ -75,7 +77,9 @@ func chromiumAllocator(t *testing.T, extra ...chromedp.ExecAllocatorOption) cont
 func (c *chrome) tab() context.Context {
 	ctx, cancel := chromedp.NewContext(c.browser, chromedp.WithNewBrowserContext())
 	c.t.Cleanup(cancel)
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+	// Headless Chromium's window is at least 500 px wide whatever its
+	// size asks, so a phone's width is emulated in each tab.
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank"), chromedp.EmulateViewport(int64(c.width), 900)); err != nil {
 		c.t.Fatalf("new browser context: %v", err)
 	}
 	return ctx

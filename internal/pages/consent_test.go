@@ -76,3 +76,57 @@ func TestConsentSaysWhatIsGranted(t *testing.T) {
 		wantPage(t, "device denied", decide("deny"), 200, "Request denied", `action="/signout"`, `href="/">Go to your console`)
 	})
 }
+
+// TestConsoleAppsDisconnect: an application connected through the device
+// page is listed on the connected apps page with its workspace and since
+// when; disconnecting it there ends its access (its refresh token is
+// refused) and empties the list.
+func TestConsoleAppsDisconnect(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		org := env.TeamOrg(t, "Lighthouse", [2]string{a.UserID, "member"})
+		b := signedIn(t, env, a)
+		client := env.Do(t, "POST", "/oauth/register", "", map[string]any{"client_name": "Beacon CLI", "redirect_uris": []string{"http://127.0.0.1:9/cb"},
+			"grant_types": []string{"urn:ietf:params:oauth:grant-type:device_code", "refresh_token"}}).Want(t, http.StatusCreated).Str("client_id")
+		var da struct {
+			DeviceCode string `json:"device_code"`
+			UserCode   string `json:"user_code"`
+		}
+		form := func(path string, v url.Values, out any) int {
+			t.Helper()
+			r, err := env.Client.PostForm(env.URL+path, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Body.Close()
+			if out != nil {
+				if err := json.NewDecoder(r.Body).Decode(out); err != nil {
+					t.Fatalf("%s: %v", path, err)
+				}
+			}
+			return r.StatusCode
+		}
+		if st := form("/oauth/device/authorization", url.Values{"client_id": {client}, "scope": {"offline_access"}}, &da); st != 200 {
+			t.Fatalf("device authorization: %d", st)
+		}
+		wantPage(t, "approve", b.Post(t, "/device", url.Values{"user_code": {da.UserCode}, "org_id": {org}, "decision": {"approve"}}), 200, "Device connected")
+		var tok struct {
+			Refresh string `json:"refresh_token"`
+		}
+		if st := form("/oauth/token", url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:device_code"}, "device_code": {da.DeviceCode},
+			"client_id": {client}}, &tok); st != 200 || tok.Refresh == "" {
+			t.Fatalf("device token: %d, refresh %q", st, tok.Refresh)
+		}
+		res := b.Get(t, "/account/apps")
+		wantPage(t, "listed", res, 200, "Beacon CLI", "in Lighthouse · since "+env.Clock.Now().Format("2 Jan 2006"), `aria-label="Disconnect Beacon CLI"`)
+		id := sessionIDs.FindStringSubmatch(res.Body)
+		if id == nil {
+			t.Fatalf("no disconnect form:\n%s", res.Body)
+		}
+		wantRedirect(t, "disconnect", b.Post(t, "/account/apps/disconnect", url.Values{"id": {id[1]}}), "/account/apps?done=disconnected")
+		wantPage(t, "after", b.Get(t, "/account/apps?done=disconnected"), 200, "Application disconnected.", "No applications are connected")
+		if st := form("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.Refresh}, "client_id": {client}}, nil); st != 400 {
+			t.Fatalf("refresh after disconnecting: %d; want 400", st)
+		}
+	})
+}

@@ -62,3 +62,25 @@ func TestMagicLinkLanding(t *testing.T) {
 		}
 	})
 }
+
+// TestConsoleSetPassword: someone who signed up with an email link has no
+// password; the account page offers to set one (no current password asked),
+// a refused one is explained next to its field, and the one set then signs in.
+func TestConsoleSetPassword(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		b := env.NewBrowser(t)
+		email := testenv.Email()
+		wantPage(t, "email me a link", b.Post(t, "/signin/magic", url.Values{"email": {email}}), 200, "Check your email")
+		tok := testenv.TokenFromLink(t, env.Mail.WaitFor(t, email, 5*time.Second).Text, "http://web.test/auth/magic?token=")
+		wantRedirect(t, "open the link", b.Post(t, "/auth/magic", url.Values{"token": {tok}}), "/")
+		res := b.Get(t, "/account")
+		wantPage(t, "account", res, 200, "Set a password", "You sign in with email links")
+		if strings.Contains(res.Body, `id="current_password"`) {
+			t.Fatalf("a user without a password is asked for the current one")
+		}
+		wantPage(t, "too short", b.Post(t, "/account/password", url.Values{"new_password": {"short"}}), 400, `id="new_password-error"`, "Set a password")
+		wantRedirect(t, "set", b.Post(t, "/account/password", url.Values{"new_password": {"a fresh passphrase"}}), "/account?done=password")
+		wantPage(t, "now a password", b.Get(t, "/account"), 200, "Change password", `id="current_password"`)
+		env.Login(t, email, "a fresh passphrase").Want(t, 200)
+	})
+}

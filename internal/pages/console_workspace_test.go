@@ -79,6 +79,11 @@ func TestConsoleWorkspacePages(t *testing.T) {
 		if strings.Contains(res.Body, `"item-title"><code>identity.member.role_changed`) {
 			t.Fatalf("the action filter lets other actions through")
 		}
+		res = ob.Get(t, base+"/audit?tool=org")
+		wantPage(t, "by tool", res, 200, `<option value="org" selected>`, `"item-title"><code>ghost.acted`)
+		if strings.Contains(res.Body, `"item-title"><code>identity.`) {
+			t.Fatalf("the tool filter lets other tools' entries through")
+		}
 		wantPage(t, "bad limit", ob.Get(t, base+"/audit?limit=0"), 400, `id="limit-error"`, `value="0"`)
 
 		// Delete: the name must be typed; then the workspace is gone.

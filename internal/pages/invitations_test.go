@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
@@ -27,7 +28,7 @@ func TestConsoleInvitations(t *testing.T) {
 		a, b := testenv.Email(), testenv.Email()
 		res := ob.Post(t, path, url.Values{"emails": {a + ",\n" + b + ", not-an-address"}, "role": {"admin"}})
 		wantPage(t, "one bad address", res, 400, `id="emails-error"`, ">not-an-address</textarea>", `<option value="admin" selected>`)
-		env.MailToken(t, a, testenv.InviteLink)
+		tokA := env.MailToken(t, a, testenv.InviteLink)
 		env.MailToken(t, b, testenv.InviteLink)
 		wantPage(t, "none valid", ob.Post(t, path, url.Values{"emails": {"nope"}}), 400, ">nope</textarea>")
 		wantRedirect(t, "one more", ob.Post(t, path, url.Values{"emails": {testenv.Email()}}), path+"?done=invited")
@@ -58,6 +59,16 @@ func TestConsoleInvitations(t *testing.T) {
 		if strings.Contains(ob.Get(t, path).Body, ids[0][1]) {
 			t.Fatalf("a revoked invitation is still listed")
 		}
+
+		// Only usable invitations are listed: not an accepted one, not expired ones.
+		ab := env.NewBrowser(t)
+		wantRedirect(t, "a signs up", ab.Post(t, "/signup", url.Values{"email": {a}, "password": {"an invited passphrase"}}), "/")
+		wantRedirect(t, "a accepts", ab.Post(t, "/invite", url.Values{"token": {tokA}}), "/account/workspaces?done=joined")
+		if res := ob.Get(t, path); strings.Contains(res.Body, a) || !strings.Contains(res.Body, b) {
+			t.Fatalf("after %s accepted, the list is wrong:\n%s", a, res.Body)
+		}
+		env.Clock.Advance(15 * 24 * time.Hour)
+		wantPage(t, "expired", ob.Get(t, path), 200, "No open invitations.")
 	})
 }
 

@@ -84,3 +84,16 @@ func TestConsoleSetPassword(t *testing.T) {
 		env.Login(t, email, "a fresh passphrase").Want(t, 200)
 	})
 }
+
+// TestMagicLinkBadAddress: an address the link form refuses is explained
+// next to that form's field, tied to it for screen readers, and kept.
+func TestMagicLinkBadAddress(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		res := env.NewBrowser(t).Post(t, "/signin/magic", url.Values{"email": {"not-an-address"}})
+		wantPage(t, "bad address", res, 400, `id="magic-email" name="email" type="email" autocomplete="email" required value="not-an-address" aria-invalid="true" aria-describedby="magic-email-error"`,
+			`<p class="field-error" id="magic-email-error">`)
+		if strings.Contains(res.Body, `<p class="error" role="alert">`) {
+			t.Fatalf("the message is above the password form, not by the link form's field")
+		}
+	})
+}

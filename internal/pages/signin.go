@@ -75,7 +75,9 @@ func (h *handlers) handleSignInMagic(w http.ResponseWriter, r *http.Request) {
 	email, next := r.PostFormValue("email"), safeNext(r.PostFormValue("next"))
 	key, display, err := gatehouse.ParseEmail(email)
 	if err != nil {
-		h.render(w, http.StatusBadRequest, "signin", &page{Title: "Sign in", Next: next, Email: email, Error: sentence(err.(*gatehouse.Error).Message), Script: passkeyScriptPath})
+		// Next to the link form's field, not above the password form.
+		h.render(w, http.StatusBadRequest, "signin", &page{Title: "Sign in", Next: next, Email: email, Script: passkeyScriptPath,
+			Fields: map[string]string{"magic-email": sentence(err.(*gatehouse.Error).Message)}})
 		return
 	}
 	okIP, _ := h.magic.Allow(h.k.ClientIP(r))

@@ -10,6 +10,40 @@ import (
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
+// deviceAuth is a device authorization's answer (RFC 8628 §3.2).
+type deviceAuth struct {
+	DeviceCode string `json:"device_code"`
+	UserCode   string `json:"user_code"`
+	Complete   string `json:"verification_uri_complete"`
+}
+
+// deviceAuthorization starts a device authorization with form.
+func deviceAuthorization(t *testing.T, env *testenv.Env, form url.Values) deviceAuth {
+	t.Helper()
+	var da deviceAuth
+	if st := postForm(t, env, "/oauth/device/authorization", form, &da); st != 200 {
+		t.Fatalf("device authorization: %d", st)
+	}
+	return da
+}
+
+// postForm posts form to path outside any browser and decodes the JSON
+// answer into out (nil: not read); it returns the status.
+func postForm(t *testing.T, env *testenv.Env, path string, form url.Values, out any) int {
+	t.Helper()
+	r, err := env.Client.PostForm(env.URL+path, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	if out != nil && r.StatusCode == 200 {
+		if err := json.NewDecoder(r.Body).Decode(out); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	return r.StatusCode
+}
+
 // TestConsentSaysWhatIsGranted: the consent page marks a self-registered
 // application as not verified with its redirect host, lists the scopes,
 // the resource, how long access lasts and each workspace's tools (a tool
@@ -46,17 +80,7 @@ func TestConsentSaysWhatIsGranted(t *testing.T) {
 			t.Fatalf("a browser consent asks for a device code")
 		}
 
-		r, err := env.Client.PostForm(env.URL+"/oauth/device/authorization", url.Values{"client_id": {client}, "scope": {"offline_access"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var da struct {
-			UserCode string `json:"user_code"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&da); err != nil || r.StatusCode != 200 {
-			t.Fatalf("device authorization: %d %v", r.StatusCode, err)
-		}
-		r.Body.Close()
+		da := deviceAuthorization(t, env, url.Values{"client_id": {client}, "scope": {"offline_access"}})
 		wantPage(t, "device consent", b.Get(t, "/device?user_code="+strings.ToLower(strings.ReplaceAll(da.UserCode, "-", ""))), 200,
 			"Check that your device shows this code", `user-code">`+da.UserCode+"<", "Not verified", "<code>offline_access</code>")
 
@@ -65,14 +89,7 @@ func TestConsentSaysWhatIsGranted(t *testing.T) {
 			return b.Post(t, "/device", url.Values{"user_code": {da.UserCode}, "org_id": {org}, "decision": {decision}})
 		}
 		wantPage(t, "device approved", decide("approve"), 200, "Device connected", `action="/signout"`, `href="/account/apps">See your connected apps`)
-		r, err = env.Client.PostForm(env.URL+"/oauth/device/authorization", url.Values{"client_id": {client}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.NewDecoder(r.Body).Decode(&da); err != nil || r.StatusCode != 200 {
-			t.Fatalf("device authorization: %d %v", r.StatusCode, err)
-		}
-		r.Body.Close()
+		da = deviceAuthorization(t, env, url.Values{"client_id": {client}})
 		wantPage(t, "device denied", decide("deny"), 200, "Request denied", `action="/signout"`, `href="/">Go to your console`)
 	})
 }
@@ -88,32 +105,12 @@ func TestConsoleAppsDisconnect(t *testing.T) {
 		b := signedIn(t, env, a)
 		client := env.Do(t, "POST", "/oauth/register", "", map[string]any{"client_name": "Beacon CLI", "redirect_uris": []string{"http://127.0.0.1:9/cb"},
 			"grant_types": []string{"urn:ietf:params:oauth:grant-type:device_code", "refresh_token"}}).Want(t, http.StatusCreated).Str("client_id")
-		var da struct {
-			DeviceCode string `json:"device_code"`
-			UserCode   string `json:"user_code"`
-		}
-		form := func(path string, v url.Values, out any) int {
-			t.Helper()
-			r, err := env.Client.PostForm(env.URL+path, v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Body.Close()
-			if out != nil {
-				if err := json.NewDecoder(r.Body).Decode(out); err != nil {
-					t.Fatalf("%s: %v", path, err)
-				}
-			}
-			return r.StatusCode
-		}
-		if st := form("/oauth/device/authorization", url.Values{"client_id": {client}, "scope": {"offline_access"}}, &da); st != 200 {
-			t.Fatalf("device authorization: %d", st)
-		}
+		da := deviceAuthorization(t, env, url.Values{"client_id": {client}, "scope": {"offline_access"}})
 		wantPage(t, "approve", b.Post(t, "/device", url.Values{"user_code": {da.UserCode}, "org_id": {org}, "decision": {"approve"}}), 200, "Device connected")
 		var tok struct {
 			Refresh string `json:"refresh_token"`
 		}
-		if st := form("/oauth/token", url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:device_code"}, "device_code": {da.DeviceCode},
+		if st := postForm(t, env, "/oauth/token", url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:device_code"}, "device_code": {da.DeviceCode},
 			"client_id": {client}}, &tok); st != 200 || tok.Refresh == "" {
 			t.Fatalf("device token: %d, refresh %q", st, tok.Refresh)
 		}
@@ -125,7 +122,7 @@ func TestConsoleAppsDisconnect(t *testing.T) {
 		}
 		wantRedirect(t, "disconnect", b.Post(t, "/account/apps/disconnect", url.Values{"id": {id[1]}}), "/account/apps?done=disconnected")
 		wantPage(t, "after", b.Get(t, "/account/apps?done=disconnected"), 200, "Application disconnected.", "No applications are connected")
-		if st := form("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.Refresh}, "client_id": {client}}, nil); st != 400 {
+		if st := postForm(t, env, "/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.Refresh}, "client_id": {client}}, nil); st != 400 {
 			t.Fatalf("refresh after disconnecting: %d; want 400", st)
 		}
 	})

@@ -2,7 +2,6 @@ package pages_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"testing"
@@ -75,17 +74,7 @@ func TestChromiumFlowPages(t *testing.T) {
 		client := env.Do(t, "POST", "/oauth/register", "", map[string]any{"client_name": "Narrow Device",
 			"redirect_uris": []string{"http://127.0.0.1:9/cb"}, "grant_types": []string{"urn:ietf:params:oauth:grant-type:device_code"}}).
 			Want(t, http.StatusCreated).Str("client_id")
-		r, err := env.Client.PostForm(env.URL+"/oauth/device/authorization", url.Values{"client_id": {client}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var da struct {
-			Complete string `json:"verification_uri_complete"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&da); err != nil || r.StatusCode != 200 {
-			t.Fatalf("device authorization: %d %v", r.StatusCode, err)
-		}
-		r.Body.Close()
+		da := deviceAuthorization(t, env, url.Values{"client_id": {client}})
 		c.do(tab, "device consent", chromedp.Navigate(da.Complete), chromedp.WaitVisible(chromedp.CSS(".user-code")))
 		c.checkA11y(tab, "device consent")
 		c.fits(tab, "device consent")

@@ -41,7 +41,8 @@ func TestConsoleWorkspacePages(t *testing.T) {
 					t.Fatalf("%s is offered %s", name, p)
 				}
 			}
-			wantPage(t, name+" audit", b.Get(t, base+"/audit"), 403)
+			// The refusal is a signed-in page: sign-out, and the way back.
+			wantPage(t, name+" audit", b.Get(t, base+"/audit"), 403, `action="/signout"`, `href="/">Back to your console`)
 			wantPage(t, name+" settings", b.Get(t, base+"/settings"), 403)
 			wantPage(t, name+" renames", b.Post(t, base+"/settings", url.Values{"name": {"Hijacked"}, "slug": {"hijacked"}}), 403)
 			wantPage(t, name+" deletes", b.Post(t, base+"/delete", url.Values{"confirm": {"Harbour"}}), 403)
@@ -56,7 +57,12 @@ func TestConsoleWorkspacePages(t *testing.T) {
 		if got := orgName(t, env, org); got != "Harbour" || env.OrgDeleted(t, org) {
 			t.Fatalf("after refused changes the workspace is %q (deleted %v)", got, env.OrgDeleted(t, org))
 		}
-		wantPage(t, "stranger", signedIn(t, env, env.Register(t)).Get(t, base), 404)
+		wantPage(t, "stranger", signedIn(t, env, env.Register(t)).Get(t, base), 404, `href="/">Back to your console`)
+		res = env.NewBrowser(t).Get(t, "/invite?token=not-a-token")
+		wantPage(t, "signed out", res, res.Status, `href="/signin">Go to sign-in`)
+		if res.Status < 400 || strings.Contains(res.Body, `action="/signout"`) {
+			t.Fatalf("an anonymous error page: %d, or offers sign-out", res.Status)
+		}
 
 		// Settings: bad input kept next to its field; a good change saved.
 		wantPage(t, "bad slug", ob.Post(t, base+"/settings", url.Values{"name": {"Harbour"}, "slug": {"Not A Slug"}}), 400,

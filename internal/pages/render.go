@@ -140,7 +140,13 @@ func (h *handlers) pageError(w http.ResponseWriter, r *http.Request, err error) 
 		if e.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 		}
-		h.render(w, h.k.StatusOf(e.Kind), "error", &page{Title: "Something is not right", Message: sentence(e.Message)})
+		p := &page{Title: "Something is not right", Message: sentence(e.Message)}
+		// A signed-in browser's error page offers sign-out and the way back
+		// to the console, as its other pages do.
+		if b, err := h.browser(r); err == nil && b != nil {
+			p.User = b.User
+		}
+		h.render(w, h.k.StatusOf(e.Kind), "error", p)
 		return
 	}
 	id := h.k.RequestID(r)

@@ -54,9 +54,15 @@ func TestConsoleSignedOut(t *testing.T) {
 		for _, path := range []string{"/account/profile", "/account/keys", "/account/delete", "/account/sessions/revoke-others"} {
 			wantRedirect(t, "POST "+path, b.Post(t, path, url.Values{"name": {"x"}}), "/signin")
 		}
+		// An error page for an anonymous browser leads to sign-in, with no sign-out.
+		res := b.Get(t, "/invite?token=not-a-token")
+		wantPage(t, "signed out error", res, res.Status, `href="/signin">Go to sign-in`)
+		if res.Status < 400 || strings.Contains(res.Body, `action="/signout"`) {
+			t.Fatalf("an anonymous error page: %d, or offers sign-out", res.Status)
+		}
 		// After signing in with that next, the browser is back on the page.
 		a := env.Register(t)
-		res := b.Post(t, "/signin", url.Values{"email": {a.Email}, "password": {a.Password}, "next": {"/account/keys"}})
+		res = b.Post(t, "/signin", url.Values{"email": {a.Email}, "password": {a.Password}, "next": {"/account/keys"}})
 		wantRedirect(t, "sign-in with next", res, "/account/keys")
 		wantPage(t, "GET / signed in", b.Get(t, "/"), 200, "Welcome, Test User", `aria-current="page"`, `action="/signout"`)
 		wantRedirect(t, "GET /signin signed in", b.Get(t, "/signin"), "/")

@@ -58,11 +58,6 @@ func TestConsoleWorkspacePages(t *testing.T) {
 			t.Fatalf("after refused changes the workspace is %q (deleted %v)", got, env.OrgDeleted(t, org))
 		}
 		wantPage(t, "stranger", signedIn(t, env, env.Register(t)).Get(t, base), 404, `href="/">Back to your console`)
-		res = env.NewBrowser(t).Get(t, "/invite?token=not-a-token")
-		wantPage(t, "signed out", res, res.Status, `href="/signin">Go to sign-in`)
-		if res.Status < 400 || strings.Contains(res.Body, `action="/signout"`) {
-			t.Fatalf("an anonymous error page: %d, or offers sign-out", res.Status)
-		}
 
 		// Settings: bad input kept next to its field; a good change saved.
 		wantPage(t, "bad slug", ob.Post(t, base+"/settings", url.Values{"name": {"Harbour"}, "slug": {"Not A Slug"}}), 400,

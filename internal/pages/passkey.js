@@ -70,15 +70,20 @@
     var pending = null; // the conditional request, aborted before a modal one
     // signIn runs one sign-in ceremony: modal (mediation "") or
     // conditional (the browser offers passkeys in the email field).
+    // A conditional request the person never used (the browser refused
+    // it, say on an IP address) says nothing: only one that got a passkey
+    // from them reports how it failed.
     var signIn = function (mediation, ctl) {
+      var chosen = !mediation;
       return post("/v1/auth/passkey/begin").then(function (begun) {
         var opts = { publicKey: requestOptions(begun.publicKey), signal: ctl.signal };
         if (mediation) opts.mediation = mediation;
         return navigator.credentials.get(opts).then(function (cred) {
+          chosen = true;
           return post("/signin/passkey", { ceremony_id: begun.ceremony_id, credential: credentialJSON(cred), next: nextEl ? nextEl.value : "" });
         });
       }).then(function (done) { window.location.assign(done.next || "/signin"); })
-        .catch(function (err) { if (!ctl.signal.aborted) show(errorEl, failed(err)); });
+        .catch(function (err) { if (!ctl.signal.aborted && chosen) show(errorEl, failed(err)); });
     };
     signin.hidden = false;
     signin.addEventListener("click", function () {

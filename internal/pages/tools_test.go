@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // TestConsoleTools: an admin switches a tool off and on; a member sees no
@@ -17,8 +18,12 @@ func TestConsoleTools(t *testing.T) {
 		org := env.TeamOrg(t, "Toolshed", [2]string{env.Register(t).UserID, "owner"}, [2]string{admin.UserID, "admin"}, [2]string{member.UserID, "member"})
 		path := "/workspaces/" + org + "/tools"
 		ab, mb := signedIn(t, env, admin), signedIn(t, env, member)
-		wantPage(t, "admin", ab.Get(t, path), 200, `aria-label="Turn off tasks"`, `aria-label="Turn off crm"`)
-		res := mb.Get(t, path)
+		res := ab.Get(t, path)
+		wantPage(t, "admin", res, 200, `aria-label="Turn off tasks"`, `aria-label="Turn off crm"`)
+		if n := strings.Count(res.Body, `aria-label="Turn off `); n != len(workspace.Tools) || n != 7 {
+			t.Fatalf("%d tool switches; want the seven tools", n)
+		}
+		res = mb.Get(t, path)
 		wantPage(t, "member", res, 200, "tasks", "Your role does not let you switch tools")
 		if strings.Contains(res.Body, `action="/workspaces/`) {
 			t.Fatalf("a member sees tool switches")

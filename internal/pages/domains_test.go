@@ -38,6 +38,10 @@ func TestConsoleDomains(t *testing.T) {
 		wantPage(t, "claimed", res, 200, domain, "Not verified", `<code id="txt-name-0">_service.`+domain+`</code>`,
 			`data-copy="txt-value-0"`, `src="/assets/copy.js"`)
 		claim := regexp.MustCompile(`name="domain_id" value="([^"]+)"`).FindStringSubmatch(res.Body)[1]
+		// Verifying before the record is published: the refusal over the
+		// list, and the propagation hint by the record.
+		wantPage(t, "too early", ab.Post(t, path+"/verify", url.Values{"domain_id": {claim}}), 400, `class="error" role="alert"`,
+			"DNS changes can take minutes to hours")
 
 		wantPage(t, "too early", ab.Post(t, path+"/verify", url.Values{"domain_id": {claim}}), 400, "propagate", "Not verified")
 		for name, b := range map[string]*testenv.Browser{"billing": bb, "member": mb} {

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/workspace"
@@ -23,7 +24,9 @@ type memberRow struct {
 	Self, CanManage bool
 }
 
-// membersData is the members page's data.
+// membersData is the members page's data. Total is shown only when
+// Counted: the whole directory's count comes with the workspace's listing;
+// a search's only when it fits on its first page (nothing else counts).
 type membersData struct {
 	Org       workspace.OrgListing
 	Members   []memberRow
@@ -33,6 +36,7 @@ type membersData struct {
 	PrevPage  string
 	NextPage  string
 	Total     int
+	Counted   bool
 	CanManage bool
 	Links     []orgLink
 	Here      string
@@ -55,12 +59,9 @@ func (h *handlers) membersPage(w http.ResponseWriter, r *http.Request, c *caller
 	d.Page, _ = strconv.Atoi(r.URL.Query().Get("page"))
 	d.Page = max(1, min(d.Page, 100000))
 	var ms []workspace.PersonRow
+	var more bool
 	if err == nil {
-		ms, d.Total, err = h.ws.MemberPage(r.Context(), c.p, id, workspace.MemberFilter{Query: d.Query, Limit: membersPerPage, Offset: (d.Page - 1) * membersPerPage})
-	}
-	if err == nil && len(ms) == 0 && d.Total > 0 { // past the end: the last page
-		d.Page = (d.Total + membersPerPage - 1) / membersPerPage
-		ms, d.Total, err = h.ws.MemberPage(r.Context(), c.p, id, workspace.MemberFilter{Query: d.Query, Limit: membersPerPage, Offset: (d.Page - 1) * membersPerPage})
+		ms, more, err = h.memberRows(r, c, &d, parseCursor(r.URL.Query().Get("after")))
 	}
 	if err != nil {
 		h.pageError(w, r, err)
@@ -78,19 +79,68 @@ func (h *handlers) membersPage(w http.ResponseWriter, r *http.Request, c *caller
 		d.Members = append(d.Members, memberRow{PersonRow: m, Self: self,
 			CanManage: d.CanManage && !self && (m.Role != workspace.RoleOwner || owners)})
 	}
-	link := func(n int) string {
-		return "?" + url.Values{"q": {d.Query}, "page": {strconv.Itoa(n)}}.Encode()
+	link := func(n int, after string) string {
+		v := url.Values{"q": {d.Query}, "page": {strconv.Itoa(n)}}
+		if after != "" {
+			v.Set("after", after)
+		}
+		return "?" + v.Encode()
 	}
 	if d.Page > 1 {
-		d.PrevPage = link(d.Page - 1)
+		d.PrevPage = link(d.Page-1, "")
 	}
-	if d.Page*membersPerPage < d.Total {
-		d.NextPage = link(d.Page + 1)
+	if more {
+		last := ms[len(ms)-1]
+		d.NextPage = link(d.Page+1, strconv.FormatInt(last.JoinedAt.UnixMicro(), 10)+"."+last.UserID)
 	}
 	d.Links, d.Here = orgLinks(o), "members"
 	p := c.page(r, o.Name+": members", "workspaces")
 	p.Data = d
 	return p, true
+}
+
+// memberRows reads d's page of the directory: after the cursor when there
+// is one (the next-page links carry it), else by d.Page's offset; a page
+// past the end is the last page, found by counting (the one rare count).
+// It sets d.Total and d.Counted when the total is known for free.
+func (h *handlers) memberRows(r *http.Request, c *caller, d *membersData, after *workspace.MemberCursor) ([]workspace.PersonRow, bool, error) {
+	f := workspace.MemberFilter{Query: d.Query, Limit: membersPerPage, Offset: (d.Page - 1) * membersPerPage, After: after}
+	ms, more, err := h.ws.MemberPage(r.Context(), c.p, d.Org.ID, f)
+	if err != nil {
+		return nil, false, err
+	}
+	if d.Query == "" {
+		d.Total, d.Counted = d.Org.MemberCount, true
+	} else if d.Page == 1 && !more {
+		d.Total, d.Counted = len(ms), true
+	}
+	if len(ms) > 0 || d.Page == 1 {
+		return ms, more, nil
+	}
+	if !d.Counted {
+		if d.Total, err = h.ws.CountMembers(r.Context(), c.p, d.Org.ID, d.Query); err != nil {
+			return nil, false, err
+		}
+		d.Counted = true
+	}
+	if d.Total == 0 {
+		d.Page = 1
+		return nil, false, nil
+	}
+	d.Page = (d.Total + membersPerPage - 1) / membersPerPage
+	f.After, f.Offset = nil, (d.Page-1)*membersPerPage
+	return h.ws.MemberPage(r.Context(), c.p, d.Org.ID, f)
+}
+
+// parseCursor reads a next-page link's "after" value, "<joined µs>.<user
+// id>"; anything else is no cursor (the page number's offset is used).
+func parseCursor(s string) *workspace.MemberCursor {
+	at, id, ok := strings.Cut(s, ".")
+	us, err := strconv.ParseInt(at, 10, 64)
+	if !ok || err != nil || !gatehouse.IsID(id) {
+		return nil
+	}
+	return &workspace.MemberCursor{JoinedAt: time.UnixMicro(us), UserID: id}
 }
 
 // orgOrEmpty is *o, or an empty listing when o is nil (an error page follows).

@@ -1,6 +1,8 @@
 package pages
 
 import (
+	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -28,18 +30,22 @@ type memberRow struct {
 // Counted: the whole directory's count comes with the workspace's listing;
 // a search's only when it fits on its first page (nothing else counts).
 type membersData struct {
-	Org       workspace.OrgListing
-	Members   []memberRow
-	Roles     []string // the roles the caller may give
-	Query     string
-	Page      int
-	PrevPage  string
-	NextPage  string
-	Total     int
-	Counted   bool
-	CanManage bool
-	Links     []orgLink
-	Here      string
+	Org     workspace.OrgListing
+	Members []memberRow
+	Roles   []string // the roles the caller may give
+	// RoleOptions is the role select's options with each role selected,
+	// written once per page rather than per row (the template's per-row
+	// loop over Roles was a third of the page's render).
+	RoleOptions map[string]template.HTML
+	Query       string
+	Page        int
+	PrevPage    string
+	NextPage    string
+	Total       int
+	Counted     bool
+	CanManage   bool
+	Links       []orgLink
+	Here        string
 }
 
 // orgOf is the caller's listing of org id; not a member reads as not found.
@@ -74,6 +80,7 @@ func (h *handlers) membersPage(w http.ResponseWriter, r *http.Request, c *caller
 			d.Roles = append(d.Roles, role)
 		}
 	}
+	d.RoleOptions = roleOptions(d.Roles)
 	for _, m := range ms {
 		self := m.UserID == c.b.User.ID
 		d.Members = append(d.Members, memberRow{PersonRow: m, Self: self,
@@ -141,6 +148,25 @@ func parseCursor(s string) *workspace.MemberCursor {
 		return nil
 	}
 	return &workspace.MemberCursor{JoinedAt: time.UnixMicro(us), UserID: id}
+}
+
+// roleOptions is, for each role a member may have, the <option>s of roles
+// with that one selected.
+func roleOptions(roles []string) map[string]template.HTML {
+	out := map[string]template.HTML{}
+	for _, has := range []string{workspace.RoleOwner, workspace.RoleAdmin, workspace.RoleBilling, workspace.RoleMember} {
+		var b strings.Builder
+		for _, r := range roles {
+			sel := ""
+			if r == has {
+				sel = " selected"
+			}
+			e := template.HTMLEscapeString(r)
+			fmt.Fprintf(&b, "<option value=\"%s\"%s>%s</option>\n", e, sel, e)
+		}
+		out[has] = template.HTML(b.String()) // each role escaped above
+	}
+	return out
 }
 
 // orgOrEmpty is *o, or an empty listing when o is nil (an error page follows).

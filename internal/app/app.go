@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -134,6 +135,8 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	brand := mailBrand(cfg)
+	mails = mails.Branded(brand)
 	totpBox, err := seal.New(master, "totp") // TOTP secrets
 	if err != nil {
 		return nil, err
@@ -153,13 +156,13 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	}
 	a.jobsDB = db
 	a.Workspace = workspace.New(workspace.Config{Store: db.Workspace(), Signer: signer, Resolver: deps.Resolver, Logger: log,
-		Now: now, WebURL: cfg.WebURL, NoMailLimits: !cfg.MailLimit,
+		Now: now, WebURL: cfg.WebURL, NoMailLimits: !cfg.MailLimit, Brand: brand,
 		// Set below: identity, which keeps sessions, is built on workspace.
 		RecentAuth: func(ctx context.Context, p *gatehouse.Principal, action string) error {
 			return a.Identity.RequireRecentAuth(ctx, p, action)
 		}})
 	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Hasher: hasher,
-		TOTP: totpBox, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit,
+		TOTP: totpBox, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit, Brand: brand,
 		Revocations: revoked, SessionMaxAge: cfg.SessionMaxAge, ReauthWindow: cfg.ReauthWindow})
 	a.OAuth = oauth.New(oauth.Config{Service: a.Identity, Store: db.OAuth(), Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, Now: now,
 		DeviceInterval: deps.DeviceInterval, MetadataClient: deps.MetadataClient, AllowPrivate: cfg.MetadataAllowPrivate,
@@ -169,7 +172,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	a.Links = links.New(db.Links(), cfg.ShortLinkURL, now)
 	a.Links.SetEvents(a.Webhooks.For(webhooks.Links))
 	a.Forms = forms.New(forms.Config{Store: db.Forms(), Logger: log, Now: now, FormsURL: cfg.FormsURL,
-		NoMailLimits: !cfg.MailLimit})
+		NoMailLimits: !cfg.MailLimit, Brand: brand})
 	a.Tasks = tasks.New(db.Tasks(), now)
 	a.Sign = sign.New(db.Sign(), cfg.APIURL, now, a.Webhooks.For(webhooks.Sign))
 	a.Sign.SetRetention(cfg.SignRetention)
@@ -188,6 +191,17 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	pollCtx, a.stopPoll = context.WithCancel(context.Background())
 	go revoked.Run(pollCtx)
 	return a, nil
+}
+
+// mailBrand is the hosted pages' product name and support link for mail:
+// a support link that is a path of this server is made absolute on WebURL
+// (a mail reader has no page to resolve it against).
+func mailBrand(cfg Config) mail.Brand {
+	b := mail.Brand{Name: cfg.Brand.Name, SupportURL: cfg.Brand.SupportURL}
+	if strings.HasPrefix(b.SupportURL, "/") {
+		b.SupportURL = strings.TrimRight(cfg.WebURL, "/") + b.SupportURL
+	}
+	return b
 }
 
 // revocations loads the revocation list every bearer token is checked

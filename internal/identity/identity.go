@@ -20,6 +20,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/cache"
+	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/revocation"
 	"github.com/gatehouse/gatehouse/internal/seal"
@@ -58,6 +59,8 @@ type Config struct {
 	Now       func() time.Time // nil: time.Now
 	WebURL    string           // base of links in emails
 	MobileURL string           // base of magic links requested with client=mobile
+	// Brand names the product in the mail the service writes.
+	Brand mail.Brand
 	// SessionMaxAge is the absolute lifetime of a session, which
 	// refreshing never extends (GATEHOUSE_SESSION_MAX_AGE); 0: SessionMaxAge.
 	SessionMaxAge time.Duration
@@ -83,6 +86,7 @@ type Service struct {
 	now       func() time.Time
 	webURL    string
 	mobileURL string
+	brand     mail.Brand
 	users     cache.Short[string, gatehouse.User]
 	lockout   *lockout // nil: off
 	revoked   *revocation.List
@@ -96,7 +100,7 @@ type Service struct {
 // New returns a Service.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, hasher: c.Hasher, totp: c.TOTP, log: c.Logger, now: c.Now,
-		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), revoked: c.Revocations, maxAge: c.SessionMaxAge, reauth: c.ReauthWindow}
+		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), revoked: c.Revocations, brand: c.Brand, maxAge: c.SessionMaxAge, reauth: c.ReauthWindow}
 	if s.reauth <= 0 {
 		s.reauth = ReauthWindow
 	}

@@ -55,8 +55,8 @@ func (s *Service) RequestRecovery(ctx context.Context, email string) error {
 // resetMail is the message that carries a password reset link.
 func (s *Service) resetMail(email, secret string) mail.Message {
 	link := s.webURL + "/reset-password?token=" + url.QueryEscape(secret)
-	return mail.Message{To: email, Subject: "Set a new Gatehouse password",
-		Text: "Someone asked to set a new password for the Gatehouse account of this address. If it was you, open this link to choose one:\n\n" + link +
+	return mail.Message{To: email, Subject: "Set a new " + s.brand.Product() + " password",
+		Text: "Someone asked to set a new password for the " + s.brand.Product() + " account of this address. If it was you, open this link to choose one:\n\n" + link +
 			"\n\nThe link works once and expires in 1 hour. Setting a new password signs you out everywhere else.\n\nIf you did not ask for it, ignore this message: your password stays as it is.\n"}
 }
 

@@ -78,9 +78,9 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, meta gatehouse
 func (s *Service) verifyMail(email, secret string) mail.Message {
 	link := s.webURL + "/verify-email?token=" + url.QueryEscape(secret)
 	return mail.Message{To: email, Subject: "Confirm your email address",
-		Text: "Someone signed up for Gatehouse with this address. If it was you, confirm your address by opening this link:\n\n" + link +
+		Text: "Someone signed up for " + s.brand.Product() + " with this address. If it was you, confirm your address by opening this link:\n\n" + link +
 			"\n\nThe link works once and expires in 24 hours.\n\nIf you did not sign up, ignore this message and do not open the link: whoever signed up chose the password. " +
-			"To use Gatehouse with this address yourself, sign in with an emailed sign-in link instead; that removes the password set before and signs everyone else out.\n"}
+			"To use " + s.brand.Product() + " with this address yourself, sign in with an emailed sign-in link instead; that removes the password set before and signs everyone else out.\n"}
 }
 
 // startSession opens a sign-in session for u scoped to oc and returns its
@@ -230,7 +230,7 @@ func (s *Service) RequestMagicLink(ctx context.Context, email, client string) er
 	}
 	link := base + "/auth/magic?token=" + url.QueryEscape(secret)
 	m := mail.Message{To: email, Subject: "Your sign-in link",
-		Text: "Open this link to sign in to Gatehouse:\n\n" + link + "\n\nThe link works once and expires in 15 minutes. If you did not ask for it, ignore this message.\n"}
+		Text: "Open this link to sign in to " + s.brand.Product() + ":\n\n" + link + "\n\nThe link works once and expires in 15 minutes. If you did not ask for it, ignore this message.\n"}
 	return s.store.Tx(ctx, func(tx Store) error {
 		if err := tx.CreateEmailToken(ctx, t); err != nil {
 			return internal("create magic link", err)

@@ -34,7 +34,10 @@ type Job struct {
 func (Job) Kind() string { return "mail" }
 
 // Sealer seals messages into Jobs and opens them again.
-type Sealer struct{ box *seal.Box }
+type Sealer struct {
+	box   *seal.Box
+	brand Brand
+}
 
 // NewSealer returns the Sealer of master (the server's encryption key).
 func NewSealer(master []byte) (*Sealer, error) {
@@ -45,9 +48,17 @@ func NewSealer(master []byte) (*Sealer, error) {
 	return &Sealer{box: box}, nil
 }
 
-// Seal returns m as a Job.
+// Branded is s ending every message of ours it seals with b's footer
+// (Brand.Footer): the one place the footer is added.
+func (s *Sealer) Branded(b Brand) *Sealer {
+	v := *s
+	v.brand = b
+	return &v
+}
+
+// Seal returns m, ended with the brand's footer, as a Job.
 func (s *Sealer) Seal(m Message) Job {
-	plain, _ := json.Marshal(m) // a struct of strings always marshals
+	plain, _ := json.Marshal(s.brand.sign(m)) // a struct of strings always marshals
 	id := gatehouse.NewID()
 	return Job{ID: id, Sealed: s.box.Seal(plain, jobContext(id))}
 }

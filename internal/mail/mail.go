@@ -28,9 +28,12 @@ const defaultTimeout = 10 * time.Second
 
 // Message is one plain-text mail; Text is sent as text/plain and reaches the
 // reader with its links intact. ReplyTo, when set, is the Reply-To address.
+// Theirs marks a message in a customer's own words (a form's
+// autoresponder): it is queued without our footer (Brand).
 type Message struct {
 	To, Subject, Text string
 	ReplyTo           string
+	Theirs            bool `json:",omitempty"`
 }
 
 // Sender sends mail.

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
@@ -138,5 +139,69 @@ func TestConsoleTeams(t *testing.T) {
 		wantRedirect(t, "billing leaves", bb.Post(t, base+"/"+team+"/remove", url.Values{"user_id": {billing.UserID}}), base+"/"+team+"?done=team-removed")
 		wantRedirect(t, "owner deletes", ob.Post(t, base+"/delete", url.Values{"team_id": {team}}), base+"?done=team-deleted")
 		wantPage(t, "gone", lb.Get(t, base+"/"+team), 404)
+	})
+}
+
+// TestOrgSettingsRefusalTakesNoLock: a refused settings change (a bad
+// slug, a bad name, a role without the permission, the page of such a
+// role) is decided before UpdateOrg's write transaction, so it answers
+// while another transaction holds the workspace's row for writing (a
+// refusal that locked the row, as the empty UpdateOrg did, would wait for
+// it), and the workspace and its audit log are unchanged. The row is held
+// on PostgreSQL only: SQLite locks the whole database, and a signed-in post
+// writes its session there before any workspace code runs.
+func TestOrgSettingsRefusalTakesNoLock(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, member := env.Register(t), env.Register(t)
+		org := env.TeamOrg(t, "Quay", [2]string{owner.UserID, "owner"}, [2]string{member.UserID, "member"})
+		base := "/workspaces/" + org
+		ob, mb := signedIn(t, env, owner), signedIn(t, env, member)
+		audit := func() (n int) {
+			t.Helper()
+			if err := env.Store.DB().QueryRow(`SELECT COUNT(*) FROM audit_log WHERE org_id = $1`, org).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		entries := audit()
+		tx, err := env.Store.DB().Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		if env.DB == "postgres" {
+			if _, err := tx.Exec(`UPDATE orgs SET name = name WHERE id = $1`, org); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			tx.Rollback()
+		}
+		for _, c := range []struct {
+			what   string
+			do     func() *testenv.Page
+			status int
+		}{
+			{"bad slug", func() *testenv.Page {
+				return ob.Post(t, base+"/settings", url.Values{"name": {"Quay"}, "slug": {"Not A Slug"}})
+			}, 400},
+			{"bad name", func() *testenv.Page { return ob.Post(t, base+"/settings", url.Values{"name": {" "}}) }, 400},
+			{"member renames", func() *testenv.Page { return mb.Post(t, base+"/settings", url.Values{"name": {"Hijacked"}}) }, 403},
+			{"member's page", func() *testenv.Page { return mb.Get(t, base+"/settings") }, 403},
+		} {
+			answer := make(chan *testenv.Page, 1)
+			go func() { answer <- c.do() }()
+			select {
+			case res := <-answer:
+				wantPage(t, c.what, res, c.status)
+			case <-time.After(3 * time.Second):
+				tx.Rollback()
+				<-answer
+				t.Fatalf("%s: no answer while the workspace's row is locked: the refusal waits for a write transaction", c.what)
+			}
+		}
+		tx.Rollback()
+		if got := orgName(t, env, org); got != "Quay" || audit() != entries {
+			t.Fatalf("after refusals the workspace is %q with %d audit entries (was %d)", got, audit(), entries)
+		}
 	})
 }

@@ -1,10 +1,13 @@
 package pages
 
 import (
+	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/workspace"
@@ -18,24 +21,34 @@ const membersPerPage = 50
 
 // memberRow is one member as the members page lists them, with what the
 // caller may do to them (from the workspace's role table, not decided here).
+// Its fields are its own, not an embedded PersonRow's, and the join date is
+// formatted here: the template looks fields up by name per row, and through
+// an embedded struct that lookup was a tenth of the page's time.
 type memberRow struct {
-	workspace.PersonRow
-	Self, CanManage bool
+	UserID, Name, Email, Role, Joined string
+	Self, CanManage                   bool
 }
 
-// membersData is the members page's data.
+// membersData is the members page's data. Total is shown only when
+// Counted: the whole directory's count comes with the workspace's listing;
+// a search's only when it fits on its first page (nothing else counts).
 type membersData struct {
-	Org       workspace.OrgListing
-	Members   []memberRow
-	Roles     []string // the roles the caller may give
-	Query     string
-	Page      int
-	PrevPage  string
-	NextPage  string
-	Total     int
-	CanManage bool
-	Links     []orgLink
-	Here      string
+	Org     workspace.OrgListing
+	Members []memberRow
+	Roles   []string // the roles the caller may give
+	// RoleOptions is the role select's options with each role selected,
+	// written once per page rather than per row (the template's per-row
+	// loop over Roles was a third of the page's render).
+	RoleOptions map[string]template.HTML
+	Query       string
+	Page        int
+	PrevPage    string
+	NextPage    string
+	Total       int
+	Counted     bool
+	CanManage   bool
+	Links       []orgLink
+	Here        string
 }
 
 // orgOf is the caller's listing of org id; not a member reads as not found.
@@ -55,12 +68,9 @@ func (h *handlers) membersPage(w http.ResponseWriter, r *http.Request, c *caller
 	d.Page, _ = strconv.Atoi(r.URL.Query().Get("page"))
 	d.Page = max(1, min(d.Page, 100000))
 	var ms []workspace.PersonRow
+	var more bool
 	if err == nil {
-		ms, d.Total, err = h.ws.MemberPage(r.Context(), c.p, id, workspace.MemberFilter{Query: d.Query, Limit: membersPerPage, Offset: (d.Page - 1) * membersPerPage})
-	}
-	if err == nil && len(ms) == 0 && d.Total > 0 { // past the end: the last page
-		d.Page = (d.Total + membersPerPage - 1) / membersPerPage
-		ms, d.Total, err = h.ws.MemberPage(r.Context(), c.p, id, workspace.MemberFilter{Query: d.Query, Limit: membersPerPage, Offset: (d.Page - 1) * membersPerPage})
+		ms, more, err = h.memberRows(r, c, &d, parseCursor(r.URL.Query().Get("after")))
 	}
 	if err != nil {
 		h.pageError(w, r, err)
@@ -73,24 +83,93 @@ func (h *handlers) membersPage(w http.ResponseWriter, r *http.Request, c *caller
 			d.Roles = append(d.Roles, role)
 		}
 	}
+	d.RoleOptions = roleOptions(d.Roles)
 	for _, m := range ms {
 		self := m.UserID == c.b.User.ID
-		d.Members = append(d.Members, memberRow{PersonRow: m, Self: self,
-			CanManage: d.CanManage && !self && (m.Role != workspace.RoleOwner || owners)})
+		d.Members = append(d.Members, memberRow{UserID: m.UserID, Name: m.Name, Email: m.Email, Role: m.Role,
+			Joined: m.JoinedAt.Format("2 Jan 2006"), Self: self, CanManage: d.CanManage && !self && (m.Role != workspace.RoleOwner || owners)})
 	}
-	link := func(n int) string {
-		return "?" + url.Values{"q": {d.Query}, "page": {strconv.Itoa(n)}}.Encode()
+	link := func(n int, after string) string {
+		v := url.Values{"q": {d.Query}, "page": {strconv.Itoa(n)}}
+		if after != "" {
+			v.Set("after", after)
+		}
+		return "?" + v.Encode()
 	}
 	if d.Page > 1 {
-		d.PrevPage = link(d.Page - 1)
+		d.PrevPage = link(d.Page-1, "")
 	}
-	if d.Page*membersPerPage < d.Total {
-		d.NextPage = link(d.Page + 1)
+	if more {
+		last := ms[len(ms)-1]
+		d.NextPage = link(d.Page+1, strconv.FormatInt(last.JoinedAt.UnixMicro(), 10)+"."+last.UserID)
 	}
 	d.Links, d.Here = orgLinks(o), "members"
 	p := c.page(r, o.Name+": members", "workspaces")
 	p.Data = d
 	return p, true
+}
+
+// memberRows reads d's page of the directory: after the cursor when there
+// is one (the next-page links carry it), else by d.Page's offset; a page
+// past the end is the last page, found by counting (the one rare count).
+// It sets d.Total and d.Counted when the total is known for free.
+func (h *handlers) memberRows(r *http.Request, c *caller, d *membersData, after *workspace.MemberCursor) ([]workspace.PersonRow, bool, error) {
+	f := workspace.MemberFilter{Query: d.Query, Limit: membersPerPage, Offset: (d.Page - 1) * membersPerPage, After: after}
+	ms, more, err := h.ws.MemberPage(r.Context(), c.p, d.Org.ID, f)
+	if err != nil {
+		return nil, false, err
+	}
+	if d.Query == "" {
+		d.Total, d.Counted = d.Org.MemberCount, true
+	} else if d.Page == 1 && !more {
+		d.Total, d.Counted = len(ms), true
+	}
+	if len(ms) > 0 || d.Page == 1 {
+		return ms, more, nil
+	}
+	if !d.Counted {
+		if d.Total, err = h.ws.CountMembers(r.Context(), c.p, d.Org.ID, d.Query); err != nil {
+			return nil, false, err
+		}
+		d.Counted = true
+	}
+	if d.Total == 0 {
+		d.Page = 1
+		return nil, false, nil
+	}
+	d.Page = (d.Total + membersPerPage - 1) / membersPerPage
+	f.After, f.Offset = nil, (d.Page-1)*membersPerPage
+	return h.ws.MemberPage(r.Context(), c.p, d.Org.ID, f)
+}
+
+// parseCursor reads a next-page link's "after" value, "<joined µs>.<user
+// id>"; anything else is no cursor (the page number's offset is used).
+func parseCursor(s string) *workspace.MemberCursor {
+	at, id, ok := strings.Cut(s, ".")
+	us, err := strconv.ParseInt(at, 10, 64)
+	if !ok || err != nil || !gatehouse.IsID(id) {
+		return nil
+	}
+	return &workspace.MemberCursor{JoinedAt: time.UnixMicro(us), UserID: id}
+}
+
+// roleOptions is, for each role a member may have, the <option>s of roles
+// with that one selected.
+func roleOptions(roles []string) map[string]template.HTML {
+	out := map[string]template.HTML{}
+	for _, has := range []string{workspace.RoleOwner, workspace.RoleAdmin, workspace.RoleBilling, workspace.RoleMember} {
+		var b strings.Builder
+		for _, r := range roles {
+			sel := ""
+			if r == has {
+				sel = " selected"
+			}
+			e := template.HTMLEscapeString(r)
+			fmt.Fprintf(&b, "<option value=\"%s\"%s>%s</option>\n", e, sel, e)
+		}
+		out[has] = template.HTML(b.String()) // each role escaped above
+	}
+	return out
 }
 
 // orgOrEmpty is *o, or an empty listing when o is nil (an error page follows).

@@ -2,7 +2,9 @@ package pages_test
 
 import (
 	"fmt"
+	"html"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -68,5 +70,67 @@ func TestMembersDirectory10000(t *testing.T) {
 		wantPage(t, "literal %", b.Get(t, path+"?q="+url.QueryEscape("50%")), 200, "1 member matching", "Growth 50% Club")
 		wantPage(t, "literal _", b.Get(t, path+"?q="+url.QueryEscape("e_c")), 200, "1 member matching", "snake_case fan")
 		wantPage(t, "nothing", b.Get(t, path+"?q=zzz"), 200, "0 members matching", "No member matches.")
+	})
+}
+
+// nextLink is the href of a page's "Next page" link, "" when there is none.
+func nextLink(body string) string {
+	m := regexp.MustCompile(`href="([^"]*)">Next page`).FindStringSubmatch(body)
+	if m == nil {
+		return ""
+	}
+	return html.UnescapeString(m[1])
+}
+
+// TestMembersKeysetLinks follows the "Next page" links, which carry the
+// last row shown (keyset paging): members of one name are all listed, once,
+// the last page has no next link, and a search pages over its matches only,
+// its total shown only when the matches fit on the first page.
+func TestMembersKeysetLinks(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner := env.Register(t)
+		org := env.TeamOrg(t, "Keyset", [2]string{owner.UserID, "owner"})
+		same := map[int]string{}
+		for i := 40; i < 60; i++ {
+			same[i] = "Same Name"
+		}
+		seedMembers(t, env, org, 120, same)
+		path := "/workspaces/" + org + "/members"
+		b := signedIn(t, env, owner)
+		walk := func(first string) (rows []string, pages []*testenv.Page) {
+			for u := first; u != ""; {
+				res := b.Get(t, u)
+				wantPage(t, u, res, 200)
+				pages = append(pages, res)
+				rows = append(rows, regexp.MustCompile(`member-\d{5}@`).FindAllString(res.Body, -1)...)
+				if next := nextLink(res.Body); next != "" {
+					if !strings.Contains(next, "after=") {
+						t.Fatalf("next link %q carries no cursor", next)
+					}
+					u = path + next
+				} else {
+					u = ""
+				}
+			}
+			return rows, pages
+		}
+		rows, pages := walk(path)
+		if len(pages) != 3 || len(rows) != 120 || rows[0] != "member-00000@" || rows[119] != "member-00119@" {
+			t.Fatalf("walked %d pages, %d rows (%v…)", len(pages), len(rows), rows[:min(3, len(rows))])
+		}
+		for i, r := range rows {
+			if r != fmt.Sprintf("member-%05d@", i) {
+				t.Fatalf("row %d is %s", i, r)
+			}
+		}
+		wantPage(t, "last page", pages[2], 200, "121 members", "page 3", "Previous page", owner.Email)
+		rows, pages = walk(path + "?q=member-000")
+		if len(pages) != 2 || len(rows) != 100 || rows[99] != "member-00099@" {
+			t.Fatalf("search walked %d pages, %d rows", len(pages), len(rows))
+		}
+		wantPage(t, "search page 1", pages[0], 200, "Members matching “member-000” · page 1")
+		wantPage(t, "search page 2", pages[1], 200, "page 2", "Previous page")
+		wantPage(t, "search on one page", b.Get(t, path+"?q=same+name"), 200, "20 members matching", "Same Name")
+		wantPage(t, "a cursor past the end", b.Get(t, path+"?page=9&after=9999999999999999.00000000-0000-4000-8000-000000000000"), 200, "121 members", "page 3", owner.Email)
 	})
 }

@@ -23,7 +23,8 @@ func TestConsoleMembers(t *testing.T) {
 		roleForm := func(u *testenv.Account) string { return `id="role-` + u.UserID + `"` }
 
 		res := ob.Get(t, path)
-		wantPage(t, "owner", res, 200, "4 members", roleForm(admin), roleForm(member), `<option value="owner"`)
+		wantPage(t, "owner", res, 200, "4 members", roleForm(admin), roleForm(member), `<option value="owner"`,
+			`<option value="admin" selected>admin</option>`, `<option value="member" selected>member</option>`)
 		if strings.Contains(res.Body, roleForm(owner)) {
 			t.Fatalf("the owner gets a form for themself")
 		}

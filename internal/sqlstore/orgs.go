@@ -189,52 +189,54 @@ func (s *Workspace) OrgMembers(ctx context.Context, orgID string) ([]workspace.P
 		WHERE m.org_id = $1 ORDER BY m.joined_at, m.user_id`, orgID)
 }
 
-// MemberPage implements workspace.Store. Without a search the page is cut
-// from the memberships_org_list index alone (LIMIT/OFFSET over org_id,
-// joined_at, user_id) before the users are joined, and counted from it;
-// with one, a single statement filters the name with the dialect's
-// case-insensitive LIKE (SQLite's LIKE, PostgreSQL's ILIKE) and the address,
-// stored lowercased, with LIKE (the pattern lowered, its own %, _ and \
-// escaped), and counts the matches with COUNT(*) OVER (), so the rows are
-// scanned once. No LOWER() per row: it doubled the scan's cost.
-func (s *Workspace) MemberPage(ctx context.Context, orgID string, f workspace.MemberFilter) ([]workspace.PersonRow, int, error) {
-	page := fmt.Sprintf(` LIMIT %d OFFSET %d`, f.Limit, f.Offset)
+// MemberPage implements workspace.Store: one statement, no count. Without
+// a search the page is cut from the memberships_org_list index alone
+// (org_id, joined_at, user_id) before the users are joined: from f.After's
+// position (keyset) when set, else after f.Offset rows. With one, the name
+// is filtered with the dialect's case-insensitive LIKE (SQLite's LIKE,
+// PostgreSQL's ILIKE) and the address, stored lowercased, with LIKE (the
+// pattern lowered, its own %, _ and \ escaped), and the scan stops at the
+// page's last row: no COUNT(*) OVER (), which read every match. No LOWER()
+// per row: it doubled the scan's cost.
+func (s *Workspace) MemberPage(ctx context.Context, orgID string, f workspace.MemberFilter) ([]workspace.PersonRow, error) {
+	args, after := []any{orgID}, func(string) string { return "" }
+	if f.After != nil {
+		args = append(args, micros(f.After.JoinedAt), f.After.UserID)
+		after = func(m string) string { return ` AND (` + m + `joined_at, ` + m + `user_id) > ($2, $3)` }
+	}
+	page := fmt.Sprintf(` LIMIT %d`, f.Limit)
+	if f.After == nil {
+		page += fmt.Sprintf(` OFFSET %d`, f.Offset)
+	}
 	if f.Query == "" {
-		var n int
-		if err := s.r().QueryRowContext(ctx, `SELECT COUNT(*) FROM memberships WHERE org_id = $1`, orgID).Scan(&n); err != nil {
-			return nil, 0, err
-		}
-		rows, err := s.people(ctx, `SELECT m.user_id, u.name, u.email, u.avatar_url, m.role, m.joined_at
-			FROM (SELECT user_id, role, joined_at FROM memberships WHERE org_id = $1 ORDER BY joined_at, user_id`+page+`) m
-			JOIN users u ON u.id = m.user_id ORDER BY m.joined_at, m.user_id`, orgID)
-		return rows, n, err
+		return s.people(ctx, `SELECT m.user_id, u.name, u.email, u.avatar_url, m.role, m.joined_at
+			FROM (SELECT user_id, role, joined_at FROM memberships WHERE org_id = $1`+after("")+` ORDER BY joined_at, user_id`+page+`) m
+			JOIN users u ON u.id = m.user_id ORDER BY m.joined_at, m.user_id`, args...)
 	}
-	rows, err := s.r().QueryContext(ctx, `SELECT m.user_id, u.name, u.email, u.avatar_url, m.role, m.joined_at, COUNT(*) OVER ()
+	n := len(args) + 1
+	return s.people(ctx, `SELECT m.user_id, u.name, u.email, u.avatar_url, m.role, m.joined_at
 		FROM memberships m JOIN users u ON u.id = m.user_id
-		WHERE m.org_id = $1 AND (u.name `+s.db.dialect.ilike+` $2 ESCAPE '\' OR u.email LIKE $2 ESCAPE '\')
-		ORDER BY m.joined_at, m.user_id`+page, orgID, "%"+likeEscaper.Replace(strings.ToLower(f.Query))+"%")
-	if err != nil {
-		return nil, 0, err
+		WHERE m.org_id = $1`+after("m.")+fmt.Sprintf(` AND (u.name %s $%d ESCAPE '\' OR u.email LIKE $%d ESCAPE '\')`, s.db.dialect.ilike, n, n)+`
+		ORDER BY m.joined_at, m.user_id`+page, append(args, likePattern(f.Query))...)
+}
+
+// CountMembers implements workspace.Store: the whole directory from the
+// memberships_org_list index, or every match of the search.
+func (s *Workspace) CountMembers(ctx context.Context, orgID, query string) (int, error) {
+	var n int
+	var err error
+	if query == "" {
+		err = s.r().QueryRowContext(ctx, `SELECT COUNT(*) FROM memberships WHERE org_id = $1`, orgID).Scan(&n)
+	} else {
+		err = s.r().QueryRowContext(ctx, `SELECT COUNT(*) FROM memberships m JOIN users u ON u.id = m.user_id
+			WHERE m.org_id = $1 AND (u.name `+s.db.dialect.ilike+` $2 ESCAPE '\' OR u.email LIKE $2 ESCAPE '\')`, orgID, likePattern(query)).Scan(&n)
 	}
-	defer rows.Close()
-	out, n := []workspace.PersonRow{}, 0
-	for rows.Next() {
-		var p workspace.PersonRow
-		var joined int64
-		if err := rows.Scan(&p.UserID, &p.Name, &p.Email, &p.AvatarURL, &p.Role, &joined, &n); err != nil {
-			return nil, 0, err
-		}
-		p.JoinedAt = fromMicros(joined)
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, err
-	}
-	if len(out) == 0 && f.Offset > 0 { // past the end: the window counted nothing
-		_, n, err := s.MemberPage(ctx, orgID, workspace.MemberFilter{Query: f.Query, Limit: 1})
-		return out, n, err
-	}
-	return out, n, nil
+	return n, err
+}
+
+// likePattern is a LIKE pattern matching any text that contains q lowered.
+func likePattern(q string) string {
+	return "%" + likeEscaper.Replace(strings.ToLower(q)) + "%"
 }
 
 // likeEscaper escapes LIKE's wildcards and its escape character.

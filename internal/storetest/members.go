@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,9 +11,9 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
-// testMemberPage pages and searches a directory: pages in join order with
-// the total, a page past the end empty with the total, a search that
-// ignores case, % and _ matched literally, and MemberByEmail.
+// testMemberPage pages and searches a directory: pages in join order, a
+// page past the end empty, the counts, a search that ignores case, % and _
+// matched literally, and MemberByEmail.
 func testMemberPage(t *testing.T, s Stores) {
 	ctx := context.Background()
 	owner := newUser(t, s)
@@ -29,7 +30,11 @@ func testMemberPage(t *testing.T, s Stores) {
 	}
 	page := func(q string, limit, offset int) ([]string, int) {
 		t.Helper()
-		rows, n, err := s.Identity.MemberPage(ctx, o.ID, workspace.MemberFilter{Query: q, Limit: limit, Offset: offset})
+		rows, err := s.Identity.MemberPage(ctx, o.ID, workspace.MemberFilter{Query: q, Limit: limit, Offset: offset})
+		if err != nil {
+			t.Fatalf("MemberPage(%q, %d, %d): %v", q, limit, offset, err)
+		}
+		n, err := s.Identity.CountMembers(ctx, o.ID, q)
 		if err != nil {
 			t.Fatalf("MemberPage(%q, %d, %d): %v", q, limit, offset, err)
 		}
@@ -65,5 +70,57 @@ func testMemberPage(t *testing.T, s Stores) {
 	}
 	if _, err := s.Identity.MemberByEmail(ctx, o.ID, "nobody@example.com"); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Fatalf("MemberByEmail of a stranger: %v; want ErrNotFound", err)
+	}
+}
+
+// testMemberKeyset walks a directory page by page after the last row shown
+// (keyset paging): members who joined at the same instant are ordered by
+// id and none is skipped or repeated, the page after the last row is
+// empty, and a search pages the same way over its matches only.
+func testMemberKeyset(t *testing.T, s Stores) {
+	ctx := context.Background()
+	owner := newUser(t, s)
+	o := newOrg(t, s, owner, workspace.OrgTeam)
+	for i := range 7 {
+		at := now()
+		email := "keyset-" + newID() + "@example.com"
+		u := &gatehouse.User{ID: newID(), Email: email, EmailKey: email, Name: []string{"Twin", "Other"}[i%2], CreatedAt: at, UpdatedAt: at}
+		wantErr(t, "CreateUser", s.Identity.CreateUser(ctx, u), nil)
+		joined := o.CreatedAt.Add(time.Duration(1+i/3) * time.Second) // three at each instant
+		wantErr(t, "AddMember", s.Identity.AddMember(ctx, &workspace.Membership{OrgID: o.ID, UserID: u.ID, Role: workspace.RoleMember, JoinedAt: joined}), nil)
+	}
+	all, err := s.Identity.OrgMembers(ctx, o.ID)
+	wantErr(t, "OrgMembers", err, nil)
+	walk := func(q string) []string {
+		t.Helper()
+		var ids []string
+		var after *workspace.MemberCursor
+		for range 10 {
+			rows, err := s.Identity.MemberPage(ctx, o.ID, workspace.MemberFilter{Query: q, Limit: 2, After: after})
+			wantErr(t, "MemberPage", err, nil)
+			if len(rows) == 0 {
+				return ids
+			}
+			for _, r := range rows {
+				ids = append(ids, r.UserID)
+			}
+			last := rows[len(rows)-1]
+			after = &workspace.MemberCursor{JoinedAt: last.JoinedAt, UserID: last.UserID}
+		}
+		t.Fatalf("walking %q: no empty page after 10", q)
+		return nil
+	}
+	var want, twins []string
+	for _, m := range all {
+		want = append(want, m.UserID)
+		if m.Name == "Twin" {
+			twins = append(twins, m.UserID)
+		}
+	}
+	if got := walk(""); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("walked directory %q; want %q", got, want)
+	}
+	if got := walk("twi"); len(twins) != 4 || strings.Join(got, ",") != strings.Join(twins, ",") {
+		t.Errorf("walked search %q; want the 4 twins %q", got, twins)
 	}
 }

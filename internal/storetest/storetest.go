@@ -57,6 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"soft-deleted orgs", testSoftDeletedOrgs},
 		{"tools on by default", testToolsOnByDefault},
 		{"MemberPage", testMemberPage},
+		{"MemberKeyset", testMemberKeyset},
 		{"passkey ceremony used once", testPasskeyCeremony},
 		{"passkey sign count", testPasskeyCount},
 	} {

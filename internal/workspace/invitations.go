@@ -89,7 +89,7 @@ func (s *Service) Invite(ctx context.Context, p *gatehouse.Principal, orgID stri
 				return gatehouse.Internal("create invitation", err)
 			}
 			if kind == InviteEmail {
-				if err := tx.QueueMail(ctx, invitationMail(inv, org, inviter)); err != nil {
+				if err := tx.QueueMail(ctx, s.invitationMail(inv, org, inviter)); err != nil {
 					return gatehouse.Internal("queue invitation mail", err)
 				}
 			}
@@ -142,13 +142,13 @@ func (s *Service) inviteURL(secret string) string {
 }
 
 // invitationMail is the message of an email invitation.
-func invitationMail(inv *Invitation, org *Org, inviter *gatehouse.User) mail.Message {
+func (s *Service) invitationMail(inv *Invitation, org *Org, inviter *gatehouse.User) mail.Message {
 	who := inviter.Name
 	if who == "" {
 		who = inviter.Email
 	}
-	return mail.Message{To: inv.Email, Subject: "You are invited to join " + org.Name + " on Gatehouse",
-		Text: who + " invited you to join the organization " + org.Name + " on Gatehouse as " + inv.Role + ".\n\n" +
+	return mail.Message{To: inv.Email, Subject: "You are invited to join " + org.Name + " on " + s.brand.Product(),
+		Text: who + " invited you to join the organization " + org.Name + " on " + s.brand.Product() + " as " + inv.Role + ".\n\n" +
 			"Open this link to accept:\n\n" + inv.URL + "\n\n" +
 			"The link works once, for this address, and expires in 14 days. If you did not expect it, ignore this message.\n"}
 }

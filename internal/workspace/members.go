@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 )
@@ -40,26 +41,54 @@ func (s *Service) OrgMembers(ctx context.Context, p *gatehouse.Principal, orgID 
 }
 
 // MemberFilter asks for one page of a directory: the members whose name or
-// email contains Query (any case; "" for all), Limit of them after Offset.
+// email contains Query (any case; "" for all), Limit of them after After's
+// position when set (keyset paging), else after Offset of them.
 type MemberFilter struct {
 	Query         string
 	Limit, Offset int
+	After         *MemberCursor
+}
+
+// MemberCursor is a position in a directory's order: the member who joined
+// at JoinedAt with id UserID, the last one of the page before.
+type MemberCursor struct {
+	JoinedAt time.Time
+	UserID   string
 }
 
 // MemberPage is one page of org orgID's directory searched by f.Query, and
-// how many members match: paged and searched in the store, so a workspace
-// of 10,000 members is not read whole for a page of 50.
-func (s *Service) MemberPage(ctx context.Context, p *gatehouse.Principal, orgID string, f MemberFilter) ([]PersonRow, int, error) {
+// whether more follow (one row more is read, nothing is counted): paged and
+// searched in the store, so a workspace of 10,000 members is not read whole
+// for a page of 50.
+func (s *Service) MemberPage(ctx context.Context, p *gatehouse.Principal, orgID string, f MemberFilter) ([]PersonRow, bool, error) {
 	if _, err := s.authorize(ctx, s.store, p, orgID, "", false); err != nil {
-		return nil, 0, err
+		return nil, false, err
 	}
 	f.Query = strings.ToLower(strings.TrimSpace(f.Query))
 	f.Limit, f.Offset = max(1, min(f.Limit, 500)), max(0, f.Offset)
-	ms, n, err := s.store.MemberPage(ctx, orgID, f)
+	f.Limit++
+	ms, err := s.store.MemberPage(ctx, orgID, f)
 	if err != nil {
-		return nil, 0, gatehouse.Internal("member page", err)
+		return nil, false, gatehouse.Internal("member page", err)
 	}
-	return ms, n, nil
+	if more := len(ms) == f.Limit; more {
+		return ms[:f.Limit-1], true, nil
+	}
+	return ms, false, nil
+}
+
+// CountMembers is how many of org orgID's members' name or email contain
+// query (any case; "" for all): a scan of every match, for the rare page
+// that needs it.
+func (s *Service) CountMembers(ctx context.Context, p *gatehouse.Principal, orgID, query string) (int, error) {
+	if _, err := s.authorize(ctx, s.store, p, orgID, "", false); err != nil {
+		return 0, err
+	}
+	n, err := s.store.CountMembers(ctx, orgID, strings.ToLower(strings.TrimSpace(query)))
+	if err != nil {
+		return 0, gatehouse.Internal("count members", err)
+	}
+	return n, nil
 }
 
 // MemberByEmail is the user id of org orgID's member with address email,

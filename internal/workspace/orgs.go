@@ -259,52 +259,30 @@ type OrgPatch struct {
 }
 
 // UpdateOrg changes a team org's name, slug or avatar. Fields absent or equal
-// to the current value do not count; a patch left empty answers 400.
+// to the current value do not count; a patch left empty answers 400. Every
+// refusal is decided before the write transaction, on a plain read, so a
+// refused change takes no lock and writes nothing; the transaction decides
+// again on the locked row.
 func (s *Service) UpdateOrg(ctx context.Context, p *gatehouse.Principal, orgID string, patch OrgPatch) (*OrgProfile, error) {
+	if !gatehouse.IsID(orgID) {
+		return nil, errOrgNotFound
+	}
+	a, err := s.authorize(ctx, s.store, p, orgID, PermSettings, true)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := patchOrg(p, *a.org, patch); err != nil {
+		return nil, err
+	}
 	var out *OrgProfile
-	err := s.store.Tx(ctx, func(tx Store) error {
+	err = s.store.Tx(ctx, func(tx Store) error {
 		a, err := s.lockOrg(ctx, tx, p, orgID, PermSettings, true)
 		if err != nil {
 			return err
 		}
-		o := *a.org
-		before, after := map[string]any{}, map[string]any{}
-		set := func(field string, cur *string, v string) {
-			if v != *cur {
-				before[field], after[field] = *cur, v
-				*cur = v
-			}
-		}
-		if patch.Name != nil {
-			name, err := checkOrgName(*patch.Name)
-			if err != nil {
-				return err
-			}
-			set("name", &o.Name, name)
-		}
-		if patch.Slug != nil {
-			slug := strings.TrimSpace(*patch.Slug)
-			if !slugPattern.MatchString(slug) {
-				return gatehouse.Invalid("slug must be 2 to 40 lowercase letters, digits or hyphens, starting and ending with a letter or digit")
-			}
-			set("slug", &o.Slug, slug)
-		}
-		if patch.AvatarURL != nil {
-			avatar, err := orgAvatarURL(*patch.AvatarURL)
-			if err != nil {
-				return err
-			}
-			set("avatar_url", &o.AvatarURL, avatar)
-		}
-		if patch.RequireMFA != nil && *patch.RequireMFA != o.RequireMFA {
-			if *patch.RequireMFA && p.AAL != gatehouse.AAL2 {
-				return gatehouse.Errorf(gatehouse.KindForbidden, "set up two-factor authentication for yourself before requiring it of the workspace")
-			}
-			before["require_mfa"], after["require_mfa"] = o.RequireMFA, *patch.RequireMFA
-			o.RequireMFA = *patch.RequireMFA
-		}
-		if len(after) == 0 {
-			return gatehouse.Invalid("nothing to change: give name, slug, avatar_url or require_mfa different from the current values")
+		o, change, err := patchOrg(p, *a.org, patch)
+		if err != nil {
+			return err
 		}
 		if err := tx.UpdateOrg(ctx, &o); err != nil {
 			if errors.Is(err, gatehouse.ErrConflict) {
@@ -312,13 +290,58 @@ func (s *Service) UpdateOrg(ctx context.Context, p *gatehouse.Principal, orgID s
 			}
 			return gatehouse.Internal("update org", err)
 		}
-		if err := s.Audit(ctx, tx, o.ID, p.UserID, "org.updated", "org", o.ID, map[string]any{"before": before, "after": after}); err != nil {
+		if err := s.Audit(ctx, tx, o.ID, p.UserID, "org.updated", "org", o.ID, change); err != nil {
 			return gatehouse.Internal("audit", err)
 		}
 		out, err = s.profile(ctx, tx, &o)
 		return err
 	})
 	return out, err
+}
+
+// patchOrg is o with patch applied and the change's audit details (before
+// and after of each field that differs), or why patch is refused: a field
+// that is not valid, or nothing that differs.
+func patchOrg(p *gatehouse.Principal, o Org, patch OrgPatch) (Org, map[string]any, error) {
+	before, after := map[string]any{}, map[string]any{}
+	set := func(field string, cur *string, v string) {
+		if v != *cur {
+			before[field], after[field] = *cur, v
+			*cur = v
+		}
+	}
+	if patch.Name != nil {
+		name, err := checkOrgName(*patch.Name)
+		if err != nil {
+			return o, nil, err
+		}
+		set("name", &o.Name, name)
+	}
+	if patch.Slug != nil {
+		slug := strings.TrimSpace(*patch.Slug)
+		if !slugPattern.MatchString(slug) {
+			return o, nil, gatehouse.Invalid("slug must be 2 to 40 lowercase letters, digits or hyphens, starting and ending with a letter or digit")
+		}
+		set("slug", &o.Slug, slug)
+	}
+	if patch.AvatarURL != nil {
+		avatar, err := orgAvatarURL(*patch.AvatarURL)
+		if err != nil {
+			return o, nil, err
+		}
+		set("avatar_url", &o.AvatarURL, avatar)
+	}
+	if patch.RequireMFA != nil && *patch.RequireMFA != o.RequireMFA {
+		if *patch.RequireMFA && p.AAL != gatehouse.AAL2 {
+			return o, nil, gatehouse.Errorf(gatehouse.KindForbidden, "set up two-factor authentication for yourself before requiring it of the workspace")
+		}
+		before["require_mfa"], after["require_mfa"] = o.RequireMFA, *patch.RequireMFA
+		o.RequireMFA = *patch.RequireMFA
+	}
+	if len(after) == 0 {
+		return o, nil, gatehouse.Invalid("nothing to change: give name, slug, avatar_url or require_mfa different from the current values")
+	}
+	return o, map[string]any{"before": before, "after": after}, nil
 }
 
 // DeleteOrg soft-deletes a team org. It is gone at once for every member;

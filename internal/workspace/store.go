@@ -58,9 +58,11 @@ type Tables interface {
 	// OrgMembers lists the org's directory ordered by joined_at, then user id.
 	OrgMembers(ctx context.Context, orgID string) ([]PersonRow, error)
 	// MemberPage is one page of the org's directory in the same order,
-	// only the members whose name or email contains f.Query (any case),
-	// and how many match in all.
-	MemberPage(ctx context.Context, orgID string, f MemberFilter) ([]PersonRow, int, error)
+	// only the members whose name or email contains f.Query (any case).
+	MemberPage(ctx context.Context, orgID string, f MemberFilter) ([]PersonRow, error)
+	// CountMembers is how many of the org's members' name or email
+	// contain query (any case; "" for all).
+	CountMembers(ctx context.Context, orgID, query string) (int, error)
 	// MemberByEmail is the member of org with address email; ErrNotFound.
 	MemberByEmail(ctx context.Context, orgID, email string) (*PersonRow, error)
 	SetMemberRole(ctx context.Context, orgID, userID, role string) error        // ErrNotFound: not a member

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/cache"
+	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
 
@@ -35,6 +36,8 @@ type Config struct {
 	Logger   *slog.Logger
 	Now      func() time.Time // nil: time.Now
 	WebURL   string           // base of links in emails
+	// Brand names the product in the mail the service writes.
+	Brand mail.Brand
 	// NoMailLimits turns off the daily invitation mail limits; the zero
 	// value keeps them on (GATEHOUSE_MAIL_LIMIT=off sets it).
 	NoMailLimits bool
@@ -51,6 +54,7 @@ type Service struct {
 	log      *slog.Logger
 	now      func() time.Time
 	webURL   string
+	brand    mail.Brand
 	// members holds a tool-API token's live standing in its org (nil: it
 	// may act) for cache.TTL, keyed by subject and org.
 	members      cache.Short[memberKey, error]
@@ -61,7 +65,7 @@ type Service struct {
 // New returns a Service.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, signer: c.Signer, resolver: c.Resolver, log: c.Logger, now: c.Now,
-		webURL: strings.TrimRight(c.WebURL, "/"), noMailLimits: c.NoMailLimits, recentAuth: c.RecentAuth}
+		webURL: strings.TrimRight(c.WebURL, "/"), noMailLimits: c.NoMailLimits, recentAuth: c.RecentAuth, brand: c.Brand}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -206,10 +206,10 @@ func (s *Service) confirmMailRoom(ctx context.Context, tx Store, orgID string, n
 // confirmMail is the one message asking to to confirm a destination.
 func (s *Service) confirmMail(f *Form, to, secret string) mail.Message {
 	return mail.Message{To: to, Subject: "Confirm that you want form submissions by email",
-		Text: fmt.Sprintf("Someone asked Gatehouse to email the submissions of the form %q to %s.\n\n"+
+		Text: fmt.Sprintf("Someone asked %s to email the submissions of the form %q to %s.\n\n"+
 			"To receive them, open this link within %d days and press the button:\n\n%s?token=%s\n\n"+
 			"If you did not expect this, ignore this message: nothing will be sent to you.\n",
-			f.Name, to, int(ConfirmTTL/(24*time.Hour)), s.confirm, secret)}
+			s.brand.Product(), f.Name, to, int(ConfirmTTL/(24*time.Hour)), s.confirm, secret)}
 }
 
 var errBadConfirmation = gatehouse.Errorf(gatehouse.KindNotFound, "this confirmation link is not valid: it may be used or expired")

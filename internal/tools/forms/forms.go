@@ -108,6 +108,7 @@ type Service struct {
 	clock    gatehouse.Clock
 	endpoint string // public submit base: {forms_url}/f
 	confirm  string // confirmation page: {forms_url}/confirm
+	brand    mail.Brand
 	// noMailLimits lifts the autoresponse and confirmation-mail caps.
 	noMailLimits bool
 }
@@ -118,6 +119,9 @@ type Config struct {
 	Logger   *slog.Logger
 	Now      func() time.Time // nil: time.Now
 	FormsURL string           // GATEHOUSE_FORMS_URL
+	// Brand names the product in the mail the tool writes (not in an
+	// autoresponder: those are the customer's words).
+	Brand mail.Brand
 	// NoMailLimits turns the hourly autoresponse cap and the daily cap on
 	// confirmation mails off (GATEHOUSE_MAIL_LIMIT=off; the zero value
 	// keeps them on). Spam never gets an autoresponse and unconfirmed
@@ -132,7 +136,7 @@ const ConfirmPath = "/confirm"
 // New returns the Forms tool.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, log: c.Logger, clock: c.Now, endpoint: strings.TrimRight(c.FormsURL, "/") + "/f/",
-		confirm: strings.TrimRight(c.FormsURL, "/") + ConfirmPath, noMailLimits: c.NoMailLimits}
+		confirm: strings.TrimRight(c.FormsURL, "/") + ConfirmPath, noMailLimits: c.NoMailLimits, brand: c.Brand}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -126,7 +126,7 @@ func (s *Service) deliver(ctx context.Context, tx Store, f *Form, sub *Submissio
 		}
 	}
 	if sub.AutorespondedAt != nil {
-		msgs = append(msgs, mail.Message{To: submitter, Subject: f.Autoresponder.Subject, Text: f.Autoresponder.Body})
+		msgs = append(msgs, mail.Message{To: submitter, Subject: f.Autoresponder.Subject, Text: f.Autoresponder.Body, Theirs: true})
 	}
 	for _, m := range msgs {
 		if err := tx.QueueMail(ctx, m); err != nil {

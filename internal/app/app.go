@@ -66,6 +66,9 @@ type Config struct {
 	// SessionMaxAge is the absolute lifetime of a session; ReauthWindow
 	// how recent a sign-in sensitive changes need (0: identity's defaults).
 	SessionMaxAge, ReauthWindow time.Duration
+	// JobRescueAfter is when a job still "running" is taken for lost (its
+	// instance died) and run again; 0: jobs.RescueStuckJobsAfter.
+	JobRescueAfter time.Duration
 }
 
 // Deps are what production and the tests provide differently.
@@ -177,7 +180,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		ResourceMetadataURL: a.OAuth.ResourceMetadataURL})
 	a.routes(k)
 	a.Handler = k
-	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, PollInterval: deps.JobPollInterval,
+	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, PollInterval: deps.JobPollInterval, RescueAfter: cfg.JobRescueAfter,
 		Mail: deps.Mail, MailSealer: mails, MailRetryDelays: deps.MailRetryDelays, Schedules: a.schedules(db, now, deps.LinkEventsWindow)}); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,10 +32,13 @@ import (
 const (
 	// JobTimeout bounds a job that names no timeout of its own.
 	JobTimeout = 30 * time.Second
-	// RescueStuckJobsAfter is when a job still "running" is taken for
-	// lost (its instance died) and run again; well above every job's
-	// timeout, so a job still at work is never run twice at once.
+	// RescueStuckJobsAfter is by default when a job still "running" is
+	// taken for lost (its instance died) and run again; well above every
+	// job's timeout, so a job still at work is never run twice at once.
 	RescueStuckJobsAfter = 2 * time.Minute
+	// MinRescueAfter is the shortest rescue window accepted: twice the
+	// longest timeout of any job (JobTimeout, mailTimeout).
+	MinRescueAfter = 2 * max(JobTimeout, mailTimeout, deliveryTimeout)
 	// pollInterval is how often an instance looks for jobs whose time has
 	// come (retries); new jobs wake it at once.
 	pollInterval = 200 * time.Millisecond
@@ -64,6 +68,9 @@ type Config struct {
 	Schedules       []Schedule
 	// PollInterval overrides how often due retries are looked for (tests).
 	PollInterval time.Duration
+	// RescueAfter is when a job still "running" is taken for lost; 0:
+	// RescueStuckJobsAfter. At least MinRescueAfter.
+	RescueAfter time.Duration
 }
 
 // client is what the engine needs of a River client of either driver.
@@ -155,9 +162,10 @@ func riverConfig(cfg Config, log *slog.Logger) (*river.Config, error) {
 	if err := river.AddWorkerSafely(workers, sw); err != nil {
 		return nil, err
 	}
-	poll := cfg.PollInterval
-	if poll == 0 {
-		poll = pollInterval
+	poll := cmp.Or(cfg.PollInterval, pollInterval)
+	rescue := cmp.Or(cfg.RescueAfter, RescueStuckJobsAfter)
+	if rescue < MinRescueAfter {
+		return nil, fmt.Errorf("job engine: rescue window %s is under %s, twice the longest job timeout", rescue, MinRescueAfter)
 	}
 	return &river.Config{
 		Queues:               map[string]river.QueueConfig{queue: {MaxWorkers: maxWorkers}},
@@ -165,7 +173,7 @@ func riverConfig(cfg Config, log *slog.Logger) (*river.Config, error) {
 		PeriodicJobs:         periodic,
 		Middleware:           []rivertype.Middleware{&outcomeLog{log: log}},
 		JobTimeout:           JobTimeout,
-		RescueStuckJobsAfter: RescueStuckJobsAfter,
+		RescueStuckJobsAfter: rescue,
 		FetchCooldown:        20 * time.Millisecond,
 		FetchPollInterval:    poll,
 		// River reports at info level every start and stop; ours are

@@ -42,7 +42,16 @@ const (
 	// pollInterval is how often an instance looks for jobs whose time has
 	// come (retries); new jobs wake it at once.
 	pollInterval = 200 * time.Millisecond
-	maxWorkers   = 50
+	// maxWorkers is how many jobs an instance works at once. Each River
+	// fetch takes at most the free slots: under webhook fan-out on
+	// PostgreSQL, 50 workers sat idle between fetches while deliveries
+	// queued (p50 260-560 ms); 100 kept p50 under 100 ms (BENCHMARKS.md).
+	maxWorkers = 100
+	// MaxMailSends is how many mails an instance sends at once, each on
+	// its own SMTP connection: as many as its workers were before they
+	// were raised to 100, and what Postfix accepts from one client by
+	// default (smtpd_client_connection_count_limit 50).
+	MaxMailSends = 50
 	pgPoolSize   = 6
 )
 
@@ -143,7 +152,8 @@ func riverConfig(cfg Config, log *slog.Logger) (*river.Config, error) {
 		if len(delays) == 0 {
 			delays = mail.RetryDelays
 		}
-		if err := river.AddWorkerSafely(workers, &mailWorker{sender: cfg.Mail, sealer: cfg.MailSealer, delays: delays}); err != nil {
+		mw := &mailWorker{sender: cfg.Mail, sealer: cfg.MailSealer, delays: delays, sends: make(chan struct{}, MaxMailSends)}
+		if err := river.AddWorkerSafely(workers, mw); err != nil {
 			return nil, err
 		}
 	}

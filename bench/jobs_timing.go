@@ -47,38 +47,35 @@ func readJobTimings(ctx context.Context, js *jobServer, kind string) (*jobTiming
 		wait.record(time.Duration(a * float64(time.Millisecond)))
 		work.record(time.Duration(b * float64(time.Millisecond)))
 	}
+	var rows interface {
+		Next() bool
+		Scan(...any) error
+		Err() error
+	}
 	if db.pg != nil {
-		rows, err := db.pg.Query(ctx, q, kind)
+		r, err := db.pg.Query(ctx, q, kind)
 		if err != nil {
 			return nil, err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var a, b float64
-			if err := rows.Scan(&a, &b); err != nil {
-				return nil, err
-			}
-			add(a, b)
-		}
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
+		defer r.Close()
+		rows = r
 	} else {
-		rows, err := db.sq.QueryContext(ctx, q, kind)
+		r, err := db.sq.QueryContext(ctx, q, kind)
 		if err != nil {
 			return nil, err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var a, b float64
-			if err := rows.Scan(&a, &b); err != nil {
-				return nil, err
-			}
-			add(a, b)
-		}
-		if err := rows.Err(); err != nil {
+		defer r.Close()
+		rows = r
+	}
+	for rows.Next() {
+		var a, b float64
+		if err := rows.Scan(&a, &b); err != nil {
 			return nil, err
 		}
+		add(a, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
 	return &jobTimings{WaitP50MS: ms(wait.percentile(50)), WaitP99MS: ms(wait.percentile(99)),
 		WorkP50MS: ms(work.percentile(50)), WorkP99MS: ms(work.percentile(99))}, nil

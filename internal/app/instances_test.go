@@ -67,7 +67,8 @@ func TestThreeInstances(t *testing.T) {
 // schedulesOnce counts the runs of each short-period schedule in the
 // queue's job table: one enqueuer (River's elected leader) makes about
 // elapsed/window runs, three would make about three times as many; a
-// change of leader may add a few. Every run must have completed.
+// change of leader may add a few. Every run but the last two must have
+// completed.
 func schedulesOnce(t *testing.T, a *testenv.Env, queue string, elapsed time.Duration) {
 	t.Helper()
 	most := int(elapsed/window)*3/2 + 3
@@ -80,9 +81,9 @@ func schedulesOnce(t *testing.T, a *testenv.Env, queue string, elapsed time.Dura
 		if runs == 0 || runs > most {
 			t.Errorf("%s ran %d times in %v; want 1 to %d (once per period, not once per instance)", name, runs, elapsed, most)
 		}
-		// The last run may still be at work or its completion not yet
-		// written (River completes in batches).
-		if done < runs-1 {
+		// The last runs may still be at work or their completion not yet
+		// written (River completes in batches, up to 250 ms apart).
+		if done < runs-2 {
 			t.Errorf("%s: %d of %d runs completed", name, done, runs)
 		}
 	}

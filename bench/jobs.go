@@ -14,7 +14,7 @@ import (
 // starts its own gatehouse on a fresh database, with the settings it needs
 // (a webhook CA, an SMTP server), so they are not targets of the shared
 // server and the default run does not include them.
-var jobNames = []string{"fanout", "mail"}
+var jobNames = []string{"fanout", "mail", "magic"}
 
 // jobRow is what one background-work measurement found.
 type jobRow struct {
@@ -44,11 +44,13 @@ type jobRow struct {
 	// the whole job, setup included; LogSamples a few of them.
 	LogProblems int      `json:"log_problems"`
 	LogSamples  []string `json:"log_samples,omitempty"`
+	// River is the jobs' own timings (fanout).
+	River *jobTimings `json:"river,omitempty"`
 }
 
 func (j jobRow) text() string {
 	s := fmt.Sprintf("%s (%s): %.1f s window: %d requests = %.1f/s (%d errors)", j.Job, j.DB, j.Seconds, j.Requests, j.RequestsPS, j.Errors)
-	if j.Job == "mail (log)" {
+	if strings.HasSuffix(j.Job, " (log)") {
 		return s + "; mail written to the log"
 	}
 	s += fmt.Sprintf("; %d arrived in the window = %.1f/s; all arrived %.2f s after it", j.Done, j.DonePerSec, j.DrainSeconds)
@@ -64,7 +66,7 @@ func (j jobRow) text() string {
 	if j.P50MS > 0 || j.P99MS > 0 {
 		s += fmt.Sprintf("; commit-to-delivery p50 %s, p99 %s", fmtMS(j.P50MS), fmtMS(j.P99MS))
 	}
-	return s
+	return s + j.River.text()
 }
 
 // jobProblems lists the jobs' failed requests, undelivered work and
@@ -109,6 +111,8 @@ type jobServer struct {
 	client *http.Client
 	url    string
 	user   *benchUser
+	db     string // sqlite or postgres
+	dbURL  string
 }
 
 // startJobServer creates a fresh database of kind db, starts gatehouse on
@@ -142,7 +146,7 @@ func (b *bench) startJobServer(ctx context.Context, bin, db, name string, extra 
 			b.log.Printf("%s: %v", db, err)
 		}
 	}
-	js := &jobServer{srv: srv, client: client, url: srv.url,
+	js := &jobServer{srv: srv, client: client, url: srv.url, db: db, dbURL: dbURL,
 		user: &benchUser{email: "bench-" + randomHex(4) + "@example.com", password: "pw-" + randomHex(10)}}
 	if err := waitHealthy(ctx, client, srv.url, 15*time.Second); err != nil {
 		stop()
@@ -166,6 +170,11 @@ func (b *bench) runJobs(ctx context.Context, bin, db string) error {
 	if b.cfg.wantsJob("mail") && ctx.Err() == nil {
 		if err := b.runMail(ctx, bin, db); err != nil {
 			errs = append(errs, fmt.Errorf("mail on %s: %w", db, err))
+		}
+	}
+	if b.cfg.wantsJob("magic") && ctx.Err() == nil {
+		if err := b.runMagicMail(ctx, bin, db); err != nil {
+			errs = append(errs, fmt.Errorf("magic on %s: %w", db, err))
 		}
 	}
 	for _, e := range errs {

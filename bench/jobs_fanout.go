@@ -175,6 +175,9 @@ func (b *bench) runFanout(ctx context.Context, bin, db string) error {
 	row.RequestsPS = float64(row.Requests) / row.Seconds
 	f.result(&row)
 	row.ReceiverConns = int(conns.Load())
+	if row.River, err = readJobTimings(ctx, js, "webhook.delivery"); err != nil {
+		b.log.Printf("%s: fanout: River's job timings: %v", db, err)
+	}
 	b.addJob(row, js.srv)
 	return js.srv.died()
 }

@@ -18,11 +18,11 @@ func TestJobsFlag(t *testing.T) {
 	if len(c.jobs) != 0 {
 		t.Errorf("default run has jobs %v", c.jobs)
 	}
-	c, err = parseFlags([]string{"-targets", "", "-jobs", "fanout,mail"}, io.Discard)
+	c, err = parseFlags([]string{"-targets", "", "-jobs", "fanout,mail,magic"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.wantsJob("fanout") || !c.wantsJob("mail") || c.wantsGatehouse() {
+	if !c.wantsJob("fanout") || !c.wantsJob("mail") || !c.wantsJob("magic") || c.wantsGatehouse() {
 		t.Errorf("-targets '' -jobs fanout,mail: jobs %v, targets %v", c.jobs, c.targets)
 	}
 	for _, args := range [][]string{

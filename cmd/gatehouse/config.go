@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/jobs"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/seal"
@@ -56,13 +57,17 @@ type Config struct {
 	// SessionMaxAge is the absolute lifetime of a sign-in session;
 	// ReauthWindow how recent a sign-in sensitive changes need.
 	SessionMaxAge, ReauthWindow time.Duration
-	rawSessionMaxAge            string
-	rawReauthWindow             string
-	rawAllowPrivate             string
-	rawRateLimit                string
-	rawMailLimit                string
-	rawShutdownDrain            string
-	rawSignRetention            string
+	// JobRescueAfter is when a job still "running" is taken for lost and
+	// run again.
+	JobRescueAfter    time.Duration
+	rawJobRescueAfter string
+	rawSessionMaxAge  string
+	rawReauthWindow   string
+	rawAllowPrivate   string
+	rawRateLimit      string
+	rawMailLimit      string
+	rawShutdownDrain  string
+	rawSignRetention  string
 }
 
 // setting names one variable, its default and where it is stored.
@@ -100,6 +105,7 @@ func (c *Config) settings() []setting {
 		{"GATEHOUSE_BRAND_TERMS_URL", "", &c.Brand.TermsURL},
 		{"GATEHOUSE_SESSION_MAX_AGE", "90d", &c.rawSessionMaxAge},
 		{"GATEHOUSE_REAUTH_WINDOW", "15m", &c.rawReauthWindow},
+		{"GATEHOUSE_JOB_RESCUE_AFTER", "2m", &c.rawJobRescueAfter},
 	}
 }
 
@@ -241,6 +247,12 @@ func checks() []check {
 		}},
 		check{"GATEHOUSE_SESSION_MAX_AGE", func(c *Config) error { return checkPositive(c.rawSessionMaxAge, "90d or 2160h") }},
 		check{"GATEHOUSE_REAUTH_WINDOW", func(c *Config) error { return checkPositive(c.rawReauthWindow, "15m") }},
+		check{"GATEHOUSE_JOB_RESCUE_AFTER", func(c *Config) error {
+			if d, err := time.ParseDuration(c.rawJobRescueAfter); err != nil || d < jobs.MinRescueAfter {
+				return fmt.Errorf("want a duration of at least %s (twice the longest job timeout) such as 2m, got %q", jobs.MinRescueAfter, c.rawJobRescueAfter)
+			}
+			return nil
+		}},
 	)
 }
 
@@ -266,6 +278,7 @@ func (c *Config) derive() {
 	c.SignRetention, _ = parseDays(c.rawSignRetention)
 	c.SessionMaxAge, _ = parseDays(c.rawSessionMaxAge)
 	c.ReauthWindow, _ = parseDays(c.rawReauthWindow)
+	c.JobRescueAfter, _ = time.ParseDuration(c.rawJobRescueAfter)
 }
 
 // parseDays reads a Go duration or a whole number of days ("365d").
@@ -407,7 +420,7 @@ func (c *Config) resolveURLs(bound string) {
 func (c *Config) app() app.Config {
 	return app.Config{BaseURL: c.BaseURL, APIURL: c.APIURL, FormsURL: c.FormsURL, ShortLinkURL: c.ShortLinkURL,
 		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, EncryptionKey: c.EncryptionKey, RateLimit: c.RateLimit, MailLimit: c.MailLimit,
-		SessionMaxAge: c.SessionMaxAge, ReauthWindow: c.ReauthWindow,
+		SessionMaxAge: c.SessionMaxAge, ReauthWindow: c.ReauthWindow, JobRescueAfter: c.JobRescueAfter,
 		WebhookAllowPrivate: c.WebhookAllowPrivate, MetadataAllowPrivate: c.WebhookAllowPrivate, OutboundCAs: c.OutboundCAs,
 		SignRetention: c.SignRetention, Brand: c.Brand}
 }

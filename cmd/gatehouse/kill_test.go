@@ -155,7 +155,10 @@ func killNine(t *testing.T, bin, dbURL string, open func() (*sql.DB, error), arg
 	sink := mailtest.Start(t)
 	sink.SetFailing(true) // refuses until the restart: the mail can only come from the second process
 	env := map[string]string{"GATEHOUSE_ADDR": "127.0.0.1:0", "GATEHOUSE_DATABASE_URL": dbURL,
-		"GATEHOUSE_RATE_LIMIT": "off", "GATEHOUSE_WEBHOOK_ALLOW_PRIVATE": "true", "GATEHOUSE_SMTP_URL": sink.URL()}
+		"GATEHOUSE_RATE_LIMIT": "off", "GATEHOUSE_WEBHOOK_ALLOW_PRIVATE": "true", "GATEHOUSE_SMTP_URL": sink.URL(),
+		// The shortest rescue window accepted: a try the kill cut is
+		// run again after it, not after the default 2 minutes.
+		"GATEHOUSE_JOB_RESCUE_AFTER": jobs.MinRescueAfter.String()}
 
 	first := startBinary(t, bin, env)
 	email := testenv.Email()
@@ -169,9 +172,9 @@ func killNine(t *testing.T, bin, dbURL string, open func() (*sql.DB, error), arg
 	// once after the restart; killed during a try (PostgreSQL wakes the
 	// worker at the insert, and a fetch the dead process sent may still
 	// commit after the state was read), it stays "running" until River
-	// rescues it as lost: up to RescueStuckJobsAfter more.
+	// rescues it as lost: up to the rescue window more.
 	t.Logf("delivery job state after the kill: %s", state)
-	wait := 90*time.Second + jobs.RescueStuckJobsAfter // rescue, leader lease and rescuer period
+	wait := 90*time.Second + jobs.MinRescueAfter // rescue, leader lease and rescuer period
 
 	sink.SetFailing(false)
 	l, err := net.Listen("tcp", addr)

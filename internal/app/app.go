@@ -5,6 +5,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/x509"
@@ -67,6 +68,9 @@ type Config struct {
 	// SessionMaxAge is the absolute lifetime of a session; ReauthWindow
 	// how recent a sign-in sensitive changes need (0: identity's defaults).
 	SessionMaxAge, ReauthWindow time.Duration
+	// JobRescueAfter is when a job still "running" is taken for lost (its
+	// instance died) and run again; 0: jobs.RescueStuckJobsAfter.
+	JobRescueAfter time.Duration
 }
 
 // Deps are what production and the tests provide differently.
@@ -87,6 +91,9 @@ type Deps struct {
 	// LinkEventsWindow is how often the clicks counted on each link are
 	// announced in one link.clicked event; 0: 2 s.
 	LinkEventsWindow time.Duration
+	// SignSweepEvery is how often the Sign reminder and purge sweeps run;
+	// 0: every minute and every 10 minutes.
+	SignSweepEvery time.Duration
 	// JobQueue is the job queue this service inserts into and works; "":
 	// the database's. Tests sharing one PostgreSQL database give each
 	// service its own.
@@ -180,8 +187,8 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		ResourceMetadataURL: a.OAuth.ResourceMetadataURL})
 	a.routes(k)
 	a.Handler = k
-	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, PollInterval: deps.JobPollInterval,
-		Mail: deps.Mail, MailSealer: mails, MailRetryDelays: deps.MailRetryDelays, Schedules: a.schedules(db, now, deps.LinkEventsWindow)}); err != nil {
+	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, PollInterval: deps.JobPollInterval, RescueAfter: cfg.JobRescueAfter,
+		Mail: deps.Mail, MailSealer: mails, MailRetryDelays: deps.MailRetryDelays, Schedules: a.schedules(db, now, deps)}); err != nil {
 		return nil, err
 	}
 	if err := a.jobs.Start(ctx); err != nil {
@@ -267,13 +274,14 @@ func (a *App) Close(ctx context.Context) error {
 
 // schedules is the periodic work, run once per period across instances:
 // the Links click announcements every window (0: 2 s), Sign's expiry
-// sweep and reminder rounds every minute and its purge sweep every ten,
-// and every ten minutes the pruning of revocations older than any token
+// sweep and reminder rounds every minute and its purge sweep every ten
+// (the tests' SignSweepEvery sets both reminder and purge), and every ten
+// minutes the pruning of revocations older than any token
 // they could refuse.
-func (a *App) schedules(db *sqlstore.DB, now func() time.Time, window time.Duration) []jobs.Schedule {
-	if window == 0 {
-		window = 2 * time.Second
-	}
+func (a *App) schedules(db *sqlstore.DB, now func() time.Time, deps Deps) []jobs.Schedule {
+	window := cmp.Or(deps.LinkEventsWindow, 2*time.Second)
+	remind := cmp.Or(deps.SignSweepEvery, time.Minute)
+	purge := cmp.Or(deps.SignSweepEvery, 10*time.Minute)
 	if now == nil {
 		now = time.Now
 	}
@@ -283,10 +291,10 @@ func (a *App) schedules(db *sqlstore.DB, now func() time.Time, window time.Durat
 	}}, {Name: "sign_expire", Every: time.Minute, Run: func(ctx context.Context) error {
 		_, err := a.Sign.ExpireDue(ctx)
 		return err
-	}}, {Name: "sign_remind", Every: time.Minute, Run: func(ctx context.Context) error {
+	}}, {Name: "sign_remind", Every: remind, Run: func(ctx context.Context) error {
 		_, err := a.Sign.RemindDue(ctx)
 		return err
-	}}, {Name: "sign_purge", Every: 10 * time.Minute, Run: func(ctx context.Context) error {
+	}}, {Name: "sign_purge", Every: purge, Run: func(ctx context.Context) error {
 		_, err := a.Sign.PurgeDue(ctx)
 		return err
 	}}, {Name: "revocations_prune", Every: 10 * time.Minute, Run: func(ctx context.Context) error {

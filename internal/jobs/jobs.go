@@ -10,6 +10,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,14 +32,26 @@ import (
 const (
 	// JobTimeout bounds a job that names no timeout of its own.
 	JobTimeout = 30 * time.Second
-	// RescueStuckJobsAfter is when a job still "running" is taken for
-	// lost (its instance died) and run again; well above every job's
-	// timeout, so a job still at work is never run twice at once.
+	// RescueStuckJobsAfter is by default when a job still "running" is
+	// taken for lost (its instance died) and run again; well above every
+	// job's timeout, so a job still at work is never run twice at once.
 	RescueStuckJobsAfter = 2 * time.Minute
+	// MinRescueAfter is the shortest rescue window accepted: twice the
+	// longest timeout of any job (JobTimeout, mailTimeout).
+	MinRescueAfter = 2 * max(JobTimeout, mailTimeout, deliveryTimeout)
 	// pollInterval is how often an instance looks for jobs whose time has
 	// come (retries); new jobs wake it at once.
 	pollInterval = 200 * time.Millisecond
-	maxWorkers   = 50
+	// maxWorkers is how many jobs an instance works at once. Each River
+	// fetch takes at most the free slots: under webhook fan-out on
+	// PostgreSQL, 50 workers sat idle between fetches while deliveries
+	// queued (p50 260-560 ms); 100 kept p50 under 100 ms (BENCHMARKS.md).
+	maxWorkers = 100
+	// MaxMailSends is how many mails an instance sends at once, each on
+	// its own SMTP connection: as many as its workers were before they
+	// were raised to 100, and what Postfix accepts from one client by
+	// default (smtpd_client_connection_count_limit 50).
+	MaxMailSends = 50
 	pgPoolSize   = 6
 )
 
@@ -64,6 +77,9 @@ type Config struct {
 	Schedules       []Schedule
 	// PollInterval overrides how often due retries are looked for (tests).
 	PollInterval time.Duration
+	// RescueAfter is when a job still "running" is taken for lost; 0:
+	// RescueStuckJobsAfter. At least MinRescueAfter.
+	RescueAfter time.Duration
 }
 
 // client is what the engine needs of a River client of either driver.
@@ -136,7 +152,8 @@ func riverConfig(cfg Config, log *slog.Logger) (*river.Config, error) {
 		if len(delays) == 0 {
 			delays = mail.RetryDelays
 		}
-		if err := river.AddWorkerSafely(workers, &mailWorker{sender: cfg.Mail, sealer: cfg.MailSealer, delays: delays}); err != nil {
+		mw := &mailWorker{sender: cfg.Mail, sealer: cfg.MailSealer, delays: delays, sends: make(chan struct{}, MaxMailSends)}
+		if err := river.AddWorkerSafely(workers, mw); err != nil {
 			return nil, err
 		}
 	}
@@ -155,9 +172,10 @@ func riverConfig(cfg Config, log *slog.Logger) (*river.Config, error) {
 	if err := river.AddWorkerSafely(workers, sw); err != nil {
 		return nil, err
 	}
-	poll := cfg.PollInterval
-	if poll == 0 {
-		poll = pollInterval
+	poll := cmp.Or(cfg.PollInterval, pollInterval)
+	rescue := cmp.Or(cfg.RescueAfter, RescueStuckJobsAfter)
+	if rescue < MinRescueAfter {
+		return nil, fmt.Errorf("job engine: rescue window %s is under %s, twice the longest job timeout", rescue, MinRescueAfter)
 	}
 	return &river.Config{
 		Queues:               map[string]river.QueueConfig{queue: {MaxWorkers: maxWorkers}},
@@ -165,7 +183,7 @@ func riverConfig(cfg Config, log *slog.Logger) (*river.Config, error) {
 		PeriodicJobs:         periodic,
 		Middleware:           []rivertype.Middleware{&outcomeLog{log: log}},
 		JobTimeout:           JobTimeout,
-		RescueStuckJobsAfter: RescueStuckJobsAfter,
+		RescueStuckJobsAfter: rescue,
 		FetchCooldown:        20 * time.Millisecond,
 		FetchPollInterval:    poll,
 		// River reports at info level every start and stop; ours are

@@ -46,3 +46,18 @@ func TestSchedules(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
+
+// TestRescueWindowFloor checks that an engine refuses a rescue window
+// under twice the longest job timeout: a job still at work would be taken
+// for lost and run a second time at once.
+func TestRescueWindowFloor(t *testing.T) {
+	db := testenv.OpenDB(t, "sqlite")
+	for _, d := range []time.Duration{time.Second, 30 * time.Second, jobs.MinRescueAfter - time.Second} {
+		if _, err := jobs.New(context.Background(), jobs.Config{DB: db, RescueAfter: d}); err == nil {
+			t.Errorf("rescue window %s accepted; want refused (under %s)", d, jobs.MinRescueAfter)
+		}
+	}
+	if _, err := jobs.New(context.Background(), jobs.Config{DB: db, RescueAfter: jobs.MinRescueAfter}); err != nil {
+		t.Errorf("rescue window %s: %v", jobs.MinRescueAfter, err)
+	}
+}

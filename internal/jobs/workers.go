@@ -34,9 +34,13 @@ func (w *deliveryWorker) NextRetry(job *river.Job[webhooks.Delivery]) time.Time 
 	return time.Now().Add(w.svc.RetryDelay(&job.Args, job.Attempt))
 }
 
-// Timeout leaves the delivery's own 10 s HTTP timeout room to end first.
+// deliveryTimeout leaves the delivery's own 10 s HTTP timeout room to
+// end first.
+const deliveryTimeout = 15 * time.Second
+
+// Timeout bounds one try.
 func (w *deliveryWorker) Timeout(*river.Job[webhooks.Delivery]) time.Duration {
-	return 15 * time.Second
+	return deliveryTimeout
 }
 
 // scheduled is the job of one run of a Schedule.

@@ -55,6 +55,8 @@ type DB struct {
 	// revoked is called after a transaction that recorded a revocation
 	// commits (OnRevoke); nil: nothing to tell.
 	revoked func(ctx context.Context)
+	// webhookReads shares the reads of one webhook (shared_read.go).
+	webhookReads *sharedReads
 }
 
 // Open connects to url (`sqlite:PATH` or `postgres://…`), applies pending
@@ -68,7 +70,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{dialect: d, reader: reader, writer: writer, url: url, queue: river.QueueDefault}
+	db := &DB{dialect: d, reader: reader, writer: writer, url: url, queue: river.QueueDefault, webhookReads: &sharedReads{}}
 	db.wgate = newGate(writer)
 	db.rgate = db.wgate
 	if reader != writer {

@@ -35,10 +35,23 @@ func (s *Webhooks) CreateWebhook(ctx context.Context, w *webhooks.Webhook) error
 	return s.db.dialect.translate(err)
 }
 
-// Webhook implements webhooks.Store.
+// Webhook implements webhooks.Store. Outside a transaction, concurrent
+// reads of one webhook share a query (sharedReads): every delivery try
+// reads its webhook.
 func (s *Webhooks) Webhook(ctx context.Context, orgID, tool, id string) (*webhooks.Webhook, error) {
-	w, err := scanWebhook(s.r().QueryRowContext(ctx, webhookSelect+` WHERE w.id = $1 AND w.org_id = $2 AND w.tool = $3`, id, orgID, tool))
-	return w, s.one(err)
+	const q = webhookSelect + ` WHERE w.id = $1 AND w.org_id = $2 AND w.tool = $3`
+	if s.tx != nil {
+		w, err := scanWebhook(s.r().QueryRowContext(ctx, q, id, orgID, tool))
+		return w, s.one(err)
+	}
+	v, err := s.db.webhookReads.do(ctx, s.db.rgate, orgID+"/"+tool+"/"+id, func(ctx context.Context) (any, error) {
+		return scanWebhook(s.db.stmts.on(s.db.reader, nil).QueryRowContext(ctx, q, id, orgID, tool))
+	})
+	if err != nil {
+		return nil, s.one(err)
+	}
+	w := *v.(*webhooks.Webhook) // each caller its own copy
+	return &w, nil
 }
 
 // ListWebhooks implements webhooks.Store.

@@ -143,6 +143,9 @@ type Options struct {
 	// LinkEventsWindow is how often link clicks are announced; 0: an hour,
 	// so that tests announce them (env.Links.Flush).
 	LinkEventsWindow time.Duration
+	// SignSweepEvery is how often the Sign reminder and purge schedules
+	// run; 0: their production periods (1 and 10 minutes).
+	SignSweepEvery time.Duration
 	// Brand is the hosted pages' branding; zero: Gatehouse's own.
 	Brand pages.Brand
 	// DB, when set, is the database to run on instead of a fresh one, so
@@ -277,8 +280,8 @@ func (o Options) deps(env *Env, db *sqlstore.DB, sender mail.Sender, log *slog.L
 		WebhookRetryDelays: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond},
 		// A click batch closes when a test flushes it (env.Links.Flush), not
 		// by wall time: under load a short window split one batch in two.
-		LinkEventsWindow: cmp.Or(o.LinkEventsWindow, time.Hour),
-		JobQueue:         env.Queue, JobPollInterval: 20 * time.Millisecond,
+		LinkEventsWindow: cmp.Or(o.LinkEventsWindow, time.Hour), SignSweepEvery: o.SignSweepEvery,
+		JobQueue: env.Queue, JobPollInterval: 20 * time.Millisecond,
 		MailRetryDelays: []time.Duration{50 * time.Millisecond},
 		// Other instances' revocations show within 50 ms (production: 1 s).
 		RevocationPoll: 50 * time.Millisecond}

@@ -128,7 +128,10 @@ func (s *Service) RetryDelay(d *Delivery, attempt int) time.Duration {
 // answered 2xx, ErrGone when the webhook was deleted, else an error, and
 // the caller tries again later while tries are left. The webhook's
 // consecutive-failure count is updated once per delivery: reset on
-// success, counted when the last try fails.
+// success, counted when the last try fails. A success finds the count
+// as read before its try: at 0 (the usual case) it writes nothing, one
+// round trip fewer on the shared pool per delivery; a failure counted
+// during that try is reset by the next success instead.
 func (s *Service) Deliver(ctx context.Context, d *Delivery, attempt int) error {
 	w, err := s.store.Webhook(ctx, d.OrgID, d.Tool, d.WebhookID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
@@ -141,8 +144,10 @@ func (s *Service) Deliver(ctx context.Context, d *Delivery, attempt int) error {
 	if failure != nil && attempt < d.Tries {
 		return failure
 	}
-	if err := s.store.DeliveryResult(ctx, w.ID, failure == nil, DisableAfter); err != nil {
-		s.log.Error("webhook delivery result not stored", "webhook_id", w.ID, "err", err)
+	if failure != nil || w.Failures != 0 {
+		if err := s.store.DeliveryResult(ctx, w.ID, failure == nil, DisableAfter); err != nil {
+			s.log.Error("webhook delivery result not stored", "webhook_id", w.ID, "err", err)
+		}
 	}
 	if failure != nil {
 		s.log.Warn("webhook delivery dropped after retries", "webhook_id", w.ID, "event", d.Event, "delivery", d.ID)

@@ -123,12 +123,15 @@ func TestLinkWebhooks(t *testing.T) {
 				t.Errorf("delivery %s tried %d times; want 3 (two retries)", id, n)
 			}
 		}
-		var h map[string]any
-		for _, x := range env.Do(t, "GET", hooks, owner.Token, nil).Want(t, 200).Get("webhooks").([]any) {
-			if x.(map[string]any)["id"] == hookID {
-				h = x.(map[string]any)
+		hook := func() map[string]any {
+			for _, x := range env.Do(t, "GET", hooks, owner.Token, nil).Want(t, 200).Get("webhooks").([]any) {
+				if x.(map[string]any)["id"] == hookID {
+					return x.(map[string]any)
+				}
 			}
+			return nil
 		}
+		h := hook()
 		if h["active"] != false || h["failures"] != float64(20) {
 			t.Fatalf("after 20 failures webhook = %v; want inactive, 20 failures", h)
 		}
@@ -140,6 +143,20 @@ func TestLinkWebhooks(t *testing.T) {
 		p := env.Do(t, "PATCH", hooks+"/"+hookID, owner.Token, map[string]any{"active": true}).Want(t, 200)
 		if p.Get("webhook.active") != true || p.Get("webhook.failures") != float64(0) || p.Get("webhook.secret") != nil {
 			t.Errorf("re-enabled webhook = %s", p.Body)
+		}
+		// A failed delivery is counted; the next one delivered resets
+		// the count.
+		rc.Fail.Store(true)
+		env.Do(t, "POST", hooks+"/"+hookID+"/test", owner.Token, nil).Want(t, 200)
+		env.Webhooks.Wait()
+		if h := hook(); h["failures"] != float64(1) {
+			t.Errorf("after one failed delivery webhook = %v; want 1 failure", h)
+		}
+		rc.Fail.Store(false)
+		env.Do(t, "POST", hooks+"/"+hookID+"/test", owner.Token, nil).Want(t, 200)
+		env.Webhooks.Wait()
+		if h := hook(); h["failures"] != float64(0) {
+			t.Errorf("after a delivered one webhook = %v; want 0 failures", h)
 		}
 		env.Do(t, "DELETE", hooks+"/"+hookID, owner.Token, nil).Want(t, 200)
 		env.Do(t, "DELETE", hooks+"/"+hookID, owner.Token, nil).Want(t, 404)

@@ -100,7 +100,7 @@ type Service struct {
 
 // IdleConnsPerHost is how many idle connections to one receiver deliveries
 // keep for the next: at least the job engine's workers.
-const IdleConnsPerHost = 64
+const IdleConnsPerHost = 100
 
 // New returns the webhook service.
 func New(c Config) *Service {
@@ -109,6 +109,7 @@ func New(c Config) *Service {
 	// receiver: keep as many of their connections as it has workers, or
 	// nearly every delivery pays a new TLS handshake (Go keeps 2 per host).
 	t.MaxIdleConnsPerHost = IdleConnsPerHost
+	t.MaxIdleConns = max(t.MaxIdleConns, 4*IdleConnsPerHost) // over all receivers (Go's default 100)
 	s := &Service{store: c.Store, log: c.Logger, clock: c.Now, retries: c.RetryDelays,
 		client: &http.Client{Transport: t, Timeout: deliveryTimeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}

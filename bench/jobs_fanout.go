@@ -164,7 +164,7 @@ func (b *bench) runFanout(ctx context.Context, bin, db string) error {
 	f.to = f.from.Add(b.cfg.duration)
 	b.log.Printf("%s: fanout: %d connections creating links for %v", db, b.cfg.conns, b.cfg.duration)
 	client := newClient(b.cfg.conns, b.cfg.timeout)
-	res := runLoad(ctx, client, r, loadConfig{conns: b.cfg.conns, duration: b.cfg.duration, timeout: b.cfg.timeout})
+	res := runLoad(ctx, client, r, loadConfig{conns: b.cfg.conns, duration: b.cfg.duration, timeout: b.cfg.timeout, rate: b.cfg.jobsRate})
 	client.CloseIdleConnections()
 	f.mu.Lock()
 	want := len(f.created)

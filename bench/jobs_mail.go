@@ -161,7 +161,7 @@ func (b *bench) runMailOnce(ctx context.Context, bin, db string, sink *mailSink,
 	b.log.Printf("%s: %s: %d connections %s for %v", db, name, b.cfg.conns, load.what, b.cfg.duration)
 	from := time.Now()
 	client := newClient(b.cfg.conns, b.cfg.timeout)
-	res := runLoad(ctx, client, r, loadConfig{conns: b.cfg.conns, duration: b.cfg.duration, timeout: b.cfg.timeout})
+	res := runLoad(ctx, client, r, loadConfig{conns: b.cfg.conns, duration: b.cfg.duration, timeout: b.cfg.timeout, rate: b.cfg.jobsRate})
 	client.CloseIdleConnections()
 	to := from.Add(b.cfg.duration)
 	row := jobRow{Job: name, DB: db, Seconds: b.cfg.duration.Seconds(), Requests: res.requests - res.errors, Errors: res.errors}

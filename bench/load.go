@@ -21,6 +21,10 @@ type loadConfig struct {
 	timeout  time.Duration // per request
 	// atMeasure, if set, is called when the measured window starts.
 	atMeasure func()
+	// rate, if above 0, is how many requests start per second across all
+	// workers: each request is due at its slot of a constant pace, and a
+	// worker behind the pace starts its next one at once.
+	rate float64
 }
 
 // loadResult is what one closed-loop run measured.
@@ -104,10 +108,11 @@ func runLoad(ctx context.Context, client *http.Client, t *runner, cfg loadConfig
 
 	stats := make([]*workerStats, cfg.conns)
 	var wg sync.WaitGroup
+	p := newPacer(start, cfg.rate)
 	for w := range cfg.conns {
 		s := &workerStats{latency: newHistogram(), statuses: map[int]uint64{}}
 		stats[w] = s
-		wg.Go(func() { work(ctx, client, t, w, measureFrom, end, s) })
+		wg.Go(func() { work(ctx, client, t, w, measureFrom, end, s, p) })
 	}
 	if cfg.atMeasure != nil {
 		select {
@@ -150,9 +155,9 @@ func runLoad(ctx context.Context, client *http.Client, t *runner, cfg loadConfig
 }
 
 // work is one worker's loop.
-func work(ctx context.Context, client *http.Client, t *runner, w int, measureFrom, end time.Time, s *workerStats) {
+func work(ctx context.Context, client *http.Client, t *runner, w int, measureFrom, end time.Time, s *workerStats, p *pacer) {
 	for ctx.Err() == nil {
-		if !time.Now().Before(end) {
+		if !p.wait(ctx, end) || !time.Now().Before(end) {
 			return
 		}
 		req, err := t.request(w)
@@ -271,4 +276,43 @@ func statusSummary(m map[int]uint64) string {
 		parts[i] = fmt.Sprintf("%d×%d", c, m[c])
 	}
 	return strings.Join(parts, " ")
+}
+
+// pacer hands out request start times rate per second apart, from start;
+// a nil pacer (no rate) lets every worker go at once.
+type pacer struct {
+	mu   sync.Mutex
+	next time.Time
+	gap  time.Duration
+}
+
+func newPacer(start time.Time, rate float64) *pacer {
+	if rate <= 0 {
+		return nil
+	}
+	return &pacer{next: start, gap: time.Duration(float64(time.Second) / rate)}
+}
+
+// wait blocks until the caller's start time; false when it would fall at
+// or after end, or ctx ended first. A worker that falls behind the pace
+// starts at once (its slot is past), so the rate is a ceiling.
+func (p *pacer) wait(ctx context.Context, end time.Time) bool {
+	if p == nil {
+		return true
+	}
+	p.mu.Lock()
+	at := p.next
+	p.next = at.Add(p.gap)
+	p.mu.Unlock()
+	if !at.Before(end) {
+		return false
+	}
+	t := time.NewTimer(time.Until(at))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }

@@ -77,3 +77,16 @@ func TestRunLoadStopsOnCancel(t *testing.T) {
 		t.Errorf("runLoad took %v after its context ended", took)
 	}
 }
+
+// A rate paces the requests of all workers together: at 50/s for 400 ms,
+// four workers that could do thousands start about 20.
+func TestRunLoadRate(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	defer srv.Close()
+	r := &runner{request: func(int) (*http.Request, error) { return http.NewRequest(http.MethodGet, srv.URL, nil) }}
+	cfg := loadConfig{conns: 4, duration: 400 * time.Millisecond, timeout: time.Second, rate: 50}
+	res := runLoad(context.Background(), newClient(4, time.Second), r, cfg)
+	if res.requests < 15 || res.requests > 21 {
+		t.Errorf("%d requests at 50/s for 400ms; want about 20", res.requests)
+	}
+}

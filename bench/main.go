@@ -63,6 +63,7 @@ type config struct {
 	auditTotal    int
 	auditOthers   int
 	jobs          []string
+	jobsRate      float64
 }
 
 var knownDBs = []string{"sqlite", "postgres"}
@@ -100,6 +101,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.auditOthers, "audit-orgs", 900, "audit: other org ids sharing the rest of the log")
 	fs.StringVar(&jobs, "jobs", "", "opt-in background-work measurements, comma-separated: "+strings.Join(jobNames, ", ")+
 		" (each on its own gatehouse and fresh database; -c connections for -d; -targets '' runs only these)")
+	fs.Float64Var(&c.jobsRate, "jobs-rate", 0, "fanout, mail, magic: at most this many requests started per second across the -c connections (0: as fast as they answer), to measure latency at a set rate")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -131,6 +133,7 @@ func (c *config) validate() error {
 	check(c.floodConns < 1, "-flood must be at least 1")
 	check(c.floodDuration <= 0, "-flood-d must be positive")
 	check(c.argonDuration < 0, "-argon-d must not be negative")
+	check(c.jobsRate < 0, "-jobs-rate must not be negative")
 	check(c.cores < 1, "-cores must be at least 1")
 	check(len(c.targets) == 0 && len(c.jobs) == 0, "-targets is empty")
 	check(c.alsoConns < 0, "-also-c must not be negative")

@@ -101,6 +101,12 @@ func TestTwoFactorPage(t *testing.T) {
 		if got := recoveryCodes(res); len(got) != 0 || strings.Contains(res.Body, "Save your recovery codes") {
 			t.Fatalf("codes shown again on reload: %v", got)
 		}
+		// Codes set for another session (a cookie carried over) are not shown.
+		u, _ := url.Parse(env.URL + path)
+		b.Client.Jar.SetCookies(u, []*http.Cookie{{Name: "gatehouse_show_once", Value: "another-session." + strings.Join(codes, ":"), Path: path}})
+		if got := recoveryCodes(b.Get(t, path)); len(got) != 0 {
+			t.Fatalf("codes of another session shown: %v", got)
+		}
 		// This browser stays signed in; the other session ended; a new
 		// sign-in owes the second step.
 		wantPage(t, "this browser after confirming", b.Get(t, "/account"), 200, a.Email)

@@ -142,17 +142,29 @@ func (h *handlers) handleConfirmTOTP(w http.ResponseWriter, r *http.Request) {
 	done(w, r, twoFactorPath, "totp-added")
 }
 
-// handleRemoveFactor handles "POST /account/two-factor/remove".
+// handleRemoveFactor handles "POST /account/two-factor/remove": the
+// factor, or a setup never confirmed (which ends no session).
 func (h *handlers) handleRemoveFactor(w http.ResponseWriter, r *http.Request) {
 	c := h.caller(w, r)
 	if c == nil {
 		return
 	}
-	if err := h.svc.RemoveFactor(r.Context(), c.p, r.PostFormValue("id")); err != nil {
+	id, outcome := r.PostFormValue("id"), "factor-removed"
+	fs, _, err := h.svc.Factors(r.Context(), c.p)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	for _, f := range fs {
+		if f.ID == id && f.ConfirmedAt == nil {
+			outcome = "setup-cancelled"
+		}
+	}
+	if err := h.svc.RemoveFactor(r.Context(), c.p, id); err != nil {
 		h.twoFactorRefused(w, r, c, err)
 		return
 	}
-	done(w, r, twoFactorPath, "factor-removed")
+	done(w, r, twoFactorPath, outcome)
 }
 
 // handleNewRecoveryCodes handles "POST /account/two-factor/recovery-codes":

@@ -62,6 +62,11 @@ func TestTwoFactorPage(t *testing.T) {
 		}
 		wantPage(t, "after cross-site posts", b.Get(t, path), 200, "Two-factor sign-in is off.")
 
+		first := enrolled(t, b.Post(t, path+"/totp", nil))
+		wantRedirect(t, "cancel a setup", b.Post(t, path+"/remove", url.Values{"id": {first.FactorID}}), path+"?done=setup-cancelled")
+		wantPage(t, "after cancelling", b.Get(t, path+"?done=setup-cancelled"), 200, "Setup cancelled.", "Two-factor sign-in is off.")
+		wantPage(t, "other session after cancelling", other.Get(t, "/account"), 200)
+
 		res = b.Post(t, path+"/totp", nil)
 		wantPage(t, "enrol", res, 200, `<img class="qr" src="data:image/png;base64,`, `autocomplete="one-time-code"`, "otpauth://totp/")
 		if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "img-src 'self' data:;") {
@@ -84,6 +89,12 @@ func TestTwoFactorPage(t *testing.T) {
 			`<img class="qr" src="data:`, `hidden>`+e.Secret+`</code>`, `name="factor_id" value="`+e.FactorID+`"`, "Not confirmed")
 		if strings.Contains(res.Body, `value="`+wrong+`"`) {
 			t.Fatalf("the wrong code is on the page")
+		}
+		foreign := url.Values{"factor_id": {e.FactorID}, "code": {wrong}, "uri": {"otpauth://totp/Evil:x?secret=JBSWY3DPEHPK3PXP&issuer=Evil"}}
+		res = b.Post(t, path+"/confirm", foreign)
+		wantPage(t, "wrong code, foreign URI", res, http.StatusBadRequest, `class="error" role="alert">Invalid or already used code.`)
+		if strings.Contains(res.Body, "JBSWY3DP") || strings.Contains(res.Body, `<img class="qr"`) {
+			t.Fatalf("an enrolment of another issuer is shown:\n%s", res.Body)
 		}
 		wantPage(t, "other session after a wrong code", other.Get(t, "/account"), 200)
 		wantRedirect(t, "sign-in after a wrong code", env.NewBrowser(t).Post(t, "/signin", url.Values{"email": {a.Email}, "password": {a.Password}}), "/")
@@ -110,6 +121,12 @@ func TestTwoFactorPage(t *testing.T) {
 		// This browser stays signed in; the other session ended; a new
 		// sign-in owes the second step.
 		wantPage(t, "this browser after confirming", b.Get(t, "/account"), 200, a.Email)
+		rt := env.Refresh(t, cookieOf(t, env, b, "/", "gatehouse_session")).Want(t, 200)
+		if c := testenv.Claims(t, rt.Str("access_token")); c["aal"] != "aal2" {
+			t.Fatalf("this browser's session aal = %v; want aal2", c["aal"])
+		}
+		b.Client.Jar.SetCookies(u, []*http.Cookie{{Name: "gatehouse_session", Value: rt.Str("refresh_token"), Path: "/"}})
+		wantPage(t, "this browser after the refresh", b.Get(t, "/account"), 200, a.Email)
 		wantRedirect(t, "other session after confirming", other.Get(t, "/account"), "/signin?next=%2Faccount")
 		wantRedirect(t, "sign-in after confirming", env.NewBrowser(t).Post(t, "/signin", url.Values{"email": {a.Email}, "password": {a.Password}}),
 			"/signin/mfa?next=%2F")
@@ -146,13 +163,14 @@ func TestTwoFactorPage(t *testing.T) {
 		}
 		res = b.Post(t, path+"/remove", url.Values{"id": {e.FactorID}})
 		wantPage(t, "stale remove", res, http.StatusForbidden, "Sign in again to remove a second factor")
+		wantRedirect(t, "sign in again", b.Post(t, "/signout", url.Values{"next": {path}}), "/signin?next=%2Faccount%2Ftwo-factor")
 
 		// Signed in again (with the second step), the factor goes.
 		fresh2 := env.NewBrowser(t)
 		toStep(t, env, fresh2, m, "/")
 		wantRedirect(t, "step", fresh2.Post(t, "/signin/mfa", url.Values{"method": {"totp"}, "code": {totpNow(t, env, e.Secret)}, "next": {"/"}}), "/")
 		wantRedirect(t, "remove", fresh2.Post(t, path+"/remove", url.Values{"id": {e.FactorID}}), path+"?done=factor-removed")
-		wantPage(t, "after removing", fresh2.Get(t, path+"?done=factor-removed"), 200, "Authenticator app removed.", "Two-factor sign-in is off.",
+		wantPage(t, "after removing", fresh2.Get(t, path+"?done=factor-removed"), 200, "Authenticator app removed: signing in no longer asks", "Two-factor sign-in is off.",
 			"You get recovery codes when you set up an authenticator app.")
 		wantRedirect(t, "sign-in after removing", env.NewBrowser(t).Post(t, "/signin", url.Values{"email": {a.Email}, "password": {a.Password}}), "/")
 	})

@@ -13,6 +13,9 @@ import (
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
+// twoFactor is the account's two-factor page.
+const twoFactor = "/account/two-factor"
+
 // enrolment is the TOTP enrolment a two-factor page shows.
 type enrolment struct{ Secret, FactorID, URI string }
 
@@ -42,19 +45,33 @@ func recoveryCodes(res *testenv.Page) []string {
 	return out
 }
 
+// pageTOTP sets up an authenticator app on b's two-factor page and returns
+// its enrolment and the recovery codes shown.
+func pageTOTP(t *testing.T, env *testenv.Env, b *testenv.Browser) (enrolment, []string) {
+	t.Helper()
+	e := enrolled(t, b.Post(t, twoFactor+"/totp", nil))
+	form := url.Values{"factor_id": {e.FactorID}, "uri": {e.URI}, "code": {totpNow(t, env, e.Secret)}}
+	wantRedirect(t, "first code", b.Post(t, twoFactor+"/confirm", form), twoFactor+"?done=totp-added")
+	codes := recoveryCodes(b.Get(t, twoFactor))
+	if len(codes) != 10 {
+		t.Fatalf("codes shown: %v; want 10", codes)
+	}
+	return e, codes
+}
+
 // TestTwoFactorPage: /account/two-factor sets up an authenticator app
 // without a script: the QR code (data: images allowed on that answer
-// only), a wrong first code refused next to its field with the enrolment
-// kept and nothing changed, the right one showing the recovery codes once
-// and ending the other sessions while this browser stays signed in; new
-// codes void the old; a stale sign-in is asked to sign in again; removing
-// turns two-factor off; cross-site posts change nothing.
+// only), a setup cancelled, a wrong first code refused next to its field
+// with the enrolment kept and nothing changed, the right one showing the
+// recovery codes once (to this session only) and ending the other
+// sessions while this browser stays signed in at aal2; cross-site posts
+// change nothing.
 func TestTwoFactorPage(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
 		other := signedIn(t, env, a)
 		b := signedIn(t, env, a)
-		const path = "/account/two-factor"
+		path := twoFactor
 		res := b.Get(t, path)
 		wantPage(t, "GET "+path, res, 200, "Two-factor sign-in is off.", `action="/account/two-factor/totp"`, `href="/account/passkeys"`, `aria-current="page">Two-factor`)
 		for _, p := range []string{"/totp", "/confirm", "/remove", "/recovery-codes"} {
@@ -112,12 +129,6 @@ func TestTwoFactorPage(t *testing.T) {
 		if got := recoveryCodes(res); len(got) != 0 || strings.Contains(res.Body, "Save your recovery codes") {
 			t.Fatalf("codes shown again on reload: %v", got)
 		}
-		// Codes set for another session (a cookie carried over) are not shown.
-		u, _ := url.Parse(env.URL + path)
-		b.Client.Jar.SetCookies(u, []*http.Cookie{{Name: "gatehouse_show_once", Value: "another-session." + strings.Join(codes, ":"), Path: path}})
-		if got := recoveryCodes(b.Get(t, path)); len(got) != 0 {
-			t.Fatalf("codes of another session shown: %v", got)
-		}
 		// This browser stays signed in; the other session ended; a new
 		// sign-in owes the second step.
 		wantPage(t, "this browser after confirming", b.Get(t, "/account"), 200, a.Email)
@@ -125,12 +136,31 @@ func TestTwoFactorPage(t *testing.T) {
 		if c := testenv.Claims(t, rt.Str("access_token")); c["aal"] != "aal2" {
 			t.Fatalf("this browser's session aal = %v; want aal2", c["aal"])
 		}
+		u, _ := url.Parse(env.URL)
 		b.Client.Jar.SetCookies(u, []*http.Cookie{{Name: "gatehouse_session", Value: rt.Str("refresh_token"), Path: "/"}})
 		wantPage(t, "this browser after the refresh", b.Get(t, "/account"), 200, a.Email)
 		wantRedirect(t, "other session after confirming", other.Get(t, "/account"), "/signin?next=%2Faccount")
 		wantRedirect(t, "sign-in after confirming", env.NewBrowser(t).Post(t, "/signin", url.Values{"email": {a.Email}, "password": {a.Password}}),
 			"/signin/mfa?next=%2F")
+	})
+}
 
+// TestTwoFactorPageChanges: codes set for another session are not shown,
+// the recovery codes download as text (only codes), new codes are shown once and void the old, a stale sign-in is
+// asked to sign in again and changes nothing, and removing the factor
+// turns two-factor off.
+func TestTwoFactorPageChanges(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		b := signedIn(t, env, a)
+		path := twoFactor
+		e, codes := pageTOTP(t, env, b)
+		// Codes set for another session (a cookie carried over) are not shown.
+		u, _ := url.Parse(env.URL + path)
+		b.Client.Jar.SetCookies(u, []*http.Cookie{{Name: "gatehouse_show_once", Value: "another-session." + strings.Join(codes, ":"), Path: path}})
+		if got := recoveryCodes(b.Get(t, path)); len(got) != 0 {
+			t.Fatalf("codes of another session shown: %v", got)
+		}
 		dl := b.Post(t, path+"/recovery-codes.txt", url.Values{"code": codes})
 		if dl.Status != 200 || !strings.HasPrefix(dl.Header.Get("Content-Type"), "text/plain") ||
 			!strings.Contains(dl.Header.Get("Content-Disposition"), "attachment") || !strings.Contains(dl.Body, codes[9]+"\n") {
@@ -139,7 +169,7 @@ func TestTwoFactorPage(t *testing.T) {
 		wantPage(t, "download of other text", b.Post(t, path+"/recovery-codes.txt", url.Values{"code": {"<script>"}}), http.StatusBadRequest, "not recovery codes")
 
 		wantRedirect(t, "new codes", b.Post(t, path+"/recovery-codes", nil), path+"?done=codes-new")
-		res = b.Get(t, path+"?done=codes-new")
+		res := b.Get(t, path+"?done=codes-new")
 		fresh := recoveryCodes(res)
 		wantPage(t, "new codes once", res, 200, "the old ones no longer work", "Save your recovery codes now")
 		if len(fresh) != 10 || slices.Contains(fresh, codes[0]) {

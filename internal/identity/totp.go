@@ -104,6 +104,22 @@ func (s *Service) EnrolTOTP(ctx context.Context, p *gatehouse.Principal) (*Enrol
 	return &Enrolment{Factor: f, Secret: key.Secret(), URI: key.URL(), QRCode: qr}, nil
 }
 
+// TOTPSetup is what an authenticator app needs of uri, an otpauth URI
+// that EnrolTOTP gave: the secret and the QR code (a PNG data: URL), so a
+// page can show an enrolment again after a wrong first code. A URI that
+// is not a TOTP one of this issuer is refused.
+func TOTPSetup(uri string) (secret, qr string, err error) {
+	key, err := otp.NewKeyFromURL(uri)
+	if err != nil || key.Type() != "totp" || key.Issuer() != totpIssuer || key.Secret() == "" ||
+		strings.Trim(key.Secret(), "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" {
+		return "", "", gatehouse.Invalid("not an enrolment of this service")
+	}
+	if qr, err = qrDataURL(key); err != nil {
+		return "", "", internal("draw qr code", err)
+	}
+	return key.Secret(), qr, nil
+}
+
 func qrDataURL(key *otp.Key) (string, error) {
 	img, err := key.Image(240, 240)
 	if err != nil {

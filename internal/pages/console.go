@@ -18,6 +18,7 @@ var consoleNav = []navItem{
 	{"profile", "Account", "/account"},
 	{"sessions", "Sessions", "/account/sessions"},
 	{"passkeys", "Passkeys", "/account/passkeys"},
+	{"two-factor", "Two-factor", twoFactorPath},
 	{"apps", "Connected apps", "/account/apps"},
 	{"keys", "API keys", "/account/keys"},
 	{"workspaces", "Workspaces", "/account/workspaces"},
@@ -37,6 +38,12 @@ func mountConsole(m *http.ServeMux, h *handlers) {
 	m.HandleFunc("GET /account/sessions", h.handleSessionsPage)
 	m.Handle("POST /account/sessions/revoke", form(h.handleRevokeSession))
 	m.Handle("POST /account/sessions/revoke-others", form(h.handleRevokeOtherSessions))
+	m.HandleFunc("GET "+twoFactorPath, h.handleTwoFactorPage)
+	m.Handle("POST "+twoFactorPath+"/totp", form(h.handleEnrolTOTP))
+	m.Handle("POST "+twoFactorPath+"/confirm", form(h.handleConfirmTOTP))
+	m.Handle("POST "+twoFactorPath+"/remove", form(h.handleRemoveFactor))
+	m.Handle("POST "+twoFactorPath+"/recovery-codes", form(h.handleNewRecoveryCodes))
+	m.Handle("POST "+twoFactorPath+"/recovery-codes.txt", form(h.handleDownloadCodes))
 	m.HandleFunc("GET /account/apps", h.handleAppsPage)
 	m.Handle("POST /account/apps/disconnect", form(h.handleDisconnect))
 	m.HandleFunc("GET /account/keys", h.handleKeysPage)
@@ -140,6 +147,10 @@ var notices = map[string]string{
 	"others":             "Every other session was signed out.",
 	"disconnected":       "Application disconnected.",
 	"key-revoked":        "API key revoked.",
+	"totp-added":         "Authenticator app added: signing in now asks for its code. Your other sessions were signed out.",
+	"factor-removed":     "Authenticator app removed: signing in no longer asks for its code. Your other sessions were signed out.",
+	"setup-cancelled":    "Setup cancelled.",
+	"codes-new":          "New recovery codes made: the old ones no longer work.",
 	"created":            "Workspace created.",
 	"default":            "Default workspace changed.",
 	"left":               "You left the workspace.",

@@ -71,6 +71,7 @@ func TestChromiumFlowPages(t *testing.T) {
 		c.fits(tab, "home")
 		base := "/workspaces/" + org
 		for _, p := range [][2]string{{"account", "/account"}, {"sessions", "/account/sessions"}, {"passkeys", "/account/passkeys"},
+			{"two-factor", "/account/two-factor"},
 			{"apps", "/account/apps"}, {"keys", "/account/keys"}, {"workspaces", "/account/workspaces"}, {"delete", "/account/delete"},
 			{"overview", base}, {"members", base + "/members"}, {"invitations", base + "/invitations"}, {"teams", base + "/teams"},
 			{"tools", base + "/tools"}, {"workspace keys", base + "/keys"}, {"domains", base + "/domains"}, {"audit", base + "/audit"},

@@ -32,7 +32,7 @@ const copyScriptPath = "/assets/copy.js"
 
 var pageNames = []string{"error", "message", "signin", "confirm", "consent", "device", "invite", "recover", "reset",
 	"signup", "home", "profile", "sessions", "apps", "keys", "workspaces", "delete", "members", "invitations", "tools", "passkeys",
-	"overview", "orgsettings", "audit", "teams", "team", "orgkeys", "domains", "mfa"}
+	"overview", "orgsettings", "audit", "teams", "team", "orgkeys", "domains", "mfa", "twofactor"}
 
 // parseTemplates parses each page with the layout it fills.
 func parseTemplates() map[string]*template.Template {
@@ -75,6 +75,9 @@ type page struct {
 	// formTarget is an extra form-action source (the client's redirect
 	// origin on consent pages).
 	formTarget string
+	// imgData allows data: images (the TOTP enrolment's QR code, which
+	// the identity service draws as a PNG data: URL).
+	imgData bool
 }
 
 type hidden struct{ Name, Value string }
@@ -124,7 +127,11 @@ func (h *handlers) render(w http.ResponseWriter, status int, name string, p *pag
 	if p.Script != "" {
 		scripts = "; script-src 'self'; connect-src 'self'"
 	}
-	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src "+h.imgSrc+scripts+"; form-action "+formAction+
+	imgSrc := h.imgSrc
+	if p.imgData {
+		imgSrc += " data:"
+	}
+	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src "+imgSrc+scripts+"; form-action "+formAction+
 		"; frame-ancestors 'none'; base-uri 'none'")
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("X-Content-Type-Options", "nosniff")

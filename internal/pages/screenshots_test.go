@@ -65,6 +65,7 @@ func TestScreenshots(t *testing.T) {
 		c.do(tab, s.name, append([]chromedp.Action[chromedp.Void]{chromedp.EmulateViewport(s.width, 800)}, s.steps...)...)
 		c.screenshot(tab, fmt.Sprintf("%s-%d", s.name, s.width), true)
 	}
+	twoFactorShots(t, c, env)
 	tab = c.tab() // signed out
 	c.do(tab, "sign-up", chromedp.Navigate(env.URL+"/signup"), chromedp.WaitVisible(chromedp.ID("email")),
 		chromedp.SendKeys(chromedp.ID("email"), a.Email), chromedp.SendKeys(chromedp.ID("password"), "another passphrase"),
@@ -80,4 +81,23 @@ func consentQuery(t *testing.T, env *testenv.Env) string {
 		Want(t, http.StatusCreated).Str("client_id")
 	return url.Values{"response_type": {"code"}, "client_id": {client}, "redirect_uri": {"https://notebook.example/cb"},
 		"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"}, "code_challenge_method": {"S256"}, "state": {"s"}, "scope": {"openid profile"}}.Encode()
+}
+
+// twoFactorShots takes the two-factor page of a new account: setting up an
+// authenticator app (desktop), then the recovery codes (phone).
+func twoFactorShots(t *testing.T, c *chrome, env *testenv.Env) {
+	tab := c.tab()
+	chromeSignIn(c, tab, env.URL, env.Register(t))
+	c.do(tab, "two-factor", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(env.URL+"/account/two-factor"),
+		chromedp.Click(chromedp.CSS(`form[action="/account/two-factor/totp"] button`)), chromedp.WaitVisible(chromedp.ID("code")))
+	c.wantQR(tab)
+	c.screenshot(tab, "twofactor-1280", true)
+	secret, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.getElementById("totp-secret").textContent`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.do(tab, "two-factor codes", chromedp.SendKeys(chromedp.ID("code"), totpNow(t, env, secret)),
+		chromedp.Click(chromedp.CSS(`form[action="/account/two-factor/confirm"] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("recovery-codes")), chromedp.EmulateViewport(390, 800))
+	c.screenshot(tab, "twofactor-codes-390", true)
 }

@@ -1,0 +1,237 @@
+package pages
+
+import (
+	"errors"
+	"html/template"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/identity"
+)
+
+// The account's two-factor page: the TOTP factor (set up, confirmed with a
+// first code, removed) and the recovery codes (counted, made again), for a
+// signed-in browser, without a script. New recovery codes cross the
+// redirect in the show-once cookie (flash.go), bound to the browser's
+// session. Each change needs a recent sign-in, as in the API.
+
+// twoFactorPath is the page's path.
+const twoFactorPath = "/account/two-factor"
+
+// twoFactorData is the page's own data.
+type twoFactorData struct {
+	Factors   []identity.Factor
+	Confirmed bool // a confirmed TOTP factor
+	CodesLeft int
+	Codes     []string   // new recovery codes, shown once
+	Enrolment *enrolView // a TOTP factor begun, waiting for its first code
+	Reauth    bool       // the change needs a sign-in again
+}
+
+// enrolView is an enrolment as the page shows it.
+type enrolView struct {
+	FactorID, Secret, Grouped, URI string
+	QRCode                         template.URL // a PNG data: URL of URI
+}
+
+// newEnrolView is the view of factor id's enrolment of uri, secret and
+// qr; qr must be a PNG data: URL (the identity service's).
+func newEnrolView(id, uri, secret, qr string) *enrolView {
+	var g []string
+	for s := secret; s != ""; {
+		n := min(4, len(s))
+		g, s = append(g, s[:n]), s[n:]
+	}
+	v := &enrolView{FactorID: id, Secret: secret, Grouped: strings.Join(g, " "), URI: uri}
+	if strings.HasPrefix(qr, "data:image/png;base64,") {
+		v.QRCode = template.URL(qr)
+	}
+	return v
+}
+
+// twoFactorPage is the page of c with its factors and codes left.
+func (h *handlers) twoFactorPage(w http.ResponseWriter, r *http.Request, c *caller) (*page, *twoFactorData, bool) {
+	fs, left, err := h.svc.Factors(r.Context(), c.p)
+	if err != nil {
+		h.pageError(w, r, err)
+		return nil, nil, false
+	}
+	d := &twoFactorData{Factors: fs, CodesLeft: left}
+	for _, f := range fs {
+		d.Confirmed = d.Confirmed || f.ConfirmedAt != nil
+	}
+	p := c.page(r, "Two-factor authentication", "two-factor")
+	p.Data = d
+	return p, d, true
+}
+
+// handleTwoFactorPage handles "GET /account/two-factor": the factors, the
+// codes left, and once, right after they were made, the new codes.
+func (h *handlers) handleTwoFactorPage(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	p, d, ok := h.twoFactorPage(w, r, c)
+	if !ok {
+		return
+	}
+	// Shown only to the session that made them, while codes are left.
+	if id, codes := h.takeShown(w, r, twoFactorPath); codes != "" && id == c.b.SessionID && d.CodesLeft > 0 {
+		d.Codes = strings.Split(codes, ":")
+		p.Script = copyScriptPath
+	}
+	h.render(w, http.StatusOK, "twofactor", p)
+}
+
+// handleEnrolTOTP handles "POST /account/two-factor/totp": begins a TOTP
+// factor and shows what the authenticator app needs, with the form of the
+// first code.
+func (h *handlers) handleEnrolTOTP(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	e, err := h.svc.EnrolTOTP(r.Context(), c.p)
+	if err != nil {
+		h.twoFactorRefused(w, r, c, err)
+		return
+	}
+	h.showEnrolment(w, r, c, newEnrolView(e.Factor.ID, e.URI, e.Secret, e.QRCode), http.StatusOK, "")
+}
+
+// showEnrolment renders the page with enrolment v and, after a refused
+// code, its message next to the code field.
+func (h *handlers) showEnrolment(w http.ResponseWriter, r *http.Request, c *caller, v *enrolView, status int, codeErr string) {
+	p, d, ok := h.twoFactorPage(w, r, c)
+	if !ok {
+		return
+	}
+	d.Enrolment, p.Script, p.imgData = v, copyScriptPath, true
+	if codeErr != "" {
+		p.Fields = map[string]string{"code": codeErr}
+	}
+	h.render(w, status, "twofactor", p)
+}
+
+// handleConfirmTOTP handles "POST /account/two-factor/confirm": the first
+// code of the factor begun. A refused code keeps the enrolment on screen
+// (rebuilt from its otpauth URI) with the message next to the code field.
+func (h *handlers) handleConfirmTOTP(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	id, uri := r.PostFormValue("factor_id"), r.PostFormValue("uri")
+	out, err := h.svc.ConfirmTOTP(r.Context(), c.p, id, r.PostFormValue("code"))
+	if err != nil {
+		var e *gatehouse.Error
+		secret, qr, uriErr := identity.TOTPSetup(uri)
+		if !errors.As(err, &e) || e.Kind == gatehouse.KindInternal || uriErr != nil {
+			h.twoFactorRefused(w, r, c, err)
+			return
+		}
+		h.showEnrolment(w, r, c, newEnrolView(id, uri, secret, qr), h.k.StatusOf(e.Kind), sentence(e.Message))
+		return
+	}
+	if len(out.RecoveryCodes) > 0 {
+		h.showOnce(w, twoFactorPath, c.b.SessionID, strings.Join(out.RecoveryCodes, ":"))
+	}
+	done(w, r, twoFactorPath, "totp-added")
+}
+
+// handleRemoveFactor handles "POST /account/two-factor/remove": the
+// factor, or a setup never confirmed (which ends no session).
+func (h *handlers) handleRemoveFactor(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	id, outcome := r.PostFormValue("id"), "factor-removed"
+	fs, _, err := h.svc.Factors(r.Context(), c.p)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	for _, f := range fs {
+		if f.ID == id && f.ConfirmedAt == nil {
+			outcome = "setup-cancelled"
+		}
+	}
+	if err := h.svc.RemoveFactor(r.Context(), c.p, id); err != nil {
+		h.twoFactorRefused(w, r, c, err)
+		return
+	}
+	done(w, r, twoFactorPath, outcome)
+}
+
+// handleNewRecoveryCodes handles "POST /account/two-factor/recovery-codes":
+// a new set, shown once; the old set is void.
+func (h *handlers) handleNewRecoveryCodes(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	codes, err := h.svc.NewRecoveryCodes(r.Context(), c.p)
+	if err != nil {
+		h.twoFactorRefused(w, r, c, err)
+		return
+	}
+	h.showOnce(w, twoFactorPath, c.b.SessionID, strings.Join(codes, ":"))
+	done(w, r, twoFactorPath, "codes-new")
+}
+
+// twoFactorRefused shows the page with the service's refusal above it; a
+// change that needs a recent sign-in offers to sign in again and come
+// back. An internal error is the error page.
+func (h *handlers) twoFactorRefused(w http.ResponseWriter, r *http.Request, c *caller, err error) {
+	var e *gatehouse.Error
+	if !errors.As(err, &e) || e.Kind == gatehouse.KindInternal {
+		h.pageError(w, r, err)
+		return
+	}
+	p, d, ok := h.twoFactorPage(w, r, c)
+	if !ok {
+		return
+	}
+	p.Error = sentence(e.Message)
+	d.Reauth = e.Kind == gatehouse.KindForbidden && strings.HasPrefix(e.Message, "sign in again")
+	h.render(w, h.k.StatusOf(e.Kind), "twofactor", p)
+}
+
+// recoveryCodeRE is the form of a recovery code (identity.newRecoveryCode).
+var recoveryCodeRE = regexp.MustCompile(`^[a-z2-7]{4}(-[a-z2-7]{4}){3}$`)
+
+// handleDownloadCodes handles "POST /account/two-factor/recovery-codes.txt":
+// the codes on the page, sent back by its form, as a text file to keep
+// (no script needed). Only codes of the recovery codes' form are written.
+func (h *handlers) handleDownloadCodes(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	codes := r.PostForm["code"]
+	if len(codes) == 0 || len(codes) > identity.RecoveryCodes || !allMatch(codes, recoveryCodeRE) {
+		h.render(w, http.StatusBadRequest, "error", &page{Title: "Request refused", User: c.b.User,
+			Message: "These are not recovery codes. Go back to the page and try again."})
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/plain; charset=utf-8")
+	hd.Set("Content-Disposition", `attachment; filename="recovery-codes.txt"`)
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	w.Write([]byte(h.brand.Name + " recovery codes for " + c.b.User.Email + "\nEach code works once.\n\n" + strings.Join(codes, "\n") + "\n"))
+}
+
+// allMatch reports whether every s matches re.
+func allMatch(ss []string, re *regexp.Regexp) bool {
+	for _, s := range ss {
+		if !re.MatchString(s) {
+			return false
+		}
+	}
+	return true
+}

@@ -344,8 +344,8 @@ func (s *Service) factorCheck(ctx context.Context, userID string, st Step) (*fac
 	return &factorUse{use: use, count: true, amr: amr}, err
 }
 
-// codeCheck is factorCheck of a TOTP or recovery code: the code is checked
-// in the step's transaction, after the attempt is counted.
+// codeCheck is factorCheck of a TOTP or recovery code: the returned write
+// answers in the step's transaction, after the attempt is counted.
 func (s *Service) codeCheck(ctx context.Context, userID, method, code string) (func(tx Store, now time.Time) error, error) {
 	switch method {
 	case FactorTOTP:
@@ -353,17 +353,24 @@ func (s *Service) codeCheck(ctx context.Context, userID, method, code string) (f
 		if err != nil {
 			return nil, err
 		}
-		return func(tx Store, now time.Time) error {
-			f, err := tx.ConfirmedFactor(ctx, userID, FactorTOTP)
-			if errors.Is(err, gatehouse.ErrNotFound) {
+		// The factor is read and the code checked before the step's
+		// transaction, outside the single writer's turn; the answer
+		// waits for the count, and the conditional write spends the step
+		// once.
+		f, err := s.store.ConfirmedFactor(ctx, userID, FactorTOTP)
+		if err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
+			return nil, internal("find factor", err)
+		}
+		var step int64
+		ok := false
+		if err == nil {
+			if step, ok, err = s.totpStep(f, c, s.Now()); err != nil {
+				return nil, err
+			}
+		}
+		return func(tx Store, _ time.Time) error {
+			if !ok {
 				return errBadCode
-			}
-			if err != nil {
-				return internal("find factor", err)
-			}
-			step, ok, err := s.totpStep(f, c, now)
-			if err != nil || !ok {
-				return cmpOr(err, errBadCode)
 			}
 			return spent(tx.UseFactorStep(ctx, f.ID, step, nil))
 		}, nil

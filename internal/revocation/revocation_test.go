@@ -106,7 +106,8 @@ func TestSyncWindow(t *testing.T) {
 	}
 }
 
-// TestRefusedDuringSync: readers and polls at once (run with -race).
+// TestRefusedDuringSync: readers, adders and polls at once (run with
+// -race); what one adds is refused right after.
 func TestRefusedDuringSync(t *testing.T) {
 	now := time.Now()
 	src := &fakeSource{}
@@ -119,14 +120,22 @@ func TestRefusedDuringSync(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range 500 {
-				if i == 0 {
+			for j := range 2000 {
+				id := strconv.Itoa(i) + "-" + strconv.Itoa(j)
+				switch i {
+				case 0:
 					src.mu.Lock()
 					src.es = append(src.es, Entry{KindSession, string(rune('a' + j%26)), "", now})
 					src.mu.Unlock()
 					l.Sync(ctx)
+				case 1, 2:
+					l.Add(Entry{KindSession, id, "", now}, Entry{KindMember, id, "o", now})
+					if !l.Refused(Token{SessionID: id}) || !l.Refused(Token{Subject: id, OrgID: "o", IssuedAt: now}) {
+						t.Errorf("%s not refused right after Add", id)
+						return
+					}
 				}
-				l.Refused(Token{SessionID: "a"})
+				l.Refused(Token{SessionID: "a", Subject: id, OrgID: "o"})
 			}
 		}()
 	}
@@ -226,35 +235,6 @@ func TestAddMerges(t *testing.T) {
 	if !l.Refused(tok) {
 		t.Error("token issued before the member's second removal not refused")
 	}
-}
-
-// TestAddDuringSync: adders, polls and readers at once (run with -race).
-func TestAddDuringSync(t *testing.T) {
-	now := time.Now()
-	src := &fakeSource{}
-	l := New(src, func() time.Time { return now }, time.Millisecond, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go l.Run(ctx)
-	var wg sync.WaitGroup
-	for i := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range 3000 {
-				id := strconv.Itoa(i) + "-" + strconv.Itoa(j)
-				if i < 2 {
-					l.Add(Entry{KindSession, id, "", now}, Entry{KindMember, id, "o", now})
-					if !l.Refused(Token{SessionID: id}) || !l.Refused(Token{Subject: id, OrgID: "o", IssuedAt: now}) {
-						t.Errorf("%s not refused right after Add", id)
-						return
-					}
-				}
-				l.Refused(Token{SessionID: "0-0", Subject: id, OrgID: "o"})
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // BenchmarkAdd is what a revoking commit pays to publish one entry, on a

@@ -212,19 +212,15 @@ func mailBrand(cfg Config) mail.Brand {
 }
 
 // revocations loads the revocation list every bearer token is checked
-// against and returns it with the view of db whose revoking writes refresh
-// it at once after their commit (other instances see them at their next
-// poll).
+// against and returns it with the view of db whose revoking writes add
+// what they recorded to it at once after their commit, without a read
+// (other instances see them at their next poll).
 func (a *App) revocations(ctx context.Context, db *sqlstore.DB, now func() time.Time, poll time.Duration) (*revocation.List, *sqlstore.DB, error) {
 	revoked := revocation.New(db.Revocations(), now, poll, a.log)
 	if err := revoked.Sync(ctx); err != nil {
 		return nil, nil, fmt.Errorf("load revocations: %w", err)
 	}
-	return revoked, db.OnRevoke(func(ctx context.Context) {
-		if err := revoked.Sync(ctx); err != nil {
-			a.log.Warn("revocation list not refreshed after a revocation", "err", err)
-		}
-	}), nil
+	return revoked, db.OnRevoke(func(_ context.Context, es []revocation.Entry) { revoked.Add(es...) }), nil
 }
 
 // JobsDB is the database as the service's stores see it: its job queue,

@@ -51,27 +51,27 @@ func (s *Service) ConfirmTOTP(ctx context.Context, p *gatehouse.Principal, id, c
 	if f.ConfirmedAt != nil {
 		return nil, gatehouse.Errorf(gatehouse.KindConflict, "this factor is already confirmed")
 	}
-	if err := s.attempt(ctx, p.UserID); err != nil {
-		return nil, err
-	}
 	now := s.Now()
-	step, ok, err := s.totpStep(f, code, now)
-	if err != nil {
-		return nil, err
-	}
 	badCode := gatehouse.Invalid("invalid or already used code")
-	if !ok {
-		return nil, badCode
-	}
 	out := &Confirmed{Factor: *f}
-	out.Factor.LastStep, out.Factor.ConfirmedAt = step, &now
-	err = s.store.Tx(ctx, func(tx Store) error {
+	err = s.stepTx(ctx, func(tx Store) error {
+		if err := s.attempt(ctx, tx, p.UserID, now); err != nil {
+			return err
+		}
 		sess, err := ownSession(ctx, tx, p, now)
+		if err != nil {
+			return refuse(err)
+		}
+		step, ok, err := s.totpStep(f, code, now)
 		if err != nil {
 			return err
 		}
+		if !ok {
+			return refuse(badCode)
+		}
+		out.Factor.LastStep, out.Factor.ConfirmedAt = step, &now
 		if err := tx.UseFactorStep(ctx, f.ID, step, &now); errors.Is(err, gatehouse.ErrNotFound) {
-			return badCode
+			return refuse(badCode)
 		} else if err != nil {
 			return internal("confirm factor", err)
 		}
@@ -262,26 +262,35 @@ func recoveryHash(userID, code string) string {
 // aal1 session presents a TOTP code, a recovery code or a passkey, and is
 // replaced by a new session at aal2 (the old one is revoked). A wrong,
 // replayed or used code is 401 and changes nothing but the attempt count.
+// A code's step is one write transaction: the attempt is counted first
+// and, when the step is refused, committed alone (stepTx).
 func (s *Service) SecondFactor(ctx context.Context, p *gatehouse.Principal, st Step, meta gatehouse.SessionMeta) (*SignIn, error) {
 	if !p.Pending {
 		return nil, errNotPending
 	}
-	use, amr, err := s.factorCheck(ctx, p.UserID, st)
+	f, err := s.factorCheck(ctx, p.UserID, st)
 	if err != nil {
 		return nil, err
 	}
 	var out *SignIn
-	err = s.store.Tx(ctx, func(tx Store) error {
+	err = s.stepTx(ctx, func(tx Store) error {
 		now := s.Now()
+		if f.count {
+			if err := s.attempt(ctx, tx, p.UserID, now); err != nil {
+				return err
+			}
+		}
 		sess, err := ownSession(ctx, tx, p, now)
 		if err != nil {
-			return err
+			return refuse(err)
 		}
 		if !sess.Level.Pending {
-			return errNotPending
+			return refuse(errNotPending)
 		}
-		if err := use(tx, now); err != nil {
-			return err
+		// The factor's first write: when it is refused, nothing but the
+		// count was written.
+		if err := f.use(tx, now); err != nil {
+			return refuse(err)
 		}
 		// A success clears the attempts, in the step's own commit.
 		if err := tx.ClearMFAAttempts(ctx, p.UserID); err != nil {
@@ -300,7 +309,7 @@ func (s *Service) SecondFactor(ctx context.Context, p *gatehouse.Principal, st S
 		if err != nil {
 			return err
 		}
-		out, err = s.openSession(ctx, tx, u, oc, sess.Via, raised(sess.Level.Level(sess.Via), amr), meta)
+		out, err = s.openSession(ctx, tx, u, oc, sess.Via, raised(sess.Level.Level(sess.Via), f.amr), meta)
 		return err
 	})
 	if err != nil {
@@ -309,23 +318,34 @@ func (s *Service) SecondFactor(ctx context.Context, p *gatehouse.Principal, st S
 	return out, nil
 }
 
-// factorCheck checks the step's factor before the step's transaction (the
-// attempt is counted first, on its own) and returns the write that spends
-// it, which fails with errBadCode when another use spent it first, and the
-// factor's amr value.
-func (s *Service) factorCheck(ctx context.Context, userID string, st Step) (func(tx Store, now time.Time) error, string, error) {
+// factorUse is how a step's factor is spent: use checks it (a code) and
+// spends it in the step's transaction, failing with errBadCode when it is
+// wrong or another use spent it first; count is whether the attempt is
+// counted in that transaction (a passkey's was counted before its
+// assertion was checked); amr is the factor's method.
+type factorUse struct {
+	use   func(tx Store, now time.Time) error
+	count bool
+	amr   string
+}
+
+// factorCheck checks the form of the step's factor (a passkey's assertion
+// too) and returns how to spend it.
+func (s *Service) factorCheck(ctx context.Context, userID string, st Step) (*factorUse, error) {
 	if st.Method == FactorPasskey {
-		return s.passkeyStep(ctx, userID, st)
+		use, amr, err := s.passkeyStep(ctx, userID, st)
+		return &factorUse{use: use, amr: amr}, err
 	}
 	use, err := s.codeCheck(ctx, userID, st.Method, st.Code)
 	amr := gatehouse.AMROTP
 	if st.Method == FactorRecoveryCode {
 		amr = FactorRecoveryCode
 	}
-	return use, amr, err
+	return &factorUse{use: use, count: true, amr: amr}, err
 }
 
-// codeCheck is factorCheck of a TOTP or recovery code.
+// codeCheck is factorCheck of a TOTP or recovery code: the returned write
+// answers in the step's transaction, after the attempt is counted.
 func (s *Service) codeCheck(ctx context.Context, userID, method, code string) (func(tx Store, now time.Time) error, error) {
 	switch method {
 	case FactorTOTP:
@@ -333,29 +353,30 @@ func (s *Service) codeCheck(ctx context.Context, userID, method, code string) (f
 		if err != nil {
 			return nil, err
 		}
-		if err := s.attempt(ctx, userID); err != nil {
-			return nil, err
-		}
+		// The factor is read and the code checked before the step's
+		// transaction, outside the single writer's turn; the answer
+		// waits for the count, and the conditional write spends the step
+		// once.
 		f, err := s.store.ConfirmedFactor(ctx, userID, FactorTOTP)
-		if errors.Is(err, gatehouse.ErrNotFound) {
-			return nil, errBadCode
-		}
-		if err != nil {
+		if err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
 			return nil, internal("find factor", err)
 		}
-		step, ok, err := s.totpStep(f, c, s.Now())
-		if err != nil || !ok {
-			return nil, cmpOr(err, errBadCode)
+		var step int64
+		ok := false
+		if err == nil {
+			if step, ok, err = s.totpStep(f, c, s.Now()); err != nil {
+				return nil, err
+			}
 		}
 		return func(tx Store, _ time.Time) error {
+			if !ok {
+				return errBadCode
+			}
 			return spent(tx.UseFactorStep(ctx, f.ID, step, nil))
 		}, nil
 	case FactorRecoveryCode:
 		if strings.TrimSpace(code) == "" || len(code) > 64 {
 			return nil, gatehouse.Invalid("code must be a recovery code")
-		}
-		if err := s.attempt(ctx, userID); err != nil {
-			return nil, err
 		}
 		hash := recoveryHash(userID, code)
 		return func(tx Store, now time.Time) error {

@@ -30,7 +30,7 @@ func (s *Service) passkeyStep(ctx context.Context, userID string, st Step) (func
 	if st.CeremonyID == "" || len(st.Credential) == 0 {
 		return nil, "", gatehouse.Invalid("ceremony_id and credential are required for a passkey")
 	}
-	if err := s.attempt(ctx, userID); err != nil {
+	if err := s.stepTx(ctx, func(tx Store) error { return s.attempt(ctx, tx, userID, s.Now()) }); err != nil {
 		return nil, "", err
 	}
 	a, err := s.assertPasskey(ctx, st.CeremonyID, userID, st.Credential)

@@ -197,3 +197,50 @@ func TestTOTPLockout(t *testing.T) {
 		env.Call(t, "POST", "/v1/auth/mfa", other, step("recovery_code", m.Codes[0])).Want(t, 200)
 	})
 }
+
+// TestTOTPLockoutConcurrent: 100 wrong codes at once, on five sessions of
+// one account, are all counted (the count is one upsert in each step's
+// transaction, committed with the 401): five are 401 and the other 95
+// are 429, and then the right code is 429 too. A wrong ConfirmTOTP code
+// counts against the same window.
+func TestTOTPLockoutConcurrent(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		m := withTOTP(t, env)
+		wrong := wrongCode(t, env, m.Secret)
+		sessions := make([]string, 5)
+		for i := range sessions {
+			sessions[i] = pendingLogin(t, env, m).Str("access_token")
+		}
+		answers := testenv.AtOnceAnswers(100, func(i int) *testenv.Resp {
+			return env.Do(t, "POST", "/v1/auth/mfa", sessions[i%len(sessions)], step("totp", wrong))
+		})
+		counts := map[int]int{}
+		for _, r := range answers {
+			counts[r.Status]++
+		}
+		if counts[401] != 5 || counts[429] != 95 {
+			t.Fatalf("100 wrong codes at once: statuses %v; want 5 × 401 and 95 × 429", counts)
+		}
+		env.Call(t, "POST", "/v1/auth/mfa", sessions[0], step("totp", totpAt(t, env, m.Secret, 0))).Want(t, 429)
+
+		env.Clock.Advance(15 * time.Minute)
+		a := env.Register(t)
+		e := env.Call(t, "POST", "/v1/me/factors/totp", a.Access, nil).Want(t, 201)
+		confirm := "/v1/me/factors/" + e.Str("factor.id") + "/confirm"
+		for range 5 {
+			env.Call(t, "POST", confirm, a.Access, map[string]string{"code": wrongCode(t, env, e.Str("secret"))}).Want(t, 400)
+		}
+		env.Call(t, "POST", confirm, a.Access, map[string]string{"code": totpAt(t, env, e.Str("secret"), 0)}).Want(t, 429)
+	})
+}
+
+// wrongCode is a code of six digits that secret's codes near the env's
+// clock are not.
+func wrongCode(t testing.TB, env *testenv.Env, secret string) string {
+	for _, c := range []string{"000000", "999999", "123456"} {
+		if c != totpAt(t, env, secret, -1) && c != totpAt(t, env, secret, 0) && c != totpAt(t, env, secret, 1) {
+			return c
+		}
+	}
+	panic("unreachable: three codes cannot match three different guesses each")
+}

@@ -168,17 +168,49 @@ func (s *Service) totpStep(f *Factor, code string, now time.Time) (int64, bool, 
 	return 0, false, nil
 }
 
-// attempt counts a second-factor attempt of userID: 429 with the rest of
-// the window once MFAAttempts were made in it. The count is committed on
-// its own, before the check, so a failure cannot roll it back.
-func (s *Service) attempt(ctx context.Context, userID string) error {
-	now := s.Now()
-	n, start, err := s.store.MFAAttempt(ctx, userID, now, now.Add(-MFALockout))
+// attempt counts a second-factor attempt of userID in st, the step's
+// transaction, which stepTx commits even when the step is then refused:
+// a refusal (429 with the rest of the window) once MFAAttempts were made
+// in it. The count is one upsert, so concurrent attempts are all counted.
+func (s *Service) attempt(ctx context.Context, st Store, userID string, now time.Time) error {
+	n, start, err := st.MFAAttempt(ctx, userID, now, now.Add(-MFALockout))
 	if err != nil {
 		return internal("count attempt", err)
 	}
 	if n > MFAAttempts {
-		return gatehouse.TooMany(start.Add(MFALockout).Sub(now))
+		return refuse(gatehouse.TooMany(start.Add(MFALockout).Sub(now)))
 	}
 	return nil
+}
+
+// refusal is an answer of a step's transaction that is owed to the caller
+// after the transaction commits what it wrote before it: the attempt's
+// count, alone.
+type refusal struct{ error }
+
+// refuse marks err, when it is a refusal of the caller (not an internal
+// error, after which nothing is committed), as the answer of a step's
+// transaction that still commits.
+func refuse(err error) error {
+	if gatehouse.ErrorKind(err) == gatehouse.KindInternal {
+		return err
+	}
+	return refusal{err}
+}
+
+// stepTx runs fn in one transaction that commits when fn returns nil or a
+// refusal, and returns the refusal once committed.
+func (s *Service) stepTx(ctx context.Context, fn func(tx Store) error) error {
+	var refused error
+	err := s.store.Tx(ctx, func(tx Store) error {
+		refused = nil
+		var r refusal
+		if err := fn(tx); errors.As(err, &r) {
+			refused = r.error
+		} else if err != nil {
+			return err
+		}
+		return nil
+	})
+	return cmpOr(err, refused)
 }

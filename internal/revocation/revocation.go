@@ -4,11 +4,24 @@
 // bearer token is checked against it (identity.Authenticate), so a
 // revocation is refused on every route of every instance within one poll
 // of the database, without a read per request.
+//
+// The list is a snapshot that readers take without a lock or an
+// allocation: a large immutable base (two maps) and a small overlay of
+// what was added since the base was built (recent.go: an open-addressing
+// table whose slots are atomic pointers, written by one writer at a time
+// and read lock-free). A revoking transaction of this instance hands its
+// entries to Add after it commits (the INSERT returns them; no read), in
+// O(1): the entry goes into the overlay. The overlay is merged into a new
+// base when it holds half as many entries as the base (by the poll, or by
+// Add when it is full), so a merge's O(n) copy is paid once per n adds.
+// The poll (Sync, every second) reads what other instances revoked and
+// drops, once a minute, what is older than Keep.
 package revocation
 
 import (
 	"context"
 	"log/slog"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,17 +78,20 @@ type List struct {
 	every time.Duration
 
 	snap atomic.Pointer[snapshot]
-	mu   sync.Mutex // serializes polls
-	last time.Time  // clock reading of the last successful poll
+	mu   sync.Mutex // serializes the writers of snap and of its overlay
+	poll sync.Mutex // serializes polls
+	last time.Time  // clock reading of the last successful poll (under poll)
 }
 
 type memberKey struct{ user, org string }
 
-// snapshot is immutable once published: readers take it without a lock.
+// snapshot's maps are immutable once published; its overlay only gains
+// entries (under List.mu). Readers take both without a lock.
 type snapshot struct {
 	ids     map[string]time.Time // session, key, user and org ids (UUIDs, unique across kinds)
 	members map[memberKey]time.Time
 	pruned  time.Time
+	recent  *overlay
 }
 
 // New returns a List reading src every every (0: Every) on the clock now.
@@ -90,7 +106,7 @@ func New(src Source, now func() time.Time, every time.Duration, log *slog.Logger
 		log = slog.Default()
 	}
 	l := &List{src: src, now: now, log: log, every: every}
-	l.snap.Store(&snapshot{ids: map[string]time.Time{}, members: map[memberKey]time.Time{}})
+	l.snap.Store(&snapshot{ids: map[string]time.Time{}, members: map[memberKey]time.Time{}, recent: newOverlay(0)})
 	return l
 }
 
@@ -99,16 +115,55 @@ func New(src Source, now func() time.Time, every time.Duration, log *slog.Logger
 // iat has whole seconds), so a member added back gets working tokens.
 func (l *List) Refused(t Token) bool {
 	s := l.snap.Load()
-	if len(s.ids) == 0 && len(s.members) == 0 {
+	if len(s.ids) == 0 && len(s.members) == 0 && s.recent.n.Load() == 0 {
 		return false
 	}
 	for _, id := range [...]string{t.SessionID, t.KeyID, t.Subject, t.OrgID} {
-		if _, ok := s.ids[id]; ok && id != "" {
+		if id == "" {
+			continue
+		}
+		if _, ok := s.ids[id]; ok {
+			return true
+		}
+		if _, e := s.recent.find(false, id, ""); e != nil {
 			return true
 		}
 	}
 	at, ok := s.members[memberKey{t.Subject, t.OrgID}]
+	if _, e := s.recent.find(true, t.Subject, t.OrgID); e != nil && e.At.After(at) {
+		at, ok = e.At, true
+	}
 	return ok && !t.IssuedAt.After(at)
+}
+
+// Add publishes entries this instance just committed, at once and without
+// a read: the store calls it after a revoking transaction commits (other
+// instances see them at their next poll). Its cost does not grow with the
+// list's size, but for the merge it pays once per as many adds as the
+// list holds.
+func (l *List) Add(es ...Entry) {
+	if len(es) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.add(es)
+}
+
+// add puts es into the overlay, merging it into a new base first when it
+// is full. Under l.mu.
+func (l *List) add(es []Entry) {
+	s := l.snap.Load()
+	for _, e := range es {
+		if s.has(e) {
+			continue
+		}
+		if s.recent.full() {
+			s = s.merged(l.now(), false)
+			l.snap.Store(s)
+		}
+		s.recent.put(e)
+	}
 }
 
 // Run loads the revocations of the last Keep, then polls until ctx ends.
@@ -129,11 +184,12 @@ func (l *List) Run(ctx context.Context) {
 }
 
 // Sync reads the revocations recorded since the last poll (less Overlap;
-// the last Keep the first time) and publishes them. The store calls it
-// after committing a revocation, so this instance refuses at once.
+// the last Keep the first time) and publishes them; once a minute it
+// drops what is older than Keep, and it merges a half-full overlay into
+// the base, so that Add seldom has to.
 func (l *List) Sync(ctx context.Context) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.poll.Lock()
+	defer l.poll.Unlock()
 	now := l.now()
 	since := now.Add(-Keep)
 	if !l.last.IsZero() && l.last.Add(-Overlap).After(since) {
@@ -144,26 +200,21 @@ func (l *List) Sync(ctx context.Context) error {
 		return err
 	}
 	l.last = now
-	if next := l.snap.Load().with(es, now); next != nil {
-		l.snap.Store(next)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.add(es)
+	s := l.snap.Load()
+	if prune := now.Sub(s.pruned) >= time.Minute; prune || s.recent.halfFull() {
+		l.snap.Store(s.merged(now, prune))
 	}
 	return nil
 }
 
-// with returns s with es added and, once a minute, entries older than
-// Keep dropped; nil when nothing changed.
-func (s *snapshot) with(es []Entry, now time.Time) *snapshot {
-	prune := now.Sub(s.pruned) >= time.Minute
-	var fresh []Entry
-	for _, e := range es {
-		if !s.has(e) {
-			fresh = append(fresh, e)
-		}
-	}
-	if len(fresh) == 0 && !prune {
-		return nil
-	}
-	next := &snapshot{ids: make(map[string]time.Time, len(s.ids)+len(fresh)), members: make(map[memberKey]time.Time, len(s.members)), pruned: s.pruned}
+// merged returns a new snapshot whose base holds s's base and overlay
+// (less, when prune, what is older than Keep) and whose overlay is empty.
+func (s *snapshot) merged(now time.Time, prune bool) *snapshot {
+	n := s.recent.n.Load()
+	next := &snapshot{ids: make(map[string]time.Time, len(s.ids)+int(n)), members: make(map[memberKey]time.Time, len(s.members)), pruned: s.pruned}
 	if prune {
 		next.pruned = now
 	}
@@ -179,7 +230,11 @@ func (s *snapshot) with(es []Entry, now time.Time) *snapshot {
 			next.members[k] = at
 		}
 	}
-	for _, e := range fresh {
+	for i := range s.recent.slots {
+		e := s.recent.slots[i].Load()
+		if e == nil || !keep(e.At) {
+			continue
+		}
 		if e.Kind == KindMember {
 			k := memberKey{e.Subject, e.OrgID}
 			if e.At.After(next.members[k]) {
@@ -191,14 +246,21 @@ func (s *snapshot) with(es []Entry, now time.Time) *snapshot {
 			next.ids[e.Subject] = e.At
 		}
 	}
+	next.recent = newOverlay(len(next.ids) + len(next.members))
 	return next
 }
 
+// has reports whether s already refuses what e names.
 func (s *snapshot) has(e Entry) bool {
-	if e.Kind == KindMember {
+	member := e.Kind == KindMember
+	_, r := s.recent.find(member, e.Subject, e.OrgID)
+	if member {
 		at, ok := s.members[memberKey{e.Subject, e.OrgID}]
-		return ok && !at.Before(e.At)
+		return (ok && !at.Before(e.At)) || (r != nil && !r.At.Before(e.At))
 	}
 	_, ok := s.ids[e.Subject]
-	return ok
+	return ok || r != nil
 }
+
+// pow2 is the least power of two >= n (n >= 1).
+func pow2(n int) int { return 1 << bits.Len(uint(n-1)) }

@@ -2,6 +2,7 @@ package revocation
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -105,7 +106,8 @@ func TestSyncWindow(t *testing.T) {
 	}
 }
 
-// TestRefusedDuringSync: readers and polls at once (run with -race).
+// TestRefusedDuringSync: readers, adders and polls at once (run with
+// -race); what one adds is refused right after.
 func TestRefusedDuringSync(t *testing.T) {
 	now := time.Now()
 	src := &fakeSource{}
@@ -118,14 +120,22 @@ func TestRefusedDuringSync(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range 500 {
-				if i == 0 {
+			for j := range 2000 {
+				id := strconv.Itoa(i) + "-" + strconv.Itoa(j)
+				switch i {
+				case 0:
 					src.mu.Lock()
 					src.es = append(src.es, Entry{KindSession, string(rune('a' + j%26)), "", now})
 					src.mu.Unlock()
 					l.Sync(ctx)
+				case 1, 2:
+					l.Add(Entry{KindSession, id, "", now}, Entry{KindMember, id, "o", now})
+					if !l.Refused(Token{SessionID: id}) || !l.Refused(Token{Subject: id, OrgID: "o", IssuedAt: now}) {
+						t.Errorf("%s not refused right after Add", id)
+						return
+					}
 				}
-				l.Refused(Token{SessionID: "a"})
+				l.Refused(Token{SessionID: "a", Subject: id, OrgID: "o"})
 			}
 		}()
 	}
@@ -156,4 +166,91 @@ func BenchmarkRefused(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestAdd: entries handed to Add are refused at once, without a read of
+// the source; a membership removed again keeps its latest time, and a
+// member added back after it gets working tokens; added entries are
+// dropped like polled ones once older than Keep.
+func TestAdd(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	src := &fakeSource{}
+	l := New(src, func() time.Time { return now }, 0, nil)
+	if err := l.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	first := now.Add(-time.Minute)
+	l.Add(Entry{KindSession, "s1", "", now}, Entry{KindMember, "u1", "o1", now}, Entry{KindMember, "u1", "o1", first})
+	if len(src.asked) != 1 {
+		t.Errorf("Add read the source: %d reads; want 1 (the first load)", len(src.asked))
+	}
+	for _, c := range []struct {
+		name string
+		tok  Token
+		want bool
+	}{
+		{"added session", Token{SessionID: "s1"}, true},
+		{"member, token from before the later removal", Token{Subject: "u1", OrgID: "o1", IssuedAt: now.Add(-time.Second)}, true},
+		{"member added back after it", Token{Subject: "u1", OrgID: "o1", IssuedAt: now.Add(time.Second)}, false},
+		{"a session id as a member", Token{Subject: "s1", OrgID: "o1", IssuedAt: now}, true}, // s1 is a revoked id as any claim
+		{"other member", Token{Subject: "u2", OrgID: "o1", IssuedAt: now}, false},
+	} {
+		if got := l.Refused(c.tok); got != c.want {
+			t.Errorf("%s: Refused = %v; want %v", c.name, got, c.want)
+		}
+	}
+	now = now.Add(Keep + time.Minute)
+	if err := l.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if l.Refused(Token{SessionID: "s1"}) || l.Refused(Token{Subject: "u1", OrgID: "o1", IssuedAt: now.Add(-Keep)}) {
+		t.Error("added entries still refused after Keep")
+	}
+}
+
+// TestAddMerges: past the overlay's size, adds merge it into the base and
+// nothing is lost, and a member removed again after the merge is refused
+// from the later time.
+func TestAddMerges(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	l := New(&fakeSource{}, func() time.Time { return now }, 0, nil)
+	l.Add(Entry{KindMember, "u", "o", now.Add(-time.Hour)})
+	const n = 5 * minOverlay
+	for i := range n {
+		l.Add(Entry{KindSession, "s" + strconv.Itoa(i), "", now})
+	}
+	if got := len(l.snap.Load().ids); got < n/2 {
+		t.Errorf("base holds %d ids after %d adds; want the overlay merged into it", got, n)
+	}
+	for i := range n {
+		if !l.Refused(Token{SessionID: "s" + strconv.Itoa(i)}) {
+			t.Fatalf("s%d not refused", i)
+		}
+	}
+	tok := Token{Subject: "u", OrgID: "o", IssuedAt: now.Add(-time.Minute)}
+	if l.Refused(tok) {
+		t.Fatal("token issued after the member's first removal refused")
+	}
+	l.Add(Entry{KindMember, "u", "o", now})
+	if !l.Refused(tok) {
+		t.Error("token issued before the member's second removal not refused")
+	}
+}
+
+// BenchmarkAdd is what a revoking commit pays to publish one entry, on a
+// list of 100,000 (it must not grow with the list).
+func BenchmarkAdd(b *testing.B) {
+	now := time.Now()
+	l := New(&fakeSource{}, func() time.Time { return now }, 0, nil)
+	for i := range 100_000 {
+		l.Add(Entry{KindSession, "base" + strconv.Itoa(i), "", now})
+	}
+	ids := make([]string, b.N)
+	for i := range ids {
+		ids[i] = "s" + strconv.Itoa(i)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		l.Add(Entry{KindSession, ids[i], "", now})
+	}
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/revocation"
 )
 
 //go:embed migrations/*.sql
@@ -52,9 +53,9 @@ type DB struct {
 	queue string
 	// mail seals the messages QueueMail queues (mail.go).
 	mail *mail.Sealer
-	// revoked is called after a transaction that recorded a revocation
-	// commits (OnRevoke); nil: nothing to tell.
-	revoked func(ctx context.Context)
+	// revoked is called with the revocations a transaction recorded after
+	// it commits (OnRevoke); nil: nothing to tell.
+	revoked func(ctx context.Context, es []revocation.Entry)
 	// webhookReads shares the reads of one webhook (shared_read.go).
 	webhookReads *sharedReads
 }
@@ -134,13 +135,13 @@ func (db *DB) Ping(ctx context.Context) error {
 func (db *DB) inTx(ctx context.Context, fn func(c conn) error) error {
 	defer db.stmts.prepareDeferred(ctx)
 	for attempt := 1; ; attempt++ {
-		var revoked bool
+		var revoked []revocation.Entry
 		err := db.tryTx(ctx, func(c conn) error {
 			c.revoked = &revoked
 			return fn(c)
 		})
-		if err == nil && revoked && db.revoked != nil {
-			db.revoked(ctx)
+		if err == nil && len(revoked) > 0 && db.revoked != nil {
+			db.revoked(ctx, revoked)
 		}
 		if err == nil || attempt == 3 || !db.dialect.retryable(err) {
 			return err
@@ -173,8 +174,8 @@ func (db *DB) tryTx(ctx context.Context, fn func(c conn) error) error {
 type conn struct {
 	db *DB
 	tx *sql.Tx
-	// revoked is set inside a transaction that recorded a revocation.
-	revoked *bool
+	// revoked collects, inside a transaction, the revocations it recorded.
+	revoked *[]revocation.Entry
 }
 
 // DB returns the writer pool, for tests and tools that seed or check rows.

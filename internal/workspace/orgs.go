@@ -105,10 +105,9 @@ func (s *Service) PersonalOrg(ctx context.Context, st Tables, u *gatehouse.User)
 // missing), which then becomes the default.
 func (s *Service) HomeOrg(ctx context.Context, st Tables, u *gatehouse.User) (*OrgContext, error) {
 	if u.DefaultOrgID != "" {
-		if o, err := st.OrgByID(ctx, u.DefaultOrgID); err == nil && o.DeletedAt == nil {
-			if m, err := st.Member(ctx, o.ID, u.ID); err == nil {
-				return s.OrgContext(ctx, st, o, m.Role)
-			}
+		// One read: the org, the membership and the tool switches.
+		if o, role, err := st.OrgRole(ctx, u.DefaultOrgID, u.ID); err == nil && o.DeletedAt == nil && role != "" {
+			return s.OrgContext(ctx, st, o, role)
 		}
 	}
 	o, err := s.PersonalOrg(ctx, st, u)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/jobs"
@@ -224,6 +225,11 @@ func checks() []check {
 		check{"GATEHOUSE_BRAND_NAME", func(c *Config) error {
 			if n := len([]rune(c.Brand.Name)); n > 60 || strings.TrimSpace(c.Brand.Name) == "" {
 				return fmt.Errorf("want 1 to 60 characters, got %d", n)
+			}
+			// The name goes into mail subjects: no line breaks or other
+			// control characters.
+			if strings.IndexFunc(c.Brand.Name, unicode.IsControl) >= 0 {
+				return errors.New("want no control characters (line breaks, tabs)")
 			}
 			return nil
 		}},

@@ -90,6 +90,7 @@ func TestRunBadConfig(t *testing.T) {
 		{"brand support url with a quote", "GATEHOUSE_BRAND_SUPPORT_URL", `https://x.example/"onmouseover`},
 		{"brand terms url relative", "GATEHOUSE_BRAND_TERMS_URL", "terms.html"},
 		{"brand name blank", "GATEHOUSE_BRAND_NAME", "   "},
+		{"brand name with a line break", "GATEHOUSE_BRAND_NAME", "Acme\r\nBcc: all@example.com"},
 	}
 	for _, tc := range tests {
 		for _, cmd := range []string{"serve", "migrate"} {

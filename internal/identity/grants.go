@@ -200,10 +200,10 @@ func (s *Service) BrowserUser(ctx context.Context, secret string) (*BrowserSessi
 	if secret == "" {
 		return nil, workspace.ErrUnauthorized
 	}
-	// One round trip: the token with its session and user (RefreshSession),
+	// One round trip: the token with its session and user (BrowserRead),
 	// checked here on every page view, so a revoked session is refused at once.
 	now := s.Now()
-	rd, err := s.store.RefreshSession(ctx, token.Hash(secret))
+	rd, err := s.store.BrowserRead(ctx, token.Hash(secret))
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, workspace.ErrUnauthorized
 	}

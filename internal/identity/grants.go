@@ -200,27 +200,20 @@ func (s *Service) BrowserUser(ctx context.Context, secret string) (*BrowserSessi
 	if secret == "" {
 		return nil, workspace.ErrUnauthorized
 	}
+	// One round trip: the token with its session and user (BrowserRead),
+	// checked here on every page view, so a revoked session is refused at once.
 	now := s.Now()
-	rt, err := s.store.RefreshTokenByHash(ctx, token.Hash(secret))
-	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && (rt.RotatedAt != nil || !rt.ExpiresAt.After(now))) {
+	rd, err := s.store.BrowserRead(ctx, token.Hash(secret))
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, workspace.ErrUnauthorized
 	}
 	if err != nil {
 		return nil, internal("find refresh token", err)
 	}
-	sess, err := s.store.SessionByID(ctx, rt.SessionID)
-	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && (sess.RevokedAt != nil || !sess.ExpiresAt.After(now) || sess.Via == gatehouse.ViaOAuth || sess.Level.Pending)) {
+	rt, sess, u := rd.Token, rd.Session, rd.User
+	if rt.RotatedAt != nil || !rt.ExpiresAt.After(now) ||
+		sess.RevokedAt != nil || !sess.ExpiresAt.After(now) || sess.Via == gatehouse.ViaOAuth || sess.Level.Pending {
 		return nil, workspace.ErrUnauthorized
-	}
-	if err != nil {
-		return nil, internal("find session", err)
-	}
-	u, err := s.store.UserByID(ctx, sess.UserID)
-	if errors.Is(err, gatehouse.ErrNotFound) {
-		return nil, workspace.ErrUnauthorized
-	}
-	if err != nil {
-		return nil, internal("find user", err)
 	}
 	return &BrowserSession{User: u, SessionID: sess.ID, ExpiresAt: rt.ExpiresAt, Level: sess.Level.Level(sess.Via)}, nil
 }

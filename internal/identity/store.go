@@ -50,6 +50,10 @@ type Store interface {
 	// RefreshSession reads a refresh token with its session, user and org
 	// in one query; ErrNotFound when no such token exists.
 	RefreshSession(ctx context.Context, hash string) (*RefreshRead, error)
+	// BrowserRead reads a refresh token with its session and user in one
+	// query (no org: a page view needs none); ErrNotFound when no such
+	// token exists.
+	BrowserRead(ctx context.Context, hash string) (*RefreshRead, error)
 	// RefreshOnce checks and rotates the refresh token of a sign-in
 	// session (not a grant's) in one round trip when the store can: the
 	// token live and unrotated, the session live and younger than maxAge;

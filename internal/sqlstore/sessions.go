@@ -130,6 +130,34 @@ func (s *Identity) RefreshSession(ctx context.Context, hash string) (*identity.R
 	return read, s.one(err)
 }
 
+// BrowserRead implements identity.Store: the read of every signed-in page
+// view, without RefreshSession's org and membership.
+func (s *Identity) BrowserRead(ctx context.Context, hash string) (*identity.RefreshRead, error) {
+	row := s.r().QueryRowContext(ctx, `SELECT s.id, s.user_id, s.via, s.grant_id, s.org_id, s.user_agent, s.ip, s.created_at, s.expires_at,
+			s.last_used_at, s.revoked_at, s.aal, s.amr, s.mfa_pending,
+			u.id, u.email, u.email_key, u.name, u.avatar_url, u.password_hash, u.email_verified, u.default_org_id, u.created_at, u.updated_at,
+			r.created_at, r.expires_at, r.rotated_at
+		FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id JOIN users u ON u.id = s.user_id
+		WHERE r.token_hash = $1`, hash)
+	t := identity.RefreshToken{Hash: hash}
+	var created, expires int64
+	var rotated sql.NullInt64
+	var ss *identity.Session
+	u, err := scanUser(scanFunc(func(user ...any) error {
+		var err error
+		ss, err = scanSession(scanFunc(func(sess ...any) error {
+			return row.Scan(append(append(sess, user...), &created, &expires, &rotated)...)
+		}))
+		return err
+	}))
+	if err != nil {
+		return nil, s.one(err)
+	}
+	t.SessionID = ss.ID
+	t.CreatedAt, t.ExpiresAt, t.RotatedAt = fromMicros(created), fromMicros(expires), fromNullMicros(rotated)
+	return &identity.RefreshRead{Token: &t, Session: ss, User: u}, nil
+}
+
 // refreshReadColumns are the columns scanRefreshRead reads: session s,
 // user u, refresh token r, org o with membership m.
 func (s *Identity) refreshReadColumns() string {

@@ -126,47 +126,34 @@ func (s *Identity) RefreshSession(ctx context.Context, hash string) (*identity.R
 		FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id JOIN users u ON u.id = s.user_id
 		LEFT JOIN orgs o ON o.id = COALESCE(s.org_id, u.default_org_id)
 		LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id
-		WHERE r.token_hash = $1`, hash))
+		WHERE r.token_hash = $1`, hash), true)
 	return read, s.one(err)
 }
 
 // BrowserRead implements identity.Store: the read of every signed-in page
 // view, without RefreshSession's org and membership.
 func (s *Identity) BrowserRead(ctx context.Context, hash string) (*identity.RefreshRead, error) {
-	row := s.r().QueryRowContext(ctx, `SELECT s.id, s.user_id, s.via, s.grant_id, s.org_id, s.user_agent, s.ip, s.created_at, s.expires_at,
-			s.last_used_at, s.revoked_at, s.aal, s.amr, s.mfa_pending,
-			u.id, u.email, u.email_key, u.name, u.avatar_url, u.password_hash, u.email_verified, u.default_org_id, u.created_at, u.updated_at,
-			r.created_at, r.expires_at, r.rotated_at
+	read, err := s.scanRefreshRead(s.r().QueryRowContext(ctx, `SELECT `+tokenReadColumns+`
 		FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id JOIN users u ON u.id = s.user_id
-		WHERE r.token_hash = $1`, hash)
-	t := identity.RefreshToken{Hash: hash}
-	var created, expires int64
-	var rotated sql.NullInt64
-	var ss *identity.Session
-	u, err := scanUser(scanFunc(func(user ...any) error {
-		var err error
-		ss, err = scanSession(scanFunc(func(sess ...any) error {
-			return row.Scan(append(append(sess, user...), &created, &expires, &rotated)...)
-		}))
-		return err
-	}))
-	if err != nil {
-		return nil, s.one(err)
-	}
-	t.SessionID = ss.ID
-	t.CreatedAt, t.ExpiresAt, t.RotatedAt = fromMicros(created), fromMicros(expires), fromNullMicros(rotated)
-	return &identity.RefreshRead{Token: &t, Session: ss, User: u}, nil
+		WHERE r.token_hash = $1`, hash), false)
+	return read, s.one(err)
 }
 
-// refreshReadColumns are the columns scanRefreshRead reads: session s,
-// user u, refresh token r, org o with membership m.
-func (s *Identity) refreshReadColumns() string {
-	return `s.id, s.user_id, s.via, s.grant_id, s.org_id, s.user_agent, s.ip, s.created_at, s.expires_at, s.last_used_at, s.revoked_at, s.aal, s.amr, s.mfa_pending,
+// tokenReadColumns are session s, user u and refresh token r, as
+// scanRefreshRead reads them.
+const tokenReadColumns = `s.id, s.user_id, s.via, s.grant_id, s.org_id, s.user_agent, s.ip, s.created_at, s.expires_at, s.last_used_at, s.revoked_at, s.aal, s.amr, s.mfa_pending,
 			u.id, u.email, u.email_key, u.name, u.avatar_url, u.password_hash, u.email_verified, u.default_org_id, u.created_at, u.updated_at,
-			r.token_hash, r.created_at, r.expires_at, r.rotated_at, ` + s.orgRoleColumns()
+			r.token_hash, r.created_at, r.expires_at, r.rotated_at`
+
+// refreshReadColumns are the columns scanRefreshRead reads with org:
+// tokenReadColumns, then org o with membership m.
+func (s *Identity) refreshReadColumns() string {
+	return tokenReadColumns + `, ` + s.orgRoleColumns()
 }
 
-func (s *Identity) scanRefreshRead(row *sql.Row) (*identity.RefreshRead, error) {
+// scanRefreshRead reads a row of tokenReadColumns, followed by the org's
+// (refreshReadColumns) when withOrg.
+func (s *Identity) scanRefreshRead(row *sql.Row, withOrg bool) (*identity.RefreshRead, error) {
 	var t identity.RefreshToken
 	var created, expires int64
 	var rotated sql.NullInt64
@@ -175,7 +162,11 @@ func (s *Identity) scanRefreshRead(row *sql.Row) (*identity.RefreshRead, error) 
 	u, err := scanUser(scanFunc(func(user ...any) error {
 		var err error
 		ss, err = scanSession(scanFunc(func(sess ...any) error {
-			return row.Scan(append(append(append(sess, user...), &t.Hash, &created, &expires, &rotated), org.dest()...)...)
+			dest := append(append(sess, user...), &t.Hash, &created, &expires, &rotated)
+			if withOrg {
+				dest = append(dest, org.dest()...)
+			}
+			return row.Scan(dest...)
 		}))
 		return err
 	}))
@@ -263,7 +254,7 @@ func (s *Identity) RefreshOnce(ctx context.Context, hash string, next *identity.
 		FROM s JOIN r ON r.session_id = s.id JOIN users u ON u.id = s.user_id
 		LEFT JOIN orgs o ON o.id = COALESCE(s.org_id, u.default_org_id)
 		LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id`,
-		hash, next.Hash, micros(next.CreatedAt), micros(next.ExpiresAt), maxAge.Microseconds()))
+		hash, next.Hash, micros(next.CreatedAt), micros(next.ExpiresAt), maxAge.Microseconds()), true)
 	if err == sql.ErrNoRows {
 		return nil, false, nil
 	}

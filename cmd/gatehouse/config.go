@@ -179,7 +179,7 @@ func checks() []check {
 	} {
 		cs = append(cs, check{u.env, func(c *Config) error { return optional(u.val(c), checkHTTPURL) }})
 	}
-	return append(cs,
+	cs = append(cs,
 		check{"GATEHOUSE_MOBILE_URL", func(c *Config) error { return optional(c.MobileURL, checkAbsoluteURL) }},
 		check{"GATEHOUSE_JWT_SECRET", func(c *Config) error {
 			if c.JWTSecret != "" && len(c.JWTSecret) < 32 {
@@ -222,7 +222,43 @@ func checks() []check {
 			}
 			return nil
 		}},
-		check{"GATEHOUSE_BRAND_NAME", func(c *Config) error {
+		check{"GATEHOUSE_RATE_LIMIT", func(c *Config) error { return checkOnOff(c.rawRateLimit) }},
+		check{"GATEHOUSE_MAIL_LIMIT", func(c *Config) error { return checkOnOff(c.rawMailLimit) }},
+	)
+	cs = append(cs, durationChecks()...)
+	return append(cs, brandChecks()...)
+}
+
+// durationChecks are the checks of the settings that are durations.
+func durationChecks() []check {
+	return []check{
+		{"GATEHOUSE_SHUTDOWN_DRAIN", func(c *Config) error {
+			if d, err := time.ParseDuration(c.rawShutdownDrain); err != nil || d < 0 {
+				return fmt.Errorf("want a duration of 0 or more such as 3s, got %q", c.rawShutdownDrain)
+			}
+			return nil
+		}},
+		{"GATEHOUSE_SIGN_RETENTION", func(c *Config) error {
+			if d, err := parseDays(c.rawSignRetention); err != nil || d < time.Hour {
+				return fmt.Errorf("want a duration of at least 1h such as 365d or 720h, got %q", c.rawSignRetention)
+			}
+			return nil
+		}},
+		{"GATEHOUSE_SESSION_MAX_AGE", func(c *Config) error { return checkPositive(c.rawSessionMaxAge, "90d or 2160h") }},
+		{"GATEHOUSE_REAUTH_WINDOW", func(c *Config) error { return checkPositive(c.rawReauthWindow, "15m") }},
+		{"GATEHOUSE_JOB_RESCUE_AFTER", func(c *Config) error {
+			if d, err := time.ParseDuration(c.rawJobRescueAfter); err != nil || d < jobs.MinRescueAfter {
+				return fmt.Errorf("want a duration of at least %s (twice the longest job timeout) such as 2m, got %q", jobs.MinRescueAfter, c.rawJobRescueAfter)
+			}
+			return nil
+		}},
+	}
+}
+
+// brandChecks are the checks of the GATEHOUSE_BRAND_* settings.
+func brandChecks() []check {
+	return []check{
+		{"GATEHOUSE_BRAND_NAME", func(c *Config) error {
 			if n := len([]rune(c.Brand.Name)); n > 60 || strings.TrimSpace(c.Brand.Name) == "" {
 				return fmt.Errorf("want 1 to 60 characters, got %d", n)
 			}
@@ -233,33 +269,11 @@ func checks() []check {
 			}
 			return nil
 		}},
-		check{"GATEHOUSE_BRAND_LOGO_URL", func(c *Config) error { return pages.CheckBrandURL(c.Brand.LogoURL) }},
-		check{"GATEHOUSE_BRAND_ACCENT", func(c *Config) error { return pages.CheckAccent(c.Brand.Accent) }},
-		check{"GATEHOUSE_BRAND_SUPPORT_URL", func(c *Config) error { return pages.CheckBrandURL(c.Brand.SupportURL) }},
-		check{"GATEHOUSE_BRAND_TERMS_URL", func(c *Config) error { return pages.CheckBrandURL(c.Brand.TermsURL) }},
-		check{"GATEHOUSE_RATE_LIMIT", func(c *Config) error { return checkOnOff(c.rawRateLimit) }},
-		check{"GATEHOUSE_MAIL_LIMIT", func(c *Config) error { return checkOnOff(c.rawMailLimit) }},
-		check{"GATEHOUSE_SHUTDOWN_DRAIN", func(c *Config) error {
-			if d, err := time.ParseDuration(c.rawShutdownDrain); err != nil || d < 0 {
-				return fmt.Errorf("want a duration of 0 or more such as 3s, got %q", c.rawShutdownDrain)
-			}
-			return nil
-		}},
-		check{"GATEHOUSE_SIGN_RETENTION", func(c *Config) error {
-			if d, err := parseDays(c.rawSignRetention); err != nil || d < time.Hour {
-				return fmt.Errorf("want a duration of at least 1h such as 365d or 720h, got %q", c.rawSignRetention)
-			}
-			return nil
-		}},
-		check{"GATEHOUSE_SESSION_MAX_AGE", func(c *Config) error { return checkPositive(c.rawSessionMaxAge, "90d or 2160h") }},
-		check{"GATEHOUSE_REAUTH_WINDOW", func(c *Config) error { return checkPositive(c.rawReauthWindow, "15m") }},
-		check{"GATEHOUSE_JOB_RESCUE_AFTER", func(c *Config) error {
-			if d, err := time.ParseDuration(c.rawJobRescueAfter); err != nil || d < jobs.MinRescueAfter {
-				return fmt.Errorf("want a duration of at least %s (twice the longest job timeout) such as 2m, got %q", jobs.MinRescueAfter, c.rawJobRescueAfter)
-			}
-			return nil
-		}},
-	)
+		{"GATEHOUSE_BRAND_LOGO_URL", func(c *Config) error { return pages.CheckBrandURL(c.Brand.LogoURL) }},
+		{"GATEHOUSE_BRAND_ACCENT", func(c *Config) error { return pages.CheckAccent(c.Brand.Accent) }},
+		{"GATEHOUSE_BRAND_SUPPORT_URL", func(c *Config) error { return pages.CheckBrandURL(c.Brand.SupportURL) }},
+		{"GATEHOUSE_BRAND_TERMS_URL", func(c *Config) error { return pages.CheckBrandURL(c.Brand.TermsURL) }},
+	}
 }
 
 // validate runs every check; the error names each bad setting.

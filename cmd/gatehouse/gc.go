@@ -4,11 +4,12 @@ import "runtime/debug"
 
 // gcPercent is the garbage collector's target when GOGC is not set: the
 // heap may grow to five times what is live before a collection. The live
-// heap of a busy instance is small (about 7 MiB under a refresh load), so
+// heap of a busy instance is small (10–30 MiB under a refresh load), so
 // Go's default (100) collected it a dozen times a second. On two cores 400
-// served 7–18% more refreshes (paired runs, docs/decisions.md), for about
-// 35 MiB more resident memory under load; a login flood, where each
-// password hash holds 19 MiB, peaked at 309 MiB instead of 176 MiB.
+// served 2–18% more refreshes and 9–17% more verifies and key exchanges
+// (paired runs, docs/decisions.md). The price is memory while passwords
+// are hashed (19 MiB each): a login flood peaked at 309 MiB resident
+// instead of 176 MiB.
 const gcPercent = 400
 
 // tuneGC sets gcPercent unless the operator chose with GOGC (or asked for

@@ -233,9 +233,3 @@ func (s *Service) BrowserPrincipal(ctx context.Context, b *BrowserSession) (*gat
 	})
 	return p, err
 }
-
-// UserWorkspaces lists the workspaces a user can grant, the personal one
-// created first if missing.
-func (s *Service) UserWorkspaces(ctx context.Context, userID string) ([]workspace.OrgListing, string, error) {
-	return s.MyOrgs(ctx, &gatehouse.Principal{UserID: userID})
-}

@@ -268,6 +268,13 @@ func (s *Service) MyOrgs(ctx context.Context, p *gatehouse.Principal) ([]workspa
 	if err != nil {
 		return nil, "", err
 	}
+	return s.OrgsOf(ctx, u)
+}
+
+// OrgsOf is MyOrgs for a user this request has already read (the hosted
+// pages read the user with the browser's session): one round trip fewer.
+// The repair, when one is needed, reads the user again in its transaction.
+func (s *Service) OrgsOf(ctx context.Context, u *gatehouse.User) ([]workspace.OrgListing, string, error) {
 	orgs, err := s.store.UserOrgs(ctx, u.ID)
 	if err != nil {
 		return nil, "", internal("list orgs", err)
@@ -280,8 +287,9 @@ func (s *Service) MyOrgs(ctx context.Context, p *gatehouse.Principal) ([]workspa
 	if personal && defaultLive {
 		return orgs, u.DefaultOrgID, nil
 	}
-	err = s.store.Tx(ctx, func(tx Store) error {
-		u, err = workspace.Caller(ctx, tx, p.UserID)
+	id := u.ID
+	err = s.store.Tx(ctx, func(tx Store) (err error) {
+		u, err = workspace.Caller(ctx, tx, id)
 		if err != nil {
 			return err
 		}

@@ -24,7 +24,7 @@ func (h *handlers) handleAppsPage(w http.ResponseWriter, r *http.Request) {
 		h.pageError(w, r, err)
 		return
 	}
-	orgs, _, err := h.svc.MyOrgs(r.Context(), c.p)
+	orgs, _, err := h.svc.OrgsOf(r.Context(), c.b.User)
 	if err != nil {
 		h.pageError(w, r, err)
 		return

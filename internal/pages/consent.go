@@ -45,7 +45,7 @@ type grantView struct {
 // workspaces to pick one from (the default one preselected) with the tools
 // each would grant.
 func (h *handlers) consent(w http.ResponseWriter, r *http.Request, b *identity.BrowserSession, cr consentRequest, problem string) {
-	orgs, def, err := h.svc.UserWorkspaces(r.Context(), b.User.ID)
+	orgs, def, err := h.svc.OrgsOf(r.Context(), b.User)
 	if err != nil {
 		h.pageError(w, r, err)
 		return

@@ -309,3 +309,35 @@ func TestConsentAnotherAccount(t *testing.T) {
 		wantRedirect(t, "evil next", res, "/signin?next=%2F")
 	})
 }
+
+// TestConsoleHomeRepairsWorkspaces: the console lists the workspaces with
+// the user its session already read (no second read of the user), and
+// still repairs as GET /v1/me/orgs does: a deleted default falls back to
+// the personal workspace, and a missing personal workspace is made again.
+func TestConsoleHomeRepairsWorkspaces(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a, b := env.Register(t), env.Register(t)
+		team := env.TeamOrg(t, "Doomed Team", [2]string{b.UserID, "owner"}, [2]string{a.UserID, "member"})
+		env.Do(t, "POST", "/v1/auth/switch-org", a.Access, map[string]string{"org_id": team}).Want(t, 200)
+		br := env.NewBrowser(t)
+		wantRedirect(t, "sign-in", br.Post(t, "/signin", url.Values{"email": {a.Email}, "password": {a.Password}}), "/")
+		wantPage(t, "home, team default", br.Get(t, "/"), 200, "Doomed Team</a> <span class=\"muted\">member · default")
+
+		env.Exec(t, `UPDATE orgs SET deleted_at = $2 WHERE id = $1`, team, env.Clock.Now().UnixMicro())
+		res := br.Get(t, "/")
+		wantPage(t, "home, team deleted", res, 200, "owner · personal · default")
+		if strings.Contains(res.Body, "Doomed Team") {
+			t.Fatalf("the deleted workspace is still listed")
+		}
+
+		env.Exec(t, `UPDATE orgs SET deleted_at = $2 WHERE id = $1`, a.OrgID, env.Clock.Now().UnixMicro())
+		wantPage(t, "workspaces, personal made again", br.Get(t, "/account/workspaces"), 200, `<span class="badge ok">Default</span>`, "personal · owner")
+		var live int
+		if err := env.Store.DB().QueryRow(`SELECT COUNT(*) FROM orgs WHERE owner_id = $1 AND kind = 'personal' AND deleted_at IS NULL`, a.UserID).Scan(&live); err != nil {
+			t.Fatal(err)
+		}
+		if live != 1 {
+			t.Fatalf("%d live personal workspaces; want the one made again", live)
+		}
+	})
+}

@@ -24,7 +24,7 @@ func (h *handlers) handleHome(w http.ResponseWriter, r *http.Request) {
 		h.render(w, http.StatusOK, "signin", &page{Title: "Sign in", Next: "/", Script: passkeyScriptPath})
 		return
 	}
-	orgs, def, err := h.svc.MyOrgs(r.Context(), c.p)
+	orgs, def, err := h.svc.OrgsOf(r.Context(), c.b.User)
 	if err != nil {
 		h.pageError(w, r, err)
 		return

@@ -21,7 +21,7 @@ func (h *handlers) keysPage(w http.ResponseWriter, r *http.Request, c *caller) (
 		h.pageError(w, r, err)
 		return nil, false
 	}
-	orgs, def, err := h.svc.MyOrgs(r.Context(), c.p)
+	orgs, def, err := h.svc.OrgsOf(r.Context(), c.b.User)
 	if err != nil {
 		h.pageError(w, r, err)
 		return nil, false

@@ -6,7 +6,7 @@ import (
 
 // workspacesPage is the workspaces page of c: its memberships and default.
 func (h *handlers) workspacesPage(w http.ResponseWriter, r *http.Request, c *caller) (*page, bool) {
-	orgs, def, err := h.svc.MyOrgs(r.Context(), c.p)
+	orgs, def, err := h.svc.OrgsOf(r.Context(), c.b.User)
 	if err != nil {
 		h.pageError(w, r, err)
 		return nil, false

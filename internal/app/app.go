@@ -124,6 +124,7 @@ type App struct {
 	jobsDB    *sqlstore.DB
 	log       *slog.Logger
 	brand     pages.Brand
+	shown     *seal.Box // pages' show-once cookie
 	// stopPoll ends the revocation list's polling (Close).
 	stopPoll context.CancelFunc
 }
@@ -148,6 +149,10 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	shown, err := seal.New(master, "show-once") // secrets crossing a page's redirect
+	if err != nil {
+		return nil, err
+	}
 	hasher := deps.Hasher
 	if hasher == nil {
 		hasher = password.NewHasher(password.OWASP, 0)
@@ -156,7 +161,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	if deps.JobQueue != "" {
 		db = db.OnQueue(deps.JobQueue)
 	}
-	a := &App{log: log, brand: cfg.Brand}
+	a := &App{log: log, brand: cfg.Brand, shown: shown}
 	revoked, db, err := a.revocations(ctx, db, now, deps.RevocationPoll)
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
@@ -53,6 +54,10 @@ type Deps struct {
 	Forms  *forms.Service
 	Brand  Brand        // the operator's branding (GATEHOUSE_BRAND_*)
 	Logger *slog.Logger // nil: slog.Default()
+	// Shown seals the secrets shown once (flash.go) under the server's
+	// master key, so that any instance can open what another sealed; nil:
+	// a key of this process only (tests with one instance).
+	Shown *seal.Box
 }
 
 // Mount serves the hosted pages on m; every form POST goes through
@@ -115,6 +120,7 @@ type handlers struct {
 	templates map[string]*template.Template
 	secure    bool // Secure cookies; false only on plain-http loopback
 	csrf      *http.CrossOriginProtection
+	shown     *seal.Box // seals the show-once cookie
 	// The abuse limits (docs/decisions.md gives the numbers' reasons):
 	// login, magic, recover and verify are shared with the API endpoints
 	// of the same names; failedDeviceCodes counts wrong user codes on the
@@ -127,7 +133,7 @@ type handlers struct {
 func newHandlers(k Kernel, d Deps) *handlers {
 	h := &handlers{k: k, svc: d.Identity, ws: d.Workspace, oauth: d.OAuth, forms: d.Forms, log: d.Logger,
 		brand: d.Brand.withDefaults(), imgSrc: "'self'",
-		templates: parseTemplates(), secure: true, csrf: http.NewCrossOriginProtection(),
+		templates: parseTemplates(), secure: true, csrf: http.NewCrossOriginProtection(), shown: d.Shown,
 		register:          identity.LimitRegister.From(k),
 		login:             identity.LimitLogin.From(k),
 		magic:             identity.LimitMagic.From(k),
@@ -143,6 +149,9 @@ func newHandlers(k Kernel, d Deps) *handlers {
 	}
 	if h.log == nil {
 		h.log = slog.Default()
+	}
+	if h.shown == nil {
+		h.shown = processBox()
 	}
 	if h.oauth != nil {
 		h.secure = secureCookies(h.oauth.Issuer())

@@ -145,7 +145,7 @@ func TestTwoFactorPage(t *testing.T) {
 	})
 }
 
-// TestTwoFactorPageChanges: codes set for another session are not shown,
+// TestTwoFactorPageChanges: codes forged into the cookie are not shown,
 // the recovery codes download as text (only codes), new codes are shown once and void the old, a stale sign-in is
 // asked to sign in again and changes nothing, and removing the factor
 // turns two-factor off.
@@ -155,7 +155,8 @@ func TestTwoFactorPageChanges(t *testing.T) {
 		b := signedIn(t, env, a)
 		path := twoFactor
 		e, codes := pageTOTP(t, env, b)
-		// Codes set for another session (a cookie carried over) are not shown.
+		// Codes written into the cookie by hand, for another session and not
+		// sealed (flash.go), are not shown.
 		u, _ := url.Parse(env.URL + path)
 		b.Client.Jar.SetCookies(u, []*http.Cookie{{Name: "gatehouse_show_once", Value: "another-session." + strings.Join(codes, ":"), Path: path}})
 		if got := recoveryCodes(b.Get(t, path)); len(got) != 0 {

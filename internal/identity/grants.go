@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/token"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
@@ -93,10 +92,7 @@ func (s *Service) StartGrantSession(ctx context.Context, st Store, grantID strin
 		now := s.Now()
 		sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: gatehouse.ViaOAuth, GrantID: g.ID, OrgID: g.OrgID,
 			UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP, CreatedAt: now, ExpiresAt: s.sessionEnd(now, now), LastUsedAt: now}
-		if err := tx.CreateSession(ctx, sess); err != nil {
-			return internal("create session", err)
-		}
-		out, err = s.issuePair(ctx, tx, u, oc, sess.ID, gatehouse.ViaOAuth, gatehouse.Assurance{}, now, resourcesOf(g)...)
+		out, err = s.storeSession(ctx, tx, u, oc, sess, resourcesOf(g)...)
 		return err
 	})
 	return out, err
@@ -140,7 +136,7 @@ func (s *Service) RefreshGrant(ctx context.Context, secret, clientID, resource s
 	if secret == "" {
 		return nil, gatehouse.Invalid("refresh_token is required")
 	}
-	return s.refresh(ctx, token.Hash(secret), nil, func(tx Store, sess *Session) error {
+	return s.refresh(ctx, secret, nil, func(tx Store, sess *Session) error {
 		if sess.Via != gatehouse.ViaOAuth || sess.GrantID == "" {
 			return ErrGrantMismatch
 		}
@@ -203,15 +199,24 @@ func (s *Service) BrowserUser(ctx context.Context, secret string) (*BrowserSessi
 	// One round trip: the token with its session and user (BrowserRead),
 	// checked here on every page view, so a revoked session is refused at once.
 	now := s.Now()
-	rd, err := s.store.BrowserRead(ctx, token.Hash(secret))
+	sid, hash, err := s.refreshOwner(ctx, secret)
+	if err == nil {
+		var rd *RefreshRead
+		if rd, err = s.store.BrowserRead(ctx, sid, hash); err == nil {
+			return s.browserSession(rd, now)
+		}
+	}
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, workspace.ErrUnauthorized
 	}
-	if err != nil {
-		return nil, internal("find refresh token", err)
-	}
+	return nil, internal("find refresh token", err)
+}
+
+// browserSession is the signed-in browser of rd, a live refresh token's
+// read, when its session may act now.
+func (s *Service) browserSession(rd *RefreshRead, now time.Time) (*BrowserSession, error) {
 	rt, sess, u := rd.Token, rd.Session, rd.User
-	if rt.RotatedAt != nil || !rt.ExpiresAt.After(now) ||
+	if !rt.ExpiresAt.After(now) ||
 		sess.RevokedAt != nil || !sess.ExpiresAt.After(now) || sess.Via == gatehouse.ViaOAuth || sess.Level.Pending {
 		return nil, workspace.ErrUnauthorized
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/token"
 )
 
 // errNoPending answers a pending cookie that no longer stands for a sign-in
@@ -21,7 +20,11 @@ func (s *Service) PendingPrincipal(ctx context.Context, refreshSecret string) (*
 	if refreshSecret == "" {
 		return nil, errNoPending
 	}
-	read, err := s.store.RefreshSession(ctx, token.Hash(refreshSecret))
+	sid, hash, err := s.refreshOwner(ctx, refreshSecret)
+	var read *RefreshRead
+	if err == nil {
+		read, err = s.store.RefreshSession(ctx, sid, hash)
+	}
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errNoPending
 	}

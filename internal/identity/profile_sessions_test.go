@@ -113,14 +113,12 @@ func insertGrant(t *testing.T, env *testenv.Env, userID, orgID, clientName strin
 	t.Helper()
 	now := env.Clock.Now()
 	grantID, sid := uuid.NewString(), uuid.NewString()
-	refresh = testenv.RandomHex(32)
+	refresh = sid + "." + testenv.RandomHex(32)
 	env.Exec(t, `INSERT INTO oauth_grants (id, user_id, client_id, client_name, org_id, scope, resource, created_at)
 		VALUES ($1, $2, $3, $4, $5, 'tasks notes', '', $6)`, grantID, userID, "client-"+testenv.RandomHex(4), clientName, orgID, now.UnixMicro())
-	env.Exec(t, `INSERT INTO sessions (id, user_id, via, grant_id, org_id, user_agent, ip, created_at, expires_at, last_used_at)
-		VALUES ($1, $2, 'oauth', $3, $4, 'ExampleApp/1.0', '127.0.0.1', $5, $6, $5)`,
-		sid, userID, grantID, orgID, now.UnixMicro(), now.Add(30*24*time.Hour).UnixMicro())
-	env.Exec(t, `INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
-		hashSecret(refresh), sid, now.UnixMicro(), now.Add(30*24*time.Hour).UnixMicro())
+	env.Exec(t, `INSERT INTO sessions (id, user_id, via, grant_id, org_id, user_agent, ip, created_at, expires_at, last_used_at, refresh_hash)
+		VALUES ($1, $2, 'oauth', $3, $4, 'ExampleApp/1.0', '127.0.0.1', $5, $6, $5, $7)`,
+		sid, userID, grantID, orgID, now.UnixMicro(), now.Add(30*24*time.Hour).UnixMicro(), hashSecret(refresh))
 	return grantID, refresh
 }
 

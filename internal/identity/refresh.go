@@ -3,6 +3,7 @@ package identity
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -26,11 +27,42 @@ func (s *Service) Refresh(ctx context.Context, secret string, meta gatehouse.Ses
 	if secret == "" {
 		return nil, gatehouse.Invalid("refresh_token is required")
 	}
-	hash := token.Hash(secret)
-	if si, ok, err := s.refreshOnce(ctx, hash); ok {
-		return si, err
+	if sid, hash := splitRefresh(secret); sid != "" {
+		if si, ok, err := s.refreshOnce(ctx, sid, hash); ok {
+			return si, err
+		}
 	}
-	return s.refresh(ctx, hash, &meta, nil)
+	return s.refresh(ctx, secret, &meta, nil)
+}
+
+// A refresh token is its session's id, a dot and 256 random bits, so that
+// a refresh finds its session by primary key (the session row holds the
+// live token's hash). Tokens issued before they named their session are
+// plain random text: the history names their session (RefreshSessionOf).
+
+// newRefresh returns a new refresh token of session sid and its hash.
+func newRefresh(sid string) (secret, hash string) {
+	secret = token.NewSecret(sid + ".")
+	return secret, token.Hash(secret)
+}
+
+// splitRefresh returns the session a refresh token's text names ("" when
+// it names none) and the token's hash.
+func splitRefresh(secret string) (sid, hash string) {
+	if id, _, ok := strings.Cut(secret, "."); ok && gatehouse.IsID(id) {
+		sid = id
+	}
+	return sid, token.Hash(secret)
+}
+
+// refreshOwner returns the session of a refresh token, from its text or,
+// for an older token, from the history, and the token's hash;
+// gatehouse.ErrNotFound when the token names no session.
+func (s *Service) refreshOwner(ctx context.Context, secret string) (sid, hash string, err error) {
+	if sid, hash = splitRefresh(secret); sid == "" {
+		sid, err = s.store.RefreshSessionOf(ctx, hash)
+	}
+	return sid, hash, err
 }
 
 // refreshOnce is the common refresh of a live sign-in session in one round
@@ -38,11 +70,11 @@ func (s *Service) Refresh(ctx context.Context, secret string, meta gatehouse.Ses
 // scope the new token as refresh does. ok is false when nothing was
 // rotated: refresh then finds out why (expired, revoked, reused, an OAuth
 // grant's session) on its careful path.
-func (s *Service) refreshOnce(ctx context.Context, hash string) (*SignIn, bool, error) {
+func (s *Service) refreshOnce(ctx context.Context, sid, hash string) (*SignIn, bool, error) {
 	now := s.Now()
-	next := token.NewSecret("")
-	successor := &RefreshToken{Hash: token.Hash(next), CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}
-	read, ok, err := s.store.RefreshOnce(ctx, hash, successor, s.maxAge)
+	next, nextHash := newRefresh(sid)
+	successor := &RefreshToken{Hash: nextHash, CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}
+	read, ok, err := s.store.RefreshOnce(ctx, sid, hash, successor, s.maxAge)
 	if err != nil {
 		return nil, true, internal("rotate refresh token", err)
 	}
@@ -70,12 +102,19 @@ func (s *Service) refreshOnce(ctx context.Context, hash string) (*SignIn, bool, 
 	return &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: next, User: u, Org: oc}, true, nil
 }
 
-// refresh is Refresh of the token hashed hash with an extra check of the session (OAuth refreshes
-// bind the token to its client); check's error rolls the rotation back.
-// meta is nil when the presenting client is not compared (OAuth clients
-// are bound by their client id instead).
-func (s *Service) refresh(ctx context.Context, hash string, meta *gatehouse.SessionMeta, check func(tx Store, sess *Session) error) (*SignIn, error) {
-	read, now, err := s.liveRefresh(ctx, hash, meta)
+// refresh is Refresh of the token secret with an extra check of the
+// session (OAuth refreshes bind the token to its client); check's error
+// rolls the rotation back. meta is nil when the presenting client is not
+// compared (OAuth clients are bound by their client id instead).
+func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.SessionMeta, check func(tx Store, sess *Session) error) (*SignIn, error) {
+	sid, hash, err := s.refreshOwner(ctx, secret)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return nil, errBadRefresh
+	}
+	if err != nil {
+		return nil, internal("find refresh token", err)
+	}
+	read, now, err := s.liveRefresh(ctx, sid, hash, meta)
 	if err != nil {
 		return nil, err
 	}
@@ -95,10 +134,10 @@ func (s *Service) refresh(ctx context.Context, hash string, meta *gatehouse.Sess
 	if sess.Via == gatehouse.ViaOAuth {
 		via = gatehouse.ViaOAuth
 	}
-	next := token.NewSecret("")
+	next, nextHash := newRefresh(sess.ID)
 	// The successor, and the session, live RefreshTTL more, but never past
 	// the session's absolute lifetime (ASVS 7.3.2).
-	successor := &RefreshToken{Hash: token.Hash(next), SessionID: sess.ID, CreatedAt: now, ExpiresAt: s.sessionEnd(sess.CreatedAt, now)}
+	successor := &RefreshToken{Hash: nextHash, SessionID: sess.ID, CreatedAt: now, ExpiresAt: s.sessionEnd(sess.CreatedAt, now)}
 	if sess.Level.Pending {
 		successor.ExpiresAt = sess.ExpiresAt // refreshing never extends the time to take the step
 	}
@@ -132,7 +171,7 @@ func (s *Service) refresh(ctx context.Context, hash string, meta *gatehouse.Sess
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		// The session was revoked meanwhile, or another request rotated the
 		// token first: look at when it was rotated.
-		if cur, err := s.store.RefreshTokenByHash(ctx, hash); err == nil && cur.RotatedAt != nil {
+		if cur, err := s.store.RefreshToken(ctx, sid, hash); err == nil && cur.RotatedAt != nil {
 			return nil, s.refreshReused(ctx, cur, nil, meta, now)
 		}
 		return nil, errBadRefresh
@@ -154,11 +193,12 @@ func (s *Service) refresh(ctx context.Context, hash string, meta *gatehouse.Sess
 	return out, nil
 }
 
-// liveRefresh reads the session of a refresh token's hash and checks that
-// the token may rotate now: unexpired, not yet rotated (else reuse is
-// handled) and its session not revoked. It returns the time it checked at.
-func (s *Service) liveRefresh(ctx context.Context, hash string, meta *gatehouse.SessionMeta) (*RefreshRead, time.Time, error) {
-	read, err := s.store.RefreshSession(ctx, hash)
+// liveRefresh reads session sid with its refresh token hashed hash and
+// checks that the token may rotate now: unexpired, not yet rotated (else
+// reuse is handled) and its session not revoked. It returns the time it
+// checked at.
+func (s *Service) liveRefresh(ctx context.Context, sid, hash string, meta *gatehouse.SessionMeta) (*RefreshRead, time.Time, error) {
+	read, err := s.store.RefreshSession(ctx, sid, hash)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, time.Time{}, errBadRefresh
 	}

@@ -116,19 +116,18 @@ func (s *Service) openSession(ctx context.Context, st Store, u *gatehouse.User, 
 	now := s.Now()
 	sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: via, UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP,
 		CreatedAt: now, ExpiresAt: s.firstEnd(lvl, now), LastUsedAt: now, Level: lvl}
+	return s.storeSession(ctx, st, u, oc, sess)
+}
+
+// storeSession stores sess with its first refresh token and issues the
+// pair, the access token scoped to oc (and resources, an OAuth grant's).
+func (s *Service) storeSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, sess *Session, resources ...string) (*SignIn, error) {
+	refresh, hash := newRefresh(sess.ID)
+	sess.RefreshHash = hash
 	if err := st.CreateSession(ctx, sess); err != nil {
 		return nil, internal("create session", err)
 	}
-	return s.issuePair(ctx, st, u, oc, sess.ID, via, lvl, now)
-}
-
-func (s *Service) issuePair(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, sessionID, via string, lvl gatehouse.Assurance, now time.Time, resources ...string) (*SignIn, error) {
-	refresh := token.NewSecret("")
-	if err := st.InsertRefreshToken(ctx, &RefreshToken{Hash: token.Hash(refresh), SessionID: sessionID,
-		CreatedAt: now, ExpiresAt: s.firstEnd(lvl, now)}); err != nil {
-		return nil, internal("store refresh token", err)
-	}
-	access, exp, err := s.mint(u.ID, sessionID, via, lvl, oc, AccessTTL, resources...)
+	access, exp, err := s.mint(u.ID, sess.ID, sess.Via, sess.Level, oc, AccessTTL, resources...)
 	if err != nil {
 		return nil, internal("mint", err)
 	}
@@ -355,14 +354,17 @@ func (s *Service) Logout(ctx context.Context, secret string) error {
 	if secret == "" {
 		return nil
 	}
-	rt, err := s.store.RefreshTokenByHash(ctx, token.Hash(secret))
+	sid, hash, err := s.refreshOwner(ctx, secret)
+	if err == nil {
+		_, err = s.store.RefreshToken(ctx, sid, hash)
+	}
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return internal("find refresh token", err)
 	}
-	if _, err := s.store.RevokeSession(ctx, rt.SessionID, s.Now()); err != nil {
+	if _, err := s.store.RevokeSession(ctx, sid, s.Now()); err != nil {
 		return internal("revoke session", err)
 	}
 	return nil

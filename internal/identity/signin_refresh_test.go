@@ -1,6 +1,7 @@
 package identity_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -51,6 +52,37 @@ func TestSigninRefresh(t *testing.T) {
 			env.CheckSession(t, r, testenv.Session{Email: a.Email, Name: a.Name, Via: "refresh", UserID: a.UserID, OrgID: a.OrgID})
 			env.Call(t, "GET", "/v1/auth/me", r.Str("access_token"), nil).Want(t, 200)
 		})
+	})
+}
+
+// A refresh token names its session, whose id is no secret (access tokens
+// carry it as sid). A token naming a session with any other secret, a
+// secret of another session's (live or rotated) under this session's id,
+// or a secret without its session is 401 and revokes nothing: knowing a
+// session's id gives no way to end it, because the hash covers the id.
+func TestSigninRefreshNamesItsSession(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a, b := env.Register(t), env.Register(t)
+		sidA, sidB := testenv.SID(t, a.Access), testenv.SID(t, b.Access)
+		if !strings.HasPrefix(a.Refresh, sidA+".") || !strings.HasPrefix(b.Refresh, sidB+".") {
+			t.Fatalf("refresh tokens %q, %q; want each to begin with its session id and a dot", a.Refresh, b.Refresh)
+		}
+		nextB := env.Refresh(t, b.Refresh).Want(t, 200).Str("refresh_token")
+		env.Clock.Advance(time.Minute) // b's first token is now long rotated: its reuse would be theft
+		secretA, liveB, rotatedB := strings.TrimPrefix(a.Refresh, sidA+"."), strings.TrimPrefix(nextB, sidB+"."), strings.TrimPrefix(b.Refresh, sidB+".")
+		for _, tc := range []struct{ name, token string }{
+			{"a's session, a guessed secret", sidA + "." + testenv.RandomHex(32)},
+			{"a's session, b's live secret", sidA + "." + liveB},
+			{"a's session, b's rotated secret", sidA + "." + rotatedB},
+			{"b's session, b's rotated secret under a's id first", sidB + "." + sidA + "." + rotatedB},
+			{"a's secret alone", secretA},
+			{"a's session, no secret", sidA + "."},
+			{"not a session id", "not-a-session." + secretA},
+		} {
+			t.Run(tc.name, func(t *testing.T) { env.Refresh(t, tc.token).Want(t, 401) })
+		}
+		env.Refresh(t, a.Refresh).Want(t, 200)
+		env.Refresh(t, nextB).Want(t, 200)
 	})
 }
 

@@ -38,31 +38,44 @@ type Store interface {
 	SessionByID(ctx context.Context, id string) (*Session, error)
 	// RevokeSession revokes a live session; false when it was already revoked.
 	RevokeSession(ctx context.Context, id string, at time.Time) (bool, error)
-	InsertRefreshToken(ctx context.Context, t *RefreshToken) error
+	// A session holds the hash of its one live refresh token (set by
+	// CreateSession from Session.RefreshHash); the hashes it rotated away
+	// are kept, with when, until they expire. Reads name the session (the
+	// token's text does, see RefreshSessionOf for older tokens) and the
+	// token's hash.
+
 	// RotateRefresh is the write of a refresh, all or nothing: the live
-	// session records its use and slides its expiry to next.ExpiresAt, the
-	// unrotated, unexpired token hash of that session is marked rotated at
-	// next.CreatedAt, and next is stored. ErrNotFound, with nothing rotated
-	// or stored, when the session is revoked or gone or the token is
-	// rotated, expired or gone. Of two concurrent callers exactly one wins.
+	// session next.SessionID, while hash is its live token and unexpired,
+	// records its use, slides its expiry to next.ExpiresAt and takes
+	// next.Hash as its live token; hash is kept as rotated at
+	// next.CreatedAt. ErrNotFound, with nothing changed, when the session
+	// is revoked, expired or gone or hash is not its live token. Of two
+	// concurrent callers exactly one wins.
 	RotateRefresh(ctx context.Context, hash string, next *RefreshToken) error
-	RefreshTokenByHash(ctx context.Context, hash string) (*RefreshToken, error)
-	// RefreshSession reads a refresh token with its session, user and org
-	// in one query; ErrNotFound when no such token exists.
-	RefreshSession(ctx context.Context, hash string) (*RefreshRead, error)
-	// BrowserRead reads a refresh token with its session and user in one
-	// query (no org: a page view needs none); ErrNotFound when no such
-	// token exists.
-	BrowserRead(ctx context.Context, hash string) (*RefreshRead, error)
+	// RefreshToken reads the token hashed hash of session sid: its live
+	// one, or one it rotated away; ErrNotFound when it is neither.
+	RefreshToken(ctx context.Context, sid, hash string) (*RefreshToken, error)
+	// RefreshSessionOf is the session of a token whose text names none
+	// (issued before tokens did): the history holds it. ErrNotFound when
+	// the hash is unknown.
+	RefreshSessionOf(ctx context.Context, hash string) (string, error)
+	// RefreshSession reads a refresh token (as RefreshToken) with its
+	// session, user and org in one query; ErrNotFound when no such token
+	// exists.
+	RefreshSession(ctx context.Context, sid, hash string) (*RefreshRead, error)
+	// BrowserRead reads session sid with its user in one query when hash
+	// is its live refresh token (no org: a page view needs none);
+	// ErrNotFound otherwise, a rotated token included.
+	BrowserRead(ctx context.Context, sid, hash string) (*RefreshRead, error)
 	// RefreshOnce checks and rotates the refresh token of a sign-in
-	// session (not a grant's) in one round trip when the store can: the
-	// token live and unrotated, the session live and younger than maxAge;
-	// next is stored as its successor, ending with the session
+	// session (not a grant's) in one round trip when the store can: hash
+	// the live token of session sid, the session live and younger than
+	// maxAge; next becomes its live token, ending with the session
 	// (min(next.ExpiresAt, created + maxAge), written back into next). It
 	// returns the read of RefreshSession as it was before the rotation but
 	// with the new session expiry, and ok false when it rotated nothing or
 	// cannot (the caller then takes RefreshSession and RotateRefresh).
-	RefreshOnce(ctx context.Context, hash string, next *RefreshToken, maxAge time.Duration) (read *RefreshRead, ok bool, err error)
+	RefreshOnce(ctx context.Context, sid, hash string, next *RefreshToken, maxAge time.Duration) (read *RefreshRead, ok bool, err error)
 
 	CreateEmailToken(ctx context.Context, t *EmailToken) error
 	// UseEmailToken marks an unused, unexpired token of the purpose used and

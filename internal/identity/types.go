@@ -30,9 +30,15 @@ type Session struct {
 	RevokedAt  *time.Time
 	// Level is the session's assurance, which its refreshes keep.
 	Level gatehouse.Assurance
+	// RefreshHash is the hash of the first refresh token, stored with the
+	// session by CreateSession (reads leave it empty).
+	RefreshHash string
 }
 
-// RefreshToken is one link of a session's chain, stored by hash.
+// RefreshToken is one link of a session's chain, stored by hash: the
+// session's live token, whose expiry is the session's, or one it rotated
+// away. CreatedAt is set on a successor only (it is when the rotation
+// happened).
 type RefreshToken struct {
 	Hash      string
 	SessionID string

@@ -173,22 +173,31 @@ func openPostgres(url string) (*sql.DB, *sql.DB, error) {
 }
 
 func (d dialect) migrate(ctx context.Context, db *sql.DB, fsys fs.FS) error {
-	opts := []goose.ProviderOption{goose.WithGoMigrations(append([]*goose.Migration{emailKeyMigration()}, d.riverMigrations()...)...)}
-	if d.locker != nil {
-		l, err := d.locker()
-		if err != nil {
-			return err
-		}
-		opts = append(opts, goose.WithSessionLocker(l))
-	}
-	p, err := goose.NewProvider(d.gooseName, db, fsys, opts...)
+	p, err := d.migrations(db, fsys)
 	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
+		return err
 	}
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
+}
+
+// migrations are the migrations of fsys and the Go ones, on db.
+func (d dialect) migrations(db *sql.DB, fsys fs.FS) (*goose.Provider, error) {
+	opts := []goose.ProviderOption{goose.WithGoMigrations(append([]*goose.Migration{emailKeyMigration()}, d.riverMigrations()...)...)}
+	if d.locker != nil {
+		l, err := d.locker()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, goose.WithSessionLocker(l))
+	}
+	p, err := goose.NewProvider(d.gooseName, db, fsys, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("migrations: %w", err)
+	}
+	return p, nil
 }
 
 // lockKey takes a lock on key held until q's transaction ends: a

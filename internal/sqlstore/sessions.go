@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
 	"time"
 
@@ -29,11 +30,13 @@ func scanSession(row interface{ Scan(...any) error }) (*identity.Session, error)
 	return &ss, nil
 }
 
-// CreateSession implements identity.Store.
+// CreateSession implements identity.Store: the session with its first
+// refresh token's hash.
 func (s *Identity) CreateSession(ctx context.Context, ss *identity.Session) error {
-	_, err := s.w().ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL, $11, $12, $13)`,
+	_, err := s.w().ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`, refresh_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL, $11, $12, $13, $14)`,
 		ss.ID, ss.UserID, ss.Via, nullString(ss.GrantID), nullString(ss.OrgID), ss.UserAgent, ss.IP,
-		micros(ss.CreatedAt), micros(ss.ExpiresAt), micros(ss.LastUsedAt), aalOf(ss.Level), strings.Join(ss.Level.AMR, " "), ss.Level.Pending)
+		micros(ss.CreatedAt), micros(ss.ExpiresAt), micros(ss.LastUsedAt), aalOf(ss.Level), strings.Join(ss.Level.AMR, " "), ss.Level.Pending,
+		nullString(ss.RefreshHash))
 	return s.db.dialect.translate(err)
 }
 
@@ -55,44 +58,23 @@ func (s *Identity) RevokeSession(ctx context.Context, id string, at time.Time) (
 	return err == nil, err
 }
 
-// InsertRefreshToken implements identity.Store.
-func (s *Identity) InsertRefreshToken(ctx context.Context, t *identity.RefreshToken) error {
-	_, err := s.w().ExecContext(ctx, `INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
-		t.Hash, t.SessionID, micros(t.CreatedAt), micros(t.ExpiresAt))
-	return s.db.dialect.translate(err)
-}
-
-func scanRefresh(row interface{ Scan(...any) error }) (*identity.RefreshToken, error) {
-	var t identity.RefreshToken
-	var created, expires int64
-	var rotated sql.NullInt64
-	if err := row.Scan(&t.Hash, &t.SessionID, &created, &expires, &rotated); err != nil {
-		return nil, err
-	}
-	t.CreatedAt, t.ExpiresAt, t.RotatedAt = fromMicros(created), fromMicros(expires), fromNullMicros(rotated)
-	return &t, nil
-}
-
 // rotateRefreshOnce is RotateRefresh as one PostgreSQL statement. The
-// session row is locked first, the order account deletion cascades in, and
-// a revoked session stops everything. The token's conditional UPDATE,
-// rechecked against a concurrent rotation, lets exactly one caller through,
-// and the INSERT stores a successor only for that one; a caller that lost
-// the race has only recorded a use of the live session.
+// session row's conditional UPDATE, rechecked against a concurrent
+// rotation, lets exactly one caller through (and a revoked session stops
+// everything); only that one keeps the hash it rotated away. A token
+// issued before tokens named their session is in the history already, as
+// the live one: its row is marked rotated.
 const rotateRefreshOnce = `WITH s AS (
-		UPDATE sessions SET last_used_at = $3, expires_at = $4
-		WHERE id = $1 AND revoked_at IS NULL
+		UPDATE sessions SET refresh_hash = $5, last_used_at = $3, expires_at = $4
+		WHERE id = $1 AND refresh_hash = $2 AND revoked_at IS NULL AND expires_at > $3
 		RETURNING id
-	), r AS (
-		UPDATE refresh_tokens SET rotated_at = $3
-		WHERE token_hash = $2 AND session_id = (SELECT id FROM s) AND rotated_at IS NULL AND expires_at > $3
-		RETURNING session_id
 	)
-	INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) SELECT $5, session_id, $3, $4 FROM r`
+	INSERT INTO refresh_history (token_hash, session_id, rotated_at, expires_at) SELECT $2, id, $3, $4 FROM s
+	ON CONFLICT (token_hash) DO UPDATE SET rotated_at = EXCLUDED.rotated_at, expires_at = EXCLUDED.expires_at`
 
 // RotateRefresh implements identity.Store. On PostgreSQL it is one
 // statement, which saves the hottest write path the round trips of BEGIN,
-// two more statements and COMMIT; SQLite, in process, runs the same three
+// another statement and COMMIT; SQLite, in process, runs the same two
 // steps in a transaction.
 func (s *Identity) RotateRefresh(ctx context.Context, hash string, next *identity.RefreshToken) error {
 	now, expires := micros(next.CreatedAt), micros(next.ExpiresAt)
@@ -101,82 +83,137 @@ func (s *Identity) RotateRefresh(ctx context.Context, hash string, next *identit
 	}
 	return s.inTx(ctx, func(c conn) error {
 		w := c.w()
-		if err := affected(w.ExecContext(ctx, `UPDATE sessions SET last_used_at = $2, expires_at = $3 WHERE id = $1 AND revoked_at IS NULL`,
-			next.SessionID, now, expires)); err != nil {
+		if err := affected(w.ExecContext(ctx, `UPDATE sessions SET refresh_hash = $5, last_used_at = $3, expires_at = $4
+			WHERE id = $1 AND refresh_hash = $2 AND revoked_at IS NULL AND expires_at > $3`,
+			next.SessionID, hash, now, expires, next.Hash)); err != nil {
 			return err
 		}
-		if err := affected(w.ExecContext(ctx, `UPDATE refresh_tokens SET rotated_at = $3
-			WHERE token_hash = $1 AND session_id = $2 AND rotated_at IS NULL AND expires_at > $3`, hash, next.SessionID, now)); err != nil {
-			return err
-		}
-		return (&Identity{Workspace{c}}).InsertRefreshToken(ctx, next)
+		_, err := w.ExecContext(ctx, `INSERT INTO refresh_history (token_hash, session_id, rotated_at, expires_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (token_hash) DO UPDATE SET rotated_at = excluded.rotated_at, expires_at = excluded.expires_at`,
+			hash, next.SessionID, now, expires)
+		return c.db.dialect.translate(err)
 	})
 }
 
-// RefreshTokenByHash implements identity.Store.
-func (s *Identity) RefreshTokenByHash(ctx context.Context, hash string) (*identity.RefreshToken, error) {
-	t, err := scanRefresh(s.r().QueryRowContext(ctx, `SELECT token_hash, session_id, created_at, expires_at, rotated_at FROM refresh_tokens WHERE token_hash = $1`, hash))
-	return t, s.one(err)
+// PruneRefreshHistory deletes the rotated refresh tokens that expired
+// before before: presented now, they are refused as expired, whatever the
+// history says. It also clears those of deleted sessions, which no foreign
+// key removes.
+func (s *Identity) PruneRefreshHistory(ctx context.Context, before time.Time) (int, error) {
+	return changed(s.w().ExecContext(ctx, `DELETE FROM refresh_history WHERE expires_at < $1`, micros(before)))
 }
 
-// RefreshSession implements identity.Store: the hot read of a refresh as
-// one query.
-func (s *Identity) RefreshSession(ctx context.Context, hash string) (*identity.RefreshRead, error) {
-	read, err := s.scanRefreshRead(s.r().QueryRowContext(ctx, `SELECT `+s.refreshReadColumns()+`
-		FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id JOIN users u ON u.id = s.user_id
+// refreshOf joins session s to the history row h of the token $2 (when it
+// is one the session rotated away), and tokenColumns reads the token's
+// state: live (it is s's live token), or h's rotation and expiry. The
+// WHERE of a read (refreshFound) keeps rows where either holds; a history
+// row not rotated is a token from before tokens named their session, found
+// there by RefreshSessionOf, and is the session's live one (the migration
+// made it so) until it is rotated.
+const (
+	refreshOf    = `sessions s LEFT JOIN refresh_history h ON h.token_hash = $2 AND h.session_id = s.id`
+	refreshFound = `s.id = $1 AND (s.refresh_hash = $2 OR h.rotated_at IS NOT NULL)`
+	tokenColumns = `COALESCE(s.refresh_hash = $2, FALSE), h.rotated_at, h.expires_at`
+)
+
+// tokenState receives tokenColumns.
+type tokenState struct {
+	live             bool
+	rotated, expires sql.NullInt64
+}
+
+func (ts *tokenState) dest() []any { return []any{&ts.live, &ts.rotated, &ts.expires} }
+
+// token is the refresh token hashed hash of ss as ts read it: the live one
+// ends with its session.
+func (ts *tokenState) token(hash string, ss *identity.Session) *identity.RefreshToken {
+	if ts.live {
+		return &identity.RefreshToken{Hash: hash, SessionID: ss.ID, ExpiresAt: ss.ExpiresAt}
+	}
+	return &identity.RefreshToken{Hash: hash, SessionID: ss.ID, ExpiresAt: fromMicros(ts.expires.Int64), RotatedAt: fromNullMicros(ts.rotated)}
+}
+
+// RefreshToken implements identity.Store.
+func (s *Identity) RefreshToken(ctx context.Context, sid, hash string) (*identity.RefreshToken, error) {
+	var ts tokenState
+	var expires int64
+	err := s.r().QueryRowContext(ctx, `SELECT s.expires_at, `+tokenColumns+` FROM `+refreshOf+` WHERE `+refreshFound, sid, hash).
+		Scan(append([]any{&expires}, ts.dest()...)...)
+	if err != nil {
+		return nil, s.one(err)
+	}
+	return ts.token(hash, &identity.Session{ID: sid, ExpiresAt: fromMicros(expires)}), nil
+}
+
+// RefreshSessionOf implements identity.Store.
+func (s *Identity) RefreshSessionOf(ctx context.Context, hash string) (string, error) {
+	var sid string
+	err := s.r().QueryRowContext(ctx, `SELECT session_id FROM refresh_history WHERE token_hash = $1`, hash).Scan(&sid)
+	return sid, s.one(err)
+}
+
+// RefreshSession implements identity.Store: the read of a refresh's
+// careful path as one query.
+func (s *Identity) RefreshSession(ctx context.Context, sid, hash string) (*identity.RefreshRead, error) {
+	var ts tokenState
+	read, err := s.scanRefreshRead(s.r().QueryRowContext(ctx, `SELECT `+s.refreshReadColumns()+`, `+tokenColumns+`
+		FROM `+refreshOf+` JOIN users u ON u.id = s.user_id
 		LEFT JOIN orgs o ON o.id = COALESCE(s.org_id, u.default_org_id)
 		LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id
-		WHERE r.token_hash = $1`, hash), true)
-	return read, s.one(err)
+		WHERE `+refreshFound, sid, hash), true, ts.dest()...)
+	if err != nil {
+		return nil, s.one(err)
+	}
+	read.Token = ts.token(hash, read.Session)
+	return read, nil
 }
 
 // BrowserRead implements identity.Store: the read of every signed-in page
 // view, without RefreshSession's org and membership.
-func (s *Identity) BrowserRead(ctx context.Context, hash string) (*identity.RefreshRead, error) {
-	read, err := s.scanRefreshRead(s.r().QueryRowContext(ctx, `SELECT `+tokenReadColumns+`
-		FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id JOIN users u ON u.id = s.user_id
-		WHERE r.token_hash = $1`, hash), false)
-	return read, s.one(err)
+func (s *Identity) BrowserRead(ctx context.Context, sid, hash string) (*identity.RefreshRead, error) {
+	read, err := s.scanRefreshRead(s.r().QueryRowContext(ctx, `SELECT `+sessionUserColumns+`
+		FROM sessions s JOIN users u ON u.id = s.user_id
+		WHERE s.id = $1 AND s.refresh_hash = $2`, sid, hash), false)
+	if err != nil {
+		return nil, s.one(err)
+	}
+	read.Token = &identity.RefreshToken{Hash: hash, SessionID: sid, ExpiresAt: read.Session.ExpiresAt}
+	return read, nil
 }
 
-// tokenReadColumns are session s, user u and refresh token r, as
-// scanRefreshRead reads them.
-const tokenReadColumns = `s.id, s.user_id, s.via, s.grant_id, s.org_id, s.user_agent, s.ip, s.created_at, s.expires_at, s.last_used_at, s.revoked_at, s.aal, s.amr, s.mfa_pending,
-			u.id, u.email, u.email_key, u.name, u.avatar_url, u.password_hash, u.email_verified, u.default_org_id, u.created_at, u.updated_at,
-			r.token_hash, r.created_at, r.expires_at, r.rotated_at`
+// sessionUserColumns are session s and user u, as scanRefreshRead reads
+// them.
+const sessionUserColumns = `s.id, s.user_id, s.via, s.grant_id, s.org_id, s.user_agent, s.ip, s.created_at, s.expires_at, s.last_used_at, s.revoked_at, s.aal, s.amr, s.mfa_pending,
+			u.id, u.email, u.email_key, u.name, u.avatar_url, u.password_hash, u.email_verified, u.default_org_id, u.created_at, u.updated_at`
 
 // refreshReadColumns are the columns scanRefreshRead reads with org:
-// tokenReadColumns, then org o with membership m.
+// sessionUserColumns, then org o with membership m.
 func (s *Identity) refreshReadColumns() string {
-	return tokenReadColumns + `, ` + s.orgRoleColumns()
+	return sessionUserColumns + `, ` + s.orgRoleColumns()
 }
 
-// scanRefreshRead reads a row of tokenReadColumns, followed by the org's
-// (refreshReadColumns) when withOrg.
-func (s *Identity) scanRefreshRead(row *sql.Row, withOrg bool) (*identity.RefreshRead, error) {
-	var t identity.RefreshToken
-	var created, expires int64
-	var rotated sql.NullInt64
+// scanRefreshRead reads a row of sessionUserColumns, followed by the
+// org's (refreshReadColumns) when withOrg, then into more. The token is
+// the caller's to fill in.
+func (s *Identity) scanRefreshRead(row *sql.Row, withOrg bool, more ...any) (*identity.RefreshRead, error) {
 	var org nullOrg
 	var ss *identity.Session
 	u, err := scanUser(scanFunc(func(user ...any) error {
 		var err error
 		ss, err = scanSession(scanFunc(func(sess ...any) error {
-			dest := append(append(sess, user...), &t.Hash, &created, &expires, &rotated)
+			dest := append(sess, user...)
 			if withOrg {
 				dest = append(dest, org.dest()...)
 			}
-			return row.Scan(dest...)
+			return row.Scan(append(dest, more...)...)
 		}))
 		return err
 	}))
 	if err != nil {
 		return nil, err
 	}
-	t.SessionID = ss.ID
-	t.CreatedAt, t.ExpiresAt, t.RotatedAt = fromMicros(created), fromMicros(expires), fromNullMicros(rotated)
 	o, role := org.get()
-	return &identity.RefreshRead{Token: &t, Session: ss, User: u, Org: o, Role: role}, nil
+	return &identity.RefreshRead{Session: ss, User: u, Org: o, Role: role}, nil
 }
 
 // CreateEmailToken implements identity.Store.
@@ -220,24 +257,23 @@ func aalOf(a gatehouse.Assurance) string {
 }
 
 // refreshOnce is RefreshOnce as one PostgreSQL statement: the session is
-// locked and used first (the order account deletion cascades in) when the
-// token is live, unrotated and the session live, not an OAuth grant's and
-// within its absolute lifetime ($5), and owing no second factor (a
-// pending session's successor must not outlive it: the careful path); the token's conditional UPDATE lets
-// exactly one caller through, its successor ends with the session, and the
-// rows a refresh needs (session, user, token, org and role) come back.
+// used and takes its new live token ($2) when $1 is its live token, it is
+// unexpired and unrevoked, not an OAuth grant's, within its absolute
+// lifetime ($5) and owing no second factor (a pending session's successor
+// must not outlive it: the careful path). The row's conditional UPDATE
+// lets exactly one caller through, which alone keeps the rotated hash, and
+// the rows a refresh needs (session, user, org and role) come back. The
+// session is found by its primary key and no indexed column changes, so
+// PostgreSQL can update it in place (HOT); the history insert touches one
+// index and checks no foreign key.
 const refreshOnce = `WITH s AS (
-		UPDATE sessions SET last_used_at = $3, expires_at = LEAST($4, created_at + $5)
-		WHERE id = (SELECT session_id FROM refresh_tokens WHERE token_hash = $1 AND rotated_at IS NULL AND expires_at > $3)
+		UPDATE sessions SET refresh_hash = $2, last_used_at = $3, expires_at = LEAST($4, created_at + $5)
+		WHERE id = $6 AND refresh_hash = $1 AND expires_at > $3
 			AND revoked_at IS NULL AND grant_id IS NULL AND NOT mfa_pending AND created_at + $5 > $3
 		RETURNING *
-	), r AS (
-		UPDATE refresh_tokens SET rotated_at = $3
-		WHERE token_hash = $1 AND session_id = (SELECT id FROM s) AND rotated_at IS NULL AND expires_at > $3
-		RETURNING *
-	), n AS (
-		INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at)
-		SELECT CAST($2 AS TEXT), s.id, $3, s.expires_at FROM s JOIN r ON r.session_id = s.id
+	), h AS (
+		INSERT INTO refresh_history (token_hash, session_id, rotated_at, expires_at)
+		SELECT CAST($1 AS TEXT), id, $3, expires_at FROM s
 	)
 	SELECT `
 
@@ -246,21 +282,29 @@ const refreshOnce = `WITH s AS (
 // ok is false when nothing was rotated (the caller takes the careful path,
 // which tells why) and always on SQLite, whose in-process reads cost no
 // round trip.
-func (s *Identity) RefreshOnce(ctx context.Context, hash string, next *identity.RefreshToken, maxAge time.Duration) (*identity.RefreshRead, bool, error) {
+func (s *Identity) RefreshOnce(ctx context.Context, sid, hash string, next *identity.RefreshToken, maxAge time.Duration) (*identity.RefreshRead, bool, error) {
 	if !s.db.dialect.writableWith || s.tx != nil {
 		return nil, false, nil
 	}
 	read, err := s.scanRefreshRead(s.w().QueryRowContext(ctx, refreshOnce+s.refreshReadColumns()+`
-		FROM s JOIN r ON r.session_id = s.id JOIN users u ON u.id = s.user_id
+		FROM s JOIN users u ON u.id = s.user_id
 		LEFT JOIN orgs o ON o.id = COALESCE(s.org_id, u.default_org_id)
 		LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id`,
-		hash, next.Hash, micros(next.CreatedAt), micros(next.ExpiresAt), maxAge.Microseconds()), true)
-	if err == sql.ErrNoRows {
+		hash, next.Hash, micros(next.CreatedAt), micros(next.ExpiresAt), maxAge.Microseconds(), sid), true)
+	if err != nil {
+		err = s.db.dialect.translate(err)
+	}
+	if err == sql.ErrNoRows || errors.Is(err, gatehouse.ErrConflict) {
+		// Nothing rotated; or the history already holds the token, as the
+		// live one of a session migrated from before tokens named their
+		// session (a token issued, the schema taken down and up again):
+		// the statement undid itself, and RotateRefresh marks that row.
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, s.db.dialect.translate(err)
+		return nil, false, err
 	}
 	next.SessionID, next.ExpiresAt = read.Session.ID, read.Session.ExpiresAt
+	read.Token = &identity.RefreshToken{Hash: hash, SessionID: sid, ExpiresAt: read.Session.ExpiresAt}
 	return read, true, nil
 }

@@ -24,12 +24,7 @@ var rotatePaths = []struct {
 	rotate rotateFunc
 }{
 	{"in one round trip", func(s Stores, hash string, next *identity.RefreshToken) error {
-		// RefreshOnce takes the session from the token itself, so the
-		// case of a successor naming another session does not arise.
-		if rt, err := s.Identity.RefreshTokenByHash(context.Background(), hash); err == nil && rt.SessionID != next.SessionID {
-			return gatehouse.ErrNotFound
-		}
-		read, ok, err := s.Identity.RefreshOnce(context.Background(), hash, next, 100*365*24*time.Hour)
+		read, ok, err := s.Identity.RefreshOnce(context.Background(), next.SessionID, hash, next, 100*365*24*time.Hour)
 		if err != nil || ok {
 			if ok && (read.Session.ID != next.SessionID || read.User == nil || read.User.ID != read.Session.UserID) {
 				return errors.New("RefreshOnce read another session or no user")
@@ -66,11 +61,11 @@ func successor(ss *identity.Session, at time.Time) *identity.RefreshToken {
 func wantRotated(t *testing.T, s Stores, old string, next *identity.RefreshToken) {
 	t.Helper()
 	ctx := context.Background()
-	prev, err := s.Identity.RefreshTokenByHash(ctx, old)
+	prev, err := s.Identity.RefreshToken(ctx, next.SessionID, old)
 	if err != nil || prev.RotatedAt == nil || !prev.RotatedAt.Equal(next.CreatedAt) {
 		t.Fatalf("rotated token = %+v, %v; want rotated at %v", prev, err, next.CreatedAt)
 	}
-	got, err := s.Identity.RefreshTokenByHash(ctx, next.Hash)
+	got, err := s.Identity.RefreshToken(ctx, next.SessionID, next.Hash)
 	if err != nil || got.SessionID != next.SessionID || !got.ExpiresAt.Equal(next.ExpiresAt) || got.RotatedAt != nil {
 		t.Fatalf("successor = %+v, %v; want %+v", got, err, next)
 	}
@@ -80,15 +75,15 @@ func wantRotated(t *testing.T, s Stores, old string, next *identity.RefreshToken
 	}
 }
 
-// wantNotRotated checks that a refused rotation of old to next changed
-// neither token.
-func wantNotRotated(t *testing.T, s Stores, old string, next *identity.RefreshToken) {
+// wantNotRotated checks that a refused rotation of old, session sid's
+// token, to next changed neither token.
+func wantNotRotated(t *testing.T, s Stores, sid, old string, next *identity.RefreshToken) {
 	t.Helper()
 	ctx := context.Background()
-	if prev, err := s.Identity.RefreshTokenByHash(ctx, old); err != nil || prev.RotatedAt != nil {
+	if prev, err := s.Identity.RefreshToken(ctx, sid, old); err != nil || prev.RotatedAt != nil {
 		t.Errorf("token after a refused rotation = %+v, %v; want it unrotated", prev, err)
 	}
-	if got, err := s.Identity.RefreshTokenByHash(ctx, next.Hash); !errors.Is(err, gatehouse.ErrNotFound) {
+	if got, err := s.Identity.RefreshToken(ctx, next.SessionID, next.Hash); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("successor of a refused rotation = %+v, %v; want ErrNotFound", got, err)
 	}
 }
@@ -101,7 +96,7 @@ func testRotateOnce(t *testing.T, s Stores, rotate rotateFunc) {
 
 	again := successor(ss, now())
 	wantErr(t, "rotate a rotated token", rotate(s, rt.Hash, again), gatehouse.ErrNotFound)
-	if got, err := s.Identity.RefreshTokenByHash(context.Background(), again.Hash); !errors.Is(err, gatehouse.ErrNotFound) {
+	if got, err := s.Identity.RefreshToken(context.Background(), ss.ID, again.Hash); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("successor of a rotated token = %+v, %v; want ErrNotFound", got, err)
 	}
 
@@ -115,13 +110,13 @@ func testRotateRefused(t *testing.T, s Stores, rotate rotateFunc) {
 	u := newUser(t, s)
 
 	t.Run("expired token", func(t *testing.T) {
-		ss, _ := newSession(t, s, u)
 		at := now()
-		old := &identity.RefreshToken{Hash: newID(), SessionID: ss.ID, CreatedAt: at.Add(-2 * time.Hour), ExpiresAt: at}
-		wantErr(t, "InsertRefreshToken", s.Identity.InsertRefreshToken(ctx, old), nil)
+		ss := &identity.Session{ID: newID(), UserID: u.ID, Via: gatehouse.ViaPassword, CreatedAt: at.Add(-2 * time.Hour), ExpiresAt: at,
+			LastUsedAt: at.Add(-2 * time.Hour), RefreshHash: newID()}
+		wantErr(t, "CreateSession", s.Identity.CreateSession(ctx, ss), nil)
 		next := successor(ss, at)
-		wantErr(t, "rotate an expired token", rotate(s, old.Hash, next), gatehouse.ErrNotFound)
-		wantNotRotated(t, s, old.Hash, next)
+		wantErr(t, "rotate an expired token", rotate(s, ss.RefreshHash, next), gatehouse.ErrNotFound)
+		wantNotRotated(t, s, ss.ID, ss.RefreshHash, next)
 	})
 	t.Run("revoked session", func(t *testing.T) {
 		ss, rt := newSession(t, s, u)
@@ -130,14 +125,14 @@ func testRotateRefused(t *testing.T, s Stores, rotate rotateFunc) {
 		}
 		next := successor(ss, now())
 		wantErr(t, "rotate a revoked session's token", rotate(s, rt.Hash, next), gatehouse.ErrNotFound)
-		wantNotRotated(t, s, rt.Hash, next)
+		wantNotRotated(t, s, ss.ID, rt.Hash, next)
 	})
 	t.Run("another session's token", func(t *testing.T) {
-		_, rt := newSession(t, s, u)
+		mine, rt := newSession(t, s, u)
 		other, _ := newSession(t, s, u)
 		next := successor(other, now())
 		wantErr(t, "rotate another session's token", rotate(s, rt.Hash, next), gatehouse.ErrNotFound)
-		wantNotRotated(t, s, rt.Hash, next)
+		wantNotRotated(t, s, mine.ID, rt.Hash, next)
 	})
 }
 
@@ -152,7 +147,7 @@ func testRotateRace(t *testing.T, s Stores, rotate rotateFunc) {
 	race(t, racers, func(i int) error { return rotate(s, rt.Hash, nexts[i]) })
 	stored := 0
 	for _, next := range nexts {
-		if _, err := s.Identity.RefreshTokenByHash(ctx, next.Hash); err == nil {
+		if _, err := s.Identity.RefreshToken(ctx, ss.ID, next.Hash); err == nil {
 			stored++
 		} else if !errors.Is(err, gatehouse.ErrNotFound) {
 			t.Fatal(err)
@@ -177,6 +172,6 @@ func testRotateRollback(t *testing.T, s Stores) {
 		return errCheck
 	})
 	wantErr(t, "transaction", err, errCheck)
-	wantNotRotated(t, s, rt.Hash, next)
+	wantNotRotated(t, s, ss.ID, rt.Hash, next)
 	wantErr(t, "rotate after the rollback", s.Identity.RotateRefresh(ctx, rt.Hash, successor(ss, now())), nil)
 }

@@ -287,6 +287,41 @@ func (o Options) deps(env *Env, db *sqlstore.DB, sender mail.Sender, log *slog.L
 		RevocationPoll: 50 * time.Millisecond}
 }
 
+// FreshURL returns the address of a new, empty database on db, for tests
+// that drive its migrations: "sqlite", a file in t's temporary directory;
+// "postgres", a database of its own on the test server, dropped when t
+// ends (skipped as the shared one is).
+func FreshURL(t testing.TB, db string) string {
+	t.Helper()
+	if db == "sqlite" {
+		return "sqlite:" + filepath.Join(t.TempDir(), "fresh.db")
+	}
+	sharedPostgres(t) // skips, or fails under CI, without a server
+	base := os.Getenv("GATEHOUSE_TEST_DATABASE_URL")
+	name := "gatehouse_fresh_" + RandomHex(6)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if c, err := pgx.Connect(ctx, base); err == nil {
+			c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			c.Close(ctx)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
 var pg struct {
 	once sync.Once
 	db   *sqlstore.DB

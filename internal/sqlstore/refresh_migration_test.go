@@ -16,10 +16,11 @@ import (
 // Migration 00190 moves the live refresh token's hash into its session and
 // the rest into the history. Tokens issued before it name no session:
 // each keeps working once, its successor names its session, and a rotated
-// one presented again still revokes the session. The test writes such
-// tokens into the schema as it was (down to 00180) and serves the database
-// migrated back up; the token issued at the newer schema survives the
-// round trip.
+// one presented again still revokes the session; an old token also keeps
+// a hosted-page browser signed in, signs out, and refreshes an OAuth
+// grant for its client only. The test writes such tokens into the schema
+// as it was (down to 00180) and serves the database migrated back up; the
+// token issued at the newer schema survives the round trip.
 func TestRefreshTokensMigrate(t *testing.T) {
 	for _, db := range testenv.Databases {
 		t.Run(db, func(t *testing.T) {
@@ -31,17 +32,35 @@ func TestRefreshTokensMigrate(t *testing.T) {
 				t.Fatalf("down to 00180: %v", err)
 			}
 
-			// A session of a's with two tokens of the old kind: one rotated
-			// two hours ago, one live.
+			// Sessions of a's with tokens of the old kind: the live one of
+			// each and, for the first, one rotated two hours ago; the
+			// others stand for a browser's cookie, a client that signs out
+			// and an OAuth client's grant.
 			now := time.Now()
-			sid, rotated, live := uuid.NewString(), testenv.RandomHex(32), testenv.RandomHex(32)
-			exec(t, before, `INSERT INTO sessions (id, user_id, via, user_agent, ip, created_at, expires_at, last_used_at)
-				VALUES ($1, $2, 'password', 'Go-http-client/1.1', '127.0.0.1', $3, $4, $3)`,
-				sid, a.UserID, now.Add(-3*time.Hour).UnixMicro(), now.Add(30*24*time.Hour).UnixMicro())
+			session := func(grant string) (sid, live string) {
+				sid, live = uuid.NewString(), testenv.RandomHex(32)
+				via, org := "password", ""
+				if grant != "" {
+					via, org = "oauth", a.OrgID
+				}
+				exec(t, before, `INSERT INTO sessions (id, user_id, via, grant_id, org_id, user_agent, ip, created_at, expires_at, last_used_at)
+					VALUES ($1, $2, $3, $4, $5, 'Go-http-client/1.1', '127.0.0.1', $6, $7, $6)`,
+					sid, a.UserID, via, nullable(grant), nullable(org),
+					now.Add(-3*time.Hour).UnixMicro(), now.Add(30*24*time.Hour).UnixMicro())
+				exec(t, before, `INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
+					token.Hash(live), sid, now.Add(-2*time.Hour).UnixMicro(), now.Add(30*24*time.Hour).UnixMicro())
+				return sid, live
+			}
+			sid, live := session("")
+			rotated := testenv.RandomHex(32)
 			exec(t, before, `INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at, rotated_at) VALUES ($1, $2, $3, $4, $5)`,
 				token.Hash(rotated), sid, now.Add(-3*time.Hour).UnixMicro(), now.Add(30*24*time.Hour).UnixMicro(), now.Add(-2*time.Hour).UnixMicro())
-			exec(t, before, `INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
-				token.Hash(live), sid, now.Add(-2*time.Hour).UnixMicro(), now.Add(30*24*time.Hour).UnixMicro())
+			_, browser := session("")
+			_, signOut := session("")
+			grant, client := uuid.NewString(), "client-"+testenv.RandomHex(4)
+			exec(t, before, `INSERT INTO oauth_grants (id, user_id, client_id, client_name, org_id, created_at) VALUES ($1, $2, $3, 'Old App', $4, $5)`,
+				grant, a.UserID, client, a.OrgID, now.Add(-3*time.Hour).UnixMicro())
+			grantSession, oauthToken := session(grant)
 
 			env := testenv.New(t, db, testenv.Options{DB: open(t, url)})
 			refresh := func(tok string, want int) string {
@@ -65,6 +84,25 @@ func TestRefreshTokensMigrate(t *testing.T) {
 			if !strings.Contains(env.Logs.String(), "refresh token reused after rotation; session revoked") {
 				t.Errorf("logs = %s; want the session revoked for reuse", env.Logs.String())
 			}
+
+			// The hosted pages keep a browser signed in by an old token.
+			if b, err := env.Svc.BrowserUser(ctx, browser); err != nil || b.User.ID != a.UserID {
+				t.Errorf("BrowserUser(old token) = %v, %v; want a's browser session", b, err)
+			}
+			// Signing out with an old token ends its session.
+			env.Do(t, "POST", "/v1/auth/logout", "", map[string]string{"refresh_token": signOut}).Want(t, 200)
+			refresh(signOut, 401)
+			// An OAuth client refreshes its old token, for its grant only.
+			if _, err := env.Svc.RefreshGrant(ctx, oauthToken, "another-client", ""); err == nil {
+				t.Error("RefreshGrant by another client succeeded")
+			}
+			si, err := env.Svc.RefreshGrant(ctx, oauthToken, client, "")
+			if err != nil || !strings.HasPrefix(si.RefreshToken, grantSession+".") {
+				t.Fatalf("RefreshGrant(old token) = %v, %v; want a token naming session %s", si, err, grantSession)
+			}
+			if _, err := env.Svc.RefreshGrant(ctx, si.RefreshToken, client, ""); err != nil {
+				t.Errorf("RefreshGrant(its successor) = %v", err)
+			}
 		})
 	}
 }
@@ -78,6 +116,14 @@ func open(t *testing.T, url string) *sqlstore.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// nullable is s, or SQL NULL when it is empty.
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 func exec(t *testing.T, db *sqlstore.DB, query string, args ...any) {

@@ -278,7 +278,9 @@ func (a *App) Close(ctx context.Context) error {
 // sweep and reminder rounds every minute and its purge sweep every ten
 // (the tests' SignSweepEvery sets both reminder and purge), and every ten
 // minutes the pruning of revocations older than any token
-// they could refuse; every hour, that of expired rotated refresh tokens.
+// they could refuse; once a day, that of expired rotated refresh tokens
+// (a scan of their table, which has no index on expiry to keep refreshes
+// cheap).
 func (a *App) schedules(db *sqlstore.DB, now func() time.Time, deps Deps) []jobs.Schedule {
 	window := cmp.Or(deps.LinkEventsWindow, 2*time.Second)
 	remind := cmp.Or(deps.SignSweepEvery, time.Minute)
@@ -301,7 +303,7 @@ func (a *App) schedules(db *sqlstore.DB, now func() time.Time, deps Deps) []jobs
 	}}, {Name: "revocations_prune", Every: 10 * time.Minute, Run: func(ctx context.Context) error {
 		_, err := db.Revocations().Prune(ctx, now().Add(-revocation.Keep))
 		return err
-	}}, {Name: "refresh_history_prune", Every: time.Hour, Run: func(ctx context.Context) error {
+	}}, {Name: "refresh_history_prune", Every: 24 * time.Hour, Run: func(ctx context.Context) error {
 		_, err := db.Identity().PruneRefreshHistory(ctx, now())
 		return err
 	}}}

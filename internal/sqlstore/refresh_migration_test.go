@@ -133,7 +133,7 @@ func exec(t *testing.T, db *sqlstore.DB, query string, args ...any) {
 	}
 }
 
-// The hourly prune deletes the rotated refresh tokens past their expiry
+// The daily prune deletes the rotated refresh tokens past their expiry
 // (the session's, as it stood after the rotation) and nothing else: the
 // session's live token keeps working. A fresh database: the prune is
 // database-wide.

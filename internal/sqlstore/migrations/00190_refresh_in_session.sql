@@ -8,7 +8,7 @@
 -- one of the session's earlier tokens (reuse: revoke the session), and
 -- which session does a token issued before this migration belong to (its
 -- text names none; rotated_at is NULL while it is still the live one).
--- Rows past expires_at can never matter again and are pruned on a
+-- Rows past expires_at can never matter again and are pruned by a daily
 -- schedule; that also clears the rows of deleted sessions.
 ALTER TABLE sessions ADD COLUMN refresh_hash TEXT;
 CREATE TABLE refresh_history (

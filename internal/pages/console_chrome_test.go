@@ -43,6 +43,20 @@ func TestChromiumConsole(t *testing.T) {
 		c.wantText(tab, "console home", "Welcome, Chromium Person", "is not confirmed yet")
 		c.checkA11y(tab, "home")
 
+		// The address taken, in another browser: the error's "Sign in" link
+		// opens the sign-in page with the address typed in.
+		other := c.tab()
+		c.do(other, "sign up with a taken address", chromedp.Navigate(env.URL+"/signup"), chromedp.WaitVisible(chromedp.ID("email")),
+			chromedp.SendKeys(chromedp.ID("email"), email), chromedp.SendKeys(chromedp.ID("password"), "another chromium passphrase"),
+			chromedp.Click(chromedp.CSS(`form[action="/signup"] button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.ID("email-error")))
+		c.checkA11y(other, "signup with a taken address")
+		c.do(other, "sign in instead", chromedp.Click(chromedp.CSS(`#email-error a[href^="/signin"]`)), chromedp.WaitVisible(chromedp.ID("password")))
+		if v, _ := chromedp.Run(other, chromedp.Value(chromedp.ID("email"))); v != email {
+			t.Fatalf("sign-in page after the taken address: email field %q; want %q", v, email)
+		}
+		c.checkA11y(other, "signin with the address handed on")
+
 		tok := env.MailToken(t, email, "http://web.test/verify-email?token=")
 		c.do(tab, "confirm the address", chromedp.Navigate(env.URL+"/verify-email?token="+url.QueryEscape(tok)),
 			chromedp.Click(chromedp.CSS(`form[action="/verify-email"] button[type=submit]`)),

@@ -104,8 +104,25 @@ func TestSignUpPage(t *testing.T) {
 		wantRedirect(t, "sign-up", res, "/")
 		wantPage(t, "console after sign-up", b.Get(t, "/"), 200, "Welcome, Ada", "is not confirmed yet")
 
-		taken := env.NewBrowser(t).Post(t, "/signup", url.Values{"email": {strings.ToUpper(email)}, "password": {"another passphrase"}})
+		other := env.NewBrowser(t)
+		taken := other.Post(t, "/signup", url.Values{"email": {strings.ToUpper(email)}, "password": {"another passphrase"}})
 		wantPage(t, "taken address", taken, 409, "An account with this email address already exists.", `href="/signin"`, `href="/recover"`)
+		// The pages the error links to take the address along (in a sealed
+		// show-once cookie, not their URLs), once, and only in that browser.
+		typed := `value="` + strings.ToUpper(email) + `"`
+		wantPage(t, "sign-in after the taken address", other.Get(t, "/signin"), 200, typed)
+		wantPage(t, "recovery after the taken address", other.Get(t, "/recover"), 200, typed)
+		for what, res := range map[string]*testenv.Page{"sign-in again": other.Get(t, "/signin"), "recovery again": other.Get(t, "/recover"),
+			"sign-in in another browser": env.NewBrowser(t).Get(t, "/signin")} {
+			if res.Status != 200 || strings.Contains(strings.ToLower(res.Body), email) {
+				t.Errorf("%s: %d, the address is on the page: %v", what, res.Status, strings.Contains(strings.ToLower(res.Body), email))
+			}
+		}
+		for _, c := range taken.Header.Values("Set-Cookie") {
+			if strings.Contains(strings.ToLower(c), strings.Split(email, "@")[0]) {
+				t.Errorf("cookie %q holds the address readable", c)
+			}
+		}
 	})
 }
 

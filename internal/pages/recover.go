@@ -11,7 +11,7 @@ import (
 // handleRecoverPage handles "GET /recover", the form that asks for a
 // password-reset link (linked from the sign-in page).
 func (h *handlers) handleRecoverPage(w http.ResponseWriter, r *http.Request) {
-	h.render(w, http.StatusOK, "recover", &page{Title: "Forgot your password?"})
+	h.render(w, http.StatusOK, "recover", &page{Title: "Forgot your password?", Email: h.prefill(w, r, "/recover")})
 }
 
 // handleRecover handles "POST /recover": the API's request with its

@@ -25,8 +25,20 @@ func (h *handlers) handleSignInPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	h.render(w, http.StatusOK, "signin", &page{Title: "Sign in", Next: next, Intro: introText(r.URL.Query().Get("intro")),
+	h.render(w, http.StatusOK, "signin", &page{Title: "Sign in", Next: next, Email: h.prefill(w, r, "/signin"), Intro: introText(r.URL.Query().Get("intro")),
 		Notice: notices[r.URL.Query().Get("done")], Script: passkeyScriptPath})
+}
+
+// prefillID names the address that the sign-up page, finding it taken,
+// hands on to the sign-in and recovery pages (showOnce).
+const prefillID = "email"
+
+// prefill takes the address handed on to the page at path, "" when none.
+func (h *handlers) prefill(w http.ResponseWriter, r *http.Request, path string) string {
+	if id, email := h.takeShown(w, r, path); id == prefillID {
+		return email
+	}
+	return ""
 }
 
 // introText maps the few reasons a page sends the user to sign in.

@@ -46,6 +46,11 @@ func (h *handlers) handleSignUp(w http.ResponseWriter, r *http.Request) {
 	si, err := h.svc.Register(r.Context(), identity.RegisterInput{Email: values["email"], Password: r.PostFormValue("password"),
 		Name: values["name"]}, h.k.SessionMeta(r))
 	if gatehouse.ErrorKind(err) == gatehouse.KindConflict {
+		// The sign-in and recovery pages the error links to take the
+		// address with them, sealed in a show-once cookie: never in
+		// their URLs, where logs and history would keep it.
+		h.showOnce(w, "/signin", prefillID, values["email"])
+		h.showOnce(w, "/recover", prefillID, values["email"])
 		p.Values, p.Email = values, values["email"]
 		p.Fields = map[string]string{"email": "An account with this email address already exists."}
 		h.render(w, http.StatusConflict, "signup", p)

@@ -197,9 +197,16 @@ func formError(err error, fields ...string) (field, msg string, ok bool) {
 				return f, sentence(fieldLabels[f] + rest), true
 			}
 		}
+		if about := fieldMessages[f]; about != "" && strings.HasPrefix(e.Message, about) {
+			return f, sentence(e.Message), true
+		}
 	}
 	return "", sentence(e.Message), true
 }
+
+// fieldMessages are the starts of the API's messages about a field that
+// do not begin with its name.
+var fieldMessages = map[string]string{"tools": "unknown tool "}
 
 // fieldLabels name the API's fields as the forms label them.
 var fieldLabels = map[string]string{"name": "name", "email": "email", "password": "password", "avatar_url": "avatar URL",

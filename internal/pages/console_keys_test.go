@@ -30,7 +30,7 @@ func TestConsoleKeys(t *testing.T) {
 			t.Fatalf("the chosen workspace is not kept:\n%s", res.Body)
 		}
 		res = b.Post(t, "/account/keys", url.Values{"name": {"backup"}, "org_id": {team}, "scope": {"some"}, "tools": {"tasks", "nope"}, "expires_in_days": {"30"}})
-		wantPage(t, "unknown tool", res, 400, `role="alert">Unknown tool`, `name="tools" value="tasks" checked`)
+		wantPage(t, "unknown tool", res, 400, `id="tools-error">Unknown tool &#34;nope&#34;`, `name="tools" value="tasks" checked`)
 		if strings.Contains(res.Body, `value="notes" checked`) {
 			t.Fatalf("a box nobody ticked is ticked")
 		}

@@ -58,19 +58,22 @@ func (s *Identity) RevokeSession(ctx context.Context, id string, at time.Time) (
 	return err == nil, err
 }
 
-// rotateRefreshOnce is RotateRefresh as one PostgreSQL statement. The
-// session row's conditional UPDATE, rechecked against a concurrent
-// rotation, lets exactly one caller through (and a revoked session stops
-// everything); only that one keeps the hash it rotated away. A token
-// issued before tokens named their session is in the history already, as
-// the live one: its row is marked rotated.
-const rotateRefreshOnce = `WITH s AS (
-		UPDATE sessions SET refresh_hash = $5, last_used_at = $3, expires_at = $4
-		WHERE id = $1 AND refresh_hash = $2 AND revoked_at IS NULL AND expires_at > $3
-		RETURNING id
-	)
-	INSERT INTO refresh_history (token_hash, session_id, rotated_at, expires_at) SELECT $2, id, $3, $4 FROM s
-	ON CONFLICT (token_hash) DO UPDATE SET rotated_at = EXCLUDED.rotated_at, expires_at = EXCLUDED.expires_at`
+// rotateSession is the session's half of RotateRefresh: its conditional
+// UPDATE, rechecked against a concurrent rotation, lets exactly one caller
+// through (and a revoked session stops everything). Arguments: session,
+// presented hash, now, new expiry, successor's hash.
+const rotateSession = `UPDATE sessions SET refresh_hash = $5, last_used_at = $3, expires_at = $4
+		WHERE id = $1 AND refresh_hash = $2 AND revoked_at IS NULL AND expires_at > $3`
+
+// keepRotated ends the history INSERT of a rotated hash: a token issued
+// before tokens named their session is in the history already, as the live
+// one, and its row is marked rotated.
+const keepRotated = ` ON CONFLICT (token_hash) DO UPDATE SET rotated_at = EXCLUDED.rotated_at, expires_at = EXCLUDED.expires_at`
+
+// rotateRefreshOnce is RotateRefresh as one PostgreSQL statement: only the
+// caller that rotated keeps the hash it rotated away.
+const rotateRefreshOnce = `WITH s AS (` + rotateSession + ` RETURNING id)
+	INSERT INTO refresh_history (token_hash, session_id, rotated_at, expires_at) SELECT $2, id, $3, $4 FROM s` + keepRotated
 
 // RotateRefresh implements identity.Store. On PostgreSQL it is one
 // statement, which saves the hottest write path the round trips of BEGIN,
@@ -83,13 +86,10 @@ func (s *Identity) RotateRefresh(ctx context.Context, hash string, next *identit
 	}
 	return s.inTx(ctx, func(c conn) error {
 		w := c.w()
-		if err := affected(w.ExecContext(ctx, `UPDATE sessions SET refresh_hash = $5, last_used_at = $3, expires_at = $4
-			WHERE id = $1 AND refresh_hash = $2 AND revoked_at IS NULL AND expires_at > $3`,
-			next.SessionID, hash, now, expires, next.Hash)); err != nil {
+		if err := affected(w.ExecContext(ctx, rotateSession, next.SessionID, hash, now, expires, next.Hash)); err != nil {
 			return err
 		}
-		_, err := w.ExecContext(ctx, `INSERT INTO refresh_history (token_hash, session_id, rotated_at, expires_at) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (token_hash) DO UPDATE SET rotated_at = excluded.rotated_at, expires_at = excluded.expires_at`,
+		_, err := w.ExecContext(ctx, `INSERT INTO refresh_history (token_hash, session_id, rotated_at, expires_at) VALUES ($1, $2, $3, $4)`+keepRotated,
 			hash, next.SessionID, now, expires)
 		return c.db.dialect.translate(err)
 	})

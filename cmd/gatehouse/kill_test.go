@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -104,36 +103,9 @@ func TestKillNineKeepsJobs(t *testing.T) {
 		killNine(t, bin, "sqlite:"+path, func() (*sql.DB, error) { return sql.Open("sqlite", "file:"+path) }, "json(args)")
 	})
 	t.Run("postgres", func(t *testing.T) {
-		url := freshPostgres(t)
+		url := testenv.FreshURL(t, "postgres")
 		killNine(t, bin, url, func() (*sql.DB, error) { return sql.Open("pgx", url) }, "args::text")
 	})
-}
-
-// freshPostgres creates an empty database for one test and returns its
-// URL; skipped without GATEHOUSE_TEST_DATABASE_URL.
-func freshPostgres(t *testing.T) string {
-	base := os.Getenv("GATEHOUSE_TEST_DATABASE_URL")
-	if base == "" {
-		t.Skip("GATEHOUSE_TEST_DATABASE_URL is not set")
-	}
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := "gatehouse_kill_" + testenv.RandomHex(6)
-	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-		admin.Close()
-	})
-	u, err := neturl.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
 }
 
 // killNine is the scenario of TestKillNineKeepsJobs on the database at

@@ -288,38 +288,60 @@ func (o Options) deps(env *Env, db *sqlstore.DB, sender mail.Sender, log *slog.L
 }
 
 // FreshURL returns the address of a new, empty database on db, for tests
-// that drive its migrations: "sqlite", a file in t's temporary directory;
-// "postgres", a database of its own on the test server, dropped when t
-// ends (skipped as the shared one is).
+// that drive its migrations or run a binary on it: "sqlite", a file in
+// t's temporary directory; "postgres", a database of its own on the test
+// server, dropped when t ends (skipped as the shared one is).
 func FreshURL(t testing.TB, db string) string {
 	t.Helper()
 	if db == "sqlite" {
 		return "sqlite:" + filepath.Join(t.TempDir(), "fresh.db")
 	}
-	sharedPostgres(t) // skips, or fails under CI, without a server
 	base := os.Getenv("GATEHOUSE_TEST_DATABASE_URL")
-	name := "gatehouse_fresh_" + RandomHex(6)
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
+	if base == "" {
+		skipPostgres(t, "GATEHOUSE_TEST_DATABASE_URL is not set")
+	}
+	u, drop, err := createPostgres(base, "gatehouse_fresh_")
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(drop)
+	return u
+}
+
+// createPostgres creates an empty database named prefix<random> on the
+// server at base and returns its URL and a function that drops it.
+func createPostgres(base, prefix string) (string, func(), error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", nil, err
+	}
+	name := prefix + RandomHex(6)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		return "", nil, fmt.Errorf("connect to %s: %w", base, err)
+	}
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
+		return "", nil, fmt.Errorf("create database: %w", err)
 	}
-	t.Cleanup(func() {
+	u.Path = "/" + name
+	return u.String(), func() {
 		if c, err := pgx.Connect(ctx, base); err == nil {
 			c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 			c.Close(ctx)
 		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
+	}, nil
+}
+
+// skipPostgres skips t for want of a PostgreSQL server, or fails it under
+// CI, where one is required.
+func skipPostgres(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatal(why + " (required under CI)")
 	}
-	u.Path = "/" + name
-	return u.String()
+	t.Skip(why)
 }
 
 var pg struct {
@@ -339,38 +361,21 @@ func sharedPostgres(t testing.TB) *sqlstore.DB {
 			pg.skip = "GATEHOUSE_TEST_DATABASE_URL is not set"
 			return
 		}
-		name := "gatehouse_test_" + RandomHex(6)
-		conn, err := pgx.Connect(context.Background(), base)
-		if err != nil {
-			pg.err = fmt.Errorf("connect to %s: %w", base, err)
-			return
-		}
-		defer conn.Close(context.Background())
-		if _, err := conn.Exec(context.Background(), "CREATE DATABASE "+name); err != nil {
-			pg.err = fmt.Errorf("create database: %w", err)
-			return
-		}
-		u, err := url.Parse(base)
+		u, drop, err := createPostgres(base, "gatehouse_test_")
 		if err != nil {
 			pg.err = err
 			return
 		}
-		u.Path = "/" + name
-		pg.db, pg.err = sqlstore.Open(context.Background(), u.String())
+		pg.db, pg.err = sqlstore.Open(context.Background(), u)
 		dropAtExit = func() {
-			pg.db.Close()
-			c, err := pgx.Connect(context.Background(), base)
-			if err == nil {
-				c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-				c.Close(context.Background())
+			if pg.db != nil {
+				pg.db.Close()
 			}
+			drop()
 		}
 	})
 	if pg.skip != "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(pg.skip + " (required under CI)")
-		}
-		t.Skip(pg.skip)
+		skipPostgres(t, pg.skip)
 	}
 	if pg.err != nil {
 		t.Fatal(pg.err)

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -58,6 +59,8 @@ type DB struct {
 	revoked func(ctx context.Context, es []revocation.Entry)
 	// webhookReads shares the reads of one webhook (shared_read.go).
 	webhookReads *sharedReads
+	// refreshes batches the refreshes that queue together (PostgreSQL).
+	refreshes *refreshBatches
 }
 
 // Open connects to url (`sqlite:PATH` or `postgres://…`), applies pending
@@ -79,6 +82,8 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	}
 	if d.name == "sqlite" {
 		db.stmts = &stmtCache{}
+	} else {
+		db.refreshes = newRefreshBatches(refreshSlots(runtime.GOMAXPROCS(0)))
 	}
 	if err := db.migrate(ctx); err != nil {
 		db.Close()

@@ -3,6 +3,9 @@ package sqlstore
 import (
 	"context"
 	"io/fs"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
 // BackfillEmailKeys is backfillEmailKeys, for the tests of migration 00100.
@@ -22,4 +25,45 @@ func (db *DB) MigrateDownTo(ctx context.Context, v int64) error {
 	}
 	_, err = p.DownTo(ctx, v)
 	return err
+}
+
+// RefreshAll runs the refreshes of sessions sids, presenting hashes, with
+// successors next, as one batch of the refresh batches runs them, and
+// returns each one's read (nil: nothing rotated) and error.
+func (s *Identity) RefreshAll(ctx context.Context, sids, hashes []string, next []*identity.RefreshToken, maxAge time.Duration) ([]*identity.RefreshRead, []error) {
+	calls := make([]*refreshCall, len(sids))
+	for i := range calls {
+		calls[i] = &refreshCall{sid: sids[i], hash: hashes[i], next: next[i], maxAge: maxAge}
+	}
+	s.runRefreshes(ctx, calls)
+	reads, errs := make([]*identity.RefreshRead, len(calls)), make([]error, len(calls))
+	for i, c := range calls {
+		reads[i], errs[i] = c.read, c.err
+	}
+	return reads, errs
+}
+
+// HoldRefreshSlots takes every refresh slot, as refreshes running would,
+// until release is called.
+func (db *DB) HoldRefreshSlots() (release func()) {
+	n := cap(db.refreshes.slots)
+	for range n {
+		db.refreshes.slots <- struct{}{}
+	}
+	return func() {
+		for range n {
+			<-db.refreshes.slots
+		}
+	}
+}
+
+// RefreshesWaiting is how many refreshes the batch waiting for a slot
+// holds.
+func (db *DB) RefreshesWaiting() int {
+	db.refreshes.mu.Lock()
+	defer db.refreshes.mu.Unlock()
+	if db.refreshes.open == nil {
+		return 0
+	}
+	return len(db.refreshes.open.calls)
 }

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"strings"
 	"time"
 
@@ -195,7 +194,7 @@ func (s *Identity) refreshReadColumns() string {
 // scanRefreshRead reads a row of sessionUserColumns, followed by the
 // org's (refreshReadColumns) when withOrg, then into more. The token is
 // the caller's to fill in.
-func (s *Identity) scanRefreshRead(row *sql.Row, withOrg bool, more ...any) (*identity.RefreshRead, error) {
+func (s *Identity) scanRefreshRead(row interface{ Scan(...any) error }, withOrg bool, more ...any) (*identity.RefreshRead, error) {
 	var org nullOrg
 	var ss *identity.Session
 	u, err := scanUser(scanFunc(func(user ...any) error {
@@ -256,29 +255,9 @@ func aalOf(a gatehouse.Assurance) string {
 	return a.AAL
 }
 
-// refreshOnce is RefreshOnce as one PostgreSQL statement: the session is
-// used and takes its new live token ($2) when $1 is its live token, it is
-// unexpired and unrevoked, not an OAuth grant's, within its absolute
-// lifetime ($5) and owing no second factor (a pending session's successor
-// must not outlive it: the careful path). The row's conditional UPDATE
-// lets exactly one caller through, which alone keeps the rotated hash, and
-// the rows a refresh needs (session, user, org and role) come back. The
-// session is found by its primary key and no indexed column changes, so
-// PostgreSQL can update it in place (HOT); the history insert touches one
-// index and checks no foreign key.
-const refreshOnce = `WITH s AS (
-		UPDATE sessions SET refresh_hash = $2, last_used_at = $3, expires_at = LEAST($4, created_at + $5)
-		WHERE id = $6 AND refresh_hash = $1 AND expires_at > $3
-			AND revoked_at IS NULL AND grant_id IS NULL AND NOT mfa_pending AND created_at + $5 > $3
-		RETURNING *
-	), h AS (
-		INSERT INTO refresh_history (token_hash, session_id, rotated_at, expires_at)
-		SELECT CAST($1 AS TEXT), id, $3, expires_at FROM s
-	)
-	SELECT `
-
 // RefreshOnce implements identity.Store: on PostgreSQL the check, the
-// rotation and the read of a sign-in session's refresh in one round trip.
+// rotation and the read of a sign-in session's refresh in one round trip,
+// shared with the refreshes that queue beside it (refreshBatches).
 // ok is false when nothing was rotated (the caller takes the careful path,
 // which tells why) and always on SQLite, whose in-process reads cost no
 // round trip.
@@ -286,25 +265,81 @@ func (s *Identity) RefreshOnce(ctx context.Context, sid, hash string, next *iden
 	if !s.db.dialect.writableWith || s.tx != nil {
 		return nil, false, nil
 	}
-	read, err := s.scanRefreshRead(s.w().QueryRowContext(ctx, refreshOnce+s.refreshReadColumns()+`
-		FROM s JOIN users u ON u.id = s.user_id
-		LEFT JOIN orgs o ON o.id = COALESCE(s.org_id, u.default_org_id)
-		LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id`,
-		hash, next.Hash, micros(next.CreatedAt), micros(next.ExpiresAt), maxAge.Microseconds(), sid), true)
-	if err != nil {
-		err = s.db.dialect.translate(err)
-	}
-	if err == sql.ErrNoRows || errors.Is(err, gatehouse.ErrConflict) {
-		// Nothing rotated; or the history already holds the token, as the
-		// live one of a session migrated from before tokens named their
-		// session (a token issued, the schema taken down and up again):
-		// the statement undid itself, and RotateRefresh marks that row.
-		return nil, false, nil
-	}
-	if err != nil {
+	read, err := s.db.refreshes.do(ctx, s, &refreshCall{sid: sid, hash: hash, next: next, maxAge: maxAge})
+	if err != nil || read == nil {
 		return nil, false, err
 	}
 	next.SessionID, next.ExpiresAt = read.Session.ID, read.Session.ExpiresAt
 	read.Token = &identity.RefreshToken{Hash: hash, SessionID: sid, ExpiresAt: read.Session.ExpiresAt}
 	return read, true, nil
+}
+
+const refreshReadJoins = `
+		FROM s JOIN users u ON u.id = s.user_id
+		LEFT JOIN orgs o ON o.id = COALESCE(s.org_id, u.default_org_id)
+		LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id`
+
+// refreshMany checks and rotates the refresh tokens of several sign-in
+// sessions in one PostgreSQL statement, each row of the arrays one refresh
+// ($1 session, $2 presented hash, $3 successor's hash, $4 time, $5
+// successor's expiry, $6 absolute lifetime). A session is used and takes
+// its new live token when the presented one is its live token, it is
+// unexpired and unrevoked, not an OAuth grant's, within its absolute
+// lifetime and owing no second factor (a pending session's successor must
+// not outlive it: the careful path). The conditional UPDATE lets one
+// caller through, which alone keeps the rotated hash, and the rows each
+// refresh needs (session, user, org and role) come back. The session is
+// found by its primary key and no indexed column changes, so PostgreSQL
+// can update it in place (HOT); the history insert touches one index and
+// checks no foreign key.
+//
+// It locks the sessions it can without waiting (SKIP LOCKED): a session
+// another transaction holds is left out, and its caller takes the careful
+// path, which waits. So a batch never waits for a row lock while it holds
+// others, and cannot deadlock.
+const refreshMany = `WITH i AS (
+		SELECT * FROM unnest(CAST($1 AS TEXT[]), CAST($2 AS TEXT[]), CAST($3 AS TEXT[]), CAST($4 AS BIGINT[]), CAST($5 AS BIGINT[]), CAST($6 AS BIGINT[]))
+			AS i(sid, hash, next, at, expires, max_age)
+	), l AS (
+		SELECT id FROM sessions WHERE id = ANY(CAST($1 AS TEXT[])) FOR NO KEY UPDATE SKIP LOCKED
+	), s AS (
+		UPDATE sessions SET refresh_hash = i.next, last_used_at = i.at, expires_at = LEAST(i.expires, sessions.created_at + i.max_age)
+		FROM i JOIN l ON l.id = i.sid
+		WHERE sessions.id = i.sid AND sessions.refresh_hash = i.hash AND sessions.expires_at > i.at
+			AND sessions.revoked_at IS NULL AND sessions.grant_id IS NULL AND NOT sessions.mfa_pending AND sessions.created_at + i.max_age > i.at
+		RETURNING sessions.*, i.hash AS presented, i.at AS rotated_at
+	), h AS (
+		INSERT INTO refresh_history (token_hash, session_id, rotated_at, expires_at)
+		SELECT presented, id, rotated_at, expires_at FROM s
+	)
+	SELECT `
+
+// refreshBatch runs calls (of distinct sessions) as refreshMany and
+// returns the reads by session; a session missing was not rotated. It
+// fails with gatehouse.ErrConflict, having changed nothing, when the
+// history already holds a presented token: the live one of a session
+// migrated from before tokens named their session (a token issued, the
+// schema taken down and up again); RotateRefresh marks that row.
+func (s *Identity) refreshBatch(ctx context.Context, calls []*refreshCall) (map[string]*identity.RefreshRead, error) {
+	n := len(calls)
+	sids, hashes, nexts := make([]string, n), make([]string, n), make([]string, n)
+	ats, expires, ages := make([]int64, n), make([]int64, n), make([]int64, n)
+	for i, c := range calls {
+		sids[i], hashes[i], nexts[i] = c.sid, c.hash, c.next.Hash
+		ats[i], expires[i], ages[i] = micros(c.next.CreatedAt), micros(c.next.ExpiresAt), c.maxAge.Microseconds()
+	}
+	rows, err := s.db.writer.QueryContext(ctx, refreshMany+s.refreshReadColumns()+refreshReadJoins, sids, hashes, nexts, ats, expires, ages)
+	if err != nil {
+		return nil, s.db.dialect.translate(err)
+	}
+	defer rows.Close()
+	reads := make(map[string]*identity.RefreshRead, n)
+	for rows.Next() {
+		read, err := s.scanRefreshRead(rows, true)
+		if err != nil {
+			return nil, err
+		}
+		reads[read.Session.ID] = read
+	}
+	return reads, s.db.dialect.translate(rows.Err())
 }

@@ -1,0 +1,252 @@
+package sqlstore_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/gatehouse/gatehouse/internal/identity"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+const maxAge = 90 * 24 * time.Hour
+
+// batchFixture is a fresh PostgreSQL database (refreshes are batched
+// there only) and an account whose sessions the tests refresh.
+type batchFixture struct {
+	db *sqlstore.DB
+	st *sqlstore.Identity
+	a  *testenv.Account
+}
+
+func newBatchFixture(t *testing.T) *batchFixture {
+	db := open(t, testenv.FreshURL(t, "postgres"))
+	a := testenv.New(t, "postgres", testenv.Options{DB: db}).Register(t)
+	return &batchFixture{db: db, st: db.Identity(), a: a}
+}
+
+// session stores a live sign-in session of the account and returns it
+// with the hash of its token.
+func (f *batchFixture) session(t *testing.T) (*identity.Session, string) {
+	t.Helper()
+	now := time.Now()
+	ss := &identity.Session{ID: uuid.NewString(), UserID: f.a.UserID, Via: "password", CreatedAt: now, ExpiresAt: now.Add(time.Hour),
+		LastUsedAt: now, RefreshHash: testenv.RandomHex(32)}
+	if err := f.st.CreateSession(context.Background(), ss); err != nil {
+		t.Fatal(err)
+	}
+	return ss, ss.RefreshHash
+}
+
+// next is a successor for session sid.
+func next(sid string) *identity.RefreshToken {
+	now := time.Now()
+	return &identity.RefreshToken{Hash: testenv.RandomHex(32), SessionID: sid, CreatedAt: now, ExpiresAt: now.Add(2 * time.Hour)}
+}
+
+// live reports whether hash is session sid's live token.
+func (f *batchFixture) live(t *testing.T, sid, hash string) bool {
+	t.Helper()
+	tok, err := f.st.RefreshToken(context.Background(), sid, hash)
+	return err == nil && tok.RotatedAt == nil
+}
+
+// One statement refreshes several sessions, and each refresh gets its own
+// answer: only the live, unexpired, unrevoked sessions that owe no second
+// factor rotate, and a session another transaction holds is left out at
+// once, unchanged, for the careful path (which waits), rather than waited
+// for while the batch holds the others' rows.
+func TestRefreshBatchAnswersEach(t *testing.T) {
+	f := newBatchFixture(t)
+	ctx := context.Background()
+	good, goodHash := f.session(t)
+	wrong, _ := f.session(t)
+	revoked, revokedHash := f.session(t)
+	exec(t, f.db, `UPDATE sessions SET revoked_at = $2 WHERE id = $1`, revoked.ID, time.Now().UnixMicro())
+	expired, expiredHash := f.session(t)
+	exec(t, f.db, `UPDATE sessions SET expires_at = $2 WHERE id = $1`, expired.ID, time.Now().Add(-time.Second).UnixMicro())
+	pending, pendingHash := f.session(t)
+	exec(t, f.db, `UPDATE sessions SET mfa_pending = TRUE WHERE id = $1`, pending.ID)
+	locked, lockedHash := f.session(t)
+	tx, err := f.db.DB().Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE`, locked.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	sids := []string{good.ID, wrong.ID, revoked.ID, expired.ID, pending.ID, locked.ID}
+	hashes := []string{goodHash, testenv.RandomHex(32), revokedHash, expiredHash, pendingHash, lockedHash}
+	nexts := make([]*identity.RefreshToken, len(sids))
+	for i, sid := range sids {
+		nexts[i] = next(sid)
+	}
+	bctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	reads, errs := f.st.RefreshAll(bctx, sids, hashes, nexts, maxAge)
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("a batch with a locked session took %v; want it left out at once", took)
+	}
+	for i, sid := range sids {
+		if errs[i] != nil {
+			t.Errorf("refresh %d: error %v", i, errs[i])
+		}
+		if want := sid == good.ID; (reads[i] != nil) != want {
+			t.Errorf("refresh %d rotated: %v; want %v", i, reads[i] != nil, want)
+		}
+	}
+	if r := reads[0]; r != nil && (r.Session.ID != good.ID || r.User.ID != f.a.UserID || r.Org == nil || r.Org.ID != f.a.OrgID || r.Role == "") {
+		t.Errorf("read of the rotated refresh = session %s, user %s, org %+v, role %q; want %s, %s, %s and a role",
+			r.Session.ID, r.User.ID, r.Org, r.Role, good.ID, f.a.UserID, f.a.OrgID)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if f.live(t, good.ID, goodHash) || !f.live(t, good.ID, nexts[0].Hash) {
+		t.Error("the rotated session's presented token is still live, or its successor is not")
+	}
+	if !f.live(t, locked.ID, lockedHash) {
+		t.Error("the locked session's token is no longer live; want it left for the careful path")
+	}
+	for i, sid := range sids[1:] {
+		if f.live(t, sid, nexts[i+1].Hash) {
+			t.Errorf("refused refresh %d stored its successor", i+1)
+		}
+	}
+}
+
+// A batch the history undoes (its live token is in the history too: a
+// session migrated from before tokens named their session, then the
+// schema taken down and up) runs again one refresh at a time: the others
+// rotate, that one is left to the careful path, without an error.
+func TestRefreshBatchUndoneRunsAlone(t *testing.T) {
+	f := newBatchFixture(t)
+	good, goodHash := f.session(t)
+	old, oldHash := f.session(t)
+	exec(t, f.db, `INSERT INTO refresh_history (token_hash, session_id, expires_at) VALUES ($1, $2, $3)`,
+		oldHash, old.ID, time.Now().Add(time.Hour).UnixMicro())
+	nexts := []*identity.RefreshToken{next(good.ID), next(old.ID)}
+	reads, errs := f.st.RefreshAll(context.Background(), []string{good.ID, old.ID}, []string{goodHash, oldHash}, nexts, maxAge)
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatalf("errors %v; want none", errs)
+	}
+	if reads[0] == nil || reads[1] != nil {
+		t.Errorf("rotated: %v, %v; want the first only", reads[0] != nil, reads[1] != nil)
+	}
+	if !f.live(t, good.ID, nexts[0].Hash) || !f.live(t, old.ID, oldHash) {
+		t.Error("want the first session rotated and the other's token still live")
+	}
+}
+
+// Refreshes that queue while every slot is taken wait as one batch and
+// then run as one statement (one transaction wrote both sessions); a
+// second refresh of a session already in the batch is not queued, since
+// at most one of them can rotate its token, and goes to the careful path
+// at once.
+func TestRefreshBatchesQueueTogether(t *testing.T) {
+	f := newBatchFixture(t)
+	ctx := context.Background()
+	x, xHash := f.session(t)
+	y, yHash := f.session(t)
+	release := f.db.HoldRefreshSlots()
+	type answer struct {
+		ok  bool
+		err error
+	}
+	answers := make(chan answer, 2)
+	refresh := func(ss *identity.Session, hash string) {
+		_, ok, err := f.st.RefreshOnce(ctx, ss.ID, hash, next(ss.ID), maxAge)
+		answers <- answer{ok, err}
+	}
+	waiting := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); f.db.RefreshesWaiting() != n; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				release()
+				t.Fatalf("refreshes waiting = %d; want %d", f.db.RefreshesWaiting(), n)
+			}
+		}
+	}
+	go refresh(x, xHash)
+	waiting(1)
+	again := make(chan answer, 1)
+	go func() {
+		_, ok, err := f.st.RefreshOnce(ctx, x.ID, xHash, next(x.ID), maxAge)
+		again <- answer{ok, err}
+	}()
+	select {
+	case a := <-again:
+		if a.ok || a.err != nil {
+			t.Errorf("a second refresh of a queued session: rotated %v, error %v; want neither", a.ok, a.err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("a second refresh of a queued session waited with the batch; want it sent to the careful path at once")
+	}
+	go refresh(y, yHash)
+	waiting(2)
+	release()
+	for range 2 {
+		if a := <-answers; !a.ok || a.err != nil {
+			t.Errorf("queued refresh: rotated %v, error %v; want rotated", a.ok, a.err)
+		}
+	}
+	var xs []string
+	rows, err := f.db.DB().Query(`SELECT xmin::text FROM sessions WHERE id IN ($1, $2)`, x.ID, y.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var xmin string
+		if err := rows.Scan(&xmin); err != nil {
+			t.Fatal(err)
+		}
+		xs = append(xs, xmin)
+	}
+	if len(xs) != 2 || xs[0] != xs[1] {
+		t.Errorf("transactions that wrote the two sessions = %v; want one", xs)
+	}
+}
+
+// Many sessions refreshed at once, over and over, as a busy instance
+// batches them: every refresh rotates its own session's token, and every
+// rotated token is kept in the history.
+func TestRefreshBatchesUnderLoad(t *testing.T) {
+	f := newBatchFixture(t)
+	const sessions, rounds = 24, 20
+	var wg sync.WaitGroup
+	for range sessions {
+		ss, hash := f.session(t)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range rounds {
+				n := next(ss.ID)
+				read, ok, err := f.st.RefreshOnce(context.Background(), ss.ID, hash, n, maxAge)
+				if !ok || err != nil || read.Session.ID != ss.ID {
+					t.Errorf("refresh %d of session %s: rotated %v, error %v", i, ss.ID, ok, err)
+					return
+				}
+				hash = n.Hash
+			}
+			if !f.live(t, ss.ID, hash) {
+				t.Errorf("session %s: the last successor is not live", ss.ID)
+			}
+		}()
+	}
+	wg.Wait()
+	var kept int
+	if err := f.db.DB().QueryRow(`SELECT count(*) FROM refresh_history`).Scan(&kept); err != nil {
+		t.Fatal(err)
+	}
+	if kept != sessions*rounds {
+		t.Errorf("rotated tokens in the history = %d; want %d", kept, sessions*rounds)
+	}
+}

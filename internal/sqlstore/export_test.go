@@ -67,3 +67,7 @@ func (db *DB) RefreshesWaiting() int {
 	}
 	return len(db.refreshes.open.calls)
 }
+
+// RefreshManySQL is the statement of a batch of refreshes, $1 to $6 its
+// arrays.
+func (s *Identity) RefreshManySQL() string { return s.refreshManySQL() }

@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -248,5 +249,49 @@ func TestRefreshBatchesUnderLoad(t *testing.T) {
 	}
 	if kept != sessions*rounds {
 		t.Errorf("rotated tokens in the history = %d; want %d", kept, sessions*rounds)
+	}
+}
+
+// A batch finds each session by its primary key and updates the rows it
+// locked where they are, whatever the planner knows of the table:
+// sessions made since the last ANALYZE once led PostgreSQL to read every
+// sign-in session (through the grant index, or all of them, for
+// "grant_id IS NULL") for each batch, and PostgreSQL refreshes fell to a
+// third. The plan checked is the generic one, which a prepared statement
+// keeps.
+func TestRefreshBatchFindsSessionsByKey(t *testing.T) {
+	f := newBatchFixture(t)
+	ctx := context.Background()
+	exec(t, f.db, `INSERT INTO sessions (id, user_id, via, created_at, expires_at, last_used_at, refresh_hash)
+		SELECT 'bulk-' || g, $1, 'password', 0, 1, 0, md5(g::text) FROM generate_series(1, 3000) g`, f.a.UserID)
+	conn, err := f.db.DB().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, q := range []string{
+		`SET plan_cache_mode = force_generic_plan`,
+		`PREPARE batch (TEXT[], TEXT[], TEXT[], BIGINT[], BIGINT[], BIGINT[]) AS ` + f.st.RefreshManySQL(),
+	} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := conn.QueryContext(ctx, `EXPLAIN EXECUTE batch(ARRAY['bulk-1', 'bulk-2'], ARRAY['a', 'b'], ARRAY['c', 'd'], ARRAY[1, 1], ARRAY[2, 2], ARRAY[3, 3])`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, line)
+	}
+	text := strings.Join(plan, "\n")
+	if strings.Contains(text, "sessions_grant") || strings.Contains(text, "Seq Scan on sessions") || !strings.Contains(text, "Tid Scan on sessions") {
+		t.Errorf("plan of a batch reads sessions other than by primary key:\n%s", text)
 	}
 }

@@ -297,22 +297,38 @@ const refreshReadJoins = `
 // another transaction holds is left out, and its caller takes the careful
 // path, which waits. So a batch never waits for a row lock while it holds
 // others, and cannot deadlock.
+//
+// The sessions are found by primary key alone, and the UPDATE reaches the
+// rows locked by their physical address (ctid; a locked row cannot move),
+// its every other condition joined to l or i: no condition on sessions by
+// itself is left for the planner to mistake for a selective one (with
+// sessions made since the last ANALYZE it took "grant_id IS NULL" for one
+// and read every sign-in session for each batch). A row updated and
+// committed by another between the statement's start and its lock is
+// locked in its newer version, which this statement cannot see: nothing
+// is rotated, and the careful path reads it afresh.
 const refreshMany = `WITH i AS (
 		SELECT * FROM unnest(CAST($1 AS TEXT[]), CAST($2 AS TEXT[]), CAST($3 AS TEXT[]), CAST($4 AS BIGINT[]), CAST($5 AS BIGINT[]), CAST($6 AS BIGINT[]))
 			AS i(sid, hash, next, at, expires, max_age)
 	), l AS (
-		SELECT id FROM sessions WHERE id = ANY(CAST($1 AS TEXT[])) FOR NO KEY UPDATE SKIP LOCKED
+		SELECT ctid AS row, id, revoked_at IS NULL AND grant_id IS NULL AND NOT mfa_pending AS usable
+		FROM sessions WHERE id = ANY(CAST($1 AS TEXT[])) FOR NO KEY UPDATE SKIP LOCKED
 	), s AS (
 		UPDATE sessions SET refresh_hash = i.next, last_used_at = i.at, expires_at = LEAST(i.expires, sessions.created_at + i.max_age)
-		FROM i JOIN l ON l.id = i.sid
-		WHERE sessions.id = i.sid AND sessions.refresh_hash = i.hash AND sessions.expires_at > i.at
-			AND sessions.revoked_at IS NULL AND sessions.grant_id IS NULL AND NOT sessions.mfa_pending AND sessions.created_at + i.max_age > i.at
+		FROM l JOIN i ON i.sid = l.id
+		WHERE sessions.ctid = l.row AND l.usable AND sessions.refresh_hash = i.hash
+			AND sessions.expires_at > i.at AND sessions.created_at + i.max_age > i.at
 		RETURNING sessions.*, i.hash AS presented, i.at AS rotated_at
 	), h AS (
 		INSERT INTO refresh_history (token_hash, session_id, rotated_at, expires_at)
 		SELECT presented, id, rotated_at, expires_at FROM s
 	)
 	SELECT `
+
+// refreshManySQL is refreshMany with the read of each refresh.
+func (s *Identity) refreshManySQL() string {
+	return refreshMany + s.refreshReadColumns() + refreshReadJoins
+}
 
 // refreshBatch runs calls (of distinct sessions) as refreshMany and
 // returns the reads by session; a session missing was not rotated. It
@@ -328,7 +344,7 @@ func (s *Identity) refreshBatch(ctx context.Context, calls []*refreshCall) (map[
 		sids[i], hashes[i], nexts[i] = c.sid, c.hash, c.next.Hash
 		ats[i], expires[i], ages[i] = micros(c.next.CreatedAt), micros(c.next.ExpiresAt), c.maxAge.Microseconds()
 	}
-	rows, err := s.db.writer.QueryContext(ctx, refreshMany+s.refreshReadColumns()+refreshReadJoins, sids, hashes, nexts, ats, expires, ages)
+	rows, err := s.db.writer.QueryContext(ctx, s.refreshManySQL(), sids, hashes, nexts, ats, expires, ages)
 	if err != nil {
 		return nil, s.db.dialect.translate(err)
 	}

@@ -163,3 +163,88 @@ func (s *Identity) refreshAll(ctx context.Context, calls []*refreshCall) {
 		c.read, c.err = reads[c.sid], err
 	}
 }
+
+const refreshReadJoins = `
+		FROM s JOIN users u ON u.id = s.user_id
+		LEFT JOIN orgs o ON o.id = COALESCE(s.org_id, u.default_org_id)
+		LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id`
+
+// refreshMany checks and rotates the refresh tokens of several sign-in
+// sessions in one PostgreSQL statement, each row of the arrays one refresh
+// ($1 session, $2 presented hash, $3 successor's hash, $4 time, $5
+// successor's expiry, $6 absolute lifetime). A session is used and takes
+// its new live token when the presented one is its live token, it is
+// unexpired and unrevoked, not an OAuth grant's, within its absolute
+// lifetime and owing no second factor (a pending session's successor must
+// not outlive it: the careful path). The conditional UPDATE lets one
+// caller through, which alone keeps the rotated hash, and the rows each
+// refresh needs (session, user, org and role) come back. No indexed
+// column changes, so PostgreSQL can update the session in place (HOT); the
+// history insert touches one index and checks no foreign key.
+//
+// It locks the sessions it can without waiting (SKIP LOCKED): a session
+// another transaction holds is left out, and its caller takes the careful
+// path, which waits. So a batch never waits for a row lock while it holds
+// others, and cannot deadlock.
+//
+// The sessions are found by primary key alone, and the UPDATE reaches the
+// rows locked by their physical address (ctid; a locked row cannot move),
+// its every other condition joined to l or i: no condition on sessions by
+// itself is left for the planner to mistake for a selective one (with
+// sessions made since the last ANALYZE it took "grant_id IS NULL" for one
+// and read every sign-in session for each batch). A row updated and
+// committed by another between the statement's start and its lock is
+// locked in its newer version, which this statement cannot see: nothing
+// is rotated, and the careful path reads it afresh.
+const refreshMany = `WITH i AS (
+		SELECT * FROM unnest(CAST($1 AS TEXT[]), CAST($2 AS TEXT[]), CAST($3 AS TEXT[]), CAST($4 AS BIGINT[]), CAST($5 AS BIGINT[]), CAST($6 AS BIGINT[]))
+			AS i(sid, hash, next, at, expires, max_age)
+	), l AS (
+		SELECT ctid AS row, id, revoked_at IS NULL AND grant_id IS NULL AND NOT mfa_pending AS usable
+		FROM sessions WHERE id = ANY(CAST($1 AS TEXT[])) FOR NO KEY UPDATE SKIP LOCKED
+	), s AS (
+		UPDATE sessions SET refresh_hash = i.next, last_used_at = i.at, expires_at = LEAST(i.expires, sessions.created_at + i.max_age)
+		FROM l JOIN i ON i.sid = l.id
+		WHERE sessions.ctid = l.row AND l.usable AND sessions.refresh_hash = i.hash
+			AND sessions.expires_at > i.at AND sessions.created_at + i.max_age > i.at
+		RETURNING sessions.*, i.hash AS presented, i.at AS rotated_at
+	), h AS (
+		INSERT INTO refresh_history (token_hash, session_id, rotated_at, expires_at)
+		SELECT presented, id, rotated_at, expires_at FROM s
+	)
+	SELECT `
+
+// refreshManySQL is refreshMany with the read of each refresh.
+func (s *Identity) refreshManySQL() string {
+	return refreshMany + s.refreshReadColumns() + refreshReadJoins
+}
+
+// refreshBatch runs calls (of distinct sessions) as refreshMany and
+// returns the reads by session; a session missing was not rotated. It
+// fails with gatehouse.ErrConflict, having changed nothing, when the
+// history already holds a presented token: the live one of a session
+// migrated from before tokens named their session (a token issued, the
+// schema taken down and up again); RotateRefresh marks that row.
+func (s *Identity) refreshBatch(ctx context.Context, calls []*refreshCall) (map[string]*identity.RefreshRead, error) {
+	n := len(calls)
+	sids, hashes, nexts := make([]string, n), make([]string, n), make([]string, n)
+	ats, expires, ages := make([]int64, n), make([]int64, n), make([]int64, n)
+	for i, c := range calls {
+		sids[i], hashes[i], nexts[i] = c.sid, c.hash, c.next.Hash
+		ats[i], expires[i], ages[i] = micros(c.next.CreatedAt), micros(c.next.ExpiresAt), c.maxAge.Microseconds()
+	}
+	rows, err := s.db.writer.QueryContext(ctx, s.refreshManySQL(), sids, hashes, nexts, ats, expires, ages)
+	if err != nil {
+		return nil, s.db.dialect.translate(err)
+	}
+	defer rows.Close()
+	reads := make(map[string]*identity.RefreshRead, n)
+	for rows.Next() {
+		read, err := s.scanRefreshRead(rows, true)
+		if err != nil {
+			return nil, err
+		}
+		reads[read.Session.ID] = read
+	}
+	return reads, s.db.dialect.translate(rows.Err())
+}

@@ -295,3 +295,49 @@ func TestRefreshBatchFindsSessionsByKey(t *testing.T) {
 		t.Errorf("plan of a batch reads sessions other than by primary key:\n%s", text)
 	}
 }
+
+// A forged token naming a session (its id is in every access token) that
+// queues first holds that session's place in the batch, so the owner's
+// refresh goes to the careful path: it still rotates there, at once, and
+// the forged one rotates nothing.
+func TestRefreshBatchForgedFirst(t *testing.T) {
+	f := newBatchFixture(t)
+	ctx := context.Background()
+	ss, hash := f.session(t)
+	release := f.db.HoldRefreshSlots()
+	forged := make(chan bool, 1)
+	go func() {
+		_, ok, err := f.st.RefreshOnce(ctx, ss.ID, testenv.RandomHex(32), next(ss.ID), maxAge)
+		forged <- ok || err != nil
+	}()
+	for deadline := time.Now().Add(5 * time.Second); f.db.RefreshesWaiting() != 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			release()
+			t.Fatal("the forged refresh did not queue")
+		}
+	}
+	n := next(ss.ID)
+	owner := make(chan bool, 1)
+	go func() {
+		_, ok, err := f.st.RefreshOnce(ctx, ss.ID, hash, next(ss.ID), maxAge)
+		owner <- ok || err != nil
+	}()
+	select {
+	case done := <-owner:
+		if done {
+			t.Error("the owner's refresh behind a queued forgery rotated or failed; want it sent to the careful path")
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("the owner's refresh waited behind a queued forgery; want it sent to the careful path at once")
+	}
+	if err := f.st.RotateRefresh(ctx, hash, n); err != nil {
+		t.Errorf("the careful path's rotation while the forgery waits: %v", err)
+	}
+	release()
+	if <-forged {
+		t.Error("the forged refresh rotated or failed; want nothing rotated")
+	}
+	if !f.live(t, ss.ID, n.Hash) {
+		t.Error("the owner's successor is not the live token")
+	}
+}

@@ -43,6 +43,18 @@ func (f *batchFixture) session(t *testing.T) (*identity.Session, string) {
 	return ss, ss.RefreshHash
 }
 
+// waitQueued waits until n refreshes wait in the open batch; past 5 s it
+// releases the slots held (release) and fails.
+func (f *batchFixture) waitQueued(t *testing.T, n int, release func()) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); f.db.RefreshesWaiting() != n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			release()
+			t.Fatalf("refreshes waiting = %d; want %d", f.db.RefreshesWaiting(), n)
+		}
+	}
+}
+
 // next is a successor for session sid.
 func next(sid string) *identity.RefreshToken {
 	now := time.Now()
@@ -166,17 +178,8 @@ func TestRefreshBatchesQueueTogether(t *testing.T) {
 		_, ok, err := f.st.RefreshOnce(ctx, ss.ID, hash, next(ss.ID), maxAge)
 		answers <- answer{ok, err}
 	}
-	waiting := func(n int) {
-		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); f.db.RefreshesWaiting() != n; time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				release()
-				t.Fatalf("refreshes waiting = %d; want %d", f.db.RefreshesWaiting(), n)
-			}
-		}
-	}
 	go refresh(x, xHash)
-	waiting(1)
+	f.waitQueued(t, 1, release)
 	again := make(chan answer, 1)
 	go func() {
 		_, ok, err := f.st.RefreshOnce(ctx, x.ID, xHash, next(x.ID), maxAge)
@@ -191,7 +194,7 @@ func TestRefreshBatchesQueueTogether(t *testing.T) {
 		t.Error("a second refresh of a queued session waited with the batch; want it sent to the careful path at once")
 	}
 	go refresh(y, yHash)
-	waiting(2)
+	f.waitQueued(t, 2, release)
 	release()
 	for range 2 {
 		if a := <-answers; !a.ok || a.err != nil {
@@ -310,12 +313,7 @@ func TestRefreshBatchForgedFirst(t *testing.T) {
 		_, ok, err := f.st.RefreshOnce(ctx, ss.ID, testenv.RandomHex(32), next(ss.ID), maxAge)
 		forged <- ok || err != nil
 	}()
-	for deadline := time.Now().Add(5 * time.Second); f.db.RefreshesWaiting() != 1; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			release()
-			t.Fatal("the forged refresh did not queue")
-		}
-	}
+	f.waitQueued(t, 1, release)
 	n := next(ss.ID)
 	owner := make(chan bool, 1)
 	go func() {

@@ -158,6 +158,14 @@ type Options struct {
 	// WebURL, when set, is the web URL (e.g. a proxy in front of several
 	// instances); it wins over LocalWeb.
 	WebURL string
+	// TLS serves over https (a test certificate Client trusts), so the
+	// base URL is https: HSTS, Secure cookies with the __Host- prefix.
+	TLS bool
+	// NoHSTS is GATEHOUSE_HSTS=off.
+	NoHSTS bool
+	// ShortLinkURL, when set, is GATEHOUSE_SHORT_LINK_URL; else the
+	// default {api_url}/l.
+	ShortLinkURL string
 }
 
 // cheapHash keeps tests fast; the production parameters are benchmarked.
@@ -211,6 +219,9 @@ func (env *Env) start(t testing.TB) {
 	// The listener comes first: its URL is the issuer (GATEHOUSE_BASE_URL).
 	srv := httptest.NewUnstartedServer(nil)
 	env.URL = "http://" + srv.Listener.Addr().String()
+	if o.TLS {
+		env.URL = "https://" + srv.Listener.Addr().String()
+	}
 	if env.issuer == "" {
 		env.issuer = env.URL
 	}
@@ -226,8 +237,8 @@ func (env *Env) start(t testing.TB) {
 		t.Fatal(err)
 	}
 	a, err := app.New(context.Background(), app.Config{BaseURL: env.issuer, APIURL: env.issuer, FormsURL: env.issuer + "/forms",
-		ShortLinkURL: env.issuer + "/l", WebURL: webURL, MobileURL: "https://mobile.test/app",
-		JWTSecret: JWTSecret, RateLimit: o.RateLimit, MailLimit: o.MailLimits,
+		ShortLinkURL: cmp.Or(o.ShortLinkURL, env.issuer+"/l"), WebURL: webURL, MobileURL: "https://mobile.test/app",
+		JWTSecret: JWTSecret, RateLimit: o.RateLimit, MailLimit: o.MailLimits, NoHSTS: o.NoHSTS,
 		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs, Brand: o.Brand}, o.deps(env, sdb, sender, log))
 	if err != nil {
 		t.Fatal(err)
@@ -235,7 +246,11 @@ func (env *Env) start(t testing.TB) {
 	env.Svc, env.OAuth, env.Forms, env.Links, env.Webhooks = a.Identity, a.OAuth, a.Forms, a.Links, a.Webhooks
 	env.Sign, env.Jobs = a.Sign, a.JobsDB()
 	srv.Config.Handler = env.validated(t, a.Handler)
-	srv.Start()
+	if o.TLS {
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
 	t.Cleanup(func() {
 		srv.Close()
 		a.Close(context.Background())

@@ -186,6 +186,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		RootCAs: cfg.OutboundCAs, RetryDelays: deps.WebhookRetryDelays})
 	a.Links = links.New(db.Links(), cfg.ShortLinkURL, now)
 	a.Links.SetEvents(a.Webhooks.For(webhooks.Links))
+	a.Links.SetAccountsURLs(cfg.BaseURL, cfg.APIURL, cfg.WebURL, cfg.FormsURL)
 	a.Forms = forms.New(forms.Config{Store: db.Forms(), Logger: log, Now: now, FormsURL: cfg.FormsURL,
 		NoMailLimits: !cfg.MailLimit, Brand: brand})
 	a.Tasks = tasks.New(db.Tasks(), now)

@@ -115,6 +115,8 @@ type Env struct {
 	// mail (QueueMail), for tests of the job engine.
 	Jobs *sqlstore.DB
 	opts Options
+	// ShortLinkURL is GATEHOUSE_SHORT_LINK_URL (Options.ShortLinksOnAccounts).
+	ShortLinkURL string
 	// issuer is the URL of the first instance: every instance of one
 	// service has the same GATEHOUSE_BASE_URL.
 	issuer string
@@ -163,9 +165,11 @@ type Options struct {
 	TLS bool
 	// NoHSTS is GATEHOUSE_HSTS=off.
 	NoHSTS bool
-	// ShortLinkURL, when set, is GATEHOUSE_SHORT_LINK_URL; else the
-	// default {api_url}/l.
-	ShortLinkURL string
+	// ShortLinksOnAccounts sets GATEHOUSE_SHORT_LINK_URL to its default,
+	// {api_url}/l, on the accounts origin, where a short link shows a page
+	// before it leaves; else it is http://links.test/l, another origin,
+	// where it redirects at once (env.Follow asks for that host).
+	ShortLinksOnAccounts bool
 }
 
 // cheapHash keeps tests fast; the production parameters are benchmarked.
@@ -232,12 +236,16 @@ func (env *Env) start(t testing.TB) {
 	if o.WebURL != "" {
 		webURL = o.WebURL
 	}
+	env.ShortLinkURL = "http://links.test/l"
+	if o.ShortLinksOnAccounts {
+		env.ShortLinkURL = env.issuer + "/l"
+	}
 	sender, err := mail.New(mail.Options{URL: env.Mail.URL(), From: "Gatehouse <no-reply@gatehouse.test>", Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, err := app.New(context.Background(), app.Config{BaseURL: env.issuer, APIURL: env.issuer, FormsURL: env.issuer + "/forms",
-		ShortLinkURL: cmp.Or(o.ShortLinkURL, env.issuer+"/l"), WebURL: webURL, MobileURL: "https://mobile.test/app",
+		ShortLinkURL: env.ShortLinkURL, WebURL: webURL, MobileURL: "https://mobile.test/app",
 		JWTSecret: JWTSecret, RateLimit: o.RateLimit, MailLimit: o.MailLimits, NoHSTS: o.NoHSTS,
 		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs, Brand: o.Brand}, o.deps(env, sdb, sender, log))
 	if err != nil {

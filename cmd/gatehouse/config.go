@@ -49,6 +49,9 @@ type Config struct {
 	// MailLimit keeps the daily invitation mail limits on; independent of
 	// RateLimit, since they protect other people's mailboxes.
 	MailLimit bool
+	// HSTS sends Strict-Transport-Security when the base URL is https;
+	// off behind a proxy that adds it.
+	HSTS bool
 	// ShutdownDrain is how long the server keeps answering after SIGINT or
 	// SIGTERM, with keep-alives off, before it closes idle connections.
 	ShutdownDrain time.Duration
@@ -67,6 +70,7 @@ type Config struct {
 	rawAllowPrivate   string
 	rawRateLimit      string
 	rawMailLimit      string
+	rawHSTS           string
 	rawShutdownDrain  string
 	rawSignRetention  string
 }
@@ -97,6 +101,7 @@ func (c *Config) settings() []setting {
 		{"GATEHOUSE_LOG_FORMAT", "text", &c.LogFormat},
 		{"GATEHOUSE_RATE_LIMIT", "on", &c.rawRateLimit},
 		{"GATEHOUSE_MAIL_LIMIT", "on", &c.rawMailLimit},
+		{"GATEHOUSE_HSTS", "on", &c.rawHSTS},
 		{"GATEHOUSE_SHUTDOWN_DRAIN", "3s", &c.rawShutdownDrain},
 		{"GATEHOUSE_SIGN_RETENTION", "365d", &c.rawSignRetention},
 		{"GATEHOUSE_BRAND_NAME", "Gatehouse", &c.Brand.Name},
@@ -224,6 +229,7 @@ func checks() []check {
 		}},
 		check{"GATEHOUSE_RATE_LIMIT", func(c *Config) error { return checkOnOff(c.rawRateLimit) }},
 		check{"GATEHOUSE_MAIL_LIMIT", func(c *Config) error { return checkOnOff(c.rawMailLimit) }},
+		check{"GATEHOUSE_HSTS", func(c *Config) error { return checkOnOff(c.rawHSTS) }},
 	)
 	cs = append(cs, durationChecks()...)
 	return append(cs, brandChecks()...)
@@ -294,6 +300,7 @@ func (c *Config) derive() {
 	c.OutboundCAs, _ = loadCAs(c.WebhookCAFile)
 	c.RateLimit = c.rawRateLimit == "on"
 	c.MailLimit = c.rawMailLimit == "on"
+	c.HSTS = c.rawHSTS == "on"
 	c.ShutdownDrain, _ = time.ParseDuration(c.rawShutdownDrain)
 	c.SignRetention, _ = parseDays(c.rawSignRetention)
 	c.SessionMaxAge, _ = parseDays(c.rawSessionMaxAge)
@@ -439,7 +446,7 @@ func (c *Config) resolveURLs(bound string) {
 // app is the service's part of the settings, once resolveURLs has run.
 func (c *Config) app() app.Config {
 	return app.Config{BaseURL: c.BaseURL, APIURL: c.APIURL, FormsURL: c.FormsURL, ShortLinkURL: c.ShortLinkURL,
-		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, EncryptionKey: c.EncryptionKey, RateLimit: c.RateLimit, MailLimit: c.MailLimit,
+		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, EncryptionKey: c.EncryptionKey, RateLimit: c.RateLimit, MailLimit: c.MailLimit, NoHSTS: !c.HSTS,
 		SessionMaxAge: c.SessionMaxAge, ReauthWindow: c.ReauthWindow, JobRescueAfter: c.JobRescueAfter,
 		WebhookAllowPrivate: c.WebhookAllowPrivate, MetadataAllowPrivate: c.WebhookAllowPrivate, OutboundCAs: c.OutboundCAs,
 		SignRetention: c.SignRetention, Brand: c.Brand}

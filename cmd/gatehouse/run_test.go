@@ -71,6 +71,7 @@ func TestRunBadConfig(t *testing.T) {
 		{"log format xml", "GATEHOUSE_LOG_FORMAT", "xml"},
 		{"rate limit maybe", "GATEHOUSE_RATE_LIMIT", "maybe"},
 		{"mail limit maybe", "GATEHOUSE_MAIL_LIMIT", "maybe"},
+		{"hsts maybe", "GATEHOUSE_HSTS", "maybe"},
 		{"address without port", "GATEHOUSE_ADDR", "nope"},
 		{"address with a bad port", "GATEHOUSE_ADDR", "127.0.0.1:99999"},
 		{"short jwt secret", "GATEHOUSE_JWT_SECRET", "short"},
@@ -275,6 +276,28 @@ func TestMailLimitSetting(t *testing.T) {
 	}
 	if c, err := loadConfig([]string{"--mail-limit", "off"}, testGetenv(nil)); err != nil || c.MailLimit {
 		t.Errorf("--mail-limit off: MailLimit %v, err %v; want false", c != nil && c.MailLimit, err)
+	}
+}
+
+// TestHSTSSetting checks GATEHOUSE_HSTS: on by default, off only when set
+// so, and handed to the service as NoHSTS.
+func TestHSTSSetting(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		hsts bool
+	}{
+		{map[string]string{}, true},
+		{map[string]string{"GATEHOUSE_HSTS": "on"}, true},
+		{map[string]string{"GATEHOUSE_HSTS": "off"}, false},
+	} {
+		c, err := loadConfig(nil, testGetenv(tc.env))
+		if err != nil {
+			t.Fatalf("loadConfig(%v): %v", tc.env, err)
+		}
+		c.resolveURLs("127.0.0.1:8080")
+		if c.HSTS != tc.hsts || c.app().NoHSTS == tc.hsts {
+			t.Errorf("loadConfig(%v): HSTS %v, NoHSTS %v; want HSTS %v", tc.env, c.HSTS, c.app().NoHSTS, tc.hsts)
+		}
 	}
 }
 

@@ -52,6 +52,9 @@ type Config struct {
 	// queued mail); empty: a key generated once and kept in the database.
 	EncryptionKey string
 	RateLimit     bool
+	// NoHSTS leaves Strict-Transport-Security out of the answers of an
+	// https base URL (GATEHOUSE_HSTS=off: a proxy in front adds it).
+	NoHSTS bool
 	// MailLimit keeps the limits that protect other people's mailboxes.
 	MailLimit bool
 	// WebhookAllowPrivate lets webhooks reach private addresses;
@@ -183,13 +186,14 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		RootCAs: cfg.OutboundCAs, RetryDelays: deps.WebhookRetryDelays})
 	a.Links = links.New(db.Links(), cfg.ShortLinkURL, now)
 	a.Links.SetEvents(a.Webhooks.For(webhooks.Links))
+	a.Links.SetAccountsURLs(cfg.BaseURL, cfg.APIURL, cfg.WebURL, cfg.FormsURL)
 	a.Forms = forms.New(forms.Config{Store: db.Forms(), Logger: log, Now: now, FormsURL: cfg.FormsURL,
 		NoMailLimits: !cfg.MailLimit, Brand: brand})
 	a.Tasks = tasks.New(db.Tasks(), now)
 	a.Sign = sign.New(db.Sign(), cfg.APIURL, now, a.Webhooks.For(webhooks.Sign))
 	a.Sign.SetRetention(cfg.SignRetention)
 	k := web.NewServer(web.Config{Auth: a.Identity, Health: a.Identity.Health, Logger: log, RateLimit: cfg.RateLimit, Now: now,
-		ResourceMetadataURL: a.OAuth.ResourceMetadataURL})
+		ResourceMetadataURL: a.OAuth.ResourceMetadataURL, HSTS: strings.HasPrefix(cfg.BaseURL, "https://") && !cfg.NoHSTS})
 	a.routes(k)
 	a.Handler = k
 	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, PollInterval: deps.JobPollInterval, RescueAfter: cfg.JobRescueAfter,

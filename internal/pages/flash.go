@@ -22,18 +22,29 @@ const cookieShowOnce = "gatehouse_show_once"
 // showOnce sets the secret of the object id for the next view of path.
 func (h *handlers) showOnce(w http.ResponseWriter, path, id, secret string) {
 	sealed := h.shown.Seal([]byte(secret), shownContext(path, id))
-	http.SetCookie(w, &http.Cookie{Name: cookieShowOnce, Value: id + "." + base64.RawURLEncoding.EncodeToString(sealed), Path: path, MaxAge: 300,
-		HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: h.hostCookie(cookieShowOnce), Value: id + "." + base64.RawURLEncoding.EncodeToString(sealed),
+		Path: h.showOncePath(path), MaxAge: 300, HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteStrictMode})
+}
+
+// showOncePath is the show-once cookie's path: the page's own on plain
+// http, / under https, where the __Host- prefix requires it (the value
+// stays sealed to the page's path, so another page cannot open it).
+func (h *handlers) showOncePath(path string) string {
+	if h.secure {
+		return "/"
+	}
+	return path
 }
 
 // takeShown reads and deletes the secret set for path: its object id and
 // the secret ("" when none, or when the value does not open).
 func (h *handlers) takeShown(w http.ResponseWriter, r *http.Request, path string) (id, secret string) {
-	ck, err := r.Cookie(cookieShowOnce)
+	ck, err := r.Cookie(h.hostCookie(cookieShowOnce))
 	if err != nil {
 		return "", ""
 	}
-	http.SetCookie(w, &http.Cookie{Name: cookieShowOnce, Path: path, MaxAge: -1, HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: h.hostCookie(cookieShowOnce), Path: h.showOncePath(path), MaxAge: -1, HttpOnly: true, Secure: h.secure,
+		SameSite: http.SameSiteStrictMode})
 	id, enc, _ := strings.Cut(ck.Value, ".")
 	sealed, err := base64.RawURLEncoding.DecodeString(enc)
 	if err != nil {

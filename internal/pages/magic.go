@@ -22,7 +22,7 @@ func (h *handlers) handleMagic(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	next := ""
-	if c, err := r.Cookie(cookieNext); err == nil {
+	if c, err := r.Cookie(h.hostCookie(cookieNext)); err == nil {
 		next = c.Value
 	}
 	h.signedIn(w, r, si, next)

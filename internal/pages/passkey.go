@@ -51,7 +51,7 @@ func (h *handlers) handleSignInPasskey(w http.ResponseWriter, r *http.Request) {
 		next = stepURL(next)
 	} else {
 		h.setCookie(w, h.sessionCookieName(), si.RefreshToken, 0)
-		h.setCookie(w, cookieNext, "", -1)
+		h.setCookie(w, h.hostCookie(cookieNext), "", -1)
 	}
 	httpjson.Write(w, http.StatusOK, map[string]string{"next": next})
 }

@@ -43,6 +43,17 @@ func (h *handlers) sessionCookieName() string {
 	return cookieInsecure
 }
 
+// hostCookie is name with the __Host- prefix where cookies are Secure: a
+// browser then takes it only from this host over https, with path / and
+// no Domain, so neither a sibling subdomain nor a plain-http answer can
+// plant or overwrite it. Plain http (development) keeps name.
+func (h *handlers) hostCookie(name string) string {
+	if h.secure {
+		return "__Host-" + name
+	}
+	return name
+}
+
 // setCookie sets (maxAge 0: for the browser session) or, with a negative
 // maxAge, deletes a cookie of the pages.
 func (h *handlers) setCookie(w http.ResponseWriter, name, value string, maxAge int) {
@@ -81,7 +92,7 @@ func (h *handlers) signedIn(w http.ResponseWriter, r *http.Request, si *identity
 func (h *handlers) startBrowser(w http.ResponseWriter, r *http.Request, refresh, next string) {
 	h.endPrevious(r, refresh)
 	h.setCookie(w, h.sessionCookieName(), refresh, 0)
-	h.setCookie(w, cookieNext, "", -1)
+	h.setCookie(w, h.hostCookie(cookieNext), "", -1)
 	http.Redirect(w, r, safeNext(next), http.StatusSeeOther)
 }
 

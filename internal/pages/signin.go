@@ -103,7 +103,7 @@ func (h *handlers) handleSignInMagic(w http.ResponseWriter, r *http.Request) {
 		h.pageError(w, r, err)
 		return
 	}
-	h.setCookie(w, cookieNext, next, int(identity.MagicLinkTTL/time.Second))
+	h.setCookie(w, h.hostCookie(cookieNext), next, int(identity.MagicLinkTTL/time.Second))
 	h.render(w, http.StatusOK, "message", &page{Title: "Check your email",
 		Message: "If " + display + " can sign in, a link is on its way. Open it in this browser within 15 minutes to continue."})
 }

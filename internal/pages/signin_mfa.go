@@ -13,27 +13,29 @@ import (
 )
 
 // The pending cookie holds the refresh token of a sign-in that owes its
-// second factor, for the step page only: path /signin, its 15 minutes, and
-// SameSite=Strict since only the pages' own forms lead there. It is never
-// the browser session (identity.BrowserUser refuses a pending session).
+// second factor, for the step page: its 15 minutes, and SameSite=Strict
+// since only the pages' own forms lead there. It is never the browser
+// session (identity.BrowserUser refuses a pending session). Under https it
+// is __Host-gatehouse_mfa, which requires path /; on plain http
+// (development) gatehouse_mfa with path /signin.
 const (
-	cookiePendingSecure   = "__Secure-gatehouse_mfa"
 	cookiePendingInsecure = "gatehouse_mfa"
 	stepPath              = "/signin/mfa"
 )
 
-// pendingCookieName is the pending cookie's name: __Secure- where the
-// cookie can be Secure (__Host- would need path /).
+// pendingCookieName is the pending cookie's name: __Host- where the
+// cookie can be Secure.
 func (h *handlers) pendingCookieName() string {
-	if h.secure {
-		return cookiePendingSecure
-	}
-	return cookiePendingInsecure
+	return h.hostCookie(cookiePendingInsecure)
 }
 
 // setPending sets (maxAge > 0) or deletes (maxAge < 0) the pending cookie.
 func (h *handlers) setPending(w http.ResponseWriter, value string, maxAge int) {
-	http.SetCookie(w, &http.Cookie{Name: h.pendingCookieName(), Value: value, Path: "/signin", MaxAge: maxAge, HttpOnly: true,
+	path := "/signin"
+	if h.secure {
+		path = "/"
+	}
+	http.SetCookie(w, &http.Cookie{Name: h.pendingCookieName(), Value: value, Path: path, MaxAge: maxAge, HttpOnly: true,
 		Secure: h.secure, SameSite: http.SameSiteStrictMode})
 }
 

@@ -66,6 +66,6 @@ func (h *handlers) handleStepPasskey(w http.ResponseWriter, r *http.Request) {
 	h.setPending(w, "", -1)
 	h.endPrevious(r, si.RefreshToken)
 	h.setCookie(w, h.sessionCookieName(), si.RefreshToken, 0)
-	h.setCookie(w, cookieNext, "", -1)
+	h.setCookie(w, h.hostCookie(cookieNext), "", -1)
 	httpjson.Write(w, http.StatusOK, map[string]string{"next": safeNext(in.Next)})
 }

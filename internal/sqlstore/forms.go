@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -11,6 +12,7 @@ import (
 )
 
 const formSelect = `SELECT f.id, f.org_id, f.name, f.autoresponder_enabled, f.autoresponder_subject, f.autoresponder_body, f.created_by, f.created_at,
+		f.redirect_origins,
 		(SELECT t.enabled FROM org_tools t WHERE t.org_id = f.org_id AND t.tool = 'forms')
 	FROM forms f JOIN orgs o ON o.id = f.org_id AND o.deleted_at IS NULL`
 
@@ -18,10 +20,12 @@ func scanForm(row interface{ Scan(...any) error }) (*forms.Form, error) {
 	var f forms.Form
 	var created int64
 	var switched sql.NullBool
+	var origins string
 	if err := row.Scan(&f.ID, &f.OrgID, &f.Name, &f.Autoresponder.Enabled, &f.Autoresponder.Subject, &f.Autoresponder.Body,
-		&f.CreatedBy, &created, &switched); err != nil {
+		&f.CreatedBy, &created, &origins, &switched); err != nil {
 		return nil, err
 	}
+	f.RedirectOrigins = strings.Fields(origins)
 	f.Created, f.ToolSwitch = fromMicros(created), nullBool(switched)
 	return &f, nil
 }
@@ -43,9 +47,18 @@ func (s *Forms) LiveForm(ctx context.Context, orgID, id string) (*forms.Form, er
 
 // CreateForm implements forms.Store.
 func (s *Forms) CreateForm(ctx context.Context, f *forms.Form) error {
-	_, err := s.w().ExecContext(ctx, `INSERT INTO forms (id, org_id, name, autoresponder_enabled, autoresponder_subject, autoresponder_body, created_by, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		f.ID, f.OrgID, f.Name, f.Autoresponder.Enabled, f.Autoresponder.Subject, f.Autoresponder.Body, f.CreatedBy, micros(f.Created))
+	_, err := s.w().ExecContext(ctx, `INSERT INTO forms (id, org_id, name, autoresponder_enabled, autoresponder_subject, autoresponder_body, created_by, created_at,
+		redirect_origins)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		f.ID, f.OrgID, f.Name, f.Autoresponder.Enabled, f.Autoresponder.Subject, f.Autoresponder.Body, f.CreatedBy, micros(f.Created),
+		strings.Join(f.RedirectOrigins, " "))
+	return s.db.dialect.translate(err)
+}
+
+// UpdateForm implements forms.Store: the redirect origins, kept as one
+// space-separated text (an origin holds no space).
+func (s *Forms) UpdateForm(ctx context.Context, f *forms.Form) error {
+	_, err := s.w().ExecContext(ctx, `UPDATE forms SET redirect_origins = $1 WHERE id = $2`, strings.Join(f.RedirectOrigins, " "), f.ID)
 	return s.db.dialect.translate(err)
 }
 

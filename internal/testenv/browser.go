@@ -35,8 +35,13 @@ func (e *Env) NewBrowser(t testing.TB) *Browser {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Browser{env: e, Client: &http.Client{Jar: jar, Timeout: 10 * time.Second,
+	b := &Browser{env: e, Client: &http.Client{Jar: jar, Timeout: 10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	if strings.HasPrefix(e.URL, "https://") {
+		// Options.TLS: trust the test server's certificate.
+		b.Client.Transport = e.Client.Transport
+	}
+	return b
 }
 
 // Do sends method rawURL (a path of the env's server or a whole URL),

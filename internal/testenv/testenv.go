@@ -115,6 +115,8 @@ type Env struct {
 	// mail (QueueMail), for tests of the job engine.
 	Jobs *sqlstore.DB
 	opts Options
+	// ShortLinkURL is GATEHOUSE_SHORT_LINK_URL (Options.ShortLinksOnAccounts).
+	ShortLinkURL string
 	// issuer is the URL of the first instance: every instance of one
 	// service has the same GATEHOUSE_BASE_URL.
 	issuer string
@@ -158,6 +160,16 @@ type Options struct {
 	// WebURL, when set, is the web URL (e.g. a proxy in front of several
 	// instances); it wins over LocalWeb.
 	WebURL string
+	// TLS serves over https (a test certificate Client trusts), so the
+	// base URL is https: HSTS, Secure cookies with the __Host- prefix.
+	TLS bool
+	// NoHSTS is GATEHOUSE_HSTS=off.
+	NoHSTS bool
+	// ShortLinksOnAccounts sets GATEHOUSE_SHORT_LINK_URL to its default,
+	// {api_url}/l, on the accounts origin, where a short link shows a page
+	// before it leaves; else it is http://links.test/l, another origin,
+	// where it redirects at once (env.Follow asks for that host).
+	ShortLinksOnAccounts bool
 }
 
 // cheapHash keeps tests fast; the production parameters are benchmarked.
@@ -211,6 +223,9 @@ func (env *Env) start(t testing.TB) {
 	// The listener comes first: its URL is the issuer (GATEHOUSE_BASE_URL).
 	srv := httptest.NewUnstartedServer(nil)
 	env.URL = "http://" + srv.Listener.Addr().String()
+	if o.TLS {
+		env.URL = "https://" + srv.Listener.Addr().String()
+	}
 	if env.issuer == "" {
 		env.issuer = env.URL
 	}
@@ -221,13 +236,17 @@ func (env *Env) start(t testing.TB) {
 	if o.WebURL != "" {
 		webURL = o.WebURL
 	}
+	env.ShortLinkURL = "http://links.test/l"
+	if o.ShortLinksOnAccounts {
+		env.ShortLinkURL = env.issuer + "/l"
+	}
 	sender, err := mail.New(mail.Options{URL: env.Mail.URL(), From: "Gatehouse <no-reply@gatehouse.test>", Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, err := app.New(context.Background(), app.Config{BaseURL: env.issuer, APIURL: env.issuer, FormsURL: env.issuer + "/forms",
-		ShortLinkURL: env.issuer + "/l", WebURL: webURL, MobileURL: "https://mobile.test/app",
-		JWTSecret: JWTSecret, RateLimit: o.RateLimit, MailLimit: o.MailLimits,
+		ShortLinkURL: env.ShortLinkURL, WebURL: webURL, MobileURL: "https://mobile.test/app",
+		JWTSecret: JWTSecret, RateLimit: o.RateLimit, MailLimit: o.MailLimits, NoHSTS: o.NoHSTS,
 		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs, Brand: o.Brand}, o.deps(env, sdb, sender, log))
 	if err != nil {
 		t.Fatal(err)
@@ -235,7 +254,11 @@ func (env *Env) start(t testing.TB) {
 	env.Svc, env.OAuth, env.Forms, env.Links, env.Webhooks = a.Identity, a.OAuth, a.Forms, a.Links, a.Webhooks
 	env.Sign, env.Jobs = a.Sign, a.JobsDB()
 	srv.Config.Handler = env.validated(t, a.Handler)
-	srv.Start()
+	if o.TLS {
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
 	t.Cleanup(func() {
 		srv.Close()
 		a.Close(context.Background())

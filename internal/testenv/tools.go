@@ -3,20 +3,42 @@ package testenv
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"testing"
 )
 
-// Follow GETs the Links short link code without following the redirect.
+// Follow GETs the Links short link code, as a browser would on the
+// short-link URL's host (Env.ShortLinkURL), without following the
+// redirect.
 func (e *Env) Follow(t testing.TB, code string) *http.Response {
 	t.Helper()
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := c.Get(e.URL + "/l/" + code)
+	u, err := url.Parse(e.ShortLinkURL)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return e.FollowOn(t, u.Host, code)
+}
+
+// FollowOn is Follow asking for host (the Host header) whatever the
+// short-link URL; it reads the body.
+func (e *Env) FollowOn(t testing.TB, host, code string) *http.Response {
+	t.Helper()
+	c := &http.Client{Transport: e.Client.Transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, err := http.NewRequest("GET", e.URL+"/l/"+code, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
+	res.Body = io.NopCloser(bytes.NewReader(body))
 	return res
 }
 

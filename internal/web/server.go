@@ -44,6 +44,9 @@ type Config struct {
 	// path, named in its 401 challenge; nil when no authorization server
 	// is configured.
 	ResourceMetadataURL func(path string) string
+	// HSTS sends Strict-Transport-Security on every answer (the base URL
+	// is https and GATEHOUSE_HSTS is not off).
+	HSTS bool
 }
 
 // Server is the HTTP kernel: the modules mount their routes on Mux through
@@ -63,13 +66,14 @@ type Server struct {
 	// named are the limiters modules asked for (Limiter), by name.
 	named   map[string]namedLimiter
 	namedMu sync.Mutex
+	hsts    bool
 }
 
 // NewServer returns the kernel with its own routes (GET /health, GET
 // /openapi.json); the modules mount theirs on Mux.
 func NewServer(c Config) *Server {
 	s := &Server{auth: c.Auth, health: c.Health, log: c.Logger, mux: http.NewServeMux(), metadata: c.ResourceMetadataURL,
-		rateLimit: c.RateLimit, now: c.Now, bodyLimits: map[string]int64{}, named: map[string]namedLimiter{}}
+		rateLimit: c.RateLimit, now: c.Now, bodyLimits: map[string]int64{}, named: map[string]namedLimiter{}, hsts: c.HSTS}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -144,13 +148,38 @@ func requestID(ctx context.Context) string {
 	return id
 }
 
-// ServeHTTP adds a request id, bounds the body, recovers panics, and answers
-// unknown routes and wrong methods with JSON errors.
+// HSTS is the Strict-Transport-Security of every answer when the base
+// URL is https: two years, subdomains included.
+const HSTS = "max-age=63072000; includeSubDomains"
+
+// DefaultCSP is the Content-Security-Policy of every answer whose handler
+// sets none (JSON, redirects, errors): nothing may load, nothing may frame
+// it. The pages set their own, as strict, over it.
+const DefaultCSP = "default-src 'none'; frame-ancestors 'none'"
+
+// harden sets the security headers of every answer before its handler
+// runs, so a handler that writes a page replaces the CSP and referrer
+// policy with its own, and no answer, an error or a 404 included, goes
+// out without them.
+func (s *Server) harden(h http.Header) {
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Content-Security-Policy", DefaultCSP)
+	h.Set("Referrer-Policy", "no-referrer")
+	if s.hsts {
+		h.Set("Strict-Transport-Security", HSTS)
+	}
+}
+
+// ServeHTTP adds a request id and the security headers, bounds the body,
+// recovers panics, and answers unknown routes and wrong methods with JSON
+// errors.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var b [8]byte
 	rand.Read(b[:])
 	id := hex.EncodeToString(b[:])
 	w.Header().Set("X-Request-Id", id)
+	s.harden(w.Header())
 	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
 	defer func() {
 		if v := recover(); v != nil {

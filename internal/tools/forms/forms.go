@@ -40,7 +40,10 @@ type Autoresponder struct {
 type Form struct {
 	ID, OrgID, Name, CreatedBy string
 	Autoresponder              Autoresponder
-	Created                    time.Time
+	// RedirectOrigins are the https origins a submission's _next may
+	// lead to (redirects.go).
+	RedirectOrigins []string
+	Created         time.Time
 	// ToolSwitch is the workspace's stored switch of the forms tool, read
 	// with the form; nil when never set (gatehouse.ToolOn decides).
 	ToolSwitch *bool
@@ -65,6 +68,8 @@ type Store interface {
 	// LiveForm reads a form of a live org; orgID "" matches any org.
 	LiveForm(ctx context.Context, orgID, id string) (*Form, error)
 	CreateForm(ctx context.Context, f *Form) error
+	// UpdateForm writes a form's redirect origins.
+	UpdateForm(ctx context.Context, f *Form) error
 	ListForms(ctx context.Context, orgID string) ([]*Form, error)
 	AddSubmission(ctx context.Context, s *Submission) error
 	// LockForm holds the form's row until the transaction ends, so
@@ -171,6 +176,7 @@ type CreateInput struct {
 		Subject string `json:"subject"`
 		Body    string `json:"body"`
 	} `json:"autoresponder"`
+	RedirectOrigins *[]string `json:"redirectOrigins"`
 }
 
 // Create adds a form to the caller's workspace.
@@ -190,6 +196,12 @@ func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, in *Create
 		}
 		if len(a.Subject)+len(a.Body) > MaxAutoresponder {
 			return nil, gatehouse.Invalid("the autoresponder is longer than %d bytes", MaxAutoresponder)
+		}
+	}
+	if in.RedirectOrigins != nil {
+		var err error
+		if f.RedirectOrigins, err = redirectOrigins(*in.RedirectOrigins); err != nil {
+			return nil, err
 		}
 	}
 	err := s.store.Tx(ctx, func(tx Store) error {

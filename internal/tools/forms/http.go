@@ -36,6 +36,7 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	m.Handle("POST /forms/v1/forms", t(h.handleCreateForm))
 	m.Handle("GET /forms/v1/forms", t(h.handleForms))
 	m.Handle("GET /forms/v1/forms/{id}", t(h.handleForm))
+	m.Handle("PATCH /forms/v1/forms/{id}", t(h.handleUpdateForm))
 	m.Handle("GET /forms/v1/forms/{id}/submissions", t(h.handleSubmissions))
 	m.Handle("GET /forms/v1/forms/{id}/destinations", t(h.handleDestinations))
 	m.Handle("POST /forms/v1/forms/{id}/destinations", t(h.handleAddDestination))
@@ -75,6 +76,16 @@ func (h *handlers) handleForms(w http.ResponseWriter, r *http.Request, p *gateho
 // handleForm handles "GET /forms/v1/forms/{id}".
 func (h *handlers) handleForm(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	f, err := h.svc.Get(r.Context(), p, r.PathValue("id"))
+	return h.writeForm(w, f, err)
+}
+
+// handleUpdateForm handles "PATCH /forms/v1/forms/{id}".
+func (h *handlers) handleUpdateForm(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
+	var in UpdateInput
+	if err := httpjson.Decode(r, &in); err != nil {
+		return err
+	}
+	f, err := h.svc.Update(r.Context(), p, r.PathValue("id"), &in)
 	return h.writeForm(w, f, err)
 }
 
@@ -133,8 +144,9 @@ func (h *handlers) handleDeleteDestination(w http.ResponseWriter, r *http.Reques
 }
 
 // handleSubmit handles "POST /forms/f/{id}": a public submission from any
-// site, with no bearer, in any of the bodies submission reads. A form with
-// a next URL redirects the browser there.
+// site, with no bearer, in any of the bodies submission reads. A _next on
+// an origin the form lists redirects the browser there; any other gets
+// {ok: true}.
 func (h *handlers) handleSubmit(w http.ResponseWriter, r *http.Request) error {
 	data, err := submission(r)
 	if err != nil {

@@ -15,14 +15,17 @@ type formJSON struct {
 	Name          string            `json:"name"`
 	Endpoint      string            `json:"endpoint"`
 	Autoresponder autoresponderJSON `json:"autoresponder"`
-	Created       string            `json:"created"`
+	// RedirectOrigins are where a submission's _next may lead.
+	RedirectOrigins []string `json:"redirectOrigins"`
+	Created         string   `json:"created"`
 }
 
 // toForm is f as the API writes it.
 func (h *handlers) toForm(f *Form) formJSON {
 	a := f.Autoresponder
 	return formJSON{ID: f.ID, Name: f.Name, Endpoint: h.svc.Endpoint(f.ID), Created: httpjson.Stamp(f.Created),
-		Autoresponder: autoresponderJSON{Enabled: a.Enabled, Subject: a.Subject, Body: a.Body}}
+		Autoresponder:   autoresponderJSON{Enabled: a.Enabled, Subject: a.Subject, Body: a.Body},
+		RedirectOrigins: append([]string{}, f.RedirectOrigins...)}
 }
 
 // destinationJSON adds unconfirmed (the addresses of config.to that get no

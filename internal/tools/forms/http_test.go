@@ -28,7 +28,7 @@ func TestForms(t *testing.T) {
 		r := env.Do(t, "POST", "/forms/v1/forms", member.Token, map[string]any{"name": "Contact",
 			"autoresponder": map[string]any{"enabled": true, "subject": "Thanks", "body": "We got it."}}).Want(t, 200)
 		form := r.Obj(t, "form")
-		testenv.CheckKeys(t, "form", form, "id", "name", "endpoint", "autoresponder", "created")
+		testenv.CheckKeys(t, "form", form, "id", "name", "endpoint", "autoresponder", "redirectOrigins", "created")
 		id := r.Str("form.id")
 		if form["name"] != "Contact" || form["endpoint"] != env.URL+"/forms/f/"+id || r.Get("form.autoresponder.enabled") != true {
 			t.Errorf("form = %s", r.Body)
@@ -92,7 +92,7 @@ func TestFormSubmissions(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		owner, _ := env.Team(t)
 		inbox := "inbox-" + testenv.RandomHex(4) + "@example.com"
-		r := env.Do(t, "POST", "/forms/v1/forms", owner.Token, map[string]any{"name": "Contact",
+		r := env.Do(t, "POST", "/forms/v1/forms", owner.Token, map[string]any{"name": "Contact", "redirectOrigins": []string{"https://example.com"},
 			"autoresponder": map[string]any{"enabled": true, "subject": "Thanks for writing", "body": "We got it."}}).Want(t, 200)
 		id := r.Str("form.id")
 		env.Do(t, "POST", "/forms/v1/forms/"+id+"/destinations", owner.Token, map[string]any{"type": "email", "config": map[string]any{"to": []string{inbox}}}).Want(t, 200)

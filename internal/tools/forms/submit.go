@@ -11,7 +11,6 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/mail"
-	"github.com/gatehouse/gatehouse/internal/outbound"
 )
 
 // MaxAutoresponsesPerHour bounds a form's autoresponses over any rolling
@@ -21,7 +20,8 @@ const MaxAutoresponsesPerHour = 20
 
 // Submit stores a public submission to form id; data are the submitted
 // fields. A non-empty _gotcha marks it spam; _gotcha and _next are not
-// stored. It returns where to send the submitter (_next), if anywhere.
+// stored. It returns where to send the submitter (_next), if anywhere:
+// only to an origin the form lists in its redirectOrigins.
 func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (string, error) {
 	if !gatehouse.IsID(id) {
 		return "", errFormNotFound
@@ -46,11 +46,8 @@ func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (s
 	if len(data) > MaxFields {
 		return "", gatehouse.Invalid("a submission has at most %d fields", MaxFields)
 	}
-	if next != "" {
-		var ok bool
-		if next, ok = outbound.ParseURL(next, MaxNext, "http", "https"); !ok {
-			return "", gatehouse.Invalid("_next must be an absolute http(s) URL of at most %d bytes", MaxNext)
-		}
+	if next, err = checkNext(next); err != nil {
+		return "", err
 	}
 	for k, v := range data {
 		if sv, ok := v.(string); ok {
@@ -84,6 +81,9 @@ func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (s
 	})
 	if err != nil {
 		return "", err
+	}
+	if !f.nextAllowed(next) {
+		return "", nil
 	}
 	return next, nil
 }

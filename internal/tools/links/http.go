@@ -117,15 +117,21 @@ func (h *handlers) handleConversion(w http.ResponseWriter, r *http.Request, p *g
 	return nil
 }
 
-// handleFollow handles "GET /l/{code}", the public short link: 302 to the
-// destination with the click's id in svc_click; 404 when the link is
-// unknown, inactive or archived.
+// handleFollow handles "GET /l/{code}", the public short link: the click
+// is counted and the destination gets its id in svc_click; 302 there on
+// the short-link URL's own host when that is not the accounts service's
+// (Service.Direct), else 200 with a page naming the destination's host and
+// a link to it (interstitial.go); 404 when the link is unknown, inactive
+// or archived.
 func (h *handlers) handleFollow(w http.ResponseWriter, r *http.Request) error {
 	to, err := h.svc.Follow(r.Context(), r.PathValue("code"))
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	http.Redirect(w, r, to, http.StatusFound)
-	return nil
+	if h.svc.Direct(r.Host) {
+		http.Redirect(w, r, to, http.StatusFound)
+		return nil
+	}
+	return writeInterstitial(w, to)
 }

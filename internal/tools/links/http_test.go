@@ -29,7 +29,7 @@ func TestLinks(t *testing.T) {
 		link := r.Obj(t, "link")
 		testenv.CheckKeys(t, "link", link, "id", "shortCode", "shortUrl", "destinationUrl", "title", "active", "archived", "clicks", "created")
 		id := r.Str("link.id")
-		if link["shortCode"] != code || link["shortUrl"] != env.URL+"/l/"+code || link["active"] != true || link["archived"] != false || link["clicks"] != float64(0) {
+		if link["shortCode"] != code || link["shortUrl"] != env.ShortLinkURL+"/"+code || link["active"] != true || link["archived"] != false || link["clicks"] != float64(0) {
 			t.Errorf("link = %s", r.Body)
 		}
 		env.Do(t, "POST", "/links/v1/links", stranger.Token, map[string]any{"destinationUrl": "https://example.com", "shortCode": code}).Want(t, 409)

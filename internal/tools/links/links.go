@@ -99,6 +99,8 @@ type Service struct {
 	store Store
 	clock gatehouse.Clock
 	base  string // GATEHOUSE_SHORT_LINK_URL
+	// ours are the host names of the accounts service (SetAccountsURLs).
+	ours map[string]bool
 
 	events Events
 }

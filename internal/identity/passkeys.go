@@ -220,6 +220,16 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, p *gatehouse.Pr
 		pk.Transports = append(pk.Transports, string(t))
 	}
 	err = s.store.Tx(ctx, func(tx Store) error {
+		// The account's row, then the caller's session: a mailbox claim
+		// (which locks the row, removes the passkeys and revokes the
+		// sessions) either committed before, and the session reads
+		// revoked, or waits for this commit and removes this passkey too.
+		if _, err := tx.PinUser(ctx, p.UserID); err != nil {
+			return errSessionEnded
+		}
+		if _, err := ownSession(ctx, tx, p, s.Now()); err != nil {
+			return err
+		}
 		if err := tx.CreatePasskey(ctx, pk); errors.Is(err, gatehouse.ErrConflict) {
 			return gatehouse.Errorf(gatehouse.KindConflict, "this passkey is registered already")
 		} else if err != nil {

@@ -80,7 +80,7 @@ func (s *Service) verifyMail(email, secret string) mail.Message {
 	return mail.Message{To: email, Subject: "Confirm your email address",
 		Text: "Someone signed up for " + s.brand.Product() + " with this address. If it was you, confirm your address by opening this link:\n\n" + link +
 			"\n\nThe link works once and expires in 24 hours.\n\nIf you did not sign up, ignore this message and do not open the link: whoever signed up chose the password. " +
-			"To use " + s.brand.Product() + " with this address yourself, sign in with an emailed sign-in link instead; that removes the password set before and signs everyone else out.\n"}
+			"To use " + s.brand.Product() + " with this address yourself, sign in with an emailed sign-in link instead; that removes the password, two-factor settings and passkeys set before and signs everyone else out.\n"}
 }
 
 // startSession opens a sign-in session for u scoped to oc and returns its

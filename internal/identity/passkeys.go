@@ -88,6 +88,7 @@ func newRelyingParty(webURL string) (*webauthn.WebAuthn, error) {
 type passkeyUser struct {
 	u     *gatehouse.User
 	creds []webauthn.Credential
+	ids   []string // the passkeys' ids, as creds (passkeyUser fills it)
 }
 
 func (p *passkeyUser) WebAuthnID() []byte                         { return []byte(p.u.ID) }
@@ -277,6 +278,7 @@ func (s *Service) passkeyUser(ctx context.Context, userID string) (*passkeyUser,
 	pu := &passkeyUser{u: u}
 	for i := range pks {
 		pu.creds = append(pu.creds, pks[i].credential())
+		pu.ids = append(pu.ids, pks[i].ID)
 	}
 	return pu, nil
 }

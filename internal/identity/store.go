@@ -144,6 +144,10 @@ type Store interface {
 	// DeleteUserCeremonies deletes every begun ceremony for the user (a
 	// registration, or a second-factor check) and returns how many.
 	DeleteUserCeremonies(ctx context.Context, userID string) (int, error)
+	// SessionFirstPasskey is the passkey whose sign-in opened session id
+	// (Session.FirstPasskeyID), "" when none did; ErrNotFound when there is
+	// no such session.
+	SessionFirstPasskey(ctx context.Context, sessionID string) (string, error)
 	// UsePasskey records an assertion: sign count, flags and last use, only
 	// while the stored count is below count or both are 0; ErrNotFound
 	// otherwise (the passkey is gone or another assertion counted first).

@@ -17,9 +17,11 @@ import (
 // address is marked verified, everything such a registrant could hold is
 // taken away: the password, every session (their refresh tokens and OAuth
 // sessions), every OAuth grant, every API key the account holds or created,
-// and every webhook it created; the default workspace goes back to the
-// personal one. The owner then sets a password without a current one. An
-// address already verified is left as it is.
+// every webhook it created, and every other credential (removeCredentials:
+// second factors, recovery codes, passkeys, begun ceremonies); the default
+// workspace goes back to the personal one. The owner then signs in with
+// no second factor and sets a password without a current one. An address
+// already verified is left as it is.
 //
 // The user's row lock serializes concurrent proofs, and a concurrent
 // confirmation, password change or deletion: the later proof reads the
@@ -63,6 +65,9 @@ func (s *Service) claimMailbox(ctx context.Context, tx Store, u *gatehouse.User,
 	if meta["webhooks_disabled"], err = tx.DisableUserWebhooks(ctx, u.ID, now); err != nil {
 		return nil, internal("disable webhooks", err)
 	}
+	if err := removeCredentials(ctx, tx, u.ID, meta); err != nil {
+		return nil, err
+	}
 	if err := tx.SetDefaultOrg(ctx, u.ID, ""); err != nil {
 		return nil, internal("reset default org", err)
 	}
@@ -84,4 +89,32 @@ func (s *Service) claimMailbox(ctx context.Context, tx Store, u *gatehouse.User,
 		return nil, err
 	}
 	return u, nil
+}
+
+// removeCredentials is the part of a claim that deletes what a registrant
+// could sign in with, or block the owner with, besides the password and
+// sessions: TOTP factors (confirmed, or an enrolment begun), recovery
+// codes, passkeys (a squatter's passkey then finds no row on any instance,
+// and its sessions are revoked already), begun passkey ceremonies and the
+// second-factor attempt count. It adds how many of each it removed to
+// meta. Every new kind of credential an account can hold is removed here
+// too: linked upstream identities (SSO, social sign-in), when they land.
+func removeCredentials(ctx context.Context, tx Store, userID string, meta map[string]any) error {
+	var err error
+	if meta["factors_removed"], err = tx.DeleteUserFactors(ctx, userID); err != nil {
+		return internal("remove factors", err)
+	}
+	if meta["recovery_codes_removed"], err = tx.DeleteRecoveryCodes(ctx, userID); err != nil {
+		return internal("remove recovery codes", err)
+	}
+	if meta["passkeys_removed"], err = tx.DeleteUserPasskeys(ctx, userID); err != nil {
+		return internal("remove passkeys", err)
+	}
+	if meta["ceremonies_removed"], err = tx.DeleteUserCeremonies(ctx, userID); err != nil {
+		return internal("remove passkey ceremonies", err)
+	}
+	if err := tx.ClearMFAAttempts(ctx, userID); err != nil {
+		return internal("clear attempts", err)
+	}
+	return nil
 }

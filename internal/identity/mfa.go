@@ -268,7 +268,7 @@ func (s *Service) SecondFactor(ctx context.Context, p *gatehouse.Principal, st S
 	if !p.Pending {
 		return nil, errNotPending
 	}
-	f, err := s.factorCheck(ctx, p.UserID, st)
+	f, err := s.factorCheck(ctx, p.UserID, p.SessionID, st)
 	if err != nil {
 		return nil, err
 	}
@@ -330,10 +330,10 @@ type factorUse struct {
 }
 
 // factorCheck checks the form of the step's factor (a passkey's assertion
-// too) and returns how to spend it.
-func (s *Service) factorCheck(ctx context.Context, userID string, st Step) (*factorUse, error) {
+// too) for the pending session sid and returns how to spend it.
+func (s *Service) factorCheck(ctx context.Context, userID, sid string, st Step) (*factorUse, error) {
 	if st.Method == FactorPasskey {
-		use, amr, err := s.passkeyStep(ctx, userID, st)
+		use, amr, err := s.passkeyStep(ctx, userID, sid, st)
 		return &factorUse{use: use, amr: amr}, err
 	}
 	use, err := s.codeCheck(ctx, userID, st.Method, st.Code)

@@ -43,9 +43,5 @@ func (s *Service) PendingPrincipal(ctx context.Context, refreshSecret string) (*
 // StepFactors are the second factors p's pending sign-in can present, as
 // the sign-in named them: the step page offers one form for each.
 func (s *Service) StepFactors(ctx context.Context, p *gatehouse.Principal) ([]string, error) {
-	fs, err := s.factorsOf(ctx, s.store, p.UserID)
-	if err != nil {
-		return nil, internal("find factors", err)
-	}
-	return fs, nil
+	return s.sessionFactors(ctx, p.UserID, p.SessionID)
 }

@@ -1,8 +1,10 @@
 package identity_test
 
 import (
+	"encoding/base64"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse/internal/passkeytest"
 	"github.com/gatehouse/gatehouse/internal/testenv"
@@ -87,5 +89,68 @@ func TestRecentSignInFactors(t *testing.T) {
 			step("totp", totpAt(t, env, m.Secret, 0))).Want(t, 200).Str("access_token")
 		env.Call(t, "POST", "/v1/me/recovery-codes", stepped, nil).Want(t, 200)
 		env.Call(t, "DELETE", "/v1/me/factors/"+m.FactorID, stepped, nil).Want(t, 200)
+	})
+}
+
+// TestPasskeyStepOtherCredential: two factors are two credentials (issue
+// 23 item 5). A passkey sign-in without user verification is one factor;
+// the step it owes is not offered with that passkey (not in mfa.factors,
+// whether answered by the sign-in or a refresh; its begin refuses, 400)
+// and the passkey is refused as the step (401), even answering a ceremony
+// begun by another pending sign-in that lists it. The TOTP takes the step.
+// With a second passkey, the step offers and takes that one only.
+func TestPasskeyStepOtherCredential(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		m := withTOTP(t, env)
+		m.Account.Access = m.Access
+		auth := passkeytest.New(webOrigin, webRPID)
+		c, _ := addPasskey(t, env, m.Account, auth)
+
+		auth.Flags = passkeytest.FlagUP
+		first := passkeySignIn(t, env, auth, c).Want(t, 200)
+		if f := testenv.Strings(first.Get("mfa.factors")); !slices.Equal(f, []string{"totp", "recovery_code"}) {
+			t.Fatalf("factors owed after a passkey first step = %v; want [totp recovery_code], not the same passkey", f)
+		}
+		refreshed := env.Refresh(t, first.Str("refresh_token")).Want(t, 200)
+		if f := testenv.Strings(refreshed.Get("mfa.factors")); slices.Contains(f, "passkey") {
+			t.Errorf("factors owed after a refresh = %v; want no passkey", f)
+		}
+		pending := refreshed.Str("access_token")
+		env.Call(t, "POST", "/v1/auth/mfa/passkey", pending, nil).Want(t, 400)
+		// A ceremony of a password sign-in's step lists the passkey; the
+		// passkey sign-in's step still refuses it.
+		o := passkeyBegin(t, env, "/v1/auth/mfa/passkey", pendingLogin(t, env, m).Str("access_token"))
+		auth.Flags = passkeytest.FlagUP | passkeytest.FlagUV
+		env.Call(t, "POST", "/v1/auth/mfa", pending, map[string]any{"method": "passkey", "ceremony_id": o.CeremonyID,
+			"credential": auth.Assert(c, o.Challenge())}).Want(t, 401)
+		env.Call(t, "GET", "/v1/me/orgs", pending, nil).Want(t, 403)
+		done := env.Call(t, "POST", "/v1/auth/mfa", pending, step("totp", totpAt(t, env, m.Secret, 0))).Want(t, 200)
+		if cl := testenv.Claims(t, done.Str("access_token")); cl["aal"] != "aal2" || !slices.Equal(testenv.Strings(cl["amr"]), []string{"hwk", "otp", "mfa"}) {
+			t.Errorf("after the TOTP step aal %v amr %v; want aal2 [hwk otp mfa]", cl["aal"], cl["amr"])
+		}
+
+		// A second passkey is another credential: offered, and taken.
+		env.Clock.Advance(30 * time.Second)
+		m.Account.Access = done.Str("access_token")
+		c2, _ := addPasskey(t, env, m.Account, auth)
+		auth.Flags = passkeytest.FlagUP
+		first = passkeySignIn(t, env, auth, c).Want(t, 200)
+		if f := testenv.Strings(first.Get("mfa.factors")); !slices.Contains(f, "passkey") {
+			t.Fatalf("factors owed with a second passkey = %v; want passkey among them", f)
+		}
+		pending = first.Str("access_token")
+		o = passkeyBegin(t, env, "/v1/auth/mfa/passkey", pending)
+		r := env.Call(t, "POST", "/v1/auth/mfa/passkey", pending, nil).Want(t, 200)
+		if allow, _ := r.Get("publicKey.allowCredentials").([]any); len(allow) != 1 {
+			t.Errorf("allowCredentials = %v; want only the other passkey", allow)
+		} else if id, _ := allow[0].(map[string]any)["id"].(string); id != base64.RawURLEncoding.EncodeToString(c2.ID) {
+			t.Errorf("allowCredentials = %v; want the other passkey %x", allow, c2.ID)
+		}
+		env.Call(t, "POST", "/v1/auth/mfa", pending, map[string]any{"method": "passkey", "ceremony_id": o.CeremonyID,
+			"credential": auth.Assert(c, o.Challenge())}).Want(t, 401)
+		o = passkeyBegin(t, env, "/v1/auth/mfa/passkey", pending)
+		done = env.Call(t, "POST", "/v1/auth/mfa", pending, map[string]any{"method": "passkey", "ceremony_id": o.CeremonyID,
+			"credential": auth.Assert(c2, o.Challenge())}).Want(t, 200)
+		env.Call(t, "GET", "/v1/me/orgs", done.Str("access_token"), nil).Want(t, 200)
 	})
 }

@@ -88,6 +88,7 @@ func newRelyingParty(webURL string) (*webauthn.WebAuthn, error) {
 type passkeyUser struct {
 	u     *gatehouse.User
 	creds []webauthn.Credential
+	ids   []string // the passkeys' ids, as creds (passkeyUser fills it)
 }
 
 func (p *passkeyUser) WebAuthnID() []byte                         { return []byte(p.u.ID) }
@@ -220,6 +221,16 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, p *gatehouse.Pr
 		pk.Transports = append(pk.Transports, string(t))
 	}
 	err = s.store.Tx(ctx, func(tx Store) error {
+		// The account's row, then the caller's session: a mailbox claim
+		// (which locks the row, removes the passkeys and revokes the
+		// sessions) either committed before, and the session reads
+		// revoked, or waits for this commit and removes this passkey too.
+		if _, err := tx.PinUser(ctx, p.UserID); err != nil {
+			return errSessionEnded
+		}
+		if _, err := ownSession(ctx, tx, p, s.Now()); err != nil {
+			return err
+		}
 		if err := tx.CreatePasskey(ctx, pk); errors.Is(err, gatehouse.ErrConflict) {
 			return gatehouse.Errorf(gatehouse.KindConflict, "this passkey is registered already")
 		} else if err != nil {
@@ -267,6 +278,7 @@ func (s *Service) passkeyUser(ctx context.Context, userID string) (*passkeyUser,
 	pu := &passkeyUser{u: u}
 	for i := range pks {
 		pu.creds = append(pu.creds, pks[i].credential())
+		pu.ids = append(pu.ids, pks[i].ID)
 	}
 	return pu, nil
 }

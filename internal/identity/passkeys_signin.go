@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/go-webauthn/webauthn/protocol"
@@ -42,7 +43,7 @@ func (s *Service) FinishPasskeySignIn(ctx context.Context, ceremonyID string, re
 		if err != nil {
 			return err
 		}
-		out, err = s.startSessionAt(ctx, tx, a.user, oc, gatehouse.ViaPasskey, passkeyLevel(a), meta)
+		out, err = s.startSessionAt(ctx, tx, a.user, oc, gatehouse.ViaPasskey, passkeyLevel(a), a.pk.ID, meta)
 		return err
 	})
 	if err != nil {
@@ -55,6 +56,12 @@ func (s *Service) FinishPasskeySignIn(ctx context.Context, ceremonyID string, re
 // BeginPasskeyCheck starts an assertion by one of userID's passkeys (the
 // second factor after a password): allowCredentials lists them.
 func (s *Service) BeginPasskeyCheck(ctx context.Context, userID string) (*PasskeyOptions, error) {
+	return s.beginPasskeyCheck(ctx, userID, "")
+}
+
+// beginPasskeyCheck is BeginPasskeyCheck leaving out the passkey skip
+// (the one a sign-in's first step was; "" for none).
+func (s *Service) beginPasskeyCheck(ctx context.Context, userID, skip string) (*PasskeyOptions, error) {
 	if s.rp == nil {
 		return nil, errNoPasskeys
 	}
@@ -64,6 +71,12 @@ func (s *Service) BeginPasskeyCheck(ctx context.Context, userID string) (*Passke
 	}
 	if len(pu.creds) == 0 {
 		return nil, gatehouse.Invalid("the account has no passkey")
+	}
+	if i := slices.Index(pu.ids, skip); skip != "" && i >= 0 {
+		pu.creds = slices.Delete(pu.creds, i, i+1)
+		if len(pu.creds) == 0 {
+			return nil, gatehouse.Invalid("the account has no other passkey: the one you signed in with cannot also be your second factor")
+		}
 	}
 	opts, session, err := s.rp.BeginLogin(pu, webauthn.WithUserVerification(protocol.VerificationPreferred))
 	if err != nil {

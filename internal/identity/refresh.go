@@ -186,8 +186,8 @@ func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.Se
 	out := &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: next, User: u, Org: oc}
 	if sess.Level.Pending {
 		// Still owing the second factor: say which, as the sign-in did.
-		if out.Factors, err = s.factorsOf(ctx, s.store, u.ID); err != nil {
-			return nil, internal("find factors", err)
+		if out.Factors, err = s.sessionFactors(ctx, u.ID, sess.ID); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

@@ -80,7 +80,7 @@ func (s *Service) verifyMail(email, secret string) mail.Message {
 	return mail.Message{To: email, Subject: "Confirm your email address",
 		Text: "Someone signed up for " + s.brand.Product() + " with this address. If it was you, confirm your address by opening this link:\n\n" + link +
 			"\n\nThe link works once and expires in 24 hours.\n\nIf you did not sign up, ignore this message and do not open the link: whoever signed up chose the password. " +
-			"To use " + s.brand.Product() + " with this address yourself, sign in with an emailed sign-in link instead; that removes the password set before and signs everyone else out.\n"}
+			"To use " + s.brand.Product() + " with this address yourself, sign in with an emailed sign-in link instead; that removes the password, two-factor settings and passkeys set before and signs everyone else out.\n"}
 }
 
 // startSession opens a sign-in session for u scoped to oc and returns its
@@ -88,23 +88,28 @@ func (s *Service) verifyMail(email, secret string) mail.Message {
 // session at aal1 that owes it (SignIn.Factors): only the step, the
 // caller's description and logout answer its tokens.
 func (s *Service) startSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, meta gatehouse.SessionMeta) (*SignIn, error) {
-	return s.startSessionAt(ctx, st, u, oc, via, gatehouse.Assurance{}, meta)
+	return s.startSessionAt(ctx, st, u, oc, via, gatehouse.Assurance{}, "", meta)
 }
 
 // startSessionAt is startSession of a sign-in whose first step proved lvl:
 // one method (aal1) owes the account's second factor if it has one; two
-// (a verified passkey: aal2) owe nothing.
-func (s *Service) startSessionAt(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, lvl gatehouse.Assurance, meta gatehouse.SessionMeta) (*SignIn, error) {
+// (a verified passkey: aal2) owe nothing. firstPasskey is the passkey of
+// a passkey sign-in ("" otherwise): the step owed is taken with another
+// credential, so it is neither offered nor accepted (factorsOf).
+func (s *Service) startSessionAt(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, lvl gatehouse.Assurance,
+	firstPasskey string, meta gatehouse.SessionMeta) (*SignIn, error) {
 	var factors []string
 	if lvl.AAL != gatehouse.AAL2 {
 		var err error
-		if factors, err = s.factorsOf(ctx, st, u.ID); err != nil {
+		if factors, err = s.factorsOf(ctx, st, u.ID, firstPasskey); err != nil {
 			return nil, internal("find factors", err)
 		}
 	}
 	lvl.Pending = len(factors) > 0
 	lvl = lvl.Level(via)
-	out, err := s.openSession(ctx, st, u, oc, via, lvl, meta)
+	sess := s.newSession(u.ID, via, lvl, meta)
+	sess.FirstPasskeyID = firstPasskey
+	out, err := s.storeSession(ctx, st, u, oc, sess)
 	if out != nil && lvl.Pending {
 		out.Factors = factors
 	}
@@ -113,10 +118,14 @@ func (s *Service) startSessionAt(ctx context.Context, st Store, u *gatehouse.Use
 
 // openSession stores a session at level lvl and issues its first pair.
 func (s *Service) openSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, lvl gatehouse.Assurance, meta gatehouse.SessionMeta) (*SignIn, error) {
+	return s.storeSession(ctx, st, u, oc, s.newSession(u.ID, via, lvl, meta))
+}
+
+// newSession is a sign-in session of userID opened now at level lvl.
+func (s *Service) newSession(userID, via string, lvl gatehouse.Assurance, meta gatehouse.SessionMeta) *Session {
 	now := s.Now()
-	sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: via, UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP,
+	return &Session{ID: gatehouse.NewID(), UserID: userID, Via: via, UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP,
 		CreatedAt: now, ExpiresAt: s.firstEnd(lvl, now), LastUsedAt: now, Level: lvl}
-	return s.storeSession(ctx, st, u, oc, sess)
 }
 
 // storeSession stores sess with its first refresh token and issues the

@@ -138,6 +138,16 @@ type Store interface {
 	// DeletePasskey deletes the user's passkey id; ErrNotFound when the
 	// user has no such passkey.
 	DeletePasskey(ctx context.Context, userID, id string) error
+	// DeleteUserPasskeys deletes every passkey of the user and returns how
+	// many.
+	DeleteUserPasskeys(ctx context.Context, userID string) (int, error)
+	// DeleteUserCeremonies deletes every begun ceremony for the user (a
+	// registration, or a second-factor check) and returns how many.
+	DeleteUserCeremonies(ctx context.Context, userID string) (int, error)
+	// SessionFirstPasskey is the passkey whose sign-in opened session id
+	// (Session.FirstPasskeyID), "" when none did; ErrNotFound when there is
+	// no such session.
+	SessionFirstPasskey(ctx context.Context, sessionID string) (string, error)
 	// UsePasskey records an assertion: sign count, flags and last use, only
 	// while the stored count is below count or both are 0; ErrNotFound
 	// otherwise (the passkey is gone or another assertion counted first).
@@ -177,7 +187,13 @@ type Store interface {
 	DeleteFactor(ctx context.Context, userID, id string) error
 	// DeleteUnconfirmedFactors deletes the user's factors never confirmed.
 	DeleteUnconfirmedFactors(ctx context.Context, userID string) error
+	// DeleteUserFactors deletes every factor of the user, confirmed or
+	// not, and returns how many.
+	DeleteUserFactors(ctx context.Context, userID string) (int, error)
 
+	// DeleteRecoveryCodes deletes the user's recovery codes, used or not,
+	// and returns how many.
+	DeleteRecoveryCodes(ctx context.Context, userID string) (int, error)
 	// ReplaceRecoveryCodes deletes the user's recovery codes and stores hashes.
 	ReplaceRecoveryCodes(ctx context.Context, userID string, hashes []string, at time.Time) error
 	// UseRecoveryCode marks the user's unused code hash used; ErrNotFound

@@ -33,6 +33,10 @@ type Session struct {
 	// RefreshHash is the hash of the first refresh token, stored with the
 	// session by CreateSession (reads leave it empty).
 	RefreshHash string
+	// FirstPasskeyID is the passkey whose sign-in opened the session, which
+	// the second factor it may owe cannot be (stored by CreateSession, read
+	// by SessionFirstPasskey; other reads leave it empty).
+	FirstPasskeyID string
 }
 
 // RefreshToken is one link of a session's chain, stored by hash: the

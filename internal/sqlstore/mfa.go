@@ -124,6 +124,16 @@ func (s *Identity) DeleteUnconfirmedFactors(ctx context.Context, userID string) 
 	return err
 }
 
+// DeleteUserFactors implements identity.Store.
+func (s *Identity) DeleteUserFactors(ctx context.Context, userID string) (int, error) {
+	return changed(s.w().ExecContext(ctx, `DELETE FROM mfa_factors WHERE user_id = $1`, userID))
+}
+
+// DeleteRecoveryCodes implements identity.Store.
+func (s *Identity) DeleteRecoveryCodes(ctx context.Context, userID string) (int, error) {
+	return changed(s.w().ExecContext(ctx, `DELETE FROM recovery_codes WHERE user_id = $1`, userID))
+}
+
 // ReplaceRecoveryCodes implements identity.Store.
 func (s *Identity) ReplaceRecoveryCodes(ctx context.Context, userID string, hashes []string, at time.Time) error {
 	if _, err := s.w().ExecContext(ctx, `DELETE FROM recovery_codes WHERE user_id = $1`, userID); err != nil {

@@ -73,6 +73,25 @@ func (s *Identity) DeletePasskey(ctx context.Context, userID, id string) error {
 	return s.affected(res, err)
 }
 
+// DeleteUserPasskeys implements identity.Store.
+func (s *Identity) DeleteUserPasskeys(ctx context.Context, userID string) (int, error) {
+	return changed(s.w().ExecContext(ctx, `DELETE FROM passkeys WHERE user_id = $1`, userID))
+}
+
+// DeleteUserCeremonies implements identity.Store.
+func (s *Identity) DeleteUserCeremonies(ctx context.Context, userID string) (int, error) {
+	return changed(s.w().ExecContext(ctx, `DELETE FROM passkey_ceremonies WHERE user_id = $1`, userID))
+}
+
+// SessionFirstPasskey implements identity.Store.
+func (s *Identity) SessionFirstPasskey(ctx context.Context, sessionID string) (string, error) {
+	var id sql.NullString
+	if err := s.r().QueryRowContext(ctx, `SELECT first_passkey_id FROM sessions WHERE id = $1`, sessionID).Scan(&id); err != nil {
+		return "", s.one(err)
+	}
+	return id.String, nil
+}
+
 // UsePasskey implements identity.Store: one conditional UPDATE, so two
 // assertions with one count cannot both count.
 func (s *Identity) UsePasskey(ctx context.Context, id string, count uint32, verified, backedUp bool, at time.Time) error {

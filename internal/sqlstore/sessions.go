@@ -32,10 +32,11 @@ func scanSession(row interface{ Scan(...any) error }) (*identity.Session, error)
 // CreateSession implements identity.Store: the session with its first
 // refresh token's hash.
 func (s *Identity) CreateSession(ctx context.Context, ss *identity.Session) error {
-	_, err := s.w().ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`, refresh_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL, $11, $12, $13, $14)`,
+	_, err := s.w().ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`, refresh_hash, first_passkey_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULL, $11, $12, $13, $14, $15)`,
 		ss.ID, ss.UserID, ss.Via, nullString(ss.GrantID), nullString(ss.OrgID), ss.UserAgent, ss.IP,
 		micros(ss.CreatedAt), micros(ss.ExpiresAt), micros(ss.LastUsedAt), aalOf(ss.Level), strings.Join(ss.Level.AMR, " "), ss.Level.Pending,
-		nullString(ss.RefreshHash))
+		nullString(ss.RefreshHash), nullString(ss.FirstPasskeyID))
 	return s.db.dialect.translate(err)
 }
 

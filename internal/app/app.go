@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/dns"
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/jobs"
 	"github.com/gatehouse/gatehouse/internal/mail"
@@ -78,12 +80,12 @@ type Config struct {
 
 // Deps are what production and the tests provide differently.
 type Deps struct {
-	DB       *sqlstore.DB // opened and closed by the caller
-	Mail     mail.Sender
-	Resolver workspace.TXTResolver
-	Logger   *slog.Logger
-	Now      func() time.Time // nil: time.Now
-	Hasher   *password.Hasher // nil: the production parameters
+	DB       *sqlstore.DB          // opened and closed by the caller; the one required
+	Mail     mail.Sender           // nil: mail is written to Logger
+	Resolver workspace.TXTResolver // nil: the system resolver
+	Logger   *slog.Logger          // nil: slog.Default()
+	Now      func() time.Time      // nil: time.Now
+	Hasher   *password.Hasher      // nil: the production parameters
 	// DeviceInterval is the OAuth device polling interval; 0: oauth's.
 	DeviceInterval time.Duration
 	// MetadataClient fetches client ID metadata documents; nil: oauth's.
@@ -134,6 +136,10 @@ type App struct {
 
 // New builds the service on deps.DB, each module on its own store.
 func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
+	deps, err := deps.withDefaults()
+	if err != nil {
+		return nil, err
+	}
 	signer, err := newSigner(ctx, cfg, deps)
 	if err != nil {
 		return nil, err
@@ -157,9 +163,6 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		return nil, err
 	}
 	hasher := deps.Hasher
-	if hasher == nil {
-		hasher = password.NewHasher(password.OWASP, 0)
-	}
 	db, log, now := deps.DB.WithMail(mails), deps.Logger, deps.Now
 	if deps.JobQueue != "" {
 		db = db.OnQueue(deps.JobQueue)
@@ -209,6 +212,34 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	return a, nil
 }
 
+// withDefaults fills what the binary may leave unset, once, so no module
+// is handed a nil clock, logger, mail sender, resolver or hasher.
+func (d Deps) withDefaults() (Deps, error) {
+	if d.DB == nil {
+		return d, errors.New("app: no database")
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	if d.Hasher == nil {
+		d.Hasher = password.NewHasher(password.OWASP, 0)
+	}
+	if d.Resolver == nil {
+		d.Resolver = dns.New("", 0)
+	}
+	if d.Mail == nil {
+		m, err := mail.New(mail.Options{Logger: d.Logger})
+		if err != nil {
+			return d, fmt.Errorf("mail: %w", err)
+		}
+		d.Mail = m
+	}
+	return d, nil
+}
+
 // mailBrand is the hosted pages' product name and support link for mail:
 // a support link that is a path of this server is made absolute on WebURL
 // (a mail reader has no page to resolve it against).
@@ -243,11 +274,7 @@ func newSigner(ctx context.Context, cfg Config, deps Deps) (*token.Signer, error
 	if err != nil {
 		return nil, err
 	}
-	now := deps.Now
-	if now == nil {
-		now = time.Now
-	}
-	return token.NewSigner(secret, cfg.BaseURL, now)
+	return token.NewSigner(secret, cfg.BaseURL, deps.Now)
 }
 
 // setting returns configured, or when it is empty the random key kept in the
@@ -289,9 +316,6 @@ func (a *App) schedules(db *sqlstore.DB, now func() time.Time, deps Deps) []jobs
 	window := cmp.Or(deps.LinkEventsWindow, 2*time.Second)
 	remind := cmp.Or(deps.SignSweepEvery, time.Minute)
 	purge := cmp.Or(deps.SignSweepEvery, 10*time.Minute)
-	if now == nil {
-		now = time.Now
-	}
 	return []jobs.Schedule{{Name: "link_clicks", Every: window, Run: func(ctx context.Context) error {
 		_, err := a.Links.Announce(ctx)
 		return err

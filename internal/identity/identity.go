@@ -52,7 +52,7 @@ type Config struct {
 	Store     Store
 	Workspace *workspace.Service // the orgs people sign in to
 	Signer    *token.Signer
-	Hasher    *password.Hasher
+	Hasher    *password.Hasher // nil: the production parameters
 	// TOTP seals the TOTP secrets at rest (seal.New(master, "totp")).
 	TOTP      *seal.Box
 	Logger    *slog.Logger
@@ -112,6 +112,9 @@ func New(c Config) *Service {
 	}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	if s.hasher == nil {
+		s.hasher = password.NewHasher(password.OWASP, 0)
 	}
 	if s.mobileURL == "" {
 		s.mobileURL = s.webURL

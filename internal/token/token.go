@@ -89,10 +89,13 @@ type Signer struct {
 }
 
 // NewSigner returns a Signer; key must be at least 32 bytes. now is the
-// clock that expiry is checked against.
+// clock that expiry is checked against; nil: time.Now.
 func NewSigner(key []byte, issuer string, now func() time.Time) (*Signer, error) {
 	if len(key) < 32 {
 		return nil, errors.New("jwt secret must be at least 32 bytes")
+	}
+	if now == nil {
+		now = time.Now
 	}
 	return &Signer{
 		key:    key,

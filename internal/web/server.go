@@ -35,7 +35,7 @@ type Authenticator interface {
 type Config struct {
 	Auth Authenticator
 	// Health reports whether the service can answer (GET /health: 503
-	// with its error).
+	// with its error); nil: always.
 	Health    func(ctx context.Context) error
 	Logger    *slog.Logger
 	RateLimit bool
@@ -76,6 +76,9 @@ func NewServer(c Config) *Server {
 		rateLimit: c.RateLimit, now: c.Now, bodyLimits: map[string]int64{}, named: map[string]namedLimiter{}, hsts: c.HSTS}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	if s.health == nil {
+		s.health = func(context.Context) error { return nil }
 	}
 	s.routes()
 	return s

@@ -80,6 +80,8 @@ type Tool struct {
 
 // Config wires a Service.
 type Config struct {
+	// Store is the one required; nil Logger and Now are slog.Default()
+	// and time.Now.
 	Store        Store
 	Logger       *slog.Logger
 	Now          func() time.Time
@@ -110,7 +112,7 @@ func New(c Config) *Service {
 	// nearly every delivery pays a new TLS handshake (Go keeps 2 per host).
 	t.MaxIdleConnsPerHost = IdleConnsPerHost
 	t.MaxIdleConns = max(t.MaxIdleConns, 4*IdleConnsPerHost) // over all receivers (Go's default 100)
-	s := &Service{store: c.Store, log: c.Logger, clock: c.Now, retries: c.RetryDelays,
+	s := &Service{store: c.Store, log: c.Logger, clock: gatehouse.NewClock(c.Now), retries: c.RetryDelays,
 		client: &http.Client{Transport: t, Timeout: deliveryTimeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	if s.log == nil {

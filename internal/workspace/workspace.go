@@ -16,6 +16,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/cache"
+	"github.com/gatehouse/gatehouse/internal/dns"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
@@ -32,7 +33,7 @@ const MaxName = 200
 type Config struct {
 	Store    Store
 	Signer   *token.Signer // mints the tokens of a workspace change
-	Resolver TXTResolver   // DNS for domain verification
+	Resolver TXTResolver   // DNS for domain verification; nil: the system's
 	Logger   *slog.Logger
 	Now      func() time.Time // nil: time.Now
 	WebURL   string           // base of links in emails
@@ -71,6 +72,9 @@ func New(c Config) *Service {
 	}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	if s.resolver == nil {
+		s.resolver = dns.New("", 0)
 	}
 	return s
 }

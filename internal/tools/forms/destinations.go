@@ -84,7 +84,7 @@ func (s *Service) newDestination(formID string, in *DestinationInput) (*Destinat
 	if len(in.Config.To) > MaxRecipients {
 		return nil, gatehouse.Invalid("config.to lists more than %d addresses", MaxRecipients)
 	}
-	d := &Destination{ID: gatehouse.NewID(), FormID: formID, Type: "email", Created: s.clock(), Confirmed: []string{}}
+	d := &Destination{ID: gatehouse.NewID(), FormID: formID, Type: "email", Created: s.clock.Now(), Confirmed: []string{}}
 	for _, raw := range in.Config.To {
 		e, err := gatehouse.NormalizeEmail(raw)
 		if err != nil {
@@ -146,13 +146,13 @@ func (s *Service) recipients(ctx context.Context, tx Store, f *Form, d *Destinat
 			}
 		}
 	}
-	return addrs, unconfirmed, s.confirmMailRoom(ctx, tx, f.OrgID, len(unconfirmed), s.clock())
+	return addrs, unconfirmed, s.confirmMailRoom(ctx, tx, f.OrgID, len(unconfirmed), s.clock.Now())
 }
 
 // addRecipients stores a recipient per address, confirmed unless it is in
 // unconfirmed, and queues the confirmation mails of the others in tx.
 func (s *Service) addRecipients(ctx context.Context, tx Store, f *Form, d *Destination, addrs, unconfirmed []string) error {
-	now := s.clock()
+	now := s.clock.Now()
 	for _, to := range addrs {
 		r := &Recipient{DestinationID: d.ID, FormID: f.ID, OrgID: f.OrgID, Email: to, ExpiresAt: now}
 		if !slices.Contains(unconfirmed, to) {
@@ -224,7 +224,7 @@ func (s *Service) ConfirmRecipient(ctx context.Context, secret string) (*Recipie
 	var f *Form
 	err := s.store.Tx(ctx, func(tx Store) error {
 		var err error
-		r, err = tx.ConfirmRecipient(ctx, token.Hash(secret), s.clock())
+		r, err = tx.ConfirmRecipient(ctx, token.Hash(secret), s.clock.Now())
 		if errors.Is(err, gatehouse.ErrNotFound) {
 			return errBadConfirmation
 		}

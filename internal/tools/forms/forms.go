@@ -140,7 +140,7 @@ const ConfirmPath = "/confirm"
 
 // New returns the Forms tool.
 func New(c Config) *Service {
-	s := &Service{store: c.Store, log: c.Logger, clock: c.Now, endpoint: strings.TrimRight(c.FormsURL, "/") + "/f/",
+	s := &Service{store: c.Store, log: c.Logger, clock: gatehouse.NewClock(c.Now), endpoint: strings.TrimRight(c.FormsURL, "/") + "/f/",
 		confirm: strings.TrimRight(c.FormsURL, "/") + ConfirmPath, noMailLimits: c.NoMailLimits, brand: c.Brand}
 	if s.log == nil {
 		s.log = slog.Default()

@@ -61,7 +61,7 @@ func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (s
 			return "", gatehouse.Invalid("field %q nests deeper than %d levels", truncate(k, 40), MaxDepth)
 		}
 	}
-	sub := &Submission{ID: gatehouse.NewID(), FormID: f.ID, Data: data, Spam: spam, Created: s.clock()}
+	sub := &Submission{ID: gatehouse.NewID(), FormID: f.ID, Data: data, Spam: spam, Created: s.clock.Now()}
 	submitter, _ := gatehouse.NormalizeEmail(text(data["email"]))
 	err = s.store.Tx(ctx, func(tx Store) error {
 		if !spam && f.Autoresponder.Enabled && submitter != "" {

@@ -131,7 +131,7 @@ func linkData(l *Link) map[string]any {
 // New returns the Links tool; shortLinkURL is GATEHOUSE_SHORT_LINK_URL, now
 // nil means time.Now.
 func New(store Store, shortLinkURL string, now func() time.Time) *Service {
-	return &Service{store: store, clock: gatehouse.Clock(now), base: strings.TrimRight(shortLinkURL, "/")}
+	return &Service{store: store, clock: gatehouse.NewClock(now), base: strings.TrimRight(shortLinkURL, "/")}
 }
 
 // ShortURL is the public URL of a short code.

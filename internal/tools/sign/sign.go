@@ -135,7 +135,7 @@ type Service struct {
 // New returns the Sign tool; apiURL is GATEHOUSE_API_URL, now nil means
 // time.Now, events nil sends none.
 func New(store Store, apiURL string, now func() time.Time, events Events) *Service {
-	return &Service{store: store, clock: gatehouse.Clock(now), base: strings.TrimRight(apiURL, "/") + "/sign", events: events}
+	return &Service{store: store, clock: gatehouse.NewClock(now), base: strings.TrimRight(apiURL, "/") + "/sign", events: events}
 }
 
 var errDocumentNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "document not found")

@@ -115,7 +115,7 @@ type Service struct {
 
 // New returns the Tasks tool over store; now is the clock (nil: time.Now).
 func New(store Store, now func() time.Time) *Service {
-	return &Service{store: store, clock: gatehouse.Clock(now)}
+	return &Service{store: store, clock: gatehouse.NewClock(now)}
 }
 
 // Tool is the tool name tokens list to reach this API.

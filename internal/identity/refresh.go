@@ -119,13 +119,19 @@ func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.Se
 		return nil, err
 	}
 	sess, u := read.Session, read.User
+	lvl := sess.Level.Level(sess.Via)
 	// The scope of the new token: the session's fixed org (OAuth grants)
 	// while the user is still a member there, else the default org. When
-	// that is gone too, homeOrg finds or makes one in the transaction.
+	// that is gone too, homeOrg finds or makes one in the transaction. An
+	// OAuth session below its workspace's policy is refused.
 	var oc *workspace.OrgContext
 	if o := read.Org; o != nil && o.DeletedAt == nil && read.Role != "" {
-		if oc, err = s.ws.OrgContext(ctx, s.store, o, read.Role); err != nil {
+		if err := o.Admits(lvl); err != nil && sess.OrgID != "" {
 			return nil, err
+		} else if err == nil {
+			if oc, err = s.ws.OrgContext(ctx, s.store, o, read.Role); err != nil {
+				return nil, err
+			}
 		}
 	} else if sess.OrgID != "" {
 		return nil, errBadRefresh
@@ -179,7 +185,7 @@ func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.Se
 	if err != nil {
 		return nil, internal("rotate refresh token", err)
 	}
-	access, exp, err := s.mint(u.ID, sess.ID, via, sess.Level.Level(sess.Via), oc, AccessTTL, resources...)
+	access, exp, err := s.mint(u.ID, sess.ID, via, lvl, oc, AccessTTL, resources...)
 	if err != nil {
 		return nil, internal("mint", err)
 	}

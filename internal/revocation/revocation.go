@@ -34,7 +34,15 @@ const (
 	KindUser    = "user"    // Subject: the deleted account (token sub)
 	KindOrg     = "org"     // Subject: the deleted workspace (token org.id)
 	KindMember  = "member"  // Subject: the user removed from OrgID
+	// KindPolicy revokes no token: Subject is PolicyPrefix and OrgID, an
+	// org that began requiring two-factor, whose cached standings
+	// (workspace.ToolAccess) are then read again (PolicyRaised).
+	KindPolicy = "policy"
 )
+
+// PolicyPrefix starts the Subject of a KindPolicy entry, so that it never
+// equals a token's ids (Refused).
+const PolicyPrefix = "policy:"
 
 // Entry is one revocation as stored.
 type Entry struct {
@@ -134,6 +142,22 @@ func (l *List) Refused(t Token) bool {
 		at, ok = e.At, true
 	}
 	return ok && !t.IssuedAt.After(at)
+}
+
+// PolicyRaised reports whether org orgID began requiring two-factor less
+// than Keep ago (a KindPolicy entry): a standing cached before that may
+// be stale, however recent.
+func (l *List) PolicyRaised(orgID string) bool {
+	s := l.snap.Load()
+	if len(s.ids) == 0 && s.recent.n.Load() == 0 {
+		return false
+	}
+	id := PolicyPrefix + orgID
+	if _, ok := s.ids[id]; ok {
+		return true
+	}
+	_, e := s.recent.find(false, id, "")
+	return e != nil
 }
 
 // Add publishes entries this instance just committed, at once and without

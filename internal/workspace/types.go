@@ -102,6 +102,9 @@ type APIKey struct {
 	ExpiresAt  *time.Time
 	LastUsedAt *time.Time
 	RevokedAt  *time.Time
+	// AAL is the level of the session that made the key (aal1 for keys
+	// made before it was recorded); its tokens carry it.
+	AAL string
 }
 
 // Usable reports whether the key is neither revoked nor expired at now.

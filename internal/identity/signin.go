@@ -113,6 +113,10 @@ func (s *Service) startSessionAt(ctx context.Context, st Store, u *gatehouse.Use
 
 // openSession stores a session at level lvl and issues its first pair.
 func (s *Service) openSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, lvl gatehouse.Assurance, meta gatehouse.SessionMeta) (*SignIn, error) {
+	oc, err := s.scoped(ctx, st, u, oc, lvl)
+	if err != nil {
+		return nil, err
+	}
 	now := s.Now()
 	sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: via, UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP,
 		CreatedAt: now, ExpiresAt: s.firstEnd(lvl, now), LastUsedAt: now, Level: lvl}
@@ -385,6 +389,9 @@ func (s *Service) SwitchOrg(ctx context.Context, p *gatehouse.Principal, orgID s
 	}
 	if err != nil {
 		return nil, internal("switch org", err)
+	}
+	if err := o.Admits(p.Assurance); err != nil {
+		return nil, err // refused before it becomes the default
 	}
 	if err := s.store.SetDefaultOrg(ctx, p.UserID, o.ID); err != nil {
 		if errors.Is(err, gatehouse.ErrNotFound) {

@@ -63,6 +63,8 @@ type OrgContext struct {
 	Kind  string
 	Role  string
 	Tools []string
+	// RequireMFA is the org's policy: no token below aal2 is minted for it.
+	RequireMFA bool
 }
 
 // OrgToken is a freshly minted org-scoped access token without a refresh token.

@@ -134,7 +134,7 @@ func (s *Service) OrgContext(ctx context.Context, st Tables, o *Org, role string
 	if err != nil {
 		return nil, err
 	}
-	return &OrgContext{ID: o.ID, Name: o.Name, Slug: o.Slug, Kind: o.Kind, Role: role, Tools: tools}, nil
+	return &OrgContext{ID: o.ID, Name: o.Name, Slug: o.Slug, Kind: o.Kind, Role: role, Tools: tools, RequireMFA: o.RequireMFA}, nil
 }
 
 // Claims are the claims of an access token scoped to oc; resources
@@ -158,6 +158,9 @@ func (oc *OrgContext) Claims(sessionID, via string, lvl gatehouse.Assurance, res
 // keeping the caller's session and via: the answer of a switch into a
 // workspace (switch-org, create, accept, join).
 func (s *Service) OrgToken(ctx context.Context, st Tables, userID, sessionID, via string, lvl gatehouse.Assurance, o *Org, role string) (*OrgToken, error) {
+	if err := o.Admits(lvl); err != nil {
+		return nil, err // no token for a workspace below its policy
+	}
 	oc, err := s.OrgContext(ctx, st, o, role)
 	if err != nil {
 		return nil, gatehouse.Internal("org context", err)

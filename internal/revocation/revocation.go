@@ -86,9 +86,12 @@ type List struct {
 	every time.Duration
 
 	snap atomic.Pointer[snapshot]
-	mu   sync.Mutex // serializes the writers of snap and of its overlay
-	poll sync.Mutex // serializes polls
-	last time.Time  // clock reading of the last successful poll (under poll)
+	// policy is the latest At (unix nanoseconds) of a KindPolicy entry
+	// added, so that PolicyRaised answers most calls without a lookup.
+	policy atomic.Int64
+	mu     sync.Mutex // serializes the writers of snap and of its overlay
+	poll   sync.Mutex // serializes polls
+	last   time.Time  // clock reading of the last successful poll (under poll)
 }
 
 type memberKey struct{ user, org string }
@@ -148,10 +151,10 @@ func (l *List) Refused(t Token) bool {
 // than Keep ago (a KindPolicy entry): a standing cached before that may
 // be stale, however recent.
 func (l *List) PolicyRaised(orgID string) bool {
-	s := l.snap.Load()
-	if len(s.ids) == 0 && s.recent.n.Load() == 0 {
-		return false
+	if at := l.policy.Load(); at == 0 || l.now().Sub(time.Unix(0, at)) > Keep {
+		return false // none listed
 	}
+	s := l.snap.Load()
 	id := PolicyPrefix + orgID
 	if _, ok := s.ids[id]; ok {
 		return true
@@ -179,6 +182,9 @@ func (l *List) Add(es ...Entry) {
 func (l *List) add(es []Entry) {
 	s := l.snap.Load()
 	for _, e := range es {
+		if e.Kind == KindPolicy && e.At.UnixNano() > l.policy.Load() {
+			l.policy.Store(e.At.UnixNano())
+		}
 		if s.has(e) {
 			continue
 		}

@@ -22,6 +22,9 @@ type GrantInput struct {
 	OrgID      string
 	Scope      string
 	Resource   string // RFC 8707 resource; joins the audience of its tokens
+	// Level is the approving session's: the grant records it, its tokens
+	// carry it, and a workspace requiring more refuses the approval.
+	Level gatehouse.Assurance
 }
 
 // CreateGrant records the user's consent for a client to act in one
@@ -31,13 +34,20 @@ func (s *Service) CreateGrant(ctx context.Context, in GrantInput) (*Grant, error
 		return nil, gatehouse.Invalid("choose a workspace")
 	}
 	g := &Grant{ID: gatehouse.NewID(), UserID: in.UserID, ClientID: in.ClientID, ClientName: truncate(in.ClientName, workspace.MaxName),
-		OrgID: in.OrgID, Scope: in.Scope, Resource: in.Resource, CreatedAt: s.Now()}
+		OrgID: in.OrgID, Scope: in.Scope, Resource: in.Resource, CreatedAt: s.Now(), AAL: in.Level.Level(gatehouse.ViaOAuth).AAL}
 	err := s.store.Tx(ctx, func(tx Store) error {
-		if _, _, err := workspace.LiveMember(ctx, tx, in.OrgID, in.UserID); err != nil {
+		o, _, err := workspace.LiveMember(ctx, tx, in.OrgID, in.UserID)
+		if err != nil {
 			if errors.Is(err, gatehouse.ErrNotFound) {
 				return gatehouse.Errorf(gatehouse.KindForbidden, "you are not a member of this workspace")
 			}
 			return internal("grant org", err)
+		}
+		if in.Level.Pending {
+			return gatehouse.ErrSecondFactor
+		}
+		if err := o.Admits(in.Level); err != nil {
+			return err
 		}
 		if err := tx.CreateGrant(ctx, g); err != nil {
 			return internal("create grant", err)
@@ -85,17 +95,26 @@ func (s *Service) StartGrantSession(ctx context.Context, st Store, grantID strin
 		if err != nil {
 			return internal("grant org", err)
 		}
+		lvl := grantLevel(g)
+		if err := o.Admits(lvl); err != nil {
+			return err // the workspace began requiring two-factor since the approval
+		}
 		oc, err := s.ws.OrgContext(ctx, tx, o, m.Role)
 		if err != nil {
 			return internal("org context", err)
 		}
 		now := s.Now()
 		sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: gatehouse.ViaOAuth, GrantID: g.ID, OrgID: g.OrgID,
-			UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP, CreatedAt: now, ExpiresAt: s.sessionEnd(now, now), LastUsedAt: now}
+			UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP, CreatedAt: now, ExpiresAt: s.sessionEnd(now, now), LastUsedAt: now, Level: lvl}
 		out, err = s.storeSession(ctx, tx, u, oc, sess, resourcesOf(g)...)
 		return err
 	})
 	return out, err
+}
+
+// grantLevel is the level of a grant's tokens: its approving session's.
+func grantLevel(g *Grant) gatehouse.Assurance {
+	return gatehouse.Assurance{AAL: g.AAL}.Level(gatehouse.ViaOAuth)
 }
 
 func resourcesOf(g *Grant) []string {

@@ -229,25 +229,29 @@ func (h *handlers) handleMe(w http.ResponseWriter, r *http.Request, p *gatehouse
 	return nil
 }
 
-// handleVerify handles "GET /v1/auth/verify".
+// handleVerify handles "GET /v1/auth/verify". A token owing its second
+// factor is not a sign-in: 401, so that a service checking tokens here
+// never takes it for one.
 func (h *handlers) handleVerify(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
+	if p.Pending {
+		return errPendingToken
+	}
 	u, err := h.svc.VerifyUser(r.Context(), p)
 	if err != nil {
 		return err
 	}
-	// A session owing its second factor is valid, but says so: a service
-	// checking tokens here must not take it for a finished sign-in.
 	httpjson.Write(w, http.StatusOK, struct {
-		Valid       bool   `json:"valid"`
-		UserID      string `json:"user_id"`
-		Email       string `json:"email"`
-		Name        string `json:"name"`
-		OrgID       string `json:"org_id"`
-		OrgRole     string `json:"org_role"`
-		MFARequired bool   `json:"mfa_required,omitempty"`
-	}{true, u.ID, u.Email, u.Name, p.OrgID, p.Role, p.Pending})
+		Valid   bool   `json:"valid"`
+		UserID  string `json:"user_id"`
+		Email   string `json:"email"`
+		Name    string `json:"name"`
+		OrgID   string `json:"org_id"`
+		OrgRole string `json:"org_role"`
+	}{true, u.ID, u.Email, u.Name, p.OrgID, p.Role})
 	return nil
 }
+
+var errPendingToken = gatehouse.Errorf(gatehouse.KindUnauthorized, "this token owes its second factor and is not a sign-in")
 
 // handleKeyExchange handles "POST /v1/auth/token": an API key for a short
 // access token.

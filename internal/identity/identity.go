@@ -174,9 +174,28 @@ func checkPassword(field, pw string) error {
 }
 
 // mint issues an access token for user scoped to oc; resources (RFC 8707,
-// OAuth grants) join "gatehouse" in its audience.
+// OAuth grants) join "gatehouse" in its audience. A token owing its
+// second factor lives no longer than a pending session (MFAPendingTTL).
 func (s *Service) mint(userID, sessionID, via string, lvl gatehouse.Assurance, oc *workspace.OrgContext, ttl time.Duration, resources ...string) (string, time.Time, error) {
+	if lvl.Pending && ttl > MFAPendingTTL {
+		ttl = MFAPendingTTL
+	}
 	return s.signer.Issue(oc.Claims(sessionID, via, lvl, resources...), userID, s.Now(), ttl)
+}
+
+// scoped is oc, or, when oc's workspace requires a level that lvl misses,
+// u's personal workspace (which requires none): a token for a workspace
+// is never minted below its policy. The default workspace stays as it
+// is, so a sign-in at the level lands there again.
+func (s *Service) scoped(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, lvl gatehouse.Assurance) (*workspace.OrgContext, error) {
+	if !oc.RequireMFA || lvl.AAL == gatehouse.AAL2 {
+		return oc, nil
+	}
+	o, err := s.ws.PersonalOrg(ctx, st, u)
+	if err != nil {
+		return nil, err
+	}
+	return s.ws.OrgContext(ctx, st, o, workspace.RoleOwner)
 }
 
 var errRevoked = gatehouse.Errorf(gatehouse.KindUnauthorized, "this access token has been revoked; sign in again")

@@ -46,14 +46,18 @@ func (s *Service) CreateUserKey(ctx context.Context, p *gatehouse.Principal, in 
 				return err
 			}
 			orgID = o.ID
-		} else if _, _, err := workspace.LiveMember(ctx, tx, orgID, p.UserID); errors.Is(err, gatehouse.ErrNotFound) {
+		} else if o, _, err := workspace.LiveMember(ctx, tx, orgID, p.UserID); errors.Is(err, gatehouse.ErrNotFound) {
 			return gatehouse.Errorf(gatehouse.KindForbidden, "you are not a member of org %s", orgID)
 		} else if err != nil {
 			return internal("membership", err)
+		} else if err := o.Admits(p.Assurance); err != nil {
+			// The key would carry this session's level, which the org refuses.
+			return err
 		}
 		secret := token.NewSecret(workspace.UserKeyPrefix)
 		k := &workspace.APIKey{ID: gatehouse.NewID(), Kind: workspace.KeyUser, UserID: p.UserID, OrgID: orgID, Name: name, Tools: tools,
-			Prefix: secret[:workspace.KeyDisplayPrefix], Hash: token.Hash(secret), CreatedBy: p.UserID, CreatedAt: s.Now(), ExpiresAt: expires}
+			Prefix: secret[:workspace.KeyDisplayPrefix], Hash: token.Hash(secret), CreatedBy: p.UserID, CreatedAt: s.Now(), ExpiresAt: expires,
+			AAL: p.AAL}
 		if err := tx.CreateAPIKey(ctx, k); err != nil {
 			return internal("create key", err)
 		}
@@ -133,6 +137,12 @@ func (s *Service) ExchangeKey(ctx context.Context, secret string) (*workspace.Or
 		}
 		subject, role = k.UserID, member
 	}
+	// The token carries the level of the session that made the key; a
+	// workspace that requires more refuses it here rather than mint it.
+	lvl := gatehouse.Assurance{AAL: k.AAL}.Level(gatehouse.ViaAPIKey)
+	if err := o.Admits(lvl); err != nil {
+		return nil, err
+	}
 	enabled, err := s.ws.EnabledTools(ctx, s.store, o)
 	if err != nil {
 		return nil, internal("tools", err)
@@ -148,7 +158,7 @@ func (s *Service) ExchangeKey(ctx context.Context, secret string) (*workspace.Or
 		}
 	}
 	oc := &workspace.OrgContext{ID: o.ID, Name: o.Name, Slug: o.Slug, Kind: o.Kind, Role: role, Tools: tools}
-	c := oc.Claims("", gatehouse.ViaAPIKey, gatehouse.Assurance{})
+	c := oc.Claims("", gatehouse.ViaAPIKey, lvl)
 	c.KeyID = k.ID // names the key, so revoking it refuses the token
 	access, exp, err := s.signer.Issue(c, subject, now, KeyTokenTTL)
 	if err != nil {

@@ -309,7 +309,7 @@ func (s *Service) SecondFactor(ctx context.Context, p *gatehouse.Principal, st S
 		if err != nil {
 			return err
 		}
-		out, err = s.openSession(ctx, tx, u, oc, sess.Via, raised(sess.Level.Level(sess.Via), f.amr), meta)
+		out, err = s.openSession(ctx, tx, u, oc, s.newSession(u.ID, sess.Via, raised(sess.Level.Level(sess.Via), f.amr), meta))
 		return err
 	})
 	if err != nil {

@@ -35,11 +35,7 @@ func TestMFAGate(t *testing.T) {
 		}
 		cases = append(cases,
 			testenv.Case{Name: "me", Method: "GET", Path: "/v1/auth/me", Token: pending, Want: 200},
-			testenv.Case{Name: "verify says so", Method: "GET", Path: "/v1/auth/verify", Token: pending, Want: 200, Check: func(t *testing.T, r *testenv.Resp) {
-				if r.Get("mfa_required") != true {
-					t.Errorf("mfa_required = %v; want true", r.Get("mfa_required"))
-				}
-			}},
+			testenv.Case{Name: "verify refuses it", Method: "GET", Path: "/v1/auth/verify", Token: pending, Want: 401},
 			testenv.Case{Name: "aal2 verify", Method: "GET", Path: "/v1/auth/verify", Token: m.Access, Want: 200, Check: func(t *testing.T, r *testenv.Resp) {
 				if _, ok := r.JSON()["mfa_required"]; ok {
 					t.Errorf("mfa_required present for an aal2 token: %s", r.Body)
@@ -49,11 +45,12 @@ func TestMFAGate(t *testing.T) {
 			testenv.Case{Name: "aal2 org route", Method: "GET", Path: "/v1/orgs/" + team, Token: m.Access, Want: 200},
 		)
 		env.RunCases(t, cases)
-		// An API key of the account is unaffected by the factor.
+		// An API key of the account owes no factor; its tokens carry the
+		// level of the session that made it (aal2 here).
 		key := env.CreateUserKey(t, m.Access, map[string]any{"name": "ci"}).Str("api_key.secret")
 		kt := env.Exchange(t, key).Want(t, 200).Str("access_token")
-		if c := testenv.Claims(t, kt); c["aal"] != "aal1" || c["mfa"] != nil || testenv.Strings(c["amr"])[0] != "api_key" {
-			t.Errorf("key token aal %v amr %v mfa %v; want aal1 [api_key] and no mfa", c["aal"], c["amr"], c["mfa"])
+		if c := testenv.Claims(t, kt); c["aal"] != "aal2" || c["mfa"] != nil || testenv.Strings(c["amr"])[0] != "api_key" {
+			t.Errorf("key token aal %v amr %v mfa %v; want aal2 [api_key] and no mfa", c["aal"], c["amr"], c["mfa"])
 		}
 		env.Call(t, "GET", "/tasks/v1/issues", kt, nil).Want(t, 200)
 		// Logout ends the pending session.

@@ -81,21 +81,25 @@ func (s *Service) refreshOnce(ctx context.Context, sid, hash string) (*SignIn, b
 	if !ok {
 		return nil, false, nil
 	}
-	u := read.User
+	u, lvl := read.User, read.Session.Level.Level(read.Session.Via)
 	var oc *workspace.OrgContext
-	if o := read.Org; o != nil && o.DeletedAt == nil && read.Role != "" {
+	if o := read.Org; o != nil && o.DeletedAt == nil && read.Role != "" && o.Admits(lvl) == nil {
 		oc, err = s.ws.OrgContext(ctx, s.store, o, read.Role)
 	} else {
-		// The default org is gone: the new token goes to the home org.
+		// The default org is gone, or requires a level the session lacks:
+		// the new token goes to the home org, or the personal one.
 		err = s.store.Tx(ctx, func(tx Store) (err error) {
-			oc, err = s.ws.HomeOrg(ctx, tx, u)
+			if oc, err = s.ws.HomeOrg(ctx, tx, u); err != nil {
+				return err
+			}
+			oc, err = s.scoped(ctx, tx, u, oc, lvl)
 			return err
 		})
 	}
 	if err != nil {
 		return nil, true, err
 	}
-	access, exp, err := s.mint(u.ID, read.Session.ID, gatehouse.ViaRefresh, read.Session.Level.Level(read.Session.Via), oc, AccessTTL)
+	access, exp, err := s.mint(u.ID, read.Session.ID, gatehouse.ViaRefresh, lvl, oc, s.accessTTL(read.Session, now))
 	if err != nil {
 		return nil, true, internal("mint", err)
 	}
@@ -119,13 +123,21 @@ func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.Se
 		return nil, err
 	}
 	sess, u := read.Session, read.User
+	lvl := sess.Level.Level(sess.Via)
 	// The scope of the new token: the session's fixed org (OAuth grants)
 	// while the user is still a member there, else the default org. When
-	// that is gone too, homeOrg finds or makes one in the transaction.
+	// that is gone too, homeOrg finds or makes one in the transaction. No
+	// token is minted for a workspace whose policy the session's level
+	// misses: an OAuth session's refresh is refused, a sign-in's token
+	// goes to the personal workspace (scoped).
 	var oc *workspace.OrgContext
 	if o := read.Org; o != nil && o.DeletedAt == nil && read.Role != "" {
-		if oc, err = s.ws.OrgContext(ctx, s.store, o, read.Role); err != nil {
+		if err := o.Admits(lvl); err != nil && sess.OrgID != "" {
 			return nil, err
+		} else if err == nil {
+			if oc, err = s.ws.OrgContext(ctx, s.store, o, read.Role); err != nil {
+				return nil, err
+			}
 		}
 	} else if sess.OrgID != "" {
 		return nil, errBadRefresh
@@ -164,6 +176,9 @@ func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.Se
 				if oc, err = s.ws.HomeOrg(ctx, tx, u); err != nil {
 					return err
 				}
+				if oc, err = s.scoped(ctx, tx, u, oc, lvl); err != nil {
+					return err
+				}
 			}
 			return nil
 		})
@@ -179,7 +194,7 @@ func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.Se
 	if err != nil {
 		return nil, internal("rotate refresh token", err)
 	}
-	access, exp, err := s.mint(u.ID, sess.ID, via, sess.Level.Level(sess.Via), oc, AccessTTL, resources...)
+	access, exp, err := s.mint(u.ID, sess.ID, via, lvl, oc, s.accessTTL(sess, now), resources...)
 	if err != nil {
 		return nil, internal("mint", err)
 	}
@@ -191,6 +206,15 @@ func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.Se
 		}
 	}
 	return out, nil
+}
+
+// accessTTL is the life of an access token refreshed at now for sess: a
+// session owing its second factor gives none past its own end.
+func (s *Service) accessTTL(sess *Session, now time.Time) time.Duration {
+	if sess.Level.Pending && sess.ExpiresAt.Sub(now) < AccessTTL {
+		return sess.ExpiresAt.Sub(now)
+	}
+	return AccessTTL
 }
 
 // liveRefresh reads session sid with its refresh token hashed hash and

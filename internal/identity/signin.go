@@ -109,16 +109,21 @@ func (s *Service) startSessionAt(ctx context.Context, st Store, u *gatehouse.Use
 	lvl = lvl.Level(via)
 	sess := s.newSession(u.ID, via, lvl, meta)
 	sess.FirstPasskeyID = firstPasskey
-	out, err := s.storeSession(ctx, st, u, oc, sess)
+	out, err := s.openSession(ctx, st, u, oc, sess)
 	if out != nil && lvl.Pending {
 		out.Factors = factors
 	}
 	return out, err
 }
 
-// openSession stores a session at level lvl and issues its first pair.
-func (s *Service) openSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, lvl gatehouse.Assurance, meta gatehouse.SessionMeta) (*SignIn, error) {
-	return s.storeSession(ctx, st, u, oc, s.newSession(u.ID, via, lvl, meta))
+// openSession stores sess and issues its first pair, scoped to oc unless
+// oc requires a level sess lacks (then to the personal workspace).
+func (s *Service) openSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, sess *Session) (*SignIn, error) {
+	oc, err := s.scoped(ctx, st, u, oc, sess.Level)
+	if err != nil {
+		return nil, err
+	}
+	return s.storeSession(ctx, st, u, oc, sess)
 }
 
 // newSession is a sign-in session of userID opened now at level lvl.
@@ -394,6 +399,9 @@ func (s *Service) SwitchOrg(ctx context.Context, p *gatehouse.Principal, orgID s
 	}
 	if err != nil {
 		return nil, internal("switch org", err)
+	}
+	if err := o.Admits(p.Assurance); err != nil {
+		return nil, err // refused before it becomes the default
 	}
 	if err := s.store.SetDefaultOrg(ctx, p.UserID, o.ID); err != nil {
 		if errors.Is(err, gatehouse.ErrNotFound) {

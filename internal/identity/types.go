@@ -100,6 +100,9 @@ type Grant struct {
 	Resource   string
 	CreatedAt  time.Time
 	RevokedAt  *time.Time
+	// AAL is the level of the session that approved the grant (aal1 for
+	// grants made before it was recorded); its sessions keep it.
+	AAL string
 }
 
 // Factor kinds: what the second-factor step accepts.

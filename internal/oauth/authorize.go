@@ -201,12 +201,14 @@ func (s *Server) errorRedirect(a *AuthRequest, code, desc string) string {
 	return redirectWith(a.RedirectURI, p)
 }
 
-// Approve records the user's grant of one workspace to the client and
-// returns where to send the browser: the redirect URI with a single-use code
-// valid for 60 seconds, the state and the issuer (RFC 9207).
-func (s *Server) Approve(ctx context.Context, a *AuthRequest, userID, orgID string) (string, error) {
+// Approve records the user's grant of one workspace to the client, made
+// by a session at level lvl, and returns where to send the browser: the
+// redirect URI with a single-use code valid for 60 seconds, the state and
+// the issuer (RFC 9207). A workspace requiring a level lvl misses refuses
+// (403, workspace.ErrMFAPolicy).
+func (s *Server) Approve(ctx context.Context, a *AuthRequest, userID string, lvl gatehouse.Assurance, orgID string) (string, error) {
 	g, err := s.svc.CreateGrant(ctx, identity.GrantInput{UserID: userID, ClientID: a.Client.ID, ClientName: a.Client.DisplayName(),
-		OrgID: orgID, Scope: a.Scope, Resource: a.Resource})
+		OrgID: orgID, Scope: a.Scope, Resource: a.Resource, Level: lvl})
 	if err != nil {
 		return "", err
 	}

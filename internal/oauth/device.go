@@ -194,8 +194,9 @@ func (s *Server) LookupDevice(ctx context.Context, typed string) (*PendingDevice
 }
 
 // DecideDevice records the signed-in user's answer to a device
-// authorization: approval grants the chosen workspace.
-func (s *Server) DecideDevice(ctx context.Context, typed, userID, orgID string, approve bool) error {
+// authorization: approval grants the chosen workspace, made by a session
+// at level lvl (refused, as Approve is, below the workspace's policy).
+func (s *Server) DecideDevice(ctx context.Context, typed, userID string, lvl gatehouse.Assurance, orgID string, approve bool) error {
 	p, err := s.LookupDevice(ctx, typed)
 	if err != nil {
 		return err
@@ -213,7 +214,7 @@ func (s *Server) DecideDevice(ctx context.Context, typed, userID, orgID string, 
 		return err
 	}
 	g, err := s.svc.CreateGrant(ctx, identity.GrantInput{UserID: userID, ClientID: p.ClientID, ClientName: p.ClientName,
-		OrgID: orgID, Scope: d.Scope, Resource: d.Resource})
+		OrgID: orgID, Scope: d.Scope, Resource: d.Resource, Level: lvl})
 	if err != nil {
 		return err
 	}

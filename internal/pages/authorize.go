@@ -51,7 +51,7 @@ func (h *handlers) handleAuthorizeDecision(w http.ResponseWriter, r *http.Reques
 		http.Redirect(w, r, h.oauth.Deny(a), http.StatusSeeOther)
 		return
 	}
-	to, err := h.oauth.Approve(r.Context(), a, b.User.ID, r.PostFormValue("org_id"))
+	to, err := h.oauth.Approve(r.Context(), a, b.User.ID, b.Level, r.PostFormValue("org_id"))
 	if err != nil {
 		var e *gatehouse.Error
 		if errors.As(err, &e) && (e.Kind == gatehouse.KindInvalid || e.Kind == gatehouse.KindForbidden) {

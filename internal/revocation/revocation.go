@@ -34,7 +34,15 @@ const (
 	KindUser    = "user"    // Subject: the deleted account (token sub)
 	KindOrg     = "org"     // Subject: the deleted workspace (token org.id)
 	KindMember  = "member"  // Subject: the user removed from OrgID
+	// KindPolicy revokes no token: Subject is PolicyPrefix and OrgID, an
+	// org that began requiring two-factor, whose cached standings
+	// (workspace.ToolAccess) are then read again (PolicyRaised).
+	KindPolicy = "policy"
 )
+
+// PolicyPrefix starts the Subject of a KindPolicy entry, so that it never
+// equals a token's ids (Refused).
+const PolicyPrefix = "policy:"
 
 // Entry is one revocation as stored.
 type Entry struct {
@@ -78,9 +86,12 @@ type List struct {
 	every time.Duration
 
 	snap atomic.Pointer[snapshot]
-	mu   sync.Mutex // serializes the writers of snap and of its overlay
-	poll sync.Mutex // serializes polls
-	last time.Time  // clock reading of the last successful poll (under poll)
+	// policy is the latest At (unix nanoseconds) of a KindPolicy entry
+	// added, so that PolicyRaised answers most calls without a lookup.
+	policy atomic.Int64
+	mu     sync.Mutex // serializes the writers of snap and of its overlay
+	poll   sync.Mutex // serializes polls
+	last   time.Time  // clock reading of the last successful poll (under poll)
 }
 
 type memberKey struct{ user, org string }
@@ -136,6 +147,22 @@ func (l *List) Refused(t Token) bool {
 	return ok && !t.IssuedAt.After(at)
 }
 
+// PolicyRaised reports whether org orgID began requiring two-factor less
+// than Keep ago (a KindPolicy entry): a standing cached before that may
+// be stale, however recent.
+func (l *List) PolicyRaised(orgID string) bool {
+	if at := l.policy.Load(); at == 0 || l.now().Sub(time.Unix(0, at)) > Keep {
+		return false // none listed
+	}
+	s := l.snap.Load()
+	id := PolicyPrefix + orgID
+	if _, ok := s.ids[id]; ok {
+		return true
+	}
+	_, e := s.recent.find(false, id, "")
+	return e != nil
+}
+
 // Add publishes entries this instance just committed, at once and without
 // a read: the store calls it after a revoking transaction commits (other
 // instances see them at their next poll). Its cost does not grow with the
@@ -155,6 +182,9 @@ func (l *List) Add(es ...Entry) {
 func (l *List) add(es []Entry) {
 	s := l.snap.Load()
 	for _, e := range es {
+		if e.Kind == KindPolicy && e.At.UnixNano() > l.policy.Load() {
+			l.policy.Store(e.At.UnixNano())
+		}
 		if s.has(e) {
 			continue
 		}

@@ -254,3 +254,32 @@ func BenchmarkAdd(b *testing.B) {
 		l.Add(Entry{KindSession, ids[i], "", now})
 	}
 }
+
+// TestPolicyRaised: an org that began requiring two-factor is listed as
+// such, read by the poll or added by this instance, until Keep has passed;
+// its entry refuses no token, even one whose ids match its org.
+func TestPolicyRaised(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	src := &fakeSource{es: []Entry{{KindPolicy, PolicyPrefix + "o1", "o1", now}}}
+	clock := now
+	l := New(src, func() time.Time { return clock }, 0, nil)
+	if l.PolicyRaised("o1") {
+		t.Fatal("raised before the first load")
+	}
+	if err := l.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	l.Add(Entry{KindPolicy, PolicyPrefix + "o2", "o2", now})
+	for org, want := range map[string]bool{"o1": true, "o2": true, "o3": false} {
+		if got := l.PolicyRaised(org); got != want {
+			t.Errorf("PolicyRaised(%s) = %v; want %v", org, got, want)
+		}
+	}
+	if l.Refused(Token{Subject: "o1", OrgID: "o1", SessionID: "o1", KeyID: "o1"}) {
+		t.Error("a policy entry refuses a token")
+	}
+	clock = now.Add(Keep + time.Minute)
+	if l.PolicyRaised("o1") {
+		t.Error("raised after Keep")
+	}
+}

@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/revocation"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
-const keyColumns = `id, kind, user_id, org_id, name, role, tools, prefix, key_hash, created_by, created_at, expires_at, last_used_at, revoked_at`
+const keyColumns = `id, kind, user_id, org_id, name, role, tools, prefix, key_hash, created_by, created_at, expires_at, last_used_at, revoked_at, aal`
 
 func scanKey(row interface{ Scan(...any) error }) (*workspace.APIKey, error) {
 	var k workspace.APIKey
@@ -18,7 +19,7 @@ func scanKey(row interface{ Scan(...any) error }) (*workspace.APIKey, error) {
 	var created int64
 	var expires, used, revoked sql.NullInt64
 	if err := row.Scan(&k.ID, &k.Kind, &user, &k.OrgID, &k.Name, &role, &tools, &k.Prefix, &k.Hash, &createdBy,
-		&created, &expires, &used, &revoked); err != nil {
+		&created, &expires, &used, &revoked, &k.AAL); err != nil {
 		return nil, err
 	}
 	k.UserID, k.Role, k.CreatedBy = user.String, role.String, createdBy.String
@@ -37,10 +38,18 @@ func (s *Workspace) CreateAPIKey(ctx context.Context, k *workspace.APIKey) error
 	if err != nil {
 		return err
 	}
-	_, err = s.w().ExecContext(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, NULL, NULL)`,
+	_, err = s.w().ExecContext(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, NULL, NULL, $13)`,
 		k.ID, k.Kind, nullString(k.UserID), k.OrgID, k.Name, nullString(k.Role), string(tools), k.Prefix, k.Hash, nullString(k.CreatedBy),
-		micros(k.CreatedAt), nullMicros(k.ExpiresAt))
+		micros(k.CreatedAt), nullMicros(k.ExpiresAt), keyLevel(k.AAL))
 	return s.db.dialect.translate(err)
+}
+
+// keyLevel is the stored level of a key or grant: aal1 unless aal2.
+func keyLevel(aal string) string {
+	if aal == gatehouse.AAL2 {
+		return aal
+	}
+	return gatehouse.AAL1
 }
 
 // APIKeyByHash implements identity.Store.

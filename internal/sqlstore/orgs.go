@@ -163,6 +163,13 @@ func (s *Workspace) UpdateOrg(ctx context.Context, o *workspace.Org) error {
 	return affected(res, s.db.dialect.translate(err))
 }
 
+// RecordPolicy implements workspace.Store: a revocation of kind
+// revocation.KindPolicy, which every instance's list reads within a poll.
+func (s *Workspace) RecordPolicy(ctx context.Context, orgID string, at time.Time) error {
+	return s.revoke(ctx, revocation.KindPolicy, at, `SELECT $2 || id AS subject, id AS org_id FROM orgs WHERE id = $1`,
+		[]any{orgID, revocation.PolicyPrefix}, func(conn) error { return nil })
+}
+
 // ClearDefaultOrg implements workspace.Store.
 func (s *Workspace) ClearDefaultOrg(ctx context.Context, orgID, userID string) error {
 	var err error

@@ -172,8 +172,8 @@ func (s *Identity) RevokeUserGrants(ctx context.Context, userID string, at time.
 
 // CreateGrant implements identity.Store.
 func (s *Identity) CreateGrant(ctx context.Context, g *identity.Grant) error {
-	_, err := s.w().ExecContext(ctx, `INSERT INTO oauth_grants (id, user_id, client_id, client_name, org_id, scope, resource, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, g.ID, g.UserID, g.ClientID, g.ClientName, g.OrgID, g.Scope, g.Resource, micros(g.CreatedAt))
+	_, err := s.w().ExecContext(ctx, `INSERT INTO oauth_grants (id, user_id, client_id, client_name, org_id, scope, resource, created_at, aal)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, g.ID, g.UserID, g.ClientID, g.ClientName, g.OrgID, g.Scope, g.Resource, micros(g.CreatedAt), keyLevel(g.AAL))
 	return s.db.dialect.translate(err)
 }
 
@@ -186,9 +186,9 @@ func (s *Identity) GrantByID(ctx context.Context, id string) (*identity.Grant, e
 	g := identity.Grant{ID: id}
 	var created int64
 	var revoked sql.NullInt64
-	err := s.w().QueryRowContext(ctx, `SELECT user_id, client_id, client_name, org_id, scope, resource, created_at, revoked_at
+	err := s.w().QueryRowContext(ctx, `SELECT user_id, client_id, client_name, org_id, scope, resource, created_at, revoked_at, aal
 		FROM oauth_grants WHERE id = $1`+lock, id).
-		Scan(&g.UserID, &g.ClientID, &g.ClientName, &g.OrgID, &g.Scope, &g.Resource, &created, &revoked)
+		Scan(&g.UserID, &g.ClientID, &g.ClientName, &g.OrgID, &g.Scope, &g.Resource, &created, &revoked, &g.AAL)
 	if err != nil {
 		return nil, s.one(err)
 	}

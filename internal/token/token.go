@@ -11,14 +11,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
 )
 
-// Audience is the `aud` of every access token.
+// Audience is the `aud` of every access token but a pending sign-in's.
 const Audience = "gatehouse"
+
+// PendingAudience is the only `aud` of the token of a sign-in that owes
+// its second factor: a service verifying tokens as CONTRACT §4 says
+// (aud "gatehouse") refuses it, and only Gatehouse's own second-factor
+// routes accept it.
+const PendingAudience = "gatehouse:mfa"
 
 // Version is the `ver` claim: claims v2.
 const Version = 2
@@ -102,7 +109,7 @@ func NewSigner(key []byte, issuer string, now func() time.Time) (*Signer, error)
 		issuer: issuer,
 		parser: jwt.NewParser(
 			jwt.WithValidMethods([]string{"HS256"}),
-			jwt.WithAudience(Audience),
+			jwt.WithAudience(Audience, PendingAudience),
 			jwt.WithIssuer(issuer),
 			jwt.WithExpirationRequired(),
 			jwt.WithTimeFunc(now),
@@ -112,14 +119,18 @@ func NewSigner(key []byte, issuer string, now func() time.Time) (*Signer, error)
 
 // Issue signs claims for subject valid from now for ttl. The registered
 // claims are filled in here; the caller sets sid, org and via, and may set
-// Audience to resources (RFC 8707) that are added after "gatehouse".
+// Audience to resources (RFC 8707) that are added after "gatehouse". A
+// token owing its second factor (MFA pending) has PendingAudience alone.
 func (s *Signer) Issue(c Claims, subject string, now time.Time, ttl time.Duration) (string, time.Time, error) {
 	exp := now.Add(ttl).Truncate(time.Second)
 	aud := jwt.ClaimStrings{Audience}
 	for _, a := range c.Audience {
-		if a != "" && a != Audience {
+		if a != "" && a != Audience && a != PendingAudience {
 			aud = append(aud, a)
 		}
+	}
+	if c.MFA == MFAPending {
+		aud = jwt.ClaimStrings{PendingAudience}
 	}
 	c.RegisteredClaims = jwt.RegisteredClaims{
 		Issuer:    s.issuer,
@@ -150,6 +161,11 @@ func (s *Signer) Verify(raw string) (*Claims, error) {
 	}
 	if c.Ver != Version || c.Subject == "" || c.Org.ID == "" {
 		return nil, errors.New("not a v2 access token")
+	}
+	if !slices.Contains(c.Audience, Audience) {
+		// Only a pending sign-in's audience: it owes its factor, whatever
+		// its other claims say.
+		c.MFA = MFAPending
 	}
 	return &c, nil
 }

@@ -55,3 +55,38 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestPendingAudience: a token owing its second factor has the audience
+// "gatehouse:mfa" alone, resources dropped, so a verifier expecting
+// "gatehouse" refuses it; Verify accepts it and reads a token of that
+// audience as pending even without the mfa claim.
+func TestPendingAudience(t *testing.T) {
+	now := time.Now()
+	key := []byte(strings.Repeat("k", 32))
+	s, err := NewSigner(key, "https://issuer.test", func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _, err := s.Issue(Claims{RegisteredClaims: jwt.RegisteredClaims{Audience: []string{"https://api.test/tasks"}}, Org: OrgClaim{ID: "o"},
+		Via: "password", MFA: MFAPending}, "u", now, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := jwt.NewParser(jwt.WithAudience(Audience)).Parse(raw, func(*jwt.Token) (any, error) { return key, nil }); err == nil {
+		t.Errorf("a verifier expecting aud %q accepts the pending token", Audience)
+	}
+	c, err := s.Verify(raw)
+	if err != nil || c.MFA != MFAPending || len(c.Audience) != 1 || c.Audience[0] != PendingAudience {
+		t.Fatalf("Verify = %+v, %v; want a pending token of audience %s only", c, err, PendingAudience)
+	}
+	// Signed by hand without the mfa claim: still pending.
+	bare := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"iss": "https://issuer.test", "sub": "u", "aud": PendingAudience,
+		"exp": now.Add(time.Minute).Unix(), "org": map[string]any{"id": "o"}, "via": "password", "ver": Version})
+	signed, err := bare.SignedString(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := s.Verify(signed); err != nil || c.MFA != MFAPending {
+		t.Errorf("Verify of aud %s without mfa = %+v, %v; want it read as pending", PendingAudience, c, err)
+	}
+}

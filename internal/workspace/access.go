@@ -50,17 +50,27 @@ var ErrMFAPolicy = gatehouse.Errorf(gatehouse.KindForbidden,
 	"this workspace requires two-factor authentication; set up a factor at /v1/me/factors and sign in again")
 
 // orgAccess is memberAccess under the org's policy: in an org requiring
-// two-factor, a sign-in session below aal2 is refused (403). Keys and
-// OAuth grants are not sign-ins and pass (docs/decisions.md).
+// two-factor, a token below aal2 is refused (403), whatever made it: a
+// sign-in, or a key or OAuth grant, whose tokens carry the level of the
+// session that made them (docs/decisions.md).
 func (s *Service) orgAccess(ctx context.Context, st Tables, p *gatehouse.Principal, orgID string) (*access, error) {
 	a, err := s.memberAccess(ctx, st, p, orgID)
 	if err != nil {
 		return nil, err
 	}
-	if a.org.RequireMFA && p.Full() && p.AAL != gatehouse.AAL2 {
-		return nil, ErrMFAPolicy
+	if err := a.org.Admits(p.Assurance); err != nil {
+		return nil, err
 	}
 	return a, nil
+}
+
+// Admits answers ErrMFAPolicy when o requires two-factor and lvl is below
+// it: neither a token nor a credential at lvl may act in o.
+func (o *Org) Admits(lvl gatehouse.Assurance) error {
+	if o.RequireMFA && lvl.AAL != gatehouse.AAL2 {
+		return ErrMFAPolicy
+	}
+	return nil
 }
 
 // memberAccess resolves the caller's live role in org orgID. An org that does

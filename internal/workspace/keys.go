@@ -131,7 +131,8 @@ func (s *Service) CreateOrgKey(ctx context.Context, p *gatehouse.Principal, orgI
 		}
 		secret := token.NewSecret(OrgKeyPrefix)
 		k := &APIKey{ID: gatehouse.NewID(), Kind: KeyOrg, OrgID: orgID, Name: name, Role: role, Tools: tools,
-			Prefix: secret[:KeyDisplayPrefix], Hash: token.Hash(secret), CreatedBy: p.UserID, CreatedAt: s.Now(), ExpiresAt: expires}
+			Prefix: secret[:KeyDisplayPrefix], Hash: token.Hash(secret), CreatedBy: p.UserID, CreatedAt: s.Now(), ExpiresAt: expires,
+			AAL: p.AAL} // its tokens carry the creator's level, as a personal key's do
 		if err := tx.CreateAPIKey(ctx, k); err != nil {
 			return gatehouse.Internal("create key", err)
 		}

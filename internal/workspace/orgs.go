@@ -289,12 +289,22 @@ func (s *Service) UpdateOrg(ctx context.Context, p *gatehouse.Principal, orgID s
 			}
 			return gatehouse.Internal("update org", err)
 		}
+		if o.RequireMFA && !a.org.RequireMFA {
+			if err := tx.RecordPolicy(ctx, o.ID, s.Now()); err != nil {
+				return gatehouse.Internal("record policy", err)
+			}
+		}
 		if err := s.Audit(ctx, tx, o.ID, p.UserID, "org.updated", "org", o.ID, change); err != nil {
 			return gatehouse.Internal("audit", err)
 		}
 		out, err = s.profile(ctx, tx, &o)
 		return err
 	})
+	if err == nil && patch.RequireMFA != nil {
+		// The cached standings hold the policy: this instance reads it again
+		// at once (the others, for a switch on, within the revocation poll).
+		s.ForgetStandings()
+	}
 	return out, err
 }
 
@@ -331,7 +341,9 @@ func patchOrg(p *gatehouse.Principal, o Org, patch OrgPatch) (Org, map[string]an
 		set("avatar_url", &o.AvatarURL, avatar)
 	}
 	if patch.RequireMFA != nil && *patch.RequireMFA != o.RequireMFA {
-		if *patch.RequireMFA && p.AAL != gatehouse.AAL2 {
+		// Either way at aal2: turning it on must not lock the caller out,
+		// and only a caller the policy admits may lift it.
+		if p.AAL != gatehouse.AAL2 {
 			return o, nil, gatehouse.Errorf(gatehouse.KindForbidden, "set up two-factor authentication for yourself before requiring it of the workspace")
 		}
 		before["require_mfa"], after["require_mfa"] = o.RequireMFA, *patch.RequireMFA

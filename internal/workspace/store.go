@@ -50,6 +50,10 @@ type Tables interface {
 
 	// UpdateOrg writes name, slug and avatar_url of a live org; ErrConflict: slug taken.
 	UpdateOrg(ctx context.Context, o *Org) error
+	// RecordPolicy records, with the revocations, that org orgID began
+	// requiring two-factor at at: every instance then stops trusting the
+	// standings it cached in that org (ToolAccess).
+	RecordPolicy(ctx context.Context, orgID string, at time.Time) error
 	// ClearDefaultOrg unsets default_org_id of every user whose default is
 	// orgID, or of userID only when userID is not empty.
 	ClearDefaultOrg(ctx context.Context, orgID, userID string) error

@@ -63,6 +63,8 @@ type OrgContext struct {
 	Kind  string
 	Role  string
 	Tools []string
+	// RequireMFA is the org's policy: no token below aal2 is minted for it.
+	RequireMFA bool
 }
 
 // OrgToken is a freshly minted org-scoped access token without a refresh token.
@@ -102,6 +104,9 @@ type APIKey struct {
 	ExpiresAt  *time.Time
 	LastUsedAt *time.Time
 	RevokedAt  *time.Time
+	// AAL is the level of the session that made the key (aal1 for keys
+	// made before it was recorded); its tokens carry it.
+	AAL string
 }
 
 // Usable reports whether the key is neither revoked nor expired at now.

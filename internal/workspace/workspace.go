@@ -45,6 +45,11 @@ type Config struct {
 	// RecentAuth checks that the caller's sign-in is recent enough for a
 	// sensitive change (identity's RequireRecentAuth); nil: no check.
 	RecentAuth func(ctx context.Context, p *gatehouse.Principal, action string) error
+	// PolicyRaised reports whether an org began requiring two-factor
+	// lately (the revocation list's KindPolicy entries, which every
+	// instance reads within its poll); nil: cached standings are trusted
+	// for their cache.TTL.
+	PolicyRaised func(orgID string) bool
 }
 
 // Service carries out every workspace operation.
@@ -56,17 +61,19 @@ type Service struct {
 	now      func() time.Time
 	webURL   string
 	brand    mail.Brand
-	// members holds a tool-API token's live standing in its org (nil: it
-	// may act) for cache.TTL, keyed by subject and org.
-	members      cache.Short[memberKey, error]
+	// members holds a tool-API token's live standing in its org for
+	// cache.TTL, keyed by subject and org.
+	members      cache.Short[memberKey, standing]
 	noMailLimits bool
 	recentAuth   func(ctx context.Context, p *gatehouse.Principal, action string) error
+	policyRaised func(orgID string) bool
 }
 
 // New returns a Service.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, signer: c.Signer, resolver: c.Resolver, log: c.Logger, now: c.Now,
-		webURL: strings.TrimRight(c.WebURL, "/"), noMailLimits: c.NoMailLimits, recentAuth: c.RecentAuth, brand: c.Brand}
+		webURL: strings.TrimRight(c.WebURL, "/"), noMailLimits: c.NoMailLimits, recentAuth: c.RecentAuth, brand: c.Brand,
+		policyRaised: c.PolicyRaised}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -131,7 +138,7 @@ func (s *Service) OrgContext(ctx context.Context, st Tables, o *Org, role string
 	if err != nil {
 		return nil, err
 	}
-	return &OrgContext{ID: o.ID, Name: o.Name, Slug: o.Slug, Kind: o.Kind, Role: role, Tools: tools}, nil
+	return &OrgContext{ID: o.ID, Name: o.Name, Slug: o.Slug, Kind: o.Kind, Role: role, Tools: tools, RequireMFA: o.RequireMFA}, nil
 }
 
 // Claims are the claims of an access token scoped to oc; resources
@@ -155,6 +162,9 @@ func (oc *OrgContext) Claims(sessionID, via string, lvl gatehouse.Assurance, res
 // keeping the caller's session and via: the answer of a switch into a
 // workspace (switch-org, create, accept, join).
 func (s *Service) OrgToken(ctx context.Context, st Tables, userID, sessionID, via string, lvl gatehouse.Assurance, o *Org, role string) (*OrgToken, error) {
+	if err := o.Admits(lvl); err != nil {
+		return nil, err // no token for a workspace below its policy
+	}
 	oc, err := s.OrgContext(ctx, st, o, role)
 	if err != nil {
 		return nil, gatehouse.Internal("org context", err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"slices"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/mail"
@@ -15,18 +16,45 @@ import (
 // used, or whose account is gone or has another address now.
 var errBadReset = gatehouse.Errorf(gatehouse.KindUnauthorized, "invalid, expired or already used link")
 
+// RecoveryFloor is the least time RequestRecovery takes for a well-formed
+// address. A known address's request queues a mail in its transaction
+// and an unknown one's does not, which took about twice as long (a few
+// milliseconds): every request is held to this floor, well above the
+// known path's usual time, so that the time of the answer does not tell
+// which addresses have accounts (docs/decisions.md).
+const RecoveryFloor = 100 * time.Millisecond
+
 // RequestRecovery mails the account at email a single-use link to set a
 // new password (RecoveryTTL). A well-formed address answers nil whether or
-// not it has an account, after the same work: the account is looked up and
-// one token row is written either way (an unknown address's row names no
-// account, is sent to no one and can never be used); a known address's
-// mail is queued in the same transaction (one more row) and sent by the
-// job engine. A malformed address is a 400.
+// not it has an account, after the same work and the same time: the
+// account is looked up and one token row is written either way (an
+// unknown address's row names no account, is sent to no one and can never
+// be used); a known address's mail is queued in the same transaction (one
+// more row) and sent by the job engine; and the answer waits until
+// RecoveryFloor has passed since the request began. A malformed address
+// is a 400.
 func (s *Service) RequestRecovery(ctx context.Context, email string) error {
 	key, email, err := gatehouse.ParseEmail(email)
 	if err != nil {
 		return err
 	}
+	// Wall time, not the service's clock: the floor is about how long
+	// the answer takes, which an injected clock does not measure.
+	start := time.Now()
+	if err := s.requestRecovery(ctx, key, email); err != nil {
+		return err
+	}
+	t := time.NewTimer(time.Until(start.Add(RecoveryFloor)))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return nil
+}
+
+// requestRecovery is RequestRecovery's work, without the floor.
+func (s *Service) requestRecovery(ctx context.Context, key, email string) error {
 	u, err := s.store.UserByEmail(ctx, key)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		u = nil

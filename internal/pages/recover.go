@@ -4,10 +4,12 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
@@ -57,9 +59,14 @@ func (h *handlers) handleResetPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // resetPage is the reset form of the link tok, asking for a second
-// factor when owed lists any, with an error and the field it is about.
+// factor when owed lists any (with the passkey script when a passkey is
+// among them), with an error and the field it is about.
 func resetPage(tok string, owed []string, msg string, fields map[string]string) *page {
-	return &page{Title: "Choose a new password", Token: tok, Error: msg, Fields: fields, Data: map[string]any{"Factor": len(owed) > 0}}
+	p := &page{Title: "Choose a new password", Token: tok, Error: msg, Fields: fields, Data: map[string]any{"Factor": len(owed) > 0}}
+	if slices.Contains(owed, identity.FactorPasskey) {
+		p.Script = passkeyScriptPath
+	}
+	return p
 }
 
 // handleReset handles "POST /reset-password": sets the password, starts
@@ -112,4 +119,58 @@ func (h *handlers) refuseReset(w http.ResponseWriter, in identity.Reset, owed []
 		field = "code"
 	}
 	h.render(w, h.k.StatusOf(e.Kind), "reset", resetPage(in.Token, owed, msg, map[string]string{field: msg}))
+}
+
+// handleResetPasskeyBegin handles "POST /reset-password/passkey/begin":
+// request options for one of the reset link's account's passkeys, its
+// second factor. JSON {token} in and out, behind the cross-origin guard
+// and the per-IP passkey limit; the link is only read.
+func (h *handlers) handleResetPasskeyBegin(w http.ResponseWriter, r *http.Request) {
+	if h.limited(r, h.passkey) {
+		h.jsonError(w, r, gatehouse.TooMany(0))
+		return
+	}
+	var in struct {
+		Token string `json:"token"`
+	}
+	if err := httpjson.Decode(r, &in); err != nil {
+		h.jsonError(w, r, err)
+		return
+	}
+	o, err := h.svc.BeginResetPasskey(r.Context(), in.Token)
+	if err != nil {
+		h.jsonError(w, r, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, identity.ToPasskeyOptions(o))
+}
+
+// handleResetPasskey handles "POST /reset-password/passkey": the new
+// password with the passkey's assertion as the second factor; as the
+// form does, success starts the browser session (at aal2), and the
+// answer says where to go next.
+func (h *handlers) handleResetPasskey(w http.ResponseWriter, r *http.Request) {
+	if h.limited(r, h.verify) {
+		h.jsonError(w, r, gatehouse.TooMany(0))
+		return
+	}
+	var in struct {
+		Token       string `json:"token"`
+		NewPassword string `json:"new_password"`
+		identity.PasskeyFinish
+	}
+	if err := httpjson.Decode(r, &in); err != nil {
+		h.jsonError(w, r, err)
+		return
+	}
+	si, err := h.svc.ResetPassword(r.Context(), identity.Reset{Token: in.Token, NewPassword: in.NewPassword,
+		Step: identity.Step{Method: identity.FactorPasskey, CeremonyID: in.CeremonyID, Credential: in.Credential}}, h.k.SessionMeta(r))
+	if err != nil {
+		h.jsonError(w, r, err)
+		return
+	}
+	h.endPrevious(r, si.RefreshToken)
+	h.setCookie(w, h.sessionCookieName(), si.RefreshToken, 0)
+	h.setCookie(w, cookieNext, "", -1)
+	httpjson.Write(w, http.StatusOK, map[string]string{"next": "/"})
 }

@@ -53,6 +53,14 @@ func TestResetPageAsksFactor(t *testing.T) {
 		b := env.NewBrowser(t)
 		wantPage(t, "landing", b.Get(t, "/reset-password?token="+url.QueryEscape(tok)), 200,
 			"Two-factor authentication", `name="code"`, `name="recovery_code"`, `autocomplete="one-time-code"`, `value="`+tok+`"`)
+		if res := b.Get(t, "/reset-password?token="+url.QueryEscape(tok)); strings.Contains(res.Body, "passkey") {
+			t.Fatalf("the page of an account without a passkey offers one:\n%s", res.Body)
+		}
+		for _, path := range []string{"/reset-password/passkey/begin", "/reset-password/passkey"} {
+			if res := b.PostCrossSite(t, path, url.Values{"token": {tok}}); res.Status != http.StatusForbidden {
+				t.Fatalf("cross-site POST %s: %d; want 403", path, res.Status)
+			}
+		}
 		const pw = "a page-reset passphrase"
 		wantPage(t, "no code", b.Post(t, "/reset-password", url.Values{"token": {tok}, "new_password": {pw}}), http.StatusForbidden,
 			"This account has two-factor authentication", `name="code"`, `value="`+tok+`"`, `id="code" name="code"`)

@@ -41,6 +41,7 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	m.Handle("POST /v1/auth/verify-email", k.PerIP(verify, h.handleVerifyEmail))
 	m.Handle("POST /v1/auth/recover", k.PerIP(LimitRecover.From(k), h.handleRecover))
 	m.Handle("POST /v1/auth/recover/verify", k.PerIP(verify, h.handleRecoverVerify))
+	m.Handle("POST /v1/auth/recover/passkey", k.PerIP(verify, h.handleRecoverPasskey))
 	m.Handle("POST /v1/auth/refresh", k.Public(h.handleRefresh))
 	m.Handle("POST /v1/auth/logout", k.Public(h.handleLogout))
 	m.Handle("POST /v1/auth/switch-org", k.Authed(h.handleSwitchOrg))

@@ -42,14 +42,20 @@ func (h *handlers) handlePassword(w http.ResponseWriter, r *http.Request, p *gat
 	var in struct {
 		CurrentPassword string `json:"current_password"`
 		NewPassword     string `json:"new_password"`
+		RevokeAPIKeys   bool   `json:"revoke_api_keys"`
 	}
 	if err := httpjson.Decode(r, &in); err != nil {
 		return err
 	}
-	if err := h.svc.ChangePassword(r.Context(), p, in.CurrentPassword, in.NewPassword, h.k.SessionMeta(r)); err != nil {
+	ch := PasswordChange{Current: in.CurrentPassword, New: in.NewPassword, RevokeKeys: in.RevokeAPIKeys}
+	if err := h.svc.ChangePassword(r.Context(), p, ch, h.k.SessionMeta(r)); err != nil {
 		return err
 	}
-	httpjson.Write(w, http.StatusOK, map[string]string{"message": "password changed; other sessions were signed out"})
+	msg := "password changed; other sessions were signed out"
+	if in.RevokeAPIKeys {
+		msg += " and your personal API keys revoked"
+	}
+	httpjson.Write(w, http.StatusOK, map[string]string{"message": msg})
 	return nil
 }
 

@@ -70,19 +70,36 @@ func (h *handlers) handleRecover(w http.ResponseWriter, r *http.Request) error {
 }
 
 // handleRecoverVerify handles "POST /v1/auth/recover/verify": sets the new
-// password and answers a session, like login.
+// password and answers a session, like login; an account with a second
+// factor presents it in the same body (method and code, as in POST
+// /v1/auth/mfa).
 func (h *handlers) handleRecoverVerify(w http.ResponseWriter, r *http.Request) error {
-	var in struct {
-		Token       string `json:"token"`
-		NewPassword string `json:"new_password"`
-	}
+	var in Reset
 	if err := httpjson.Decode(r, &in); err != nil {
 		return err
 	}
-	si, err := h.svc.ResetPassword(r.Context(), in.Token, in.NewPassword, h.k.SessionMeta(r))
+	si, err := h.svc.ResetPassword(r.Context(), in, h.k.SessionMeta(r))
 	if err != nil {
 		return err
 	}
 	httpjson.Write(w, http.StatusOK, toSession(si))
+	return nil
+}
+
+// handleRecoverPasskey handles "POST /v1/auth/recover/passkey": the
+// options of a passkey assertion for the reset link's factor, which POST
+// /v1/auth/recover/verify then takes with method passkey.
+func (h *handlers) handleRecoverPasskey(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Token string `json:"token"`
+	}
+	if err := httpjson.Decode(r, &in); err != nil {
+		return err
+	}
+	o, err := h.svc.BeginResetPasskey(r.Context(), in.Token)
+	if err != nil {
+		return err
+	}
+	httpjson.Write(w, http.StatusOK, ToPasskeyOptions(o))
 	return nil
 }

@@ -105,9 +105,10 @@ func (s *Service) VerifyMagicLink(ctx context.Context, secret string, meta gateh
 // ChangePassword sets a new password. The current one is required when the
 // account has one (a magic-link account may set its first without it), and
 // a wrong one counts against the account like a failed sign-in from
-// meta.IP. Every other session of the account is revoked.
-func (s *Service) ChangePassword(ctx context.Context, p *gatehouse.Principal, current, next string, meta gatehouse.SessionMeta) error {
-	change := func() error { return s.changePassword(ctx, p, current, next) }
+// meta.IP. Every other session of the account is revoked; its personal
+// API keys only when ch asks.
+func (s *Service) ChangePassword(ctx context.Context, p *gatehouse.Principal, ch PasswordChange, meta gatehouse.SessionMeta) error {
+	change := func() error { return s.changePassword(ctx, p, ch) }
 	if s.lockout == nil {
 		return change()
 	}

@@ -140,8 +140,20 @@ func (s *Service) DeleteAccount(ctx context.Context, p *gatehouse.Principal) err
 	})
 }
 
+// PasswordChange is the owner's change of their password: the current
+// one (when the account has one), the new one, and whether the account's
+// personal API keys end too. By default they keep working: the owner who
+// changes a password knows it, unlike a reset's, and says whether a key
+// may have leaked with it (the console asks).
+type PasswordChange struct {
+	Current    string
+	New        string
+	RevokeKeys bool
+}
+
 // changePassword is ChangePassword without the lockout.
-func (s *Service) changePassword(ctx context.Context, p *gatehouse.Principal, current, next string) error {
+func (s *Service) changePassword(ctx context.Context, p *gatehouse.Principal, ch PasswordChange) error {
+	current, next := ch.Current, ch.New
 	if err := checkPassword("new_password", next); err != nil {
 		return err
 	}
@@ -186,7 +198,15 @@ func (s *Service) changePassword(ctx context.Context, p *gatehouse.Principal, cu
 		if err := tx.RevokeUserSessions(ctx, u.ID, p.SessionID, s.Now()); err != nil {
 			return internal("revoke sessions", err)
 		}
-		return s.ws.Audit(ctx, tx, p.OrgID, u.ID, "user.password_changed", "user", u.ID, nil)
+		var meta map[string]any
+		if ch.RevokeKeys {
+			n, err := tx.RevokePersonalKeys(ctx, u.ID, s.Now())
+			if err != nil {
+				return internal("revoke keys", err)
+			}
+			meta = map[string]any{"api_keys_revoked": n}
+		}
+		return s.ws.Audit(ctx, tx, p.OrgID, u.ID, "user.password_changed", "user", u.ID, meta)
 	})
 }
 

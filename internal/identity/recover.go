@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"slices"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/mail"
@@ -14,18 +16,45 @@ import (
 // used, or whose account is gone or has another address now.
 var errBadReset = gatehouse.Errorf(gatehouse.KindUnauthorized, "invalid, expired or already used link")
 
+// RecoveryFloor is the least time RequestRecovery takes for a well-formed
+// address. A known address's request queues a mail in its transaction
+// and an unknown one's does not, which took about twice as long (a few
+// milliseconds): every request is held to this floor, well above the
+// known path's usual time, so that the time of the answer does not tell
+// which addresses have accounts (docs/decisions.md).
+const RecoveryFloor = 100 * time.Millisecond
+
 // RequestRecovery mails the account at email a single-use link to set a
 // new password (RecoveryTTL). A well-formed address answers nil whether or
-// not it has an account, after the same work: the account is looked up and
-// one token row is written either way (an unknown address's row names no
-// account, is sent to no one and can never be used); a known address's
-// mail is queued in the same transaction (one more row) and sent by the
-// job engine. A malformed address is a 400.
+// not it has an account, after the same work and the same time: the
+// account is looked up and one token row is written either way (an
+// unknown address's row names no account, is sent to no one and can never
+// be used); a known address's mail is queued in the same transaction (one
+// more row) and sent by the job engine; and the answer waits until
+// RecoveryFloor has passed since the request began. A malformed address
+// is a 400.
 func (s *Service) RequestRecovery(ctx context.Context, email string) error {
 	key, email, err := gatehouse.ParseEmail(email)
 	if err != nil {
 		return err
 	}
+	// Wall time, not the service's clock: the floor is about how long
+	// the answer takes, which an injected clock does not measure.
+	start := time.Now()
+	if err := s.requestRecovery(ctx, key, email); err != nil {
+		return err
+	}
+	t := time.NewTimer(time.Until(start.Add(RecoveryFloor)))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return nil
+}
+
+// requestRecovery is RequestRecovery's work, without the floor.
+func (s *Service) requestRecovery(ctx context.Context, key, email string) error {
 	u, err := s.store.UserByEmail(ctx, key)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		u = nil
@@ -57,67 +86,170 @@ func (s *Service) resetMail(email, secret string) mail.Message {
 	link := s.webURL + "/reset-password?token=" + url.QueryEscape(secret)
 	return mail.Message{To: email, Subject: "Set a new " + s.brand.Product() + " password",
 		Text: "Someone asked to set a new password for the " + s.brand.Product() + " account of this address. If it was you, open this link to choose one:\n\n" + link +
-			"\n\nThe link works once and expires in 1 hour. Setting a new password signs you out everywhere else.\n\nIf you did not ask for it, ignore this message: your password stays as it is.\n"}
+			"\n\nThe link works once and expires in 1 hour. Setting a new password signs you out everywhere else and revokes your personal API keys.\n\nIf you did not ask for it, ignore this message: your password stays as it is.\n"}
+}
+
+// errFactorOwed answers a reset of an account with a second factor that
+// presents none: the link alone does not set the password.
+var errFactorOwed = gatehouse.Errorf(gatehouse.KindForbidden,
+	"this account has two-factor authentication: give a code from your authenticator app or a recovery code")
+
+// Reset is what a reset link's form presents: the link's token, the new
+// password and, for an account with a second factor, that factor in the
+// shape of the sign-in's second step (method and code, or a passkey's
+// assertion).
+type Reset struct {
+	Token       string `json:"token"`
+	NewPassword string `json:"new_password"`
+	Step
 }
 
 // ResetPassword sets a new password with an emailed reset link and signs
 // the account in. The link proves the mailbox, so an account whose address
 // was never verified is first claimed (claimMailbox: whatever a registrant
-// of someone else's address set up is taken away). Every other session of
-// the account is revoked and every other reset link spent; the lockout is
-// cleared. An unknown, expired or used link is 401, and a password the
-// policy refuses a 400 that leaves the link usable: nothing changes.
-func (s *Service) ResetPassword(ctx context.Context, secret, next string, meta gatehouse.SessionMeta) (*SignIn, error) {
-	if secret == "" {
+// of someone else's address set up is taken away). An account whose
+// address is verified and that has a second factor must present it too
+// (ResetFactors), before anything changes: without it the answer is 403,
+// and a wrong one 401 and counted like the sign-in's step, against the
+// same per-account limit; neither spends the link. Then every other
+// session of the account is revoked, every other reset link spent and
+// its personal API keys revoked; the lockout is cleared. An unknown,
+// expired or used link is 401, and a password the policy refuses a 400
+// that leaves the link usable: nothing changes.
+func (s *Service) ResetPassword(ctx context.Context, in Reset, meta gatehouse.SessionMeta) (*SignIn, error) {
+	if in.Token == "" {
 		return nil, gatehouse.Invalid("token is required")
 	}
-	if err := checkPassword("new_password", next); err != nil {
+	if err := checkPassword("new_password", in.NewPassword); err != nil {
 		return nil, err
 	}
-	hash := token.Hash(secret)
-	// Read first, so that the policy (which needs the address) and the
-	// 20 ms of argon2 happen outside the transaction.
-	t, err := s.store.PeekEmailToken(ctx, hash, PurposePasswordReset, s.Now())
-	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && t.UserID == "") {
-		return nil, errBadReset
-	}
+	hash := token.Hash(in.Token)
+	// Read first, so that the policy (which needs the address), the
+	// factor's check and the 20 ms of argon2 happen outside the
+	// transaction.
+	t, owed, err := s.peekReset(ctx, hash)
 	if err != nil {
-		return nil, internal("find reset link", err)
-	}
-	if err := checkNewPassword("new_password", next, t.Email); err != nil {
 		return nil, err
 	}
-	pwHash, err := s.hasher.Hash(ctx, next)
+	if err := checkNewPassword("new_password", in.NewPassword, t.Email); err != nil {
+		return nil, err
+	}
+	var f *factorUse
+	if len(owed) > 0 {
+		if in.Method == "" {
+			return nil, errFactorOwed
+		}
+		if f, err = s.factorCheck(ctx, t.UserID, "", in.Step); err != nil {
+			return nil, err
+		}
+	}
+	pwHash, err := s.hasher.Hash(ctx, in.NewPassword)
 	if err != nil {
 		return nil, internal("hash password", err)
 	}
 	var out *SignIn
-	err = s.store.Tx(ctx, func(tx Store) error {
+	err = s.stepTx(ctx, func(tx Store) error {
 		var err error
-		out, err = s.resetInTx(ctx, tx, t.UserID, hash, pwHash, meta)
+		out, err = s.resetInTx(ctx, tx, t.UserID, hash, pwHash, f, meta)
 		return err
 	})
-	if out != nil {
-		s.users.Drop(out.User.ID)
-		s.lockout.clear(gatehouse.EmailKey(out.User.Email))
+	if err != nil {
+		return nil, err
 	}
-	return out, err
+	s.users.Drop(out.User.ID)
+	s.lockout.clear(gatehouse.EmailKey(out.User.Email))
+	return out, nil
 }
 
-// resetInTx is ResetPassword's one transaction for the account userID
-// that the link named when it was read: the account's row lock first (so
-// concurrent resets of one account queue instead of deadlocking over each
-// other's links), then the link is used (one winner under concurrency),
-// the account claimed and pinned, the password set, the other sessions and
-// reset links ended, and a session opened.
-func (s *Service) resetInTx(ctx context.Context, tx Store, userID, hash, pwHash string, meta gatehouse.SessionMeta) (*SignIn, error) {
+// ResetFactors answers the second factors a reset link's account must
+// present with the new password (none when it has none, or when its
+// address was never verified: the link's claim takes away what a
+// registrant set up), so that the form can ask for one. An unknown,
+// expired or used link is 401. It reads only: the link stays usable.
+func (s *Service) ResetFactors(ctx context.Context, secret string) ([]string, error) {
+	if secret == "" {
+		return nil, errBadReset
+	}
+	_, owed, err := s.peekReset(ctx, token.Hash(secret))
+	return owed, err
+}
+
+// BeginResetPasskey starts the passkey option of a reset link's factor:
+// an assertion by one of the account's passkeys (allowCredentials lists
+// them), for an account that owes a factor and has a passkey; 400
+// otherwise. It reads the link only.
+func (s *Service) BeginResetPasskey(ctx context.Context, secret string) (*PasskeyOptions, error) {
+	if secret == "" {
+		return nil, gatehouse.Invalid("token is required")
+	}
+	t, owed, err := s.peekReset(ctx, token.Hash(secret))
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(owed, FactorPasskey) {
+		return nil, gatehouse.Invalid("this account has no passkey to give as its second factor")
+	}
+	return s.BeginPasskeyCheck(ctx, t.UserID)
+}
+
+// peekReset reads the reset link of hash, unused and unexpired, and the
+// second factors its account owes.
+func (s *Service) peekReset(ctx context.Context, hash string) (*EmailToken, []string, error) {
+	t, err := s.store.PeekEmailToken(ctx, hash, PurposePasswordReset, s.Now())
+	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && t.UserID == "") {
+		return nil, nil, errBadReset
+	}
+	if err != nil {
+		return nil, nil, internal("find reset link", err)
+	}
+	u, err := s.store.UserByID(ctx, t.UserID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return nil, nil, errBadReset
+	}
+	if err != nil {
+		return nil, nil, internal("find user", err)
+	}
+	if !u.EmailVerified {
+		return t, nil, nil
+	}
+	owed, err := s.factorsOf(ctx, s.store, u.ID, "")
+	if err != nil {
+		return nil, nil, internal("find factors", err)
+	}
+	return t, owed, nil
+}
+
+// resetInTx is ResetPassword's one transaction (a step's: see stepTx)
+// for the account userID that the link named when it was read: the
+// factor's attempt counted first when one is presented (f), then the
+// account's row lock (so concurrent resets of one account queue instead
+// of deadlocking over each other's links), then the factor spent (a
+// refusal commits the count alone: the link stays usable), the link used
+// (one winner under concurrency), the account claimed and pinned, the
+// password set, the other sessions, reset links and personal API keys
+// ended, and a session opened: at aal2 after a factor, since the link
+// proved the mailbox and the factor the rest.
+func (s *Service) resetInTx(ctx context.Context, tx Store, userID, hash, pwHash string, f *factorUse, meta gatehouse.SessionMeta) (*SignIn, error) {
 	now := s.Now()
+	if f != nil && f.count {
+		if err := s.attempt(ctx, tx, userID, now); err != nil {
+			return nil, err
+		}
+	}
 	err := tx.LockUser(ctx, userID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errBadReset
 	}
 	if err != nil {
 		return nil, internal("lock user", err)
+	}
+	if f != nil {
+		if err := f.use(tx, now); err != nil {
+			return nil, refuse(err)
+		}
+		if err := tx.ClearMFAAttempts(ctx, userID); err != nil {
+			return nil, internal("clear attempts", err)
+		}
 	}
 	t, err := tx.UseEmailToken(ctx, hash, PurposePasswordReset, now)
 	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && t.UserID != userID) {
@@ -127,6 +259,7 @@ func (s *Service) resetInTx(ctx context.Context, tx Store, userID, hash, pwHash 
 		return nil, internal("use reset link", err)
 	}
 	u, err := tx.UserByID(ctx, t.UserID)
+	verified := err == nil && u.EmailVerified
 	if err == nil {
 		u, err = s.claimMailbox(ctx, tx, u, gatehouse.ViaMagicLink)
 	}
@@ -135,6 +268,14 @@ func (s *Service) resetInTx(ctx context.Context, tx Store, userID, hash, pwHash 
 	}
 	if err != nil {
 		return nil, internal("find user", err)
+	}
+	if f == nil && verified {
+		// A factor added since the link was read is owed as well.
+		if owed, err := s.factorsOf(ctx, tx, u.ID, ""); err != nil {
+			return nil, internal("find factors", err)
+		} else if len(owed) > 0 {
+			return nil, errFactorOwed
+		}
 	}
 	if err := tx.ReplacePasswordHash(ctx, u.ID, u.PasswordHash, pwHash); errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, gatehouse.Errorf(gatehouse.KindConflict, "the password was changed meanwhile; try again")
@@ -148,15 +289,23 @@ func (s *Service) resetInTx(ctx context.Context, tx Store, userID, hash, pwHash 
 	if err := tx.SpendEmailTokens(ctx, u.ID, PurposePasswordReset, now); err != nil {
 		return nil, internal("spend reset links", err)
 	}
+	keys, err := tx.RevokePersonalKeys(ctx, u.ID, now)
+	if err != nil {
+		return nil, internal("revoke keys", err)
+	}
 	oc, err := s.ws.HomeOrg(ctx, tx, u)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.ws.Audit(ctx, tx, oc.ID, u.ID, "user.password_reset", "user", u.ID, nil); err != nil {
+	auditMeta := map[string]any{"api_keys_revoked": keys}
+	if f != nil {
+		auditMeta["factor"] = f.amr
+	}
+	if err := s.ws.Audit(ctx, tx, oc.ID, u.ID, "user.password_reset", "user", u.ID, auditMeta); err != nil {
 		return nil, internal("audit", err)
 	}
-	// Seam for issue 13 item 4: an account with a second factor gets this
-	// session at aal1 (recovery never bypasses the second factor); the
-	// level is decided where sessions start, for every way of signing in.
-	return s.startSession(ctx, tx, u, oc, gatehouse.ViaMagicLink, meta)
+	if f == nil {
+		return s.startSession(ctx, tx, u, oc, gatehouse.ViaMagicLink, meta)
+	}
+	return s.openSession(ctx, tx, u, oc, s.newSession(u.ID, gatehouse.ViaMagicLink, raised(gatehouse.Assurance{}.Level(gatehouse.ViaMagicLink), f.amr), meta))
 }

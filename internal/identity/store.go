@@ -119,6 +119,9 @@ type Store interface {
 	// RevokeUserKeys revokes every live key acting as the user or created
 	// by them (org keys) and returns how many.
 	RevokeUserKeys(ctx context.Context, userID string, at time.Time) (int, error)
+	// RevokePersonalKeys revokes every live personal key of the user (not
+	// the workspace keys they created) and returns how many.
+	RevokePersonalKeys(ctx context.Context, userID string, at time.Time) (int, error)
 	// DisableUserWebhooks turns off every active webhook the user created,
 	// in any workspace, and returns how many.
 	DisableUserWebhooks(ctx context.Context, userID string, at time.Time) (int, error)

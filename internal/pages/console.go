@@ -143,6 +143,7 @@ var notices = map[string]string{
 	"throttled":          "A confirmation link was sent less than a minute ago: check your inbox.",
 	"verified":           "Your email address is already confirmed.",
 	"password":           "Password saved. Your other sessions were signed out.",
+	"password-keys":      "Password saved. Your other sessions were signed out and your personal API keys revoked.",
 	"revoked":            "Session signed out.",
 	"others":             "Every other session was signed out.",
 	"disconnected":       "Application disconnected.",

@@ -3,7 +3,7 @@
 // consent and device approval, and the Forms destination confirmation.
 // They are server-rendered with html/template (templates/, embedded),
 // carry one small stylesheet and no JavaScript but the passkey script
-// (passkey.js, on the sign-in, second-step and passkeys pages, which work without it); every page has a strict
+// (passkey.js, on the sign-in, second-step, reset and passkeys pages, which work without it); every page has a strict
 // Content-Security-Policy and refuses framing, and every form POST passes
 // a cross-origin check (form.go). One file per page action.
 package pages
@@ -79,6 +79,8 @@ func Mount(m *http.ServeMux, k Kernel, d Deps) {
 	m.Handle("POST /recover", form(h.handleRecover))
 	m.HandleFunc("GET /reset-password", h.handleResetPage)
 	m.Handle("POST /reset-password", form(h.handleReset))
+	m.Handle("POST /reset-password/passkey/begin", h.csrf.Handler(http.HandlerFunc(h.handleResetPasskeyBegin)))
+	m.Handle("POST /reset-password/passkey", h.csrf.Handler(http.HandlerFunc(h.handleResetPasskey)))
 	m.HandleFunc("GET /invite", h.handleInvitePage)
 	m.Handle("POST /invite", form(h.handleInviteAccept))
 	m.HandleFunc("GET /assets/gatehouse.css", handleAsset("text/css; charset=utf-8", stylesheet))

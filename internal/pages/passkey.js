@@ -1,6 +1,7 @@
 // Passkey ceremonies of the hosted pages (issue 13): "Sign in with a
 // passkey" and conditional UI on /signin, "Use a passkey" on the second
-// step (/signin/mfa), "Add a passkey" on
+// step (/signin/mfa), "Use a passkey instead" on a reset link's page
+// (/reset-password, with the new password), "Add a passkey" on
 // /account/passkeys. Served from /assets/passkey.js (the pages' CSP allows
 // no inline script); without it, or without WebAuthn, the pages work as
 // before and these buttons stay hidden.
@@ -115,6 +116,31 @@
         });
       }).then(function (done) { window.location.assign(done.next || "/"); })
         .catch(function (err) { show(stepError, failed(err)); });
+    });
+  }
+
+  // Reset page: the new password with a passkey as the second factor
+  // (the code fields work without it).
+  var reset = document.getElementById("passkey-reset");
+  if (reset) {
+    var resetError = document.getElementById("passkey-error");
+    var tokenEl = document.querySelector('form[action="/reset-password"] input[name=token]');
+    var pwEl = document.getElementById("new_password");
+    reset.hidden = false;
+    reset.addEventListener("click", function () {
+      show(resetError, "");
+      if (!pwEl.value) {
+        show(resetError, "Enter the new password first.");
+        pwEl.focus();
+        return;
+      }
+      post("/reset-password/passkey/begin", { token: tokenEl.value }).then(function (begun) {
+        return navigator.credentials.get({ publicKey: requestOptions(begun.publicKey) }).then(function (cred) {
+          return post("/reset-password/passkey", { token: tokenEl.value, new_password: pwEl.value, ceremony_id: begun.ceremony_id,
+            credential: credentialJSON(cred) });
+        });
+      }).then(function (done) { window.location.assign(done.next || "/"); })
+        .catch(function (err) { show(resetError, failed(err)); });
     });
   }
 

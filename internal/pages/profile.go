@@ -63,17 +63,28 @@ func (h *handlers) handleResend(w http.ResponseWriter, r *http.Request) {
 
 // handlePassword handles "POST /account/password": sets the first
 // password or changes it (the current one required then). The other
-// sessions are signed out; this browser's stays.
+// sessions are signed out; this browser's stays. The personal API keys
+// are revoked too when the box "Also revoke my personal API keys" is
+// ticked (it is not by default, as in the API).
 func (h *handlers) handlePassword(w http.ResponseWriter, r *http.Request) {
 	c := h.caller(w, r)
 	if c == nil {
 		return
 	}
-	err := h.svc.ChangePassword(r.Context(), c.p, r.PostFormValue("current_password"), r.PostFormValue("new_password"), h.k.SessionMeta(r))
+	ch := identity.PasswordChange{Current: r.PostFormValue("current_password"), New: r.PostFormValue("new_password"),
+		RevokeKeys: r.PostFormValue("revoke_api_keys") == "on"}
+	err := h.svc.ChangePassword(r.Context(), c.p, ch, h.k.SessionMeta(r))
 	if err != nil {
 		p := h.profilePage(r, c)
 		p.Notice = ""
+		if ch.RevokeKeys {
+			p.Values["revoke_api_keys"] = "on"
+		}
 		h.refuse(w, r, "profile", p, err, p.Values, "new_password", "current_password")
+		return
+	}
+	if ch.RevokeKeys {
+		done(w, r, "/account", "password-keys")
 		return
 	}
 	done(w, r, "/account", "password")

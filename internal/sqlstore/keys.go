@@ -110,6 +110,18 @@ func (s *Identity) RevokeUserKeys(ctx context.Context, userID string, at time.Ti
 	return n, err
 }
 
+// RevokePersonalKeys implements identity.Store.
+func (s *Identity) RevokePersonalKeys(ctx context.Context, userID string, at time.Time) (int, error) {
+	var n int
+	err := s.revoke(ctx, revocation.KindKey, at, `SELECT id AS subject, '' AS org_id FROM api_keys WHERE user_id = $1 AND kind = $2 AND revoked_at IS NULL`,
+		[]any{userID, workspace.KeyUser}, func(c conn) (err error) {
+			n, err = changed(c.w().ExecContext(ctx, `UPDATE api_keys SET revoked_at = $3 WHERE user_id = $1 AND kind = $2 AND revoked_at IS NULL`,
+				userID, workspace.KeyUser, micros(at)))
+			return err
+		})
+	return n, err
+}
+
 // DisableUserWebhooks implements identity.Store.
 func (s *Identity) DisableUserWebhooks(ctx context.Context, userID string, at time.Time) (int, error) {
 	return changed(s.w().ExecContext(ctx, `UPDATE webhooks SET active = FALSE, updated_at = $2 WHERE created_by = $1 AND active`, userID, micros(at)))

@@ -56,6 +56,7 @@ var notInDocument = map[string]bool{
 	// /account/passkeys pages are console pages).
 	"GET /assets/passkey.js": true, "POST /signin/passkey": true,
 	"POST /signin/mfa/passkey/begin": true, "POST /signin/mfa/passkey": true,
+	"POST /reset-password/passkey/begin": true, "POST /reset-password/passkey": true,
 }
 
 // consolePage reports whether pattern is a page of the signed-in console

@@ -113,7 +113,8 @@ func TestSignMailLimitVerified(t *testing.T) {
 
 // TestSignMailLimitConcurrent checks that sends at once at the edge of
 // the limit never overshoot it: of 20 one-signer documents sent together
-// by an unconfirmed account, exactly MailsPerUnverified go out.
+// by an unconfirmed account through two instances, exactly
+// MailsPerUnverified go out.
 func TestSignMailLimitConcurrent(t *testing.T) {
 	testenv.RunWith(t, testenv.Options{MailLimits: true}, func(t *testing.T, env *testenv.Env) {
 		owner, _ := env.Team(t)
@@ -123,8 +124,10 @@ func TestSignMailLimitConcurrent(t *testing.T) {
 			doc := map[string]any{"name": "Invoice", "recipients": []map[string]any{{"name": "Signer", "email": to}}}
 			docs = append(docs, sent{id: signDoc(t, env.CreateDocument(t, owner.Token, testenv.TestPDF, doc).Want(t, 200))["id"].(string), to: []string{to}})
 		}
+		// Half go to a second instance on the same database.
+		instances := []*testenv.Env{env, env.Another(t)}
 		answers := testenv.AtOnceAnswers(len(docs), func(i int) *testenv.Resp {
-			return env.Do(t, "POST", "/sign/v1/documents/"+docs[i].id+"/send", owner.Token, nil)
+			return instances[i%2].Do(t, "POST", "/sign/v1/documents/"+docs[i].id+"/send", owner.Token, nil)
 		})
 		ok, mailed := 0, 0
 		for i, r := range answers {

@@ -46,8 +46,9 @@ type Config struct {
 	OutboundCAs *x509.CertPool
 	LogFormat   string
 	RateLimit   bool
-	// MailLimit keeps the daily invitation mail limits on; independent of
-	// RateLimit, since they protect other people's mailboxes.
+	// MailLimit keeps the limits on mail to strangers on (invitations,
+	// Sign, Forms); independent of RateLimit, since they protect other
+	// people's mailboxes.
 	MailLimit bool
 	// HSTS sends Strict-Transport-Security when the base URL is https;
 	// off behind a proxy that adds it.

@@ -96,20 +96,6 @@ func (s *Forms) AddSubmission(ctx context.Context, sub *forms.Submission) error 
 	return s.db.dialect.translate(err)
 }
 
-// LockForm implements forms.Store.
-func (s *Forms) LockForm(ctx context.Context, id string) error {
-	var got string
-	return s.one(s.w().QueryRowContext(ctx, `SELECT id FROM forms WHERE id = $1`+s.db.dialect.forUpdate, id).Scan(&got))
-}
-
-// CountAutoresponses implements forms.Store.
-func (s *Forms) CountAutoresponses(ctx context.Context, formID string, since time.Time) (int, error) {
-	var n int
-	err := s.w().QueryRowContext(ctx, `SELECT COUNT(*) FROM form_submissions
-		WHERE form_id = $1 AND autoresponded_at IS NOT NULL AND autoresponded_at > $2`, formID, micros(since)).Scan(&n)
-	return n, err
-}
-
 // ListSubmissions implements forms.Store.
 func (s *Forms) ListSubmissions(ctx context.Context, formID string) ([]*forms.Submission, error) {
 	rows, err := s.r().QueryContext(ctx, `SELECT id, form_id, data, spam, created_at FROM form_submissions
@@ -246,25 +232,6 @@ func (s *Forms) AddRecipient(ctx context.Context, r *forms.Recipient) error {
 	_, err := s.w().ExecContext(ctx, `INSERT INTO form_recipients (destination_id, email, org_id, token_hash, expires_at, confirmed_at, mailed_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`, r.DestinationID, r.Email, r.OrgID, hash, micros(r.ExpiresAt), confirmed, mailed)
 	return s.db.dialect.translate(err)
-}
-
-// ConfirmationMailTimes implements forms.Store.
-func (s *Forms) ConfirmationMailTimes(ctx context.Context, orgID string, since time.Time) ([]time.Time, error) {
-	rows, err := s.w().QueryContext(ctx, `SELECT mailed_at FROM form_recipients
-		WHERE org_id = $1 AND mailed_at IS NOT NULL AND mailed_at > $2 ORDER BY mailed_at`, orgID, micros(since))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []time.Time
-	for rows.Next() {
-		var at int64
-		if err := rows.Scan(&at); err != nil {
-			return nil, err
-		}
-		out = append(out, fromMicros(at))
-	}
-	return out, rows.Err()
 }
 
 // ConfirmRecipient implements forms.Store: one conditional UPDATE, so a

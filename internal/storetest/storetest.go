@@ -8,7 +8,7 @@
 // rotates once, every one-time secret is used once however many callers
 // race for it, a uniqueness rule answers gatehouse.ErrConflict without
 // breaking the transaction around it, LockOrg serializes the transactions
-// that take it, a soft-deleted org is invisible to live reads, and a tool
+// that take it, the mail limits' ledger counts what was recorded, a soft-deleted org is invisible to live reads, and a tool
 // never switched reads as such (gatehouse.ToolOn then turns it on).
 package storetest
 
@@ -61,6 +61,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"MemberKeyset", testMemberKeyset},
 		{"passkey ceremony used once", testPasskeyCeremony},
 		{"passkey sign count", testPasskeyCount},
+		{"mail ledger", testMailLedger},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
 	}

@@ -2,11 +2,10 @@ package workspace
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/maillimit"
 )
 
 // Invitation mail limits (issue 10 item 4, docs/decisions.md): how many
@@ -42,53 +41,23 @@ func (s *Service) inviteMailRoom(ctx context.Context, tx Tables, inviter *gateho
 	if err := tx.LockUser(ctx, inviter.ID); err != nil {
 		return gatehouse.Internal("lock inviter", err)
 	}
-	now := s.Now()
-	since := now.Add(-InviteMailWindow)
 	perAccount, accountMsg := InviteMailsPerAccount, "an account may send at most %d invitation emails a day"
 	if !inviter.EmailVerified {
 		perAccount, accountMsg = InviteMailsPerUnverified, "until its email address is verified, an account may send at most %d invitation emails a day"
 	}
-	var refusal *gatehouse.Error
-	for _, l := range []struct {
-		f     InvitationMailFilter
-		limit int
-		msg   string
-	}{
-		{InvitationMailFilter{InviterID: inviter.ID, Since: since}, perAccount, accountMsg},
-		{InvitationMailFilter{OrgID: orgID, Since: since}, InviteMailsPerOrg, "an organization may send at most %d invitation emails a day"},
-	} {
-		wait, err := s.mailWait(ctx, tx, l.f, l.limit, n, now)
-		if err != nil {
-			return err
-		}
-		if wait > 0 && (refusal == nil || wait > refusal.RetryAfter) {
-			refusal = &gatehouse.Error{Kind: gatehouse.KindTooMany, Message: fmt.Sprintf(l.msg, l.limit) + "; try again later", RetryAfter: wait}
-		}
-	}
-	if refusal != nil {
-		return refusal
-	}
-	return nil
+	return maillimit.Check(ctx, invitationMails{tx}, s.Now(), InviteMailWindow, n,
+		maillimit.Limit{Filter: maillimit.Filter{SenderID: inviter.ID}, Max: perAccount, Message: accountMsg},
+		maillimit.Limit{Filter: maillimit.Filter{OrgID: orgID}, Max: InviteMailsPerOrg, Message: "an organization may send at most %d invitation emails a day"})
 }
 
-// mailWait is how long until n more invitation mails of f's scope fit
-// under limit: zero when they fit now, a whole window when n alone is more.
-func (s *Service) mailWait(ctx context.Context, tx Tables, f InvitationMailFilter, limit, n int, now time.Time) (time.Duration, error) {
-	sent, err := tx.CountInvitationMails(ctx, f)
-	if err != nil {
-		return 0, gatehouse.Internal("count invitation mails", err)
-	}
-	over := sent + n - limit
-	if over <= 0 {
-		return 0, nil
-	}
-	// The over oldest mails of the window must leave it first.
-	at, err := tx.InvitationMailAt(ctx, f, over-1)
-	if errors.Is(err, gatehouse.ErrNotFound) {
-		return InviteMailWindow, nil
-	}
-	if err != nil {
-		return 0, gatehouse.Internal("find invitation mail", err)
-	}
-	return max(at.Add(InviteMailWindow).Sub(now), time.Second), nil
+// invitationMails counts invitation mails for maillimit: the email
+// invitations' own rows are their record.
+type invitationMails struct{ tx Tables }
+
+func (c invitationMails) CountMail(ctx context.Context, f maillimit.Filter) (int, error) {
+	return c.tx.CountInvitationMails(ctx, InvitationMailFilter{InviterID: f.SenderID, OrgID: f.OrgID, Since: f.Since})
+}
+
+func (c invitationMails) MailAt(ctx context.Context, f maillimit.Filter, offset int) (time.Time, error) {
+	return c.tx.InvitationMailAt(ctx, InvitationMailFilter{InviterID: f.SenderID, OrgID: f.OrgID, Since: f.Since}, offset)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/maillimit"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
 
@@ -178,29 +179,27 @@ func (s *Service) addRecipients(ctx context.Context, tx Store, f *Form, d *Desti
 const ConfirmMailsPerDay = 50
 
 // confirmMailRoom answers 429, with the wait until enough of the day has
-// passed, when n more confirmation mails would pass ConfirmMailsPerDay. It
-// locks the workspace first, so concurrent creates count each other's.
+// passed, when n more confirmation mails would pass ConfirmMailsPerDay,
+// and otherwise records them in tx. It locks the workspace first, so
+// concurrent creates count each other's; the record outlives the
+// destination, so deleting one frees no room.
 func (s *Service) confirmMailRoom(ctx context.Context, tx Store, orgID string, n int, now time.Time) error {
-	if s.noMailLimits || n == 0 {
+	if n == 0 {
 		return nil
 	}
-	if err := tx.LockOrg(ctx, orgID); err != nil {
-		return gatehouse.Internal("lock workspace", err)
+	if !s.noMailLimits {
+		if err := tx.LockOrg(ctx, orgID); err != nil {
+			return gatehouse.Internal("lock workspace", err)
+		}
+		if err := maillimit.Check(ctx, tx, now, 24*time.Hour, n, maillimit.Limit{Filter: maillimit.Filter{Kind: maillimit.FormConfirmation, OrgID: orgID},
+			Max: ConfirmMailsPerDay, Message: "a workspace may mail at most %d destination confirmation links a day"}); err != nil {
+			return err
+		}
 	}
-	sent, err := tx.ConfirmationMailTimes(ctx, orgID, now.Add(-24*time.Hour))
-	if err != nil {
-		return gatehouse.Internal("count confirmation mails", err)
+	if err := tx.RecordMail(ctx, maillimit.FormConfirmation, orgID, "", now, n); err != nil {
+		return gatehouse.Internal("record confirmation mails", err)
 	}
-	over := len(sent) + n - ConfirmMailsPerDay
-	if over <= 0 {
-		return nil
-	}
-	wait := 24 * time.Hour // n alone is more than a day allows
-	if over <= len(sent) {
-		wait = sent[over-1].Add(24 * time.Hour).Sub(now)
-	}
-	return &gatehouse.Error{Kind: gatehouse.KindTooMany, RetryAfter: wait,
-		Message: fmt.Sprintf("a workspace may mail at most %d destination confirmation links a day; try again later", ConfirmMailsPerDay)}
+	return nil
 }
 
 // confirmMail is the one message asking to to confirm a destination.

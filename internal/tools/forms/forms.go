@@ -14,6 +14,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/maillimit"
 )
 
 // Tool is the tool name tokens list to reach this API.
@@ -72,18 +73,14 @@ type Store interface {
 	UpdateForm(ctx context.Context, f *Form) error
 	ListForms(ctx context.Context, orgID string) ([]*Form, error)
 	AddSubmission(ctx context.Context, s *Submission) error
-	// LockForm holds the form's row until the transaction ends, so
-	// concurrent submissions count its autoresponses one at a time.
-	LockForm(ctx context.Context, id string) error
-	// CountAutoresponses counts the form's submissions autoresponded
-	// after since.
-	CountAutoresponses(ctx context.Context, formID string, since time.Time) (int, error)
 	// LockOrg holds the workspace's row until the transaction ends, so
-	// concurrent destination creates count each other's mails.
+	// concurrent destination creates and submissions count each other's
+	// mails.
 	LockOrg(ctx context.Context, orgID string) error
-	// ConfirmationMailTimes lists, oldest first, when the workspace's
-	// destination confirmation links mailed after since were sent.
-	ConfirmationMailTimes(ctx context.Context, orgID string, since time.Time) ([]time.Time, error)
+	// The record of sent mail the caps count (maillimit.FormConfirmation
+	// and FormAutoresponse rows, per workspace): apart from the forms and
+	// destinations, so deleting or making them resets nothing.
+	maillimit.Ledger
 	// ListSubmissions lists a form's submissions, newest first.
 	ListSubmissions(ctx context.Context, formID string) ([]*Submission, error)
 	AddDestination(ctx context.Context, d *Destination) error

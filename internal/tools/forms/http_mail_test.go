@@ -184,12 +184,13 @@ func sameStrings(v any, want ...string) bool {
 }
 
 // TestFormAutoresponderLimits checks that spam gets no autoresponse and
-// that a form sends at most forms.MaxAutoresponsesPerHour in a rolling
-// hour, the submissions past it still accepted and stored.
+// that a workspace's form sends at most forms.MaxAutoresponsesPerHour in
+// a rolling hour, the submissions past it still accepted and stored.
 func TestFormAutoresponderLimits(t *testing.T) {
 	testenv.RunWith(t, testenv.Options{MailLimits: true}, func(t *testing.T, env *testenv.Env) {
 		owner, _ := env.Team(t)
-		id, busy := formsWithAutoresponder(t, env, owner.Token), formsWithAutoresponder(t, env, owner.Token)
+		other, _ := env.Team(t) // the cap is the workspace's: the crowd goes to another's form
+		id, busy := formsWithAutoresponder(t, env, owner.Token), formsWithAutoresponder(t, env, other.Token)
 		visitor := "visitor-" + testenv.RandomHex(4) + "@example.com"
 
 		formsSubmit(t, env, id, map[string]string{"email": visitor, "_gotcha": "bot"})

@@ -11,12 +11,14 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/maillimit"
 )
 
-// MaxAutoresponsesPerHour bounds a form's autoresponses over any rolling
-// hour, unless Config.NoMailLimits: the submitter's address is whatever
-// was typed into the form, so the autoresponder could mail anyone.
-const MaxAutoresponsesPerHour = 20
+// MaxAutoresponsesPerHour bounds a workspace's autoresponses, all its
+// forms together, over any rolling hour, unless Config.NoMailLimits: the
+// submitter's address is whatever was typed into the form, so the
+// autoresponder could mail anyone, and a new form must not reset the cap.
+const MaxAutoresponsesPerHour = 100
 
 // Submit stores a public submission to form id; data are the submitted
 // fields. A non-empty _gotcha marks it spam; _gotcha and _next are not
@@ -65,7 +67,7 @@ func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (s
 	submitter, _ := gatehouse.NormalizeEmail(text(data["email"]))
 	err = s.store.Tx(ctx, func(tx Store) error {
 		if !spam && f.Autoresponder.Enabled && submitter != "" {
-			if err := s.reserveAutoresponse(ctx, tx, sub); err != nil {
+			if err := s.reserveAutoresponse(ctx, tx, f, sub); err != nil {
 				return err
 			}
 		}
@@ -88,21 +90,26 @@ func (s *Service) Submit(ctx context.Context, id string, data map[string]any) (s
 	return next, nil
 }
 
-// reserveAutoresponse marks sub autoresponded unless the form has already
-// sent MaxAutoresponsesPerHour in the last hour (counted in the database,
-// so every instance shares the limit).
-func (s *Service) reserveAutoresponse(ctx context.Context, tx Store, sub *Submission) error {
+// reserveAutoresponse marks sub autoresponded, and records the mail,
+// unless f's workspace has already sent MaxAutoresponsesPerHour in the
+// last hour (counted in the database under the workspace's lock, so every
+// instance shares the limit and concurrent submissions count each
+// other's).
+func (s *Service) reserveAutoresponse(ctx context.Context, tx Store, f *Form, sub *Submission) error {
 	if !s.noMailLimits {
-		if err := tx.LockForm(ctx, sub.FormID); err != nil {
-			return gatehouse.Internal("lock form", err)
+		if err := tx.LockOrg(ctx, f.OrgID); err != nil {
+			return gatehouse.Internal("lock workspace", err)
 		}
-		n, err := tx.CountAutoresponses(ctx, sub.FormID, sub.Created.Add(-time.Hour))
+		n, err := tx.CountMail(ctx, maillimit.Filter{Kind: maillimit.FormAutoresponse, OrgID: f.OrgID, Since: sub.Created.Add(-time.Hour)})
 		if err != nil {
 			return gatehouse.Internal("count autoresponses", err)
 		}
 		if n >= MaxAutoresponsesPerHour {
 			return nil
 		}
+	}
+	if err := tx.RecordMail(ctx, maillimit.FormAutoresponse, f.OrgID, "", sub.Created, 1); err != nil {
+		return gatehouse.Internal("record autoresponse", err)
 	}
 	at := sub.Created
 	sub.AutorespondedAt = &at

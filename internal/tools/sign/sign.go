@@ -130,6 +130,9 @@ type Service struct {
 	events Events
 	// retention is how long an ended document is kept (purge.go).
 	retention atomic.Int64
+	// noMailLimits lifts the limits on signing requests and reminders
+	// (remind.go); their rounds stay capped.
+	noMailLimits bool
 }
 
 // New returns the Sign tool; apiURL is GATEHOUSE_API_URL, now nil means
@@ -137,6 +140,10 @@ type Service struct {
 func New(store Store, apiURL string, now func() time.Time, events Events) *Service {
 	return &Service{store: store, clock: gatehouse.NewClock(now), base: strings.TrimRight(apiURL, "/") + "/sign", events: events}
 }
+
+// SetMailLimits turns the limits on signing requests and reminders on (the
+// default) or off (GATEHOUSE_MAIL_LIMIT=off); call it before serving.
+func (s *Service) SetMailLimits(on bool) { s.noMailLimits = !on }
 
 var errDocumentNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "document not found")
 
@@ -411,7 +418,7 @@ func (s *Service) Send(ctx context.Context, p *gatehouse.Principal, id string) (
 		}
 		now := s.clock.Now()
 		d.Status, d.SentAt = Pending, &now
-		if err := s.requestSignatures(ctx, tx, d); err != nil {
+		if err := s.requestSignatures(ctx, tx, d, p.UserID); err != nil {
 			return nil, err
 		}
 		return []event{{name: "document.sent"}}, s.audit(ctx, tx, p.UserID, d, "document.sent", map[string]any{"recipients": len(d.Recipients)})

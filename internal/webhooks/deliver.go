@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -47,6 +49,70 @@ func (Delivery) Kind() string { return DeliveryKind }
 // ErrGone reports that a delivery's webhook no longer exists: the delivery
 // is dropped, with any retries it had left.
 var ErrGone = errors.New("webhook deleted")
+
+// ErrBusy reports that a delivery was not tried: its workspace or its
+// receiver already has as many deliveries in flight on this instance as
+// it may (InFlightPerWorkspace, InFlightPerHost). The job engine tries it
+// again shortly, without counting a failed try.
+var ErrBusy = errors.New("webhook deliveries of this workspace or to this receiver are at their limit")
+
+// Bounds on the deliveries in flight on one instance, so that one
+// workspace, or one slow receiver, holds a share of the job engine's
+// 100 workers and never all of them (docs/decisions.md).
+const (
+	InFlightPerWorkspace = 20
+	InFlightPerHost      = 40
+)
+
+// inFlight counts the deliveries being tried on this instance by
+// workspace and by receiver (host and port).
+type inFlight struct {
+	mu     sync.Mutex
+	byOrg  map[string]int
+	byHost map[string]int
+}
+
+// take holds a place for a delivery of org to host; false when either is
+// at its limit.
+func (f *inFlight) take(org, host string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.byOrg[org] >= InFlightPerWorkspace || f.byHost[host] >= InFlightPerHost {
+		return false
+	}
+	f.byOrg[org]++
+	f.byHost[host]++
+	return true
+}
+
+// full reports whether org is at its limit (checked before the webhook is
+// read, to spare the database a read for a delivery that waits anyway).
+func (f *inFlight) full(org string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.byOrg[org] >= InFlightPerWorkspace
+}
+
+// release gives back the place take held.
+func (f *inFlight) release(org, host string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.byOrg[org]--; f.byOrg[org] <= 0 {
+		delete(f.byOrg, org)
+	}
+	if f.byHost[host]--; f.byHost[host] <= 0 {
+		delete(f.byHost, host)
+	}
+}
+
+// receiver is the host and port a webhook URL points at, lower case.
+func receiver(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return strings.ToLower(u.Host)
+}
 
 // tools are the tools with webhooks, by name.
 var tools = map[string]*Tool{Links.Name: Links, Sign.Name: Sign}
@@ -132,7 +198,13 @@ func (s *Service) RetryDelay(d *Delivery, attempt int) time.Duration {
 // as read before its try: at 0 (the usual case) it writes nothing, one
 // round trip fewer on the shared pool per delivery; a failure counted
 // during that try is reset by the next success instead.
+//
+// A delivery whose workspace or receiver is at its limit of deliveries
+// in flight is not tried: ErrBusy.
 func (s *Service) Deliver(ctx context.Context, d *Delivery, attempt int) error {
+	if s.flight.full(d.OrgID) {
+		return ErrBusy
+	}
 	w, err := s.store.Webhook(ctx, d.OrgID, d.Tool, d.WebhookID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return ErrGone
@@ -140,7 +212,12 @@ func (s *Service) Deliver(ctx context.Context, d *Delivery, attempt int) error {
 	if err != nil {
 		return fmt.Errorf("read webhook: %w", err)
 	}
+	host := receiver(w.URL)
+	if !s.flight.take(d.OrgID, host) {
+		return ErrBusy
+	}
 	failure := s.post(ctx, w, d)
+	s.flight.release(d.OrgID, host)
 	if failure != nil && attempt < d.Tries {
 		return failure
 	}

@@ -195,23 +195,23 @@ func (h *hangingReceiver) mostAtOnce(seg string) int {
 	return h.most[seg]
 }
 
-// TestDeliveriesInFlightBounded: six workspaces' 120 deliveries to one
+// TestDeliveriesInFlightBounded: three workspaces' 300 deliveries to one
 // receiver that never answers hold at most InFlightPerWorkspace workers
 // per workspace and InFlightPerHost per receiver on an instance, so that
-// a seventh workspace's delivery to another receiver goes at once rather
-// than after the 10 s the others wait (they are tried again shortly
-// after, without counting a failed try).
+// a fourth workspace's delivery to another receiver goes at once rather
+// than after the 10 s the others wait (they are tried again later,
+// without counting a failed try).
 func TestDeliveriesInFlightBounded(t *testing.T) {
 	// httptest's servers share one certificate: rc's roots trust hang.
 	rc := testenv.NewReceiver(t)
 	testenv.RunWith(t, testenv.Options{RootCAs: rc.Roots()}, func(t *testing.T, env *testenv.Env) {
 		hang := newHangingReceiver(t)
-		const workspaces, each = 6, 20
+		const workspaces, each = 3, webhooks.PerWorkspace
 		prefix := testenv.RandomHex(3)
 		for i := range workspaces {
 			owner, _ := env.Team(t)
 			hooks(t, env, owner.Token, fmt.Sprintf("%s/%s%d/hook", hang.URL, prefix, i), each)
-			links(t, env, owner.Token, 1)
+			links(t, env, owner.Token, 2)
 		}
 		// Every worker that may take one is now held by the receiver.
 		waitFor(3*time.Second, func() bool { return hang.mostAtOnce("") >= webhooks.InFlightPerHost })

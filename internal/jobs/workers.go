@@ -22,7 +22,8 @@ type deliveryWorker struct {
 
 // Work makes one try; a deleted webhook cancels the delivery and the
 // retries it had left; one whose workspace or receiver is at its limit of
-// deliveries in flight is snoozed (no try counted).
+// deliveries in flight is snoozed (no try counted): shortly while they
+// are moving, longer and longer while its receiver holds them.
 func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[webhooks.Delivery]) error {
 	err := w.svc.Deliver(ctx, &job.Args, job.Attempt)
 	switch {
@@ -30,9 +31,15 @@ func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[webhooks.Deliv
 		return river.JobCancel(err)
 	case errors.Is(err, webhooks.ErrBusy):
 		return river.JobSnooze(snoozeFor(snoozesOf(job.Metadata)))
+	case errors.Is(err, webhooks.ErrMoving):
+		return river.JobSnooze(movingSnooze/2 + rand.N(movingSnooze))
 	}
 	return err
 }
+
+// movingSnooze is about how long a delivery waits whose workspace and
+// receiver are at their limit but moving: as long as a few deliveries.
+const movingSnooze = 100 * time.Millisecond
 
 // snoozeFor is how long a delivery at its limit waits after its snoozes
 // so far: 200 ms doubling up to 30 s, half of it random, so that a

@@ -14,7 +14,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -56,54 +55,10 @@ var ErrGone = errors.New("webhook deleted")
 // again shortly, without counting a failed try.
 var ErrBusy = errors.New("webhook deliveries of this workspace or to this receiver are at their limit")
 
-// Bounds on the deliveries in flight on one instance, so that one
-// workspace, or one slow receiver, holds a share of the job engine's
-// 100 workers and never all of them (docs/decisions.md).
-const (
-	InFlightPerWorkspace = 20
-	InFlightPerHost      = 40
-)
-
-// inFlight counts the deliveries being tried on this instance by
-// workspace and by receiver (host and port).
-type inFlight struct {
-	mu     sync.Mutex
-	byOrg  map[string]int
-	byHost map[string]int
-}
-
-// take holds a place for a delivery of org to host; false when either is
-// at its limit.
-func (f *inFlight) take(org, host string) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.byOrg[org] >= InFlightPerWorkspace || f.byHost[host] >= InFlightPerHost {
-		return false
-	}
-	f.byOrg[org]++
-	f.byHost[host]++
-	return true
-}
-
-// full reports whether org is at its limit (checked before the webhook is
-// read, to spare the database a read for a delivery that waits anyway).
-func (f *inFlight) full(org string) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.byOrg[org] >= InFlightPerWorkspace
-}
-
-// release gives back the place take held.
-func (f *inFlight) release(org, host string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.byOrg[org]--; f.byOrg[org] <= 0 {
-		delete(f.byOrg, org)
-	}
-	if f.byHost[host]--; f.byHost[host] <= 0 {
-		delete(f.byHost, host)
-	}
-}
+// ErrMoving is ErrBusy for a workspace and receiver whose deliveries in
+// flight are ending as others wait: the delivery is tried again soon,
+// not after ErrBusy's growing waits.
+var ErrMoving = errors.New("webhook deliveries of this workspace or to this receiver are at their limit, and moving")
 
 // receiver is the host and port a webhook URL points at, lower case.
 func receiver(raw string) string {
@@ -200,9 +155,10 @@ func (s *Service) RetryDelay(d *Delivery, attempt int) time.Duration {
 // during that try is reset by the next success instead.
 //
 // A delivery whose workspace or receiver is at its limit of deliveries
-// in flight is not tried: ErrBusy.
+// in flight waits a little for a place while theirs are moving, and is
+// otherwise not tried: ErrMoving or ErrBusy.
 func (s *Service) Deliver(ctx context.Context, d *Delivery, attempt int) error {
-	if s.flight.full(d.OrgID) {
+	if s.flight.stuck(d.OrgID) {
 		return ErrBusy
 	}
 	w, err := s.store.Webhook(ctx, d.OrgID, d.Tool, d.WebhookID)
@@ -213,8 +169,8 @@ func (s *Service) Deliver(ctx context.Context, d *Delivery, attempt int) error {
 		return fmt.Errorf("read webhook: %w", err)
 	}
 	host := receiver(w.URL)
-	if !s.flight.take(d.OrgID, host) {
-		return ErrBusy
+	if err := s.flight.take(ctx, d.OrgID, host); err != nil {
+		return err
 	}
 	failure := s.post(ctx, w, d)
 	s.flight.release(d.OrgID, host)

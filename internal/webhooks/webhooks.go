@@ -127,7 +127,7 @@ func New(c Config) *Service {
 	t.MaxIdleConnsPerHost = IdleConnsPerHost
 	t.MaxIdleConns = max(t.MaxIdleConns, 4*IdleConnsPerHost) // over all receivers (Go's default 100)
 	s := &Service{store: c.Store, log: c.Logger, clock: gatehouse.NewClock(c.Now), retries: c.RetryDelays,
-		flight: inFlight{byOrg: map[string]int{}, byHost: map[string]int{}},
+		flight: newInFlight(),
 		client: &http.Client{Transport: t, Timeout: deliveryTimeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	if s.log == nil {

@@ -14,7 +14,7 @@ import (
 // starts its own gatehouse on a fresh database, with the settings it needs
 // (a webhook CA, an SMTP server), so they are not targets of the shared
 // server and the default run does not include them.
-var jobNames = []string{"fanout", "mail", "magic"}
+var jobNames = []string{"fanout", "mail", "magic", "starve"}
 
 // jobRow is what one background-work measurement found.
 type jobRow struct {
@@ -46,6 +46,11 @@ type jobRow struct {
 	LogSamples  []string `json:"log_samples,omitempty"`
 	// River is the jobs' own timings (fanout).
 	River *jobTimings `json:"river,omitempty"`
+	// Backlog is the webhook deliveries queued when the sign-in links
+	// were asked for, TarpitConns the connections the receiver that never
+	// answers took (starve).
+	Backlog     int `json:"webhook_backlog,omitempty"`
+	TarpitConns int `json:"tarpit_connections,omitempty"`
 }
 
 func (j jobRow) text() string {
@@ -63,7 +68,10 @@ func (j jobRow) text() string {
 	if j.ReceiverConns > 0 {
 		s += fmt.Sprintf("; %d connections to the receiver", j.ReceiverConns)
 	}
-	if j.P50MS > 0 || j.P99MS > 0 {
+	if j.Job == "starve" {
+		s += fmt.Sprintf("; behind %d webhook deliveries queued to a tarpit (%d connections): request-to-mail p50 %s, p99 %s",
+			j.Backlog, j.TarpitConns, fmtMS(j.P50MS), fmtMS(j.P99MS))
+	} else if j.P50MS > 0 || j.P99MS > 0 {
 		s += fmt.Sprintf("; commit-to-delivery p50 %s, p99 %s", fmtMS(j.P50MS), fmtMS(j.P99MS))
 	}
 	return s + j.River.text()
@@ -175,6 +183,11 @@ func (b *bench) runJobs(ctx context.Context, bin, db string) error {
 	if b.cfg.wantsJob("magic") && ctx.Err() == nil {
 		if err := b.runMagicMail(ctx, bin, db); err != nil {
 			errs = append(errs, fmt.Errorf("magic on %s: %w", db, err))
+		}
+	}
+	if b.cfg.wantsJob("starve") && ctx.Err() == nil {
+		if err := b.runStarve(ctx, bin, db); err != nil {
+			errs = append(errs, fmt.Errorf("starve on %s: %w", db, err))
 		}
 	}
 	for _, e := range errs {

@@ -20,8 +20,10 @@ import (
 type mailSink struct {
 	mu      sync.Mutex
 	arrived []time.Time
-	srv     *smtp.Server
-	addr    string
+	// to is when the first message to each recipient arrived (starve).
+	to   map[string]time.Time
+	srv  *smtp.Server
+	addr string
 }
 
 func startMailSink() (*mailSink, error) {
@@ -29,7 +31,7 @@ func startMailSink() (*mailSink, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &mailSink{addr: l.Addr().String()}
+	s := &mailSink{addr: l.Addr().String(), to: map[string]time.Time{}}
 	s.srv = smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &sinkSession{sink: s}, nil }))
 	s.srv.Domain = "localhost"
 	s.srv.ReadTimeout = 10 * time.Second
@@ -59,6 +61,27 @@ func (s *mailSink) last() time.Time {
 	return s.arrived[len(s.arrived)-1]
 }
 
+// arrivedAt is when the first message to addr arrived.
+func (s *mailSink) arrivedAt(addr string) (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.to[addr]
+	return t, ok
+}
+
+// arrivedOf counts the addresses of want that got a message.
+func (s *mailSink) arrivedOf(want map[string]time.Time) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for addr := range want {
+		if _, ok := s.to[addr]; ok {
+			n++
+		}
+	}
+	return n
+}
+
 // between counts the messages that arrived in [from, to].
 func (s *mailSink) between(from, to time.Time) int {
 	s.mu.Lock()
@@ -72,19 +95,33 @@ func (s *mailSink) between(from, to time.Time) int {
 	return n
 }
 
-type sinkSession struct{ sink *mailSink }
+type sinkSession struct {
+	sink *mailSink
+	rcpt []string
+}
 
 func (*sinkSession) Mail(string, *smtp.MailOptions) error { return nil }
-func (*sinkSession) Rcpt(string, *smtp.RcptOptions) error { return nil }
-func (*sinkSession) Reset()                               {}
 func (*sinkSession) Logout() error                        { return nil }
+
+func (c *sinkSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	c.rcpt = append(c.rcpt, to)
+	return nil
+}
+
+func (c *sinkSession) Reset() { c.rcpt = nil }
 
 func (c *sinkSession) Data(r io.Reader) error {
 	if _, err := io.Copy(io.Discard, r); err != nil {
 		return err
 	}
+	now := time.Now()
 	c.sink.mu.Lock()
-	c.sink.arrived = append(c.sink.arrived, time.Now())
+	c.sink.arrived = append(c.sink.arrived, now)
+	for _, to := range c.rcpt {
+		if _, ok := c.sink.to[to]; !ok {
+			c.sink.to[to] = now
+		}
+	}
 	c.sink.mu.Unlock()
 	return nil
 }

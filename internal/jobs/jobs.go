@@ -48,9 +48,11 @@ const (
 	// queued (p50 260-560 ms); 100 kept p50 under 100 ms (BENCHMARKS.md).
 	maxWorkers = 100
 	// MaxMailSends is how many mails an instance sends at once, each on
-	// its own SMTP connection: as many as its workers were before they
-	// were raised to 100, and what Postfix accepts from one client by
-	// default (smtpd_client_connection_count_limit 50).
+	// its own SMTP connection: the workers of the mail queue, apart from
+	// maxWorkers so that no volume of webhook deliveries holds them; as
+	// many as the shared workers were before they were raised to 100,
+	// and what Postfix accepts from one client by default
+	// (smtpd_client_connection_count_limit 50).
 	MaxMailSends = 50
 	pgPoolSize   = 6
 )
@@ -64,7 +66,9 @@ type Schedule struct {
 
 // Config wires an Engine.
 type Config struct {
-	DB     *sqlstore.DB // its queue (DB.Queue) is the one worked
+	// DB's queues are the ones worked: DB.Queue (webhook deliveries,
+	// schedules) and DB.MailQueue (mail), each with workers of its own.
+	DB     *sqlstore.DB
 	Logger *slog.Logger
 	// Webhooks delivers webhook events; nil: none are worked.
 	Webhooks *webhooks.Service
@@ -152,7 +156,7 @@ func riverConfig(cfg Config, log *slog.Logger) (*river.Config, error) {
 		if len(delays) == 0 {
 			delays = mail.RetryDelays
 		}
-		mw := &mailWorker{sender: cfg.Mail, sealer: cfg.MailSealer, delays: delays, sends: make(chan struct{}, MaxMailSends)}
+		mw := &mailWorker{sender: cfg.Mail, sealer: cfg.MailSealer, delays: delays}
 		if err := river.AddWorkerSafely(workers, mw); err != nil {
 			return nil, err
 		}
@@ -178,7 +182,8 @@ func riverConfig(cfg Config, log *slog.Logger) (*river.Config, error) {
 		return nil, fmt.Errorf("job engine: rescue window %s is under %s, twice the longest job timeout", rescue, MinRescueAfter)
 	}
 	return &river.Config{
-		Queues:               map[string]river.QueueConfig{queue: {MaxWorkers: maxWorkers}},
+		Queues: map[string]river.QueueConfig{queue: {MaxWorkers: maxWorkers},
+			cfg.DB.MailQueue(): {MaxWorkers: MaxMailSends}},
 		Workers:              workers,
 		PeriodicJobs:         periodic,
 		Middleware:           []rivertype.Middleware{&outcomeLog{log: log}},

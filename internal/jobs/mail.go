@@ -22,8 +22,6 @@ type mailWorker struct {
 	sender mail.Sender
 	sealer *mail.Sealer
 	delays []time.Duration
-	// sends holds a place per mail being sent (MaxMailSends).
-	sends chan struct{}
 }
 
 // Work makes one try. A message that does not open (altered, or sealed
@@ -32,12 +30,6 @@ func (w *mailWorker) Work(ctx context.Context, job *river.Job[mail.Job]) error {
 	m, err := w.sealer.Open(job.Args)
 	if err != nil {
 		return river.JobCancel(err)
-	}
-	select {
-	case w.sends <- struct{}{}:
-		defer func() { <-w.sends }()
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 	return w.sender.Send(ctx, m)
 }

@@ -22,7 +22,7 @@ import (
 func mailArgs(t *testing.T, env *testenv.Env) []string {
 	t.Helper()
 	rows, err := env.Store.DB().QueryContext(context.Background(),
-		`SELECT CAST(args AS TEXT) FROM river_job WHERE kind = 'mail' AND queue = '`+env.Jobs.Queue()+`'`)
+		`SELECT CAST(args AS TEXT) FROM river_job WHERE kind = 'mail' AND queue = '`+env.Jobs.MailQueue()+`'`)
 	if err != nil {
 		t.Fatal(err)
 	}

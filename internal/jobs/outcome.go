@@ -27,9 +27,12 @@ func (m *outcomeLog) Work(ctx context.Context, job *rivertype.JobRow, doInner fu
 	attrs := []any{"kind", job.Kind, "job_id", job.ID, "attempt", job.Attempt, "max_attempts", job.MaxAttempts,
 		"duration", time.Since(start).Round(time.Millisecond).String()}
 	var cancel *rivertype.JobCancelError
+	var snooze *rivertype.JobSnoozeError
 	switch {
 	case err == nil:
 		m.log.Info("job done", append(attrs, "outcome", "completed")...)
+	case errors.As(err, &snooze):
+		m.log.Debug("job snoozed", append(attrs, "outcome", "snoozed", "for", snooze.Duration.String())...)
 	case errors.As(err, &cancel):
 		m.log.Info("job cancelled", append(attrs, "outcome", "cancelled", "err", err.Error())...)
 	case job.Attempt < job.MaxAttempts:

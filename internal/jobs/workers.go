@@ -2,8 +2,10 @@ package jobs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -19,13 +21,43 @@ type deliveryWorker struct {
 }
 
 // Work makes one try; a deleted webhook cancels the delivery and the
-// retries it had left.
+// retries it had left; one whose workspace or receiver is at its limit of
+// deliveries in flight is snoozed (no try counted): shortly while they
+// are moving, longer and longer while its receiver holds them.
 func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[webhooks.Delivery]) error {
 	err := w.svc.Deliver(ctx, &job.Args, job.Attempt)
-	if errors.Is(err, webhooks.ErrGone) {
+	switch {
+	case errors.Is(err, webhooks.ErrGone):
 		return river.JobCancel(err)
+	case errors.Is(err, webhooks.ErrBusy):
+		return river.JobSnooze(snoozeFor(snoozesOf(job.Metadata)))
+	case errors.Is(err, webhooks.ErrMoving):
+		return river.JobSnooze(movingSnooze/2 + rand.N(movingSnooze))
 	}
 	return err
+}
+
+// movingSnooze is about how long a delivery waits whose workspace and
+// receiver are at their limit but moving: as long as a few deliveries.
+const movingSnooze = 100 * time.Millisecond
+
+// snoozeFor is how long a delivery at its limit waits after its snoozes
+// so far: 200 ms doubling up to 30 s, half of it random, so that a
+// workspace's backlog to a receiver that never answers is looked at less
+// and less often and the deliveries of others come first.
+func snoozeFor(snoozes int) time.Duration {
+	d := min(200*time.Millisecond<<min(snoozes, 8), 30*time.Second)
+	return d/2 + rand.N(d/2)
+}
+
+// snoozesOf reads how many times River has snoozed the job (its
+// metadata's "snoozes").
+func snoozesOf(metadata []byte) int {
+	var m struct {
+		Snoozes int `json:"snoozes"`
+	}
+	json.Unmarshal(metadata, &m)
+	return m.Snoozes
 }
 
 // NextRetry follows the tool's schedule: Links ≈1 s then ≈5 s, Sign 5 s

@@ -30,8 +30,11 @@ type Job struct {
 	Sealed []byte `json:"sealed"`
 }
 
+// JobKind names mail in the job queue.
+const JobKind = "mail"
+
 // Kind names mail in the job queue.
-func (Job) Kind() string { return "mail" }
+func (Job) Kind() string { return JobKind }
 
 // Sealer seals messages into Jobs and opens them again.
 type Sealer struct {

@@ -12,6 +12,8 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/gatehouse/gatehouse/internal/mail"
 )
 
 // The job engine (River, see internal/jobs) keeps its queue in our database.
@@ -82,8 +84,26 @@ func (db *DB) newInserter() error {
 }
 
 // Queue is the job queue this view of the database inserts into: "default"
-// unless OnQueue chose another.
+// unless OnQueue chose another. Mail goes to its own queue beside it
+// (MailQueue).
 func (db *DB) Queue() string { return db.queue }
+
+// MailQueue is the queue of this view's mail jobs: Queue with "_mail"
+// appended, so that mail has workers of its own that no volume of
+// webhook deliveries can hold (docs/decisions.md), and every instance on
+// one Queue shares it too.
+func (db *DB) MailQueue() string { return MailQueue(db.queue) }
+
+// MailQueue is the mail queue beside queue.
+func MailQueue(queue string) string { return queue + "_mail" }
+
+// queueOf is the queue of a job of kind.
+func (db *DB) queueOf(kind string) string {
+	if kind == mail.JobKind {
+		return db.MailQueue()
+	}
+	return db.queue
+}
 
 // OnQueue returns a view of db whose stores insert their jobs into queue
 // (tests that share one PostgreSQL database give each service its own). The
@@ -109,7 +129,7 @@ func (c conn) insertJobs(ctx context.Context, jobs []river.InsertManyParams) err
 		if jobs[i].InsertOpts == nil {
 			jobs[i].InsertOpts = &river.InsertOpts{}
 		}
-		jobs[i].InsertOpts.Queue = c.db.queue
+		jobs[i].InsertOpts.Queue = c.db.queueOf(jobs[i].Args.Kind())
 	}
 	return c.inTx(ctx, func(c conn) error {
 		if _, err := c.db.jobs.InsertManyTx(ctx, c.tx, jobs); err != nil {
@@ -124,6 +144,6 @@ func (c conn) insertJobs(ctx context.Context, jobs []river.InsertManyParams) err
 func (c conn) pendingJobs(ctx context.Context, kind string) (int, error) {
 	var n int
 	err := c.r().QueryRowContext(ctx, `SELECT COUNT(*) FROM river_job WHERE kind = $1 AND queue = $2
-		AND state IN ('available', 'running', 'retryable', 'scheduled', 'pending')`, kind, c.db.queue).Scan(&n)
+		AND state IN ('available', 'running', 'retryable', 'scheduled', 'pending')`, kind, c.db.queueOf(kind)).Scan(&n)
 	return n, err
 }

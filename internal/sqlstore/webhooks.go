@@ -112,6 +112,19 @@ func (s *Webhooks) CountWebhooks(ctx context.Context, tool, createdBy string) (i
 	return n, err
 }
 
+// CountOrgWebhooks implements webhooks.Store, with CountWebhooks' lock on
+// (org, tool).
+func (s *Webhooks) CountOrgWebhooks(ctx context.Context, orgID, tool string) (int, error) {
+	if s.tx != nil {
+		if err := s.db.dialect.lockKey(ctx, s.w(), "webhooks/org/"+orgID+"/"+tool); err != nil {
+			return 0, err
+		}
+	}
+	var n int
+	err := s.w().QueryRowContext(ctx, `SELECT COUNT(*) FROM webhooks WHERE org_id = $1 AND tool = $2`, orgID, tool).Scan(&n)
+	return n, err
+}
+
 // EnqueueDeliveries implements webhooks.Store.
 func (s *Webhooks) EnqueueDeliveries(ctx context.Context, ds []*webhooks.Delivery) error {
 	jobs := make([]river.InsertManyParams, len(ds))

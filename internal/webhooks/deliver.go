@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -47,6 +48,26 @@ func (Delivery) Kind() string { return DeliveryKind }
 // ErrGone reports that a delivery's webhook no longer exists: the delivery
 // is dropped, with any retries it had left.
 var ErrGone = errors.New("webhook deleted")
+
+// ErrBusy reports that a delivery was not tried: its workspace or its
+// receiver already has as many deliveries in flight on this instance as
+// it may (InFlightPerWorkspace, InFlightPerHost). The job engine tries it
+// again shortly, without counting a failed try.
+var ErrBusy = errors.New("webhook deliveries of this workspace or to this receiver are at their limit")
+
+// ErrMoving is ErrBusy for a workspace and receiver whose deliveries in
+// flight are ending as others wait: the delivery is tried again soon,
+// not after ErrBusy's growing waits.
+var ErrMoving = errors.New("webhook deliveries of this workspace or to this receiver are at their limit, and moving")
+
+// receiver is the host and port a webhook URL points at, lower case.
+func receiver(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return strings.ToLower(u.Host)
+}
 
 // tools are the tools with webhooks, by name.
 var tools = map[string]*Tool{Links.Name: Links, Sign.Name: Sign}
@@ -132,7 +153,14 @@ func (s *Service) RetryDelay(d *Delivery, attempt int) time.Duration {
 // as read before its try: at 0 (the usual case) it writes nothing, one
 // round trip fewer on the shared pool per delivery; a failure counted
 // during that try is reset by the next success instead.
+//
+// A delivery whose workspace or receiver is at its limit of deliveries
+// in flight waits a little for a place while theirs are moving, and is
+// otherwise not tried: ErrMoving or ErrBusy.
 func (s *Service) Deliver(ctx context.Context, d *Delivery, attempt int) error {
+	if s.flight.stuck(d.OrgID) {
+		return ErrBusy
+	}
 	w, err := s.store.Webhook(ctx, d.OrgID, d.Tool, d.WebhookID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return ErrGone
@@ -140,7 +168,12 @@ func (s *Service) Deliver(ctx context.Context, d *Delivery, attempt int) error {
 	if err != nil {
 		return fmt.Errorf("read webhook: %w", err)
 	}
+	host := receiver(w.URL)
+	if err := s.flight.take(ctx, d.OrgID, host); err != nil {
+		return err
+	}
 	failure := s.post(ctx, w, d)
+	s.flight.release(d.OrgID, host)
 	if failure != nil && attempt < d.Tries {
 		return failure
 	}

@@ -27,6 +27,14 @@ const (
 	MaxURL          = 2048
 	DisableAfter    = 20
 	deliveryTimeout = 10 * time.Second
+	// PerWorkspace bounds a workspace's webhooks of one tool, so that one
+	// event cannot fan out into thousands of deliveries.
+	PerWorkspace = 50
+	// DialTimeout and HandshakeTimeout bound the connection to a receiver
+	// within deliveryTimeout: a receiver that never accepts, or accepts
+	// and never completes TLS (a tarpit), holds a worker 3 s, not 10.
+	DialTimeout      = 3 * time.Second
+	HandshakeTimeout = 3 * time.Second
 )
 
 // Webhook is a registered endpoint.
@@ -47,6 +55,10 @@ type Store interface {
 	ListWebhooks(ctx context.Context, orgID, tool string) ([]*Webhook, error)
 	UpdateWebhook(ctx context.Context, w *Webhook) error
 	DeleteWebhook(ctx context.Context, orgID, tool, id string) error
+	// CountOrgWebhooks counts the workspace's webhooks of the tool and,
+	// inside a transaction, keeps every other such count waiting until it
+	// ends (as CountWebhooks).
+	CountOrgWebhooks(ctx context.Context, orgID, tool string) (int, error)
 	// CountWebhooks counts the tool's webhooks createdBy registered and,
 	// inside a transaction, keeps every other such count waiting until it
 	// ends, so that count-then-create holds the limit under any
@@ -98,6 +110,7 @@ type Service struct {
 	clock   gatehouse.Clock
 	client  *http.Client
 	retries []time.Duration
+	flight  inFlight
 }
 
 // IdleConnsPerHost is how many idle connections to one receiver deliveries
@@ -106,13 +119,15 @@ const IdleConnsPerHost = 100
 
 // New returns the webhook service.
 func New(c Config) *Service {
-	t := outbound.Transport(nil, c.AllowPrivate, c.RootCAs, deliveryTimeout)
+	t := outbound.Transport(nil, c.AllowPrivate, c.RootCAs, DialTimeout)
+	t.TLSHandshakeTimeout = HandshakeTimeout
 	// The job engine works many deliveries at once, most often to one
 	// receiver: keep as many of their connections as it has workers, or
 	// nearly every delivery pays a new TLS handshake (Go keeps 2 per host).
 	t.MaxIdleConnsPerHost = IdleConnsPerHost
 	t.MaxIdleConns = max(t.MaxIdleConns, 4*IdleConnsPerHost) // over all receivers (Go's default 100)
 	s := &Service{store: c.Store, log: c.Logger, clock: gatehouse.NewClock(c.Now), retries: c.RetryDelays,
+		flight: newInFlight(),
 		client: &http.Client{Transport: t, Timeout: deliveryTimeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	if s.log == nil {
@@ -185,6 +200,11 @@ func (s *Service) Create(ctx context.Context, t *Tool, p *gatehouse.Principal, i
 			return gatehouse.Internal("find org", err)
 		} else if !live {
 			return gatehouse.Errorf(gatehouse.KindNotFound, "organization not found")
+		}
+		if n, err := tx.CountOrgWebhooks(ctx, p.OrgID, t.Name); err != nil {
+			return gatehouse.Internal("count webhooks", err)
+		} else if n >= PerWorkspace {
+			return gatehouse.Errorf(gatehouse.KindConflict, "at most %d %s webhooks per workspace", PerWorkspace, t.Name)
 		}
 		if t.PerAccount > 0 {
 			n, err := tx.CountWebhooks(ctx, t.Name, p.UserID)

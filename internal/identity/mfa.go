@@ -35,7 +35,8 @@ type Confirmed struct {
 // ConfirmTOTP confirms the caller's TOTP factor id with a first code. From
 // then on the account's sign-ins owe the second factor: the other
 // sessions end, and the caller's, which just presented it, is raised to
-// aal2. A wrong code is 400 and changes nothing.
+// aal2. A wrong code is 400 and changes nothing; a sign-in older than
+// the reauthentication window is 403, as at the enrolment's start.
 func (s *Service) ConfirmTOTP(ctx context.Context, p *gatehouse.Principal, id, code string) (*Confirmed, error) {
 	code, err := totpCode(code)
 	if err != nil {
@@ -55,6 +56,11 @@ func (s *Service) ConfirmTOTP(ctx context.Context, p *gatehouse.Principal, id, c
 	badCode := gatehouse.Invalid("invalid or already used code")
 	out := &Confirmed{Factor: *f}
 	err = s.stepTx(ctx, func(tx Store) error {
+		// The sign-in must still be recent when the factor counts, not
+		// only when the enrolment began (issue 23 item 7).
+		if err := s.recentSession(ctx, tx, p, "add a second factor"); err != nil {
+			return err
+		}
 		if err := s.attempt(ctx, tx, p.UserID, now); err != nil {
 			return err
 		}

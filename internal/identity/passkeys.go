@@ -184,7 +184,8 @@ func (s *Service) BeginPasskeyRegistration(ctx context.Context, p *gatehouse.Pri
 
 // FinishPasskeyRegistration checks the authenticator's answer to a
 // registration the caller began and stores the passkey as name (default
-// "Passkey"). A credential registered already, to any account, is 409.
+// "Passkey"). A credential registered already, to any account, is 409; a
+// sign-in older than the reauthentication window is 403, as at the start.
 func (s *Service) FinishPasskeyRegistration(ctx context.Context, p *gatehouse.Principal, ceremonyID, name string, response []byte) (*Passkey, error) {
 	if s.rp == nil {
 		return nil, errNoPasskeys
@@ -220,6 +221,11 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, p *gatehouse.Pr
 		pk.Transports = append(pk.Transports, string(t))
 	}
 	err = s.store.Tx(ctx, func(tx Store) error {
+		// The sign-in must still be recent when the passkey is stored,
+		// not only when the ceremony began (issue 23 item 7).
+		if err := s.recentSession(ctx, tx, p, "add a passkey"); err != nil {
+			return err
+		}
 		if err := tx.CreatePasskey(ctx, pk); errors.Is(err, gatehouse.ErrConflict) {
 			return gatehouse.Errorf(gatehouse.KindConflict, "this passkey is registered already")
 		} else if err != nil {

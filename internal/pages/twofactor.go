@@ -129,7 +129,9 @@ func (h *handlers) handleConfirmTOTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var e *gatehouse.Error
 		secret, qr, uriErr := identity.TOTPSetup(uri)
-		if !errors.As(err, &e) || e.Kind == gatehouse.KindInternal || uriErr != nil {
+		// A sign-in grown too old (403) is the page's refusal, which
+		// offers to sign in again, not a wrong code.
+		if !errors.As(err, &e) || e.Kind == gatehouse.KindInternal || e.Kind == gatehouse.KindForbidden || uriErr != nil {
 			h.twoFactorRefused(w, r, c, err)
 			return
 		}

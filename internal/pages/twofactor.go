@@ -203,8 +203,9 @@ func (h *handlers) twoFactorRefused(w http.ResponseWriter, r *http.Request, c *c
 	h.render(w, h.k.StatusOf(e.Kind), "twofactor", p)
 }
 
-// recoveryCodeRE is the form of a recovery code (identity.newRecoveryCode).
-var recoveryCodeRE = regexp.MustCompile(`^[a-z2-7]{4}(-[a-z2-7]{4}){3}$`)
+// recoveryCodeRE is the form of a recovery code (identity.newRecoveryCode:
+// six groups; four before issue 23).
+var recoveryCodeRE = regexp.MustCompile(`^[a-z2-7]{4}(-[a-z2-7]{4}){3}((-[a-z2-7]{4}){2})?$`)
 
 // handleDownloadCodes handles "POST /account/two-factor/recovery-codes.txt":
 // the codes on the page, sent back by its form, as a text file to keep

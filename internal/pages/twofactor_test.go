@@ -23,7 +23,7 @@ var (
 	secretRE   = regexp.MustCompile(`<code id="totp-secret" hidden>([A-Z2-7]+)</code>`)
 	factorIDRE = regexp.MustCompile(`name="factor_id" value="([^"]+)"`)
 	uriRE      = regexp.MustCompile(`name="uri" value="([^"]+)"`)
-	codeRE     = regexp.MustCompile(`<li><code>([a-z2-7-]{19})</code></li>`)
+	codeRE     = regexp.MustCompile(`<li><code>([a-z2-7-]{29})</code></li>`)
 )
 
 // enrolled reads the enrolment on a page.

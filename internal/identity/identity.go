@@ -144,7 +144,7 @@ func (s *Service) firstEnd(lvl gatehouse.Assurance, now time.Time) time.Time {
 // RefreshTTL after its last use, never past its absolute lifetime.
 func (s *Service) sessionEnd(created, now time.Time) time.Time {
 	end := now.Add(RefreshTTL)
-	if abs := created.Add(s.maxAge); abs.Before(end) {
+	if abs := s.absoluteEnd(created); abs.Before(end) {
 		return abs
 	}
 	return end
@@ -173,7 +173,35 @@ func checkPassword(field, pw string) error {
 // mint issues an access token for user scoped to oc; resources (RFC 8707,
 // OAuth grants) join "gatehouse" in its audience.
 func (s *Service) mint(userID, sessionID, via string, lvl gatehouse.Assurance, oc *workspace.OrgContext, ttl time.Duration, resources ...string) (string, time.Time, error) {
-	return s.signer.Issue(oc.Claims(sessionID, via, lvl, resources...), userID, s.Now(), ttl)
+	return s.mintUntil(time.Time{}, userID, sessionID, via, lvl, oc, ttl, resources...)
+}
+
+// mintUntil is mint of a token of a session whose absolute lifetime ends
+// at end (zero: no bound): the token expires ttl from now or at end,
+// whichever is sooner, so it never outlives its session (issue 23 item 7).
+func (s *Service) mintUntil(end time.Time, userID, sessionID, via string, lvl gatehouse.Assurance, oc *workspace.OrgContext, ttl time.Duration, resources ...string) (string, time.Time, error) {
+	now := s.Now()
+	if left := end.Sub(now); !end.IsZero() && left < ttl {
+		ttl = max(left, 0)
+	}
+	return s.signer.Issue(oc.Claims(sessionID, via, lvl, resources...), userID, now, ttl)
+}
+
+// absoluteEnd is when a session created at created ends however it is
+// refreshed (sessionEnd's bound).
+func (s *Service) absoluteEnd(created time.Time) time.Time { return created.Add(s.maxAge) }
+
+// SessionEnd is when the session id ends however it is refreshed: a
+// workspace change's token (switching into a workspace) expires by then.
+func (s *Service) SessionEnd(ctx context.Context, id string) (time.Time, error) {
+	ss, err := s.store.SessionByID(ctx, id)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return time.Time{}, errSessionEnded
+	}
+	if err != nil {
+		return time.Time{}, internal("find session", err)
+	}
+	return s.absoluteEnd(ss.CreatedAt), nil
 }
 
 var errRevoked = gatehouse.Errorf(gatehouse.KindUnauthorized, "this access token has been revoked; sign in again")

@@ -102,7 +102,7 @@ func (s *Service) ConfirmTOTP(ctx context.Context, p *gatehouse.Principal, id, c
 		if err := s.auditUser(ctx, tx, p.UserID, "user.factor_added", map[string]any{"factor_id": f.ID, "kind": f.Kind}); err != nil {
 			return err
 		}
-		out.AccessToken, out.ExpiresAt, err = s.reissue(ctx, tx, p, lvl)
+		out.AccessToken, out.ExpiresAt, err = s.reissue(ctx, tx, p, lvl, s.absoluteEnd(sess.CreatedAt))
 		return err
 	})
 	if err != nil {
@@ -124,8 +124,8 @@ func raised(lvl gatehouse.Assurance, method string) gatehouse.Assurance {
 }
 
 // reissue mints an access token of the caller's session at lvl, in the
-// workspace of the caller's token.
-func (s *Service) reissue(ctx context.Context, st Store, p *gatehouse.Principal, lvl gatehouse.Assurance) (string, time.Time, error) {
+// workspace of the caller's token, expiring by the session's end.
+func (s *Service) reissue(ctx context.Context, st Store, p *gatehouse.Principal, lvl gatehouse.Assurance, end time.Time) (string, time.Time, error) {
 	o, role, err := s.ws.OrgAccess(ctx, st, p, p.OrgID)
 	if err != nil {
 		return "", time.Time{}, err
@@ -134,7 +134,7 @@ func (s *Service) reissue(ctx context.Context, st Store, p *gatehouse.Principal,
 	if err != nil {
 		return "", time.Time{}, internal("org context", err)
 	}
-	access, exp, err := s.mint(p.UserID, p.SessionID, p.Via, lvl, oc, AccessTTL)
+	access, exp, err := s.mintUntil(end, p.UserID, p.SessionID, p.Via, lvl, oc, AccessTTL)
 	if err != nil {
 		return "", time.Time{}, internal("mint", err)
 	}

@@ -95,7 +95,7 @@ func (s *Service) refreshOnce(ctx context.Context, sid, hash string) (*SignIn, b
 	if err != nil {
 		return nil, true, err
 	}
-	access, exp, err := s.mint(u.ID, read.Session.ID, gatehouse.ViaRefresh, read.Session.Level.Level(read.Session.Via), oc, AccessTTL)
+	access, exp, err := s.mintUntil(s.absoluteEnd(read.Session.CreatedAt), u.ID, read.Session.ID, gatehouse.ViaRefresh, read.Session.Level.Level(read.Session.Via), oc, AccessTTL)
 	if err != nil {
 		return nil, true, internal("mint", err)
 	}
@@ -179,7 +179,7 @@ func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.Se
 	if err != nil {
 		return nil, internal("rotate refresh token", err)
 	}
-	access, exp, err := s.mint(u.ID, sess.ID, via, sess.Level.Level(sess.Via), oc, AccessTTL, resources...)
+	access, exp, err := s.mintUntil(s.absoluteEnd(sess.CreatedAt), u.ID, sess.ID, via, sess.Level.Level(sess.Via), oc, AccessTTL, resources...)
 	if err != nil {
 		return nil, internal("mint", err)
 	}

@@ -158,6 +158,9 @@ type Options struct {
 	// WebURL, when set, is the web URL (e.g. a proxy in front of several
 	// instances); it wins over LocalWeb.
 	WebURL string
+	// SessionMaxAge is a session's absolute lifetime
+	// (GATEHOUSE_SESSION_MAX_AGE); 0: the default, 90 days.
+	SessionMaxAge time.Duration
 }
 
 // cheapHash keeps tests fast; the production parameters are benchmarked.
@@ -228,7 +231,8 @@ func (env *Env) start(t testing.TB) {
 	a, err := app.New(context.Background(), app.Config{BaseURL: env.issuer, APIURL: env.issuer, FormsURL: env.issuer + "/forms",
 		ShortLinkURL: env.issuer + "/l", WebURL: webURL, MobileURL: "https://mobile.test/app",
 		JWTSecret: JWTSecret, RateLimit: o.RateLimit, MailLimit: o.MailLimits,
-		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs, Brand: o.Brand}, o.deps(env, sdb, sender, log))
+		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs, Brand: o.Brand,
+		SessionMaxAge: o.SessionMaxAge}, o.deps(env, sdb, sender, log))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,6 +44,10 @@ type Config struct {
 	// RecentAuth checks that the caller's sign-in is recent enough for a
 	// sensitive change (identity's RequireRecentAuth); nil: no check.
 	RecentAuth func(ctx context.Context, p *gatehouse.Principal, action string) error
+	// SessionEnd is when a sign-in session ends however it is refreshed
+	// (identity's SessionEnd): a workspace change's token expires by
+	// then. nil: tokens live AccessTTL.
+	SessionEnd func(ctx context.Context, sessionID string) (time.Time, error)
 }
 
 // Service carries out every workspace operation.
@@ -60,12 +64,14 @@ type Service struct {
 	members      cache.Short[memberKey, error]
 	noMailLimits bool
 	recentAuth   func(ctx context.Context, p *gatehouse.Principal, action string) error
+	sessionEnd   func(ctx context.Context, sessionID string) (time.Time, error)
 }
 
 // New returns a Service.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, signer: c.Signer, resolver: c.Resolver, log: c.Logger, now: c.Now,
-		webURL: strings.TrimRight(c.WebURL, "/"), noMailLimits: c.NoMailLimits, recentAuth: c.RecentAuth, brand: c.Brand}
+		webURL: strings.TrimRight(c.WebURL, "/"), noMailLimits: c.NoMailLimits, recentAuth: c.RecentAuth, brand: c.Brand,
+		sessionEnd: c.SessionEnd}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -149,13 +155,24 @@ func (oc *OrgContext) Claims(sessionID, via string, lvl gatehouse.Assurance, res
 
 // OrgToken mints an access token for userID scoped to org o with role,
 // keeping the caller's session and via: the answer of a switch into a
-// workspace (switch-org, create, accept, join).
+// workspace (switch-org, create, accept, join). It expires AccessTTL from
+// now or at the session's absolute end, whichever is sooner.
 func (s *Service) OrgToken(ctx context.Context, st Tables, userID, sessionID, via string, lvl gatehouse.Assurance, o *Org, role string) (*OrgToken, error) {
 	oc, err := s.OrgContext(ctx, st, o, role)
 	if err != nil {
 		return nil, gatehouse.Internal("org context", err)
 	}
-	access, exp, err := s.signer.Issue(oc.Claims(sessionID, via, lvl), userID, s.Now(), AccessTTL)
+	now, ttl := s.Now(), AccessTTL
+	if s.sessionEnd != nil && sessionID != "" {
+		end, err := s.sessionEnd(ctx, sessionID)
+		if err != nil {
+			return nil, err
+		}
+		if left := end.Sub(now); left < ttl {
+			ttl = max(left, 0)
+		}
+	}
+	access, exp, err := s.signer.Issue(oc.Claims(sessionID, via, lvl), userID, now, ttl)
 	if err != nil {
 		return nil, gatehouse.Internal("mint", err)
 	}

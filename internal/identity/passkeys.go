@@ -245,8 +245,8 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, p *gatehouse.Pr
 // passkeyName is a passkey's name trimmed and checked; "" names it "Passkey".
 func passkeyName(name string) (string, error) {
 	name = strings.TrimSpace(name)
-	if !gatehouse.CleanText(name) || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return "", gatehouse.Invalid("name must be printable text")
+	if err := gatehouse.CheckOneLine("name", name); err != nil {
+		return "", err
 	}
 	if len([]rune(name)) > MaxPasskeyName {
 		return "", gatehouse.Invalid("name must be at most %d characters", MaxPasskeyName)

@@ -32,6 +32,9 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, meta gatehouse
 		return nil, err
 	}
 	name := strings.TrimSpace(in.Name)
+	if err := gatehouse.CheckOneLine("name", name); err != nil {
+		return nil, err
+	}
 	if len([]rune(name)) > workspace.MaxName {
 		return nil, gatehouse.Invalid("name must be at most %d characters", workspace.MaxName)
 	}

@@ -191,18 +191,9 @@ func (s *Service) mintUntil(end time.Time, userID, sessionID, via string, lvl ga
 // refreshed (sessionEnd's bound).
 func (s *Service) absoluteEnd(created time.Time) time.Time { return created.Add(s.maxAge) }
 
-// SessionEnd is when the session id ends however it is refreshed: a
-// workspace change's token (switching into a workspace) expires by then.
-func (s *Service) SessionEnd(ctx context.Context, id string) (time.Time, error) {
-	ss, err := s.store.SessionByID(ctx, id)
-	if errors.Is(err, gatehouse.ErrNotFound) {
-		return time.Time{}, errSessionEnded
-	}
-	if err != nil {
-		return time.Time{}, internal("find session", err)
-	}
-	return s.absoluteEnd(ss.CreatedAt), nil
-}
+// AbsoluteEnd is absoluteEnd for workspace, whose workspace changes mint
+// tokens of the caller's session that expire by then.
+func (s *Service) AbsoluteEnd(created time.Time) time.Time { return s.absoluteEnd(created) }
 
 var errRevoked = gatehouse.Errorf(gatehouse.KindUnauthorized, "this access token has been revoked; sign in again")
 

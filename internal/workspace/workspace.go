@@ -44,10 +44,10 @@ type Config struct {
 	// RecentAuth checks that the caller's sign-in is recent enough for a
 	// sensitive change (identity's RequireRecentAuth); nil: no check.
 	RecentAuth func(ctx context.Context, p *gatehouse.Principal, action string) error
-	// SessionEnd is when a sign-in session ends however it is refreshed
-	// (identity's SessionEnd): a workspace change's token expires by
-	// then. nil: tokens live AccessTTL.
-	SessionEnd func(ctx context.Context, sessionID string) (time.Time, error)
+	// SessionEnd is when a sign-in session opened at created ends however
+	// it is refreshed (identity's AbsoluteEnd): a workspace change's token
+	// expires by then. nil: tokens live AccessTTL.
+	SessionEnd func(created time.Time) time.Time
 }
 
 // Service carries out every workspace operation.
@@ -64,7 +64,7 @@ type Service struct {
 	members      cache.Short[memberKey, error]
 	noMailLimits bool
 	recentAuth   func(ctx context.Context, p *gatehouse.Principal, action string) error
-	sessionEnd   func(ctx context.Context, sessionID string) (time.Time, error)
+	sessionEnd   func(created time.Time) time.Time
 }
 
 // New returns a Service.
@@ -164,11 +164,16 @@ func (s *Service) OrgToken(ctx context.Context, st Tables, userID, sessionID, vi
 	}
 	now, ttl := s.Now(), AccessTTL
 	if s.sessionEnd != nil && sessionID != "" {
-		end, err := s.sessionEnd(ctx, sessionID)
-		if err != nil {
-			return nil, err
+		// Read in st, the caller's transaction: a read beside it could
+		// wait for a connection that transactions like it all hold.
+		created, err := st.SessionCreated(ctx, sessionID)
+		if errors.Is(err, gatehouse.ErrNotFound) {
+			return nil, ErrUnauthorized
 		}
-		if left := end.Sub(now); left < ttl {
+		if err != nil {
+			return nil, gatehouse.Internal("find session", err)
+		}
+		if left := s.sessionEnd(created).Sub(now); left < ttl {
 			ttl = max(left, 0)
 		}
 	}

@@ -2,6 +2,7 @@ package gatehouse
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -23,4 +24,24 @@ func CleanValues(v map[string][]string, max int) bool {
 		}
 	}
 	return true
+}
+
+// OneLine reports whether s is one line of clean text: no line break
+// (including U+2028 and U+2029) and no other control character (Unicode
+// Cc: C0, DEL, C1). Names are one line: they reach mail subjects and
+// headers, audit logs and pages.
+func OneLine(s string) bool {
+	return CleanText(s) && !strings.ContainsFunc(s, func(r rune) bool {
+		return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
+	})
+}
+
+// CheckOneLine is the one answer to a name (or subject) of field that is
+// not OneLine: 400 "<field> must not contain line breaks or control
+// characters".
+func CheckOneLine(field, s string) error {
+	if OneLine(s) {
+		return nil
+	}
+	return Invalid("%s must not contain line breaks or control characters", field)
 }

@@ -147,7 +147,7 @@ func (s *Service) firstEnd(lvl gatehouse.Assurance, now time.Time) time.Time {
 // RefreshTTL after its last use, never past its absolute lifetime.
 func (s *Service) sessionEnd(created, now time.Time) time.Time {
 	end := now.Add(RefreshTTL)
-	if abs := created.Add(s.maxAge); abs.Before(end) {
+	if abs := s.absoluteEnd(created); abs.Before(end) {
 		return abs
 	}
 	return end
@@ -177,10 +177,21 @@ func checkPassword(field, pw string) error {
 // OAuth grants) join "gatehouse" in its audience. A token owing its
 // second factor lives no longer than a pending session (MFAPendingTTL).
 func (s *Service) mint(userID, sessionID, via string, lvl gatehouse.Assurance, oc *workspace.OrgContext, ttl time.Duration, resources ...string) (string, time.Time, error) {
+	return s.mintUntil(time.Time{}, userID, sessionID, via, lvl, oc, ttl, resources...)
+}
+
+// mintUntil is mint of a token of a session whose absolute lifetime ends
+// at end (zero: no bound): the token expires ttl from now or at end,
+// whichever is sooner, so it never outlives its session (issue 23 item 7).
+func (s *Service) mintUntil(end time.Time, userID, sessionID, via string, lvl gatehouse.Assurance, oc *workspace.OrgContext, ttl time.Duration, resources ...string) (string, time.Time, error) {
 	if lvl.Pending && ttl > MFAPendingTTL {
 		ttl = MFAPendingTTL
 	}
-	return s.signer.Issue(oc.Claims(sessionID, via, lvl, resources...), userID, s.Now(), ttl)
+	now := s.Now()
+	if left := end.Sub(now); !end.IsZero() && left < ttl {
+		ttl = max(left, 0)
+	}
+	return s.signer.Issue(oc.Claims(sessionID, via, lvl, resources...), userID, now, ttl)
 }
 
 // scoped is oc, or, when oc's workspace requires a level that lvl misses,
@@ -197,6 +208,14 @@ func (s *Service) scoped(ctx context.Context, st Store, u *gatehouse.User, oc *w
 	}
 	return s.ws.OrgContext(ctx, st, o, workspace.RoleOwner)
 }
+
+// absoluteEnd is when a session created at created ends however it is
+// refreshed (sessionEnd's bound).
+func (s *Service) absoluteEnd(created time.Time) time.Time { return created.Add(s.maxAge) }
+
+// AbsoluteEnd is absoluteEnd for workspace, whose workspace changes mint
+// tokens of the caller's session that expire by then.
+func (s *Service) AbsoluteEnd(created time.Time) time.Time { return s.absoluteEnd(created) }
 
 var errRevoked = gatehouse.Errorf(gatehouse.KindUnauthorized, "this access token has been revoked; sign in again")
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/token"
@@ -35,7 +36,8 @@ type Confirmed struct {
 // ConfirmTOTP confirms the caller's TOTP factor id with a first code. From
 // then on the account's sign-ins owe the second factor: the other
 // sessions end, and the caller's, which just presented it, is raised to
-// aal2. A wrong code is 400 and changes nothing.
+// aal2. A wrong code is 400 and changes nothing; a sign-in older than
+// the reauthentication window is 403, as at the enrolment's start.
 func (s *Service) ConfirmTOTP(ctx context.Context, p *gatehouse.Principal, id, code string) (*Confirmed, error) {
 	code, err := totpCode(code)
 	if err != nil {
@@ -55,6 +57,11 @@ func (s *Service) ConfirmTOTP(ctx context.Context, p *gatehouse.Principal, id, c
 	badCode := gatehouse.Invalid("invalid or already used code")
 	out := &Confirmed{Factor: *f}
 	err = s.stepTx(ctx, func(tx Store) error {
+		// The sign-in must still be recent when the factor counts, not
+		// only when the enrolment began (issue 23 item 7).
+		if err := s.recentSession(ctx, tx, p, "add a second factor"); err != nil {
+			return err
+		}
 		if err := s.attempt(ctx, tx, p.UserID, now); err != nil {
 			return err
 		}
@@ -95,7 +102,7 @@ func (s *Service) ConfirmTOTP(ctx context.Context, p *gatehouse.Principal, id, c
 		if err := s.auditUser(ctx, tx, p.UserID, "user.factor_added", map[string]any{"factor_id": f.ID, "kind": f.Kind}); err != nil {
 			return err
 		}
-		out.AccessToken, out.ExpiresAt, err = s.reissue(ctx, tx, p, lvl)
+		out.AccessToken, out.ExpiresAt, err = s.reissue(ctx, tx, p, lvl, s.absoluteEnd(sess.CreatedAt))
 		return err
 	})
 	if err != nil {
@@ -117,8 +124,8 @@ func raised(lvl gatehouse.Assurance, method string) gatehouse.Assurance {
 }
 
 // reissue mints an access token of the caller's session at lvl, in the
-// workspace of the caller's token.
-func (s *Service) reissue(ctx context.Context, st Store, p *gatehouse.Principal, lvl gatehouse.Assurance) (string, time.Time, error) {
+// workspace of the caller's token, expiring by the session's end.
+func (s *Service) reissue(ctx context.Context, st Store, p *gatehouse.Principal, lvl gatehouse.Assurance, end time.Time) (string, time.Time, error) {
 	o, role, err := s.ws.OrgAccess(ctx, st, p, p.OrgID)
 	if err != nil {
 		return "", time.Time{}, err
@@ -127,7 +134,7 @@ func (s *Service) reissue(ctx context.Context, st Store, p *gatehouse.Principal,
 	if err != nil {
 		return "", time.Time{}, internal("org context", err)
 	}
-	access, exp, err := s.mint(p.UserID, p.SessionID, p.Via, lvl, oc, AccessTTL)
+	access, exp, err := s.mintUntil(end, p.UserID, p.SessionID, p.Via, lvl, oc, AccessTTL)
 	if err != nil {
 		return "", time.Time{}, internal("mint", err)
 	}
@@ -239,23 +246,44 @@ func (s *Service) replaceCodes(ctx context.Context, st Store, userID string, now
 	return codes, nil
 }
 
-// newRecoveryCode returns 80 random bits as 16 base32 letters and digits
-// in groups of four: "abcd-efgh-ijkl-mnop".
+// RecoveryCodeBits is the entropy of a recovery code: 24 base32 letters
+// and digits of 5 bits each, at least the 112 bits ASVS 5.0 6.5.2 asks of
+// a secret stored under a fast hash.
+const RecoveryCodeBits = 120
+
+// newRecoveryCode returns RecoveryCodeBits random bits as 24 lowercase
+// base32 letters and digits in six groups of four, to type:
+// "abcd-efgh-ijkl-mnop-qrst-uvwx".
 func newRecoveryCode() string {
-	var b [10]byte
+	var b [RecoveryCodeBits / 8]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic("crypto/rand failed: " + err.Error())
 	}
 	s := strings.ToLower(base32.StdEncoding.EncodeToString(b[:]))
-	return s[0:4] + "-" + s[4:8] + "-" + s[8:12] + "-" + s[12:16]
+	groups := make([]string, 0, len(s)/4)
+	for i := 0; i < len(s); i += 4 {
+		groups = append(groups, s[i:i+4])
+	}
+	return strings.Join(groups, "-")
 }
 
 // recoveryHash is the stored form of a recovery code of userID: SHA-256
-// of the account id and the code without case, spaces or hyphens (80 bits
-// of entropy make a fast hash right; the id keeps equal codes apart).
+// of the account id and the code as recoveryKey writes it (120 bits of
+// entropy make a fast hash right; the id keeps equal codes apart). The
+// 80-bit codes given before issue 23 hash the same way, so they keep
+// working until used or replaced.
 func recoveryHash(userID, code string) string {
-	code = strings.ToLower(strings.NewReplacer("-", "", " ", "").Replace(strings.TrimSpace(code)))
-	return token.Hash(userID + ":" + code)
+	return token.Hash(userID + ":" + recoveryKey(code))
+}
+
+// recoveryKey is a typed recovery code without case, hyphens or spaces.
+func recoveryKey(code string) string {
+	return strings.ToLower(strings.Map(func(r rune) rune {
+		if r == '-' || unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, code))
 }
 
 // SecondFactor is the second step of a sign-in that owes one: the caller's

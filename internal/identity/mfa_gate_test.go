@@ -3,6 +3,8 @@ package identity_test
 import (
 	"context"
 	"errors"
+	"math"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -144,6 +146,51 @@ func TestRecoveryCodes(t *testing.T) {
 		if left := env.Call(t, "GET", "/v1/me/factors", m.Access, nil).Want(t, 200).Get("recovery_codes_left"); left != float64(0) {
 			t.Errorf("recovery_codes_left = %v; want 0", left)
 		}
+	})
+}
+
+// TestRecoveryCodeStrength: a recovery code carries at least 112 random
+// bits (ASVS 5.0 6.5.2: its hash is a fast one), counted as its letters
+// times the bits of its alphabet, and stays typeable: groups of four,
+// taken back in capitals, with spaces for hyphens or none. A code of the
+// older 80-bit form, stored before, still works (issue 23 item 7).
+func TestRecoveryCodeStrength(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		m := withTOTP(t, env)
+		seen := map[string]bool{}
+		for _, c := range m.Codes {
+			groups := strings.Split(c, "-")
+			letters := strings.Join(groups, "")
+			if strings.Trim(letters, "abcdefghijklmnopqrstuvwxyz234567") != "" {
+				t.Fatalf("code %q is not base32 letters and digits", c)
+			}
+			if bits := float64(len(letters)) * math.Log2(32); bits < 112 || identity.RecoveryCodeBits < 112 {
+				t.Errorf("code %q carries %.0f bits; want at least 112", c, bits)
+			}
+			for _, g := range groups {
+				if len(g) != 4 {
+					t.Errorf("code %q: group %q; want groups of four", c, g)
+				}
+			}
+			if seen[letters] {
+				t.Errorf("code %q given twice", c)
+			}
+			seen[letters] = true
+		}
+		typed := []string{
+			upperNoHyphen(m.Codes[0]),
+			"  " + strings.ReplaceAll(m.Codes[1], "-", " ") + "\t",
+			strings.ToUpper(m.Codes[2]),
+		}
+		for _, c := range typed {
+			env.Call(t, "POST", "/v1/auth/mfa", pendingLogin(t, env, m).Str("access_token"), step("recovery_code", c)).Want(t, 200)
+		}
+		const old = "abcd-efgh-ijkl-mnop"
+		if _, err := env.Store.DB().Exec(`INSERT INTO recovery_codes (code_hash, user_id, created_at) VALUES ($1, $2, $3)`,
+			identity.RecoveryHash(m.UserID, old), m.UserID, env.Clock.Now().UnixMicro()); err != nil {
+			t.Fatal(err)
+		}
+		env.Call(t, "POST", "/v1/auth/mfa", pendingLogin(t, env, m).Str("access_token"), step("recovery_code", "ABCD EFGH IJKL MNOP")).Want(t, 200)
 	})
 }
 

@@ -244,3 +244,50 @@ func wrongCode(t testing.TB, env *testenv.Env, secret string) string {
 	}
 	panic("unreachable: three codes cannot match three different guesses each")
 }
+
+// TestTOTPEnrolConcurrent: enrolments and confirmations of one account
+// at once, through two instances, leave at most one TOTP factor, and at
+// most one confirmed (issue 23 item 7): an enrolment replaces the pending
+// one, meets a confirmed one with 409, and nothing answers 500.
+func TestTOTPEnrolConcurrent(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		two := env.Another(t)
+		for round := range 6 {
+			a := env.Register(t)
+			tokens := []string{a.Access, two.Login(t, a.Email, a.Password).Want(t, 200).Str("access_token")}
+			envs := []*testenv.Env{env, two}
+			first := env.Call(t, "POST", "/v1/me/factors/totp", a.Access, nil).Want(t, 201)
+			const n = 6
+			statuses := make([][]int, n)
+			testenv.AtOnce(n, func(i int) {
+				e, tok := envs[i%2], tokens[i%2]
+				id, secret := first.Str("factor.id"), first.Str("secret")
+				if i > 0 {
+					r := e.Do(t, "POST", "/v1/me/factors/totp", tok, nil)
+					statuses[i] = append(statuses[i], r.Status)
+					if r.Status != 201 {
+						return
+					}
+					id, secret = r.Str("factor.id"), r.Str("secret")
+				}
+				r := e.Do(t, "POST", "/v1/me/factors/"+id+"/confirm", tok, map[string]string{"code": totpAt(t, env, secret, 0)})
+				statuses[i] = append(statuses[i], r.Status)
+			})
+			for i, ss := range statuses {
+				for _, s := range ss {
+					if s >= 500 {
+						t.Fatalf("round %d, request %d: statuses %v; want no 5xx", round, i, ss)
+					}
+				}
+			}
+			var all, confirmed int
+			if err := env.Store.DB().QueryRow(`SELECT COUNT(*), COUNT(confirmed_at) FROM mfa_factors WHERE user_id = $1 AND kind = 'totp'`,
+				a.UserID).Scan(&all, &confirmed); err != nil {
+				t.Fatal(err)
+			}
+			if all > 1 || confirmed > 1 {
+				t.Fatalf("round %d: %d TOTP factors, %d confirmed (statuses %v); want at most one", round, all, confirmed, statuses)
+			}
+		}
+	})
+}

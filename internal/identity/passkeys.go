@@ -185,7 +185,8 @@ func (s *Service) BeginPasskeyRegistration(ctx context.Context, p *gatehouse.Pri
 
 // FinishPasskeyRegistration checks the authenticator's answer to a
 // registration the caller began and stores the passkey as name (default
-// "Passkey"). A credential registered already, to any account, is 409.
+// "Passkey"). A credential registered already, to any account, is 409; a
+// sign-in older than the reauthentication window is 403, as at the start.
 func (s *Service) FinishPasskeyRegistration(ctx context.Context, p *gatehouse.Principal, ceremonyID, name string, response []byte) (*Passkey, error) {
 	if s.rp == nil {
 		return nil, errNoPasskeys
@@ -225,10 +226,12 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, p *gatehouse.Pr
 		// (which locks the row, removes the passkeys and revokes the
 		// sessions) either committed before, and the session reads
 		// revoked, or waits for this commit and removes this passkey too.
+		// The sign-in must still be recent when the passkey is stored,
+		// not only when the ceremony began (issue 23 item 7).
 		if _, err := tx.PinUser(ctx, p.UserID); err != nil {
 			return errSessionEnded
 		}
-		if _, err := ownSession(ctx, tx, p, s.Now()); err != nil {
+		if err := s.recentSession(ctx, tx, p, "add a passkey"); err != nil {
 			return err
 		}
 		if err := tx.CreatePasskey(ctx, pk); errors.Is(err, gatehouse.ErrConflict) {
@@ -250,8 +253,8 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, p *gatehouse.Pr
 // passkeyName is a passkey's name trimmed and checked; "" names it "Passkey".
 func passkeyName(name string) (string, error) {
 	name = strings.TrimSpace(name)
-	if !gatehouse.CleanText(name) || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return "", gatehouse.Invalid("name must be printable text")
+	if err := gatehouse.CheckOneLine("name", name); err != nil {
+		return "", err
 	}
 	if len([]rune(name)) > MaxPasskeyName {
 		return "", gatehouse.Invalid("name must be at most %d characters", MaxPasskeyName)

@@ -38,6 +38,9 @@ func (s *Service) UpdateProfile(ctx context.Context, p *gatehouse.Principal, in 
 			if name == "" {
 				return gatehouse.Invalid("name must not be empty")
 			}
+			if err := gatehouse.CheckOneLine("name", name); err != nil {
+				return err
+			}
 			if len([]rune(name)) > workspace.MaxName {
 				return gatehouse.Invalid("name must be at most %d characters", workspace.MaxName)
 			}

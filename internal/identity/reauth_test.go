@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/identity"
+	"github.com/gatehouse/gatehouse/internal/passkeytest"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
@@ -108,5 +109,40 @@ func TestSessionAbsoluteLifetime(t *testing.T) {
 		env.Clock.Advance(time.Second)
 		env.Refresh(t, refresh).Want(t, 401)
 		env.Do(t, "GET", "/v1/me/sessions", a.Access, nil).Want(t, 401)
+	})
+}
+
+// TestRecentSignInToFinishEnrolment: confirming a TOTP factor and
+// finishing a passkey registration check the recent sign-in too (issue 23
+// item 7), so an enrolment begun just inside the window cannot be
+// finished long after it; the refusal changes nothing, and a fresh
+// sign-in finishes a new enrolment.
+func TestRecentSignInToFinishEnrolment(t *testing.T) {
+	t.Parallel()
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		env.Clock.Advance(identity.ReauthWindow - time.Minute)
+		e := env.Call(t, "POST", "/v1/me/factors/totp", a.Access, nil).Want(t, 201)
+		auth := passkeytest.New(webOrigin, webRPID)
+		o := passkeyBegin(t, env, "/v1/me/passkeys/begin", a.Access)
+		_, att, err := auth.Create(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.Clock.Advance(2 * time.Minute)
+		confirm := "/v1/me/factors/" + e.Str("factor.id") + "/confirm"
+		wantSignInAgain(t, env.Call(t, "POST", confirm, a.Access, map[string]string{"code": totpAt(t, env, e.Str("secret"), 0)}), "add a second factor")
+		wantSignInAgain(t, env.Call(t, "POST", "/v1/me/passkeys/finish", a.Access, finishBody(o, att)), "add a passkey")
+		if n := len(passkeys(t, env, a)); n != 0 {
+			t.Errorf("%d passkeys after the refused finish; want 0", n)
+		}
+		if fs := env.Call(t, "GET", "/v1/me/factors", a.Access, nil).Want(t, 200).List(t, "factors"); len(fs) != 1 || fs[0]["confirmed"] != false {
+			t.Errorf("factors after the refused confirmation = %v; want the one unconfirmed", fs)
+		}
+
+		fresh, _ := env.NewSession(t, a)
+		e = env.Call(t, "POST", "/v1/me/factors/totp", fresh, nil).Want(t, 201)
+		env.Clock.Advance(identity.ReauthWindow - time.Minute)
+		env.Call(t, "POST", "/v1/me/factors/"+e.Str("factor.id")+"/confirm", fresh, map[string]string{"code": totpAt(t, env, e.Str("secret"), 0)}).Want(t, 200)
 	})
 }

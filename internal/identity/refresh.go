@@ -99,7 +99,7 @@ func (s *Service) refreshOnce(ctx context.Context, sid, hash string) (*SignIn, b
 	if err != nil {
 		return nil, true, err
 	}
-	access, exp, err := s.mint(u.ID, read.Session.ID, gatehouse.ViaRefresh, lvl, oc, s.accessTTL(read.Session, now))
+	access, exp, err := s.mintUntil(s.absoluteEnd(read.Session.CreatedAt), u.ID, read.Session.ID, gatehouse.ViaRefresh, lvl, oc, s.accessTTL(read.Session, now))
 	if err != nil {
 		return nil, true, internal("mint", err)
 	}
@@ -194,7 +194,7 @@ func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.Se
 	if err != nil {
 		return nil, internal("rotate refresh token", err)
 	}
-	access, exp, err := s.mint(u.ID, sess.ID, via, lvl, oc, s.accessTTL(sess, now), resources...)
+	access, exp, err := s.mintUntil(s.absoluteEnd(sess.CreatedAt), u.ID, sess.ID, via, lvl, oc, s.accessTTL(sess, now), resources...)
 	if err != nil {
 		return nil, internal("mint", err)
 	}

@@ -32,6 +32,9 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, meta gatehouse
 		return nil, err
 	}
 	name := strings.TrimSpace(in.Name)
+	if err := gatehouse.CheckOneLine("name", name); err != nil {
+		return nil, err
+	}
 	if len([]rune(name)) > workspace.MaxName {
 		return nil, gatehouse.Invalid("name must be at most %d characters", workspace.MaxName)
 	}
@@ -141,7 +144,7 @@ func (s *Service) storeSession(ctx context.Context, st Store, u *gatehouse.User,
 	if err := st.CreateSession(ctx, sess); err != nil {
 		return nil, internal("create session", err)
 	}
-	access, exp, err := s.mint(u.ID, sess.ID, sess.Via, sess.Level, oc, AccessTTL, resources...)
+	access, exp, err := s.mintUntil(s.absoluteEnd(sess.CreatedAt), u.ID, sess.ID, sess.Via, sess.Level, oc, AccessTTL, resources...)
 	if err != nil {
 		return nil, internal("mint", err)
 	}

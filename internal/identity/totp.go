@@ -54,10 +54,14 @@ type Enrolment struct {
 	QRCode string // PNG of URI, as a data: URL
 }
 
+// errTOTPTaken answers an enrolment of an account whose TOTP factor is
+// set up, or being confirmed at the same moment.
+var errTOTPTaken = gatehouse.Errorf(gatehouse.KindConflict, "a TOTP factor is already set up; remove it before adding another")
+
 // EnrolTOTP begins a TOTP factor for the caller: a new secret, sealed at
 // rest, that counts only once confirmed with a first code. A factor begun
 // before and never confirmed is dropped; an account has one TOTP factor
-// (409 while one is confirmed).
+// (409 while one is confirmed), however many enrolments run at once.
 func (s *Service) EnrolTOTP(ctx context.Context, p *gatehouse.Principal) (*Enrolment, error) {
 	if err := s.RequireRecentAuth(ctx, p, "add a second factor"); err != nil {
 		return nil, err
@@ -82,8 +86,17 @@ func (s *Service) EnrolTOTP(ctx context.Context, p *gatehouse.Principal) (*Enrol
 	f := Factor{ID: gatehouse.NewID(), UserID: u.ID, Kind: FactorTOTP, CreatedAt: now}
 	f.Secret = base64.StdEncoding.EncodeToString(s.totp.Seal([]byte(key.Secret()), []byte(f.ID)))
 	err = s.store.Tx(ctx, func(tx Store) error {
+		// The account's row lock orders concurrent enrolments, on every
+		// instance: each sees the one before it and replaces its pending
+		// factor (or meets its confirmed one), and the unique index on
+		// (user_id) of TOTP factors answers what slips past as 409.
+		if err := tx.LockUser(ctx, u.ID); errors.Is(err, gatehouse.ErrNotFound) {
+			return errSessionEnded
+		} else if err != nil {
+			return internal("lock user", err)
+		}
 		if _, err := tx.ConfirmedFactor(ctx, u.ID, FactorTOTP); err == nil {
-			return gatehouse.Errorf(gatehouse.KindConflict, "a TOTP factor is already set up; remove it before adding another")
+			return errTOTPTaken
 		} else if !errors.Is(err, gatehouse.ErrNotFound) {
 			return internal("find factor", err)
 		}
@@ -93,7 +106,9 @@ func (s *Service) EnrolTOTP(ctx context.Context, p *gatehouse.Principal) (*Enrol
 		if err := tx.DeleteUnconfirmedFactors(ctx, u.ID); err != nil {
 			return internal("drop unconfirmed factors", err)
 		}
-		if err := tx.CreateFactor(ctx, &f); err != nil {
+		if err := tx.CreateFactor(ctx, &f); errors.Is(err, gatehouse.ErrConflict) {
+			return errTOTPTaken
+		} else if err != nil {
 			return internal("create factor", err)
 		}
 		return nil

@@ -26,7 +26,8 @@ func handlePasskeyScript(w http.ResponseWriter, _ *http.Request) {
 
 // handleSignInPasskey handles "POST /signin/passkey", the script's finish
 // of a sign-in begun at POST /v1/auth/passkey/begin: it checks the
-// assertion, starts the browser session and answers where to go next.
+// assertion, starts the browser session (ending the browser's previous
+// one, as every sign-in does) and answers where to go next.
 // JSON in and out (the script's fetch), behind the cross-origin guard and
 // the per-IP passkey limit the API shares.
 func (h *handlers) handleSignInPasskey(w http.ResponseWriter, r *http.Request) {
@@ -50,6 +51,8 @@ func (h *handlers) handleSignInPasskey(w http.ResponseWriter, r *http.Request) {
 		h.keepPending(w, r, si.RefreshToken)
 		next = stepURL(next)
 	} else {
+		// As every sign-in on the pages: the browser's previous session ends.
+		h.endPrevious(r, si.RefreshToken)
 		h.setCookie(w, h.sessionCookieName(), si.RefreshToken, 0)
 		h.setCookie(w, h.hostCookie(cookieNext), "", -1)
 	}

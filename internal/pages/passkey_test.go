@@ -118,3 +118,49 @@ func passkeyBeginAPI(t *testing.T, env *testenv.Env) *passkeytest.Options {
 	}
 	return &o
 }
+
+// TestPasskeySignInEndsPrevious: a passkey sign-in on the sign-in page
+// ends the browser's previous session, as a password or link sign-in
+// does (issue 23 item 7): the old session's refresh token is refused and
+// the account keeps one session for the browser.
+func TestPasskeySignInEndsPrevious(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		auth := passkeytest.New("http://web.test", "web.test")
+		begun := env.Call(t, "POST", "/v1/me/passkeys/begin", a.Access, nil).Want(t, 200)
+		var reg passkeytest.Options
+		if err := json.Unmarshal(begun.Body, &reg); err != nil {
+			t.Fatal(err)
+		}
+		c, att, err := auth.Create(&reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.Call(t, "POST", "/v1/me/passkeys/finish", a.Access, map[string]any{"ceremony_id": reg.CeremonyID, "credential": att}).Want(t, 201)
+
+		b := signedIn(t, env, a)
+		u, _ := url.Parse(env.URL)
+		sessionCookie := func() string {
+			for _, c := range b.Client.Jar.Cookies(u) {
+				if c.Name == "gatehouse_session" {
+					return c.Value
+				}
+			}
+			t.Fatal("no session cookie")
+			return ""
+		}
+		previous := sessionCookie()
+		o := passkeyBeginAPI(t, env)
+		if st, out := postJSON(t, b, env, "/signin/passkey", "same-origin",
+			map[string]any{"ceremony_id": o.CeremonyID, "credential": auth.Assert(c, o.Challenge())}); st != 200 {
+			t.Fatalf("passkey sign-in: %d %v; want 200", st, out)
+		}
+		if now := sessionCookie(); now == previous {
+			t.Fatal("the passkey sign-in kept the previous session cookie")
+		}
+		env.Refresh(t, previous).Want(t, 401)
+		if p := b.Get(t, "/"); !strings.Contains(p.Body, a.Email) {
+			t.Fatalf("after the passkey sign-in the page shows %.300s; want signed in as %s", p.Body, a.Email)
+		}
+	})
+}

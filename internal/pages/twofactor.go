@@ -129,7 +129,9 @@ func (h *handlers) handleConfirmTOTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var e *gatehouse.Error
 		secret, qr, uriErr := identity.TOTPSetup(uri)
-		if !errors.As(err, &e) || e.Kind == gatehouse.KindInternal || uriErr != nil {
+		// A sign-in grown too old (403) is the page's refusal, which
+		// offers to sign in again, not a wrong code.
+		if !errors.As(err, &e) || e.Kind == gatehouse.KindInternal || e.Kind == gatehouse.KindForbidden || uriErr != nil {
 			h.twoFactorRefused(w, r, c, err)
 			return
 		}
@@ -201,8 +203,9 @@ func (h *handlers) twoFactorRefused(w http.ResponseWriter, r *http.Request, c *c
 	h.render(w, h.k.StatusOf(e.Kind), "twofactor", p)
 }
 
-// recoveryCodeRE is the form of a recovery code (identity.newRecoveryCode).
-var recoveryCodeRE = regexp.MustCompile(`^[a-z2-7]{4}(-[a-z2-7]{4}){3}$`)
+// recoveryCodeRE is the form of a recovery code (identity.newRecoveryCode:
+// six groups; four before issue 23).
+var recoveryCodeRE = regexp.MustCompile(`^[a-z2-7]{4}(-[a-z2-7]{4}){3}((-[a-z2-7]{4}){2})?$`)
 
 // handleDownloadCodes handles "POST /account/two-factor/recovery-codes.txt":
 // the codes on the page, sent back by its form, as a text file to keep

@@ -23,7 +23,7 @@ var (
 	secretRE   = regexp.MustCompile(`<code id="totp-secret" hidden>([A-Z2-7]+)</code>`)
 	factorIDRE = regexp.MustCompile(`name="factor_id" value="([^"]+)"`)
 	uriRE      = regexp.MustCompile(`name="uri" value="([^"]+)"`)
-	codeRE     = regexp.MustCompile(`<li><code>([a-z2-7-]{19})</code></li>`)
+	codeRE     = regexp.MustCompile(`<li><code>([a-z2-7-]{29})</code></li>`)
 )
 
 // enrolled reads the enrolment on a page.
@@ -204,5 +204,23 @@ func TestTwoFactorPageChanges(t *testing.T) {
 		wantPage(t, "after removing", fresh2.Get(t, path+"?done=factor-removed"), 200, "Authenticator app removed: signing in no longer asks", "Two-factor sign-in is off.",
 			"You get recovery codes when you set up an authenticator app.")
 		wantRedirect(t, "sign-in after removing", env.NewBrowser(t).Post(t, "/signin", url.Values{"email": {a.Email}, "password": {a.Password}}), "/")
+	})
+}
+
+// TestTwoFactorPageConfirmStale: an authenticator app set up just inside
+// the recent sign-in window cannot be confirmed after it (issue 23 item
+// 7): the page says to sign in again, as the other changes do, and the
+// factor stays unconfirmed.
+func TestTwoFactorPageConfirmStale(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		b := signedIn(t, env, a)
+		env.Clock.Advance(14 * time.Minute)
+		e := enrolled(t, b.Post(t, twoFactor+"/totp", nil))
+		env.Clock.Advance(2 * time.Minute)
+		form := url.Values{"factor_id": {e.FactorID}, "uri": {e.URI}, "code": {totpNow(t, env, e.Secret)}}
+		wantPage(t, "stale confirm", b.Post(t, twoFactor+"/confirm", form), http.StatusForbidden,
+			"Sign in again to add a second factor", `name="next" value="/account/two-factor"`)
+		wantRedirect(t, "sign-in after the refusal", env.NewBrowser(t).Post(t, "/signin", url.Values{"email": {a.Email}, "password": {a.Password}}), "/")
 	})
 }

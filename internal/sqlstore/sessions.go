@@ -274,3 +274,10 @@ func (s *Identity) RefreshOnce(ctx context.Context, sid, hash string, next *iden
 	read.Token = &identity.RefreshToken{Hash: hash, SessionID: sid, ExpiresAt: read.Session.ExpiresAt}
 	return read, true, nil
 }
+
+// SessionCreated implements workspace.Store.
+func (s *Workspace) SessionCreated(ctx context.Context, id string) (time.Time, error) {
+	var created int64
+	err := s.r().QueryRowContext(ctx, `SELECT created_at FROM sessions WHERE id = $1`, id).Scan(&created)
+	return fromMicros(created), s.one(err)
+}

@@ -170,6 +170,9 @@ type Options struct {
 	// before it leaves; else it is http://links.test/l, another origin,
 	// where it redirects at once (env.Follow asks for that host).
 	ShortLinksOnAccounts bool
+	// SessionMaxAge is a session's absolute lifetime
+	// (GATEHOUSE_SESSION_MAX_AGE); 0: the default, 90 days.
+	SessionMaxAge time.Duration
 }
 
 // cheapHash keeps tests fast; the production parameters are benchmarked.
@@ -247,7 +250,8 @@ func (env *Env) start(t testing.TB) {
 	a, err := app.New(context.Background(), app.Config{BaseURL: env.issuer, APIURL: env.issuer, FormsURL: env.issuer + "/forms",
 		ShortLinkURL: env.ShortLinkURL, WebURL: webURL, MobileURL: "https://mobile.test/app",
 		JWTSecret: JWTSecret, RateLimit: o.RateLimit, MailLimit: o.MailLimits, NoHSTS: o.NoHSTS,
-		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs, Brand: o.Brand}, o.deps(env, sdb, sender, log))
+		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs, Brand: o.Brand,
+		SessionMaxAge: o.SessionMaxAge}, o.deps(env, sdb, sender, log))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,9 +73,13 @@ func KeyTools(in []string, set bool) ([]string, error) {
 	return out, nil
 }
 
-// CheckName trims a name given in field and checks its length.
+// CheckName trims a name given in field and checks its length and that
+// it is one line (gatehouse.CheckOneLine).
 func CheckName(field, name string) (string, error) {
 	name = strings.TrimSpace(name)
+	if err := gatehouse.CheckOneLine(field, name); err != nil {
+		return "", err
+	}
 	if name == "" {
 		return "", gatehouse.Invalid("%s is required", field)
 	}

@@ -146,9 +146,12 @@ const (
 
 var slugPattern = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])$`)
 
-// checkOrgName trims name and checks its length.
+// checkOrgName trims name and checks its length and that it is one line.
 func checkOrgName(name string) (string, error) {
 	name = strings.TrimSpace(name)
+	if err := gatehouse.CheckOneLine("name", name); err != nil {
+		return "", err
+	}
 	switch n := utf8.RuneCountInString(name); {
 	case n == 0:
 		return "", gatehouse.Invalid("name is required")

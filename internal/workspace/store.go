@@ -28,6 +28,9 @@ type Tables interface {
 	SetDefaultOrg(ctx context.Context, userID, orgID string) error
 	// LockUser takes the user's row lock until the transaction ends.
 	LockUser(ctx context.Context, userID string) error
+	// SessionCreated is when sign-in session id was opened (ErrNotFound:
+	// none), which bounds the tokens a workspace change mints for it.
+	SessionCreated(ctx context.Context, id string) (time.Time, error)
 
 	// LockOrg takes the org's row lock until the transaction ends, so rules
 	// over its members (the last owner) see no concurrent change.

@@ -50,6 +50,10 @@ type Config struct {
 	// instance reads within its poll); nil: cached standings are trusted
 	// for their cache.TTL.
 	PolicyRaised func(orgID string) bool
+	// SessionEnd is when a sign-in session opened at created ends however
+	// it is refreshed (identity's AbsoluteEnd): a workspace change's token
+	// expires by then. nil: tokens live AccessTTL.
+	SessionEnd func(created time.Time) time.Time
 }
 
 // Service carries out every workspace operation.
@@ -67,13 +71,14 @@ type Service struct {
 	noMailLimits bool
 	recentAuth   func(ctx context.Context, p *gatehouse.Principal, action string) error
 	policyRaised func(orgID string) bool
+	sessionEnd   func(created time.Time) time.Time
 }
 
 // New returns a Service.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, signer: c.Signer, resolver: c.Resolver, log: c.Logger, now: c.Now,
 		webURL: strings.TrimRight(c.WebURL, "/"), noMailLimits: c.NoMailLimits, recentAuth: c.RecentAuth, brand: c.Brand,
-		policyRaised: c.PolicyRaised}
+		policyRaised: c.PolicyRaised, sessionEnd: c.SessionEnd}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -160,7 +165,8 @@ func (oc *OrgContext) Claims(sessionID, via string, lvl gatehouse.Assurance, res
 
 // OrgToken mints an access token for userID scoped to org o with role,
 // keeping the caller's session and via: the answer of a switch into a
-// workspace (switch-org, create, accept, join).
+// workspace (switch-org, create, accept, join). It expires AccessTTL from
+// now or at the session's absolute end, whichever is sooner.
 func (s *Service) OrgToken(ctx context.Context, st Tables, userID, sessionID, via string, lvl gatehouse.Assurance, o *Org, role string) (*OrgToken, error) {
 	if err := o.Admits(lvl); err != nil {
 		return nil, err // no token for a workspace below its policy
@@ -169,7 +175,22 @@ func (s *Service) OrgToken(ctx context.Context, st Tables, userID, sessionID, vi
 	if err != nil {
 		return nil, gatehouse.Internal("org context", err)
 	}
-	access, exp, err := s.signer.Issue(oc.Claims(sessionID, via, lvl), userID, s.Now(), AccessTTL)
+	now, ttl := s.Now(), AccessTTL
+	if s.sessionEnd != nil && sessionID != "" {
+		// Read in st, the caller's transaction: a read beside it could
+		// wait for a connection that transactions like it all hold.
+		created, err := st.SessionCreated(ctx, sessionID)
+		if errors.Is(err, gatehouse.ErrNotFound) {
+			return nil, ErrUnauthorized
+		}
+		if err != nil {
+			return nil, gatehouse.Internal("find session", err)
+		}
+		if left := s.sessionEnd(created).Sub(now); left < ttl {
+			ttl = max(left, 0)
+		}
+	}
+	access, exp, err := s.signer.Issue(oc.Claims(sessionID, via, lvl), userID, now, ttl)
 	if err != nil {
 		return nil, gatehouse.Internal("mint", err)
 	}

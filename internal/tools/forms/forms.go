@@ -182,12 +182,18 @@ func (s *Service) Create(ctx context.Context, p *gatehouse.Principal, in *Create
 		return nil, gatehouse.Invalid("name is required")
 	}
 	name := strings.TrimSpace(*in.Name)
+	if err := gatehouse.CheckOneLine("name", name); err != nil {
+		return nil, err
+	}
 	if name == "" || utf8.RuneCountInString(name) > MaxName {
 		return nil, gatehouse.Invalid("name must have 1 to %d characters", MaxName)
 	}
 	f := &Form{ID: gatehouse.NewID(), OrgID: p.OrgID, Name: name, CreatedBy: p.UserID, Created: s.clock.Now()}
 	if a := in.Autoresponder; a != nil {
 		f.Autoresponder = Autoresponder{Enabled: a.Enabled, Subject: strings.TrimSpace(a.Subject), Body: a.Body}
+		if err := gatehouse.CheckOneLine("autoresponder.subject", f.Autoresponder.Subject); err != nil {
+			return nil, err
+		}
 		if a.Enabled && (f.Autoresponder.Subject == "" || strings.TrimSpace(a.Body) == "") {
 			return nil, gatehouse.Invalid("an enabled autoresponder needs a subject and a body")
 		}

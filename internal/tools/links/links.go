@@ -377,6 +377,9 @@ func (s *Service) Convert(ctx context.Context, p *gatehouse.Principal, in *Conve
 		return nil, gatehouse.Invalid("name is required")
 	}
 	name := strings.TrimSpace(*in.Name)
+	if err := gatehouse.CheckOneLine("name", name); err != nil {
+		return nil, err
+	}
 	if utf8.RuneCountInString(name) > MaxEventName {
 		return nil, gatehouse.Invalid("name is longer than %d characters", MaxEventName)
 	}

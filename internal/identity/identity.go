@@ -13,6 +13,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -73,6 +74,9 @@ type Config struct {
 	// NoLockout turns off the failed-password lockout (lockout.go); the
 	// zero value keeps it on (GATEHOUSE_RATE_LIMIT=off sets it).
 	NoLockout bool
+	// Events records the security events (sign-ins, the second factor,
+	// recovery, key exchanges, lockouts); nil: none.
+	Events Events
 }
 
 // Service carries out every identity operation.
@@ -94,13 +98,17 @@ type Service struct {
 	reauth    time.Duration
 	// rp is the WebAuthn relying party of WebURL; nil when WebURL is not
 	// an http(s) origin, which leaves passkeys off (503).
-	rp *webauthn.WebAuthn
+	rp       *webauthn.WebAuthn
+	events   Events
+	auditSem chan struct{}  // auditLater's slots
+	pending  sync.WaitGroup // auditLater's writes
 }
 
 // New returns a Service.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, hasher: c.Hasher, totp: c.TOTP, log: c.Logger, now: c.Now,
-		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), revoked: c.Revocations, brand: c.Brand, maxAge: c.SessionMaxAge, reauth: c.ReauthWindow}
+		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), revoked: c.Revocations, brand: c.Brand, maxAge: c.SessionMaxAge, reauth: c.ReauthWindow,
+		events: c.Events, auditSem: make(chan struct{}, auditSlots)}
 	if s.reauth <= 0 {
 		s.reauth = ReauthWindow
 	}

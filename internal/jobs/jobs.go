@@ -24,6 +24,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
@@ -66,8 +67,10 @@ type Schedule struct {
 type Config struct {
 	DB     *sqlstore.DB // its queue (DB.Queue) is the one worked
 	Logger *slog.Logger
-	// Webhooks delivers webhook events; nil: none are worked.
-	Webhooks *webhooks.Service
+	// Webhooks delivers webhook events; nil: none are worked. WebhookSeal
+	// opens their bodies, sealed in the queue (sqlstore.DB.WithWebhookSeal).
+	Webhooks    *webhooks.Service
+	WebhookSeal *seal.Box
 	// Mail sends the queued mail, opened by MailSealer; nil: none is
 	// worked. MailRetryDelays are the waits between tries (the last
 	// repeats); nil: mail.RetryDelays.
@@ -143,7 +146,7 @@ func newPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 func riverConfig(cfg Config, log *slog.Logger) (*river.Config, error) {
 	workers := river.NewWorkers()
 	if cfg.Webhooks != nil {
-		if err := river.AddWorkerSafely(workers, &deliveryWorker{svc: cfg.Webhooks}); err != nil {
+		if err := river.AddWorkerSafely(workers, &deliveryWorker{svc: cfg.Webhooks, seal: cfg.WebhookSeal}); err != nil {
 			return nil, err
 		}
 	}

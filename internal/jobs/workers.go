@@ -8,6 +8,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
 
@@ -15,13 +16,18 @@ import (
 // attempt, the tool's waits between them, then the delivery is dropped.
 type deliveryWorker struct {
 	river.WorkerDefaults[webhooks.Delivery]
-	svc *webhooks.Service
+	svc  *webhooks.Service
+	seal *seal.Box // opens the bodies the store sealed
 }
 
 // Work makes one try; a deleted webhook cancels the delivery and the
 // retries it had left.
 func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[webhooks.Delivery]) error {
-	err := w.svc.Deliver(ctx, &job.Args, job.Attempt)
+	d := job.Args
+	if err := d.Open(w.seal); err != nil {
+		return river.JobCancel(err)
+	}
+	err := w.svc.Deliver(ctx, &d, job.Attempt)
 	if errors.Is(err, webhooks.ErrGone) {
 		return river.JobCancel(err)
 	}

@@ -116,7 +116,7 @@ func (s *Webhooks) CountWebhooks(ctx context.Context, tool, createdBy string) (i
 func (s *Webhooks) EnqueueDeliveries(ctx context.Context, ds []*webhooks.Delivery) error {
 	jobs := make([]river.InsertManyParams, len(ds))
 	for i, d := range ds {
-		jobs[i] = river.InsertManyParams{Args: *d, InsertOpts: &river.InsertOpts{MaxAttempts: d.Tries}}
+		jobs[i] = river.InsertManyParams{Args: d.Seal(s.db.hooks), InsertOpts: &river.InsertOpts{MaxAttempts: d.Tries}}
 	}
 	return s.insertJobs(ctx, jobs)
 }

@@ -1,0 +1,111 @@
+package identity
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+)
+
+// Events records security events (docs/security-logging.md): the kernel's
+// web.SecurityLog, which adds the request's id, client IP and user agent
+// from the context it gave the request.
+type Events interface {
+	Event(ctx context.Context, e gatehouse.SecurityEvent, attrs ...slog.Attr)
+}
+
+// The methods a sign-in event names.
+const (
+	MethodPassword  = "password"
+	MethodMagicLink = "magic_link"
+	MethodPasskey   = "passkey"
+	MethodAPIKey    = "api_key"
+)
+
+// event records e; nothing when the service has no Events.
+func (s *Service) event(ctx context.Context, e gatehouse.SecurityEvent, attrs ...slog.Attr) {
+	if s.events != nil {
+		s.events.Event(ctx, e, attrs...)
+	}
+}
+
+// reason is the safe description of a refusal err: its kind and message
+// (written for the client, so never a secret); "internal" for the rest.
+func reason(err error) slog.Attr {
+	var e *gatehouse.Error
+	if errors.As(err, &e) && e.Kind != gatehouse.KindInternal {
+		return slog.String("reason", e.Message)
+	}
+	return slog.String("reason", "internal")
+}
+
+// signInOutcome records a sign-in by method: EventSignIn with its user and
+// session, or EventSignInFailure with its reason and the account when
+// known (userID).
+func (s *Service) signInOutcome(ctx context.Context, method string, si *SignIn, userID string, err error) {
+	if err == nil && si != nil {
+		sid, _ := splitRefresh(si.RefreshToken)
+		s.event(ctx, gatehouse.EventSignIn, slog.String("user_id", si.User.ID), slog.String("method", method),
+			slog.String("session_id", sid), slog.Bool("second_factor_owed", len(si.Factors) > 0))
+		return
+	}
+	attrs := []slog.Attr{slog.String("method", method), reason(err)}
+	if userID != "" {
+		attrs = append(attrs, slog.String("user_id", userID))
+	}
+	s.event(ctx, gatehouse.EventSignInFailure, attrs...)
+}
+
+// auditSlots bounds the audit entries written after the answer
+// (auditLater) at once: under a flood the rest are dropped, the log
+// line of each event still written.
+const auditSlots = 8
+
+// auditLater writes an entry about userID's account in their personal
+// workspace after the answer, in a transaction of its own: a refused
+// password's entry, which written before the answer would make a known
+// account's refusal slower than an unknown one's. Wait waits for them.
+func (s *Service) auditLater(userID, action string, meta map[string]any) {
+	select {
+	case s.auditSem <- struct{}{}:
+	default:
+		s.log.Warn("audit entry dropped: too many at once", "action", action, "user_id", userID)
+		return
+	}
+	s.pending.Add(1)
+	go func() {
+		defer func() { <-s.auditSem; s.pending.Done() }()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		err := s.store.Tx(ctx, func(tx Store) error { return s.auditUser(ctx, tx, userID, action, meta) })
+		if err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
+			s.log.Error("audit entry not written", "action", action, "user_id", userID, "err", err)
+		}
+	}()
+}
+
+// Wait waits for the audit entries written after their answers.
+func (s *Service) Wait() { s.pending.Wait() }
+
+// auditSignIn records si, a sign-in by method, in the account's personal
+// workspace audit log, in the sign-in's transaction st.
+func (s *Service) auditSignIn(ctx context.Context, st Store, si *SignIn, method string) error {
+	sid, _ := splitRefresh(si.RefreshToken)
+	meta := map[string]any{"method": method, "session_id": sid}
+	if len(si.Factors) > 0 {
+		meta["second_factor_owed"] = true
+	}
+	if org := si.User.DefaultOrgID; org != "" {
+		if err := s.ws.Audit(ctx, st, org, si.User.ID, "user.signed_in", "user", si.User.ID, meta); err != nil {
+			return internal("audit", err)
+		}
+		return nil
+	}
+	return s.auditUser(ctx, st, si.User.ID, "user.signed_in", meta)
+}
+
+// reasonSecondFactor is the reason of a lockout of the second-factor
+// attempts (a password lockout's is MethodPassword).
+const reasonSecondFactor = "second_factor"

@@ -191,3 +191,89 @@ func TestSecurityLogLockoutAndRateLimit(t *testing.T) {
 		})
 	})
 }
+
+// TestSecurityLogNoSecrets runs the other ways in (magic link, key
+// exchange, password reset) and checks their events, and that no secret
+// of theirs reaches the log: link tokens, the key, passwords, tokens.
+func TestSecurityLogNoSecrets(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		magic := env.MagicToken(t, a.Email)
+		in := env.Call(t, "POST", "/v1/auth/magic-link/verify", "", map[string]string{"token": magic}).Want(t, 200)
+		wantFields(t, lineOf(t, env, "auth.signin.success", in.Header.Get("X-Request-Id")), "method=magic_link", "user_id="+a.UserID)
+
+		key := env.CreateUserKey(t, in.Str("access_token"), map[string]any{"name": "test key"})
+		secret := key.Str("api_key.secret")
+		ex := env.Exchange(t, secret).Want(t, 200)
+		wantFields(t, lineOf(t, env, "auth.key_exchange.success", ex.Header.Get("X-Request-Id")), "key_id="+key.Str("api_key.id"), "user_id="+a.UserID)
+		bad := env.Exchange(t, secret+"x").Want(t, 401)
+		lineOf(t, env, "auth.key_exchange.failure", bad.Header.Get("X-Request-Id"))
+
+		reset := requestReset(t, env, a.Email)
+		newPW := "a fresh passphrase " + testenv.RandomHex(3)
+		done := env.Call(t, "POST", "/v1/auth/recover/verify", "", resetBody(reset, newPW)).Want(t, 200)
+		wantFields(t, lineOf(t, env, "auth.recovery.reset", done.Header.Get("X-Request-Id")), "user_id="+a.UserID)
+		again := env.Call(t, "POST", "/v1/auth/recover/verify", "", resetBody(reset, newPW)).Want(t, 401)
+		lineOf(t, env, "auth.recovery.refused", again.Header.Get("X-Request-Id"))
+		if len(eventLines(env, "auth.recovery.request")) == 0 {
+			t.Error("no auth.recovery.request line")
+		}
+		env.Svc.Wait()
+
+		logs := env.Logs.String()
+		for name, s := range map[string]string{"password": a.Password, "new password": newPW, "magic link token": magic,
+			"api key": secret, "reset token": reset, "access token": in.Str("access_token"), "refresh token": in.Str("refresh_token"),
+			"exchanged token": ex.Str("access_token"), "reset session's refresh token": done.Str("refresh_token")} {
+			if s == "" {
+				t.Errorf("no %s to look for", name)
+			} else if strings.Contains(logs, s) {
+				t.Errorf("the log holds the %s", name)
+			}
+		}
+	})
+}
+
+// TestSecurityLogSecondFactor: the step's success and failure name the
+// method, the attempts' lockout is recorded once, each with its audit
+// entry, and no code reaches the log.
+func TestSecurityLogSecondFactor(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		m := withTOTP(t, env)
+		pending := pendingLogin(t, env, m)
+		wantFields(t, lineOf(t, env, "auth.signin.success", pending.Header.Get("X-Request-Id")), "method=password", "second_factor_owed=true")
+		code := totpAt(t, env, m.Secret, 0)
+		ok := env.Call(t, "POST", "/v1/auth/mfa", pending.Str("access_token"), step("totp", code)).Want(t, 200)
+		wantFields(t, lineOf(t, env, "auth.mfa.success", ok.Header.Get("X-Request-Id")), "level=INFO", "method=totp", "user_id="+m.UserID,
+			"session_id="+testenv.SID(t, ok.Str("access_token")))
+
+		other := pendingLogin(t, env, m).Str("access_token")
+		var wrong *testenv.Resp
+		for i := 0; i < 5; i++ {
+			wrong = env.Call(t, "POST", "/v1/auth/mfa", other, step("totp", "000000")).Want(t, 401)
+		}
+		wantFields(t, lineOf(t, env, "auth.mfa.failure", wrong.Header.Get("X-Request-Id")), "level=WARN", "method=totp", "user_id="+m.UserID,
+			`reason="invalid or already used code"`)
+		for i := 0; i < 2; i++ {
+			env.Call(t, "POST", "/v1/auth/mfa", other, step("recovery_code", m.Codes[0])).Want(t, 429)
+		}
+		locks := eventLines(env, "auth.lockout")
+		if len(locks) != 1 {
+			t.Fatalf("%d auth.lockout lines; want 1 (the first refused attempt):\n%s", len(locks), strings.Join(locks, "\n"))
+		}
+		wantFields(t, locks[0], "reason=second_factor", "user_id="+m.UserID)
+		env.Svc.Wait()
+		for action, want := range map[string]int{"identity.user.second_factor_verified": 1, "identity.user.second_factor_failed": 5, "identity.user.locked_out": 1} {
+			if got := len(env.StoredAudit(t, m.OrgID, action)); got != want {
+				t.Errorf("%d %s entries; want %d", got, action, want)
+			}
+		}
+		logs := env.Logs.String()
+		// (A six-digit TOTP code could match a timestamp's digits by
+		// chance: the longer secrets are looked for.)
+		for _, s := range append([]string{m.Secret}, m.Codes...) {
+			if strings.Contains(logs, s) {
+				t.Errorf("the log holds a code or secret %q", s)
+			}
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -275,5 +276,31 @@ func TestSecurityLogSecondFactor(t *testing.T) {
 				t.Errorf("the log holds a code or secret %q", s)
 			}
 		}
+	})
+}
+
+// TestSecurityLogPageRefusals: the refusals the pages write themselves
+// (a cross-site form's 403, a sign-in page's per-IP 429) are logged by
+// the kernel too.
+func TestSecurityLogPageRefusals(t *testing.T) {
+	testenv.RunWith(t, testenv.Options{RateLimit: true}, func(t *testing.T, env *testenv.Env) {
+		b := env.NewBrowser(t)
+		cross := b.PostCrossSite(t, env.URL+"/signin", url.Values{"email": {"a@example.com"}, "password": {"x"}})
+		if cross.Status != 403 {
+			t.Fatalf("cross-site sign-in form: %d; want 403", cross.Status)
+		}
+		wantFields(t, lineOf(t, env, "http.refused", cross.Header.Get("X-Request-Id")), "status=403", "http_method=POST", "path=/signin")
+		if got := len(eventLines(env, "http.refused")); got != 1 {
+			t.Errorf("%d http.refused lines; want 1 (logged once)", got)
+		}
+		from := b.From(t, "127.0.0.7")
+		var last *testenv.Page
+		for i := 0; i < 31; i++ {
+			last = from.Post(t, "/signin", url.Values{"email": {testenv.Email()}, "password": {"not the password"}})
+		}
+		if last.Status != 429 {
+			t.Fatalf("31st sign-in page post: %d; want 429", last.Status)
+		}
+		wantFields(t, lineOf(t, env, "http.rate_limited", last.Header.Get("X-Request-Id")), "status=429", "path=/signin", "ip=127.0.0.7")
 	})
 }

@@ -16,7 +16,35 @@ type request struct {
 	id, ip, ua string
 	user       string // set by the token middleware once verified
 	limiter    string // the PerIP limiter that refused it
+	logged     bool   // its refusal was logged (refused)
+	// w records the answer's status, for the refusals written elsewhere
+	// than writeError (the pages, OAuth's own answers): one allocation
+	// with the record.
+	w statusWriter
 }
+
+// statusWriter is a ResponseWriter that records the status of the answer.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 type ctxKey int
 
@@ -80,8 +108,9 @@ func hasAttr(attrs []slog.Attr, key string) bool {
 	return false
 }
 
-// withRequest is r carrying its request record.
-func withRequest(r *http.Request, id string) *http.Request {
+// withRequest is r carrying its request record, and w recording the
+// status of its answer.
+func withRequest(w http.ResponseWriter, r *http.Request, id string) (http.ResponseWriter, *http.Request) {
 	ua := r.UserAgent()
 	if len(ua) > maxUserAgent {
 		n := maxUserAgent
@@ -90,8 +119,22 @@ func withRequest(r *http.Request, id string) *http.Request {
 		}
 		ua = ua[:n]
 	}
-	rq := &request{id: id, ip: clientIP(r), ua: ua}
-	return r.WithContext(context.WithValue(r.Context(), requestKey, rq))
+	rq := &request{id: id, ip: clientIP(r), ua: ua, w: statusWriter{ResponseWriter: w}}
+	return &rq.w, r.WithContext(context.WithValue(r.Context(), requestKey, rq))
+}
+
+// refusedElsewhere logs the refusal of r when its answer was a 401, 403
+// or 429 that writeError did not write (and so did not log): a page's, or
+// an OAuth endpoint's in RFC 6749's shape.
+func (s *Server) refusedElsewhere(r *http.Request) {
+	rq := requestOf(r.Context())
+	if rq == nil || rq.logged {
+		return
+	}
+	switch rq.w.status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests:
+		s.refused(r, rq.w.status, "")
+	}
 }
 
 // verified records p's user as the request's, for the events about it.
@@ -101,16 +144,23 @@ func verified(r *http.Request, p *gatehouse.Principal) {
 	}
 }
 
-// refused logs the refusal the kernel answers with status: 401 and 403
-// as EventRefused, 429 as EventRateLimited.
+// refused logs the refusal of r answered with status: 401 and 403 as
+// EventRefused, 429 as EventRateLimited; reason is the answer's message
+// ("" when the kernel did not write it).
 func (s *Server) refused(r *http.Request, status int, reason string) {
-	attrs := []slog.Attr{slog.Int("status", status), slog.String("http_method", r.Method),
-		slog.String("path", r.URL.Path), slog.String("reason", clip(reason))}
+	rq := requestOf(r.Context())
+	if rq != nil {
+		rq.logged = true
+	}
+	attrs := []slog.Attr{slog.Int("status", status), slog.String("http_method", r.Method), slog.String("path", r.URL.Path)}
+	if reason != "" {
+		attrs = append(attrs, slog.String("reason", clip(reason)))
+	}
 	switch status {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		s.events.Event(r.Context(), gatehouse.EventRefused, attrs...)
 	case http.StatusTooManyRequests:
-		if rq := requestOf(r.Context()); rq != nil && rq.limiter != "" {
+		if rq != nil && rq.limiter != "" {
 			attrs = append(attrs, slog.String("limiter", rq.limiter))
 		}
 		s.events.Event(r.Context(), gatehouse.EventRateLimited, attrs...)

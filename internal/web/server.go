@@ -177,7 +177,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := hex.EncodeToString(b[:])
 	w.Header().Set("X-Request-Id", id)
 	s.harden(w.Header())
-	r = withRequest(r, id)
+	conn := w // MaxBytesReader tells the connection's writer to close it
+	w, r = withRequest(w, r, id)
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
@@ -198,7 +199,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		limit = MaxBody
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	r.Body = http.MaxBytesReader(conn, r.Body, limit)
 	if pattern == "" {
 		// No route: the mux answers 404 or 405 (with Allow) in plain text;
 		// keep its status and headers, answer in JSON.
@@ -212,6 +213,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)
+	s.refusedElsewhere(r)
 }
 
 // statusOnly records a status and discards the body.

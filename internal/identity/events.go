@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // Events records security events (docs/security-logging.md): the kernel's
@@ -79,8 +80,8 @@ func (s *Service) auditLater(userID, action string, meta map[string]any) {
 		defer func() { <-s.auditSem; s.pending.Done() }()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		err := s.store.Tx(ctx, func(tx Store) error { return s.auditUser(ctx, tx, userID, action, meta) })
-		if err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
+		err := s.store.Tx(ctx, func(tx Store) error { return s.auditPersonal(ctx, tx, userID, "", action, meta) })
+		if err != nil {
 			s.log.Error("audit entry not written", "action", action, "user_id", userID, "err", err)
 		}
 	}()
@@ -97,13 +98,32 @@ func (s *Service) auditSignIn(ctx context.Context, st Store, si *SignIn, method 
 	if len(si.Factors) > 0 {
 		meta["second_factor_owed"] = true
 	}
-	if org := si.User.DefaultOrgID; org != "" {
-		if err := s.ws.Audit(ctx, st, org, si.User.ID, "user.signed_in", "user", si.User.ID, meta); err != nil {
-			return internal("audit", err)
-		}
-		return nil
+	org := ""
+	if si.Org != nil && si.Org.Kind == workspace.OrgPersonal {
+		org = si.Org.ID // scoped to it: no read
 	}
-	return s.auditUser(ctx, st, si.User.ID, "user.signed_in", meta)
+	return s.auditPersonal(ctx, st, si.User.ID, org, "user.signed_in", meta)
+}
+
+// auditPersonal writes an entry about userID's account in their personal
+// workspace (orgID when the caller knows it, else read), never in a team
+// one: its admins do not see where a member signs in from. An account
+// without one (deleted meanwhile) gets none.
+func (s *Service) auditPersonal(ctx context.Context, st Store, userID, orgID, action string, meta map[string]any) error {
+	if orgID == "" {
+		o, err := st.PersonalOrg(ctx, userID)
+		if errors.Is(err, gatehouse.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return internal("find personal workspace", err)
+		}
+		orgID = o.ID
+	}
+	if err := s.ws.Audit(ctx, st, orgID, userID, action, "user", userID, meta); err != nil {
+		return internal("audit", err)
+	}
+	return nil
 }
 
 // reasonSecondFactor is the reason of a lockout of the second-factor

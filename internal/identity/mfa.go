@@ -329,7 +329,7 @@ func (s *Service) secondFactor(ctx context.Context, p *gatehouse.Principal, st S
 		if err != nil {
 			return err
 		}
-		return s.auditUser(ctx, tx, u.ID, "user.second_factor_verified", map[string]any{"method": st.Method})
+		return s.auditPersonal(ctx, tx, u.ID, "", "user.second_factor_verified", map[string]any{"method": st.Method})
 	})
 	if err != nil {
 		return nil, err

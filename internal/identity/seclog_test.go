@@ -304,3 +304,28 @@ func TestSecurityLogPageRefusals(t *testing.T) {
 		wantFields(t, lineOf(t, env, "http.rate_limited", last.Header.Get("X-Request-Id")), "status=429", "path=/signin", "ip=127.0.0.7")
 	})
 }
+
+// TestSecurityLogAuditPersonal: a member whose sign-ins land in a team
+// workspace (its default since the invitation) has them recorded in their
+// personal workspace only: the team's admins do not see where and when a
+// member signs in.
+func TestSecurityLogAuditPersonal(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, org := env.Team(t)
+		m := env.Join(t, owner, org, "member")
+		in := env.Login(t, m.Email, m.Password).Want(t, 200)
+		if id, _, _ := testenv.TokenOrg(t, in.Str("access_token")); id != org {
+			t.Fatalf("sign-in scoped to %s; want the team %s", id, org)
+		}
+		env.Login(t, m.Email, "not the password").Want(t, 401)
+		env.Svc.Wait()
+		for _, action := range []string{"identity.user.signed_in", "identity.user.signin_failed"} {
+			if es := env.StoredAudit(t, org, action); len(es) != 0 {
+				t.Errorf("the team's log holds %d %s entries; want none", len(es), action)
+			}
+			if es := env.StoredAudit(t, m.OrgID, action); len(es) != 1 || es[0]["actor_id"] != m.UserID {
+				t.Errorf("the member's personal log holds %v; want one %s", es, action)
+			}
+		}
+	})
+}

@@ -182,7 +182,7 @@ func (s *Service) attempt(ctx context.Context, st Store, userID string, now time
 		if n == MFAAttempts+1 {
 			// The first refused attempt of the window locks the factor:
 			// recorded once (the later ones are only rate-limited).
-			if err := s.auditUser(ctx, st, userID, "user.locked_out", map[string]any{"reason": reasonSecondFactor}); err != nil {
+			if err := s.auditPersonal(ctx, st, userID, "", "user.locked_out", map[string]any{"reason": reasonSecondFactor}); err != nil {
 				return err
 			}
 			s.event(ctx, gatehouse.EventLockout, slog.String("user_id", userID), slog.String("reason", reasonSecondFactor))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatehouse/gatehouse/internal/passkeytest"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
@@ -326,6 +327,25 @@ func TestSecurityLogAuditPersonal(t *testing.T) {
 			if es := env.StoredAudit(t, m.OrgID, action); len(es) != 1 || es[0]["actor_id"] != m.UserID {
 				t.Errorf("the member's personal log holds %v; want one %s", es, action)
 			}
+		}
+	})
+}
+
+// TestSecurityLogPasskey: a passkey sign-in and a refused one (a cloned
+// authenticator's count going back) are events, the success audited.
+func TestSecurityLogPasskey(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		auth := passkeytest.New(webOrigin, webRPID)
+		c, _ := addPasskey(t, env, a, auth)
+		c.Count = 5
+		ok := passkeySignIn(t, env, auth, c).Want(t, 200)
+		wantFields(t, lineOf(t, env, "auth.signin.success", ok.Header.Get("X-Request-Id")), "method=passkey", "user_id="+a.UserID)
+		c.Count = 3
+		bad := passkeySignIn(t, env, auth, c).Want(t, 401)
+		wantFields(t, lineOf(t, env, "auth.signin.failure", bad.Header.Get("X-Request-Id")), "method=passkey", "reason=")
+		if es := env.StoredAudit(t, a.OrgID, "identity.user.signed_in"); len(es) != 1 || !strings.Contains(es[0]["meta"], `"method":"passkey"`) {
+			t.Errorf("identity.user.signed_in entries = %v; want the passkey's", es)
 		}
 	})
 }

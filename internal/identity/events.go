@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -59,36 +60,72 @@ func (s *Service) signInOutcome(ctx context.Context, method string, si *SignIn, 
 	s.event(ctx, gatehouse.EventSignInFailure, attrs...)
 }
 
-// auditSlots bounds the audit entries written after the answer
-// (auditLater) at once: under a flood the rest are dropped, the log
+// auditQueueMax bounds the audit entries waiting to be written after
+// their answers (auditLater): under a flood the rest are dropped, the log
 // line of each event still written.
-const auditSlots = 8
+const auditQueueMax = 1000
+
+// auditQueue holds the entries written after their answers, one at a time
+// by a goroutine that runs while there are any.
+type auditQueue struct {
+	mu      sync.Mutex
+	jobs    []auditJob
+	running bool
+	pending sync.WaitGroup
+}
+
+type auditJob struct {
+	userID, action string
+	meta           map[string]any
+}
 
 // auditLater writes an entry about userID's account in their personal
 // workspace after the answer, in a transaction of its own: a refused
 // password's entry, which written before the answer would make a known
 // account's refusal slower than an unknown one's. Wait waits for them.
 func (s *Service) auditLater(userID, action string, meta map[string]any) {
-	select {
-	case s.auditSem <- struct{}{}:
-	default:
-		s.log.Warn("audit entry dropped: too many at once", "action", action, "user_id", userID)
+	q := &s.audits
+	q.mu.Lock()
+	if len(q.jobs) >= auditQueueMax {
+		q.mu.Unlock()
+		s.log.Warn("audit entry dropped: too many waiting", "action", "identity."+action, "user_id", userID)
 		return
 	}
-	s.pending.Add(1)
-	go func() {
-		defer func() { <-s.auditSem; s.pending.Done() }()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		err := s.store.Tx(ctx, func(tx Store) error { return s.auditPersonal(ctx, tx, userID, "", action, meta) })
-		if err != nil {
-			s.log.Error("audit entry not written", "action", action, "user_id", userID, "err", err)
+	q.jobs = append(q.jobs, auditJob{userID, action, meta})
+	q.pending.Add(1)
+	start := !q.running
+	q.running = true
+	q.mu.Unlock()
+	if start {
+		go s.writeAudits()
+	}
+}
+
+// writeAudits writes the queued entries until there are none.
+func (s *Service) writeAudits() {
+	q := &s.audits
+	for {
+		q.mu.Lock()
+		if len(q.jobs) == 0 {
+			q.running = false
+			q.mu.Unlock()
+			return
 		}
-	}()
+		j := q.jobs[0]
+		q.jobs = q.jobs[1:]
+		q.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := s.store.Tx(ctx, func(tx Store) error { return s.auditPersonal(ctx, tx, j.userID, "", j.action, j.meta) })
+		cancel()
+		if err != nil {
+			s.log.Error("audit entry not written", "action", "identity."+j.action, "user_id", j.userID, "err", err)
+		}
+		q.pending.Done()
+	}
 }
 
 // Wait waits for the audit entries written after their answers.
-func (s *Service) Wait() { s.pending.Wait() }
+func (s *Service) Wait() { s.audits.pending.Wait() }
 
 // auditSignIn records si, a sign-in by method, in the account's personal
 // workspace audit log, in the sign-in's transaction st.

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -98,17 +97,16 @@ type Service struct {
 	reauth    time.Duration
 	// rp is the WebAuthn relying party of WebURL; nil when WebURL is not
 	// an http(s) origin, which leaves passkeys off (503).
-	rp       *webauthn.WebAuthn
-	events   Events
-	auditSem chan struct{}  // auditLater's slots
-	pending  sync.WaitGroup // auditLater's writes
+	rp     *webauthn.WebAuthn
+	events Events
+	audits auditQueue // entries written after their answers (auditLater)
 }
 
 // New returns a Service.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, hasher: c.Hasher, totp: c.TOTP, log: c.Logger, now: c.Now,
 		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), revoked: c.Revocations, brand: c.Brand, maxAge: c.SessionMaxAge, reauth: c.ReauthWindow,
-		events: c.Events, auditSem: make(chan struct{}, auditSlots)}
+		events: c.Events}
 	if s.reauth <= 0 {
 		s.reauth = ReauthWindow
 	}

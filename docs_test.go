@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gatehouse/gatehouse"
 )
 
 // codeSpan is a Markdown code span: where the docs name files and folders.
@@ -76,4 +78,62 @@ func missingPath(span string, names map[string]bool) string {
 		}
 	}
 	return span
+}
+
+// TestSecurityEventsDocumented checks that docs/security-logging.md lists
+// every security event, that every event it names is one, and that each
+// is reported somewhere in the code.
+func TestSecurityEventsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("docs/security-logging.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, e := range gatehouse.SecurityEvents() {
+		known[string(e)] = true
+		if !strings.Contains(string(doc), "`"+string(e)+"`") {
+			t.Errorf("docs/security-logging.md does not list %s", e)
+		}
+	}
+	for _, m := range regexp.MustCompile("\\| `((?:auth|http)\\.[a-z_.]+)` \\|").FindAllStringSubmatch(string(doc), -1) {
+		if !known[m[1]] {
+			t.Errorf("docs/security-logging.md lists %s, which is no gatehouse.SecurityEvent", m[1])
+		}
+	}
+	// Each constant is used outside events.go, and no event name is
+	// written as a bare string in the code.
+	consts := regexp.MustCompile(`(?m)^\t(Event\w+) +SecurityEvent = "([^"]+)"`).FindAllStringSubmatch(mustRead(t, "events.go"), -1)
+	if len(consts) != len(known) {
+		t.Errorf("events.go declares %d events, SecurityEvents lists %d", len(consts), len(known))
+	}
+	used := map[string]bool{}
+	filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || p == "events.go" {
+			return nil
+		}
+		src := mustRead(t, p)
+		for _, c := range consts {
+			if strings.Contains(src, "gatehouse."+c[1]) {
+				used[c[1]] = true
+			}
+			if strings.Contains(src, `"`+c[2]+`"`) {
+				t.Errorf("%s writes the event name %q as a string: use gatehouse.%s", p, c[2], c[1])
+			}
+		}
+		return nil
+	})
+	for _, c := range consts {
+		if !used[c[1]] {
+			t.Errorf("gatehouse.%s is reported nowhere", c[1])
+		}
+	}
+}
+
+func mustRead(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

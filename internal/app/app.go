@@ -162,8 +162,12 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	hooks, err := seal.New(master, "webhook") // webhook bodies in the job queue
+	if err != nil {
+		return nil, err
+	}
 	hasher := deps.Hasher
-	db, log, now := deps.DB.WithMail(mails), deps.Logger, deps.Now
+	db, log, now := deps.DB.WithMail(mails).WithWebhookSeal(hooks), deps.Logger, deps.Now
 	if deps.JobQueue != "" {
 		db = db.OnQueue(deps.JobQueue)
 	}
@@ -183,10 +187,10 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		SessionEnd: func(created time.Time) time.Time { return a.Identity.AbsoluteEnd(created) }})
 	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Hasher: hasher,
 		TOTP: totpBox, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit, Brand: brand,
-		Revocations: revoked, SessionMaxAge: cfg.SessionMaxAge, ReauthWindow: cfg.ReauthWindow})
+		Revocations: revoked, SessionMaxAge: cfg.SessionMaxAge, ReauthWindow: cfg.ReauthWindow, Events: web.SecurityLog{Log: log}})
 	a.OAuth = oauth.New(oauth.Config{Service: a.Identity, Store: db.OAuth(), Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, Now: now,
 		DeviceInterval: deps.DeviceInterval, MetadataClient: deps.MetadataClient, AllowPrivate: cfg.MetadataAllowPrivate,
-		RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit})
+		RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit, Events: web.SecurityLog{Log: log}})
 	a.Webhooks = webhooks.New(webhooks.Config{Store: db.Webhooks(), Logger: log, Now: now, AllowPrivate: cfg.WebhookAllowPrivate,
 		RootCAs: cfg.OutboundCAs, RetryDelays: deps.WebhookRetryDelays})
 	a.Links = links.New(db.Links(), cfg.ShortLinkURL, now)
@@ -202,7 +206,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		ResourceMetadataURL: a.OAuth.ResourceMetadataURL, HSTS: strings.HasPrefix(cfg.BaseURL, "https://") && !cfg.NoHSTS})
 	a.routes(k)
 	a.Handler = k
-	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, PollInterval: deps.JobPollInterval, RescueAfter: cfg.JobRescueAfter,
+	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, WebhookSeal: hooks, PollInterval: deps.JobPollInterval, RescueAfter: cfg.JobRescueAfter,
 		Mail: deps.Mail, MailSealer: mails, MailRetryDelays: deps.MailRetryDelays, Schedules: a.schedules(db, now, deps)}); err != nil {
 		return nil, err
 	}
@@ -304,6 +308,7 @@ func setting(ctx context.Context, db *sqlstore.DB, name, configured string) ([]b
 // returned. The database stays open: the caller owns it.
 func (a *App) Close(ctx context.Context) error {
 	a.stopPoll()
+	a.Identity.Wait() // the audit entries written after their answers
 	return a.jobs.Stop(ctx)
 }
 

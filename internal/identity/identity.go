@@ -73,6 +73,9 @@ type Config struct {
 	// NoLockout turns off the failed-password lockout (lockout.go); the
 	// zero value keeps it on (GATEHOUSE_RATE_LIMIT=off sets it).
 	NoLockout bool
+	// Events records the security events (sign-ins, the second factor,
+	// recovery, key exchanges, lockouts); nil: none.
+	Events Events
 }
 
 // Service carries out every identity operation.
@@ -94,13 +97,16 @@ type Service struct {
 	reauth    time.Duration
 	// rp is the WebAuthn relying party of WebURL; nil when WebURL is not
 	// an http(s) origin, which leaves passkeys off (503).
-	rp *webauthn.WebAuthn
+	rp     *webauthn.WebAuthn
+	events Events
+	audits auditQueue // entries written after their answers (auditLater)
 }
 
 // New returns a Service.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, hasher: c.Hasher, totp: c.TOTP, log: c.Logger, now: c.Now,
-		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), revoked: c.Revocations, brand: c.Brand, maxAge: c.SessionMaxAge, reauth: c.ReauthWindow}
+		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), revoked: c.Revocations, brand: c.Brand, maxAge: c.SessionMaxAge, reauth: c.ReauthWindow,
+		events: c.Events}
 	if s.reauth <= 0 {
 		s.reauth = ReauthWindow
 	}

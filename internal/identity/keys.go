@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -103,7 +104,33 @@ func (s *Service) RevokeUserKey(ctx context.Context, p *gatehouse.Principal, id 
 // ExchangeKey trades an API key for a short-lived access token. User keys
 // re-read the user's live membership each time; org keys act with their
 // fixed role. Tools are the org's enabled tools within the key's allowlist.
+//
+// Each exchange is a security event naming the key (never its secret):
+// a log line only, as it is on the hot path of every key's client.
 func (s *Service) ExchangeKey(ctx context.Context, secret string) (*workspace.OrgToken, error) {
+	var seen keySeen
+	ot, err := s.exchangeKey(ctx, secret, &seen)
+	attrs := []slog.Attr{slog.String("method", MethodAPIKey)}
+	if seen.id != "" {
+		attrs = append(attrs, slog.String("key_id", seen.id), slog.String("org_id", seen.org))
+	}
+	if seen.user != "" {
+		attrs = append(attrs, slog.String("user_id", seen.user))
+	}
+	if err != nil {
+		s.event(ctx, gatehouse.EventKeyExchangeFailure, append(attrs, reason(err))...)
+		return nil, err
+	}
+	s.event(ctx, gatehouse.EventKeyExchange, attrs...)
+	return ot, nil
+}
+
+// keySeen is what a key exchange found of its key, for its event.
+type keySeen struct{ id, org, user string }
+
+// exchangeKey is ExchangeKey without its event; it fills seen once the
+// key is found.
+func (s *Service) exchangeKey(ctx context.Context, secret string, seen *keySeen) (*workspace.OrgToken, error) {
 	if secret == "" {
 		return nil, gatehouse.Invalid("api_key is required")
 	}
@@ -118,6 +145,7 @@ func (s *Service) ExchangeKey(ctx context.Context, secret string) (*workspace.Or
 	if err != nil {
 		return nil, internal("find key", err)
 	}
+	*seen = keySeen{id: k.ID, org: k.OrgID, user: k.UserID}
 	now := s.Now()
 	if subtle.ConstantTimeCompare([]byte(k.Hash), []byte(hash)) != 1 || !k.Usable(now) {
 		return nil, workspace.ErrBadKey

@@ -3,6 +3,7 @@ package identity
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -43,22 +44,23 @@ func newLockout(now func() time.Time) *lockout {
 }
 
 // guard runs check, a password check of the account with key account from
-// ip, under the lockout.
-func (l *lockout) guard(account, ip string, check func() error) error {
+// ip, under the lockout; locked reports that this refusal locked the
+// account (its last free guess was spent).
+func (l *lockout) guard(account, ip string, check func() error) (locked bool, err error) {
 	if l == nil {
-		return check()
+		return false, check()
 	}
 	open, wait := l.failures.Check(account)
 	ipKey := account + "\x00" + ip
 	if !open {
 		if clean, _ := l.failedIP.Check(ipKey); !clean {
-			return gatehouse.TooMany(wait)
+			return false, gatehouse.TooMany(wait)
 		}
 		if ok, _ := l.unlocks.Allow(account); !ok {
-			return gatehouse.TooMany(wait)
+			return false, gatehouse.TooMany(wait)
 		}
 	}
-	err := check()
+	err = check()
 	switch {
 	case err == nil:
 		l.clear(account)
@@ -66,10 +68,13 @@ func (l *lockout) guard(account, ip string, check func() error) error {
 		l.failures.Allow(account)
 		l.failedIP.Allow(ipKey)
 		if !open {
-			return gatehouse.TooMany(wait)
+			return false, gatehouse.TooMany(wait)
+		}
+		if still, _ := l.failures.Check(account); !still {
+			return true, err
 		}
 	}
-	return err
+	return false, err
 }
 
 // clear unlocks account after a sign-in that proved its owner.
@@ -82,12 +87,31 @@ func (l *lockout) clear(account string) {
 
 // Login signs in with email and password under the lockout. Unknown email
 // and wrong password give the same error after the same work.
+//
+// Each outcome is a security event; a refused password of a known account
+// and the lock it causes are also entries of the account's personal
+// workspace audit log, written after the answer (auditLater), so they
+// take no time a stranger could measure. The lockout bounds how many a
+// guesser writes: ten a minute and then one a minute per account.
 func (s *Service) Login(ctx context.Context, email, pw string, meta gatehouse.SessionMeta) (*SignIn, error) {
 	var si *SignIn
-	err := s.lockout.guard(gatehouse.EmailKey(email), meta.IP, func() (err error) {
-		si, err = s.login(ctx, email, pw, meta)
+	var userID string
+	locked, err := s.lockout.guard(gatehouse.EmailKey(email), meta.IP, func() (err error) {
+		si, userID, err = s.login(ctx, email, pw, meta)
 		return err
 	})
+	s.signInOutcome(ctx, MethodPassword, si, userID, err)
+	if userID != "" && errors.Is(err, ErrWrongPassword) {
+		s.auditLater(userID, "user.signin_failed", map[string]any{"method": MethodPassword, "ip": meta.IP})
+	}
+	if locked {
+		attrs := []slog.Attr{slog.String("reason", MethodPassword)}
+		if userID != "" {
+			attrs = append(attrs, slog.String("user_id", userID))
+			s.auditLater(userID, "user.locked_out", map[string]any{"reason": MethodPassword, "ip": meta.IP})
+		}
+		s.event(ctx, gatehouse.EventLockout, attrs...)
+	}
 	return si, err
 }
 
@@ -99,6 +123,7 @@ func (s *Service) VerifyMagicLink(ctx context.Context, secret string, meta gateh
 	if err == nil {
 		s.lockout.clear(gatehouse.EmailKey(si.User.Email))
 	}
+	s.signInOutcome(ctx, MethodMagicLink, si, "", err)
 	return si, err
 }
 
@@ -116,5 +141,10 @@ func (s *Service) ChangePassword(ctx context.Context, p *gatehouse.Principal, ch
 	if err != nil {
 		return err
 	}
-	return s.lockout.guard(gatehouse.EmailKey(u.Email), meta.IP, change)
+	locked, err := s.lockout.guard(gatehouse.EmailKey(u.Email), meta.IP, change)
+	if locked {
+		s.event(ctx, gatehouse.EventLockout, slog.String("user_id", u.ID), slog.String("reason", MethodPassword))
+		s.auditLater(u.ID, "user.locked_out", map[string]any{"reason": MethodPassword, "ip": meta.IP})
+	}
+	return err
 }

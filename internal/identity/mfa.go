@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base32"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -293,6 +294,21 @@ func recoveryKey(code string) string {
 // A code's step is one write transaction: the attempt is counted first
 // and, when the step is refused, committed alone (stepTx).
 func (s *Service) SecondFactor(ctx context.Context, p *gatehouse.Principal, st Step, meta gatehouse.SessionMeta) (*SignIn, error) {
+	si, err := s.secondFactor(ctx, p, st, meta)
+	if err != nil {
+		s.event(ctx, gatehouse.EventSecondFactorFailure, slog.String("user_id", p.UserID), slog.String("method", st.Method), reason(err))
+		if gatehouse.ErrorKind(err) == gatehouse.KindUnauthorized {
+			s.auditLater(p.UserID, "user.second_factor_failed", map[string]any{"method": st.Method, "ip": meta.IP})
+		}
+		return nil, err
+	}
+	sid, _ := splitRefresh(si.RefreshToken)
+	s.event(ctx, gatehouse.EventSecondFactor, slog.String("user_id", p.UserID), slog.String("method", st.Method), slog.String("session_id", sid))
+	return si, nil
+}
+
+// secondFactor is SecondFactor without its events.
+func (s *Service) secondFactor(ctx context.Context, p *gatehouse.Principal, st Step, meta gatehouse.SessionMeta) (*SignIn, error) {
 	if !p.Pending {
 		return nil, errNotPending
 	}
@@ -338,7 +354,10 @@ func (s *Service) SecondFactor(ctx context.Context, p *gatehouse.Principal, st S
 			return err
 		}
 		out, err = s.openSession(ctx, tx, u, oc, s.newSession(u.ID, sess.Via, raised(sess.Level.Level(sess.Via), f.amr), meta))
-		return err
+		if err != nil {
+			return err
+		}
+		return s.auditPersonal(ctx, tx, u.ID, "", "user.second_factor_verified", map[string]any{"method": st.Method})
 	})
 	if err != nil {
 		return nil, err

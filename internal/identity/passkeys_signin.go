@@ -32,6 +32,7 @@ func (s *Service) BeginPasskeySignIn(ctx context.Context) (*PasskeyOptions, erro
 func (s *Service) FinishPasskeySignIn(ctx context.Context, ceremonyID string, response []byte, meta gatehouse.SessionMeta) (*SignIn, error) {
 	a, err := s.assertPasskey(ctx, ceremonyID, "", response)
 	if err != nil {
+		s.signInOutcome(ctx, MethodPasskey, nil, "", err)
 		return nil, err
 	}
 	var out *SignIn
@@ -43,9 +44,12 @@ func (s *Service) FinishPasskeySignIn(ctx context.Context, ceremonyID string, re
 		if err != nil {
 			return err
 		}
-		out, err = s.startSessionAt(ctx, tx, a.user, oc, gatehouse.ViaPasskey, passkeyLevel(a), a.pk.ID, meta)
-		return err
+		if out, err = s.startSessionAt(ctx, tx, a.user, oc, gatehouse.ViaPasskey, passkeyLevel(a), a.pk.ID, meta); err != nil {
+			return err
+		}
+		return s.auditSignIn(ctx, tx, out, MethodPasskey)
 	})
+	s.signInOutcome(ctx, MethodPasskey, out, a.user.ID, err)
 	if err != nil {
 		s.dropCeremony(ctx, a.ceremony)
 		return nil, err

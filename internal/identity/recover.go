@@ -3,6 +3,7 @@ package identity
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/url"
 	"slices"
 	"time"
@@ -66,6 +67,9 @@ func (s *Service) requestRecovery(ctx context.Context, key, email string) error 
 	t := &EmailToken{Hash: token.Hash(secret), Purpose: PurposePasswordReset, Email: email, CreatedAt: now, ExpiresAt: now.Add(RecoveryTTL)}
 	if u != nil {
 		t.UserID, t.Email = u.ID, u.Email
+		s.event(ctx, gatehouse.EventRecoveryRequest, slog.String("user_id", u.ID))
+	} else {
+		s.event(ctx, gatehouse.EventRecoveryRequest, slog.String("reason", "unknown account"))
 	}
 	return s.store.Tx(ctx, func(tx Store) error {
 		if err := tx.CreateEmailToken(ctx, t); err != nil {
@@ -117,6 +121,19 @@ type Reset struct {
 // expired or used link is 401, and a password the policy refuses a 400
 // that leaves the link usable: nothing changes.
 func (s *Service) ResetPassword(ctx context.Context, in Reset, meta gatehouse.SessionMeta) (*SignIn, error) {
+	si, err := s.resetPassword(ctx, in, meta)
+	if err != nil {
+		s.event(ctx, gatehouse.EventRecoveryRefused, reason(err))
+		return nil, err
+	}
+	sid, _ := splitRefresh(si.RefreshToken)
+	s.event(ctx, gatehouse.EventRecoveryReset, slog.String("user_id", si.User.ID), slog.String("session_id", sid),
+		slog.String("second_factor", in.Method))
+	return si, nil
+}
+
+// resetPassword is ResetPassword without its events.
+func (s *Service) resetPassword(ctx context.Context, in Reset, meta gatehouse.SessionMeta) (*SignIn, error) {
 	if in.Token == "" {
 		return nil, gatehouse.Invalid("token is required")
 	}

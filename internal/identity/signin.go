@@ -164,16 +164,17 @@ func truncate(s string, n int) string {
 	return s[:n]
 }
 
-// login is Login without the lockout.
-func (s *Service) login(ctx context.Context, email, pw string, meta gatehouse.SessionMeta) (*SignIn, error) {
+// login is Login without the lockout; it also names the account refused
+// a wrong password, when there is one.
+func (s *Service) login(ctx context.Context, email, pw string, meta gatehouse.SessionMeta) (*SignIn, string, error) {
 	if strings.TrimSpace(email) == "" {
-		return nil, gatehouse.Invalid("email is required")
+		return nil, "", gatehouse.Invalid("email is required")
 	}
 	if pw == "" {
-		return nil, gatehouse.Invalid("password is required")
+		return nil, "", gatehouse.Invalid("password is required")
 	}
 	if len(pw) > MaxPassword {
-		return nil, errBadCredentials
+		return nil, "", errBadCredentials
 	}
 	// A malformed address is a bad email like an unknown one (spec section
 	// 7): 401 after the same hash, the factor not distinguished.
@@ -182,7 +183,7 @@ func (s *Service) login(ctx context.Context, email, pw string, meta gatehouse.Se
 		if u, err = s.store.UserByEmail(ctx, key); errors.Is(err, gatehouse.ErrNotFound) {
 			u = nil
 		} else if err != nil {
-			return nil, internal("find user", err)
+			return nil, "", internal("find user", err)
 		}
 	}
 	stored := ""
@@ -191,10 +192,13 @@ func (s *Service) login(ctx context.Context, email, pw string, meta gatehouse.Se
 	}
 	ok, rehash, err := s.hasher.Verify(ctx, pw, stored)
 	if err != nil {
-		return nil, internal("verify password", err)
+		return nil, "", internal("verify password", err)
 	}
-	if !ok || u == nil {
-		return nil, errBadCredentials
+	if u == nil {
+		return nil, "", errBadCredentials
+	}
+	if !ok {
+		return nil, u.ID, errBadCredentials
 	}
 	if rehash {
 		if h, err := s.hasher.Hash(ctx, pw); err == nil {
@@ -223,10 +227,12 @@ func (s *Service) login(ctx context.Context, email, pw string, meta gatehouse.Se
 		if err != nil {
 			return err
 		}
-		out, err = s.startSession(ctx, tx, u, oc, gatehouse.ViaPassword, meta)
-		return err
+		if out, err = s.startSession(ctx, tx, u, oc, gatehouse.ViaPassword, meta); err != nil {
+			return err
+		}
+		return s.auditSignIn(ctx, tx, out, MethodPassword)
 	})
-	return out, err
+	return out, u.ID, err
 }
 
 // RequestMagicLink mails a single-use sign-in link to email. It answers the
@@ -317,8 +323,10 @@ func (s *Service) verifyMagicLink(ctx context.Context, secret string, meta gateh
 		if err != nil {
 			return err
 		}
-		out, err = s.startSession(ctx, tx, u, oc, gatehouse.ViaMagicLink, meta)
-		return err
+		if out, err = s.startSession(ctx, tx, u, oc, gatehouse.ViaMagicLink, meta); err != nil {
+			return err
+		}
+		return s.auditSignIn(ctx, tx, out, MethodMagicLink)
 	})
 	if out != nil {
 		s.users.Drop(out.User.ID)

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"image/png"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -193,6 +194,14 @@ func (s *Service) attempt(ctx context.Context, st Store, userID string, now time
 		return internal("count attempt", err)
 	}
 	if n > MFAAttempts {
+		if n == MFAAttempts+1 {
+			// The first refused attempt of the window locks the factor:
+			// recorded once (the later ones are only rate-limited).
+			if err := s.auditPersonal(ctx, st, userID, "", "user.locked_out", map[string]any{"reason": reasonSecondFactor}); err != nil {
+				return err
+			}
+			s.event(ctx, gatehouse.EventLockout, slog.String("user_id", userID), slog.String("reason", reasonSecondFactor))
+		}
 		return refuse(gatehouse.TooMany(start.Add(MFALockout).Sub(now)))
 	}
 	return nil

@@ -24,6 +24,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
@@ -70,8 +71,10 @@ type Config struct {
 	// schedules) and DB.MailQueue (mail), each with workers of its own.
 	DB     *sqlstore.DB
 	Logger *slog.Logger
-	// Webhooks delivers webhook events; nil: none are worked.
-	Webhooks *webhooks.Service
+	// Webhooks delivers webhook events; nil: none are worked. WebhookSeal
+	// opens their bodies, sealed in the queue (sqlstore.DB.WithWebhookSeal).
+	Webhooks    *webhooks.Service
+	WebhookSeal *seal.Box
 	// Mail sends the queued mail, opened by MailSealer; nil: none is
 	// worked. MailRetryDelays are the waits between tries (the last
 	// repeats); nil: mail.RetryDelays.
@@ -147,7 +150,7 @@ func newPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 func riverConfig(cfg Config, log *slog.Logger) (*river.Config, error) {
 	workers := river.NewWorkers()
 	if cfg.Webhooks != nil {
-		if err := river.AddWorkerSafely(workers, &deliveryWorker{svc: cfg.Webhooks}); err != nil {
+		if err := river.AddWorkerSafely(workers, &deliveryWorker{svc: cfg.Webhooks, seal: cfg.WebhookSeal}); err != nil {
 			return nil, err
 		}
 	}

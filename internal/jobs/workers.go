@@ -10,6 +10,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
 
@@ -17,7 +18,8 @@ import (
 // attempt, the tool's waits between them, then the delivery is dropped.
 type deliveryWorker struct {
 	river.WorkerDefaults[webhooks.Delivery]
-	svc *webhooks.Service
+	svc  *webhooks.Service
+	seal *seal.Box // opens the bodies the store sealed
 }
 
 // Work makes one try; a deleted webhook cancels the delivery and the
@@ -25,7 +27,11 @@ type deliveryWorker struct {
 // deliveries in flight is snoozed (no try counted): shortly while they
 // are moving, longer and longer while its receiver holds them.
 func (w *deliveryWorker) Work(ctx context.Context, job *river.Job[webhooks.Delivery]) error {
-	err := w.svc.Deliver(ctx, &job.Args, job.Attempt)
+	d := job.Args
+	if err := d.Open(w.seal); err != nil {
+		return river.JobCancel(err)
+	}
+	err := w.svc.Deliver(ctx, &d, job.Attempt)
 	switch {
 	case errors.Is(err, webhooks.ErrGone):
 		return river.JobCancel(err)

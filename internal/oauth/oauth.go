@@ -174,6 +174,9 @@ type Config struct {
 	// RateLimit (GATEHOUSE_RATE_LIMIT) limits metadata document fetches per
 	// requester IP and per document host.
 	RateLimit bool
+	// Events records the token endpoint's sign-ins (the kernel's security
+	// log); nil: none.
+	Events identity.Events
 }
 
 // Server is the authorization server.
@@ -181,6 +184,7 @@ type Server struct {
 	svc      *identity.Service
 	store    Store
 	log      *slog.Logger
+	events   identity.Events
 	issuer   string
 	apiURL   string
 	now      func() time.Time
@@ -190,7 +194,7 @@ type Server struct {
 
 // New returns a Server.
 func New(c Config) *Server {
-	s := &Server{svc: c.Service, store: c.Store, log: c.Logger, issuer: strings.TrimRight(c.Issuer, "/"),
+	s := &Server{svc: c.Service, store: c.Store, log: c.Logger, events: c.Events, issuer: strings.TrimRight(c.Issuer, "/"),
 		apiURL: strings.TrimRight(c.APIURL, "/"), now: c.Now, interval: c.DeviceInterval}
 	if s.log == nil {
 		s.log = slog.Default()

@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -67,6 +68,7 @@ func (s *Server) HandleToken() http.Handler {
 			return oauthErr("unauthorized_client", http.StatusBadRequest, "the client is not registered for the %s grant", gt)
 		}
 		si, err := g.exchange(r.Context(), &tokenRequest{form: form, client: c, meta: sessionMeta(r)})
+		s.tokenEvent(r.Context(), gt, c, si, err)
 		if err != nil {
 			return err
 		}
@@ -257,4 +259,29 @@ func (g refreshGrant) exchange(ctx context.Context, r *tokenRequest) (*identity.
 		return nil, grantError(err)
 	}
 	return si, nil
+}
+
+// tokenEvent records the outcome of a token request of grant type gt as
+// a sign-in (method oauth_code, oauth_refresh or oauth_device); a device
+// still waiting for its user (authorization_pending, slow_down) is not
+// one.
+func (s *Server) tokenEvent(ctx context.Context, gt string, c *Client, si *identity.SignIn, err error) {
+	if s.events == nil {
+		return
+	}
+	method := map[string]string{GrantAuthorizationCode: "oauth_code", GrantRefreshToken: "oauth_refresh", GrantDeviceCode: "oauth_device"}[gt]
+	attrs := []slog.Attr{slog.String("method", method), slog.String("client_id", c.ID)}
+	if err == nil {
+		s.events.Event(ctx, gatehouse.EventSignIn, append(attrs, slog.String("user_id", si.User.ID))...)
+		return
+	}
+	reason := "internal"
+	var e *Error
+	if errors.As(err, &e) {
+		if e.Code == "authorization_pending" || e.Code == "slow_down" {
+			return
+		}
+		reason = e.Code + ": " + e.Description
+	}
+	s.events.Event(ctx, gatehouse.EventSignInFailure, append(attrs, slog.String("reason", reason))...)
 }

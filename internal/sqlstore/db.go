@@ -13,6 +13,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/gatehouse/gatehouse/internal/seal"
 	"io/fs"
 	"runtime"
 	"strings"
@@ -54,6 +55,9 @@ type DB struct {
 	queue string
 	// mail seals the messages QueueMail queues (mail.go).
 	mail *mail.Sealer
+	// hooks seals webhook deliveries' bodies in the queue (WithWebhookSeal);
+	// nil: in clear.
+	hooks *seal.Box
 	// revoked is called with the revocations a transaction recorded after
 	// it commits (OnRevoke); nil: nothing to tell.
 	revoked func(ctx context.Context, es []revocation.Entry)

@@ -7,6 +7,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/seal"
 )
 
 // WithMail returns a view of db whose stores can queue mail (QueueMail),
@@ -14,6 +15,14 @@ import (
 func (db *DB) WithMail(s *mail.Sealer) *DB {
 	v := *db
 	v.mail = s
+	return &v
+}
+
+// WithWebhookSeal returns a view of db that seals the bodies of the webhook
+// deliveries it queues with box (webhooks.Delivery.Seal), as its mail is.
+func (db *DB) WithWebhookSeal(box *seal.Box) *DB {
+	v := *db
+	v.hooks = box
 	return &v
 }
 

@@ -129,7 +129,7 @@ func (s *Webhooks) CountOrgWebhooks(ctx context.Context, orgID, tool string) (in
 func (s *Webhooks) EnqueueDeliveries(ctx context.Context, ds []*webhooks.Delivery) error {
 	jobs := make([]river.InsertManyParams, len(ds))
 	for i, d := range ds {
-		jobs[i] = river.InsertManyParams{Args: *d, InsertOpts: &river.InsertOpts{MaxAttempts: d.Tries}}
+		jobs[i] = river.InsertManyParams{Args: d.Seal(s.db.hooks), InsertOpts: &river.InsertOpts{MaxAttempts: d.Tries}}
 	}
 	return s.insertJobs(ctx, jobs)
 }

@@ -41,6 +41,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		if e.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 		}
+		s.refused(r, status, e.Message)
 		httpjson.Write(w, status, errorBody{clip(e.Message)})
 		return
 	}

@@ -38,6 +38,7 @@ func (s *Server) Pending(h AuthedFunc) http.Handler {
 		if err != nil {
 			return err
 		}
+		verified(r, p)
 		return h(w, r, p)
 	})
 }
@@ -75,6 +76,18 @@ func (s *Server) Limiter(name string, burst int, every time.Duration) *ratelimit
 	return l.lim
 }
 
+// limiterName is the name l was asked for by (Limiter).
+func (s *Server) limiterName(l *ratelimit.Limiter) string {
+	s.namedMu.Lock()
+	defer s.namedMu.Unlock()
+	for name, n := range s.named {
+		if n.lim == l {
+			return name
+		}
+	}
+	return ""
+}
+
 type limitSpec struct {
 	burst int
 	every time.Duration
@@ -90,6 +103,9 @@ type namedLimiter struct {
 func (s *Server) PerIP(l *ratelimit.Limiter, h HandlerFunc) http.Handler {
 	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		if ok, wait := l.Allow(clientIP(r)); !ok {
+			if rq := requestOf(r.Context()); rq != nil {
+				rq.limiter = s.limiterName(l)
+			}
 			return gatehouse.TooMany(wait)
 		}
 		return h(w, r)

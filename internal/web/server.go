@@ -67,6 +67,7 @@ type Server struct {
 	named   map[string]namedLimiter
 	namedMu sync.Mutex
 	hsts    bool
+	events  SecurityLog
 }
 
 // NewServer returns the kernel with its own routes (GET /health, GET
@@ -77,6 +78,7 @@ func NewServer(c Config) *Server {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.events = SecurityLog{Log: s.log}
 	if s.health == nil {
 		s.health = func(context.Context) error { return nil }
 	}
@@ -104,6 +106,7 @@ func (s *Server) authed(h AuthedFunc) http.Handler {
 		if err != nil {
 			return err
 		}
+		verified(r, p)
 		if p.Pending {
 			return gatehouse.ErrSecondFactor
 		}
@@ -142,15 +145,6 @@ func (s *Server) principal(r *http.Request) (*gatehouse.Principal, error) {
 	return s.auth.Authenticate(strings.TrimSpace(raw))
 }
 
-type ctxKey int
-
-const requestIDKey ctxKey = 0
-
-func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
-}
-
 // HSTS is the Strict-Transport-Security of every answer when the base
 // URL is https: two years, subdomains included.
 const HSTS = "max-age=63072000; includeSubDomains"
@@ -183,7 +177,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := hex.EncodeToString(b[:])
 	w.Header().Set("X-Request-Id", id)
 	s.harden(w.Header())
-	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+	conn := w // MaxBytesReader tells the connection's writer to close it
+	w, r = withRequest(w, r, id)
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
@@ -204,7 +199,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		limit = MaxBody
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	r.Body = http.MaxBytesReader(conn, r.Body, limit)
 	if pattern == "" {
 		// No route: the mux answers 404 or 405 (with Allow) in plain text;
 		// keep its status and headers, answer in JSON.
@@ -218,6 +213,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)
+	s.refusedElsewhere(r)
 }
 
 // statusOnly records a status and discards the body.

@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/seal"
 )
 
 // Delivery is one event on its way to one webhook: a background job
@@ -26,18 +27,51 @@ import (
 // caused the event. Its id is the X-Service-Delivery header of every try,
 // across retries and restarts. The body is kept as sent; the signature is
 // computed at each try from the webhook's secret, which never enters the
-// job queue.
+// job queue. In the queue the body is sealed (Seal): a Sign event names
+// its recipients, whose names and addresses are not kept there in clear.
 type Delivery struct {
 	ID        string `json:"id"`
 	WebhookID string `json:"webhookId"`
 	OrgID     string `json:"orgId"`
 	Tool      string `json:"tool"`
 	Event     string `json:"event"`
-	Body      string `json:"body"`
+	Body      string `json:"body,omitempty"`
+	// Sealed is Body sealed for the queue (Seal), Body then empty.
+	Sealed []byte `json:"sealed,omitempty"`
 	// Tries is how many times it is tried at most: once and then each
 	// retry of the tool.
 	Tries int `json:"tries"`
 }
+
+// Seal returns d as queued: its body sealed by box (seal.New(master,
+// "webhook")) under the delivery's id, so a body copied to another job
+// does not open there. A nil box leaves it in clear.
+func (d Delivery) Seal(box *seal.Box) Delivery {
+	if box == nil || d.Body == "" {
+		return d
+	}
+	d.Sealed, d.Body = box.Seal([]byte(d.Body), sealContext(d.ID)), ""
+	return d
+}
+
+// Open restores the body of d as queued (Seal), in place; a delivery
+// queued in clear is left as it is.
+func (d *Delivery) Open(box *seal.Box) error {
+	if len(d.Sealed) == 0 {
+		return nil
+	}
+	if box == nil {
+		return errors.New("webhook delivery: sealed body and no key to open it")
+	}
+	plain, err := box.Open(d.Sealed, sealContext(d.ID))
+	if err != nil {
+		return fmt.Errorf("webhook delivery: %w", err)
+	}
+	d.Body, d.Sealed = string(plain), nil
+	return nil
+}
+
+func sealContext(id string) []byte { return []byte("webhook delivery " + id) }
 
 // DeliveryKind names webhook deliveries in the job queue.
 const DeliveryKind = "webhook.delivery"

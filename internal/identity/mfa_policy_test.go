@@ -164,9 +164,11 @@ func TestRequireMFAScope(t *testing.T) {
 		if got := orgOf(l.Str("access_token")); got != u.OrgID || l.Str("org.id") != u.OrgID {
 			t.Errorf("aal1 sign-in into a default requiring two-factor: token org %s, answer org %s; want the personal org %s", got, l.Str("org.id"), u.OrgID)
 		}
-		r := env.Refresh(t, u.Refresh).Want(t, 200)
+		// The refresh on another instance, which did not switch the
+		// requirement on.
+		r := env.Another(t).Refresh(t, u.Refresh).Want(t, 200)
 		if got := orgOf(r.Str("access_token")); got != u.OrgID {
-			t.Errorf("aal1 refresh: token org %s; want the personal org %s", got, u.OrgID)
+			t.Errorf("aal1 refresh on another instance: token org %s; want the personal org %s", got, u.OrgID)
 		}
 		policy := testenv.ErrorNames("requires two-factor")
 		env.RunCases(t, []testenv.Case{
@@ -231,6 +233,10 @@ func TestPendingTokenIsNoSignIn(t *testing.T) {
 		if err := verify(refreshed); err == nil {
 			t.Errorf("the refreshed pending token passes the contract's verification")
 		}
+		// Another instance refuses it alike.
+		other := env.Another(t)
+		other.Call(t, "GET", "/v1/auth/verify", refreshed, nil).Want(t, 401)
+		other.Call(t, "GET", "/tasks/v1/issues", refreshed, nil).Want(t, 403)
 		env.RunCases(t, []testenv.Case{
 			{Name: "verify", Method: "GET", Path: "/v1/auth/verify", Token: refreshed, Want: 401},
 			{Name: "verify aal2", Method: "GET", Path: "/v1/auth/verify", Token: m.Access, Want: 200},

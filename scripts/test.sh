@@ -19,8 +19,9 @@ fi
 bash scripts/setup-e2e.sh
 
 go vet ./...
-# The longest packages (internal/identity, internal/workspace) take up to
-# about 10 minutes under -race on a loaded 2-core machine: every test
-# service runs a job engine (River), and webhook tests wait for River's
-# batched job completions.
+# The longest packages (internal/identity, internal/pages) take about 4 to 5
+# minutes under -race on a 2-core machine (2026-11-27: 264 s and 241 s, the
+# whole run 10.7 minutes); each test's SQLite database is a copy of one
+# migrated template (internal/testenv), since under -race a migration of
+# the pure-Go SQLite costs over a second.
 go test -race -count=1 -timeout 20m ./...

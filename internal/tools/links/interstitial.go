@@ -75,21 +75,25 @@ var interstitialPage = template.Must(template.New("leaving").Parse(`<!doctype ht
 <meta name="robots" content="noindex, nofollow">
 <meta name="referrer" content="no-referrer">
 <title>This link leads to {{.Host}}</title>
+<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/assets/gatehouse.css">
+<link rel="stylesheet" href="/assets/brand.css">
 </head>
 <body>
-<main>
+<main id="main">
 <h1>This link leads to {{.Host}}</h1>
 <p>You followed a short link. It was made by someone who uses this service, which does not vouch for where it leads. Continue only if you trust <strong>{{.Host}}</strong>.</p>
 <p>Full address: <code>{{.URL}}</code></p>
-<p><a href="{{.URL}}" rel="noopener noreferrer nofollow">Continue to {{.Host}}</a></p>
+<p><a class="button" href="{{.URL}}" rel="noopener noreferrer nofollow">Continue to {{.Host}}</a></p>
 </main>
 </body>
 </html>
 `))
 
-// interstitialCSP lets the page load nothing, be framed by nothing and
-// submit nowhere: it is text and one link.
-const interstitialCSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+// interstitialCSP lets the page load only the hosted pages' stylesheets
+// and icon (it answers on the accounts origin, which serves them), be
+// framed by nothing and submit nowhere: it is text and one link.
+const interstitialCSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // writeInterstitial answers a short link on the accounts origin: a page
 // naming the destination's host with a link to it (the click is already

@@ -13,7 +13,7 @@ import (
 )
 
 // continueLink is the href of the interstitial's one link, unescaped.
-var continueLink = regexp.MustCompile(`<a href="([^"]*)"`)
+var continueLink = regexp.MustCompile(`<a class="button" href="([^"]*)"`)
 
 // interstitial checks that res is the page shown before a short link
 // leaves the accounts origin for host, and returns its body and the
@@ -27,7 +27,7 @@ func interstitial(t *testing.T, what string, res *http.Response, host string) (s
 	}
 	for name, want := range map[string]string{
 		"Content-Type":            "text/html; charset=utf-8",
-		"Content-Security-Policy": "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+		"Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
 		"X-Robots-Tag":            "noindex, nofollow",
 		"X-Frame-Options":         "DENY",
 		"Cache-Control":           "no-store",

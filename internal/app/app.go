@@ -184,7 +184,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 			return a.Identity.RequireRecentAuth(ctx, p, action)
 		},
 		PolicyRaised: revoked.PolicyRaised,
-		SessionEnd: func(created time.Time) time.Time { return a.Identity.AbsoluteEnd(created) }})
+		SessionEnd:   func(created time.Time) time.Time { return a.Identity.AbsoluteEnd(created) }})
 	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Hasher: hasher,
 		TOTP: totpBox, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit, Brand: brand,
 		Revocations: revoked, SessionMaxAge: cfg.SessionMaxAge, ReauthWindow: cfg.ReauthWindow, Events: web.SecurityLog{Log: log}})

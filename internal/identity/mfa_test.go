@@ -35,7 +35,12 @@ type mfaAccount struct {
 // moves a step on, so the confirming code is not the next test's.
 func withTOTP(t testing.TB, env *testenv.Env) *mfaAccount {
 	t.Helper()
-	a := env.Register(t)
+	return enrolTOTP(t, env, env.Register(t))
+}
+
+// enrolTOTP sets up a's TOTP factor (withTOTP's steps after sign-up).
+func enrolTOTP(t testing.TB, env *testenv.Env, a *testenv.Account) *mfaAccount {
+	t.Helper()
 	e := env.Call(t, "POST", "/v1/me/factors/totp", a.Access, nil).Want(t, 201)
 	m := &mfaAccount{Account: a, FactorID: e.Str("factor.id"), Secret: e.Str("secret")}
 	c := env.Call(t, "POST", "/v1/me/factors/"+m.FactorID+"/confirm", a.Access, map[string]string{"code": totpAt(t, env, m.Secret, 0)}).Want(t, 200)

@@ -18,13 +18,7 @@ func verifiedTOTP(t testing.TB, env *testenv.Env) *mfaAccount {
 	t.Helper()
 	a := env.Register(t)
 	env.VerifyEmail(t, a)
-	e := env.Call(t, "POST", "/v1/me/factors/totp", a.Access, nil).Want(t, 201)
-	m := &mfaAccount{Account: a, FactorID: e.Str("factor.id"), Secret: e.Str("secret")}
-	c := env.Call(t, "POST", "/v1/me/factors/"+m.FactorID+"/confirm", a.Access, map[string]string{"code": totpAt(t, env, m.Secret, 0)}).Want(t, 200)
-	m.Codes = testenv.Strings(c.Get("recovery_codes"))
-	m.Access = c.Str("access_token")
-	env.Clock.Advance(30 * time.Second)
-	return m
+	return enrolTOTP(t, env, a)
 }
 
 // resetWith is the body of POST /v1/auth/recover/verify with a factor.

@@ -2,7 +2,6 @@ package jobs_test
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,38 +12,6 @@ import (
 	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
-
-// tarpit is a TCP listener that accepts connections and never writes a
-// byte: a webhook receiver that never answers (not even TLS).
-func tarpit(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "https://" + l.Addr().String()
-}
 
 // hooks registers n Links webhooks of token's workspace at url, for
 // link.created.
@@ -121,7 +88,7 @@ func TestMailNotStarvedByWebhooks(t *testing.T) {
 				for range instances - 1 {
 					env.Another(t)
 				}
-				pit := tarpit(t)
+				pit := testenv.NewTarpit(t).URL
 				flood, _ := env.Team(t)
 				hooks(t, env, flood.Token, pit+"/hook", webhooks.PerWorkspace)
 				// 50 webhooks x 3 (x instances) links: more deliveries than

@@ -1,9 +1,7 @@
 package webhooks_test
 
 import (
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -64,40 +62,11 @@ func TestWebhooksPerWorkspace(t *testing.T) {
 // so such a tarpit holds a worker a short while; the retry follows.
 func TestDeliveryHandshakeTimeout(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var mu sync.Mutex
-		var accepted []time.Time
-		var conns []net.Conn
-		go func() {
-			for {
-				c, err := l.Accept()
-				if err != nil {
-					return
-				}
-				mu.Lock()
-				accepted, conns = append(accepted, time.Now()), append(conns, c)
-				mu.Unlock()
-			}
-		}()
-		t.Cleanup(func() {
-			l.Close()
-			mu.Lock()
-			defer mu.Unlock()
-			for _, c := range conns {
-				c.Close()
-			}
-		})
+		pit := testenv.NewTarpit(t)
 		owner, _ := env.Team(t)
-		env.Do(t, "POST", "/links/v1/webhooks", owner.Token, map[string]any{"url": "https://" + l.Addr().String() + "/h"}).Want(t, 200)
+		env.Do(t, "POST", "/links/v1/webhooks", owner.Token, map[string]any{"url": pit.URL + "/h"}).Want(t, 200)
 		env.Do(t, "POST", "/links/v1/links", owner.Token, map[string]any{"destinationUrl": "https://example.com/"}).Want(t, 200)
-		tries := func() []time.Time {
-			mu.Lock()
-			defer mu.Unlock()
-			return append([]time.Time(nil), accepted...)
-		}
+		tries := pit.Accepted
 		for end := time.Now().Add(15 * time.Second); len(tries()) < 2 && time.Now().Before(end); {
 			time.Sleep(20 * time.Millisecond)
 		}

@@ -23,34 +23,34 @@ const MaxEmail = 254
 func ParseEmail(raw string) (key, display string, err error) {
 	e := strings.ToLower(strings.TrimSpace(raw))
 	if e == "" {
-		return "", "", Invalid("email is required")
+		return "", "", InvalidField("email", "email is required")
 	}
 	for _, r := range e {
 		if invisibleRune(r) {
-			return "", "", Invalid("email must not contain invisible characters")
+			return "", "", InvalidField("email", "email must not contain invisible characters")
 		}
 		// U+3002, the ideographic full stop, is no compatibility form, but
 		// IDNA reads it as a dot.
 		if !norm.NFKC.IsNormalString(string(r)) || r == '\u3002' {
-			return "", "", Invalid("email must not contain full-width or other compatibility characters")
+			return "", "", InvalidField("email", "email must not contain full-width or other compatibility characters")
 		}
 	}
 	a, err := mail.ParseAddress(e)
 	at := strings.LastIndexByte(e, '@')
 	if err != nil || a.Address != e || len(e) > MaxEmail || at < 1 {
-		return "", "", Invalid("email is not a valid address")
+		return "", "", InvalidField("email", "email is not a valid address")
 	}
 	local, domain := e[:at], e[at+1:]
 	if strings.HasPrefix(domain, "[") || net.ParseIP(domain) != nil {
-		return "", "", Invalid("email must name a domain, not an address literal")
+		return "", "", InvalidField("email", "email must name a domain, not an address literal")
 	}
 	ascii, err := idna.Lookup.ToASCII(domain)
 	if err != nil || !ValidHostname(ascii) {
-		return "", "", Invalid("email is not a valid address")
+		return "", "", InvalidField("email", "email is not a valid address")
 	}
 	key = norm.NFC.String(local) + "@" + ascii
 	if len(key) > MaxEmail {
-		return "", "", Invalid("email is not a valid address")
+		return "", "", InvalidField("email", "email is not a valid address")
 	}
 	return key, e, nil
 }

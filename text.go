@@ -43,5 +43,5 @@ func CheckOneLine(field, s string) error {
 	if OneLine(s) {
 		return nil
 	}
-	return Invalid("%s must not contain line breaks or control characters", field)
+	return InvalidField(field, "%s must not contain line breaks or control characters", field)
 }

@@ -29,7 +29,7 @@ func Decode(r *http.Request, dst any) error {
 		var syntaxErr *json.SyntaxError
 		switch {
 		case errors.As(err, &typeErr) && typeErr.Field != "":
-			return gatehouse.Invalid("%s must be %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()))
+			return gatehouse.InvalidField(typeErr.Field, "%s must be %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()))
 		case errors.As(err, &typeErr):
 			return gatehouse.Invalid("request body must be a JSON object")
 		case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):

@@ -13,5 +13,5 @@ var ErrWrongPassword = errors.New("wrong password")
 
 var (
 	errBadCredentials = &gatehouse.Error{Kind: gatehouse.KindUnauthorized, Message: "invalid email or password", Err: ErrWrongPassword}
-	errWrongCurrent   = &gatehouse.Error{Kind: gatehouse.KindForbidden, Message: "current password is wrong", Err: ErrWrongPassword}
+	errWrongCurrent   = &gatehouse.Error{Kind: gatehouse.KindForbidden, Message: "current password is wrong", Err: ErrWrongPassword, Field: "current_password"}
 )

@@ -168,13 +168,13 @@ func (s *Service) Health(ctx context.Context) error {
 
 func checkPassword(field, pw string) error {
 	if pw == "" {
-		return gatehouse.Invalid("%s is required", field)
+		return gatehouse.InvalidField(field, "%s is required", field)
 	}
 	if utf8.RuneCountInString(pw) < MinPassword {
-		return gatehouse.Invalid("%s must be at least %d characters", field, MinPassword)
+		return gatehouse.InvalidField(field, "%s must be at least %d characters", field, MinPassword)
 	}
 	if len(pw) > MaxPassword {
-		return gatehouse.Invalid("%s must be at most %d bytes", field, MaxPassword)
+		return gatehouse.InvalidField(field, "%s must be at most %d bytes", field, MaxPassword)
 	}
 	return nil
 }

@@ -257,7 +257,7 @@ func passkeyName(name string) (string, error) {
 		return "", err
 	}
 	if len([]rune(name)) > MaxPasskeyName {
-		return "", gatehouse.Invalid("name must be at most %d characters", MaxPasskeyName)
+		return "", gatehouse.InvalidField("name", "name must be at most %d characters", MaxPasskeyName)
 	}
 	if name == "" {
 		name = "Passkey"
@@ -298,7 +298,7 @@ func (s *Service) ListPasskeys(ctx context.Context, p *gatehouse.Principal) ([]P
 // RenamePasskey renames one of the caller's passkeys (404 for another's).
 func (s *Service) RenamePasskey(ctx context.Context, p *gatehouse.Principal, id, name string) (*Passkey, error) {
 	if strings.TrimSpace(name) == "" {
-		return nil, gatehouse.Invalid("name is required")
+		return nil, gatehouse.InvalidField("name", "name is required")
 	}
 	name, err := passkeyName(name)
 	if err != nil {

@@ -28,20 +28,20 @@ func checkNewPassword(field, pw, email string) error {
 		return err
 	}
 	if password.IsCommon(pw) {
-		return gatehouse.Invalid("%s is too common; choose one that is harder to guess", field)
+		return gatehouse.InvalidField(field, "%s is too common; choose one that is harder to guess", field)
 	}
 	lower := strings.ToLower(pw)
 	if strings.Contains(lower, productName) {
-		return gatehouse.Invalid("%s must not contain the name %q", field, productName)
+		return gatehouse.InvalidField(field, "%s must not contain the name %q", field, productName)
 	}
 	local, domain, _ := strings.Cut(strings.ToLower(email), "@")
 	for _, w := range append([]string{local}, strings.FieldsFunc(local, isAddressSeparator)...) {
 		if utf8.RuneCountInString(w) >= minContextWord && strings.Contains(lower, w) {
-			return gatehouse.Invalid("%s must not contain your email address", field)
+			return gatehouse.InvalidField(field, "%s must not contain your email address", field)
 		}
 	}
 	if label, _, _ := strings.Cut(domain, "."); utf8.RuneCountInString(label) >= minContextWord && strings.Contains(lower, label) {
-		return gatehouse.Invalid("%s must not contain your email address's domain name", field)
+		return gatehouse.InvalidField(field, "%s must not contain your email address's domain name", field)
 	}
 	return nil
 }

@@ -36,13 +36,13 @@ func (s *Service) UpdateProfile(ctx context.Context, p *gatehouse.Principal, in 
 		if in.Name != nil {
 			name := strings.TrimSpace(*in.Name)
 			if name == "" {
-				return gatehouse.Invalid("name must not be empty")
+				return gatehouse.InvalidField("name", "name must not be empty")
 			}
 			if err := gatehouse.CheckOneLine("name", name); err != nil {
 				return err
 			}
 			if len([]rune(name)) > workspace.MaxName {
-				return gatehouse.Invalid("name must be at most %d characters", workspace.MaxName)
+				return gatehouse.InvalidField("name", "name must be at most %d characters", workspace.MaxName)
 			}
 			before["name"], after["name"], u.Name = u.Name, name, name
 		}
@@ -65,11 +65,11 @@ func (s *Service) UpdateProfile(ctx context.Context, p *gatehouse.Principal, in 
 
 func checkAvatarURL(raw string) error {
 	if raw == "" {
-		return gatehouse.Invalid("avatar_url must not be empty")
+		return gatehouse.InvalidField("avatar_url", "avatar_url must not be empty")
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || len(raw) > 2048 {
-		return gatehouse.Invalid("avatar_url must be an absolute http(s) URL")
+		return gatehouse.InvalidField("avatar_url", "avatar_url must be an absolute http(s) URL")
 	}
 	return nil
 }
@@ -172,7 +172,7 @@ func (s *Service) changePassword(ctx context.Context, p *gatehouse.Principal, ch
 	}
 	if u.PasswordHash != "" {
 		if current == "" {
-			return gatehouse.Invalid("current_password is required")
+			return gatehouse.InvalidField("current_password", "current_password is required")
 		}
 		ok, _, err := s.hasher.Verify(ctx, current, u.PasswordHash)
 		if err != nil {
@@ -193,7 +193,7 @@ func (s *Service) changePassword(ctx context.Context, p *gatehouse.Principal, ch
 		err := tx.ReplacePasswordHash(ctx, u.ID, u.PasswordHash, hash)
 		if errors.Is(err, gatehouse.ErrNotFound) {
 			// Changed by another request since it was checked.
-			return gatehouse.Errorf(gatehouse.KindForbidden, "current password is wrong")
+			return gatehouse.Errorf(gatehouse.KindForbidden, "current password is wrong").WithField("current_password")
 		}
 		if err != nil {
 			return internal("set password", err)

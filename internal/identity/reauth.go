@@ -29,7 +29,7 @@ func (s *Service) recentSession(ctx context.Context, st Store, p *gatehouse.Prin
 		return err
 	}
 	if now.Sub(ss.CreatedAt) > s.reauth {
-		return gatehouse.Errorf(gatehouse.KindForbidden, "sign in again to %s: this change needs a sign-in from the last %s", action, window(s.reauth))
+		return gatehouse.Errorf(gatehouse.KindForbidden, "sign in again to %s: this change needs a sign-in from the last %s", action, window(s.reauth)).WithCode(gatehouse.CodeReauthRequired)
 	}
 	return nil
 }

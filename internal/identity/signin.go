@@ -36,7 +36,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, meta gatehouse
 		return nil, err
 	}
 	if len([]rune(name)) > workspace.MaxName {
-		return nil, gatehouse.Invalid("name must be at most %d characters", workspace.MaxName)
+		return nil, gatehouse.InvalidField("name", "name must be at most %d characters", workspace.MaxName)
 	}
 	if name == "" {
 		name = email[:strings.IndexByte(email, '@')]
@@ -168,10 +168,10 @@ func truncate(s string, n int) string {
 // a wrong password, when there is one.
 func (s *Service) login(ctx context.Context, email, pw string, meta gatehouse.SessionMeta) (*SignIn, string, error) {
 	if strings.TrimSpace(email) == "" {
-		return nil, "", gatehouse.Invalid("email is required")
+		return nil, "", gatehouse.InvalidField("email", "email is required")
 	}
 	if pw == "" {
-		return nil, "", gatehouse.Invalid("password is required")
+		return nil, "", gatehouse.InvalidField("password", "password is required")
 	}
 	if len(pw) > MaxPassword {
 		return nil, "", errBadCredentials
@@ -399,7 +399,7 @@ func (s *Service) Logout(ctx context.Context, secret string) error {
 // default org. The refresh token is unchanged.
 func (s *Service) SwitchOrg(ctx context.Context, p *gatehouse.Principal, orgID string) (*workspace.OrgToken, error) {
 	if orgID == "" {
-		return nil, gatehouse.Invalid("org_id is required")
+		return nil, gatehouse.InvalidField("org_id", "org_id is required")
 	}
 	if p.Via == gatehouse.ViaAPIKey || p.Via == gatehouse.ViaOAuth {
 		return nil, gatehouse.Errorf(gatehouse.KindForbidden, "this token is bound to one workspace and cannot switch")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
@@ -182,32 +183,29 @@ func done(w http.ResponseWriter, r *http.Request, path, key string) {
 	http.Redirect(w, r, path+"?"+url.Values{"done": {key}}.Encode(), http.StatusSeeOther)
 }
 
-// formError places a refusal of the services next to its field: the field
-// the message opens with (the services name the field first: "name must
-// …", "password is too common"), else above the form. ok is false for an
-// error that is not a refusal (an internal one), which the caller renders
-// as the error page.
+// formError places a refusal of the services next to its field: the
+// error's Field when the form has it, else above the form. A message that
+// opens with the API's name of its field ("new_password must …") names it
+// as the form labels it. ok is false for an error that is not a refusal
+// (an internal one), which the caller renders as the error page.
 func formError(err error, fields ...string) (field, msg string, ok bool) {
 	var e *gatehouse.Error
 	if !errors.As(err, &e) || e.Kind == gatehouse.KindInternal {
 		return "", "", false
 	}
-	for _, f := range fields {
-		for _, prefix := range []string{f, fieldLabels[f]} {
-			if rest, found := strings.CutPrefix(e.Message, prefix); found && (strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, ":")) {
-				return f, sentence(fieldLabels[f] + rest), true
+	if e.Field != "" && slices.Contains(fields, e.Field) {
+		f := e.Field
+		if rest, found := strings.CutPrefix(e.Message, f); found && (strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, ":")) {
+			label := fieldLabels[f]
+			if label == "" {
+				label = f
 			}
+			return f, sentence(label + rest), true
 		}
-		if about := fieldMessages[f]; about != "" && strings.HasPrefix(e.Message, about) {
-			return f, sentence(e.Message), true
-		}
+		return f, sentence(e.Message), true
 	}
 	return "", sentence(e.Message), true
 }
-
-// fieldMessages are the starts of the API's messages about a field that
-// do not begin with its name.
-var fieldMessages = map[string]string{"tools": "unknown tool "}
 
 // fieldLabels name the API's fields as the forms label them.
 var fieldLabels = map[string]string{"name": "name", "email": "email", "password": "password", "avatar_url": "avatar URL",

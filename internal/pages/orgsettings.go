@@ -92,7 +92,7 @@ func (h *handlers) handleOrgDelete(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	o, err := h.orgOf(r, c, id)
 	if err == nil && strings.TrimSpace(r.PostFormValue("confirm")) != o.Name && workspace.RoleHas(o.Role, workspace.PermDelete) {
-		err = gatehouse.Invalid("confirmation must be the workspace's name, typed exactly")
+		err = gatehouse.InvalidField("confirm", "confirmation must be the workspace's name, typed exactly")
 	}
 	if err == nil {
 		err = h.ws.DeleteOrg(r.Context(), c.p, id)

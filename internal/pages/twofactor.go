@@ -199,7 +199,7 @@ func (h *handlers) twoFactorRefused(w http.ResponseWriter, r *http.Request, c *c
 		return
 	}
 	p.Error = sentence(e.Message)
-	d.Reauth = e.Kind == gatehouse.KindForbidden && strings.HasPrefix(e.Message, "sign in again")
+	d.Reauth = e.Code == gatehouse.CodeReauthRequired
 	h.render(w, h.k.StatusOf(e.Kind), "twofactor", p)
 }
 

@@ -25,7 +25,7 @@ func (s *Service) AuditLog(ctx context.Context, p *gatehouse.Principal, orgID, t
 	if limit != "" {
 		v, err := strconv.Atoi(limit)
 		if err != nil || v < 1 || v > AuditMaxLimit {
-			return nil, nil, gatehouse.Invalid("limit must be an integer from 1 to %d", AuditMaxLimit)
+			return nil, nil, gatehouse.InvalidField("limit", "limit must be an integer from 1 to %d", AuditMaxLimit)
 		}
 		n = v
 	}

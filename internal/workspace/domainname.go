@@ -14,7 +14,7 @@ import (
 func NormalizeDomain(raw string) (string, error) {
 	d := strings.TrimSpace(raw)
 	if d == "" {
-		return "", gatehouse.Invalid("domain is required")
+		return "", gatehouse.InvalidField("domain", "domain is required")
 	}
 	if i := strings.Index(d, "://"); i >= 0 {
 		d = d[i+3:]
@@ -32,7 +32,7 @@ func NormalizeDomain(raw string) (string, error) {
 	d = strings.TrimPrefix(d, "www.")
 	ascii, err := idna.Lookup.ToASCII(d)
 	if err != nil || !gatehouse.ValidHostname(ascii) {
-		return "", gatehouse.Invalid("domain %q is not a valid domain name", raw)
+		return "", gatehouse.InvalidField("domain", "domain %q is not a valid domain name", raw)
 	}
 	return ascii, nil
 }

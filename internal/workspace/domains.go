@@ -39,13 +39,13 @@ func checkMode(mode string, required bool) (string, error) {
 	switch mode {
 	case "":
 		if required {
-			return "", gatehouse.Invalid("mode is required: suggest or auto_join")
+			return "", gatehouse.InvalidField("mode", "mode is required: suggest or auto_join")
 		}
 		return ModeSuggest, nil
 	case ModeSuggest, ModeAutoJoin:
 		return mode, nil
 	}
-	return "", gatehouse.Invalid("mode must be suggest or auto_join")
+	return "", gatehouse.InvalidField("mode", "mode must be suggest or auto_join")
 }
 
 // newVerificationToken returns 32 random characters of an alphabet that

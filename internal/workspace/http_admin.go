@@ -154,7 +154,7 @@ func (h *handlers) handleDeleteOrgKey(w http.ResponseWriter, r *http.Request, p 
 func (h *handlers) handleAudit(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
 	q := r.URL.Query()
 	if q.Has("limit") && q.Get("limit") == "" {
-		return gatehouse.Invalid("limit must be an integer from 1 to %d", AuditMaxLimit)
+		return gatehouse.InvalidField("limit", "limit must be an integer from 1 to %d", AuditMaxLimit)
 	}
 	entries, tools, err := h.svc.AuditLog(r.Context(), p, r.PathValue("id"), q.Get("tool"), q.Get("action"), q.Get("limit"))
 	if err != nil {

@@ -35,7 +35,7 @@ func (in *keyInput) domain() (KeyInput, error) {
 	out := KeyInput{Name: in.Name, OrgID: in.OrgID, Role: in.Role, ExpiresInDays: in.ExpiresInDays}
 	if len(in.Tools) > 0 && string(in.Tools) != "null" {
 		if err := json.Unmarshal(in.Tools, &out.Tools); err != nil {
-			return out, gatehouse.Invalid("tools must be an array of strings")
+			return out, gatehouse.InvalidField("tools", "tools must be an array of strings")
 		}
 		if out.Tools == nil {
 			out.Tools = []string{}

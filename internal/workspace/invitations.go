@@ -58,7 +58,7 @@ func (s *Service) Invite(ctx context.Context, p *gatehouse.Principal, orgID stri
 			role = RoleMember
 		}
 		if role != RoleMember && role != RoleAdmin {
-			return gatehouse.Invalid("role must be member or admin")
+			return gatehouse.InvalidField("role", "role must be member or admin")
 		}
 		emails := []string{""}
 		if kind == InviteLink {
@@ -114,7 +114,7 @@ func (s *Service) Invite(ctx context.Context, p *gatehouse.Principal, orgID stri
 // valid come back in invalid, as given (trimmed).
 func inviteEmails(raw []string) (valid, invalid []string, err error) {
 	if len(raw) == 0 {
-		return nil, nil, gatehouse.Invalid("emails is required for email invitations")
+		return nil, nil, gatehouse.InvalidField("emails", "emails is required for email invitations")
 	}
 	if len(raw) > MaxInviteEmails {
 		return nil, nil, gatehouse.Invalid("at most %d emails per request", MaxInviteEmails)

@@ -42,7 +42,7 @@ func (s *Service) KeyExpiry(days *int) (*time.Time, error) {
 		n = *days
 	}
 	if n < 0 || n > MaxKeyDays {
-		return nil, gatehouse.Invalid("expires_in_days must be null, 0 (never) or 1 to %d", MaxKeyDays)
+		return nil, gatehouse.InvalidField("expires_in_days", "expires_in_days must be null, 0 (never) or 1 to %d", MaxKeyDays)
 	}
 	if n == 0 {
 		return nil, nil
@@ -60,7 +60,7 @@ func KeyTools(in []string, set bool) ([]string, error) {
 	want := map[string]bool{}
 	for _, t := range in {
 		if !IsTool(t) {
-			return nil, gatehouse.Invalid("unknown tool %q: tools are %s", t, strings.Join(Tools, ", "))
+			return nil, gatehouse.InvalidField("tools", "unknown tool %q: tools are %s", t, strings.Join(Tools, ", "))
 		}
 		want[t] = true
 	}
@@ -81,10 +81,10 @@ func CheckName(field, name string) (string, error) {
 		return "", err
 	}
 	if name == "" {
-		return "", gatehouse.Invalid("%s is required", field)
+		return "", gatehouse.InvalidField(field, "%s is required", field)
 	}
 	if n := len([]rune(name)); n < 2 || n > MaxName {
-		return "", gatehouse.Invalid("%s must be 2 to %d characters", field, MaxName)
+		return "", gatehouse.InvalidField(field, "%s must be 2 to %d characters", field, MaxName)
 	}
 	return name, nil
 }
@@ -123,7 +123,7 @@ func (s *Service) CreateOrgKey(ctx context.Context, p *gatehouse.Principal, orgI
 			role = RoleMember
 		}
 		if role != RoleMember && role != RoleBilling && role != RoleAdmin {
-			return gatehouse.Invalid("role must be member, billing or admin")
+			return gatehouse.InvalidField("role", "role must be member, billing or admin")
 		}
 		tools, err := KeyTools(in.Tools, in.ToolsSet)
 		if err != nil {

@@ -100,7 +100,7 @@ func (s *Service) MemberByEmail(ctx context.Context, p *gatehouse.Principal, org
 	}
 	m, err := s.store.MemberByEmail(ctx, orgID, strings.ToLower(strings.TrimSpace(email)))
 	if errors.Is(err, gatehouse.ErrNotFound) {
-		return "", gatehouse.Invalid("email is not the address of a member of this workspace")
+		return "", gatehouse.InvalidField("email", "email is not the address of a member of this workspace")
 	}
 	if err != nil {
 		return "", gatehouse.Internal("member by email", err)
@@ -119,10 +119,10 @@ func (s *Service) SetMemberRole(ctx context.Context, p *gatehouse.Principal, org
 			return err
 		}
 		if role == "" {
-			return gatehouse.Invalid("role is required")
+			return gatehouse.InvalidField("role", "role is required")
 		}
 		if !IsRole(role) {
-			return gatehouse.Invalid("role must be one of owner, admin, billing, member")
+			return gatehouse.InvalidField("role", "role must be one of owner, admin, billing, member")
 		}
 		target, err := s.member(ctx, tx, orgID, userID)
 		if err != nil {

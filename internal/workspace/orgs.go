@@ -154,11 +154,11 @@ func checkOrgName(name string) (string, error) {
 	}
 	switch n := utf8.RuneCountInString(name); {
 	case n == 0:
-		return "", gatehouse.Invalid("name is required")
+		return "", gatehouse.InvalidField("name", "name is required")
 	case n < MinOrgName:
-		return "", gatehouse.Invalid("name must be at least %d characters", MinOrgName)
+		return "", gatehouse.InvalidField("name", "name must be at least %d characters", MinOrgName)
 	case n > MaxName:
-		return "", gatehouse.Invalid("name must be at most %d characters", MaxName)
+		return "", gatehouse.InvalidField("name", "name must be at most %d characters", MaxName)
 	}
 	return name, nil
 }
@@ -171,7 +171,7 @@ func orgAvatarURL(raw string) (string, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || len(raw) > MaxAvatarURL {
-		return "", gatehouse.Invalid("avatar_url must be an http or https URL of at most %d characters", MaxAvatarURL)
+		return "", gatehouse.InvalidField("avatar_url", "avatar_url must be an http or https URL of at most %d characters", MaxAvatarURL)
 	}
 	return raw, nil
 }
@@ -332,7 +332,7 @@ func patchOrg(p *gatehouse.Principal, o Org, patch OrgPatch) (Org, map[string]an
 	if patch.Slug != nil {
 		slug := strings.TrimSpace(*patch.Slug)
 		if !slugPattern.MatchString(slug) {
-			return o, nil, gatehouse.Invalid("slug must be 2 to 40 lowercase letters, digits or hyphens, starting and ending with a letter or digit")
+			return o, nil, gatehouse.InvalidField("slug", "slug must be 2 to 40 lowercase letters, digits or hyphens, starting and ending with a letter or digit")
 		}
 		set("slug", &o.Slug, slug)
 	}

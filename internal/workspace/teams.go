@@ -35,7 +35,7 @@ type TeamPatch struct {
 func checkDescription(d string) (string, error) {
 	d = strings.TrimSpace(d)
 	if len([]rune(d)) > 2000 {
-		return "", gatehouse.Invalid("description must be at most 2000 characters")
+		return "", gatehouse.InvalidField("description", "description must be at most 2000 characters")
 	}
 	return d, nil
 }
@@ -197,7 +197,7 @@ func (s *Service) SetTeamMember(ctx context.Context, p *gatehouse.Principal, org
 			role = TeamMember
 		}
 		if role != TeamLead && role != TeamMember {
-			return gatehouse.Invalid("role must be lead or member")
+			return gatehouse.InvalidField("role", "role must be lead or member")
 		}
 		if userID == "" {
 			return gatehouse.Invalid("user_id is required")
@@ -278,10 +278,10 @@ func (s *Service) SetTool(ctx context.Context, p *gatehouse.Principal, orgID, to
 			return err
 		}
 		if tool == "" {
-			return gatehouse.Invalid("tool is required")
+			return gatehouse.InvalidField("tool", "tool is required")
 		}
 		if !IsTool(tool) {
-			return gatehouse.Invalid("unknown tool %q: tools are %s", tool, strings.Join(Tools, ", "))
+			return gatehouse.InvalidField("tool", "unknown tool %q: tools are %s", tool, strings.Join(Tools, ", "))
 		}
 		if enabled == nil {
 			return gatehouse.Invalid("enabled is required")

@@ -257,3 +257,103 @@ func (s *Service) BrowserPrincipal(ctx context.Context, b *BrowserSession) (*gat
 	})
 	return p, err
 }
+
+// RevokeGrantToken is OAuth token revocation (RFC 7009) for client
+// clientID: raw is a refresh or access token of an OAuth grant session
+// issued to that client, and its session ends (revoked on every instance
+// through the revocation list; the grant itself stays). hint
+// ("access_token" or "refresh_token") only says which kind to try first.
+// Anything else (an unknown, malformed, expired, rotated or forged token,
+// another client's, a sign-in session's) revokes nothing and is no error:
+// the endpoint answers the same for every token, so it tells a prober
+// nothing. Only storage failures are returned.
+func (s *Service) RevokeGrantToken(ctx context.Context, raw, hint, clientID string) error {
+	kinds := []func(context.Context, string) (*Session, error){s.grantSessionOfRefresh, s.grantSessionOfAccess}
+	if hint == "access_token" {
+		kinds[0], kinds[1] = kinds[1], kinds[0]
+	}
+	for _, find := range kinds {
+		sess, err := find(ctx, raw)
+		if err != nil {
+			return err
+		}
+		if sess != nil {
+			return s.revokeGrantSession(ctx, sess, clientID)
+		}
+	}
+	return nil
+}
+
+// grantSessionOfRefresh is the live OAuth session whose live refresh token
+// is secret; nil when there is none. The token must hash to the session's
+// own token: a forged "<session id>.<anything>" finds nothing.
+func (s *Service) grantSessionOfRefresh(ctx context.Context, secret string) (*Session, error) {
+	sid, hash, err := s.refreshOwner(ctx, secret)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, internal("find refresh token", err)
+	}
+	read, err := s.store.RefreshSession(ctx, sid, hash)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, internal("find refresh token", err)
+	}
+	if read.Token.RotatedAt != nil || !s.Now().Before(read.Token.ExpiresAt) {
+		return nil, nil
+	}
+	return read.Session, nil
+}
+
+// grantSessionOfAccess is the session named by a valid, unexpired access
+// token (signature, issuer, audience checked; not an API key's token); nil
+// when there is none.
+func (s *Service) grantSessionOfAccess(ctx context.Context, raw string) (*Session, error) {
+	c, err := s.signer.Verify(raw)
+	if err != nil || c.SessionID == "" || c.KeyID != "" || !gatehouse.IsID(c.SessionID) {
+		return nil, nil
+	}
+	sess, err := s.store.SessionByID(ctx, c.SessionID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, internal("find session", err)
+	}
+	if sess.UserID != c.Subject {
+		return nil, nil
+	}
+	return sess, nil
+}
+
+// revokeGrantSession ends sess when it is a live OAuth grant session whose
+// grant was made to clientID; any other session is left alone.
+func (s *Service) revokeGrantSession(ctx context.Context, sess *Session, clientID string) error {
+	if sess.Via != gatehouse.ViaOAuth || sess.GrantID == "" || sess.RevokedAt != nil {
+		return nil
+	}
+	return s.store.Tx(ctx, func(tx Store) error {
+		g, err := tx.GrantByID(ctx, sess.GrantID)
+		if errors.Is(err, gatehouse.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return internal("find grant", err)
+		}
+		if g.ClientID != clientID {
+			return nil // RFC 7009 §2.1: only the client it was issued to
+		}
+		ok, err := tx.RevokeSession(ctx, sess.ID, s.Now())
+		if err != nil {
+			return internal("revoke session", err)
+		}
+		if !ok {
+			return nil
+		}
+		return s.ws.Audit(ctx, tx, g.OrgID, g.UserID, "session.revoked", "session", sess.ID,
+			map[string]any{"client_id": g.ClientID, "reason": "revoked by the client (RFC 7009)"})
+	})
+}

@@ -14,6 +14,8 @@ type serverMetadata struct {
 	TokenEndpoint                     string   `json:"token_endpoint"`
 	RegistrationEndpoint              string   `json:"registration_endpoint"`
 	DeviceAuthorizationEndpoint       string   `json:"device_authorization_endpoint"`
+	RevocationEndpoint                string   `json:"revocation_endpoint"`
+	RevocationEndpointAuthMethods     []string `json:"revocation_endpoint_auth_methods_supported"`
 	ResponseTypesSupported            []string `json:"response_types_supported"`
 	ResponseModesSupported            []string `json:"response_modes_supported"`
 	GrantTypesSupported               []string `json:"grant_types_supported"`
@@ -32,6 +34,8 @@ func (s *Server) Metadata() any {
 		TokenEndpoint:                     s.issuer + "/oauth/token",
 		RegistrationEndpoint:              s.issuer + "/oauth/register",
 		DeviceAuthorizationEndpoint:       s.issuer + "/oauth/device/authorization",
+		RevocationEndpoint:                s.issuer + "/oauth/revoke",
+		RevocationEndpointAuthMethods:     []string{"none"},
 		ResponseTypesSupported:            []string{"code"},
 		ResponseModesSupported:            []string{"query"},
 		GrantTypesSupported:               []string{GrantAuthorizationCode, GrantRefreshToken, GrantDeviceCode},

@@ -38,8 +38,9 @@ func Mount(m *http.ServeMux, k Kernel, s *Server) {
 	m.Handle("POST /oauth/register", limited(register, s.HandleRegister()))
 	m.Handle("POST /oauth/token", limited(token, s.HandleToken()))
 	m.Handle("POST /oauth/device/authorization", limited(token, s.HandleDeviceAuthorization()))
+	m.Handle("POST /oauth/revoke", limited(token, s.HandleRevoke()))
 	for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/oauth-protected-resource",
-		"/.well-known/oauth-protected-resource/{rest...}", "/oauth/register", "/oauth/token", "/oauth/device/authorization"} {
+		"/.well-known/oauth-protected-resource/{rest...}", "/oauth/register", "/oauth/token", "/oauth/device/authorization", "/oauth/revoke"} {
 		m.Handle("OPTIONS "+p, s.HandlePreflight())
 	}
 }

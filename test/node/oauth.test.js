@@ -18,7 +18,7 @@ if (!base || !email || !password) {
 const insecure = { [oauth.allowInsecureRequests]: true }
 const redirectUri = 'http://127.0.0.1:43110/callback'
 
-test('oauth4webapi: discovery, registration, PKCE, code exchange, refresh', async () => {
+test('oauth4webapi: discovery, registration, PKCE, code exchange, refresh, revocation', async () => {
   const issuer = new URL(base)
   const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }))
   assert.equal(as.issuer, base)
@@ -79,6 +79,28 @@ test('oauth4webapi: discovery, registration, PKCE, code exchange, refresh', asyn
       oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token, insecure)),
     (err) => err instanceof oauth.ResponseBodyError && err.error === 'invalid_grant',
   )
+
+  // Token revocation (RFC 7009) from the discovered revocation_endpoint:
+  // the live refresh token ends its session, so it is refused at the token
+  // endpoint and the session's access token at /v1/auth/me.
+  assert.equal(as.revocation_endpoint, new URL('/oauth/revoke', base).href)
+  await oauth.processRevocationResponse(
+    await oauth.revocationRequest(as, client, clientAuth, refreshed.refresh_token, {
+      ...insecure,
+      additionalParameters: { token_type_hint: 'refresh_token' },
+    }),
+  )
+  await assert.rejects(
+    async () =>
+      oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshed.refresh_token, insecure)),
+    (err) => err instanceof oauth.ResponseBodyError && err.error === 'invalid_grant',
+  )
+  const deadline = Date.now() + 2000
+  let status
+  do {
+    status = (await fetch(new URL('/v1/auth/me', base), { headers: { authorization: `Bearer ${refreshed.access_token}` } })).status
+  } while (status !== 401 && Date.now() < deadline && (await new Promise((r) => setTimeout(r, 20)), true))
+  assert.equal(status, 401)
 })
 
 // An OAuthClientProvider that keeps everything in memory and hands the

@@ -14,6 +14,7 @@ type serverMetadata struct {
 	TokenEndpoint                     string   `json:"token_endpoint"`
 	RegistrationEndpoint              string   `json:"registration_endpoint"`
 	DeviceAuthorizationEndpoint       string   `json:"device_authorization_endpoint"`
+	JWKSURI                           string   `json:"jwks_uri"`
 	ResponseTypesSupported            []string `json:"response_types_supported"`
 	ResponseModesSupported            []string `json:"response_modes_supported"`
 	GrantTypesSupported               []string `json:"grant_types_supported"`
@@ -32,6 +33,7 @@ func (s *Server) Metadata() any {
 		TokenEndpoint:                     s.issuer + "/oauth/token",
 		RegistrationEndpoint:              s.issuer + "/oauth/register",
 		DeviceAuthorizationEndpoint:       s.issuer + "/oauth/device/authorization",
+		JWKSURI:                           s.issuer + "/.well-known/jwks.json", // internal/keys
 		ResponseTypesSupported:            []string{"code"},
 		ResponseModesSupported:            []string{"query"},
 		GrantTypesSupported:               []string{GrantAuthorizationCode, GrantRefreshToken, GrantDeviceCode},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/keys"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/testenv"
@@ -203,7 +204,8 @@ func verify(t *testing.T, env *testenv.Env, set jose.JSONWebKeySet, alg string) 
 }
 
 // TestPrivateKeysSealed reads the table raw: no private key is stored in
-// clear, and a sealed key moved to another row (kid) does not open.
+// clear, and a sealed key moved to another row (kid) does not open: a
+// new instance (app.OpenKeys, as app.New and the command) refuses it.
 func TestPrivateKeysSealed(t *testing.T) {
 	each(t, func(t *testing.T, env *testenv.Env) {
 		rows, err := env.SQL.DB().Query(`SELECT kid, public_jwk, private_key FROM signing_keys`)
@@ -232,6 +234,17 @@ func TestPrivateKeysSealed(t *testing.T) {
 		}
 		if n != 2 {
 			t.Errorf("%d keys; want 2", n)
+		}
+		rows.Close()
+		// The ES256 key's sealed private key copied onto the RS256 row
+		// does not open there (it is bound to its kid): the ring refuses
+		// to load rather than sign with it.
+		if _, err := env.SQL.DB().Exec(`UPDATE signing_keys SET private_key = (SELECT private_key FROM signing_keys WHERE alg = 'ES256')
+			WHERE alg = 'RS256'`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := app.OpenKeys(context.Background(), app.Config{}, env.SQL, nil); err == nil {
+			t.Error("a ring opened with a private key moved to another kid")
 		}
 	})
 }

@@ -439,6 +439,15 @@ func sqliteCopy(t testing.TB) string {
 			tpl.err = err
 			return
 		}
+		// The key ring's first keys (and the encryption key sealing them)
+		// are made once here, not by every test's first start (an RSA key
+		// costs 20-80 ms); internal/keys tests the first start on fresh
+		// databases.
+		if _, err := app.OpenKeys(context.Background(), app.Config{}, s, nil); err != nil {
+			s.Close()
+			tpl.err = err
+			return
+		}
 		// Closing the last connection checkpoints the WAL into the file.
 		tpl.err = s.Close()
 	})

@@ -33,11 +33,13 @@ func main() {
 	os.Exit(code)
 }
 
-const usage = `usage: gatehouse serve | migrate | jobs | version
+const usage = `usage: gatehouse serve | migrate | jobs | keys rotate | version
 
   serve     apply pending migrations and run the HTTP server
   migrate   apply pending migrations and exit
   jobs      list the job queue: [-state S] [-kind K] [-limit N]
+  keys      keys rotate [-alg RS256|ES256]: a new signing key per algorithm;
+            the old one stays published 24 hours
   version   print the version
 
 Configuration is by GATEHOUSE_* environment variables (or --kebab-case flags).`
@@ -59,6 +61,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "serve", "migrate":
 	case "jobs":
 		return jobsCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "keys":
+		return keysCommand(ctx, args[1:], getenv, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "gatehouse: unknown command %q\n%s\n", args[0], usage)
 		return 2

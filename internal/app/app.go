@@ -21,6 +21,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/dns"
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/jobs"
+	"github.com/gatehouse/gatehouse/internal/keys"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/pages"
@@ -112,6 +113,9 @@ type Deps struct {
 	// RevocationPoll is how often the revocation list reads what other
 	// instances revoked; 0: revocation.Every (1 s).
 	RevocationPoll time.Duration
+	// KeysReload is how often the key ring is read again (a key rotated
+	// on another instance); 0: keys.Reload (a minute).
+	KeysReload time.Duration
 }
 
 // App is the running service.
@@ -125,11 +129,13 @@ type App struct {
 	Tasks     *tasks.Service
 	Sign      *sign.Service
 	Webhooks  *webhooks.Service
-	jobs      *jobs.Engine
-	jobsDB    *sqlstore.DB
-	log       *slog.Logger
-	brand     pages.Brand
-	shown     *seal.Box // pages' show-once cookie
+	// Keys is the key ring (ID tokens, the JWK Set).
+	Keys   *keys.Ring
+	jobs   *jobs.Engine
+	jobsDB *sqlstore.DB
+	log    *slog.Logger
+	brand  pages.Brand
+	shown  *seal.Box // pages' show-once cookie
 	// stopPoll ends the revocation list's polling (Close).
 	stopPoll context.CancelFunc
 }
@@ -177,6 +183,9 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		return nil, err
 	}
 	a.jobsDB = db
+	if a.Keys, err = openKeys(ctx, db, master, now, log, deps.KeysReload); err != nil {
+		return nil, err
+	}
 	a.Workspace = workspace.New(workspace.Config{Store: db.Workspace(), Signer: signer, Resolver: deps.Resolver, Logger: log,
 		Now: now, WebURL: cfg.WebURL, NoMailLimits: !cfg.MailLimit, Brand: brand,
 		// Set below: identity, which keeps sessions, is built on workspace.
@@ -216,6 +225,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	var pollCtx context.Context
 	pollCtx, a.stopPoll = context.WithCancel(context.Background())
 	go revoked.Run(pollCtx)
+	go a.Keys.Run(pollCtx)
 	return a, nil
 }
 
@@ -284,6 +294,20 @@ func newSigner(ctx context.Context, cfg Config, deps Deps) (*token.Signer, error
 	return token.NewSigner(secret, cfg.BaseURL, deps.Now)
 }
 
+// OpenKeys loads the key ring of the database under cfg.EncryptionKey (or
+// the key kept in the database), for `gatehouse keys`.
+func OpenKeys(ctx context.Context, cfg Config, db *sqlstore.DB, log *slog.Logger) (*keys.Ring, error) {
+	master, err := setting(ctx, db, "encryption_key", cfg.EncryptionKey)
+	if err != nil {
+		return nil, err
+	}
+	return openKeys(ctx, db, master, time.Now, log, 0)
+}
+
+func openKeys(ctx context.Context, db *sqlstore.DB, master []byte, now func() time.Time, log *slog.Logger, every time.Duration) (*keys.Ring, error) {
+	return keys.Open(ctx, keys.Config{Store: db.Keys(), Master: master, Now: now, Logger: log, Every: every})
+}
+
 // setting returns configured, or when it is empty the random key kept in the
 // database under name (created on first start, shared by every instance).
 func setting(ctx context.Context, db *sqlstore.DB, name, configured string) ([]byte, error) {
@@ -319,7 +343,8 @@ func (a *App) Close(ctx context.Context) error {
 // minutes the pruning of revocations older than any token
 // they could refuse; once a day, that of expired rotated refresh tokens
 // (a scan of their table, which has no index on expiry to keep refreshes
-// cheap).
+// cheap). Every hour, the rotation of a signing key of the key ring
+// older than keys.RotateEvery (90 days).
 func (a *App) schedules(db *sqlstore.DB, now func() time.Time, deps Deps) []jobs.Schedule {
 	window := cmp.Or(deps.LinkEventsWindow, 2*time.Second)
 	remind := cmp.Or(deps.SignSweepEvery, time.Minute)
@@ -341,6 +366,12 @@ func (a *App) schedules(db *sqlstore.DB, now func() time.Time, deps Deps) []jobs
 		return err
 	}}, {Name: "refresh_history_prune", Every: 24 * time.Hour, Run: func(ctx context.Context) error {
 		_, err := db.Identity().PruneRefreshHistory(ctx, now())
+		return err
+	}}, {Name: "keys_rotate", Every: time.Hour, Run: func(ctx context.Context) error {
+		rotated, err := a.Keys.RotateDue(ctx)
+		if len(rotated) > 0 {
+			a.log.Info("signing keys rotated", "algs", rotated)
+		}
 		return err
 	}}}
 }

@@ -16,6 +16,7 @@ type serverMetadata struct {
 	DeviceAuthorizationEndpoint       string   `json:"device_authorization_endpoint"`
 	RevocationEndpoint                string   `json:"revocation_endpoint"`
 	RevocationEndpointAuthMethods     []string `json:"revocation_endpoint_auth_methods_supported"`
+	JWKSURI                           string   `json:"jwks_uri"`
 	ResponseTypesSupported            []string `json:"response_types_supported"`
 	ResponseModesSupported            []string `json:"response_modes_supported"`
 	GrantTypesSupported               []string `json:"grant_types_supported"`
@@ -36,6 +37,7 @@ func (s *Server) Metadata() any {
 		DeviceAuthorizationEndpoint:       s.issuer + "/oauth/device/authorization",
 		RevocationEndpoint:                s.issuer + "/oauth/revoke",
 		RevocationEndpointAuthMethods:     []string{"none"},
+		JWKSURI:                           s.issuer + "/.well-known/jwks.json", // internal/keys
 		ResponseTypesSupported:            []string{"code"},
 		ResponseModesSupported:            []string{"query"},
 		GrantTypesSupported:               []string{GrantAuthorizationCode, GrantRefreshToken, GrantDeviceCode},

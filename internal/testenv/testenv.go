@@ -43,6 +43,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/dns"
 	"github.com/gatehouse/gatehouse/internal/dns/dnstest"
 	"github.com/gatehouse/gatehouse/internal/identity"
+	"github.com/gatehouse/gatehouse/internal/keys"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/mail/mailtest"
 	"github.com/gatehouse/gatehouse/internal/oauth"
@@ -110,6 +111,8 @@ type Env struct {
 	Client *http.Client
 	Logs   *LockedBuffer
 	OAuth  *oauth.Server
+	// Keys is the key ring.
+	Keys   *keys.Ring
 	routes router
 	// Jobs is the service's view of SQL: its job queue, able to queue
 	// mail (QueueMail), for tests of the job engine.
@@ -256,7 +259,7 @@ func (env *Env) start(t testing.TB) {
 		t.Fatal(err)
 	}
 	env.Svc, env.OAuth, env.Forms, env.Links, env.Webhooks = a.Identity, a.OAuth, a.Forms, a.Links, a.Webhooks
-	env.Sign, env.Jobs = a.Sign, a.JobsDB()
+	env.Sign, env.Jobs, env.Keys = a.Sign, a.JobsDB(), a.Keys
 	srv.Config.Handler = env.validated(t, a.Handler)
 	if o.TLS {
 		srv.StartTLS()
@@ -311,7 +314,7 @@ func (o Options) deps(env *Env, db *sqlstore.DB, sender mail.Sender, log *slog.L
 		JobQueue: env.Queue, JobPollInterval: 20 * time.Millisecond,
 		MailRetryDelays: []time.Duration{50 * time.Millisecond},
 		// Other instances' revocations show within 50 ms (production: 1 s).
-		RevocationPoll: 50 * time.Millisecond}
+		RevocationPoll: 50 * time.Millisecond, KeysReload: 50 * time.Millisecond}
 }
 
 // FreshURL returns the address of a new, empty database on db, for tests
@@ -433,6 +436,15 @@ func sqliteCopy(t testing.TB) string {
 		}
 		s, err := sqlstore.Open(context.Background(), "sqlite:"+filepath.Join(tpl.dir, "gatehouse.db"))
 		if err != nil {
+			tpl.err = err
+			return
+		}
+		// The key ring's first keys (and the encryption key sealing them)
+		// are made once here, not by every test's first start (an RSA key
+		// costs 20-80 ms); internal/keys tests the first start on fresh
+		// databases.
+		if _, err := app.OpenKeys(context.Background(), app.Config{}, s, nil); err != nil {
+			s.Close()
 			tpl.err = err
 			return
 		}

@@ -1,0 +1,361 @@
+// Package keys is the key ring: the asymmetric keys (RS256, ES256) that
+// sign what relying parties verify without a shared secret (ID tokens,
+// logout tokens), kept in the database with their private halves sealed
+// (internal/seal, purpose "signing-keys", bound to the kid), and published
+// as a JWK Set at /.well-known/jwks.json.
+//
+// Every instance reads the ring at start and again every Reload, so a key
+// added by `gatehouse keys rotate` or by the rotation schedule on another
+// instance signs here within a minute, without a restart. A rotated key
+// stops signing at once and stays published for Keep, longer than anything
+// it signed lives; then it leaves the JWK Set. The HS256 access tokens
+// (internal/token) are not on the ring.
+package keys
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/seal"
+)
+
+// The algorithms of the ring: RS256 (OpenID Connect requires it) and ES256.
+const (
+	RS256 = "RS256"
+	ES256 = "ES256"
+)
+
+// Algs are the ring's algorithms, each with one signing key at all times.
+var Algs = []string{RS256, ES256}
+
+const (
+	// Keep is how long a rotated key stays published: what it signs lives
+	// an hour at most (ID tokens, logout tokens), and relying parties
+	// cache a JWK Set for minutes; a day covers both with room to spare.
+	Keep = 24 * time.Hour
+	// RotateEvery is the age at which the rotation schedule replaces a
+	// signing key.
+	RotateEvery = 90 * 24 * time.Hour
+	// Reload is how often an instance reads the ring again.
+	Reload = time.Minute
+	// Purpose is the seal purpose of the private keys.
+	Purpose = "signing-keys"
+)
+
+// Record is a key as stored.
+type Record struct {
+	KID, Alg  string
+	Public    string // the public key, a JWK
+	Private   string // the PKCS#8 private key, sealed (bound to KID), base64
+	CreatedAt time.Time
+	// RetiredAt is when the key stopped signing (nil: it signs);
+	// ExpiresAt when it leaves the JWK Set (nil: it is published).
+	RetiredAt, ExpiresAt *time.Time
+}
+
+// Store keeps the ring.
+type Store interface {
+	// SigningKeys returns the keys not expired at now, oldest first.
+	SigningKeys(ctx context.Context, now time.Time) ([]Record, error)
+	// AddSigningKey adds r unless its alg has a signing key already
+	// (then it reports false): instances starting together add one.
+	AddSigningKey(ctx context.Context, r Record) (bool, error)
+	// RotateSigningKey, in one transaction, retires the signing key of
+	// r.Alg at r.CreatedAt, to expire at expires, and adds r; false when
+	// a concurrent rotation's key won.
+	RotateSigningKey(ctx context.Context, r Record, expires time.Time) (bool, error)
+}
+
+// Signer is the seam every token signature goes through: sign with an
+// algorithm's current key, and the public keys that verify what was signed.
+type Signer interface {
+	// Sign returns payload as a compact JWS signed with alg's current key,
+	// its kid in the header.
+	Sign(ctx context.Context, alg string, payload []byte) (string, error)
+	// PublicKeys returns the published keys.
+	PublicKeys(ctx context.Context) (jose.JSONWebKeySet, error)
+	// Algorithms lists the algorithms Sign accepts.
+	Algorithms() []string
+}
+
+// Config wires a Ring.
+type Config struct {
+	Store  Store
+	Master []byte // GATEHOUSE_ENCRYPTION_KEY (or the generated one)
+	Now    func() time.Time
+	Logger *slog.Logger
+	// Every is how often Run reloads the ring; 0: Reload.
+	Every time.Duration
+}
+
+// Ring is the loaded key ring.
+type Ring struct {
+	store Store
+	box   *seal.Box
+	now   func() time.Time
+	log   *slog.Logger
+	every time.Duration
+
+	loading sync.Mutex // held by Load
+	mu      sync.RWMutex
+	signing map[string]signingKey // by alg
+	records []Record              // every key not expired at the last load
+}
+
+type signingKey struct {
+	kid string
+	key crypto.Signer
+}
+
+var _ Signer = (*Ring)(nil)
+
+// Open loads the ring, adding the signing key of any algorithm without one.
+func Open(ctx context.Context, cfg Config) (*Ring, error) {
+	box, err := seal.New(cfg.Master, Purpose)
+	if err != nil {
+		return nil, err
+	}
+	r := &Ring{store: cfg.Store, box: box, now: cfg.Now, log: cfg.Logger, every: cfg.Every}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	if r.log == nil {
+		r.log = slog.Default()
+	}
+	if r.every == 0 {
+		r.every = Reload
+	}
+	if err := r.Load(ctx); err != nil {
+		return nil, err
+	}
+	added := false
+	for _, alg := range Algs {
+		if r.current(alg) != "" {
+			continue
+		}
+		rec, err := r.generate(alg)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := r.store.AddSigningKey(ctx, rec); err != nil {
+			return nil, fmt.Errorf("add %s signing key: %w", alg, err)
+		}
+		added = true
+	}
+	if added {
+		if err := r.Load(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Load reads the ring from the store.
+func (r *Ring) Load(ctx context.Context) error {
+	r.loading.Lock() // one load at a time: a slow one never overwrites a newer
+	defer r.loading.Unlock()
+	recs, err := r.store.SigningKeys(ctx, r.now())
+	if err != nil {
+		return fmt.Errorf("load signing keys: %w", err)
+	}
+	r.mu.RLock()
+	opened := r.signing
+	r.mu.RUnlock()
+	signing := map[string]signingKey{}
+	for _, rec := range recs {
+		if rec.RetiredAt != nil {
+			continue
+		}
+		if k, ok := opened[rec.Alg]; ok && k.kid == rec.KID {
+			signing[rec.Alg] = k // already opened
+			continue
+		}
+		key, err := r.open(rec)
+		if err != nil {
+			return fmt.Errorf("signing key %s: %w", rec.KID, err)
+		}
+		signing[rec.Alg] = signingKey{kid: rec.KID, key: key}
+	}
+	r.mu.Lock()
+	r.signing, r.records = signing, recs
+	r.mu.Unlock()
+	return nil
+}
+
+// Run reloads the ring every period until ctx ends; a failed load keeps
+// the ring as it was and is logged.
+func (r *Ring) Run(ctx context.Context) {
+	t := time.NewTicker(r.every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := r.Load(ctx); err != nil && ctx.Err() == nil {
+				r.log.Warn("key ring reload failed", "err", err)
+			}
+		}
+	}
+}
+
+// Rotate adds a new signing key for alg; the key it replaces stops
+// signing and stays published for Keep. It returns the new kid.
+func (r *Ring) Rotate(ctx context.Context, alg string) (string, error) {
+	if !slices.Contains(Algs, alg) {
+		return "", gatehouse.Invalid("unknown algorithm %q: want one of %v", alg, Algs)
+	}
+	rec, err := r.generate(alg)
+	if err != nil {
+		return "", err
+	}
+	if _, err := r.store.RotateSigningKey(ctx, rec, rec.CreatedAt.Add(Keep)); err != nil {
+		return "", fmt.Errorf("rotate %s: %w", alg, err)
+	}
+	if err := r.Load(ctx); err != nil {
+		return "", err
+	}
+	return r.current(alg), nil
+}
+
+// RotateDue rotates each algorithm whose signing key is RotateEvery old,
+// reading the ring first (another instance may have rotated). It returns
+// the algorithms rotated.
+func (r *Ring) RotateDue(ctx context.Context) ([]string, error) {
+	if err := r.Load(ctx); err != nil {
+		return nil, err
+	}
+	due := r.now().Add(-RotateEvery)
+	var rotated []string
+	r.mu.RLock()
+	for _, rec := range r.records {
+		if rec.RetiredAt == nil && !rec.CreatedAt.After(due) {
+			rotated = append(rotated, rec.Alg)
+		}
+	}
+	r.mu.RUnlock()
+	for _, alg := range rotated {
+		if _, err := r.Rotate(ctx, alg); err != nil {
+			return nil, err
+		}
+	}
+	return rotated, nil
+}
+
+// Sign implements Signer.
+func (r *Ring) Sign(ctx context.Context, alg string, payload []byte) (string, error) {
+	r.mu.RLock()
+	k, ok := r.signing[alg]
+	r.mu.RUnlock()
+	if !ok {
+		return "", fmt.Errorf("keys: no %s signing key", alg)
+	}
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.SignatureAlgorithm(alg), Key: jose.JSONWebKey{Key: k.key, KeyID: k.kid}},
+		(&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		return "", err
+	}
+	jws, err := s.Sign(payload)
+	if err != nil {
+		return "", err
+	}
+	return jws.CompactSerialize()
+}
+
+// PublicKeys implements Signer: every key loaded whose publication has not
+// ended at the clock's now (a retired key leaves on time even between
+// loads).
+func (r *Ring) PublicKeys(ctx context.Context) (jose.JSONWebKeySet, error) {
+	now := r.now()
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	set := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{}}
+	for _, rec := range r.records {
+		if rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) {
+			continue
+		}
+		var k jose.JSONWebKey
+		if err := json.Unmarshal([]byte(rec.Public), &k); err != nil {
+			return set, fmt.Errorf("public key %s: %w", rec.KID, err)
+		}
+		set.Keys = append(set.Keys, k)
+	}
+	return set, nil
+}
+
+// Algorithms implements Signer.
+func (r *Ring) Algorithms() []string { return slices.Clone(Algs) }
+
+// current returns the kid of alg's signing key, "" when it has none.
+func (r *Ring) current(alg string) string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.signing[alg].kid
+}
+
+// generate makes a new key of alg, sealed, created now.
+func (r *Ring) generate(alg string) (Record, error) {
+	var key crypto.Signer
+	var err error
+	switch alg {
+	case RS256:
+		key, err = rsa.GenerateKey(rand.Reader, 2048)
+	case ES256:
+		key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	default:
+		err = fmt.Errorf("unknown algorithm %q", alg)
+	}
+	if err != nil {
+		return Record{}, err
+	}
+	var id [12]byte
+	rand.Read(id[:])
+	kid := base64.RawURLEncoding.EncodeToString(id[:])
+	pub, err := json.Marshal(jose.JSONWebKey{Key: key.Public(), KeyID: kid, Algorithm: alg, Use: "sig"})
+	if err != nil {
+		return Record{}, err
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return Record{}, err
+	}
+	sealed := r.box.Seal(der, []byte(kid))
+	return Record{KID: kid, Alg: alg, Public: string(pub), Private: base64.StdEncoding.EncodeToString(sealed),
+		CreatedAt: r.now()}, nil
+}
+
+// open unseals rec's private key.
+func (r *Ring) open(rec Record) (crypto.Signer, error) {
+	sealed, err := base64.StdEncoding.DecodeString(rec.Private)
+	if err != nil {
+		return nil, err
+	}
+	der, err := r.box.Open(sealed, []byte(rec.KID))
+	if err != nil {
+		return nil, err
+	}
+	k, err := x509.ParsePKCS8PrivateKey(der)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := k.(crypto.Signer)
+	if !ok {
+		return nil, fmt.Errorf("not a signing key")
+	}
+	return s, nil
+}

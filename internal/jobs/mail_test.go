@@ -180,7 +180,13 @@ func TestMailAfterRestart(t *testing.T) {
 	for _, name := range testenv.Databases {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			db := testenv.OpenDB(t, name)
+			// A database of its own: the test's encryption key is not the
+			// one the shared database's signing keys are sealed with.
+			db, err := sqlstore.Open(ctx, testenv.FreshURL(t, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
 			queue, key := "restart_"+testenv.RandomHex(6), "encryption-key-"+testenv.RandomHex(16)
 			sealer, err := mail.NewSealer([]byte(key))
 			if err != nil {

@@ -28,14 +28,9 @@ func jobsCommand(ctx context.Context, args []string, getenv func(string) string,
 	if err == nil && (f.Limit < 1 || f.Limit > 10000) {
 		err = fmt.Errorf("-limit %d: want 1 to 10000", f.Limit)
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "gatehouse: configuration: %s\n", oneLine(err))
-		return 2
-	}
-	db, err := sqlstore.Open(ctx, cfg.DatabaseURL)
-	if err != nil {
-		fmt.Fprintf(stderr, "gatehouse: open database: %s\n", oneLine(err))
-		return 1
+	db, code := commandDB(ctx, cfg, err, stderr)
+	if db == nil {
+		return code
 	}
 	defer db.Close()
 	if err := printJobs(ctx, db, f, stdout); err != nil {
@@ -74,3 +69,20 @@ func printJobs(ctx context.Context, db *sqlstore.DB, f sqlstore.JobFilter, w io.
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// commandDB ends a one-shot command's set-up (jobs, keys): a configuration
+// error (cfgErr) exits 2, a database that does not open exits 1, each with
+// one line on stderr; otherwise it returns the open database, which the
+// caller closes.
+func commandDB(ctx context.Context, cfg *Config, cfgErr error, stderr io.Writer) (*sqlstore.DB, int) {
+	if cfgErr != nil {
+		fmt.Fprintf(stderr, "gatehouse: configuration: %s\n", oneLine(cfgErr))
+		return nil, 2
+	}
+	db, err := sqlstore.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		fmt.Fprintf(stderr, "gatehouse: open database: %s\n", oneLine(err))
+		return nil, 1
+	}
+	return db, 0
+}

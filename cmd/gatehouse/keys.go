@@ -10,7 +10,6 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/keys"
-	"github.com/gatehouse/gatehouse/internal/sqlstore"
 )
 
 // keysCommand is `gatehouse keys rotate [-alg A]`: it opens the database
@@ -29,14 +28,9 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 	if err == nil && *alg != "" && !slices.Contains(keys.Algs, *alg) {
 		err = fmt.Errorf("-alg %q: want one of %v", *alg, keys.Algs)
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "gatehouse: configuration: %s\n", oneLine(err))
-		return 2
-	}
-	db, err := sqlstore.Open(ctx, cfg.DatabaseURL)
-	if err != nil {
-		fmt.Fprintf(stderr, "gatehouse: open database: %s\n", oneLine(err))
-		return 1
+	db, code := commandDB(ctx, cfg, err, stderr)
+	if db == nil {
+		return code
 	}
 	defer db.Close()
 	ring, err := app.OpenKeys(ctx, cfg.app(), db, slog.New(slog.NewTextHandler(stderr, nil)))

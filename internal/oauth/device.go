@@ -72,11 +72,7 @@ type deviceAuthorization struct {
 func (s *Server) HandleDeviceAuthorization() http.Handler {
 	return s.handler(func(w http.ResponseWriter, r *http.Request) error {
 		cors(w)
-		form, err := parseForm(r)
-		if err != nil {
-			return err
-		}
-		c, err := s.authenticateClient(r, form)
+		form, c, err := s.clientForm(r)
 		if err != nil {
 			return err
 		}

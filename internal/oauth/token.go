@@ -99,6 +99,22 @@ func parseForm(r *http.Request) (url.Values, error) {
 	return r.PostForm, nil
 }
 
+// clientForm parses an endpoint's form and identifies the client it names
+// (parseForm, then authenticateClient): the start of the endpoints that
+// act for a client before anything else (device authorization,
+// revocation).
+func (s *Server) clientForm(r *http.Request) (url.Values, *Client, error) {
+	form, err := parseForm(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := s.authenticateClient(r, form)
+	if err != nil {
+		return nil, nil, err
+	}
+	return form, c, nil
+}
+
 // authenticateClient identifies a public client by client_id in the body
 // or by HTTP Basic with an empty password (as golang.org/x/oauth2 sends
 // first); a secret is refused, since no client has one.

@@ -211,8 +211,7 @@ func (m *metadataDocuments) fetch(ctx context.Context, id string, now time.Time)
 		return nil, 0, errors.New(e.Description)
 	}
 	doc, _ := json.Marshal(md)
-	return &Client{ID: id, Name: md.ClientName, RedirectURIs: md.RedirectURIs, GrantTypes: md.GrantTypes, Metadata: doc, CreatedAt: now},
-		cacheTTL(res.Header.Get("Cache-Control")), nil
+	return md.client(id, doc, now), cacheTTL(res.Header.Get("Cache-Control")), nil
 }
 
 // cacheTTL reads how long a document may be cached: max-age capped at 24 h,

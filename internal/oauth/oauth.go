@@ -88,6 +88,16 @@ type Client struct {
 	// for may set it (RFC 9700 §4.11.2): dynamically registered and
 	// metadata-document clients, the only kinds today, never do.
 	RedirectsErrors bool
+	// Scope is the registered scope (space-separated); "" allows any.
+	Scope string
+	// IDTokenAlg is id_token_signed_response_alg; "" means RS256.
+	IDTokenAlg string
+	// PostLogoutRedirectURIs are where RP-initiated logout may return
+	// (exact match).
+	PostLogoutRedirectURIs []string
+	// BackchannelLogoutURI receives a logout token when a session of this
+	// client ends; "" for none.
+	BackchannelLogoutURI string
 }
 
 // DisplayName is the client's name, else its id.

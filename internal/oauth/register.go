@@ -6,7 +6,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse/internal/httpjson"
 	"github.com/google/uuid"
@@ -29,6 +31,11 @@ type clientMetadata struct {
 	SoftwareID              string   `json:"software_id,omitempty"`
 	SoftwareVersion         string   `json:"software_version,omitempty"`
 	ApplicationType         string   `json:"application_type,omitempty"`
+	// OpenID Connect registration (OIDC Dynamic Client Registration §2,
+	// RP-Initiated Logout §3.1, Back-Channel Logout §2.2).
+	IDTokenSignedResponseAlg string   `json:"id_token_signed_response_alg,omitempty"`
+	PostLogoutRedirectURIs   []string `json:"post_logout_redirect_uris,omitempty"`
+	BackchannelLogoutURI     string   `json:"backchannel_logout_uri,omitempty"`
 	// ClientID is set in responses and in metadata documents.
 	ClientID         string `json:"client_id,omitempty"`
 	ClientIDIssuedAt int64  `json:"client_id_issued_at,omitempty"`
@@ -91,6 +98,9 @@ func (m *clientMetadata) validate() error {
 	if m.RedirectURIs == nil {
 		m.RedirectURIs = []string{}
 	}
+	if err := checkOIDCMetadata(m.IDTokenSignedResponseAlg, m.PostLogoutRedirectURIs, m.BackchannelLogoutURI); err != nil {
+		return err
+	}
 	m.ClientName = strings.Join(strings.Fields(m.ClientName), " ")
 	if len(m.ClientName) > 200 {
 		return invalidMetadata("client_name must be at most 200 characters")
@@ -103,6 +113,44 @@ func (m *clientMetadata) validate() error {
 		}
 	}
 	return nil
+}
+
+// IDTokenAlgs are the algorithms a client may register for its ID tokens;
+// the first is the default.
+var IDTokenAlgs = []string{"RS256", "ES256"}
+
+// checkOIDCMetadata checks the OpenID Connect fields of a client's
+// registration: a known ID token algorithm, post-logout redirect URIs by
+// the rules of redirect URIs, and a back-channel logout URI that is an
+// absolute https URL (http only on a loopback host) without a fragment
+// (Back-Channel Logout 1.0 §2.2).
+func checkOIDCMetadata(alg string, postLogout []string, backchannel string) error {
+	if alg != "" && !slices.Contains(IDTokenAlgs, alg) {
+		return invalidMetadata("id_token_signed_response_alg must be one of %s", strings.Join(IDTokenAlgs, ", "))
+	}
+	if len(postLogout) > MaxRedirectURIs {
+		return invalidMetadata("at most %d post_logout_redirect_uris", MaxRedirectURIs)
+	}
+	for _, u := range postLogout {
+		if err := checkRedirectURI(u); err != nil {
+			return invalidMetadata("post_logout_redirect_uris: %s", err.(*Error).Description)
+		}
+	}
+	if backchannel != "" {
+		p, err := url.Parse(backchannel)
+		if err != nil || p.Host == "" || p.Fragment != "" || p.User != nil ||
+			!(p.Scheme == "https" || p.Scheme == "http" && isLoopbackHost(p.Hostname())) {
+			return invalidMetadata("backchannel_logout_uri must be an absolute https URL without a fragment")
+		}
+	}
+	return nil
+}
+
+// client is the Client the metadata registers under id.
+func (m *clientMetadata) client(id string, doc []byte, at time.Time) *Client {
+	return &Client{ID: id, Name: m.ClientName, RedirectURIs: m.RedirectURIs, GrantTypes: m.GrantTypes, Metadata: doc, CreatedAt: at,
+		Scope: m.Scope, IDTokenAlg: m.IDTokenSignedResponseAlg, PostLogoutRedirectURIs: m.PostLogoutRedirectURIs,
+		BackchannelLogoutURI: m.BackchannelLogoutURI}
 }
 
 // checkRedirectURI applies RFC 8252 and OAuth 2.1 §2.3.1 as an allow-list:
@@ -187,7 +235,7 @@ func (s *Server) HandleRegister() http.Handler {
 		if err != nil {
 			return serverError(err)
 		}
-		c := &Client{ID: m.ClientID, Name: m.ClientName, RedirectURIs: m.RedirectURIs, GrantTypes: m.GrantTypes, Metadata: doc, CreatedAt: now}
+		c := m.client(m.ClientID, doc, now)
 		if err := s.store.CreateClient(r.Context(), c); err != nil {
 			return serverError(err)
 		}

@@ -35,6 +35,13 @@ func TestRegister(t *testing.T) {
 		{"ws", map[string]any{"redirect_uris": []string{"ws://127.0.0.1/cb"}}, 400, "invalid_redirect_uri"},
 		{"no redirect for the code grant", map[string]any{"client_name": "x"}, 400, "invalid_redirect_uri"},
 		{"not JSON", "{", 400, "invalid_client_metadata"},
+		{"OpenID Connect fields", map[string]any{"redirect_uris": []string{"https://app.example.com/cb"}, "id_token_signed_response_alg": "ES256",
+			"post_logout_redirect_uris": []string{"https://app.example.com/bye"}, "backchannel_logout_uri": "https://app.example.com/bcl"}, 201, ""},
+		{"ID tokens unsigned", map[string]any{"redirect_uris": []string{"https://app.example.com/cb"}, "id_token_signed_response_alg": "none"}, 400, "invalid_client_metadata"},
+		{"ID tokens with a shared secret", map[string]any{"redirect_uris": []string{"https://app.example.com/cb"}, "id_token_signed_response_alg": "HS256"}, 400, "invalid_client_metadata"},
+		{"post-logout javascript", map[string]any{"redirect_uris": []string{"https://app.example.com/cb"}, "post_logout_redirect_uris": []string{"javascript:alert(1)"}}, 400, "invalid_client_metadata"},
+		{"back-channel over http", map[string]any{"redirect_uris": []string{"https://app.example.com/cb"}, "backchannel_logout_uri": "http://app.example.com/bcl"}, 400, "invalid_client_metadata"},
+		{"back-channel with a fragment", map[string]any{"redirect_uris": []string{"https://app.example.com/cb"}, "backchannel_logout_uri": "https://app.example.com/bcl#x"}, 400, "invalid_client_metadata"},
 	}
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		for _, tc := range cases {

@@ -27,7 +27,7 @@ var consoleNav = []navItem{
 
 // mountConsole serves the signed-in console: home and the account pages.
 // Every POST goes through h.form and answers with a redirect (PRG).
-func mountConsole(m *http.ServeMux, h *handlers) {
+func mountConsole(m Mux, h *handlers) {
 	form := h.form
 	m.HandleFunc("GET /{$}", h.handleHome)
 	m.HandleFunc("GET /signup", h.handleSignUpPage)

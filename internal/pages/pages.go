@@ -60,9 +60,16 @@ type Deps struct {
 	Shown *seal.Box
 }
 
+// Mux is where the pages mount: the kernel's page router, which tells the
+// API document's checks that these routes are pages.
+type Mux interface {
+	Handle(pattern string, h http.Handler)
+	HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request))
+}
+
 // Mount serves the hosted pages on m; every form POST goes through
 // h.form (cross-origin and field checks).
-func Mount(m *http.ServeMux, k Kernel, d Deps) {
+func Mount(m Mux, k Kernel, d Deps) {
 	h := newHandlers(k, d)
 	form := h.form
 	m.HandleFunc("GET /signin", h.handleSignInPage)

@@ -34,10 +34,15 @@ func (s *OAuth) ClientByID(ctx context.Context, id string) (*oauth.Client, error
 		return nil, err
 	}
 	var m struct {
-		GrantTypes []string `json:"grant_types"`
+		GrantTypes             []string `json:"grant_types"`
+		Scope                  string   `json:"scope"`
+		IDTokenAlg             string   `json:"id_token_signed_response_alg"`
+		PostLogoutRedirectURIs []string `json:"post_logout_redirect_uris"`
+		BackchannelLogoutURI   string   `json:"backchannel_logout_uri"`
 	}
 	json.Unmarshal([]byte(meta), &m)
 	c.GrantTypes, c.Metadata, c.CreatedAt = m.GrantTypes, []byte(meta), fromMicros(created)
+	c.Scope, c.IDTokenAlg, c.PostLogoutRedirectURIs, c.BackchannelLogoutURI = m.Scope, m.IDTokenAlg, m.PostLogoutRedirectURIs, m.BackchannelLogoutURI
 	return &c, nil
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/gatehouse/gatehouse/api"
 )
 
-// The OpenAPI document (api/openapi.json), parsed and checked once per test
+// The OpenAPI document (api/openapi/, bundled), parsed and checked once per test
 // process.
 var (
 	docOnce sync.Once
@@ -35,40 +35,12 @@ func OpenAPI() (*openapi3.T, error) {
 	return doc, docErr
 }
 
-// notInDocument are the routes the document leaves out on purpose
-// (docs/decisions.md): the hosted HTML pages, their stylesheet and script.
-var notInDocument = map[string]bool{
-	"GET /oauth/authorize": true, "POST /oauth/authorize": true,
-	"GET /device": true, "POST /device": true,
-	"GET /signin": true, "POST /signin": true, "POST /signin/magic": true, "POST /signout": true,
-	"GET /signin/mfa": true, "POST /signin/mfa": true,
-	"GET /auth/magic": true, "POST /auth/magic": true,
-	"GET /verify-email": true, "POST /verify-email": true,
-	"GET /recover": true, "POST /recover": true,
-	"GET /reset-password": true, "POST /reset-password": true,
-	"GET /invite": true, "POST /invite": true,
-	"GET /forms/confirm": true, "POST /forms/confirm": true,
-	"GET /assets/gatehouse.css": true, "GET /assets/brand.css": true, "GET /assets/favicon.svg": true,
-	"GET /assets/copy.js": true, "GET /favicon.ico": true,
-	"GET /{$}": true, "GET /signup": true, "POST /signup": true,
-	// The passkey script and the page endpoints it calls (JSON, but the
-	// pages' own, behind their cookie and cross-origin guard; the
-	// /account/passkeys pages are console pages).
-	"GET /assets/passkey.js": true, "POST /signin/passkey": true,
-	"POST /signin/mfa/passkey/begin": true, "POST /signin/mfa/passkey": true,
-	"POST /reset-password/passkey/begin": true, "POST /reset-password/passkey": true,
-}
-
-// consolePage reports whether pattern is a page of the signed-in console
-// (/account and /workspaces/ below), which the document leaves out like the other pages.
-func consolePage(pattern string) bool {
-	_, path, _ := strings.Cut(pattern, " ")
-	return path == "/account" || strings.HasPrefix(path, "/account/") || strings.HasPrefix(path, "/workspaces/")
-}
-
 // router finds the route (the ServeMux pattern) that serves a request; the
 // web server has it.
-type router interface{ Route(r *http.Request) string }
+type router interface {
+	Route(r *http.Request) string
+	IsPage(pattern string) bool
+}
 
 // validated wraps the server so that every response is checked against the
 // OpenAPI document: its status must be declared for the operation, with
@@ -78,7 +50,7 @@ type router interface{ Route(r *http.Request) string }
 func (e *Env) validated(t testing.TB, h http.Handler) http.Handler {
 	d, err := OpenAPI()
 	if err != nil {
-		t.Fatalf("api/openapi.json: %v", err)
+		t.Fatalf("api/openapi: %v", err)
 	}
 	rt, ok := h.(router)
 	if !ok {
@@ -89,7 +61,7 @@ func (e *Env) validated(t testing.TB, h http.Handler) http.Handler {
 		pattern := rt.Route(r)
 		rec := &recorder{ResponseWriter: w}
 		h.ServeHTTP(rec, r)
-		if msg := check(d, pattern, r, rec); msg != "" {
+		if msg := check(d, pattern, rt.IsPage(pattern), r, rec); msg != "" {
 			t.Errorf("OpenAPI: %s %s answered %d: %s\nbody: %.600s", r.Method, r.URL.Path, rec.status(), msg, rec.body.Bytes())
 		}
 	})
@@ -106,11 +78,11 @@ func (e *Env) Route(method, path string) string {
 }
 
 // check validates one response; it returns what is wrong, or "".
-func check(d *openapi3.T, pattern string, r *http.Request, rec *recorder) string {
+func check(d *openapi3.T, pattern string, page bool, r *http.Request, rec *recorder) string {
 	method, path, ok := strings.Cut(pattern, " ")
 	switch {
-	case pattern == "" || notInDocument[pattern] || consolePage(pattern):
-		return "" // no route (the server's own 404 and 405), or an HTML page
+	case pattern == "" || page:
+		return "" // no route (the server's own 404 and 405), or a page (web.Server.Pages)
 	case !ok:
 		return "" // "/{tool}/v1/": the paths of a tool API that no operation serves (401, 403, 404)
 	case rec.status() == 499:
@@ -123,7 +95,7 @@ func check(d *openapi3.T, pattern string, r *http.Request, rec *recorder) string
 		op = item.GetOperation(method)
 	}
 	if op == nil {
-		return "the route " + pattern + " is not in api/openapi.json"
+		return "the route " + pattern + " is not in the API document (api/openapi/)"
 	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: r,

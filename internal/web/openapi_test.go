@@ -15,7 +15,7 @@ import (
 func TestOpenAPIServed(t *testing.T) {
 	doc, err := testenv.OpenAPI()
 	if err != nil {
-		t.Fatalf("api/openapi.json is not a valid OpenAPI document: %v", err)
+		t.Fatalf("the API document is not valid OpenAPI: %v", err)
 	}
 	if doc.OpenAPI != "3.1.0" || !doc.IsOpenAPI31OrLater() {
 		t.Fatalf("openapi = %q; want 3.1.0", doc.OpenAPI)

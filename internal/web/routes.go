@@ -15,7 +15,7 @@ func (s *Server) routes() {
 }
 
 // handleOpenAPI handles "GET /openapi.json": the OpenAPI document of the
-// whole API (api/openapi.json), the same for every caller, so cacheable.
+// whole API (bundled from api/openapi/), the same for every caller, so cacheable.
 func handleOpenAPI(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "public, max-age=3600")

@@ -68,13 +68,16 @@ type Server struct {
 	namedMu sync.Mutex
 	hsts    bool
 	events  SecurityLog
+	// pages are the routes mounted through Pages: HTML pages and their
+	// assets, which the API document leaves out.
+	pages map[string]bool
 }
 
 // NewServer returns the kernel with its own routes (GET /health, GET
 // /openapi.json); the modules mount theirs on Mux.
 func NewServer(c Config) *Server {
 	s := &Server{auth: c.Auth, health: c.Health, log: c.Logger, mux: http.NewServeMux(), metadata: c.ResourceMetadataURL,
-		rateLimit: c.RateLimit, now: c.Now, bodyLimits: map[string]int64{}, named: map[string]namedLimiter{}, hsts: c.HSTS}
+		rateLimit: c.RateLimit, now: c.Now, bodyLimits: map[string]int64{}, named: map[string]namedLimiter{}, hsts: c.HSTS, pages: map[string]bool{}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -88,6 +91,28 @@ func NewServer(c Config) *Server {
 
 // Mux is the router the modules mount their routes on.
 func (s *Server) Mux() *http.ServeMux { return s.mux }
+
+// Pages is the router the hosted pages mount on: the same mux, but each
+// pattern is remembered as a page (IsPage), which the API document leaves
+// out (docs/decisions.md), so no list of page routes is kept by hand.
+func (s *Server) Pages() PageMux { return PageMux{s} }
+
+// PageMux mounts page routes on the server's mux (Server.Pages).
+type PageMux struct{ s *Server }
+
+// Handle mounts a page route.
+func (m PageMux) Handle(pattern string, h http.Handler) {
+	m.s.pages[pattern] = true
+	m.s.mux.Handle(pattern, h)
+}
+
+// HandleFunc mounts a page route.
+func (m PageMux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	m.Handle(pattern, http.HandlerFunc(h))
+}
+
+// IsPage reports whether the route pattern was mounted through Pages.
+func (s *Server) IsPage(pattern string) bool { return s.pages[pattern] }
 
 func (s *Server) handle(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

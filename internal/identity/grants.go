@@ -312,7 +312,7 @@ func (s *Service) grantSessionOfRefresh(ctx context.Context, secret string) (*Se
 // token (signature, issuer, audience checked; not an API key's token); nil
 // when there is none.
 func (s *Service) grantSessionOfAccess(ctx context.Context, raw string) (*Session, error) {
-	c, err := s.signer.Verify(raw)
+	c, err := s.verify(ctx, raw)
 	if err != nil || c.SessionID == "" || c.KeyID != "" || !gatehouse.IsID(c.SessionID) {
 		return nil, nil
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/cache"
+	"github.com/gatehouse/gatehouse/internal/keys"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/revocation"
@@ -51,8 +52,11 @@ const (
 type Config struct {
 	Store     Store
 	Workspace *workspace.Service // the orgs people sign in to
-	Signer    *token.Signer
-	Hasher    *password.Hasher // nil: the production parameters
+	// Signer signs and verifies the access tokens (token.Alg, under the
+	// HS256 secret); Issuer is their iss (the base URL).
+	Signer keys.Signer
+	Issuer string
+	Hasher *password.Hasher // nil: the production parameters
 	// TOTP seals the TOTP secrets at rest (seal.New(master, "totp")).
 	TOTP      *seal.Box
 	Logger    *slog.Logger
@@ -82,7 +86,8 @@ type Config struct {
 type Service struct {
 	store     Store
 	ws        *workspace.Service
-	signer    *token.Signer
+	signer    keys.Signer
+	issuer    string
 	hasher    *password.Hasher
 	totp      *seal.Box
 	log       *slog.Logger
@@ -104,7 +109,7 @@ type Service struct {
 
 // New returns a Service.
 func New(c Config) *Service {
-	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, hasher: c.Hasher, totp: c.TOTP, log: c.Logger, now: c.Now,
+	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, issuer: c.Issuer, hasher: c.Hasher, totp: c.TOTP, log: c.Logger, now: c.Now,
 		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), revoked: c.Revocations, brand: c.Brand, maxAge: c.SessionMaxAge, reauth: c.ReauthWindow,
 		events: c.Events}
 	if s.reauth <= 0 {
@@ -197,7 +202,7 @@ func (s *Service) mintUntil(end time.Time, userID, sessionID, via string, lvl ga
 	if left := end.Sub(now); !end.IsZero() && left < ttl {
 		ttl = max(left, 0)
 	}
-	return s.signer.Issue(oc.Claims(sessionID, via, lvl, resources...), userID, now, ttl)
+	return token.Issue(context.Background(), s.signer, s.issuer, oc.Claims(sessionID, via, lvl, resources...), userID, now, ttl)
 }
 
 // scoped is oc, or, when oc's workspace requires a level that lvl misses,
@@ -223,13 +228,18 @@ func (s *Service) absoluteEnd(created time.Time) time.Time { return created.Add(
 // tokens of the caller's session that expire by then.
 func (s *Service) AbsoluteEnd(created time.Time) time.Time { return s.absoluteEnd(created) }
 
+// verify checks an access token (token.Verify at the clock's now).
+func (s *Service) verify(ctx context.Context, raw string) (*token.Claims, error) {
+	return token.Verify(ctx, s.signer, s.issuer, s.now(), raw)
+}
+
 var errRevoked = gatehouse.Errorf(gatehouse.KindUnauthorized, "this access token has been revoked; sign in again")
 
 // Authenticate verifies a bearer access token and returns its principal.
 // A token whose session, API key, account, workspace or membership was
 // revoked is refused (the in-memory revocation list: no database read).
 func (s *Service) Authenticate(raw string) (*gatehouse.Principal, error) {
-	c, err := s.signer.Verify(raw)
+	c, err := s.verify(context.Background(), raw)
 	if err != nil {
 		return nil, &gatehouse.Error{Kind: gatehouse.KindUnauthorized, Message: "invalid or expired access token", Err: err}
 	}

@@ -105,7 +105,7 @@ func (s *Service) StartGrantSession(ctx context.Context, st Store, grantID strin
 		}
 		now := s.Now()
 		sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: gatehouse.ViaOAuth, GrantID: g.ID, OrgID: g.OrgID,
-			UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP, CreatedAt: now, ExpiresAt: s.sessionEnd(now, now), LastUsedAt: now, Level: lvl}
+			UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP, CreatedAt: now, ExpiresAt: s.policy.End(now, now), LastUsedAt: now, Level: lvl}
 		out, err = s.storeSession(ctx, tx, u, oc, sess, resourcesOf(g)...)
 		return err
 	})

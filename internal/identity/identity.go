@@ -98,7 +98,7 @@ type Service struct {
 	users     cache.Short[string, gatehouse.User]
 	lockout   *lockout // nil: off
 	revoked   *revocation.List
-	maxAge    time.Duration
+	policy    SessionPolicy
 	reauth    time.Duration
 	// rp is the WebAuthn relying party of WebURL; nil when WebURL is not
 	// an http(s) origin, which leaves passkeys off (503).
@@ -110,13 +110,14 @@ type Service struct {
 // New returns a Service.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, issuer: c.Issuer, hasher: c.Hasher, totp: c.TOTP, log: c.Logger, now: c.Now,
-		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), revoked: c.Revocations, brand: c.Brand, maxAge: c.SessionMaxAge, reauth: c.ReauthWindow,
+		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), revoked: c.Revocations, brand: c.Brand, reauth: c.ReauthWindow,
 		events: c.Events}
 	if s.reauth <= 0 {
 		s.reauth = ReauthWindow
 	}
-	if s.maxAge <= 0 {
-		s.maxAge = SessionMaxAge
+	s.policy = SessionPolicy{Idle: RefreshTTL, Absolute: c.SessionMaxAge}
+	if s.policy.Absolute <= 0 {
+		s.policy.Absolute = SessionMaxAge
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -151,17 +152,7 @@ func (s *Service) firstEnd(lvl gatehouse.Assurance, now time.Time) time.Time {
 	if lvl.Pending {
 		return now.Add(sessionTTL(lvl))
 	}
-	return s.sessionEnd(now, now)
-}
-
-// sessionEnd is when a session created at created, used at now, ends:
-// RefreshTTL after its last use, never past its absolute lifetime.
-func (s *Service) sessionEnd(created, now time.Time) time.Time {
-	end := now.Add(RefreshTTL)
-	if abs := s.absoluteEnd(created); abs.Before(end) {
-		return abs
-	}
-	return end
+	return s.policy.End(now, now)
 }
 
 // Health reports whether the database answers.
@@ -220,13 +211,10 @@ func (s *Service) scoped(ctx context.Context, st Store, u *gatehouse.User, oc *w
 	return s.ws.OrgContext(ctx, st, o, workspace.RoleOwner)
 }
 
-// absoluteEnd is when a session created at created ends however it is
-// refreshed (sessionEnd's bound).
-func (s *Service) absoluteEnd(created time.Time) time.Time { return created.Add(s.maxAge) }
-
-// AbsoluteEnd is absoluteEnd for workspace, whose workspace changes mint
+// AbsoluteEnd is when a session created at created ends however it is
+// refreshed (the policy's), for workspace, whose workspace changes mint
 // tokens of the caller's session that expire by then.
-func (s *Service) AbsoluteEnd(created time.Time) time.Time { return s.absoluteEnd(created) }
+func (s *Service) AbsoluteEnd(created time.Time) time.Time { return s.policy.AbsoluteEnd(created) }
 
 // verify checks an access token (token.Verify at the clock's now).
 func (s *Service) verify(ctx context.Context, raw string) (*token.Claims, error) {

@@ -29,7 +29,6 @@ import (
 	"github.com/gatehouse/gatehouse/internal/revocation"
 	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
-	"github.com/gatehouse/gatehouse/internal/token"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
 	"github.com/gatehouse/gatehouse/internal/tools/sign"
@@ -130,7 +129,11 @@ type App struct {
 	Sign      *sign.Service
 	Webhooks  *webhooks.Service
 	// Keys is the key ring (ID tokens, the JWK Set).
-	Keys   *keys.Ring
+	Keys *keys.Ring
+	// Signer is the one signing seam: the access tokens' HS256 secret
+	// joined to the ring (keys.Join); identity, workspace and the JWK Set
+	// take it.
+	Signer keys.Signer
 	jobs   *jobs.Engine
 	jobsDB *sqlstore.DB
 	log    *slog.Logger
@@ -146,7 +149,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	signer, err := newSigner(ctx, cfg, deps)
+	secret, err := newSecret(ctx, cfg, deps)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +189,9 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	if a.Keys, err = openKeys(ctx, db, master, now, log, deps.KeysReload); err != nil {
 		return nil, err
 	}
-	a.Workspace = workspace.New(workspace.Config{Store: db.Workspace(), Signer: signer, Resolver: deps.Resolver, Logger: log,
+	signer := keys.Join(secret, a.Keys)
+	a.Signer = signer
+	a.Workspace = workspace.New(workspace.Config{Store: db.Workspace(), Signer: signer, Issuer: cfg.BaseURL, Resolver: deps.Resolver, Logger: log,
 		Now: now, WebURL: cfg.WebURL, NoMailLimits: !cfg.MailLimit, Brand: brand,
 		// Set below: identity, which keeps sessions, is built on workspace.
 		RecentAuth: func(ctx context.Context, p *gatehouse.Principal, action string) error {
@@ -194,7 +199,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		},
 		PolicyRaised: revoked.PolicyRaised,
 		SessionEnd:   func(created time.Time) time.Time { return a.Identity.AbsoluteEnd(created) }})
-	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Hasher: hasher,
+	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Issuer: cfg.BaseURL, Hasher: hasher,
 		TOTP: totpBox, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit, Brand: brand,
 		Revocations: revoked, SessionMaxAge: cfg.SessionMaxAge, ReauthWindow: cfg.ReauthWindow, Events: web.SecurityLog{Log: log}})
 	a.OAuth = oauth.New(oauth.Config{Service: a.Identity, Store: db.OAuth(), Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, Now: now,
@@ -284,14 +289,14 @@ func (a *App) revocations(ctx context.Context, db *sqlstore.DB, now func() time.
 // able to queue mail.
 func (a *App) JobsDB() *sqlstore.DB { return a.jobsDB }
 
-// newSigner returns the access token signer: cfg.JWTSecret, or the secret
-// kept in the database (created on first start).
-func newSigner(ctx context.Context, cfg Config, deps Deps) (*token.Signer, error) {
+// newSecret returns the HS256 key of the access tokens: cfg.JWTSecret, or
+// the secret kept in the database (created on first start).
+func newSecret(ctx context.Context, cfg Config, deps Deps) (*keys.Secret, error) {
 	secret, err := setting(ctx, deps.DB, "jwt_secret", cfg.JWTSecret)
 	if err != nil {
 		return nil, err
 	}
-	return token.NewSigner(secret, cfg.BaseURL, deps.Now)
+	return keys.NewSecret(secret)
 }
 
 // OpenKeys loads the key ring of the database under cfg.EncryptionKey (or

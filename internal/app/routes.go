@@ -22,7 +22,7 @@ func (a *App) routes(k *web.Server) {
 	identity.Mount(m, k, a.Identity)   // /v1/auth/*, /v1/me/*
 	workspace.Mount(m, k, a.Workspace) // /v1/orgs/*, /v1/invitations/*, /v1/me/discoverable
 	oauth.Mount(m, k, a.OAuth)         // /.well-known/oauth-*, /oauth/register, /oauth/token, /oauth/device/authorization
-	keys.Mount(m, a.Keys)              // /.well-known/jwks.json
+	keys.Mount(m, a.Signer)            // /.well-known/jwks.json
 	pages.Mount(k.Pages(), k, pages.Deps{Identity: a.Identity, Workspace: a.Workspace, OAuth: a.OAuth, Forms: a.Forms, Brand: a.brand, Logger: a.log, Shown: a.shown})
 	tasks.Mount(m, k, a.Tasks)       // /tasks/v1/
 	links.Mount(m, k, a.Links)       // /links/v1/, /l/{code}

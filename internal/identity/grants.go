@@ -105,7 +105,7 @@ func (s *Service) StartGrantSession(ctx context.Context, st Store, grantID strin
 		}
 		now := s.Now()
 		sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: gatehouse.ViaOAuth, GrantID: g.ID, OrgID: g.OrgID,
-			UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP, CreatedAt: now, ExpiresAt: s.sessionEnd(now, now), LastUsedAt: now, Level: lvl}
+			UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP, CreatedAt: now, ExpiresAt: s.policy.End(now, now), LastUsedAt: now, Level: lvl}
 		out, err = s.storeSession(ctx, tx, u, oc, sess, resourcesOf(g)...)
 		return err
 	})
@@ -312,7 +312,7 @@ func (s *Service) grantSessionOfRefresh(ctx context.Context, secret string) (*Se
 // token (signature, issuer, audience checked; not an API key's token); nil
 // when there is none.
 func (s *Service) grantSessionOfAccess(ctx context.Context, raw string) (*Session, error) {
-	c, err := s.signer.Verify(raw)
+	c, err := s.verify(ctx, raw)
 	if err != nil || c.SessionID == "" || c.KeyID != "" || !gatehouse.IsID(c.SessionID) {
 		return nil, nil
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/cache"
+	"github.com/gatehouse/gatehouse/internal/keys"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/revocation"
@@ -51,8 +52,11 @@ const (
 type Config struct {
 	Store     Store
 	Workspace *workspace.Service // the orgs people sign in to
-	Signer    *token.Signer
-	Hasher    *password.Hasher // nil: the production parameters
+	// Signer signs and verifies the access tokens (token.Alg, under the
+	// HS256 secret); Issuer is their iss (the base URL).
+	Signer keys.Signer
+	Issuer string
+	Hasher *password.Hasher // nil: the production parameters
 	// TOTP seals the TOTP secrets at rest (seal.New(master, "totp")).
 	TOTP      *seal.Box
 	Logger    *slog.Logger
@@ -82,7 +86,8 @@ type Config struct {
 type Service struct {
 	store     Store
 	ws        *workspace.Service
-	signer    *token.Signer
+	signer    keys.Signer
+	issuer    string
 	hasher    *password.Hasher
 	totp      *seal.Box
 	log       *slog.Logger
@@ -93,7 +98,7 @@ type Service struct {
 	users     cache.Short[string, gatehouse.User]
 	lockout   *lockout // nil: off
 	revoked   *revocation.List
-	maxAge    time.Duration
+	policy    SessionPolicy
 	reauth    time.Duration
 	// rp is the WebAuthn relying party of WebURL; nil when WebURL is not
 	// an http(s) origin, which leaves passkeys off (503).
@@ -104,14 +109,15 @@ type Service struct {
 
 // New returns a Service.
 func New(c Config) *Service {
-	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, hasher: c.Hasher, totp: c.TOTP, log: c.Logger, now: c.Now,
-		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), revoked: c.Revocations, brand: c.Brand, maxAge: c.SessionMaxAge, reauth: c.ReauthWindow,
+	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, issuer: c.Issuer, hasher: c.Hasher, totp: c.TOTP, log: c.Logger, now: c.Now,
+		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), revoked: c.Revocations, brand: c.Brand, reauth: c.ReauthWindow,
 		events: c.Events}
 	if s.reauth <= 0 {
 		s.reauth = ReauthWindow
 	}
-	if s.maxAge <= 0 {
-		s.maxAge = SessionMaxAge
+	s.policy = SessionPolicy{Idle: RefreshTTL, Absolute: c.SessionMaxAge}
+	if s.policy.Absolute <= 0 {
+		s.policy.Absolute = SessionMaxAge
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -146,17 +152,7 @@ func (s *Service) firstEnd(lvl gatehouse.Assurance, now time.Time) time.Time {
 	if lvl.Pending {
 		return now.Add(sessionTTL(lvl))
 	}
-	return s.sessionEnd(now, now)
-}
-
-// sessionEnd is when a session created at created, used at now, ends:
-// RefreshTTL after its last use, never past its absolute lifetime.
-func (s *Service) sessionEnd(created, now time.Time) time.Time {
-	end := now.Add(RefreshTTL)
-	if abs := s.absoluteEnd(created); abs.Before(end) {
-		return abs
-	}
-	return end
+	return s.policy.End(now, now)
 }
 
 // Health reports whether the database answers.
@@ -197,7 +193,7 @@ func (s *Service) mintUntil(end time.Time, userID, sessionID, via string, lvl ga
 	if left := end.Sub(now); !end.IsZero() && left < ttl {
 		ttl = max(left, 0)
 	}
-	return s.signer.Issue(oc.Claims(sessionID, via, lvl, resources...), userID, now, ttl)
+	return token.Issue(context.Background(), s.signer, s.issuer, oc.Claims(sessionID, via, lvl, resources...), userID, now, ttl)
 }
 
 // scoped is oc, or, when oc's workspace requires a level that lvl misses,
@@ -215,13 +211,15 @@ func (s *Service) scoped(ctx context.Context, st Store, u *gatehouse.User, oc *w
 	return s.ws.OrgContext(ctx, st, o, workspace.RoleOwner)
 }
 
-// absoluteEnd is when a session created at created ends however it is
-// refreshed (sessionEnd's bound).
-func (s *Service) absoluteEnd(created time.Time) time.Time { return created.Add(s.maxAge) }
-
-// AbsoluteEnd is absoluteEnd for workspace, whose workspace changes mint
+// AbsoluteEnd is when a session created at created ends however it is
+// refreshed (the policy's), for workspace, whose workspace changes mint
 // tokens of the caller's session that expire by then.
-func (s *Service) AbsoluteEnd(created time.Time) time.Time { return s.absoluteEnd(created) }
+func (s *Service) AbsoluteEnd(created time.Time) time.Time { return s.policy.AbsoluteEnd(created) }
+
+// verify checks an access token (token.Verify at the clock's now).
+func (s *Service) verify(ctx context.Context, raw string) (*token.Claims, error) {
+	return token.Verify(ctx, s.signer, s.issuer, s.now(), raw)
+}
 
 var errRevoked = gatehouse.Errorf(gatehouse.KindUnauthorized, "this access token has been revoked; sign in again")
 
@@ -229,7 +227,7 @@ var errRevoked = gatehouse.Errorf(gatehouse.KindUnauthorized, "this access token
 // A token whose session, API key, account, workspace or membership was
 // revoked is refused (the in-memory revocation list: no database read).
 func (s *Service) Authenticate(raw string) (*gatehouse.Principal, error) {
-	c, err := s.signer.Verify(raw)
+	c, err := s.verify(context.Background(), raw)
 	if err != nil {
 		return nil, &gatehouse.Error{Kind: gatehouse.KindUnauthorized, Message: "invalid or expired access token", Err: err}
 	}

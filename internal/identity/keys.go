@@ -188,7 +188,7 @@ func (s *Service) exchangeKey(ctx context.Context, secret string, seen *keySeen)
 	oc := &workspace.OrgContext{ID: o.ID, Name: o.Name, Slug: o.Slug, Kind: o.Kind, Role: role, Tools: tools}
 	c := oc.Claims("", gatehouse.ViaAPIKey, lvl)
 	c.KeyID = k.ID // names the key, so revoking it refuses the token
-	access, exp, err := s.signer.Issue(c, subject, now, KeyTokenTTL)
+	access, exp, err := token.Issue(ctx, s.signer, s.issuer, c, subject, now, KeyTokenTTL)
 	if err != nil {
 		return nil, internal("mint", err)
 	}

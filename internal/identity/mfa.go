@@ -103,7 +103,7 @@ func (s *Service) ConfirmTOTP(ctx context.Context, p *gatehouse.Principal, id, c
 		if err := s.auditUser(ctx, tx, p.UserID, "user.factor_added", map[string]any{"factor_id": f.ID, "kind": f.Kind}); err != nil {
 			return err
 		}
-		out.AccessToken, out.ExpiresAt, err = s.reissue(ctx, tx, p, lvl, s.absoluteEnd(sess.CreatedAt))
+		out.AccessToken, out.ExpiresAt, err = s.reissue(ctx, tx, p, lvl, s.policy.AbsoluteEnd(sess.CreatedAt))
 		return err
 	})
 	if err != nil {

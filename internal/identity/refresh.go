@@ -73,8 +73,8 @@ func (s *Service) refreshOwner(ctx context.Context, secret string) (sid, hash st
 func (s *Service) refreshOnce(ctx context.Context, sid, hash string) (*SignIn, bool, error) {
 	now := s.Now()
 	next, nextHash := newRefresh(sid)
-	successor := &RefreshToken{Hash: nextHash, CreatedAt: now, ExpiresAt: now.Add(RefreshTTL)}
-	read, ok, err := s.store.RefreshOnce(ctx, sid, hash, successor, s.maxAge)
+	successor := &RefreshToken{Hash: nextHash, CreatedAt: now}
+	read, ok, err := s.store.RefreshOnce(ctx, sid, hash, successor, s.policy)
 	if err != nil {
 		return nil, true, internal("rotate refresh token", err)
 	}
@@ -99,7 +99,7 @@ func (s *Service) refreshOnce(ctx context.Context, sid, hash string) (*SignIn, b
 	if err != nil {
 		return nil, true, err
 	}
-	access, exp, err := s.mintUntil(s.absoluteEnd(read.Session.CreatedAt), u.ID, read.Session.ID, gatehouse.ViaRefresh, lvl, oc, s.accessTTL(read.Session, now))
+	access, exp, err := s.mintUntil(s.policy.AbsoluteEnd(read.Session.CreatedAt), u.ID, read.Session.ID, gatehouse.ViaRefresh, lvl, oc, s.accessTTL(read.Session, now))
 	if err != nil {
 		return nil, true, internal("mint", err)
 	}
@@ -147,9 +147,9 @@ func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.Se
 		via = gatehouse.ViaOAuth
 	}
 	next, nextHash := newRefresh(sess.ID)
-	// The successor, and the session, live RefreshTTL more, but never past
-	// the session's absolute lifetime (ASVS 7.3.2).
-	successor := &RefreshToken{Hash: nextHash, SessionID: sess.ID, CreatedAt: now, ExpiresAt: s.sessionEnd(sess.CreatedAt, now)}
+	// The successor, and the session, live the policy's idle time more,
+	// but never past the session's absolute lifetime (ASVS 7.3.2).
+	successor := &RefreshToken{Hash: nextHash, SessionID: sess.ID, CreatedAt: now, ExpiresAt: s.policy.End(sess.CreatedAt, now)}
 	if sess.Level.Pending {
 		successor.ExpiresAt = sess.ExpiresAt // refreshing never extends the time to take the step
 	}
@@ -194,7 +194,7 @@ func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.Se
 	if err != nil {
 		return nil, internal("rotate refresh token", err)
 	}
-	access, exp, err := s.mintUntil(s.absoluteEnd(sess.CreatedAt), u.ID, sess.ID, via, lvl, oc, s.accessTTL(sess, now), resources...)
+	access, exp, err := s.mintUntil(s.policy.AbsoluteEnd(sess.CreatedAt), u.ID, sess.ID, via, lvl, oc, s.accessTTL(sess, now), resources...)
 	if err != nil {
 		return nil, internal("mint", err)
 	}
@@ -236,9 +236,9 @@ func (s *Service) liveRefresh(ctx context.Context, sid, hash string, meta *gateh
 	if read.Token.RotatedAt != nil {
 		return nil, now, s.refreshReused(ctx, read.Token, read.Session, meta, now)
 	}
-	if read.Session.RevokedAt != nil || !now.Before(read.Session.CreatedAt.Add(s.maxAge)) {
-		// Past the absolute lifetime (checked here too because the
-		// setting may have been lowered since the token was issued).
+	if !s.policy.Refreshable(read.Session, now) {
+		// Revoked, or past the absolute lifetime (checked here too because
+		// the setting may have been lowered since the token was issued).
 		return nil, now, errBadRefresh
 	}
 	return read, now, nil

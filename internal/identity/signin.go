@@ -144,7 +144,7 @@ func (s *Service) storeSession(ctx context.Context, st Store, u *gatehouse.User,
 	if err := st.CreateSession(ctx, sess); err != nil {
 		return nil, internal("create session", err)
 	}
-	access, exp, err := s.mintUntil(s.absoluteEnd(sess.CreatedAt), u.ID, sess.ID, sess.Via, sess.Level, oc, AccessTTL, resources...)
+	access, exp, err := s.mintUntil(s.policy.AbsoluteEnd(sess.CreatedAt), u.ID, sess.ID, sess.Via, sess.Level, oc, AccessTTL, resources...)
 	if err != nil {
 		return nil, internal("mint", err)
 	}

@@ -69,13 +69,15 @@ type Store interface {
 	BrowserRead(ctx context.Context, sid, hash string) (*RefreshRead, error)
 	// RefreshOnce checks and rotates the refresh token of a sign-in
 	// session (not a grant's) in one round trip when the store can: hash
-	// the live token of session sid, the session live and younger than
-	// maxAge; next becomes its live token, ending with the session
-	// (min(next.ExpiresAt, created + maxAge), written back into next). It
-	// returns the read of RefreshSession as it was before the rotation but
-	// with the new session expiry, and ok false when it rotated nothing or
-	// cannot (the caller then takes RefreshSession and RotateRefresh).
-	RefreshOnce(ctx context.Context, sid, hash string, next *RefreshToken, maxAge time.Duration) (read *RefreshRead, ok bool, err error)
+	// the live token of session sid, the session refreshable at
+	// next.CreatedAt under p (p.Refreshable); next becomes its live
+	// token, ending with the session at p.End(created, next.CreatedAt),
+	// written back into next. The store takes its numbers from p, as
+	// parameters. It returns the read of RefreshSession as it was before
+	// the rotation but with the new session expiry, and ok false when it
+	// rotated nothing or cannot (the caller then takes RefreshSession and
+	// RotateRefresh).
+	RefreshOnce(ctx context.Context, sid, hash string, next *RefreshToken, p SessionPolicy) (read *RefreshRead, ok bool, err error)
 
 	CreateEmailToken(ctx context.Context, t *EmailToken) error
 	// UseEmailToken marks an unused, unexpired token of the purpose used and

@@ -8,8 +8,12 @@
 // added by `gatehouse keys rotate` or by the rotation schedule on another
 // instance signs here within a minute, without a restart. A rotated key
 // stops signing at once and stays published for Keep, longer than anything
-// it signed lives; then it leaves the JWK Set. The HS256 access tokens
-// (internal/token) are not on the ring.
+// it signed lives; then it leaves the JWK Set.
+//
+// Signer is the one seam every token signature goes through: the ring
+// (RS256, ES256), the HS256 secret of the access tokens (Secret, never
+// published) and the two together (Join), which app.New builds and
+// which identity, workspace and the JWK Set handler take.
 package keys
 
 import (
@@ -22,6 +26,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -34,10 +39,12 @@ import (
 	"github.com/gatehouse/gatehouse/internal/seal"
 )
 
-// The algorithms of the ring: RS256 (OpenID Connect requires it) and ES256.
+// The algorithms of the ring: RS256 (OpenID Connect requires it) and
+// ES256; and HS256, the access tokens' (Secret).
 const (
 	RS256 = "RS256"
 	ES256 = "ES256"
+	HS256 = "HS256"
 )
 
 // Algs are the ring's algorithms, each with one signing key at all times.
@@ -82,11 +89,18 @@ type Store interface {
 }
 
 // Signer is the seam every token signature goes through: sign with an
-// algorithm's current key, and the public keys that verify what was signed.
+// algorithm's current key, verify what was signed, and the public keys
+// that let others verify it.
 type Signer interface {
 	// Sign returns payload as a compact JWS signed with alg's current key,
-	// its kid in the header.
+	// its kid in the header (none for HS256).
 	Sign(ctx context.Context, alg string, payload []byte) (string, error)
+	// Verify checks that jws is a compact JWS signed with alg by one of
+	// the signer's keys (a published one: its kid names it) and returns
+	// its payload. The caller names alg, so a token is never accepted
+	// under an algorithm it was not meant for (RFC 8725 §3.1): a JWS
+	// whose header says otherwise is refused.
+	Verify(ctx context.Context, alg, jws string) ([]byte, error)
 	// PublicKeys returns the published keys.
 	PublicKeys(ctx context.Context) (jose.JSONWebKeySet, error)
 	// Algorithms lists the algorithms Sign accepts.
@@ -296,6 +310,40 @@ func (r *Ring) PublicKeys(ctx context.Context) (jose.JSONWebKeySet, error) {
 		set.Keys = append(set.Keys, k)
 	}
 	return set, nil
+}
+
+// Verify implements Signer: jws must be signed with alg by a key of the
+// ring that is published at the clock's now (a retired key verifies
+// until it leaves the JWK Set).
+func (r *Ring) Verify(_ context.Context, alg, jws string) ([]byte, error) {
+	if !slices.Contains(Algs, alg) {
+		return nil, fmt.Errorf("keys: no %s keys on the ring", alg)
+	}
+	obj, err := jose.ParseSignedCompact(jws, []jose.SignatureAlgorithm{jose.SignatureAlgorithm(alg)})
+	if err != nil {
+		return nil, err
+	}
+	if len(obj.Signatures) != 1 {
+		return nil, errors.New("keys: not one signature")
+	}
+	kid := obj.Signatures[0].Header.KeyID
+	now := r.now()
+	r.mu.RLock()
+	var pub string
+	for _, rec := range r.records {
+		if rec.KID == kid && rec.Alg == alg && (rec.ExpiresAt == nil || now.Before(*rec.ExpiresAt)) {
+			pub = rec.Public
+		}
+	}
+	r.mu.RUnlock()
+	if pub == "" {
+		return nil, fmt.Errorf("keys: unknown %s key %q", alg, kid)
+	}
+	var k jose.JSONWebKey
+	if err := json.Unmarshal([]byte(pub), &k); err != nil {
+		return nil, fmt.Errorf("public key %s: %w", kid, err)
+	}
+	return obj.Verify(k)
 }
 
 // Algorithms implements Signer.

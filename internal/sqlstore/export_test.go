@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"io/fs"
-	"time"
 
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
@@ -28,12 +27,12 @@ func (db *DB) MigrateDownTo(ctx context.Context, v int64) error {
 }
 
 // RefreshAll runs the refreshes of sessions sids, presenting hashes, with
-// successors next, as one batch of the refresh batches runs them, and
-// returns each one's read (nil: nothing rotated) and error.
-func (s *Identity) RefreshAll(ctx context.Context, sids, hashes []string, next []*identity.RefreshToken, maxAge time.Duration) ([]*identity.RefreshRead, []error) {
+// successors next, under policy p, as one batch of the refresh batches
+// runs them, and returns each one's read (nil: nothing rotated) and error.
+func (s *Identity) RefreshAll(ctx context.Context, sids, hashes []string, next []*identity.RefreshToken, p identity.SessionPolicy) ([]*identity.RefreshRead, []error) {
 	calls := make([]*refreshCall, len(sids))
 	for i := range calls {
-		calls[i] = &refreshCall{sid: sids[i], hash: hashes[i], next: next[i], maxAge: maxAge}
+		calls[i] = &refreshCall{sid: sids[i], hash: hashes[i], next: next[i], policy: p}
 	}
 	s.runRefreshes(ctx, calls)
 	reads, errs := make([]*identity.RefreshRead, len(calls)), make([]error, len(calls))

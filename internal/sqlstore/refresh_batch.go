@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/identity"
@@ -42,12 +41,13 @@ type refreshGroup struct {
 }
 
 // refreshCall is one refresh: the session, the presented token's hash,
-// its successor and the session's absolute lifetime; read and err are
-// its answer (read nil: nothing rotated).
+// its successor (created at the refresh's time) and the session policy
+// the refresh is checked against; read and err are its answer (read nil:
+// nothing rotated).
 type refreshCall struct {
 	sid, hash string
 	next      *identity.RefreshToken
-	maxAge    time.Duration
+	policy    identity.SessionPolicy
 	read      *identity.RefreshRead
 	err       error
 }
@@ -171,12 +171,15 @@ const refreshReadJoins = `
 
 // refreshMany checks and rotates the refresh tokens of several sign-in
 // sessions in one PostgreSQL statement, each row of the arrays one refresh
-// ($1 session, $2 presented hash, $3 successor's hash, $4 time, $5
-// successor's expiry, $6 absolute lifetime). A session is used and takes
-// its new live token when the presented one is its live token, it is
-// unexpired and unrevoked, not an OAuth grant's, within its absolute
-// lifetime and owing no second factor (a pending session's successor must
-// not outlive it: the careful path). The conditional UPDATE lets one
+// ($1 session, $2 presented hash, $3 successor's hash, $4 time, and the
+// numbers of the refresh's identity.SessionPolicy: $5 Idle, $6 Absolute,
+// in microseconds). A session is used and takes its new live token when
+// the presented one is its live token, it is refreshable as
+// SessionPolicy.Refreshable says (unrevoked, unexpired, within its
+// absolute lifetime), not an OAuth grant's and owing no second factor (a
+// pending session's successor must not outlive it: the careful path); its
+// new expiry is SessionPolicy.End's, the sooner of idle after now and its
+// absolute end. The conditional UPDATE lets one
 // caller through, which alone keeps the rotated hash, and the rows each
 // refresh needs (session, user, org and role) come back. No indexed
 // column changes, so PostgreSQL can update the session in place (HOT); the
@@ -198,15 +201,15 @@ const refreshReadJoins = `
 // is rotated, and the careful path reads it afresh.
 const refreshMany = `WITH i AS (
 		SELECT * FROM unnest(CAST($1 AS TEXT[]), CAST($2 AS TEXT[]), CAST($3 AS TEXT[]), CAST($4 AS BIGINT[]), CAST($5 AS BIGINT[]), CAST($6 AS BIGINT[]))
-			AS i(sid, hash, next, at, expires, max_age)
+			AS i(sid, hash, next, at, idle, absolute)
 	), l AS (
 		SELECT ctid AS row, id, revoked_at IS NULL AND grant_id IS NULL AND NOT mfa_pending AS usable
 		FROM sessions WHERE id = ANY(CAST($1 AS TEXT[])) FOR NO KEY UPDATE SKIP LOCKED
 	), s AS (
-		UPDATE sessions SET refresh_hash = i.next, last_used_at = i.at, expires_at = LEAST(i.expires, sessions.created_at + i.max_age)
+		UPDATE sessions SET refresh_hash = i.next, last_used_at = i.at, expires_at = LEAST(i.at + i.idle, sessions.created_at + i.absolute)
 		FROM l JOIN i ON i.sid = l.id
 		WHERE sessions.ctid = l.row AND l.usable AND sessions.refresh_hash = i.hash
-			AND sessions.expires_at > i.at AND sessions.created_at + i.max_age > i.at
+			AND sessions.expires_at > i.at AND sessions.created_at + i.absolute > i.at
 		RETURNING sessions.*, i.hash AS presented, i.at AS rotated_at
 	), h AS (
 		INSERT INTO refresh_history (token_hash, session_id, rotated_at, expires_at)
@@ -228,12 +231,12 @@ func (s *Identity) refreshManySQL() string {
 func (s *Identity) refreshBatch(ctx context.Context, calls []*refreshCall) (map[string]*identity.RefreshRead, error) {
 	n := len(calls)
 	sids, hashes, nexts := make([]string, n), make([]string, n), make([]string, n)
-	ats, expires, ages := make([]int64, n), make([]int64, n), make([]int64, n)
+	ats, idle, absolute := make([]int64, n), make([]int64, n), make([]int64, n)
 	for i, c := range calls {
 		sids[i], hashes[i], nexts[i] = c.sid, c.hash, c.next.Hash
-		ats[i], expires[i], ages[i] = micros(c.next.CreatedAt), micros(c.next.ExpiresAt), c.maxAge.Microseconds()
+		ats[i], idle[i], absolute[i] = micros(c.next.CreatedAt), c.policy.Idle.Microseconds(), c.policy.Absolute.Microseconds()
 	}
-	rows, err := s.db.writer.QueryContext(ctx, s.refreshManySQL(), sids, hashes, nexts, ats, expires, ages)
+	rows, err := s.db.writer.QueryContext(ctx, s.refreshManySQL(), sids, hashes, nexts, ats, idle, absolute)
 	if err != nil {
 		return nil, s.db.dialect.translate(err)
 	}

@@ -14,7 +14,9 @@ import (
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
-const maxAge = 90 * 24 * time.Hour
+// policy is the session policy the tests refresh under: successors live
+// two hours, sessions 90 days.
+var policy = identity.SessionPolicy{Idle: 2 * time.Hour, Absolute: 90 * 24 * time.Hour}
 
 // batchFixture is a fresh PostgreSQL database (refreshes are batched
 // there only) and an account whose sessions the tests refresh.
@@ -103,7 +105,7 @@ func TestRefreshBatchAnswersEach(t *testing.T) {
 	bctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	start := time.Now()
-	reads, errs := f.st.RefreshAll(bctx, sids, hashes, nexts, maxAge)
+	reads, errs := f.st.RefreshAll(bctx, sids, hashes, nexts, policy)
 	if took := time.Since(start); took > 2*time.Second {
 		t.Errorf("a batch with a locked session took %v; want it left out at once", took)
 	}
@@ -146,7 +148,7 @@ func TestRefreshBatchUndoneRunsAlone(t *testing.T) {
 	exec(t, f.db, `INSERT INTO refresh_history (token_hash, session_id, expires_at) VALUES ($1, $2, $3)`,
 		oldHash, old.ID, time.Now().Add(time.Hour).UnixMicro())
 	nexts := []*identity.RefreshToken{next(good.ID), next(old.ID)}
-	reads, errs := f.st.RefreshAll(context.Background(), []string{good.ID, old.ID}, []string{goodHash, oldHash}, nexts, maxAge)
+	reads, errs := f.st.RefreshAll(context.Background(), []string{good.ID, old.ID}, []string{goodHash, oldHash}, nexts, policy)
 	if errs[0] != nil || errs[1] != nil {
 		t.Fatalf("errors %v; want none", errs)
 	}
@@ -175,14 +177,14 @@ func TestRefreshBatchesQueueTogether(t *testing.T) {
 	}
 	answers := make(chan answer, 2)
 	refresh := func(ss *identity.Session, hash string) {
-		_, ok, err := f.st.RefreshOnce(ctx, ss.ID, hash, next(ss.ID), maxAge)
+		_, ok, err := f.st.RefreshOnce(ctx, ss.ID, hash, next(ss.ID), policy)
 		answers <- answer{ok, err}
 	}
 	go refresh(x, xHash)
 	f.waitQueued(t, 1, release)
 	again := make(chan answer, 1)
 	go func() {
-		_, ok, err := f.st.RefreshOnce(ctx, x.ID, xHash, next(x.ID), maxAge)
+		_, ok, err := f.st.RefreshOnce(ctx, x.ID, xHash, next(x.ID), policy)
 		again <- answer{ok, err}
 	}()
 	select {
@@ -233,7 +235,7 @@ func TestRefreshBatchesUnderLoad(t *testing.T) {
 			defer wg.Done()
 			for i := range rounds {
 				n := next(ss.ID)
-				read, ok, err := f.st.RefreshOnce(context.Background(), ss.ID, hash, n, maxAge)
+				read, ok, err := f.st.RefreshOnce(context.Background(), ss.ID, hash, n, policy)
 				if !ok || err != nil || read.Session.ID != ss.ID {
 					t.Errorf("refresh %d of session %s: rotated %v, error %v", i, ss.ID, ok, err)
 					return
@@ -310,14 +312,14 @@ func TestRefreshBatchForgedFirst(t *testing.T) {
 	release := f.db.HoldRefreshSlots()
 	forged := make(chan bool, 1)
 	go func() {
-		_, ok, err := f.st.RefreshOnce(ctx, ss.ID, testenv.RandomHex(32), next(ss.ID), maxAge)
+		_, ok, err := f.st.RefreshOnce(ctx, ss.ID, testenv.RandomHex(32), next(ss.ID), policy)
 		forged <- ok || err != nil
 	}()
 	f.waitQueued(t, 1, release)
 	n := next(ss.ID)
 	owner := make(chan bool, 1)
 	go func() {
-		_, ok, err := f.st.RefreshOnce(ctx, ss.ID, hash, next(ss.ID), maxAge)
+		_, ok, err := f.st.RefreshOnce(ctx, ss.ID, hash, next(ss.ID), policy)
 		owner <- ok || err != nil
 	}()
 	select {

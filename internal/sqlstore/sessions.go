@@ -262,11 +262,11 @@ func aalOf(a gatehouse.Assurance) string {
 // ok is false when nothing was rotated (the caller takes the careful path,
 // which tells why) and always on SQLite, whose in-process reads cost no
 // round trip.
-func (s *Identity) RefreshOnce(ctx context.Context, sid, hash string, next *identity.RefreshToken, maxAge time.Duration) (*identity.RefreshRead, bool, error) {
+func (s *Identity) RefreshOnce(ctx context.Context, sid, hash string, next *identity.RefreshToken, p identity.SessionPolicy) (*identity.RefreshRead, bool, error) {
 	if !s.db.dialect.writableWith || s.tx != nil {
 		return nil, false, nil
 	}
-	read, err := s.db.refreshes.do(ctx, s, &refreshCall{sid: sid, hash: hash, next: next, maxAge: maxAge})
+	read, err := s.db.refreshes.do(ctx, s, &refreshCall{sid: sid, hash: hash, next: next, policy: p})
 	if err != nil || read == nil {
 		return nil, false, err
 	}

@@ -24,7 +24,7 @@ var rotatePaths = []struct {
 	rotate rotateFunc
 }{
 	{"in one round trip", func(s Stores, hash string, next *identity.RefreshToken) error {
-		read, ok, err := s.Identity.RefreshOnce(context.Background(), next.SessionID, hash, next, 100*365*24*time.Hour)
+		read, ok, err := s.Identity.RefreshOnce(context.Background(), next.SessionID, hash, next, identity.SessionPolicy{Idle: 2 * time.Hour, Absolute: 100 * 365 * 24 * time.Hour})
 		if err != nil || ok {
 			if ok && (read.Session.ID != next.SessionID || read.User == nil || read.User.ID != read.Session.UserID) {
 				return errors.New("RefreshOnce read another session or no user")

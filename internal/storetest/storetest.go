@@ -5,7 +5,8 @@
 // the suite on SQLite and on PostgreSQL).
 //
 // The rules are those the domain relies on the store for: a refresh token
-// rotates once, every one-time secret is used once however many callers
+// rotates once, and every refresh path refuses the same sessions under one
+// session policy, every one-time secret is used once however many callers
 // race for it, a uniqueness rule answers gatehouse.ErrConflict without
 // breaking the transaction around it, LockOrg serializes the transactions
 // that take it, the mail limits' ledger counts what was recorded, a soft-deleted org is invisible to live reads, and a tool
@@ -37,6 +38,12 @@ type Stores struct {
 	OAuth    oauth.Store
 	Forms    forms.Store
 	Links    links.Store
+	// RefreshAll, for a store that batches refreshes into one statement
+	// (PostgreSQL), runs refreshes of distinct sessions (presenting
+	// hashes, with successors next, under policy p) as one such batch and
+	// returns each one's read (nil: nothing rotated) and error; nil: the
+	// store has no batch.
+	RefreshAll func(ctx context.Context, sids, hashes []string, next []*identity.RefreshToken, p identity.SessionPolicy) ([]*identity.RefreshRead, []error)
 }
 
 // racers is how many goroutines race for a one-time secret.
@@ -51,6 +58,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		fn   func(t *testing.T, s Stores)
 	}{
 		{"RotateRefresh", testRotateRefresh},
+		{"session policy", testSessionPolicy},
 		{"one-time secrets", testOneTimeSecrets},
 		{"conflicts", testConflicts},
 		{"conflicts inside a transaction", testConflictsInTx},

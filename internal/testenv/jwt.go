@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/sha512"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse/gatehouse/internal/keys"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
 
@@ -116,11 +118,11 @@ func (e *Env) ForgeToken(t testing.TB, like string, c token.Claims) string {
 	real := Claims(t, like)
 	iss, _ := real["iss"].(string)
 	sub, _ := real["sub"].(string)
-	s, err := token.NewSigner([]byte(JWTSecret), iss, e.Clock.Now)
+	s, err := keys.NewSecret([]byte(JWTSecret))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, _, err := s.Issue(c, sub, e.Clock.Now(), time.Hour)
+	tok, _, err := token.Issue(context.Background(), s, iss, c, sub, e.Clock.Now(), time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,8 +111,10 @@ type Env struct {
 	Client *http.Client
 	Logs   *LockedBuffer
 	OAuth  *oauth.Server
-	// Keys is the key ring.
+	// Keys is the key ring; Signer the service's one signing seam (the
+	// access tokens' HS256 secret joined to the ring).
 	Keys   *keys.Ring
+	Signer keys.Signer
 	routes router
 	// Jobs is the service's view of SQL: its job queue, able to queue
 	// mail (QueueMail), for tests of the job engine.
@@ -259,7 +261,7 @@ func (env *Env) start(t testing.TB) {
 		t.Fatal(err)
 	}
 	env.Svc, env.OAuth, env.Forms, env.Links, env.Webhooks = a.Identity, a.OAuth, a.Forms, a.Links, a.Webhooks
-	env.Sign, env.Jobs, env.Keys = a.Sign, a.JobsDB(), a.Keys
+	env.Sign, env.Jobs, env.Keys, env.Signer = a.Sign, a.JobsDB(), a.Keys, a.Signer
 	srv.Config.Handler = env.validated(t, a.Handler)
 	if o.TLS {
 		srv.StartTLS()

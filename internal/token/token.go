@@ -1,9 +1,11 @@
-// Package token issues and verifies access tokens (HS256 JWTs, claims v2 of
-// CONTRACT §4) and makes the opaque secrets of refresh tokens, emailed links
-// and API keys.
+// Package token is the access-token format (HS256 JWTs, claims v2 of
+// CONTRACT §4), issued and verified through the signing seam
+// (keys.Signer, whose keys.Secret holds the HS256 key), and makes the
+// opaque secrets of refresh tokens, emailed links and API keys.
 package token
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -16,6 +18,8 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
+
+	"github.com/gatehouse/gatehouse/internal/keys"
 )
 
 // Audience is the `aud` of every access token but a pending sign-in's.
@@ -88,40 +92,16 @@ func (c Claims) MarshalJSON() ([]byte, error) {
 	}{r.Issuer, r.Subject, aud, r.ExpiresAt, r.NotBefore, r.IssuedAt, r.ID, c.SessionID, c.KeyID, c.Org, c.Via, c.Ver, c.AAL, c.AMR, c.MFA})
 }
 
-// Signer issues and verifies access tokens with one HS256 key.
-type Signer struct {
-	key    []byte
-	issuer string
-	parser *jwt.Parser
-}
+// Alg is the algorithm of every access token: HS256 under the secret of
+// spec section 5 (keys.Secret), whatever else the signer holds.
+const Alg = keys.HS256
 
-// NewSigner returns a Signer; key must be at least 32 bytes. now is the
-// clock that expiry is checked against; nil: time.Now.
-func NewSigner(key []byte, issuer string, now func() time.Time) (*Signer, error) {
-	if len(key) < 32 {
-		return nil, errors.New("jwt secret must be at least 32 bytes")
-	}
-	if now == nil {
-		now = time.Now
-	}
-	return &Signer{
-		key:    key,
-		issuer: issuer,
-		parser: jwt.NewParser(
-			jwt.WithValidMethods([]string{"HS256"}),
-			jwt.WithAudience(Audience, PendingAudience),
-			jwt.WithIssuer(issuer),
-			jwt.WithExpirationRequired(),
-			jwt.WithTimeFunc(now),
-		),
-	}, nil
-}
-
-// Issue signs claims for subject valid from now for ttl. The registered
-// claims are filled in here; the caller sets sid, org and via, and may set
-// Audience to resources (RFC 8707) that are added after "gatehouse". A
-// token owing its second factor (MFA pending) has PendingAudience alone.
-func (s *Signer) Issue(c Claims, subject string, now time.Time, ttl time.Duration) (string, time.Time, error) {
+// Issue signs claims for subject valid from now for ttl through s (with
+// Alg), issued by issuer. The registered claims are filled in here; the
+// caller sets sid, org and via, and may set Audience to resources (RFC
+// 8707) that are added after "gatehouse". A token owing its second factor
+// (MFA pending) has PendingAudience alone.
+func Issue(ctx context.Context, s keys.Signer, issuer string, c Claims, subject string, now time.Time, ttl time.Duration) (string, time.Time, error) {
 	exp := now.Add(ttl).Truncate(time.Second)
 	aud := jwt.ClaimStrings{Audience}
 	for _, a := range c.Audience {
@@ -133,7 +113,7 @@ func (s *Signer) Issue(c Claims, subject string, now time.Time, ttl time.Duratio
 		aud = jwt.ClaimStrings{PendingAudience}
 	}
 	c.RegisteredClaims = jwt.RegisteredClaims{
-		Issuer:    s.issuer,
+		Issuer:    issuer,
 		Subject:   subject,
 		Audience:  aud,
 		ExpiresAt: jwt.NewNumericDate(exp),
@@ -144,20 +124,42 @@ func (s *Signer) Issue(c Claims, subject string, now time.Time, ttl time.Duratio
 	if c.Org.Tools == nil {
 		c.Org.Tools = []string{}
 	}
-	signed, err := jwt.NewWithClaims(jwt.SigningMethodHS256, &c).SignedString(s.key)
+	payload, err := json.Marshal(c)
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("sign access token: %w", err)
+	}
+	signed, err := s.Sign(ctx, Alg, payload)
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("sign access token: %w", err)
 	}
 	return signed, exp, nil
 }
 
-// Verify checks the signature (HS256 only), issuer, audience and expiry of
-// raw and returns its claims.
-func (s *Signer) Verify(raw string) (*Claims, error) {
-	var c Claims
-	_, err := s.parser.ParseWithClaims(raw, &c, func(*jwt.Token) (any, error) { return s.key, nil })
+// Verify checks raw's signature through s (Alg only: a token the ring
+// signed, such as an ID token, is never an access token), its issuer,
+// audience ("gatehouse" or PendingAudience) and expiry at now (required;
+// valid while now is before it, and not before nbf when one is given),
+// and returns its claims.
+func Verify(ctx context.Context, s keys.Signer, issuer string, now time.Time, raw string) (*Claims, error) {
+	payload, err := s.Verify(ctx, Alg, raw)
 	if err != nil {
 		return nil, err
+	}
+	var c Claims
+	if err := json.Unmarshal(payload, &c); err != nil {
+		return nil, fmt.Errorf("access token claims: %w", err)
+	}
+	switch {
+	case c.ExpiresAt == nil:
+		return nil, errors.New("access token without exp")
+	case !now.Before(c.ExpiresAt.Time):
+		return nil, errors.New("access token expired")
+	case c.NotBefore != nil && now.Before(c.NotBefore.Time):
+		return nil, errors.New("access token not valid yet")
+	case c.Issuer != issuer:
+		return nil, errors.New("access token of another issuer")
+	case !slices.Contains(c.Audience, Audience) && !slices.Contains(c.Audience, PendingAudience):
+		return nil, errors.New("access token of another audience")
 	}
 	if c.Ver != Version || c.Subject == "" || c.Org.ID == "" {
 		return nil, errors.New("not a v2 access token")

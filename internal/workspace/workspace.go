@@ -17,6 +17,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/cache"
 	"github.com/gatehouse/gatehouse/internal/dns"
+	"github.com/gatehouse/gatehouse/internal/keys"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
@@ -32,8 +33,9 @@ const MaxName = 200
 // Config wires a Service.
 type Config struct {
 	Store    Store
-	Signer   *token.Signer // mints the tokens of a workspace change
-	Resolver TXTResolver   // DNS for domain verification; nil: the system's
+	Signer   keys.Signer // mints the tokens of a workspace change (token.Issue)
+	Issuer   string      // their iss: the base URL
+	Resolver TXTResolver // DNS for domain verification; nil: the system's
 	Logger   *slog.Logger
 	Now      func() time.Time // nil: time.Now
 	WebURL   string           // base of links in emails
@@ -59,7 +61,8 @@ type Config struct {
 // Service carries out every workspace operation.
 type Service struct {
 	store    Store
-	signer   *token.Signer
+	signer   keys.Signer
+	issuer   string
 	resolver TXTResolver
 	log      *slog.Logger
 	now      func() time.Time
@@ -76,7 +79,7 @@ type Service struct {
 
 // New returns a Service.
 func New(c Config) *Service {
-	s := &Service{store: c.Store, signer: c.Signer, resolver: c.Resolver, log: c.Logger, now: c.Now,
+	s := &Service{store: c.Store, signer: c.Signer, issuer: c.Issuer, resolver: c.Resolver, log: c.Logger, now: c.Now,
 		webURL: strings.TrimRight(c.WebURL, "/"), noMailLimits: c.NoMailLimits, recentAuth: c.RecentAuth, brand: c.Brand,
 		policyRaised: c.PolicyRaised, sessionEnd: c.SessionEnd}
 	if s.now == nil {
@@ -190,7 +193,7 @@ func (s *Service) OrgToken(ctx context.Context, st Tables, userID, sessionID, vi
 			ttl = max(left, 0)
 		}
 	}
-	access, exp, err := s.signer.Issue(oc.Claims(sessionID, via, lvl), userID, now, ttl)
+	access, exp, err := token.Issue(ctx, s.signer, s.issuer, oc.Claims(sessionID, via, lvl), userID, now, ttl)
 	if err != nil {
 		return nil, gatehouse.Internal("mint", err)
 	}

@@ -180,6 +180,9 @@ func (s *Server) knownResource(res string) bool {
 	if err != nil || !u.IsAbs() || u.Fragment != "" || strings.Contains(res, "#") {
 		return false
 	}
+	if p := "/" + u.Path + "/"; strings.Contains(p, "/../") || strings.Contains(p, "/./") {
+		return false // "{api_url}/tasks/../forms" would read as Forms and bind to Tasks
+	}
 	if strings.TrimRight(res, "/") == s.issuer {
 		return true
 	}

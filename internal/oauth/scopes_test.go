@@ -160,6 +160,11 @@ func TestTasksTokenRefusedByForms(t *testing.T) {
 			wantChallenge(t, env, env.Do(t, "GET", "/forms/v1/forms", tok, nil), 401, "invalid_token", "", "forms")
 			env.Do(t, "GET", "/tasks/v1/issues/00000000-0000-4000-8000-000000000000", tok, nil).Want(t, 404)
 		}
+		// A resource that reads as another tool than it binds to, or names
+		// no tool, is refused.
+		for _, resource := range []string{env.URL + "/tasks/../forms", env.URL + "/tasks/%2e%2e/forms", env.URL + "/tasks?x=1", env.URL + "/mail", "https://elsewhere.example/tasks"} {
+			wantOAuthError(t, postForm(t, env, "/oauth/device/authorization", url.Values{"client_id": {client}, "resource": {resource}}), 400, "invalid_target")
+		}
 	})
 }
 

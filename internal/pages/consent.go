@@ -33,7 +33,7 @@ func authorizeConsent(a *oauth.AuthRequest) consentRequest {
 
 // grantView is what the consent page says is granted, and about whom.
 type grantView struct {
-	UserCode   string   // the device's code
+	UserCode   string      // the device's code
 	Unverified string      // why the application is not verified ("" when it is)
 	Scopes     []scopeView // as requested
 	// ToolScoped is true when the scopes name tools: the grant reaches

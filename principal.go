@@ -24,6 +24,14 @@ type Principal struct {
 	KeyID     string // the API key behind a key token
 	IssuedAt  time.Time
 	ExpiresAt time.Time
+	// Resources are the RFC 8707 resources the token is bound to (its
+	// audience beside "gatehouse"); none for a token requested without
+	// one, which every API accepts.
+	Resources []string
+	// Scope is the scope granted to an OAuth token (space-separated);
+	// with a tool scope in it the token may do on the tool APIs only what
+	// its scopes allow (ScopeAllows).
+	Scope string
 	Assurance
 }
 

@@ -217,7 +217,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	a.Sign.SetRetention(cfg.SignRetention)
 	a.Sign.SetMailLimits(cfg.MailLimit)
 	k := web.NewServer(web.Config{Auth: a.Identity, Health: a.Identity.Health, Logger: log, RateLimit: cfg.RateLimit, Now: now,
-		ResourceMetadataURL: a.OAuth.ResourceMetadataURL, HSTS: strings.HasPrefix(cfg.BaseURL, "https://") && !cfg.NoHSTS})
+		ResourceMetadataURL: a.OAuth.ResourceMetadataURL, Issuer: a.OAuth.Issuer(), APIURL: a.OAuth.APIURL(), HSTS: strings.HasPrefix(cfg.BaseURL, "https://") && !cfg.NoHSTS})
 	a.routes(k)
 	a.Handler = k
 	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, WebhookSeal: hooks, PollInterval: deps.JobPollInterval, RescueAfter: cfg.JobRescueAfter,

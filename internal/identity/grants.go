@@ -3,6 +3,8 @@ package identity
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -106,7 +108,10 @@ func (s *Service) StartGrantSession(ctx context.Context, st Store, grantID strin
 		now := s.Now()
 		sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: gatehouse.ViaOAuth, GrantID: g.ID, OrgID: g.OrgID,
 			UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP, CreatedAt: now, ExpiresAt: s.policy.End(now, now), LastUsedAt: now, Level: lvl}
-		out, err = s.storeSession(ctx, tx, u, oc, sess, resourcesOf(g)...)
+		out, err = s.storeSession(ctx, tx, u, oc, sess, bindingOf(g))
+		if out != nil {
+			out.Scope = g.Scope
+		}
 		return err
 	})
 	return out, err
@@ -117,27 +122,30 @@ func grantLevel(g *Grant) gatehouse.Assurance {
 	return gatehouse.Assurance{AAL: g.AAL}.Level(gatehouse.ViaOAuth)
 }
 
-func resourcesOf(g *Grant) []string {
-	if g.Resource == "" {
-		return nil
+// bindingOf is what g binds its tokens to: its resource (RFC 8707) and
+// its scope.
+func bindingOf(g *Grant) binding {
+	b := binding{scope: strings.Join(gatehouse.Scopes(g.Scope), " ")}
+	if g.Resource != "" {
+		b.resources = []string{g.Resource}
 	}
-	return []string{g.Resource}
+	return b
 }
 
-// grantResources checks that an OAuth session's grant is live and returns
-// its resources.
-func grantResources(ctx context.Context, st Store, sess *Session) ([]string, error) {
+// grantBinding checks that an OAuth session's grant is live and returns
+// what it binds its tokens to.
+func grantBinding(ctx context.Context, st Store, sess *Session) (binding, error) {
 	if sess.GrantID == "" {
-		return nil, nil
+		return binding{}, nil
 	}
 	g, err := st.GrantByID(ctx, sess.GrantID)
 	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && g.RevokedAt != nil) {
-		return nil, errBadRefresh
+		return binding{}, errBadRefresh
 	}
 	if err != nil {
-		return nil, internal("find grant", err)
+		return binding{}, internal("find grant", err)
 	}
-	return resourcesOf(g), nil
+	return bindingOf(g), nil
 }
 
 // ErrGrantMismatch is the kind of error RefreshGrant answers when the
@@ -148,14 +156,22 @@ var ErrGrantMismatch = gatehouse.Errorf(gatehouse.KindUnauthorized, "the refresh
 // is not the one the grant was made for (RFC 8707 invalid_target).
 var ErrResourceMismatch = gatehouse.Errorf(gatehouse.KindInvalid, "the resource differs from the one the grant was made for")
 
+// ErrScopeWidened is RefreshGrant's answer when the scope asked for holds
+// a scope the grant does not (RFC 6749 §6: a refresh may narrow the scope,
+// never widen it; invalid_scope).
+var ErrScopeWidened = gatehouse.Errorf(gatehouse.KindInvalid, "the scope asks for more than the grant was made for")
+
 // RefreshGrant rotates the refresh token of an OAuth session (reuse
 // detection as in Refresh). The token must have been issued under a grant to
-// clientID; resource, when given, must be the grant's.
-func (s *Service) RefreshGrant(ctx context.Context, secret, clientID, resource string) (*SignIn, error) {
+// clientID; resource, when given, must be the grant's; scope, when given,
+// narrows the new access token's scope and must be within the grant's (the
+// grant, and so the next refresh, keeps its own).
+func (s *Service) RefreshGrant(ctx context.Context, secret, clientID, resource, scope string) (*SignIn, error) {
 	if secret == "" {
 		return nil, gatehouse.Invalid("refresh_token is required")
 	}
-	return s.refresh(ctx, secret, nil, func(tx Store, sess *Session) error {
+	narrow := strings.Join(gatehouse.Scopes(scope), " ")
+	return s.refresh(ctx, secret, nil, narrow, func(tx Store, sess *Session) error {
 		if sess.Via != gatehouse.ViaOAuth || sess.GrantID == "" {
 			return ErrGrantMismatch
 		}
@@ -171,6 +187,12 @@ func (s *Service) RefreshGrant(ctx context.Context, secret, clientID, resource s
 		}
 		if resource != "" && resource != g.Resource {
 			return ErrResourceMismatch
+		}
+		granted := gatehouse.Scopes(g.Scope)
+		for _, w := range gatehouse.Scopes(narrow) {
+			if !slices.Contains(granted, w) {
+				return ErrScopeWidened
+			}
 		}
 		return nil
 	})

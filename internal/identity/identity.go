@@ -175,17 +175,25 @@ func checkPassword(field, pw string) error {
 	return nil
 }
 
-// mint issues an access token for user scoped to oc; resources (RFC 8707,
-// OAuth grants) join "gatehouse" in its audience. A token owing its
-// second factor lives no longer than a pending session (MFAPendingTTL).
-func (s *Service) mint(userID, sessionID, via string, lvl gatehouse.Assurance, oc *workspace.OrgContext, ttl time.Duration, resources ...string) (string, time.Time, error) {
-	return s.mintUntil(time.Time{}, userID, sessionID, via, lvl, oc, ttl, resources...)
+// mint issues an access token for user scoped to oc; an OAuth grant's
+// binding puts its resources (RFC 8707) beside "gatehouse" in the audience
+// and its scope in the token. A token owing its second factor lives no
+// longer than a pending session (MFAPendingTTL).
+func (s *Service) mint(userID, sessionID, via string, lvl gatehouse.Assurance, oc *workspace.OrgContext, ttl time.Duration, b ...binding) (string, time.Time, error) {
+	return s.mintUntil(time.Time{}, userID, sessionID, via, lvl, oc, ttl, b...)
+}
+
+// binding is what an OAuth grant binds its tokens to: the resources of
+// their audience and the scope they carry.
+type binding struct {
+	resources []string
+	scope     string
 }
 
 // mintUntil is mint of a token of a session whose absolute lifetime ends
 // at end (zero: no bound): the token expires ttl from now or at end,
 // whichever is sooner, so it never outlives its session (issue 23 item 7).
-func (s *Service) mintUntil(end time.Time, userID, sessionID, via string, lvl gatehouse.Assurance, oc *workspace.OrgContext, ttl time.Duration, resources ...string) (string, time.Time, error) {
+func (s *Service) mintUntil(end time.Time, userID, sessionID, via string, lvl gatehouse.Assurance, oc *workspace.OrgContext, ttl time.Duration, bs ...binding) (string, time.Time, error) {
 	if lvl.Pending && ttl > MFAPendingTTL {
 		ttl = MFAPendingTTL
 	}
@@ -193,7 +201,13 @@ func (s *Service) mintUntil(end time.Time, userID, sessionID, via string, lvl ga
 	if left := end.Sub(now); !end.IsZero() && left < ttl {
 		ttl = max(left, 0)
 	}
-	return token.Issue(context.Background(), s.signer, s.issuer, oc.Claims(sessionID, via, lvl, resources...), userID, now, ttl)
+	var b binding
+	if len(bs) > 0 {
+		b = bs[0]
+	}
+	c := oc.Claims(sessionID, via, lvl, b.resources...)
+	c.Scope = b.scope
+	return token.Issue(context.Background(), s.signer, s.issuer, c, userID, now, ttl)
 }
 
 // scoped is oc, or, when oc's workspace requires a level that lvl misses,
@@ -234,6 +248,12 @@ func (s *Service) Authenticate(raw string) (*gatehouse.Principal, error) {
 	p := &gatehouse.Principal{UserID: c.Subject, SessionID: c.SessionID, OrgID: c.Org.ID, Role: c.Org.Role,
 		Tools: c.Org.Tools, Via: c.Via, TokenID: c.ID, KeyID: c.KeyID,
 		Assurance: gatehouse.Assurance{AAL: c.AAL, AMR: c.AMR, Pending: c.MFA == token.MFAPending}}
+	for _, a := range c.Audience {
+		if a != token.Audience && a != token.PendingAudience {
+			p.Resources = append(p.Resources, a)
+		}
+	}
+	p.Scope = c.Scope
 	if p.AAL == "" {
 		p.AAL = gatehouse.AAL1 // a token minted before levels were named
 	}

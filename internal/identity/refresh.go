@@ -32,7 +32,7 @@ func (s *Service) Refresh(ctx context.Context, secret string, meta gatehouse.Ses
 			return si, err
 		}
 	}
-	return s.refresh(ctx, secret, &meta, nil)
+	return s.refresh(ctx, secret, &meta, "", nil)
 }
 
 // A refresh token is its session's id, a dot and 256 random bits, so that
@@ -109,8 +109,10 @@ func (s *Service) refreshOnce(ctx context.Context, sid, hash string) (*SignIn, b
 // refresh is Refresh of the token secret with an extra check of the
 // session (OAuth refreshes bind the token to its client); check's error
 // rolls the rotation back. meta is nil when the presenting client is not
-// compared (OAuth clients are bound by their client id instead).
-func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.SessionMeta, check func(tx Store, sess *Session) error) (*SignIn, error) {
+// compared (OAuth clients are bound by their client id instead). scope,
+// when not empty, is the narrower scope of an OAuth session's new access
+// token (check has made sure it is within the grant's).
+func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.SessionMeta, scope string, check func(tx Store, sess *Session) error) (*SignIn, error) {
 	sid, hash, err := s.refreshOwner(ctx, secret)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errBadRefresh
@@ -153,7 +155,7 @@ func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.Se
 	if sess.Level.Pending {
 		successor.ExpiresAt = sess.ExpiresAt // refreshing never extends the time to take the step
 	}
-	var resources []string
+	var bound binding
 	if check == nil && sess.Via != gatehouse.ViaOAuth && oc != nil {
 		// The common case writes nothing but the rotation: no transaction.
 		err = s.store.RotateRefresh(ctx, hash, successor)
@@ -168,8 +170,11 @@ func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.Se
 				}
 			}
 			if sess.Via == gatehouse.ViaOAuth {
-				if resources, err = grantResources(ctx, tx, sess); err != nil {
+				if bound, err = grantBinding(ctx, tx, sess); err != nil {
 					return err
+				}
+				if scope != "" {
+					bound.scope = scope
 				}
 			}
 			if oc == nil {
@@ -194,11 +199,11 @@ func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.Se
 	if err != nil {
 		return nil, internal("rotate refresh token", err)
 	}
-	access, exp, err := s.mintUntil(s.policy.AbsoluteEnd(sess.CreatedAt), u.ID, sess.ID, via, lvl, oc, s.accessTTL(sess, now), resources...)
+	access, exp, err := s.mintUntil(s.policy.AbsoluteEnd(sess.CreatedAt), u.ID, sess.ID, via, lvl, oc, s.accessTTL(sess, now), bound)
 	if err != nil {
 		return nil, internal("mint", err)
 	}
-	out := &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: next, User: u, Org: oc}
+	out := &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: next, User: u, Org: oc, Scope: bound.scope}
 	if sess.Level.Pending {
 		// Still owing the second factor: say which, as the sign-in did.
 		if out.Factors, err = s.sessionFactors(ctx, u.ID, sess.ID); err != nil {

@@ -138,13 +138,13 @@ func (s *Service) newSession(userID, via string, lvl gatehouse.Assurance, meta g
 
 // storeSession stores sess with its first refresh token and issues the
 // pair, the access token scoped to oc (and resources, an OAuth grant's).
-func (s *Service) storeSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, sess *Session, resources ...string) (*SignIn, error) {
+func (s *Service) storeSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, sess *Session, b ...binding) (*SignIn, error) {
 	refresh, hash := newRefresh(sess.ID)
 	sess.RefreshHash = hash
 	if err := st.CreateSession(ctx, sess); err != nil {
 		return nil, internal("create session", err)
 	}
-	access, exp, err := s.mintUntil(s.policy.AbsoluteEnd(sess.CreatedAt), u.ID, sess.ID, sess.Via, sess.Level, oc, AccessTTL, resources...)
+	access, exp, err := s.mintUntil(s.policy.AbsoluteEnd(sess.CreatedAt), u.ID, sess.ID, sess.Via, sess.Level, oc, AccessTTL, b...)
 	if err != nil {
 		return nil, internal("mint", err)
 	}

@@ -86,6 +86,9 @@ type SignIn struct {
 	// Factors, when not empty, are the second factors the session owes
 	// (its level is aal1 and pending until the step).
 	Factors []string
+	// Scope is the scope of an OAuth session's access token (the token
+	// endpoint's scope); "" when none was asked for.
+	Scope string
 }
 
 // Grant is a connected OAuth app: a user's consent for a client to act in

@@ -74,8 +74,9 @@ func TestAuthorizationCodeXOAuth2(t *testing.T) {
 		if me.Str("org.id") != team {
 			t.Fatalf("me org = %s; want %s", me.Str("org.id"), team)
 		}
-		// An OAuth token is not a full session.
-		env.Do(t, "GET", "/v1/me/grants", tok.AccessToken, nil).Want(t, 403)
+		// A token bound to the Tasks API (RFC 8707) is refused by the rest of
+		// the accounts API (TestAudienceScopeMatrix covers the rest).
+		env.Do(t, "GET", "/v1/me/grants", tok.AccessToken, nil).Want(t, 401)
 		grants := env.Do(t, "GET", "/v1/me/grants", a.Access, nil).Want(t, 200)
 		list := grants.Get("grants").([]any)
 		if len(list) != 1 || list[0].(map[string]any)["client_id"] != clientID || list[0].(map[string]any)["client_name"] != "Test CLI" ||

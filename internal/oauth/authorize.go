@@ -10,6 +10,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/token"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // AuthRequest is a validated authorization request (GET /oauth/authorize):
@@ -134,6 +135,11 @@ func (s *Server) ParseAuthorize(ctx context.Context, q url.Values, who Requester
 		}
 		a.Resource = rs[0]
 	}
+	scope, e := requestScope(c, a.Scope)
+	if e != nil {
+		return nil, fail(e.Code, e.Description)
+	}
+	a.Scope = scope
 	return a, nil
 }
 
@@ -165,18 +171,23 @@ func matchRedirect(c *Client, raw string) (string, bool) {
 	return "", false
 }
 
-// knownResource reports whether res names Gatehouse or a resource under its
-// tool APIs (RFC 8707 §2: an absolute URI without a fragment).
+// knownResource reports whether res names Gatehouse, the base of its tool
+// APIs, or a tool's API or a URL under it (RFC 8707 §2: an absolute URI
+// without a fragment), as the kernel matches a token's audience
+// (gatehouse.ResourceTool).
 func (s *Server) knownResource(res string) bool {
 	u, err := url.Parse(res)
 	if err != nil || !u.IsAbs() || u.Fragment != "" || strings.Contains(res, "#") {
 		return false
 	}
-	trimmed := strings.TrimRight(res, "/")
-	if trimmed == s.issuer || trimmed == s.apiURL {
+	if p := "/" + u.Path + "/"; strings.Contains(p, "/../") || strings.Contains(p, "/./") {
+		return false // "{api_url}/tasks/../forms" would read as Forms and bind to Tasks
+	}
+	if strings.TrimRight(res, "/") == s.issuer {
 		return true
 	}
-	return strings.HasPrefix(res, s.apiURL+"/")
+	tool := gatehouse.ResourceTool(res, s.apiURL)
+	return tool == gatehouse.AllTools || workspace.IsTool(tool)
 }
 
 // redirectWith adds params to the redirect URI, keeping its own query.

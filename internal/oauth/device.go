@@ -88,12 +88,16 @@ func (s *Server) HandleDeviceAuthorization() http.Handler {
 			}
 			resource = res[0]
 		}
+		scope, e := requestScope(c, form.Get("scope"))
+		if e != nil {
+			return e
+		}
 		device := token.NewSecret("")
 		now := s.clock()
 		for attempt := 0; ; attempt++ {
 			user := newUserCode()
 			d := &DeviceCode{DeviceHash: hash(device), UserHash: hash(NormalizeUserCode(user)), ClientID: c.ID, ClientName: c.DisplayName(),
-				Scope: form.Get("scope"), Resource: resource, Interval: s.interval, Status: DevicePending,
+				Scope: scope, Resource: resource, Interval: s.interval, Status: DevicePending,
 				CreatedAt: now, ExpiresAt: now.Add(DeviceCodeTTL)}
 			err := s.store.CreateDeviceCode(r.Context(), d)
 			if errors.Is(err, gatehouse.ErrConflict) && attempt < 5 {

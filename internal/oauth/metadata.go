@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
@@ -64,6 +65,9 @@ type resourceMetadata struct {
 	AuthorizationServers   []string `json:"authorization_servers"`
 	BearerMethodsSupported []string `json:"bearer_methods_supported"`
 	ResourceName           string   `json:"resource_name"`
+	// ScopesSupported are the scopes the resource checks (RFC 9728 §2):
+	// its tool's read and write scopes, every tool's at the API root.
+	ScopesSupported []string `json:"scopes_supported"`
 }
 
 // ResourceMetadataURL is where the metadata of the resource at path (""
@@ -79,19 +83,22 @@ func (s *Server) HandleResourceMetadata() http.Handler {
 	return s.handler(func(w http.ResponseWriter, r *http.Request) error {
 		const prefix = "/.well-known/oauth-protected-resource"
 		suffix := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, prefix), "/")
-		name := "Gatehouse tool APIs"
+		name, scopes := "Gatehouse tool APIs", gatehouse.ToolScopes("")
 		if suffix != "" {
 			tool, _, _ := strings.Cut(strings.TrimPrefix(suffix, "/"), "/")
 			if !workspace.IsTool(tool) {
 				return oauthErr("not_found", http.StatusNotFound, "no protected resource at %s", suffix)
 			}
-			name = "Gatehouse " + tool + " API"
+			name, scopes = "Gatehouse "+tool+" API", gatehouse.ToolScopes(tool)
+			if scopes == nil {
+				scopes = []string{} // a tool without an API yet checks none
+			}
 		}
 		cors(w)
 		w.Header().Set("Cache-Control", "public, max-age=3600")
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		writeBody(w, resourceMetadata{Resource: s.apiURL + suffix, AuthorizationServers: []string{s.issuer},
-			BearerMethodsSupported: []string{"header"}, ResourceName: name})
+			BearerMethodsSupported: []string{"header"}, ResourceName: name, ScopesSupported: scopes})
 		return nil
 	})
 }

@@ -74,7 +74,7 @@ func (s *Server) HandleToken() http.Handler {
 		}
 		w.Header().Set("Pragma", "no-cache") // RFC 6749 §5.1
 		httpjson.Write(w, http.StatusOK, tokenResponse{AccessToken: si.AccessToken, TokenType: "Bearer",
-			ExpiresIn: int64(si.ExpiresAt.Sub(s.clock()).Round(time.Second) / time.Second), RefreshToken: si.RefreshToken})
+			ExpiresIn: int64(si.ExpiresAt.Sub(s.clock()).Round(time.Second) / time.Second), RefreshToken: si.RefreshToken, Scope: si.Scope})
 		return nil
 	})
 }
@@ -161,6 +161,9 @@ func sessionMeta(r *http.Request) gatehouse.SessionMeta {
 func grantError(err error) error {
 	if errors.Is(err, identity.ErrResourceMismatch) {
 		return oauthErr("invalid_target", http.StatusBadRequest, "resource differs from the one the grant was made for")
+	}
+	if errors.Is(err, identity.ErrScopeWidened) {
+		return oauthErr("invalid_scope", http.StatusBadRequest, "the scope asks for more than the grant was made for")
 	}
 	switch gatehouse.ErrorKind(err) {
 	case gatehouse.KindUnauthorized, gatehouse.KindNotFound, gatehouse.KindForbidden:
@@ -270,7 +273,9 @@ func (g refreshGrant) exchange(ctx context.Context, r *tokenRequest) (*identity.
 	if len(res) == 1 {
 		resource = res[0]
 	}
-	si, err := g.s.svc.RefreshGrant(ctx, rt, r.client.ID, resource)
+	// A refresh may narrow the scope, never widen it (RFC 6749 §6): the
+	// grant refuses any word it does not hold.
+	si, err := g.s.svc.RefreshGrant(ctx, rt, r.client.ID, resource, r.form.Get("scope"))
 	if err != nil {
 		return nil, grantError(err)
 	}

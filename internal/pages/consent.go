@@ -33,11 +33,27 @@ func authorizeConsent(a *oauth.AuthRequest) consentRequest {
 
 // grantView is what the consent page says is granted, and about whom.
 type grantView struct {
-	UserCode   string   // the device's code
-	Unverified string   // why the application is not verified ("" when it is)
-	Scopes     []string // as requested; none means the workspace's tools
+	UserCode   string      // the device's code
+	Unverified string      // why the application is not verified ("" when it is)
+	Scopes     []scopeView // as requested
+	// ToolScoped is true when the scopes name tools: the grant reaches
+	// only what they allow; otherwise everything in the workspace's tools.
+	ToolScoped bool
 	Resource   string
 	Lifetime   string
+}
+
+// scopeView is a requested scope with what it allows in plain words.
+type scopeView struct{ Name, Says string }
+
+// scopeViews are the words of scope (validated by the authorization
+// server) with what each allows.
+func scopeViews(scope string) []scopeView {
+	var out []scopeView
+	for _, w := range gatehouse.Scopes(scope) {
+		out = append(out, scopeView{Name: w, Says: gatehouse.ScopeSays(w)})
+	}
+	return out
 }
 
 // consent renders the consent page: the client (marked not verified when
@@ -53,7 +69,7 @@ func (h *handlers) consent(w http.ResponseWriter, r *http.Request, b *identity.B
 	c := cr.client
 	p := &page{Title: cr.title, User: b.User, ClientName: c.DisplayName(), Action: cr.action, formTarget: cr.target, Error: problem,
 		Next: cr.action + "?" + cr.params.Encode()} // "Not you?" signs out and comes back here
-	g := &grantView{UserCode: cr.userCode, Scopes: strings.Fields(cr.scope), Resource: cr.resource, Unverified: unverified(c),
+	g := &grantView{UserCode: cr.userCode, Scopes: scopeViews(cr.scope), ToolScoped: gatehouse.ToolScoped(cr.scope), Resource: cr.resource, Unverified: unverified(c),
 		Lifetime: "until you disconnect it; it ends by itself after " + days(identity.RefreshTTL) + " days without use"}
 	if strings.Contains(c.ID, "://") {
 		if u, err := url.Parse(c.ID); err == nil {

@@ -65,7 +65,16 @@ func TestConsentSaysWhatIsGranted(t *testing.T) {
 			"scope": {"openid profile"}, "resource": {env.URL}}.Encode()
 		res := b.Get(t, authorize)
 		wantPage(t, "consent", res, 200, "Not verified", "It registered itself", "trust <strong>127.0.0.1:9</strong>",
-			"<code>openid</code>, <code>profile</code>", "the resource <code>"+env.URL+"</code>", "30 days without use")
+			"Confirm who you are <span class=\"muted\">(<code>openid</code>)", "See your name and picture", "Read and change what your role allows",
+			"the resource <code>"+env.URL+"</code>", "30 days without use")
+		// Tool scopes are named in plain words, and the grant is only that.
+		scoped := strings.Replace(authorize, "scope=openid+profile", "scope=tasks%3Aread+forms%3Awrite", 1)
+		res2 := b.Get(t, scoped)
+		wantPage(t, "tool scopes", res2, 200, "Read your tasks <span", "(<code>tasks:read</code>)",
+			"Create and change your forms and where their submissions go", "Only that, in one workspace")
+		if strings.Contains(res2.Body, "Read and change what your role allows") || strings.Contains(res2.Body, "tasks:write") {
+			t.Fatalf("the consent page of tasks:read forms:write promises more: %s", res2.Body)
+		}
 		quarry := res.Body[strings.Index(res.Body, "Quarry"):]
 		quarry = quarry[:strings.Index(quarry, "</label>")]
 		if !strings.Contains(quarry, "notes") || strings.Contains(quarry, "tasks") {
@@ -80,9 +89,10 @@ func TestConsentSaysWhatIsGranted(t *testing.T) {
 			t.Fatalf("a browser consent asks for a device code")
 		}
 
-		da := deviceAuthorization(t, env, url.Values{"client_id": {client}, "scope": {"offline_access"}})
+		da := deviceAuthorization(t, env, url.Values{"client_id": {client}, "scope": {"offline_access sign:read"}})
 		wantPage(t, "device consent", b.Get(t, "/device?user_code="+strings.ToLower(strings.ReplaceAll(da.UserCode, "-", ""))), 200,
-			"Check that your device shows this code", `user-code">`+da.UserCode+"<", "Not verified", "<code>offline_access</code>")
+			"Check that your device shows this code", `user-code">`+da.UserCode+"<", "Not verified", "<code>offline_access</code>",
+			"Read your documents for signature", "Only that, in one workspace")
 
 		// Either outcome is a signed-in page with sign-out and a way on.
 		decide := func(decision string) *testenv.Page {

@@ -110,8 +110,8 @@ func TestChromiumWorkspacePages(t *testing.T) {
 			"grant_types": []string{"authorization_code", "urn:ietf:params:oauth:grant-type:device_code"}}).Want(t, http.StatusCreated).Str("client_id")
 		c.do(tab, "consent", chromedp.Navigate(env.URL+"/oauth/authorize?"+url.Values{"response_type": {"code"}, "client_id": {client},
 			"redirect_uri": {"http://127.0.0.1:9/cb"}, "code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"},
-			"code_challenge_method": {"S256"}, "state": {"s"}, "scope": {"openid"}}.Encode()), chromedp.WaitVisible(chromedp.CSS(".tools-granted")))
-		c.wantText(tab, "consent", "Not verified", "Tools:")
+			"code_challenge_method": {"S256"}, "state": {"s"}, "scope": {"openid tasks:read sign:write"}}.Encode()), chromedp.WaitVisible(chromedp.CSS(".tools-granted")))
+		c.wantText(tab, "consent", "Not verified", "Tools:", "Read your tasks", "Create, send, void and change your documents for signature", "Only that")
 		c.checkA11y(tab, "consent")
 		r, err := env.Client.PostForm(env.URL+"/oauth/device/authorization", url.Values{"client_id": {client}})
 		if err != nil {

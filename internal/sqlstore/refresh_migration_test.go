@@ -93,10 +93,10 @@ func TestRefreshTokensMigrate(t *testing.T) {
 			env.Do(t, "POST", "/v1/auth/logout", "", map[string]string{"refresh_token": signOut}).Want(t, 200)
 			refresh(signOut, 401)
 			// An OAuth client refreshes its old token, for its grant only.
-			if _, err := env.Svc.RefreshGrant(ctx, oauthToken, "another-client", ""); err == nil {
+			if _, err := env.Svc.RefreshGrant(ctx, oauthToken, "another-client", "", ""); err == nil {
 				t.Error("RefreshGrant by another client succeeded")
 			}
-			si, err := env.Svc.RefreshGrant(ctx, oauthToken, client, "")
+			si, err := env.Svc.RefreshGrant(ctx, oauthToken, client, "", "")
 			if err != nil || !strings.HasPrefix(si.RefreshToken, grantSession+".") {
 				t.Fatalf("RefreshGrant(old token) = %v, %v; want a token naming session %s", si, err, grantSession)
 			}

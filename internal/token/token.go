@@ -54,6 +54,9 @@ type Claims struct {
 	AAL string   `json:"aal,omitempty"`
 	AMR []string `json:"amr,omitempty"`
 	MFA string   `json:"mfa,omitempty"`
+	// Scope is the scope granted to an OAuth token (RFC 9068 §2.2.3):
+	// space-separated, absent when none was asked for.
+	Scope string `json:"scope,omitempty"`
 }
 
 // MFAPending is the `mfa` claim of a session that owes its second factor.
@@ -89,7 +92,8 @@ func (c Claims) MarshalJSON() ([]byte, error) {
 		AAL       string           `json:"aal,omitempty"`
 		AMR       []string         `json:"amr,omitempty"`
 		MFA       string           `json:"mfa,omitempty"`
-	}{r.Issuer, r.Subject, aud, r.ExpiresAt, r.NotBefore, r.IssuedAt, r.ID, c.SessionID, c.KeyID, c.Org, c.Via, c.Ver, c.AAL, c.AMR, c.MFA})
+		Scope     string           `json:"scope,omitempty"`
+	}{r.Issuer, r.Subject, aud, r.ExpiresAt, r.NotBefore, r.IssuedAt, r.ID, c.SessionID, c.KeyID, c.Org, c.Via, c.Ver, c.AAL, c.AMR, c.MFA, c.Scope})
 }
 
 // Alg is the algorithm of every access token: HS256 under the secret of

@@ -44,6 +44,11 @@ type Config struct {
 	// path, named in its 401 challenge; nil when no authorization server
 	// is configured.
 	ResourceMetadataURL func(path string) string
+	// Issuer (GATEHOUSE_BASE_URL) is the resource a token bound to the
+	// accounts API names; APIURL (GATEHOUSE_API_URL) the base of the tool
+	// APIs' resources (RFC 8707). A token bound to resources reaches only
+	// the APIs they name; unset, bound tokens reach none.
+	Issuer, APIURL string
 	// HSTS sends Strict-Transport-Security on every answer (the base URL
 	// is https and GATEHOUSE_HSTS is not off).
 	HSTS bool
@@ -57,6 +62,9 @@ type Server struct {
 	log      *slog.Logger
 	mux      *http.ServeMux
 	metadata func(path string) string
+	// issuer and apiURL are the resources of the accounts API and the
+	// base of the tool APIs' (Config), without a trailing slash.
+	issuer, apiURL string
 	// rateLimit turns the abuse limits on (Limiter returns nil when off).
 	rateLimit bool
 	now       func() time.Time // clock of the rate limiters; nil: time.Now
@@ -77,7 +85,8 @@ type Server struct {
 // /openapi.json); the modules mount theirs on Mux.
 func NewServer(c Config) *Server {
 	s := &Server{auth: c.Auth, health: c.Health, log: c.Logger, mux: http.NewServeMux(), metadata: c.ResourceMetadataURL,
-		rateLimit: c.RateLimit, now: c.Now, bodyLimits: map[string]int64{}, named: map[string]namedLimiter{}, hsts: c.HSTS, pages: map[string]bool{}}
+		rateLimit: c.RateLimit, now: c.Now, bodyLimits: map[string]int64{}, named: map[string]namedLimiter{}, hsts: c.HSTS, pages: map[string]bool{},
+		issuer: strings.TrimRight(c.Issuer, "/"), apiURL: strings.TrimRight(c.APIURL, "/")}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -124,7 +133,12 @@ func (s *Server) handle(h handlerFunc) http.Handler {
 
 // authed verifies the bearer access token before calling h; a session
 // that owes its second factor is refused here, for every route but the
-// few mounted with Pending.
+// few mounted with Pending. So is an OAuth token meant for the tool APIs
+// only: one bound to resources that do not include the accounts API (401
+// invalid_token, RFC 8707), or one that asked for tool scopes (403
+// insufficient_scope: those scopes reach the tool APIs alone). The routes
+// mounted with Pending (the caller's description, token verification)
+// accept them.
 func (s *Server) authed(h AuthedFunc) http.Handler {
 	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		p, err := s.principal(r)
@@ -135,9 +149,21 @@ func (s *Server) authed(h AuthedFunc) http.Handler {
 		if p.Pending {
 			return gatehouse.ErrSecondFactor
 		}
+		if !s.reachesAccounts(p) {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+errOtherResource.Message+`"`)
+			return errOtherResource
+		}
+		if gatehouse.ToolScoped(p.Scope) {
+			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", error_description="`+errToolScoped.Message+`"`)
+			return errToolScoped
+		}
 		return h(w, r, p)
 	})
 }
+
+// errToolScoped refuses, on the accounts API, a token that asked for tool
+// scopes.
+var errToolScoped = gatehouse.Errorf(gatehouse.KindForbidden, "this access token's scope reaches the tool APIs only")
 
 // full is authed for operations that need a full sign-in session that is
 // still live (one read of the session); orgParam, when not empty, is the

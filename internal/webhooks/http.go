@@ -12,7 +12,7 @@ import (
 // live membership, the tool switched on, the WWW-Authenticate challenge)
 // and writes the error h returns in the API's error shape.
 type Kernel interface {
-	Tool(tool string, h func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler
+	Tool(tool string, access gatehouse.Access, h func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler
 }
 
 // Mount serves the webhook management of the tools that have webhooks on
@@ -24,19 +24,22 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 		return
 	}
 	l, s := &handlers{svc: svc, tool: Links}, &handlers{svc: svc, tool: Sign}
-	t := func(h *handlers, fn func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler {
-		return k.Tool(h.tool.Name, fn)
+	// Each route declares what it does: read (the tool's :read scope) or
+	// write (its :write scope), checked by the kernel for tool-scoped tokens.
+	read, write := gatehouse.Read, gatehouse.Write
+	t := func(h *handlers, access gatehouse.Access, fn func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler {
+		return k.Tool(h.tool.Name, access, fn)
 	}
-	m.Handle("POST /links/v1/webhooks", t(l, l.handleCreateWebhook))
-	m.Handle("GET /links/v1/webhooks", t(l, l.handleWebhooks))
-	m.Handle("PATCH /links/v1/webhooks/{id}", t(l, l.handleUpdateWebhook))
-	m.Handle("DELETE /links/v1/webhooks/{id}", t(l, l.handleDeleteWebhook))
-	m.Handle("POST /links/v1/webhooks/{id}/test", t(l, l.handlePingWebhook))
+	m.Handle("POST /links/v1/webhooks", t(l, write, l.handleCreateWebhook))
+	m.Handle("GET /links/v1/webhooks", t(l, read, l.handleWebhooks))
+	m.Handle("PATCH /links/v1/webhooks/{id}", t(l, write, l.handleUpdateWebhook))
+	m.Handle("DELETE /links/v1/webhooks/{id}", t(l, write, l.handleDeleteWebhook))
+	m.Handle("POST /links/v1/webhooks/{id}/test", t(l, write, l.handlePingWebhook))
 
-	m.Handle("POST /sign/v1/webhooks", t(s, s.handleCreateWebhook))
-	m.Handle("GET /sign/v1/webhooks", t(s, s.handleWebhooks))
-	m.Handle("PATCH /sign/v1/webhooks/{id}", t(s, s.handleUpdateWebhook))
-	m.Handle("DELETE /sign/v1/webhooks/{id}", t(s, s.handleDeleteWebhook))
+	m.Handle("POST /sign/v1/webhooks", t(s, write, s.handleCreateWebhook))
+	m.Handle("GET /sign/v1/webhooks", t(s, read, s.handleWebhooks))
+	m.Handle("PATCH /sign/v1/webhooks/{id}", t(s, write, s.handleUpdateWebhook))
+	m.Handle("DELETE /sign/v1/webhooks/{id}", t(s, write, s.handleDeleteWebhook))
 }
 
 // handlers are one tool's webhook handlers; each decodes, calls one method

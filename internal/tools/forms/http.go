@@ -16,7 +16,7 @@ import (
 // with a limiter from Limiter (nil when the service runs without abuse
 // limits); both write the error h returns in the API's error shape.
 type Kernel interface {
-	Tool(tool string, h func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler
+	Tool(tool string, access gatehouse.Access, h func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler
 	Limiter(name string, burst int, every time.Duration) *ratelimit.Limiter
 	PerIP(l *ratelimit.Limiter, h func(http.ResponseWriter, *http.Request) error) http.Handler
 }
@@ -30,17 +30,20 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 		return
 	}
 	h := &handlers{svc: svc}
-	t := func(fn func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler {
-		return k.Tool(Tool, fn)
+	// Each route declares what it does: read (the tool's :read scope) or
+	// write (its :write scope), checked by the kernel for tool-scoped tokens.
+	read, write := gatehouse.Read, gatehouse.Write
+	t := func(access gatehouse.Access, fn func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler {
+		return k.Tool(Tool, access, fn)
 	}
-	m.Handle("POST /forms/v1/forms", t(h.handleCreateForm))
-	m.Handle("GET /forms/v1/forms", t(h.handleForms))
-	m.Handle("GET /forms/v1/forms/{id}", t(h.handleForm))
-	m.Handle("PATCH /forms/v1/forms/{id}", t(h.handleUpdateForm))
-	m.Handle("GET /forms/v1/forms/{id}/submissions", t(h.handleSubmissions))
-	m.Handle("GET /forms/v1/forms/{id}/destinations", t(h.handleDestinations))
-	m.Handle("POST /forms/v1/forms/{id}/destinations", t(h.handleAddDestination))
-	m.Handle("DELETE /forms/v1/forms/{id}/destinations/{did}", t(h.handleDeleteDestination))
+	m.Handle("POST /forms/v1/forms", t(write, h.handleCreateForm))
+	m.Handle("GET /forms/v1/forms", t(read, h.handleForms))
+	m.Handle("GET /forms/v1/forms/{id}", t(read, h.handleForm))
+	m.Handle("PATCH /forms/v1/forms/{id}", t(write, h.handleUpdateForm))
+	m.Handle("GET /forms/v1/forms/{id}/submissions", t(read, h.handleSubmissions))
+	m.Handle("GET /forms/v1/forms/{id}/destinations", t(read, h.handleDestinations))
+	m.Handle("POST /forms/v1/forms/{id}/destinations", t(write, h.handleAddDestination))
+	m.Handle("DELETE /forms/v1/forms/{id}/destinations/{did}", t(write, h.handleDeleteDestination))
 	// A site's visitors share nothing but the form, so the limit is per IP
 	// and generous.
 	m.Handle("POST /forms/f/{id}", corsOpen(k.PerIP(k.Limiter("formSubmit", 30, 2*time.Second), h.handleSubmit)))

@@ -13,7 +13,7 @@ import (
 // and Public wraps a route that needs no token; both write the error h
 // returns in the API's error shape.
 type Kernel interface {
-	Tool(tool string, h func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler
+	Tool(tool string, access gatehouse.Access, h func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler
 	Public(h func(http.ResponseWriter, *http.Request) error) http.Handler
 }
 
@@ -27,15 +27,18 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 		return
 	}
 	h := &handlers{svc: svc}
-	t := func(fn func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler {
-		return k.Tool(Tool, fn)
+	// Each route declares what it does: read (the tool's :read scope) or
+	// write (its :write scope), checked by the kernel for tool-scoped tokens.
+	read, write := gatehouse.Read, gatehouse.Write
+	t := func(access gatehouse.Access, fn func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler {
+		return k.Tool(Tool, access, fn)
 	}
-	m.Handle("POST /links/v1/links", t(h.handleCreateLink))
-	m.Handle("GET /links/v1/links", t(h.handleLinks))
-	m.Handle("GET /links/v1/links/{id}", t(h.handleLink))
-	m.Handle("PATCH /links/v1/links/{id}", t(h.handleUpdateLink))
-	m.Handle("DELETE /links/v1/links/{id}", t(h.handleDeleteLink))
-	m.Handle("POST /links/v1/conversions", t(h.handleConversion))
+	m.Handle("POST /links/v1/links", t(write, h.handleCreateLink))
+	m.Handle("GET /links/v1/links", t(read, h.handleLinks))
+	m.Handle("GET /links/v1/links/{id}", t(read, h.handleLink))
+	m.Handle("PATCH /links/v1/links/{id}", t(write, h.handleUpdateLink))
+	m.Handle("DELETE /links/v1/links/{id}", t(write, h.handleDeleteLink))
+	m.Handle("POST /links/v1/conversions", t(write, h.handleConversion))
 	m.Handle("GET /l/{code}", k.Public(h.handleFollow))
 }
 

@@ -15,7 +15,7 @@ import (
 // carrying its own; both write the error h returns in the API's error
 // shape. BodyLimit lets one route take bodies over the kernel's bound.
 type Kernel interface {
-	Tool(tool string, h func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler
+	Tool(tool string, access gatehouse.Access, h func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler
 	Public(h func(http.ResponseWriter, *http.Request) error) http.Handler
 	BodyLimit(pattern string, n int64)
 }
@@ -32,20 +32,23 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 		return
 	}
 	h := &handlers{svc: svc}
-	t := func(fn func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler {
-		return k.Tool(Tool, fn)
+	// Each route declares what it does: read (the tool's :read scope) or
+	// write (its :write scope), checked by the kernel for tool-scoped tokens.
+	read, write := gatehouse.Read, gatehouse.Write
+	t := func(access gatehouse.Access, fn func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler {
+		return k.Tool(Tool, access, fn)
 	}
-	m.Handle("POST /sign/v1/documents", t(h.handleCreateDocument))
+	m.Handle("POST /sign/v1/documents", t(write, h.handleCreateDocument))
 	k.BodyLimit("POST /sign/v1/documents", maxDocumentUpload) // a PDF
-	m.Handle("GET /sign/v1/documents", t(h.handleDocuments))
-	m.Handle("GET /sign/v1/documents/{id}", t(h.handleDocument))
-	m.Handle("PATCH /sign/v1/documents/{id}", t(h.handlePatchDocument))
-	m.Handle("POST /sign/v1/documents/{id}/send", t(h.handleSendDocument))
-	m.Handle("POST /sign/v1/documents/{id}/void", t(h.handleVoidDocument))
-	m.Handle("POST /sign/v1/documents/{id}/duplicate", t(h.handleDuplicateDocument))
-	m.Handle("DELETE /sign/v1/documents/{id}/fields/{fieldId}", t(h.handleDeleteField))
-	m.Handle("GET /sign/v1/documents/{id}/recipients/{rid}/signing-link", t(h.handleSigningLink))
-	m.Handle("GET /sign/v1/documents/{id}/file", t(h.handleDocumentFile))
+	m.Handle("GET /sign/v1/documents", t(read, h.handleDocuments))
+	m.Handle("GET /sign/v1/documents/{id}", t(read, h.handleDocument))
+	m.Handle("PATCH /sign/v1/documents/{id}", t(write, h.handlePatchDocument))
+	m.Handle("POST /sign/v1/documents/{id}/send", t(write, h.handleSendDocument))
+	m.Handle("POST /sign/v1/documents/{id}/void", t(write, h.handleVoidDocument))
+	m.Handle("POST /sign/v1/documents/{id}/duplicate", t(write, h.handleDuplicateDocument))
+	m.Handle("DELETE /sign/v1/documents/{id}/fields/{fieldId}", t(write, h.handleDeleteField))
+	m.Handle("GET /sign/v1/documents/{id}/recipients/{rid}/signing-link", t(read, h.handleSigningLink))
+	m.Handle("GET /sign/v1/documents/{id}/file", t(read, h.handleDocumentFile))
 	m.Handle("GET /sign/v1/public/sign", k.Public(h.handlePublicView))
 	m.Handle("POST /sign/v1/public/sign", k.Public(h.handlePublicSign))
 	m.Handle("POST /sign/v1/public/decline", k.Public(h.handlePublicDecline))

@@ -13,7 +13,7 @@ import (
 // live membership, the tool switched on, the WWW-Authenticate challenge)
 // and writes the error h returns in the API's error shape.
 type Kernel interface {
-	Tool(tool string, h func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler
+	Tool(tool string, access gatehouse.Access, h func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler
 }
 
 // Mount serves the Tasks tool API of TOOLS.md under /tasks/v1/ on m; it
@@ -24,16 +24,19 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 		return
 	}
 	h := &handlers{svc: svc}
-	t := func(fn func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler {
-		return k.Tool(Tool, fn)
+	// Each route declares what it does: read (the tool's :read scope) or
+	// write (its :write scope), checked by the kernel for tool-scoped tokens.
+	read, write := gatehouse.Read, gatehouse.Write
+	t := func(access gatehouse.Access, fn func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler {
+		return k.Tool(Tool, access, fn)
 	}
-	m.Handle("GET /tasks/v1/teams/{teamId}/states", t(h.handleStates))
-	m.Handle("POST /tasks/v1/issues", t(h.handleCreateIssue))
-	m.Handle("GET /tasks/v1/issues", t(h.handleIssues))
-	m.Handle("GET /tasks/v1/issues/{id}", t(h.handleIssue))
-	m.Handle("PATCH /tasks/v1/issues/{id}", t(h.handleUpdateIssue))
-	m.Handle("DELETE /tasks/v1/issues/{id}", t(h.handleDeleteIssue))
-	m.Handle("POST /tasks/v1/issues/{id}/restore", t(h.handleRestoreIssue))
+	m.Handle("GET /tasks/v1/teams/{teamId}/states", t(read, h.handleStates))
+	m.Handle("POST /tasks/v1/issues", t(write, h.handleCreateIssue))
+	m.Handle("GET /tasks/v1/issues", t(read, h.handleIssues))
+	m.Handle("GET /tasks/v1/issues/{id}", t(read, h.handleIssue))
+	m.Handle("PATCH /tasks/v1/issues/{id}", t(write, h.handleUpdateIssue))
+	m.Handle("DELETE /tasks/v1/issues/{id}", t(write, h.handleDeleteIssue))
+	m.Handle("POST /tasks/v1/issues/{id}/restore", t(write, h.handleRestoreIssue))
 }
 
 // handlers are the module's HTTP handlers; each decodes, calls one method

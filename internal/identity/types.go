@@ -86,6 +86,10 @@ type SignIn struct {
 	// Factors, when not empty, are the second factors the session owes
 	// (its level is aal1 and pending until the step).
 	Factors []string
+	// SessionID is the session the tokens belong to; GrantID its OAuth
+	// grant ("" for a sign-in session). ID tokens name the session (sid).
+	SessionID string
+	GrantID   string
 }
 
 // Grant is a connected OAuth app: a user's consent for a client to act in

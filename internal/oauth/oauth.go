@@ -2,7 +2,9 @@
 // clients (MCP clients, command-line tools): discovery (RFC 8414), client
 // registration (RFC 7591 and client ID metadata documents), authorization
 // codes with PKCE S256, the token endpoint with one type per grant, device
-// authorization (RFC 8628) and protected resource metadata (RFC 9728).
+// authorization (RFC 8628) and protected resource metadata (RFC 9728). It
+// is also an OpenID provider (oidc.go): ID tokens, UserInfo and the
+// OpenID authorization parameters.
 //
 // The hosted pages (sign-in, consent, device entry) live in internal/pages
 // and call this package; grants and the sessions issued under them are

@@ -171,7 +171,9 @@ func (s *Server) verifyIDTokenHint(ctx context.Context, raw, clientID string) (s
 // badHint is an id_token_hint refused.
 type badHint struct{}
 
-func (*badHint) Error() string { return "id_token_hint is not an ID token issued by this server to this client" }
+func (*badHint) Error() string {
+	return "id_token_hint is not an ID token issued by this server to this client"
+}
 
 // userInfo is the UserInfo answer (Core §5.3.2): sub, and the claims of
 // the scopes granted.

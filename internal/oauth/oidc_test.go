@@ -511,3 +511,81 @@ func TestOIDCIDTokenHint(t *testing.T) {
 		wantErrorRedirect(t, b.Get(t, authorizeURL(env, otherClient, url.Values{"id_token_hint": {mine}})), env, "invalid_request")
 	})
 }
+
+// TestOIDCKeyRotation rotates the RS256 key in the middle of a run across
+// three instances on one database: ID tokens signed before the rotation
+// keep verifying against every instance's JWK Set, new ones carry the new
+// kid, and the old key leaves the set only once everything it signed has
+// expired (keys.Keep after the rotation, past IDTokenTTL).
+func TestOIDCKeyRotation(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		instances := []*testenv.Env{env, env.Another(t), env.Another(t)}
+		a := env.Register(t)
+		clientID := registerClient(t, env, map[string]any{"redirect_uris": []string{redirect}})
+		b := env.NewBrowser(t)
+		signIn(t, b, a)
+		// Each exchange at another instance's token endpoint.
+		login := func(at *testenv.Env) string {
+			got := consentAt(t, b, authorizeURL(env, clientID, nil), a.OrgID)
+			return exchangeFor(t, at, clientID, got.Query().Get("code")).Str("id_token")
+		}
+		ctx := oidc.ClientContext(context.Background(), env.Client)
+		verify := func(at *testenv.Env, raw string) error {
+			ks := oidc.NewRemoteKeySet(ctx, at.URL+"/.well-known/jwks.json")
+			_, err := oidc.NewVerifier(env.URL, ks, &oidc.Config{ClientID: clientID, Now: env.Clock.Now}).Verify(ctx, raw)
+			return err
+		}
+		published := func(at *testenv.Env, kid string) bool {
+			r := at.Do(t, "GET", "/.well-known/jwks.json", "", nil).Want(t, 200)
+			return strings.Contains(string(r.Body), `"kid":"`+kid+`"`) || strings.Contains(string(r.Body), `"kid": "`+kid+`"`)
+		}
+		before := login(instances[0])
+		oldKid := jwtHeader(t, before)["kid"].(string)
+
+		newKid, err := instances[1].Keys.Rotate(context.Background(), "RS256")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Every instance signs with the new key within a reload.
+		deadline := time.Now().Add(5 * time.Second)
+		for i, in := range instances {
+			for {
+				after := login(in)
+				if jwtHeader(t, after)["kid"] == newKid {
+					for j, at := range instances {
+						if err := verify(at, after); err != nil {
+							t.Fatalf("new ID token from instance %d against instance %d's keys: %v", i, j, err)
+						}
+					}
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("instance %d still signs with %s", i, jwtHeader(t, after)["kid"])
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		for j, at := range instances {
+			if err := verify(at, before); err != nil {
+				t.Fatalf("ID token signed before the rotation, against instance %d: %v", j, err)
+			}
+		}
+		// The old token expires after IDTokenTTL; its key stays published
+		// until Keep (a day) after the rotation, then leaves every set.
+		env.Clock.Advance(23 * time.Hour)
+		for j, at := range instances {
+			if !published(at, oldKid) {
+				t.Fatalf("instance %d dropped the old key before keys.Keep", j)
+			}
+		}
+		if exp := int64(testenv.Claims(t, before)["exp"].(float64)); exp > env.Clock.Now().Unix() {
+			t.Fatalf("an ID token outlives 23 hours")
+		}
+		env.Clock.Advance(time.Hour + time.Second)
+		for j, at := range instances {
+			if published(at, oldKid) || !published(at, newKid) {
+				t.Fatalf("instance %d after keys.Keep: old key published %v, new %v", j, published(at, oldKid), published(at, newKid))
+			}
+		}
+	})
+}

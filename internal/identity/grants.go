@@ -106,8 +106,11 @@ func (s *Service) StartGrantSession(ctx context.Context, st Store, grantID strin
 		now := s.Now()
 		sess := &Session{ID: gatehouse.NewID(), UserID: u.ID, Via: gatehouse.ViaOAuth, GrantID: g.ID, OrgID: g.OrgID,
 			UserAgent: truncate(meta.UserAgent, 512), IP: meta.IP, CreatedAt: now, ExpiresAt: s.sessionEnd(now, now), LastUsedAt: now, Level: lvl}
-		out, err = s.storeSession(ctx, tx, u, oc, sess, resourcesOf(g)...)
-		return err
+		if out, err = s.storeSession(ctx, tx, u, oc, sess, resourcesOf(g)...); err != nil {
+			return err
+		}
+		out.Scope = g.Scope
+		return nil
 	})
 	return out, err
 }
@@ -155,7 +158,8 @@ func (s *Service) RefreshGrant(ctx context.Context, secret, clientID, resource s
 	if secret == "" {
 		return nil, gatehouse.Invalid("refresh_token is required")
 	}
-	return s.refresh(ctx, secret, nil, func(tx Store, sess *Session) error {
+	scope := ""
+	si, err := s.refresh(ctx, secret, nil, func(tx Store, sess *Session) error {
 		if sess.Via != gatehouse.ViaOAuth || sess.GrantID == "" {
 			return ErrGrantMismatch
 		}
@@ -172,8 +176,14 @@ func (s *Service) RefreshGrant(ctx context.Context, secret, clientID, resource s
 		if resource != "" && resource != g.Resource {
 			return ErrResourceMismatch
 		}
+		scope = g.Scope
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	si.Scope = scope
+	return si, nil
 }
 
 // RevokeGrantNow revokes a grant and its sessions without a caller: the

@@ -90,6 +90,9 @@ type SignIn struct {
 	// grant ("" for a sign-in session). ID tokens name the session (sid).
 	SessionID string
 	GrantID   string
+	// Scope is the grant's scope (OAuth grant sessions: StartGrantSession
+	// and RefreshGrant).
+	Scope string
 }
 
 // Grant is a connected OAuth app: a user's consent for a client to act in

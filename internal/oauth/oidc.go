@@ -101,7 +101,7 @@ func atHash(accessToken string) string {
 // (the code exchange only: a device flow has none, and refreshed ID tokens
 // carry none, Core §12.2).
 func (s *Server) idToken(ctx context.Context, c *Client, si *identity.SignIn, nonce string) (string, error) {
-	if s.keys == nil || si.GrantID == "" {
+	if s.keys == nil || si.GrantID == "" || !hasScope(si.Scope, ScopeOpenID) {
 		return "", nil
 	}
 	og, err := s.store.OIDCGrant(ctx, si.GrantID)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/pquerna/otp"
+	"github.com/pquerna/otp/totp"
 	"golang.org/x/oauth2"
 
 	"github.com/gatehouse/gatehouse/internal/testenv"
@@ -586,6 +588,43 @@ func TestOIDCKeyRotation(t *testing.T) {
 			if published(at, oldKid) || !published(at, newKid) {
 				t.Fatalf("instance %d after keys.Keep: old key published %v, new %v", j, published(at, oldKid), published(at, newKid))
 			}
+		}
+	})
+}
+
+// TestOIDCSecondFactorClaims: after a second factor the ID token says so
+// (acr aal2, amr with otp), and UserInfo refuses the access token once the
+// person disconnects the application.
+func TestOIDCSecondFactorClaims(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		secret := withFactor(t, env, a)
+		clientID := registerClient(t, env, map[string]any{"redirect_uris": []string{redirect}})
+		b := env.NewBrowser(t)
+		p := b.Post(t, "/signin", url.Values{"email": {a.Email}, "password": {a.Password}, "next": {"/"}})
+		if !strings.HasPrefix(p.Location(), "/signin/mfa?") {
+			t.Fatalf("sign-in: %d %q; want the step page", p.Status, p.Location())
+		}
+		code, err := totp.GenerateCodeCustom(secret, env.Clock.Now(), totp.ValidateOpts{Period: 30, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := b.Post(t, "/signin/mfa", url.Values{"method": {"totp"}, "code": {code}, "next": {"/"}}); p.Status != http.StatusSeeOther {
+			t.Fatalf("step: %d %s", p.Status, p.Body)
+		}
+		got := consentAt(t, b, authorizeURL(env, clientID, nil), a.OrgID)
+		tok := exchangeFor(t, env, clientID, got.Query().Get("code"))
+		c := testenv.Claims(t, tok.Str("id_token"))
+		if amr := anyStrings(c["amr"]); c["acr"] != "aal2" || !slices.Contains(amr, "pwd") || !slices.Contains(amr, "otp") {
+			t.Fatalf("acr %v amr %v; want aal2 with pwd and otp", c["acr"], c["amr"])
+		}
+		access := tok.Str("access_token")
+		env.Do(t, "GET", "/oauth/userinfo", access, nil).Want(t, 200)
+		grants := env.Do(t, "GET", "/v1/me/grants", a.Access, nil).Want(t, 200).Get("grants").([]any)
+		env.Do(t, "DELETE", "/v1/me/grants/"+grants[0].(map[string]any)["id"].(string), a.Access, nil).Want(t, 200)
+		r := env.Do(t, "GET", "/oauth/userinfo", access, nil).Want(t, http.StatusUnauthorized)
+		if !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), `Bearer error="invalid_token"`) {
+			t.Fatalf("WWW-Authenticate = %q", r.Header.Get("WWW-Authenticate"))
 		}
 	})
 }

@@ -219,9 +219,9 @@ func (s *Server) parseOIDC(ctx context.Context, q url.Values, who Requester, a *
 		return nil // the sign-in that follows is fresh
 	}
 	a.authTime = who.AuthTime
-	age := s.clock().Sub(who.AuthTime)
+	age := int64(s.clock().Sub(who.AuthTime) / time.Second) // in seconds: a huge max_age must not overflow a Duration
 	a.Reauthenticate = a.Prompts(PromptLogin) ||
-		maxAge == 0 || maxAge > 0 && age > time.Duration(maxAge)*time.Second ||
+		maxAge == 0 || maxAge > 0 && age > int64(maxAge) ||
 		hintSub != "" && hintSub != who.UserID
 	switch {
 	case none && a.Reauthenticate:

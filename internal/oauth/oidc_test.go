@@ -416,7 +416,7 @@ func TestOIDCAuthorizeParameters(t *testing.T) {
 
 		// prompt=consent and select_account show the consent page (the
 		// workspace picker); max_age within the sign-in's age too.
-		for _, q := range []url.Values{{"prompt": {"consent"}}, {"prompt": {"select_account"}}, {"max_age": {"3600"}}} {
+		for _, q := range []url.Values{{"prompt": {"consent"}}, {"prompt": {"select_account"}}, {"max_age": {"3600"}}, {"max_age": {"9223372036854775807"}}} {
 			if p := b.Get(t, authorizeURL(env, clientID, q)); p.Status != 200 || !strings.Contains(p.Body, `name="org_id"`) {
 				t.Fatalf("%v: %d %q; want the consent page", q, p.Status, p.Location())
 			}

@@ -204,7 +204,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		Revocations: revoked, SessionMaxAge: cfg.SessionMaxAge, ReauthWindow: cfg.ReauthWindow, Events: web.SecurityLog{Log: log}})
 	a.OAuth = oauth.New(oauth.Config{Service: a.Identity, Store: db.OAuth(), Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, Now: now,
 		DeviceInterval: deps.DeviceInterval, MetadataClient: deps.MetadataClient, AllowPrivate: cfg.MetadataAllowPrivate,
-		RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit, Events: web.SecurityLog{Log: log}})
+		RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit, Events: web.SecurityLog{Log: log}, Keys: a.Keys})
 	a.Webhooks = webhooks.New(webhooks.Config{Store: db.Webhooks(), Logger: log, Now: now, AllowPrivate: cfg.WebhookAllowPrivate,
 		RootCAs: cfg.OutboundCAs, RetryDelays: deps.WebhookRetryDelays})
 	a.Links = links.New(db.Links(), cfg.ShortLinkURL, now)

@@ -226,6 +226,10 @@ type BrowserSession struct {
 	SessionID string
 	ExpiresAt time.Time
 	Level     gatehouse.Assurance // the session's, never pending
+	// AuthTime is when the person last authenticated: the session's
+	// sign-in (every credential presented opens a new session). ID tokens
+	// carry it (auth_time) and max_age is measured against it.
+	AuthTime time.Time
 }
 
 // BrowserUser resolves the secret of a hosted-page session cookie: the
@@ -261,7 +265,7 @@ func (s *Service) browserSession(rd *RefreshRead, now time.Time) (*BrowserSessio
 		sess.RevokedAt != nil || !sess.ExpiresAt.After(now) || sess.Via == gatehouse.ViaOAuth || sess.Level.Pending {
 		return nil, workspace.ErrUnauthorized
 	}
-	return &BrowserSession{User: u, SessionID: sess.ID, ExpiresAt: rt.ExpiresAt, Level: sess.Level.Level(sess.Via)}, nil
+	return &BrowserSession{User: u, SessionID: sess.ID, ExpiresAt: rt.ExpiresAt, Level: sess.Level.Level(sess.Via), AuthTime: sess.CreatedAt}, nil
 }
 
 // BrowserPrincipal is the principal a hosted page acts as for a signed-in

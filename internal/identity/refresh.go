@@ -103,7 +103,7 @@ func (s *Service) refreshOnce(ctx context.Context, sid, hash string) (*SignIn, b
 	if err != nil {
 		return nil, true, internal("mint", err)
 	}
-	return &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: next, User: u, Org: oc}, true, nil
+	return &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: next, User: u, Org: oc, SessionID: read.Session.ID, GrantID: read.Session.GrantID}, true, nil
 }
 
 // refresh is Refresh of the token secret with an extra check of the
@@ -203,7 +203,7 @@ func (s *Service) refresh(ctx context.Context, secret string, meta *gatehouse.Se
 	if err != nil {
 		return nil, internal("mint", err)
 	}
-	out := &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: next, User: u, Org: oc, Scope: bound.scope}
+	out := &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: next, User: u, Org: oc, Scope: bound.scope, SessionID: sess.ID, GrantID: sess.GrantID}
 	if sess.Level.Pending {
 		// Still owing the second factor: say which, as the sign-in did.
 		if out.Factors, err = s.sessionFactors(ctx, u.ID, sess.ID); err != nil {

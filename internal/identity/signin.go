@@ -148,7 +148,7 @@ func (s *Service) storeSession(ctx context.Context, st Store, u *gatehouse.User,
 	if err != nil {
 		return nil, internal("mint", err)
 	}
-	return &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: refresh, User: u, Org: oc}, nil
+	return &SignIn{AccessToken: access, ExpiresAt: exp, RefreshToken: refresh, User: u, Org: oc, SessionID: sess.ID, GrantID: sess.GrantID}, nil
 }
 
 // truncate makes client-supplied text (a User-Agent) storable: valid UTF-8

@@ -86,8 +86,13 @@ type SignIn struct {
 	// Factors, when not empty, are the second factors the session owes
 	// (its level is aal1 and pending until the step).
 	Factors []string
+	// SessionID is the session the tokens belong to; GrantID its OAuth
+	// grant ("" for a sign-in session). ID tokens name the session (sid).
+	SessionID string
+	GrantID   string
 	// Scope is the scope of an OAuth session's access token (the token
-	// endpoint's scope); "" when none was asked for.
+	// endpoint's scope; the grant's unless a refresh narrowed it); ""
+	// when none was asked for.
 	Scope string
 }
 

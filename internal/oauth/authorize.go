@@ -5,7 +5,10 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/identity"
@@ -22,10 +25,26 @@ type AuthRequest struct {
 	CodeChallenge string
 	Scope         string
 	Resource      string
+	// OpenID Connect (Core §3.1.2.1).
+	Nonce     string   // goes with the code into the ID token
+	Prompt    []string // none, login, consent, select_account
+	LoginHint string   // prefills the sign-in address
+	// Reauthenticate is set when the browser must sign in afresh before
+	// consent: prompt=login, a max_age its sign-in is older than, or an
+	// id_token_hint naming another user.
+	Reauthenticate bool
+
+	authTime time.Time // the signed-in browser's, for the ID tokens
 }
 
+// Prompts reports whether the request's prompt holds p.
+func (a *AuthRequest) Prompts(p string) bool { return slices.Contains(a.Prompt, p) }
+
 // Params returns the request as query parameters, for the consent form to
-// post back and for the sign-in page to return to.
+// post back and for the sign-in page to return to. prompt, max_age,
+// login_hint and id_token_hint are left out: they were acted on when the
+// request arrived, and the sign-in they ask for is the one that follows,
+// so the request it returns to must not ask for it again.
 func (a *AuthRequest) Params() url.Values {
 	v := url.Values{}
 	v.Set("response_type", "code")
@@ -33,7 +52,7 @@ func (a *AuthRequest) Params() url.Values {
 	v.Set("redirect_uri", a.RedirectURI)
 	v.Set("code_challenge", a.CodeChallenge)
 	v.Set("code_challenge_method", "S256")
-	for k, val := range map[string]string{"state": a.State, "scope": a.Scope, "resource": a.Resource} {
+	for k, val := range map[string]string{"state": a.State, "scope": a.Scope, "resource": a.Resource, "nonce": a.Nonce} {
 		if val != "" {
 			v.Set(k, val)
 		}
@@ -56,6 +75,11 @@ func (r *Refusal) Error() string { return r.Message }
 type Requester struct {
 	IP       string // the peer address, for the metadata document fetch limits
 	SignedIn bool   // the browser has a Gatehouse session
+	// UserID and AuthTime are the signed-in browser's user and when it
+	// last authenticated (identity.BrowserSession), for prompt, max_age
+	// and id_token_hint, and for the auth_time of ID tokens.
+	UserID   string
+	AuthTime time.Time
 }
 
 // ParseAuthorize validates an authorization request. Its error is a
@@ -140,7 +164,78 @@ func (s *Server) ParseAuthorize(ctx context.Context, q url.Values, who Requester
 		return nil, fail(e.Code, e.Description)
 	}
 	a.Scope = scope
+	if err := s.parseOIDC(ctx, q, who, a, fail); err != nil {
+		return nil, err
+	}
 	return a, nil
+}
+
+// parseOIDC reads the OpenID Connect parameters of an authorization
+// request (Core §3.1.2.1, §6) into a and decides what they ask of the
+// browser: nothing, a fresh sign-in (a.Reauthenticate), or, for
+// prompt=none, an error by redirect since no page may be shown. Consent is
+// asked on every authorization, so prompt=none with a session answers
+// consent_required.
+func (s *Server) parseOIDC(ctx context.Context, q url.Values, who Requester, a *AuthRequest, fail func(code, desc string) error) error {
+	if q.Has("request") {
+		return fail("request_not_supported", "request objects are not supported; send the parameters in the query")
+	}
+	if q.Has("request_uri") {
+		return fail("request_uri_not_supported", "request_uri is not supported; send the parameters in the query")
+	}
+	for _, p := range strings.Fields(q.Get("prompt")) {
+		switch p {
+		case PromptNone, PromptLogin, PromptConsent, PromptSelectAccount:
+		default:
+			return fail("invalid_request", "unknown prompt value "+p)
+		}
+		if !slices.Contains(a.Prompt, p) {
+			a.Prompt = append(a.Prompt, p)
+		}
+	}
+	none := a.Prompts(PromptNone)
+	if none && len(a.Prompt) > 1 {
+		return fail("invalid_request", "prompt=none cannot be combined with other prompt values")
+	}
+	maxAge := -1
+	if q.Has("max_age") {
+		n, err := strconv.Atoi(q.Get("max_age"))
+		if err != nil || n < 0 {
+			return fail("invalid_request", "max_age must be a number of seconds")
+		}
+		maxAge = n
+	}
+	a.Nonce, a.LoginHint = q.Get("nonce"), q.Get("login_hint")
+	hintSub := ""
+	if raw := q.Get("id_token_hint"); raw != "" {
+		sub, err := s.verifyIDTokenHint(ctx, raw, a.Client.ID)
+		if err != nil {
+			var bad *badHint
+			if errors.As(err, &bad) {
+				return fail("invalid_request", bad.Error())
+			}
+			return err
+		}
+		hintSub = sub
+	}
+	if !who.SignedIn {
+		if none {
+			return fail("login_required", "the user is not signed in")
+		}
+		return nil // the sign-in that follows is fresh
+	}
+	a.authTime = who.AuthTime
+	age := int64(s.clock().Sub(who.AuthTime) / time.Second) // in seconds: a huge max_age must not overflow a Duration
+	a.Reauthenticate = a.Prompts(PromptLogin) ||
+		maxAge == 0 || maxAge > 0 && age > int64(maxAge) ||
+		hintSub != "" && hintSub != who.UserID
+	switch {
+	case none && a.Reauthenticate:
+		return fail("login_required", "the user must sign in again")
+	case none:
+		return fail("consent_required", "the user must approve the request on the consent page")
+	}
+	return nil
 }
 
 // matchRedirect finds the registered redirect URI that raw names: an exact
@@ -225,8 +320,11 @@ func (s *Server) Approve(ctx context.Context, a *AuthRequest, userID string, lvl
 	}
 	code := token.NewSecret("")
 	now := s.clock()
+	if err := s.recordOIDC(ctx, g.ID, a.Scope, lvl, a.authTime); err != nil {
+		return "", err
+	}
 	if err := s.store.CreateCode(ctx, &Code{Hash: hash(code), GrantID: g.ID, ClientID: a.Client.ID, RedirectURI: a.RedirectURI,
-		CodeChallenge: a.CodeChallenge, Resource: a.Resource, CreatedAt: now, ExpiresAt: now.Add(CodeTTL)}); err != nil {
+		CodeChallenge: a.CodeChallenge, Resource: a.Resource, Nonce: a.Nonce, CreatedAt: now, ExpiresAt: now.Add(CodeTTL)}); err != nil {
 		return "", err
 	}
 	p := url.Values{"code": {code}, "iss": {s.issuer}}

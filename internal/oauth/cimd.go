@@ -211,7 +211,9 @@ func (m *metadataDocuments) fetch(ctx context.Context, id string, now time.Time)
 		return nil, 0, errors.New(e.Description)
 	}
 	doc, _ := json.Marshal(md)
-	return md.client(id, doc, now), cacheTTL(res.Header.Get("Cache-Control")), nil
+	c := md.client(id, doc, now)
+	c.RedirectsErrors = true // its redirect URIs are published under its own https origin
+	return c, cacheTTL(res.Header.Get("Cache-Control")), nil
 }
 
 // cacheTTL reads how long a document may be cached: max-age capped at 24 h,

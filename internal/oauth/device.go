@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
@@ -195,8 +196,9 @@ func (s *Server) LookupDevice(ctx context.Context, typed string) (*PendingDevice
 
 // DecideDevice records the signed-in user's answer to a device
 // authorization: approval grants the chosen workspace, made by a session
-// at level lvl (refused, as Approve is, below the workspace's policy).
-func (s *Server) DecideDevice(ctx context.Context, typed, userID string, lvl gatehouse.Assurance, orgID string, approve bool) error {
+// at level lvl that last authenticated at authTime (refused, as Approve
+// is, below the workspace's policy).
+func (s *Server) DecideDevice(ctx context.Context, typed, userID string, lvl gatehouse.Assurance, authTime time.Time, orgID string, approve bool) error {
 	p, err := s.LookupDevice(ctx, typed)
 	if err != nil {
 		return err
@@ -216,6 +218,9 @@ func (s *Server) DecideDevice(ctx context.Context, typed, userID string, lvl gat
 	g, err := s.svc.CreateGrant(ctx, identity.GrantInput{UserID: userID, ClientID: p.ClientID, ClientName: p.ClientName,
 		OrgID: orgID, Scope: d.Scope, Resource: d.Resource, Level: lvl})
 	if err != nil {
+		return err
+	}
+	if err := s.recordOIDC(ctx, g.ID, d.Scope, lvl, authTime); err != nil {
 		return err
 	}
 	err = s.store.DecideDevice(ctx, userHash, DeviceApproved, userID, g.ID, s.clock())

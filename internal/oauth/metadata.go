@@ -2,54 +2,99 @@ package oauth
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
-// serverMetadata is the authorization server metadata (RFC 8414).
+// serverMetadata is the discovery document, served both as authorization
+// server metadata (RFC 8414) and as the OpenID Provider configuration
+// (OIDC Discovery 1.0): one document, so the two never disagree. RFC 8414
+// §2 takes its fields from the same registry, the OpenID ones included.
 type serverMetadata struct {
 	Issuer                            string   `json:"issuer"`
 	AuthorizationEndpoint             string   `json:"authorization_endpoint"`
 	TokenEndpoint                     string   `json:"token_endpoint"`
+	UserinfoEndpoint                  string   `json:"userinfo_endpoint"`
 	RegistrationEndpoint              string   `json:"registration_endpoint"`
 	DeviceAuthorizationEndpoint       string   `json:"device_authorization_endpoint"`
 	RevocationEndpoint                string   `json:"revocation_endpoint"`
-	RevocationEndpointAuthMethods     []string `json:"revocation_endpoint_auth_methods_supported"`
+	IntrospectionEndpoint             string   `json:"introspection_endpoint"`
+	EndSessionEndpoint                string   `json:"end_session_endpoint"`
 	JWKSURI                           string   `json:"jwks_uri"`
+	ScopesSupported                   []string `json:"scopes_supported"`
 	ResponseTypesSupported            []string `json:"response_types_supported"`
 	ResponseModesSupported            []string `json:"response_modes_supported"`
 	GrantTypesSupported               []string `json:"grant_types_supported"`
+	SubjectTypesSupported             []string `json:"subject_types_supported"`
+	IDTokenSigningAlgValuesSupported  []string `json:"id_token_signing_alg_values_supported"`
+	ACRValuesSupported                []string `json:"acr_values_supported"`
+	ClaimsSupported                   []string `json:"claims_supported"`
+	ClaimTypesSupported               []string `json:"claim_types_supported"`
+	PromptValuesSupported             []string `json:"prompt_values_supported"`
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
+	TokenEndpointAuthSigningAlgs      []string `json:"token_endpoint_auth_signing_alg_values_supported"`
+	RevocationEndpointAuthMethods     []string `json:"revocation_endpoint_auth_methods_supported"`
+	IntrospectionEndpointAuthMethods  []string `json:"introspection_endpoint_auth_methods_supported"`
 	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported"`
+	RequestParameterSupported         bool     `json:"request_parameter_supported"`
+	RequestURIParameterSupported      bool     `json:"request_uri_parameter_supported"`
+	ClaimsParameterSupported          bool     `json:"claims_parameter_supported"`
+	BackchannelLogoutSupported        bool     `json:"backchannel_logout_supported"`
+	BackchannelLogoutSessionSupported bool     `json:"backchannel_logout_session_supported"`
 	ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported"`
 	AuthorizationResponseIssSupported bool     `json:"authorization_response_iss_parameter_supported"`
 	ServiceDocumentation              string   `json:"service_documentation,omitempty"`
 }
 
-// Metadata returns the discovery document.
+// claimsSupported are the claims of ID tokens and UserInfo.
+var claimsSupported = []string{"iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "acr", "amr", "at_hash", "azp", "sid",
+	"name", "picture", "email", "email_verified"}
+
+// Metadata returns the discovery document (both well-known addresses).
 func (s *Server) Metadata() any {
+	// The client authentication methods of the token, revocation and
+	// introspection endpoints: public clients send none; confidential
+	// workspace applications a secret (Basic or in the body) or an RFC
+	// 7523 assertion. Introspection callers are always confidential.
+	auth := []string{"none", "client_secret_basic", "client_secret_post", "private_key_jwt"}
 	return serverMetadata{
 		Issuer:                            s.issuer,
 		AuthorizationEndpoint:             s.issuer + "/oauth/authorize",
 		TokenEndpoint:                     s.issuer + "/oauth/token",
+		UserinfoEndpoint:                  s.issuer + "/oauth/userinfo",
 		RegistrationEndpoint:              s.issuer + "/oauth/register",
 		DeviceAuthorizationEndpoint:       s.issuer + "/oauth/device/authorization",
 		RevocationEndpoint:                s.issuer + "/oauth/revoke",
-		RevocationEndpointAuthMethods:     []string{"none"},
+		IntrospectionEndpoint:             s.issuer + "/oauth/introspect",
+		EndSessionEndpoint:                s.issuer + "/oauth/logout",
 		JWKSURI:                           s.issuer + "/.well-known/jwks.json", // internal/keys
+		ScopesSupported:                   append(slices.Clone(OIDCScopes), toolScopes...),
 		ResponseTypesSupported:            []string{"code"},
 		ResponseModesSupported:            []string{"query"},
 		GrantTypesSupported:               []string{GrantAuthorizationCode, GrantRefreshToken, GrantDeviceCode},
-		TokenEndpointAuthMethodsSupported: []string{"none"},
+		SubjectTypesSupported:             []string{"public"},
+		IDTokenSigningAlgValuesSupported:  slices.Clone(IDTokenAlgs),
+		ACRValuesSupported:                slices.Clone(acrValues),
+		ClaimsSupported:                   slices.Clone(claimsSupported),
+		ClaimTypesSupported:               []string{"normal"},
+		PromptValuesSupported:             []string{PromptNone, PromptLogin, PromptConsent, PromptSelectAccount},
+		TokenEndpointAuthMethodsSupported: auth,
+		TokenEndpointAuthSigningAlgs:      []string{"RS256", "ES256"},
+		RevocationEndpointAuthMethods:     auth,
+		IntrospectionEndpointAuthMethods:  auth[1:],
 		CodeChallengeMethodsSupported:     []string{"S256"},
+		BackchannelLogoutSupported:        true,
+		BackchannelLogoutSessionSupported: true,
 		ClientIDMetadataDocumentSupported: true,
 		AuthorizationResponseIssSupported: true,
 	}
 }
 
-// HandleMetadata handles "GET /.well-known/oauth-authorization-server".
+// HandleMetadata handles "GET /.well-known/oauth-authorization-server"
+// and "GET /.well-known/openid-configuration".
 func (s *Server) HandleMetadata() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cors(w)

@@ -19,6 +19,14 @@ func TestDiscoveryMetadata(t *testing.T) {
 			t.Fatalf("no CORS header on discovery")
 		}
 		testenv.Golden(t, "authorization-server.json", bytes.ReplaceAll(r.Body, []byte(env.URL), []byte("{issuer}")))
+		// OpenID Connect Discovery: the same document, issuer exactly the
+		// base URL, readable cross-origin.
+		oidc := env.Do(t, "GET", "/.well-known/openid-configuration", "", nil).Want(t, 200)
+		if !bytes.Equal(oidc.Body, r.Body) || oidc.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Fatalf("openid-configuration differs from the RFC 8414 document or has no CORS: %s", oidc.Body)
+		}
+		env.Do(t, "OPTIONS", "/.well-known/openid-configuration", "", nil).Want(t, http.StatusNoContent)
+		env.Do(t, "OPTIONS", "/oauth/userinfo", "", nil).Want(t, http.StatusNoContent)
 
 		prm := env.Do(t, "GET", "/.well-known/oauth-protected-resource", "", nil).Want(t, 200)
 		testenv.Golden(t, "protected-resource.json", bytes.ReplaceAll(prm.Body, []byte(env.URL), []byte("{issuer}")))

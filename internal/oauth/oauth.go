@@ -2,7 +2,9 @@
 // clients (MCP clients, command-line tools): discovery (RFC 8414), client
 // registration (RFC 7591 and client ID metadata documents), authorization
 // codes with PKCE S256, the token endpoint with one type per grant, device
-// authorization (RFC 8628) and protected resource metadata (RFC 9728).
+// authorization (RFC 8628) and protected resource metadata (RFC 9728). It
+// is also an OpenID provider (oidc.go): ID tokens, UserInfo and the
+// OpenID authorization parameters.
 //
 // The hosted pages (sign-in, consent, device entry) live in internal/pages
 // and call this package; grants and the sessions issued under them are
@@ -20,6 +22,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/identity"
+	"github.com/gatehouse/gatehouse/internal/keys"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
 
@@ -72,6 +75,22 @@ type Store interface {
 	// UseDevice moves an approved device code to used; ErrNotFound when it
 	// is not approved (any more).
 	UseDevice(ctx context.Context, deviceHash string) (*DeviceCode, error)
+
+	// CreateOIDCGrant records how the person approving an openid grant
+	// had authenticated.
+	CreateOIDCGrant(ctx context.Context, g *OIDCGrant) error
+	// OIDCGrant returns it; ErrNotFound for a grant without openid.
+	OIDCGrant(ctx context.Context, grantID string) (*OIDCGrant, error)
+}
+
+// OIDCGrant is what the ID tokens of an openid grant say about the
+// authentication behind it: the approving browser session's sign-in
+// time, methods and level. A grant without openid has none.
+type OIDCGrant struct {
+	GrantID  string
+	AuthTime time.Time
+	AMR      []string
+	ACR      string
 }
 
 // Client is a registered public client.
@@ -83,10 +102,14 @@ type Client struct {
 	// Metadata is the registered metadata as answered to the client.
 	Metadata  []byte
 	CreatedAt time.Time
-	// RedirectsErrors lets authorization errors be redirected to the client
-	// before the user has signed in. Only a client an administrator vouched
-	// for may set it (RFC 9700 §4.11.2): dynamically registered and
-	// metadata-document clients, the only kinds today, never do.
+	// RedirectsErrors lets authorization errors (prompt=none's among them)
+	// be redirected to the client before the user has signed in. A
+	// dynamically registered client never does: anyone can register one
+	// with any redirect URI, so Gatehouse would be an open redirector (RFC
+	// 9700 §4.11.2); it shows an error page instead. A client ID metadata
+	// document client does: its redirect URIs are published under the
+	// https origin its client_id names. Workspace applications do, vouched
+	// for by the workspace's administrators.
 	RedirectsErrors bool
 	// Scope is the registered scope (space-separated); "" allows any.
 	Scope string
@@ -129,6 +152,7 @@ type Code struct {
 	RedirectURI   string
 	CodeChallenge string
 	Resource      string
+	Nonce         string // OpenID Connect: into the exchange's ID token
 	CreatedAt     time.Time
 	ExpiresAt     time.Time
 	UsedAt        *time.Time
@@ -187,6 +211,9 @@ type Config struct {
 	// Events records the token endpoint's sign-ins (the kernel's security
 	// log); nil: none.
 	Events identity.Events
+	// Keys signs ID tokens and verifies id_token_hint; nil: no OpenID
+	// Connect (openid is then ignored).
+	Keys keys.Signer
 }
 
 // Server is the authorization server.
@@ -200,12 +227,13 @@ type Server struct {
 	now      func() time.Time
 	interval time.Duration
 	cimd     *metadataDocuments
+	keys     keys.Signer
 }
 
 // New returns a Server.
 func New(c Config) *Server {
 	s := &Server{svc: c.Service, store: c.Store, log: c.Logger, events: c.Events, issuer: strings.TrimRight(c.Issuer, "/"),
-		apiURL: strings.TrimRight(c.APIURL, "/"), now: c.Now, interval: c.DeviceInterval}
+		apiURL: strings.TrimRight(c.APIURL, "/"), now: c.Now, interval: c.DeviceInterval, keys: c.Keys}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -19,6 +19,7 @@ type tokenRequest struct {
 	form   url.Values
 	client *Client
 	meta   gatehouse.SessionMeta
+	nonce  string // set by the code grant: the authorization request's
 }
 
 // tokenResponse is the successful answer (RFC 6749 §5.1).
@@ -28,6 +29,7 @@ type tokenResponse struct {
 	ExpiresIn    int64  `json:"expires_in"`
 	RefreshToken string `json:"refresh_token,omitempty"`
 	Scope        string `json:"scope,omitempty"`
+	IDToken      string `json:"id_token,omitempty"`
 }
 
 // grant is one grant type of the token endpoint.
@@ -67,14 +69,21 @@ func (s *Server) HandleToken() http.Handler {
 		if !c.allows(gt) {
 			return oauthErr("unauthorized_client", http.StatusBadRequest, "the client is not registered for the %s grant", gt)
 		}
-		si, err := g.exchange(r.Context(), &tokenRequest{form: form, client: c, meta: sessionMeta(r)})
+		tr := &tokenRequest{form: form, client: c, meta: sessionMeta(r)}
+		si, err := g.exchange(r.Context(), tr)
 		s.tokenEvent(r.Context(), gt, c, si, err)
 		if err != nil {
 			return err
 		}
+		// An openid grant's tokens come with an ID token (code, device and
+		// refresh alike).
+		idt, err := s.idToken(r.Context(), c, si, tr.nonce)
+		if err != nil {
+			return serverError(err)
+		}
 		w.Header().Set("Pragma", "no-cache") // RFC 6749 §5.1
 		httpjson.Write(w, http.StatusOK, tokenResponse{AccessToken: si.AccessToken, TokenType: "Bearer",
-			ExpiresIn: int64(si.ExpiresAt.Sub(s.clock()).Round(time.Second) / time.Second), RefreshToken: si.RefreshToken, Scope: si.Scope})
+			ExpiresIn: int64(si.ExpiresAt.Sub(s.clock()).Round(time.Second) / time.Second), RefreshToken: si.RefreshToken, Scope: si.Scope, IDToken: idt})
 		return nil
 	})
 }
@@ -246,6 +255,7 @@ func (g codeGrant) exchange(ctx context.Context, r *tokenRequest) (*identity.Sig
 	if err != nil {
 		return nil, grantError(err)
 	}
+	r.nonce = c.Nonce
 	return si, nil
 }
 

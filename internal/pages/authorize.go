@@ -11,7 +11,9 @@ import (
 )
 
 // handleAuthorize handles "GET /oauth/authorize": validates the request,
-// sends an anonymous browser to sign in, then asks for consent.
+// sends an anonymous browser to sign in (and a signed-in one to sign in
+// again when prompt, max_age or id_token_hint ask for it), then asks for
+// consent.
 func (h *handlers) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 	b, err := h.browser(r)
 	if err != nil {
@@ -22,8 +24,17 @@ func (h *handlers) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if b == nil {
-		signInFirst(w, r, "oauth")
+	if b == nil || a.Reauthenticate {
+		// Back to the request without what asked for this sign-in
+		// (AuthRequest.Params), so it is not asked for again.
+		q := url.Values{"next": {"/oauth/authorize?" + a.Params().Encode()}, "intro": {"oauth"}}
+		if a.Reauthenticate {
+			q.Set("fresh", "1")
+		}
+		if a.LoginHint != "" {
+			q.Set("login_hint", a.LoginHint)
+		}
+		http.Redirect(w, r, "/signin?"+q.Encode(), http.StatusSeeOther)
 		return
 	}
 	h.consent(w, r, b, authorizeConsent(a), "")
@@ -69,7 +80,11 @@ func (h *handlers) handleAuthorizeDecision(w http.ResponseWriter, r *http.Reques
 // error page when the client or its redirect URI cannot be trusted, or the
 // user has not signed in yet).
 func (h *handlers) authRequest(w http.ResponseWriter, r *http.Request, q url.Values, b *identity.BrowserSession) (*oauth.AuthRequest, bool) {
-	a, err := h.oauth.ParseAuthorize(r.Context(), q, oauth.Requester{IP: h.k.ClientIP(r), SignedIn: b != nil})
+	who := oauth.Requester{IP: h.k.ClientIP(r), SignedIn: b != nil}
+	if b != nil {
+		who.UserID, who.AuthTime = b.User.ID, b.AuthTime
+	}
+	a, err := h.oauth.ParseAuthorize(r.Context(), q, who)
 	var ref *oauth.Refusal
 	switch {
 	case errors.As(err, &ref) && ref.RedirectTo != "":

@@ -68,7 +68,7 @@ func (h *handlers) handleDeviceDecision(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	approve := r.PostFormValue("decision") == "approve"
-	err = h.oauth.DecideDevice(r.Context(), code, b.User.ID, b.Level, r.PostFormValue("org_id"), approve)
+	err = h.oauth.DecideDevice(r.Context(), code, b.User.ID, b.Level, b.AuthTime, r.PostFormValue("org_id"), approve)
 	if err != nil {
 		var e *gatehouse.Error
 		if errors.As(err, &e) && (e.Kind == gatehouse.KindInvalid || e.Kind == gatehouse.KindForbidden) {

@@ -16,8 +16,11 @@ func (h *handlers) handleSignInPage(w http.ResponseWriter, r *http.Request) {
 		h.pageError(w, r, err)
 		return
 	}
-	next := safeNext(r.URL.Query().Get("next"))
-	if b != nil {
+	q := r.URL.Query()
+	next := safeNext(q.Get("next"))
+	// fresh asks a signed-in browser to sign in again (OpenID Connect
+	// prompt=login, max_age, id_token_hint); the new session replaces it.
+	if b != nil && q.Get("fresh") == "" {
 		// Signed in already: on to where sign-in would have led.
 		if next == "/signin" {
 			next = "/"
@@ -25,8 +28,19 @@ func (h *handlers) handleSignInPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	h.render(w, http.StatusOK, "signin", &page{Title: "Sign in", Next: next, Email: h.prefill(w, r, "/signin"), Intro: introText(r.URL.Query().Get("intro")),
-		Notice: notices[r.URL.Query().Get("done")], Script: passkeyScriptPath})
+	email := h.prefill(w, r, "/signin")
+	if hint := q.Get("login_hint"); email == "" && hint != "" {
+		// OpenID Connect login_hint: prefilled when it is an address.
+		if _, _, err := gatehouse.ParseEmail(hint); err == nil {
+			email = hint
+		}
+	}
+	intro := introText(q.Get("intro"))
+	if b != nil {
+		intro = "Sign in again to continue to the application."
+	}
+	h.render(w, http.StatusOK, "signin", &page{Title: "Sign in", Next: next, Email: email, Intro: intro,
+		Notice: notices[q.Get("done")], Script: passkeyScriptPath})
 }
 
 // prefillID names the address that the sign-up page, finding it taken,

@@ -46,13 +46,13 @@ func (s *OAuth) ClientByID(ctx context.Context, id string) (*oauth.Client, error
 	return &c, nil
 }
 
-const codeColumns = `code_hash, grant_id, client_id, redirect_uri, code_challenge, resource, created_at, expires_at, used_at`
+const codeColumns = `code_hash, grant_id, client_id, redirect_uri, code_challenge, resource, created_at, expires_at, used_at, nonce`
 
 func scanCode(row interface{ Scan(...any) error }) (*oauth.Code, error) {
 	var c oauth.Code
 	var created, expires int64
 	var used sql.NullInt64
-	if err := row.Scan(&c.Hash, &c.GrantID, &c.ClientID, &c.RedirectURI, &c.CodeChallenge, &c.Resource, &created, &expires, &used); err != nil {
+	if err := row.Scan(&c.Hash, &c.GrantID, &c.ClientID, &c.RedirectURI, &c.CodeChallenge, &c.Resource, &created, &expires, &used, &c.Nonce); err != nil {
 		return nil, err
 	}
 	c.CreatedAt, c.ExpiresAt, c.UsedAt = fromMicros(created), fromMicros(expires), fromNullMicros(used)
@@ -65,8 +65,8 @@ func (s *OAuth) CreateCode(ctx context.Context, c *oauth.Code) error {
 	if _, err := s.w().ExecContext(ctx, `DELETE FROM oauth_codes WHERE expires_at < $1`, micros(c.CreatedAt.Add(-24*time.Hour))); err != nil {
 		return err
 	}
-	_, err := s.w().ExecContext(ctx, `INSERT INTO oauth_codes (`+codeColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL)`,
-		c.Hash, c.GrantID, c.ClientID, c.RedirectURI, c.CodeChallenge, c.Resource, micros(c.CreatedAt), micros(c.ExpiresAt))
+	_, err := s.w().ExecContext(ctx, `INSERT INTO oauth_codes (`+codeColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9)`,
+		c.Hash, c.GrantID, c.ClientID, c.RedirectURI, c.CodeChallenge, c.Resource, micros(c.CreatedAt), micros(c.ExpiresAt), c.Nonce)
 	return s.db.dialect.translate(err)
 }
 
@@ -152,4 +152,31 @@ func (s *OAuth) UseDevice(ctx context.Context, deviceHash string) (*oauth.Device
 	d, err := scanDevice(s.w().QueryRowContext(ctx, `UPDATE oauth_device_codes SET status = 'used'
 		WHERE device_hash = $1 AND status = 'approved' RETURNING `+deviceColumns, deviceHash))
 	return d, s.one(err)
+}
+
+// CreateOIDCGrant implements oauth.Store.
+func (s *OAuth) CreateOIDCGrant(ctx context.Context, g *oauth.OIDCGrant) error {
+	amr, err := json.Marshal(g.AMR)
+	if err != nil {
+		return err
+	}
+	_, err = s.w().ExecContext(ctx, `INSERT INTO oidc_grants (grant_id, auth_time, amr, acr) VALUES ($1, $2, $3, $4)`,
+		g.GrantID, micros(g.AuthTime), string(amr), g.ACR)
+	return s.db.dialect.translate(err)
+}
+
+// OIDCGrant implements oauth.Store.
+func (s *OAuth) OIDCGrant(ctx context.Context, grantID string) (*oauth.OIDCGrant, error) {
+	g := oauth.OIDCGrant{GrantID: grantID}
+	var at int64
+	var amr string
+	err := s.r().QueryRowContext(ctx, `SELECT auth_time, amr, acr FROM oidc_grants WHERE grant_id = $1`, grantID).Scan(&at, &amr, &g.ACR)
+	if err != nil {
+		return nil, s.one(err)
+	}
+	g.AuthTime = fromMicros(at)
+	if err := json.Unmarshal([]byte(amr), &g.AMR); err != nil {
+		return nil, err
+	}
+	return &g, nil
 }

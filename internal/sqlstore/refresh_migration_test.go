@@ -100,7 +100,7 @@ func TestRefreshTokensMigrate(t *testing.T) {
 			if err != nil || !strings.HasPrefix(si.RefreshToken, grantSession+".") {
 				t.Fatalf("RefreshGrant(old token) = %v, %v; want a token naming session %s", si, err, grantSession)
 			}
-			if _, err := env.Svc.RefreshGrant(ctx, si.RefreshToken, client, ""); err != nil {
+			if _, err := env.Svc.RefreshGrant(ctx, si.RefreshToken, client, "", ""); err != nil {
 				t.Errorf("RefreshGrant(its successor) = %v", err)
 			}
 		})

@@ -21,6 +21,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/token"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // Lifetimes and bounds of the authorization server.
@@ -72,6 +73,10 @@ type Store interface {
 	// UseDevice moves an approved device code to used; ErrNotFound when it
 	// is not approved (any more).
 	UseDevice(ctx context.Context, deviceHash string) (*DeviceCode, error)
+
+	// UseAssertion records the jti of a client assertion of clientID,
+	// remembered until exp; ErrConflict when it was recorded before.
+	UseAssertion(ctx context.Context, clientID, jti string, exp, now time.Time) error
 }
 
 // Client is a registered public client.
@@ -98,6 +103,18 @@ type Client struct {
 	// BackchannelLogoutURI receives a logout token when a session of this
 	// client ends; "" for none.
 	BackchannelLogoutURI string
+	// OrgID is the workspace of a workspace application ("" for other
+	// clients): it signs in that workspace's members only, and its grants
+	// are made in it.
+	OrgID string
+	// AuthMethod is token_endpoint_auth_method: none for every client but
+	// confidential workspace applications.
+	AuthMethod string
+	// FirstParty skips the consent page (workspace applications that
+	// say so).
+	FirstParty bool
+	// app is the row of a workspace application; nil for other clients.
+	app *workspace.Application
 }
 
 // DisplayName is the client's name, else its id.
@@ -200,6 +217,7 @@ type Server struct {
 	now      func() time.Time
 	interval time.Duration
 	cimd     *metadataDocuments
+	jwks     *jwksCache
 }
 
 // New returns a Server.
@@ -219,6 +237,7 @@ func New(c Config) *Server {
 		s.interval = DefaultInterval
 	}
 	s.cimd = newMetadataDocuments(c.MetadataClient, c.AllowPrivate, c.RootCAs, s.log)
+	s.jwks = &jwksCache{client: s.cimd.client, sets: map[string]jwksEntry{}, s: s}
 	if c.RateLimit {
 		s.cimd.limit(s.now)
 	}

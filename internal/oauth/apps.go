@@ -210,24 +210,32 @@ func (j *jwksCache) get(ctx context.Context, uri string, now time.Time, fresh bo
 	j.mu.Lock()
 	e, ok := j.sets[uri]
 	j.mu.Unlock()
-	if ok && now.Sub(e.fetched) < jwksTTL && (!fresh || now.Sub(e.fetched) < jwksRefetch) {
+	switch {
+	case ok && e.keys == nil && now.Sub(e.fetched) < jwksRefetch:
+		return nil, errJWKSFetch // a failed fetch is not tried again at once
+	case ok && e.keys != nil && now.Sub(e.fetched) < jwksTTL && (!fresh || now.Sub(e.fetched) < jwksRefetch):
 		return e.keys, nil
 	}
 	keys, err := j.fetch(ctx, uri)
 	if err != nil {
 		j.s.log.Warn("jwks_uri fetch", "uri", uri, "err", err)
-		if ok && now.Sub(e.fetched) < jwksTTL {
+		if ok && e.keys != nil && now.Sub(e.fetched) < jwksTTL {
 			return e.keys, nil
 		}
+		j.put(uri, jwksEntry{fetched: now})
 		return nil, errJWKSFetch
 	}
+	j.put(uri, jwksEntry{keys: keys, fetched: now})
+	return keys, nil
+}
+
+func (j *jwksCache) put(uri string, e jwksEntry) {
 	j.mu.Lock()
+	defer j.mu.Unlock()
 	if len(j.sets) >= jwksMaxURIs {
 		clear(j.sets)
 	}
-	j.sets[uri] = jwksEntry{keys: keys, fetched: now}
-	j.mu.Unlock()
-	return keys, nil
+	j.sets[uri] = e
 }
 
 func (j *jwksCache) fetch(ctx context.Context, uri string) ([]jose.JSONWebKey, error) {

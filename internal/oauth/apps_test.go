@@ -375,10 +375,25 @@ func assertionForm(base url.Values, assertion string) url.Values {
 func TestAppPrivateKeyJWT(t *testing.T) {
 	keys := newAssertionKeys(t)
 	var jwksHits atomic.Int32
+	var badHits atomic.Int32
 	host := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		jwksHits.Add(1)
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(keys.jwks())
+		switch r.URL.Path {
+		case "/jwks.json":
+			jwksHits.Add(1)
+			json.NewEncoder(w).Encode(keys.jwks())
+			return
+		case "/huge.json":
+			set := keys.jwks()
+			set["padding"] = strings.Repeat("x", 20<<10)
+			json.NewEncoder(w).Encode(set)
+		case "/private.json":
+			b, _ := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: keys.rsa, KeyID: "r1", Algorithm: "RS256"}}})
+			w.Write(b)
+		default:
+			w.Write([]byte(`{"keys": [`))
+		}
+		badHits.Add(1)
 	}))
 	t.Cleanup(host.Close)
 	roots := x509.NewCertPool()
@@ -443,6 +458,18 @@ func TestAppPrivateKeyJWT(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				wantOAuthError(t, probe(t, env, assertionForm(url.Values{}, a), "", ""), 401, "invalid_client")
 			})
+		}
+		// A jwks_uri answering an oversized, malformed or private key set
+		// authenticates nobody, and a failed fetch is not repeated at once.
+		for _, path := range []string{"/huge.json", "/bad.json", "/private.json"} {
+			_, app, _ := w.register(t, map[string]any{"token_endpoint_auth_method": "private_key_jwt", "jwks_uri": host.URL + path})
+			before := badHits.Load()
+			for i := 0; i < 3; i++ {
+				wantOAuthError(t, probe(t, env, assertionForm(url.Values{}, keys.sign(t, jose.RS256, claims(app, nil))), "", ""), 401, "invalid_client")
+			}
+			if n := badHits.Load() - before; n != 1 {
+				t.Errorf("%s fetched %d times for 3 assertions; want once", path, n)
+			}
 		}
 		// The assertion's subject must be the client_id sent beside it, and
 		// the assertion type must be RFC 7523's.

@@ -479,6 +479,13 @@ func TestAppPrivateKeyJWT(t *testing.T) {
 		wantOAuthError(t, probe(t, env, f, "", ""), 401, "invalid_client")
 		// A private_key_jwt application cannot use a secret or nothing.
 		wantOAuthError(t, probe(t, env, url.Values{"client_id": {inline}}, "", ""), 401, "invalid_client")
+		// Another instance on the same database refuses a jti this one
+		// accepted.
+		other2 := env.Another(t)
+		once := keys.sign(t, jose.ES256, claims(inline, nil))
+		probe(t, env, assertionForm(url.Values{}, once), "", "").Want(t, 200)
+		wantOAuthError(t, probe(t, other2, assertionForm(url.Values{}, once), "", ""), 401, "invalid_client")
+		probe(t, other2, assertionForm(url.Values{}, keys.sign(t, jose.ES256, claims(inline, nil))), "", "").Want(t, 200)
 		// A jti is single use across instances: the database refuses it
 		// (the replay above), and stays refused after the clock moves on
 		// less than its exp.

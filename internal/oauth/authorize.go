@@ -253,6 +253,9 @@ func matchRedirect(c *Client, raw string) (string, bool) {
 			return raw, true
 		}
 	}
+	if c.app != nil {
+		return "", false // a workspace application's URIs match exactly
+	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "http" || !isLoopbackHost(u.Hostname()) || u.Fragment != "" {
 		return "", false
@@ -311,8 +314,12 @@ func (s *Server) errorRedirect(a *AuthRequest, code, desc string) string {
 // by a session at level lvl, and returns where to send the browser: the
 // redirect URI with a single-use code valid for 60 seconds, the state and
 // the issuer (RFC 9207). A workspace requiring a level lvl misses refuses
-// (403, workspace.ErrMFAPolicy).
+// (403, workspace.ErrMFAPolicy). A workspace application's grant is made
+// in its own workspace, whatever orgID says.
 func (s *Server) Approve(ctx context.Context, a *AuthRequest, userID string, lvl gatehouse.Assurance, orgID string) (string, error) {
+	if a.Client.OrgID != "" {
+		orgID = a.Client.OrgID
+	}
 	g, err := s.svc.CreateGrant(ctx, identity.GrantInput{UserID: userID, ClientID: a.Client.ID, ClientName: a.Client.DisplayName(),
 		OrgID: orgID, Scope: a.Scope, Resource: a.Resource, Level: lvl})
 	if err != nil {

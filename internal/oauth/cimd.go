@@ -18,6 +18,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/outbound"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // Client ID metadata documents (draft-ietf-oauth-client-id-metadata-document,
@@ -91,6 +92,9 @@ func (s *Server) Client(ctx context.Context, id, ip string) (*Client, error) {
 	}
 	if len(id) > 64 {
 		return nil, invalidClient("unknown client")
+	}
+	if strings.HasPrefix(id, workspace.ClientIDPrefix) {
+		return s.application(ctx, id)
 	}
 	c, err := s.store.ClientByID(ctx, id)
 	if errors.Is(err, gatehouse.ErrNotFound) {

@@ -24,6 +24,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/keys"
 	"github.com/gatehouse/gatehouse/internal/token"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // Lifetimes and bounds of the authorization server.
@@ -81,6 +82,9 @@ type Store interface {
 	CreateOIDCGrant(ctx context.Context, g *OIDCGrant) error
 	// OIDCGrant returns it; ErrNotFound for a grant without openid.
 	OIDCGrant(ctx context.Context, grantID string) (*OIDCGrant, error)
+	// UseAssertion records the jti of a client assertion of clientID,
+	// remembered until exp; ErrConflict when it was recorded before.
+	UseAssertion(ctx context.Context, clientID, jti string, exp, now time.Time) error
 }
 
 // OIDCGrant is what the ID tokens of an openid grant say about the
@@ -121,6 +125,18 @@ type Client struct {
 	// BackchannelLogoutURI receives a logout token when a session of this
 	// client ends; "" for none.
 	BackchannelLogoutURI string
+	// OrgID is the workspace of a workspace application ("" for other
+	// clients): it signs in that workspace's members only, and its grants
+	// are made in it.
+	OrgID string
+	// AuthMethod is token_endpoint_auth_method: none for every client but
+	// confidential workspace applications.
+	AuthMethod string
+	// FirstParty skips the consent page (workspace applications that
+	// say so).
+	FirstParty bool
+	// app is the row of a workspace application; nil for other clients.
+	app *workspace.Application
 }
 
 // DisplayName is the client's name, else its id.
@@ -228,6 +244,7 @@ type Server struct {
 	interval time.Duration
 	cimd     *metadataDocuments
 	keys     keys.Signer
+	jwks     *jwksCache
 }
 
 // New returns a Server.
@@ -247,6 +264,7 @@ func New(c Config) *Server {
 		s.interval = DefaultInterval
 	}
 	s.cimd = newMetadataDocuments(c.MetadataClient, c.AllowPrivate, c.RootCAs, s.log)
+	s.jwks = &jwksCache{client: s.cimd.client, sets: map[string]jwksEntry{}, s: s}
 	if c.RateLimit {
 		s.cimd.limit(s.now)
 	}

@@ -3,13 +3,12 @@ package oauth
 import (
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/gatehouse/gatehouse/internal/clientmeta"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
 	"github.com/google/uuid"
 )
@@ -117,7 +116,7 @@ func (m *clientMetadata) validate() error {
 
 // IDTokenAlgs are the algorithms a client may register for its ID tokens;
 // the first is the default.
-var IDTokenAlgs = []string{"RS256", "ES256"}
+var IDTokenAlgs = clientmeta.IDTokenAlgs
 
 // checkOIDCMetadata checks the OpenID Connect fields of a client's
 // registration: a known ID token algorithm, post-logout redirect URIs by
@@ -125,22 +124,20 @@ var IDTokenAlgs = []string{"RS256", "ES256"}
 // absolute https URL (http only on a loopback host) without a fragment
 // (Back-Channel Logout 1.0 §2.2).
 func checkOIDCMetadata(alg string, postLogout []string, backchannel string) error {
-	if alg != "" && !slices.Contains(IDTokenAlgs, alg) {
-		return invalidMetadata("id_token_signed_response_alg must be one of %s", strings.Join(IDTokenAlgs, ", "))
+	if err := clientmeta.IDTokenAlg(alg); err != nil {
+		return invalidMetadata("%v", err)
 	}
 	if len(postLogout) > MaxRedirectURIs {
 		return invalidMetadata("at most %d post_logout_redirect_uris", MaxRedirectURIs)
 	}
 	for _, u := range postLogout {
-		if err := checkRedirectURI(u); err != nil {
-			return invalidMetadata("post_logout_redirect_uris: %s", err.(*Error).Description)
+		if err := clientmeta.RedirectURI(u); err != nil {
+			return invalidMetadata("post_logout_redirect_uris: %v", err)
 		}
 	}
 	if backchannel != "" {
-		p, err := url.Parse(backchannel)
-		if err != nil || p.Host == "" || p.Fragment != "" || p.User != nil ||
-			!(p.Scheme == "https" || p.Scheme == "http" && isLoopbackHost(p.Hostname())) {
-			return invalidMetadata("backchannel_logout_uri must be an absolute https URL without a fragment")
+		if err := clientmeta.BackchannelURI(backchannel); err != nil {
+			return invalidMetadata("%v", err)
 		}
 	}
 	return nil
@@ -153,59 +150,16 @@ func (m *clientMetadata) client(id string, doc []byte, at time.Time) *Client {
 		BackchannelLogoutURI: m.BackchannelLogoutURI}
 }
 
-// checkRedirectURI applies RFC 8252 and OAuth 2.1 §2.3.1 as an allow-list:
-// https; http only on a loopback host; or a private-use scheme of a native
-// app, which must be reverse-domain (RFC 8252 §7.1: it contains a dot), so
-// browser schemes such as view-source:, chrome: or javascript: never pass.
-// No fragment.
+// checkRedirectURI applies clientmeta.RedirectURI, answering
+// invalid_redirect_uri.
 func checkRedirectURI(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() || len(raw) > MaxParam {
-		return invalidRedirect("redirect URI '%s' is not an absolute URI", raw)
-	}
-	if u.Fragment != "" || strings.Contains(raw, "#") {
-		return invalidRedirect("redirect URI '%s' must not have a fragment", raw)
-	}
-	switch scheme := strings.ToLower(u.Scheme); {
-	case scheme == "https":
-		if u.Host == "" {
-			return invalidRedirect("redirect URI '%s' has no host", raw)
-		}
-	case scheme == "http":
-		if !isLoopbackHost(u.Hostname()) {
-			return invalidRedirect("redirect URI '%s': http is allowed only on a loopback host (127.0.0.1, [::1], localhost); use https", raw)
-		}
-	case privateUseScheme(scheme):
-		if u.Host == "" && u.Path == "" && u.Opaque == "" {
-			return invalidRedirect("redirect URI '%s' has no path", raw)
-		}
-	default:
-		return invalidRedirect("redirect URI '%s': use https, http on a loopback host, or a reverse-domain private-use scheme such as com.example.app:/callback", raw)
+	if err := clientmeta.RedirectURI(raw); err != nil {
+		return invalidRedirect("%v", err)
 	}
 	return nil
 }
 
-// privateUseScheme reports whether a (lowercased) scheme is reverse-domain:
-// dot-separated labels, none empty, e.g. com.example.app.
-func privateUseScheme(scheme string) bool {
-	if !strings.Contains(scheme, ".") {
-		return false
-	}
-	for _, label := range strings.Split(scheme, ".") {
-		if label == "" {
-			return false
-		}
-	}
-	return true
-}
-
-func isLoopbackHost(h string) bool {
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
+func isLoopbackHost(h string) bool { return clientmeta.LoopbackHost(h) }
 
 // HandleRegister handles "POST /oauth/register" (RFC 7591): public clients
 // only, answered 201 with the registered metadata and a new client_id.

@@ -124,29 +124,44 @@ func (s *Server) clientForm(r *http.Request) (url.Values, *Client, error) {
 	return form, c, nil
 }
 
-// authenticateClient identifies a public client by client_id in the body
-// or by HTTP Basic with an empty password (as golang.org/x/oauth2 sends
-// first); a secret is refused, since no client has one.
+// authenticateClient identifies the client of a token, revocation or
+// introspection request, the one place every endpoint authenticates
+// clients. A public client (every client but a confidential workspace
+// application) names itself by client_id in the body or by HTTP Basic with
+// an empty password (as golang.org/x/oauth2 sends first), and a secret is
+// refused. A confidential workspace application must authenticate by its
+// registered method: client_secret_basic (RFC 6749 §2.3.1, id and secret
+// form-urlencoded in Basic), client_secret_post (client_id and
+// client_secret in the body) or private_key_jwt (RFC 7523). Every failure
+// is 401 invalid_client (with WWW-Authenticate when Basic was tried).
 func (s *Server) authenticateClient(r *http.Request, form url.Values) (*Client, error) {
 	id := form.Get("client_id")
-	if user, pass, ok := r.BasicAuth(); ok {
-		basicID, err := url.QueryUnescape(user)
-		if err != nil {
+	user, pass, basic := r.BasicAuth()
+	if basic {
+		basicID, err := unescapeBasic(user)
+		if err != nil || !gatehouse.CleanText(basicID) {
 			return nil, invalidClient("malformed client credentials")
 		}
-		if pass != "" {
-			return nil, invalidClient("public clients have no secret: authenticate with client_id only")
+		if pass, err = unescapeBasic(pass); err != nil {
+			return nil, invalidClient("malformed client credentials")
 		}
 		if id != "" && id != basicID {
 			return nil, invalidRequest("client_id in the body differs from the Authorization header")
 		}
 		id = basicID
-		if !gatehouse.CleanText(id) {
-			return nil, invalidClient("malformed client credentials")
-		}
 	}
-	if form.Get("client_secret") != "" {
-		return nil, invalidClient("public clients have no secret: authenticate with client_id only")
+	secret := form.Get("client_secret")
+	if _, ok := form["client_assertion_type"]; ok || form.Get("client_assertion") != "" {
+		if pass != "" || secret != "" {
+			return nil, invalidRequest("use one client authentication method")
+		}
+		if form.Get("client_assertion_type") != AssertionType {
+			return nil, invalidClient("client_assertion_type must be %s", AssertionType)
+		}
+		return s.assertionClient(r, form.Get("client_assertion"), id)
+	}
+	if pass != "" && secret != "" {
+		return nil, invalidRequest("use one client authentication method")
 	}
 	if id == "" {
 		return nil, invalidClient("client_id is required")
@@ -154,6 +169,19 @@ func (s *Server) authenticateClient(r *http.Request, form url.Values) (*Client, 
 	c, err := s.Client(r.Context(), id, sessionMeta(r).IP)
 	if err != nil {
 		return nil, err
+	}
+	if c.Confidential() {
+		method, given := AuthClientSecretPost, secret
+		if pass != "" {
+			method, given = AuthClientSecretBasic, pass
+		}
+		if err := s.clientSecret(c, method, given); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	if pass != "" || secret != "" {
+		return nil, invalidClient("public clients have no secret: authenticate with client_id only")
 	}
 	return c, nil
 }

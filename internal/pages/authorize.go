@@ -37,7 +37,49 @@ func (h *handlers) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/signin?"+q.Encode(), http.StatusSeeOther)
 		return
 	}
+	orgID, ok := h.appMember(w, r, a, b)
+	if !ok {
+		return
+	}
+	if a.Client.FirstParty {
+		// A first-party workspace application skips the consent page; a
+		// refusal (the workspace's two-factor policy) shows it with why.
+		h.approve(w, r, a, b, orgID)
+		return
+	}
 	h.consent(w, r, b, authorizeConsent(a), "")
+}
+
+// appMember answers a workspace application's request by someone outside
+// its workspace with access_denied by redirect (ok false).
+func (h *handlers) appMember(w http.ResponseWriter, r *http.Request, a *oauth.AuthRequest, b *identity.BrowserSession) (string, bool) {
+	orgID, err := h.oauth.AppMember(r.Context(), a, b.User.ID)
+	var ref *oauth.Refusal
+	switch {
+	case errors.As(err, &ref):
+		http.Redirect(w, r, ref.RedirectTo, http.StatusSeeOther)
+		return "", false
+	case err != nil:
+		h.pageError(w, r, err)
+		return "", false
+	}
+	return orgID, true
+}
+
+// approve grants the request in orgID and sends the browser back to the
+// client; a refusal the user can act on is shown on the consent page.
+func (h *handlers) approve(w http.ResponseWriter, r *http.Request, a *oauth.AuthRequest, b *identity.BrowserSession, orgID string) {
+	to, err := h.oauth.Approve(r.Context(), a, b.User.ID, b.Level, orgID)
+	if err != nil {
+		var e *gatehouse.Error
+		if errors.As(err, &e) && (e.Kind == gatehouse.KindInvalid || e.Kind == gatehouse.KindForbidden) {
+			h.consent(w, r, b, authorizeConsent(a), sentence(e.Message))
+			return
+		}
+		h.pageError(w, r, err)
+		return
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 // handleAuthorizeDecision handles "POST /oauth/authorize": the consent
@@ -58,21 +100,18 @@ func (h *handlers) handleAuthorizeDecision(w http.ResponseWriter, r *http.Reques
 		http.Redirect(w, r, "/signin?"+url.Values{"next": {"/oauth/authorize?" + q.Encode()}, "intro": {"oauth"}}.Encode(), http.StatusSeeOther)
 		return
 	}
+	orgID, ok := h.appMember(w, r, a, b)
+	if !ok {
+		return
+	}
 	if r.PostFormValue("decision") != "approve" {
 		http.Redirect(w, r, h.oauth.Deny(a), http.StatusSeeOther)
 		return
 	}
-	to, err := h.oauth.Approve(r.Context(), a, b.User.ID, b.Level, r.PostFormValue("org_id"))
-	if err != nil {
-		var e *gatehouse.Error
-		if errors.As(err, &e) && (e.Kind == gatehouse.KindInvalid || e.Kind == gatehouse.KindForbidden) {
-			h.consent(w, r, b, authorizeConsent(a), sentence(e.Message))
-			return
-		}
-		h.pageError(w, r, err)
-		return
+	if orgID == "" {
+		orgID = r.PostFormValue("org_id")
 	}
-	http.Redirect(w, r, to, http.StatusSeeOther)
+	h.approve(w, r, a, b, orgID)
 }
 
 // authRequest parses an authorization request from browser b (nil before

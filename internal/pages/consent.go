@@ -85,7 +85,10 @@ func (h *handlers) consent(w http.ResponseWriter, r *http.Request, b *identity.B
 	sortHidden(p.Hidden)
 	me := browserPrincipal(b)
 	for _, o := range orgs {
-		choice := orgChoice{ID: o.ID, Name: o.Name, Kind: o.Kind, Role: o.Role, Checked: o.ID == def}
+		if c.OrgID != "" && o.ID != c.OrgID {
+			continue // a workspace application acts in its own workspace only
+		}
+		choice := orgChoice{ID: o.ID, Name: o.Name, Kind: o.Kind, Role: o.Role, Checked: o.ID == def || o.ID == c.OrgID}
 		rows, err := h.ws.ToolMatrix(r.Context(), me, o.ID)
 		var e *gatehouse.Error
 		if errors.As(err, &e) && e.Kind == gatehouse.KindForbidden {

@@ -71,6 +71,10 @@ func mountConsole(m Mux, h *handlers) {
 	m.HandleFunc("GET /workspaces/{id}/keys", h.handleOrgKeysPage)
 	m.Handle("POST /workspaces/{id}/keys", form(h.handleCreateOrgKey))
 	m.Handle("POST /workspaces/{id}/keys/revoke", form(h.handleRevokeOrgKey))
+	m.HandleFunc("GET /workspaces/{id}/applications", h.handleOrgAppsPage)
+	m.Handle("POST /workspaces/{id}/applications", form(h.handleCreateOrgApp))
+	m.HandleFunc("GET /workspaces/{id}/applications/{app}", h.handleOrgAppPage)
+	m.Handle("POST /workspaces/{id}/applications/{app}/{action}", form(h.handleOrgAppAction))
 	m.HandleFunc("GET /workspaces/{id}/domains", h.handleDomainsPage)
 	m.Handle("POST /workspaces/{id}/domains", form(h.handleClaimDomain))
 	m.Handle("POST /workspaces/{id}/domains/{action}", form(h.handleDomainAction))
@@ -176,6 +180,10 @@ var notices = map[string]string{
 	"domain-verify":      "Domain verified.",
 	"domain-mode":        "Domain mode changed.",
 	"domain-delete":      "Domain claim deleted.",
+	"app-created":        "Application registered.",
+	"app-saved":          "Application saved.",
+	"app-rotated":        "New secret made.",
+	"app-deleted":        "Application deleted: its sign-ins and tokens were ended.",
 }
 
 // done redirects (303) to path with the notice key.
@@ -210,7 +218,10 @@ func formError(err error, fields ...string) (field, msg string, ok bool) {
 // fieldLabels name the API's fields as the forms label them.
 var fieldLabels = map[string]string{"name": "name", "email": "email", "password": "password", "avatar_url": "avatar URL",
 	"new_password": "new password", "current_password": "current password", "expires_in_days": "expiry", "tools": "tools",
-	"slug": "slug", "confirm": "confirmation", "role": "role", "domain": "domain", "mode": "mode"}
+	"slug": "slug", "confirm": "confirmation", "role": "role", "domain": "domain", "mode": "mode",
+	"client_name": "name", "redirect_uris": "redirect URIs", "post_logout_redirect_uris": "post-logout redirect URIs",
+	"token_endpoint_auth_method": "authentication", "jwks_uri": "JWKS URL", "jwks": "JWKS",
+	"id_token_signed_response_alg": "ID token algorithm", "backchannel_logout_uri": "back-channel logout URL", "grace_seconds": "grace"}
 
 // refuse shows a refused form again: the message next to its field (or
 // above the form), the typed values kept.

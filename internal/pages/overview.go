@@ -27,6 +27,7 @@ func orgLinks(o *workspace.OrgListing) []orgLink {
 	add(true, "tools", "Tools")
 	add(can(workspace.PermSettings), "keys", "API keys")
 	add(can(workspace.PermDomains), "domains", "Domains")
+	add(team && can(workspace.PermSettings), "applications", "Applications")
 	add(can(workspace.PermSettings), "audit", "Audit log")
 	add(team && can(workspace.PermSettings), "settings", "Settings")
 	return links

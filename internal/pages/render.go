@@ -32,16 +32,24 @@ const copyScriptPath = "/assets/copy.js"
 
 var pageNames = []string{"error", "message", "signin", "confirm", "consent", "device", "invite", "recover", "reset",
 	"signup", "home", "profile", "sessions", "apps", "keys", "workspaces", "delete", "members", "invitations", "tools", "passkeys",
-	"overview", "orgsettings", "audit", "teams", "team", "orgkeys", "domains", "mfa", "twofactor"}
+	"overview", "orgsettings", "audit", "teams", "team", "orgkeys", "domains", "mfa", "twofactor", "orgapps", "orgapp"}
 
 // parseTemplates parses each page with the layout it fills.
 func parseTemplates() map[string]*template.Template {
 	out := map[string]*template.Template{}
-	funcs := template.FuncMap{"navItems": func() []navItem { return consoleNav }}
+	funcs := template.FuncMap{"navItems": func() []navItem { return consoleNav },
+		"field": func(p *page, name, label, hint string) formField { return formField{p, name, label, hint} }}
 	for _, name := range pageNames {
 		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/orgnav.html", "templates/keyparts.html", "templates/"+name+".html"))
 	}
 	return out
+}
+
+// formField is one field of a form template ("appfield", "appbox"): the
+// page, for the value and error, and the field's name, label and hint.
+type formField struct {
+	P                 *page
+	Name, Label, Hint string
 }
 
 // page is the data every template gets.

@@ -2,9 +2,12 @@ package storetest
 
 import (
 	"context"
-	"github.com/gatehouse/gatehouse"
+	"errors"
 	"testing"
 	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/oauth"
@@ -23,6 +26,7 @@ func testOneTimeSecrets(t *testing.T, s Stores) {
 	t.Run("authorization code", func(t *testing.T) { testAuthorizationCode(t, s) })
 	t.Run("device code", func(t *testing.T) { testDeviceCode(t, s) })
 	t.Run("forms destination confirmation", func(t *testing.T) { testRecipientConfirmation(t, s) })
+	t.Run("client assertion id", func(t *testing.T) { testClientAssertion(t, s) })
 }
 
 func testEmailToken(t *testing.T, s Stores, purpose string) {
@@ -151,4 +155,32 @@ func testRecipientConfirmation(t *testing.T, s Stores) {
 	if err != nil || len(ds) != 1 || len(ds[0].Confirmed) != 1 || ds[0].Confirmed[0] != r.Email {
 		t.Errorf("destinations = %+v, %v; want one with %s confirmed", ds, err, r.Email)
 	}
+}
+
+// testClientAssertion races the uses of one client assertion id: exactly
+// one records it, the others (and any later use before it expires) get
+// ErrConflict; another client may use the same jti; an expired id is
+// pruned and may be used again.
+func testClientAssertion(t *testing.T, s Stores) {
+	ctx := context.Background()
+	at := now()
+	client, jti := "app_"+newID(), newID()
+	exp := at.Add(time.Minute)
+	errs := make([]error, racers)
+	testenv.AtOnce(racers, func(i int) { errs[i] = s.OAuth.UseAssertion(ctx, client, jti, exp, at) })
+	wins := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			wins++
+		case !errors.Is(err, gatehouse.ErrConflict):
+			t.Errorf("call %d = %v; want nil or ErrConflict", i, err)
+		}
+	}
+	if wins != 1 {
+		t.Errorf("%d of %d concurrent uses succeeded; want exactly 1", wins, racers)
+	}
+	wantErr(t, "use again", s.OAuth.UseAssertion(ctx, client, jti, exp, at.Add(30*time.Second)), gatehouse.ErrConflict)
+	wantErr(t, "another client's jti", s.OAuth.UseAssertion(ctx, "app_"+newID(), jti, exp, at), nil)
+	wantErr(t, "after it expired", s.OAuth.UseAssertion(ctx, client, jti, exp.Add(time.Minute), exp.Add(time.Second)), nil)
 }

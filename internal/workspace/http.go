@@ -55,6 +55,7 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	m.Handle("POST /v1/orgs/{id}/domains/{did}/verify", k.Authed(h.handleVerifyDomain))
 	m.Handle("GET /v1/me/discoverable", k.Authed(h.handleDiscoverable))
 	m.Handle("POST /v1/me/discoverable/join", k.Authed(h.handleJoinDiscoverable))
+	mountApplications(m, k, h)
 }
 
 // handlers are the module's HTTP handlers; each decodes, calls one method

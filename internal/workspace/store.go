@@ -143,4 +143,19 @@ type Tables interface {
 	AuditLog(ctx context.Context, orgID, tool, action string, limit int) ([]gatehouse.AuditEntry, error)
 	// AuditTools lists the distinct tools in org's log.
 	AuditTools(ctx context.Context, orgID string) ([]string, error)
+
+	CreateApplication(ctx context.Context, a *Application) error
+	// ApplicationByID is a live application of a live org; ErrNotFound
+	// otherwise.
+	ApplicationByID(ctx context.Context, id string) (*Application, error)
+	// ListApplications lists org's live applications, oldest first.
+	ListApplications(ctx context.Context, orgID string) ([]Application, error)
+	CountApplications(ctx context.Context, orgID string) (int, error)
+	// UpdateApplication writes every field of a live application but its
+	// org, creator and creation; ErrNotFound when it is not live.
+	UpdateApplication(ctx context.Context, a *Application) error
+	// DeleteApplication marks a live application deleted and revokes
+	// every grant to clientID with its sessions (recorded in the
+	// revocations); ErrNotFound when it is not live.
+	DeleteApplication(ctx context.Context, id, clientID string, at time.Time) error
 }

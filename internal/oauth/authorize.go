@@ -21,6 +21,9 @@ type AuthRequest struct {
 	CodeChallenge string
 	Scope         string
 	Resource      string
+	// SessionID is the browser session approving, set by the consent
+	// page: the grant records it for back-channel logout.
+	SessionID string
 }
 
 // Params returns the request as query parameters, for the consent form to
@@ -208,7 +211,7 @@ func (s *Server) errorRedirect(a *AuthRequest, code, desc string) string {
 // (403, workspace.ErrMFAPolicy).
 func (s *Server) Approve(ctx context.Context, a *AuthRequest, userID string, lvl gatehouse.Assurance, orgID string) (string, error) {
 	g, err := s.svc.CreateGrant(ctx, identity.GrantInput{UserID: userID, ClientID: a.Client.ID, ClientName: a.Client.DisplayName(),
-		OrgID: orgID, Scope: a.Scope, Resource: a.Resource, Level: lvl})
+		OrgID: orgID, Scope: a.Scope, Resource: a.Resource, Level: lvl, SessionID: a.SessionID})
 	if err != nil {
 		return "", err
 	}

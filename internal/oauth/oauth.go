@@ -19,6 +19,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
+
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
@@ -187,6 +189,19 @@ type Config struct {
 	// Events records the token endpoint's sign-ins (the kernel's security
 	// log); nil: none.
 	Events identity.Events
+	// Keys is the key ring: its public keys check an RP-initiated
+	// logout's id_token_hint and it signs logout tokens; nil: neither.
+	Keys LogoutKeys
+	// LogoutAllowPrivate lets logout tokens go to private addresses
+	// (GATEHOUSE_WEBHOOK_ALLOW_PRIVATE, as for metadata documents);
+	// RootCAs are trusted for them too.
+	LogoutAllowPrivate bool
+}
+
+// LogoutKeys is what logout needs of the key ring (keys.Ring).
+type LogoutKeys interface {
+	LogoutSigner
+	PublicKeys(ctx context.Context) (jose.JSONWebKeySet, error)
 }
 
 // Server is the authorization server.
@@ -200,6 +215,9 @@ type Server struct {
 	now      func() time.Time
 	interval time.Duration
 	cimd     *metadataDocuments
+	// Logout (logout.go, backchannel.go).
+	logoutKeys LogoutKeys
+	logoutHTTP *http.Client
 }
 
 // New returns a Server.
@@ -218,6 +236,7 @@ func New(c Config) *Server {
 	if s.interval <= 0 {
 		s.interval = DefaultInterval
 	}
+	s.logoutKeys, s.logoutHTTP = c.Keys, logoutClient(c.LogoutAllowPrivate, c.RootCAs)
 	s.cimd = newMetadataDocuments(c.MetadataClient, c.AllowPrivate, c.RootCAs, s.log)
 	if c.RateLimit {
 		s.cimd.limit(s.now)

@@ -51,6 +51,7 @@ func (h *handlers) handleAuthorizeDecision(w http.ResponseWriter, r *http.Reques
 		http.Redirect(w, r, h.oauth.Deny(a), http.StatusSeeOther)
 		return
 	}
+	a.SessionID = b.SessionID
 	to, err := h.oauth.Approve(r.Context(), a, b.User.ID, b.Level, r.PostFormValue("org_id"))
 	if err != nil {
 		var e *gatehouse.Error

@@ -213,6 +213,20 @@ func TestRPInitiatedLogout(t *testing.T) {
 			wantSignedIn(t, b, false)
 		})
 
+		t.Run("nobody signed in: a link back, not a redirect, for a client anyone could register", func(t *testing.T) {
+			b := env.NewBrowser(t)
+			for _, q := range []url.Values{
+				{"client_id": {clientID}, "post_logout_redirect_uri": {postLogout}, "state": {"st-7"}},
+				{"id_token_hint": {hintFor(t, env, a, clientID, "")}, "post_logout_redirect_uri": {postLogout}, "state": {"st-7"}},
+			} {
+				p := b.Get(t, logoutURL(q))
+				if p.Status != http.StatusOK || p.Location() != "" || !strings.Contains(p.Body, `href="`+postLogout+`?state=st-7"`) ||
+					!strings.Contains(p.Body, "Return to rp.example") {
+					t.Fatalf("logout while signed out = %d Location %q, body %s; want the signed-out page linking back", p.Status, p.Location(), p.Body)
+				}
+			}
+		})
+
 		t.Run("a hint naming another person asks first", func(t *testing.T) {
 			b := signedIn(t)
 			other := env.Register(t)

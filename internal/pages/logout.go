@@ -47,8 +47,17 @@ func (h *handlers) handleLogout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if b == nil {
-		// Nobody is signed in here: nothing to end, nobody to ask.
-		h.signedOut(w, r, l)
+		// Nobody is signed in here: nothing to end, nobody to ask. Only a
+		// client an administrator vouched for is returned to at once:
+		// anyone may register a client, and Gatehouse must not bounce a
+		// browser to its address without the person seeing where
+		// (RP-Initiated Logout §3, RFC 9700 §4.11.2); the others get a
+		// link naming the host.
+		if l.Client != nil && l.Client.RedirectsErrors {
+			h.signedOut(w, r, l)
+			return
+		}
+		h.signedOutPage(w, l)
 		return
 	}
 	if l.Subject != "" && l.Subject == b.User.ID {
@@ -131,8 +140,18 @@ func (h *handlers) signedOut(w http.ResponseWriter, r *http.Request, l *oauth.Lo
 		http.Redirect(w, r, to, http.StatusSeeOther)
 		return
 	}
-	h.render(w, http.StatusOK, "message", &page{Title: "Signed out",
-		Message: "You are signed out of " + h.brand.Name + " in this browser.", Next: "/signin", Button: "Sign in again"})
+	h.signedOutPage(w, l)
+}
+
+// signedOutPage shows the signed-out page: its button returns to the
+// relying party when the request named a registered address, else it
+// leads to the sign-in page.
+func (h *handlers) signedOutPage(w http.ResponseWriter, l *oauth.LogoutRequest) {
+	p := &page{Title: "Signed out", Message: "You are signed out of " + h.brand.Name + " in this browser.", Next: "/signin", Button: "Sign in again"}
+	if to := l.Redirect(); to != "" {
+		p.Next, p.Button = to, "Return to "+hostOf(to)
+	}
+	h.render(w, http.StatusOK, "message", p)
 }
 
 // hostOf is the host a URL returns to, for the page to name.

@@ -8,8 +8,10 @@
 // rotates once, every one-time secret is used once however many callers
 // race for it, a uniqueness rule answers gatehouse.ErrConflict without
 // breaking the transaction around it, LockOrg serializes the transactions
-// that take it, the mail limits' ledger counts what was recorded, a soft-deleted org is invisible to live reads, and a tool
-// never switched reads as such (gatehouse.ToolOn then turns it on).
+// that take it, the mail limits' ledger counts what was recorded, a soft-deleted org is invisible to live reads, a tool
+// never switched reads as such (gatehouse.ToolOn then turns it on), and a
+// session-ending write queues its back-channel logouts in its own
+// transaction.
 package storetest
 
 import (
@@ -37,6 +39,9 @@ type Stores struct {
 	OAuth    oauth.Store
 	Forms    forms.Store
 	Links    links.Store
+	// PendingJobs counts the jobs of a kind queued and not yet worked
+	// (nil: the store queues none, and the job rules are skipped).
+	PendingJobs func(ctx context.Context, kind string) (int, error)
 }
 
 // racers is how many goroutines race for a one-time secret.
@@ -62,6 +67,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"passkey ceremony used once", testPasskeyCeremony},
 		{"passkey sign count", testPasskeyCount},
 		{"mail ledger", testMailLedger},
+		{"logout jobs", testLogoutJobs},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
 	}

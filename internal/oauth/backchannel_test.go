@@ -1,6 +1,7 @@
 package oauth_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -23,6 +24,7 @@ type logoutClaims struct {
 	Events map[string]map[string]any `json:"events"`
 	Nonce  *string                   `json:"nonce"`
 	alg    string
+	kid    string
 }
 
 const backchannelEvent = "http://schemas.openid.net/event/backchannel-logout"
@@ -68,7 +70,7 @@ func logoutTokens(t testing.TB, env *testenv.Env, rc *testenv.Receiver) []logout
 		if len(keys) != 1 {
 			t.Fatalf("logout token kid %q is not in the JWKS", h.KeyID)
 		}
-		c := logoutClaims{alg: h.Algorithm}
+		c := logoutClaims{alg: h.Algorithm, kid: h.KeyID}
 		if err := tok.Claims(keys[0].Key, &c); err != nil {
 			t.Fatalf("logout token signature: %v", err)
 		}
@@ -278,6 +280,28 @@ func TestBackchannelLogout(t *testing.T) {
 			second := waitLogout(t, env, rc, clientID, a.UserID, g.sid, 2)
 			if first.ID == second.ID {
 				t.Fatal("the retry sent the same jti; want a token signed at each try")
+			}
+		})
+		t.Run("a key rotated before a retry signs the retry", func(t *testing.T) {
+			a, b := session(t)
+			g := approve(t, env, b, clientID, a.OrgID)
+			rc.Fail.Store(true)
+			wantRevokeOK(t, postForm(t, env, "/oauth/revoke", url.Values{"token": {g.refresh}, "client_id": {clientID}}))
+			first := waitLogout(t, env, rc, clientID, a.UserID, g.sid, 1)
+			kid, err := env.Keys.Rotate(context.Background(), "RS256")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc.Fail.Store(false)
+			deadline := time.Now().Add(5 * time.Second)
+			for n := 2; ; n++ {
+				c := waitLogout(t, env, rc, clientID, a.UserID, g.sid, n)
+				if c.kid == kid && kid != first.kid {
+					break // verified against the JWKS, which publishes both keys
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("no logout token signed with the new key %s (first with %s)", kid, first.kid)
+				}
 			}
 		})
 	})

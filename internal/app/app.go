@@ -109,6 +109,9 @@ type Deps struct {
 	// MailRetryDelays overrides the waits between tries of a mail (the
 	// last repeats); nil: mail.RetryDelays.
 	MailRetryDelays []time.Duration
+	// LogoutRetryDelays overrides the waits between tries of a
+	// back-channel logout (the last repeats); nil: oauth.LogoutRetryDelays.
+	LogoutRetryDelays []time.Duration
 	// RevocationPoll is how often the revocation list reads what other
 	// instances revoked; 0: revocation.Every (1 s).
 	RevocationPoll time.Duration
@@ -204,7 +207,8 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		Revocations: revoked, SessionMaxAge: cfg.SessionMaxAge, ReauthWindow: cfg.ReauthWindow, Events: web.SecurityLog{Log: log}})
 	a.OAuth = oauth.New(oauth.Config{Service: a.Identity, Store: db.OAuth(), Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, Now: now,
 		DeviceInterval: deps.DeviceInterval, MetadataClient: deps.MetadataClient, AllowPrivate: cfg.MetadataAllowPrivate,
-		RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit, Events: web.SecurityLog{Log: log}, Keys: a.Keys})
+		RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit, Events: web.SecurityLog{Log: log},
+		Keys: a.Keys, LogoutSigner: a.Keys, LogoutAllowPrivate: cfg.MetadataAllowPrivate})
 	a.Webhooks = webhooks.New(webhooks.Config{Store: db.Webhooks(), Logger: log, Now: now, AllowPrivate: cfg.WebhookAllowPrivate,
 		RootCAs: cfg.OutboundCAs, RetryDelays: deps.WebhookRetryDelays})
 	a.Links = links.New(db.Links(), cfg.ShortLinkURL, now)
@@ -221,7 +225,8 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	a.routes(k)
 	a.Handler = k
 	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, WebhookSeal: hooks, PollInterval: deps.JobPollInterval, RescueAfter: cfg.JobRescueAfter,
-		Mail: deps.Mail, MailSealer: mails, MailRetryDelays: deps.MailRetryDelays, Schedules: a.schedules(db, now, deps)}); err != nil {
+		Mail: deps.Mail, MailSealer: mails, MailRetryDelays: deps.MailRetryDelays, Schedules: a.schedules(db, now, deps),
+		Logouts: a.OAuth, LogoutRetryDelays: deps.LogoutRetryDelays}); err != nil {
 		return nil, err
 	}
 	if err := a.jobs.Start(ctx); err != nil {

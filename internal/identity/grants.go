@@ -27,6 +27,8 @@ type GrantInput struct {
 	// Level is the approving session's: the grant records it, its tokens
 	// carry it, and a workspace requiring more refuses the approval.
 	Level gatehouse.Assurance
+	// SessionID is the approving browser session (Grant.SessionID).
+	SessionID string
 }
 
 // CreateGrant records the user's consent for a client to act in one
@@ -36,7 +38,7 @@ func (s *Service) CreateGrant(ctx context.Context, in GrantInput) (*Grant, error
 		return nil, gatehouse.Invalid("choose a workspace")
 	}
 	g := &Grant{ID: gatehouse.NewID(), UserID: in.UserID, ClientID: in.ClientID, ClientName: truncate(in.ClientName, workspace.MaxName),
-		OrgID: in.OrgID, Scope: in.Scope, Resource: in.Resource, CreatedAt: s.Now(), AAL: in.Level.Level(gatehouse.ViaOAuth).AAL}
+		OrgID: in.OrgID, Scope: in.Scope, Resource: in.Resource, CreatedAt: s.Now(), AAL: in.Level.Level(gatehouse.ViaOAuth).AAL, SessionID: in.SessionID}
 	err := s.store.Tx(ctx, func(tx Store) error {
 		o, _, err := workspace.LiveMember(ctx, tx, in.OrgID, in.UserID)
 		if err != nil {

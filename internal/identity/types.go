@@ -111,6 +111,10 @@ type Grant struct {
 	// AAL is the level of the session that approved the grant (aal1 for
 	// grants made before it was recorded); its sessions keep it.
 	AAL string
+	// SessionID is the sign-in session that approved the grant on the
+	// consent page ("" for a device approval): signing it out sends the
+	// client a back-channel logout for the grant's sessions.
+	SessionID string
 }
 
 // Factor kinds: what the second-factor step accepts.

@@ -24,6 +24,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
@@ -39,7 +40,7 @@ const (
 	RescueStuckJobsAfter = 2 * time.Minute
 	// MinRescueAfter is the shortest rescue window accepted: twice the
 	// longest timeout of any job (JobTimeout, mailTimeout).
-	MinRescueAfter = 2 * max(JobTimeout, mailTimeout, deliveryTimeout)
+	MinRescueAfter = 2 * max(JobTimeout, mailTimeout, deliveryTimeout, logoutTimeout)
 	// pollInterval is how often an instance looks for jobs whose time has
 	// come (retries); new jobs wake it at once.
 	pollInterval = 200 * time.Millisecond
@@ -82,6 +83,11 @@ type Config struct {
 	MailSealer      *mail.Sealer
 	MailRetryDelays []time.Duration
 	Schedules       []Schedule
+	// Logouts sends back-channel logout tokens; nil: none are worked.
+	// LogoutRetryDelays are the waits between tries (the last repeats);
+	// nil: oauth.LogoutRetryDelays.
+	Logouts           LogoutDeliverer
+	LogoutRetryDelays []time.Duration
 	// PollInterval overrides how often due retries are looked for (tests).
 	PollInterval time.Duration
 	// RescueAfter is when a job still "running" is taken for lost; 0:
@@ -161,6 +167,15 @@ func riverConfig(cfg Config, log *slog.Logger) (*river.Config, error) {
 		}
 		mw := &mailWorker{sender: cfg.Mail, sealer: cfg.MailSealer, delays: delays}
 		if err := river.AddWorkerSafely(workers, mw); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Logouts != nil {
+		delays := cfg.LogoutRetryDelays
+		if len(delays) == 0 {
+			delays = oauth.LogoutRetryDelays
+		}
+		if err := river.AddWorkerSafely(workers, &logoutWorker{svc: cfg.Logouts, delays: delays}); err != nil {
 			return nil, err
 		}
 	}

@@ -273,6 +273,12 @@ func (r *Ring) RotateDue(ctx context.Context) ([]string, error) {
 
 // Sign implements Signer.
 func (r *Ring) Sign(ctx context.Context, alg string, payload []byte) (string, error) {
+	return r.SignType(ctx, alg, "JWT", payload)
+}
+
+// SignType is Sign with typ as the header's type (logout tokens are
+// "logout+jwt", Back-Channel Logout 1.0 §2.4).
+func (r *Ring) SignType(ctx context.Context, alg, typ string, payload []byte) (string, error) {
 	r.mu.RLock()
 	k, ok := r.signing[alg]
 	r.mu.RUnlock()
@@ -280,7 +286,7 @@ func (r *Ring) Sign(ctx context.Context, alg string, payload []byte) (string, er
 		return "", fmt.Errorf("keys: no %s signing key", alg)
 	}
 	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.SignatureAlgorithm(alg), Key: jose.JSONWebKey{Key: k.key, KeyID: k.kid}},
-		(&jose.SignerOptions{}).WithType("JWT"))
+		(&jose.SignerOptions{}).WithType(jose.ContentType(typ)))
 	if err != nil {
 		return "", err
 	}

@@ -35,6 +35,9 @@ type AuthRequest struct {
 	Reauthenticate bool
 
 	authTime time.Time // the signed-in browser's, for the ID tokens
+	// SessionID is the browser session approving, set by the consent
+	// page: the grant records it for back-channel logout.
+	SessionID string
 }
 
 // Prompts reports whether the request's prompt holds p.
@@ -208,15 +211,14 @@ func (s *Server) parseOIDC(ctx context.Context, q url.Values, who Requester, a *
 	a.Nonce, a.LoginHint = q.Get("nonce"), q.Get("login_hint")
 	hintSub := ""
 	if raw := q.Get("id_token_hint"); raw != "" {
-		sub, err := s.verifyIDTokenHint(ctx, raw, a.Client.ID)
+		h, err := s.parseHint(ctx, raw)
+		if errors.Is(err, errHint) || err == nil && !slices.Contains(h.aud, a.Client.ID) {
+			return fail("invalid_request", "id_token_hint is not an ID token issued by this server to this client")
+		}
 		if err != nil {
-			var bad *badHint
-			if errors.As(err, &bad) {
-				return fail("invalid_request", bad.Error())
-			}
 			return err
 		}
-		hintSub = sub
+		hintSub = h.sub
 	}
 	if !who.SignedIn {
 		if none {
@@ -321,7 +323,7 @@ func (s *Server) Approve(ctx context.Context, a *AuthRequest, userID string, lvl
 		orgID = a.Client.OrgID
 	}
 	g, err := s.svc.CreateGrant(ctx, identity.GrantInput{UserID: userID, ClientID: a.Client.ID, ClientName: a.Client.DisplayName(),
-		OrgID: orgID, Scope: a.Scope, Resource: a.Resource, Level: lvl})
+		OrgID: orgID, Scope: a.Scope, Resource: a.Resource, Level: lvl, SessionID: a.SessionID})
 	if err != nil {
 		return "", err
 	}

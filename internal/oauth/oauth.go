@@ -227,9 +227,16 @@ type Config struct {
 	// Events records the token endpoint's sign-ins (the kernel's security
 	// log); nil: none.
 	Events identity.Events
-	// Keys signs ID tokens and verifies id_token_hint; nil: no OpenID
-	// Connect (openid is then ignored).
+	// Keys signs ID tokens and checks id_token_hint (authorize and
+	// RP-initiated logout); nil: no OpenID Connect (openid is then ignored).
 	Keys keys.Signer
+	// LogoutSigner signs back-channel logout tokens (the key ring, which
+	// sets their typ); nil: none are sent.
+	LogoutSigner LogoutSigner
+	// LogoutAllowPrivate lets logout tokens go to private addresses
+	// (GATEHOUSE_WEBHOOK_ALLOW_PRIVATE, as for metadata documents);
+	// RootCAs are trusted for them too.
+	LogoutAllowPrivate bool
 }
 
 // Server is the authorization server.
@@ -245,6 +252,9 @@ type Server struct {
 	cimd     *metadataDocuments
 	keys     keys.Signer
 	jwks     *jwksCache
+	// Logout (logout.go, backchannel.go).
+	logoutSigner LogoutSigner
+	logoutHTTP   *http.Client
 }
 
 // New returns a Server.
@@ -263,6 +273,7 @@ func New(c Config) *Server {
 	if s.interval <= 0 {
 		s.interval = DefaultInterval
 	}
+	s.logoutSigner, s.logoutHTTP = c.LogoutSigner, logoutClient(c.LogoutAllowPrivate, c.RootCAs)
 	s.cimd = newMetadataDocuments(c.MetadataClient, c.AllowPrivate, c.RootCAs, s.log)
 	s.jwks = &jwksCache{client: s.cimd.client, sets: map[string]jwksEntry{}, s: s}
 	if c.RateLimit {

@@ -138,41 +138,49 @@ func (s *Server) recordOIDC(ctx context.Context, grantID, scope string, lvl gate
 	return s.store.CreateOIDCGrant(ctx, &OIDCGrant{GrantID: grantID, AuthTime: authTime.UTC(), AMR: amr, ACR: l.AAL})
 }
 
-// verifyIDTokenHint checks an id_token_hint (Core §3.1.2.1): an ID token
-// this server issued to client, its signature verified against the key
-// ring's published keys; its expiry is ignored. It returns the subject.
-func (s *Server) verifyIDTokenHint(ctx context.Context, raw, clientID string) (string, error) {
-	bad := &badHint{}
+// idTokenHint is what an id_token_hint names: its subject, session (sid)
+// and audience (with azp when there are several).
+type idTokenHint struct {
+	sub, sid, azp string
+	aud           []string
+}
+
+// errHint is an id_token_hint refused.
+var errHint = errors.New("id_token_hint is not an ID token issued by this server")
+
+// parseHint checks an id_token_hint, for authorize (Core §3.1.2.1) and
+// RP-initiated logout alike: a JWS signed, RS256 or ES256, by a key the
+// ring still publishes (its kid and algorithm), issued by this issuer
+// about a user. Its expiry is ignored: a hint is an ID token the relying
+// party got earlier. Which client it must name is the caller's rule.
+func (s *Server) parseHint(ctx context.Context, raw string) (*idTokenHint, error) {
 	if s.keys == nil {
-		return "", bad
+		return nil, errHint
 	}
 	tok, err := jwt.ParseSigned(raw, []jose.SignatureAlgorithm{jose.RS256, jose.ES256})
 	if err != nil || len(tok.Headers) != 1 {
-		return "", bad
+		return nil, errHint
 	}
 	set, err := s.keys.PublicKeys(ctx)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	ks := set.Key(tok.Headers[0].KeyID)
 	if len(ks) != 1 || ks[0].Algorithm != tok.Headers[0].Algorithm {
-		return "", bad
+		return nil, errHint
 	}
-	var c jwt.Claims
+	var c struct {
+		jwt.Claims
+		AZP string `json:"azp"`
+		SID string `json:"sid"`
+	}
 	if err := tok.Claims(ks[0].Key, &c); err != nil {
-		return "", bad
+		return nil, errHint
 	}
-	if c.Issuer != s.issuer || !c.Audience.Contains(clientID) || !gatehouse.IsID(c.Subject) {
-		return "", bad
+	if c.Issuer != s.issuer || !gatehouse.IsID(c.Subject) || len(c.Audience) == 0 {
+		return nil, errHint
 	}
-	return c.Subject, nil
-}
-
-// badHint is an id_token_hint refused.
-type badHint struct{}
-
-func (*badHint) Error() string {
-	return "id_token_hint is not an ID token issued by this server to this client"
+	return &idTokenHint{sub: c.Subject, sid: c.SID, azp: c.AZP, aud: c.Audience}, nil
 }
 
 // userInfo is the UserInfo answer (Core §5.3.2): sub, and the claims of

@@ -69,6 +69,7 @@ func (h *handlers) appMember(w http.ResponseWriter, r *http.Request, a *oauth.Au
 // approve grants the request in orgID and sends the browser back to the
 // client; a refusal the user can act on is shown on the consent page.
 func (h *handlers) approve(w http.ResponseWriter, r *http.Request, a *oauth.AuthRequest, b *identity.BrowserSession, orgID string) {
+	a.SessionID = b.SessionID // the grant remembers it, for back-channel logout
 	to, err := h.oauth.Approve(r.Context(), a, b.User.ID, b.Level, orgID)
 	if err != nil {
 		var e *gatehouse.Error

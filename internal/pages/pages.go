@@ -109,6 +109,9 @@ func Mount(m Mux, k Kernel, d Deps) {
 		m.Handle("POST /oauth/authorize", form(h.handleAuthorizeDecision))
 		m.HandleFunc("GET /device", h.handleDevicePage)
 		m.Handle("POST /device", form(h.handleDeviceDecision))
+		m.HandleFunc("GET "+logoutPath, h.handleLogout)
+		m.HandleFunc("POST "+logoutPath, h.handleLogout)
+		m.Handle("POST "+logoutConfirmPath, form(h.handleLogoutConfirm))
 	}
 	if h.forms != nil {
 		m.HandleFunc("GET /forms"+forms.ConfirmPath, h.handleFormConfirmPage)

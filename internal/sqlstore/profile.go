@@ -172,8 +172,9 @@ func (s *Identity) RevokeUserGrants(ctx context.Context, userID string, at time.
 
 // CreateGrant implements identity.Store.
 func (s *Identity) CreateGrant(ctx context.Context, g *identity.Grant) error {
-	_, err := s.w().ExecContext(ctx, `INSERT INTO oauth_grants (id, user_id, client_id, client_name, org_id, scope, resource, created_at, aal)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, g.ID, g.UserID, g.ClientID, g.ClientName, g.OrgID, g.Scope, g.Resource, micros(g.CreatedAt), keyLevel(g.AAL))
+	_, err := s.w().ExecContext(ctx, `INSERT INTO oauth_grants (id, user_id, client_id, client_name, org_id, scope, resource, created_at, aal, session_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, g.ID, g.UserID, g.ClientID, g.ClientName, g.OrgID, g.Scope, g.Resource, micros(g.CreatedAt), keyLevel(g.AAL),
+		g.SessionID)
 	return s.db.dialect.translate(err)
 }
 

@@ -56,6 +56,9 @@ func (c conn) revoke(ctx context.Context, kind string, at time.Time, query strin
 			return err
 		}
 		*c.revoked = append(*c.revoked, es...)
+		if err := c.queueLogouts(ctx, es, at); err != nil {
+			return err
+		}
 		return write(c)
 	})
 }

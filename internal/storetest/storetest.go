@@ -9,8 +9,10 @@
 // session policy, every one-time secret is used once however many callers
 // race for it, a uniqueness rule answers gatehouse.ErrConflict without
 // breaking the transaction around it, LockOrg serializes the transactions
-// that take it, the mail limits' ledger counts what was recorded, a soft-deleted org is invisible to live reads, and a tool
-// never switched reads as such (gatehouse.ToolOn then turns it on).
+// that take it, the mail limits' ledger counts what was recorded, a soft-deleted org is invisible to live reads, a tool
+// never switched reads as such (gatehouse.ToolOn then turns it on), and a
+// session-ending write queues its back-channel logouts in its own
+// transaction.
 package storetest
 
 import (
@@ -44,6 +46,9 @@ type Stores struct {
 	// returns each one's read (nil: nothing rotated) and error; nil: the
 	// store has no batch.
 	RefreshAll func(ctx context.Context, sids, hashes []string, next []*identity.RefreshToken, p identity.SessionPolicy) ([]*identity.RefreshRead, []error)
+	// PendingJobs counts the jobs of a kind queued and not yet worked
+	// (nil: the store queues none, and the job rules are skipped).
+	PendingJobs func(ctx context.Context, kind string) (int, error)
 }
 
 // racers is how many goroutines race for a one-time secret.
@@ -70,6 +75,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"passkey ceremony used once", testPasskeyCeremony},
 		{"passkey sign count", testPasskeyCount},
 		{"mail ledger", testMailLedger},
+		{"logout jobs", testLogoutJobs},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
 	}

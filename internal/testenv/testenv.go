@@ -315,6 +315,9 @@ func (o Options) deps(env *Env, db *sqlstore.DB, sender mail.Sender, log *slog.L
 		LinkEventsWindow: cmp.Or(o.LinkEventsWindow, time.Hour), SignSweepEvery: o.SignSweepEvery,
 		JobQueue: env.Queue, JobPollInterval: 20 * time.Millisecond,
 		MailRetryDelays: []time.Duration{50 * time.Millisecond},
+		// Growing, so a test has a few seconds before the tries run out.
+		LogoutRetryDelays: []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond,
+			800 * time.Millisecond},
 		// Other instances' revocations show within 50 ms (production: 1 s).
 		RevocationPoll: 50 * time.Millisecond, KeysReload: 50 * time.Millisecond}
 }

@@ -100,6 +100,8 @@ type Service struct {
 	rp     *webauthn.WebAuthn
 	events Events
 	audits auditQueue // entries written after their answers (auditLater)
+	// grantOf is what introspection keeps of an OAuth session's grant.
+	grantOf cache.Short[string, sessionGrant]
 }
 
 // New returns a Service.
@@ -229,9 +231,17 @@ var errRevoked = gatehouse.Errorf(gatehouse.KindUnauthorized, "this access token
 // A token whose session, API key, account, workspace or membership was
 // revoked is refused (the in-memory revocation list: no database read).
 func (s *Service) Authenticate(raw string) (*gatehouse.Principal, error) {
+	p, _, err := s.authenticate(raw)
+	return p, err
+}
+
+// authenticate is Authenticate that also returns the token's claims, for
+// introspection (introspect.go), which answers with its audience and
+// issuer: one check of a bearer token, not two.
+func (s *Service) authenticate(raw string) (*gatehouse.Principal, *token.Claims, error) {
 	c, err := s.signer.Verify(raw)
 	if err != nil {
-		return nil, &gatehouse.Error{Kind: gatehouse.KindUnauthorized, Message: "invalid or expired access token", Err: err}
+		return nil, nil, &gatehouse.Error{Kind: gatehouse.KindUnauthorized, Message: "invalid or expired access token", Err: err}
 	}
 	p := &gatehouse.Principal{UserID: c.Subject, SessionID: c.SessionID, OrgID: c.Org.ID, Role: c.Org.Role,
 		Tools: c.Org.Tools, Via: c.Via, TokenID: c.ID, KeyID: c.KeyID,
@@ -246,9 +256,9 @@ func (s *Service) Authenticate(raw string) (*gatehouse.Principal, error) {
 		p.IssuedAt = c.IssuedAt.Time
 	}
 	if s.revoked != nil && s.revoked.Refused(revocation.Token{SessionID: p.SessionID, KeyID: p.KeyID, Subject: p.UserID, OrgID: p.OrgID, IssuedAt: p.IssuedAt}) {
-		return nil, errRevoked
+		return nil, nil, errRevoked
 	}
-	return p, nil
+	return p, c, nil
 }
 
 // ToolAccess checks, for a tool-API request, that the caller behind p

@@ -16,6 +16,7 @@ import (
 	"encoding/base64"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -98,7 +99,17 @@ type Client struct {
 	// BackchannelLogoutURI receives a logout token when a session of this
 	// client ends; "" for none.
 	BackchannelLogoutURI string
+	// OrgID is the workspace of a workspace application; "" for the
+	// dynamically registered and metadata-document clients.
+	OrgID string
+	// AuthMethod is token_endpoint_auth_method; "" and "none" are a
+	// public client's.
+	AuthMethod string
 }
+
+// Confidential reports whether the client authenticates with a
+// credential (a secret or a signed assertion), not by client_id alone.
+func (c *Client) Confidential() bool { return c.AuthMethod != "" && c.AuthMethod != "none" }
 
 // DisplayName is the client's name, else its id.
 func (c *Client) DisplayName() string {
@@ -200,6 +211,10 @@ type Server struct {
 	now      func() time.Time
 	interval time.Duration
 	cimd     *metadataDocuments
+	// clientAuth, when set, authenticates the callers of introspection
+	// that present client credentials instead of authenticateClient
+	// (tests; see appCaller).
+	clientAuth func(r *http.Request, form url.Values) (*Client, error)
 }
 
 // New returns a Server.

@@ -311,7 +311,7 @@ func TestIntrospectionCallers(t *testing.T) {
 		live := owner.Token
 		caller.wantActive(t, env, live, nil)
 
-		personal := env.CreateUserKey(t, owner.Token, map[string]any{"name": "cli"}).Str("api_key.secret")
+		personal := env.CreateUserKey(t, owner.Token, map[string]any{"name": "cli", "org_id": team}).Str("api_key.secret")
 		userKeyToken := env.Exchange(t, personal).Want(t, 200).Str("access_token")
 		for name, bearer := range map[string]string{
 			"a malformed bearer":                   "garbage",
@@ -370,6 +370,29 @@ func TestIntrospectionCallers(t *testing.T) {
 				t.Fatalf("Access-Control-Allow-Origin = %q; want none", r.Header.Get("Access-Control-Allow-Origin"))
 			}
 		})
+	})
+}
+
+// TestIntrospectionKeyExpiry: a workspace key that expires while its
+// exchanged token is still unexpired ends both, as the tool APIs judge
+// it: the token introspects inactive and can no longer call.
+func TestIntrospectionKeyExpiry(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, team := env.Team(t)
+		one := 1
+		secret := env.CreateOrgKey(t, owner.Token, team, map[string]any{"name": "short", "role": "member", "expires_in_days": one}).Str("api_key.secret")
+		long := env.CreateOrgKey(t, owner.Token, team, map[string]any{"name": "long", "role": "member"}).Str("api_key.secret")
+		env.Clock.Advance(24*time.Hour - 5*time.Minute)
+		short := introspector{bearer: env.Exchange(t, secret).Want(t, 200).Str("access_token")}
+		caller := introspector{bearer: env.Exchange(t, long).Want(t, 200).Str("access_token")}
+		caller.wantActive(t, env, short.bearer, nil)
+		short.wantActive(t, env, caller.bearer, nil)
+		env.Clock.Advance(10 * time.Minute) // the key expired; its token has 5 minutes left
+		if env.Do(t, "GET", "/tasks/v1/issues", short.bearer, nil).Status != http.StatusUnauthorized {
+			t.Fatalf("the tool API serves the token of an expired key")
+		}
+		caller.wantInactive(t, env, short.bearer)
+		wantCallerRefused(t, short.introspect(t, env, caller.bearer, ""), "invalid_token")
 	})
 }
 

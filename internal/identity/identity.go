@@ -255,10 +255,17 @@ func (s *Service) authenticate(raw string) (*gatehouse.Principal, *token.Claims,
 	if c.IssuedAt != nil {
 		p.IssuedAt = c.IssuedAt.Time
 	}
-	if s.revoked != nil && s.revoked.Refused(revocation.Token{SessionID: p.SessionID, KeyID: p.KeyID, Subject: p.UserID, OrgID: p.OrgID, IssuedAt: p.IssuedAt}) {
+	if s.Revoked(p) {
 		return nil, nil, errRevoked
 	}
 	return p, c, nil
+}
+
+// Revoked reports whether the revocation list refuses the token behind
+// p: Authenticate's check, for a caller that keeps a principal it
+// authenticated (the introspection endpoint's callers) and asks again.
+func (s *Service) Revoked(p *gatehouse.Principal) bool {
+	return s.revoked != nil && s.revoked.Refused(revocation.Token{SessionID: p.SessionID, KeyID: p.KeyID, Subject: p.UserID, OrgID: p.OrgID, IssuedAt: p.IssuedAt})
 }
 
 // ToolAccess checks, for a tool-API request, that the caller behind p

@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"net/http"
@@ -147,16 +148,34 @@ var errNotKeyCaller = &Error{Code: "invalid_token", Status: http.StatusUnauthori
 // signature, expiry, the revocation list, no database read) and as the
 // tool APIs check a caller's standing (ToolAccess: the key is still
 // usable and its workspace live, cached per key).
+//
+// A resource server presents the same token on every call, so the
+// principal of a token that passed is kept (callers, by the token's
+// hash, for cache.TTL): a kept one is checked for expiry and against the
+// revocation list again on every call, and only the signature and the
+// claims are not parsed again.
 func (s *Server) keyCaller(ctx context.Context, raw string) (string, error) {
 	if raw == "" {
 		return "", errNotKeyCaller
 	}
-	p, err := s.svc.Authenticate(raw)
-	if err != nil {
-		return "", &Error{Code: "invalid_token", Status: http.StatusUnauthorized, Description: "invalid, expired or revoked access token"}
+	now := s.clock()
+	h := sha256.Sum256([]byte(raw))
+	p, ok := s.callers.Get(h, now)
+	if ok && (!now.Before(p.ExpiresAt) || s.svc.Revoked(p)) {
+		s.callers.Drop(h)
+		ok = false
+	}
+	if !ok {
+		var err error
+		if p, err = s.svc.Authenticate(raw); err != nil {
+			return "", &Error{Code: "invalid_token", Status: http.StatusUnauthorized, Description: "invalid, expired or revoked access token"}
+		}
 	}
 	if p.Pending || p.Via != gatehouse.ViaAPIKey || p.KeyID == "" || p.UserID != p.KeyID {
 		return "", errNotKeyCaller // a sign-in's, a grant's or a personal key's token
+	}
+	if !ok {
+		s.callers.Put(h, p, now)
 	}
 	if err := s.svc.ToolAccess(ctx, p); err != nil {
 		if gatehouse.ErrorKind(err) == gatehouse.KindInternal {

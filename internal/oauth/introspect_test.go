@@ -370,6 +370,14 @@ func TestIntrospectionCallers(t *testing.T) {
 				t.Fatalf("Access-Control-Allow-Origin = %q; want none", r.Header.Get("Access-Control-Allow-Origin"))
 			}
 		})
+		t.Run("a kept caller's token past its expiry", func(t *testing.T) {
+			k := env.CreateOrgKey(t, owner.Token, team, map[string]any{"name": "rs", "role": "member"}).Str("api_key.secret")
+			rs := introspector{bearer: env.Exchange(t, k).Want(t, 200).Str("access_token")}
+			env.Clock.Advance(15*time.Minute - time.Second) // a key's token lives 15 minutes
+			rs.wantActive(t, env, live, nil)
+			env.Clock.Advance(time.Second)
+			wantCallerRefused(t, rs.introspect(t, env, live, ""), "invalid_token")
+		})
 	})
 }
 
@@ -441,6 +449,29 @@ func TestIntrospectionAcrossInstances(t *testing.T) {
 		clientID := registerClient(t, env, map[string]any{"redirect_uris": []string{redirect}})
 		b := env.NewBrowser(t)
 		signIn(t, b, u)
+		t.Run("a caller's workspace key revoked", func(t *testing.T) {
+			rs, keyID := keyCaller(t, env, owner.Token, team)
+			for _, in := range instances {
+				for range 3 { // kept by every instance
+					rs.wantActive(t, in, u.Token, nil)
+				}
+			}
+			env.Do(t, "DELETE", "/v1/orgs/"+team+"/api-keys/"+keyID, owner.Token, nil).Want(t, 200)
+			deadline := time.Now().Add(2 * time.Second)
+			for i, in := range instances {
+				for {
+					r := rs.introspect(t, in, u.Token, "")
+					if r.Status == http.StatusUnauthorized {
+						wantCallerRefused(t, r, "invalid_token")
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("instance %d: introspection by a revoked key's token = %d %s; want 401 within 2 s", i, r.Status, r.Body)
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+		})
 		for name, revoke := range map[string]func(access, refresh string){
 			"an access token revoked at the revocation endpoint": func(access, _ string) {
 				wantRevokeOK(t, postForm(t, env, "/oauth/revoke", url.Values{"token": {access}, "client_id": {clientID}}))

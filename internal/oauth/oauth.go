@@ -20,6 +20,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/cache"
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/token"
 )
@@ -215,6 +217,9 @@ type Server struct {
 	// that present client credentials instead of authenticateClient
 	// (tests; see appCaller).
 	clientAuth func(r *http.Request, form url.Values) (*Client, error)
+	// callers keeps the workspace key tokens that called introspection
+	// (keyCaller).
+	callers cache.Short[[sha256.Size]byte, *gatehouse.Principal]
 }
 
 // New returns a Server.

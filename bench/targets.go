@@ -110,6 +110,7 @@ func targets() []target {
 	return []target{
 		baselineTarget(),
 		verifyTarget(),
+		introspectTarget(),
 		loginTarget(),
 		passkeyTarget(),
 		refreshTarget(),

@@ -105,6 +105,8 @@ type Service struct {
 	rp     *webauthn.WebAuthn
 	events Events
 	audits auditQueue // entries written after their answers (auditLater)
+	// grantOf is what introspection keeps of an OAuth session's grant.
+	grantOf cache.Short[string, sessionGrant]
 }
 
 // New returns a Service.
@@ -241,9 +243,17 @@ var errRevoked = gatehouse.Errorf(gatehouse.KindUnauthorized, "this access token
 // A token whose session, API key, account, workspace or membership was
 // revoked is refused (the in-memory revocation list: no database read).
 func (s *Service) Authenticate(raw string) (*gatehouse.Principal, error) {
+	p, _, err := s.authenticate(raw)
+	return p, err
+}
+
+// authenticate is Authenticate that also returns the token's claims, for
+// introspection (introspect.go), which answers with its audience and
+// issuer: one check of a bearer token, not two.
+func (s *Service) authenticate(raw string) (*gatehouse.Principal, *token.Claims, error) {
 	c, err := s.verify(context.Background(), raw)
 	if err != nil {
-		return nil, &gatehouse.Error{Kind: gatehouse.KindUnauthorized, Message: "invalid or expired access token", Err: err}
+		return nil, nil, &gatehouse.Error{Kind: gatehouse.KindUnauthorized, Message: "invalid or expired access token", Err: err}
 	}
 	p := &gatehouse.Principal{UserID: c.Subject, SessionID: c.SessionID, OrgID: c.Org.ID, Role: c.Org.Role,
 		Tools: c.Org.Tools, Via: c.Via, TokenID: c.ID, KeyID: c.KeyID,
@@ -263,10 +273,17 @@ func (s *Service) Authenticate(raw string) (*gatehouse.Principal, error) {
 	if c.IssuedAt != nil {
 		p.IssuedAt = c.IssuedAt.Time
 	}
-	if s.revoked != nil && s.revoked.Refused(revocation.Token{SessionID: p.SessionID, KeyID: p.KeyID, Subject: p.UserID, OrgID: p.OrgID, IssuedAt: p.IssuedAt}) {
-		return nil, errRevoked
+	if s.Revoked(p) {
+		return nil, nil, errRevoked
 	}
-	return p, nil
+	return p, c, nil
+}
+
+// Revoked reports whether the revocation list refuses the token behind
+// p: Authenticate's check, for a caller that keeps a principal it
+// authenticated (the introspection endpoint's callers) and asks again.
+func (s *Service) Revoked(p *gatehouse.Principal) bool {
+	return s.revoked != nil && s.revoked.Refused(revocation.Token{SessionID: p.SessionID, KeyID: p.KeyID, Subject: p.UserID, OrgID: p.OrgID, IssuedAt: p.IssuedAt})
 }
 
 // ToolAccess checks, for a tool-API request, that the caller behind p

@@ -46,6 +46,9 @@ func Mount(m *http.ServeMux, k Kernel, s *Server) {
 	m.Handle("POST /oauth/token", limited(token, s.HandleToken()))
 	m.Handle("POST /oauth/device/authorization", limited(token, s.HandleDeviceAuthorization()))
 	m.Handle("POST /oauth/revoke", limited(token, s.HandleRevoke()))
+	// Introspection is server to server (no CORS); only failed
+	// authentications count against an address.
+	m.Handle("POST /oauth/introspect", s.HandleIntrospect(k.Limiter("oauthIntrospectFailures", 20, time.Second), k.ClientIP))
 	for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", "/oauth/userinfo", "/.well-known/oauth-protected-resource",
 		"/.well-known/oauth-protected-resource/{rest...}", "/oauth/register", "/oauth/token", "/oauth/device/authorization", "/oauth/revoke"} {
 		m.Handle("OPTIONS "+p, s.HandlePreflight())

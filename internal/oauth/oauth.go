@@ -1,14 +1,19 @@
-// Package oauth is Gatehouse's OAuth 2.1 authorization server for public
-// clients (MCP clients, command-line tools): discovery (RFC 8414), client
-// registration (RFC 7591 and client ID metadata documents), authorization
-// codes with PKCE S256, the token endpoint with one type per grant, device
-// authorization (RFC 8628) and protected resource metadata (RFC 9728). It
-// is also an OpenID provider (oidc.go): ID tokens, UserInfo and the
-// OpenID authorization parameters.
+// Package oauth is Gatehouse's OAuth 2.1 authorization server and OpenID
+// provider. Its clients are public ones that register themselves (MCP
+// clients, command-line tools: RFC 7591 and client ID metadata documents)
+// and the workspace applications an administrator registers, public or
+// confidential (apps.go; client_secret_basic, client_secret_post,
+// private_key_jwt). It serves discovery (RFC 8414 and OpenID Connect
+// Discovery, one document), authorization codes with PKCE S256, the token
+// endpoint with one type per grant, device authorization (RFC 8628),
+// revocation (RFC 7009), introspection for resource servers (RFC 7662),
+// protected resource metadata (RFC 9728), ID tokens and UserInfo
+// (oidc.go), and RP-initiated and back-channel logout (logout.go,
+// backchannel.go).
 //
-// The hosted pages (sign-in, consent, device entry) live in internal/pages
-// and call this package; grants and the sessions issued under them are
-// identity's.
+// The hosted pages (sign-in, consent, device entry, logout) live in
+// internal/pages and call this package; grants and the sessions issued
+// under them are identity's.
 package oauth
 
 import (

@@ -14,7 +14,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
-// tokenRequest is a parsed token request of an authenticated public client.
+// tokenRequest is a parsed token request of an authenticated client.
 type tokenRequest struct {
 	form   url.Values
 	client *Client

@@ -2,7 +2,8 @@
 // build, started with "gatehouse serve" and configured only by the
 // environment the README documents, with nothing injected (no clock, no
 // logger, no resolver, no hasher), then walked over real HTTP through the
-// main write path of every module, on SQLite and on PostgreSQL. The other
+// main write path of every module (and a relying party signing in through
+// OpenID Connect), on SQLite and on PostgreSQL. The other
 // tests build the service with app.New and inject a clock; these would
 // have caught a dependency the binary leaves unset.
 package binary
@@ -248,6 +249,9 @@ func walk(t *testing.T, s *server) {
 	okey := s.do(t, "POST", "/v1/orgs/"+orgID+"/api-keys", ot, map[string]any{"name": "Binary org key"}, 200).Str("api_key.secret")
 	okt := s.do(t, "POST", "/v1/auth/token", "", map[string]any{"api_key": okey}, 200).Str("access_token")
 	s.do(t, "GET", "/links/v1/links", okt, nil, 200)
+
+	// OpenID Connect: the team's own product signs its members in.
+	walkOIDC(t, s, ot, orgID, email, pw)
 
 	s.do(t, "POST", "/v1/auth/logout", "", map[string]any{"refresh_token": refreshed.Str("refresh_token")}, 200)
 }

@@ -312,10 +312,22 @@ func (s *Service) RevokeGrantToken(ctx context.Context, raw, hint, clientID stri
 	return nil
 }
 
-// grantSessionOfRefresh is the live OAuth session whose live refresh token
-// is secret; nil when there is none. The token must hash to the session's
-// own token: a forged "<session id>.<anything>" finds nothing.
+// grantSessionOfRefresh is the session whose live refresh token is
+// secret; nil when there is none.
 func (s *Service) grantSessionOfRefresh(ctx context.Context, secret string) (*Session, error) {
+	read, err := s.liveRefreshRead(ctx, secret)
+	if read == nil || err != nil {
+		return nil, err
+	}
+	return read.Session, nil
+}
+
+// liveRefreshRead reads refresh token secret with its session when it is the
+// session's live token (not rotated, not expired); nil when there is
+// none. The token must hash to the session's own token: a forged
+// "<session id>.<anything>" finds nothing. Only a storage failure is an
+// error.
+func (s *Service) liveRefreshRead(ctx context.Context, secret string) (*RefreshRead, error) {
 	sid, hash, err := s.refreshOwner(ctx, secret)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, nil
@@ -333,7 +345,7 @@ func (s *Service) grantSessionOfRefresh(ctx context.Context, secret string) (*Se
 	if read.Token.RotatedAt != nil || !s.Now().Before(read.Token.ExpiresAt) {
 		return nil, nil
 	}
-	return read.Session, nil
+	return read, nil
 }
 
 // grantSessionOfAccess is the session named by a valid, unexpired access

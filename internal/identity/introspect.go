@@ -118,23 +118,13 @@ func (s *Service) sessionGrant(ctx context.Context, sid string) (sessionGrant, e
 // revoked); nil otherwise: a sign-in session's token, another client's,
 // an unknown or forged one. Only a storage failure is an error.
 func (s *Service) RefreshTokenInfo(ctx context.Context, raw, clientID string) (*TokenInfo, error) {
-	sid, hash, err := s.refreshOwner(ctx, raw)
-	if errors.Is(err, gatehouse.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, internal("find refresh token", err)
-	}
-	read, err := s.store.RefreshSession(ctx, sid, hash)
-	if errors.Is(err, gatehouse.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, internal("find refresh token", err)
+	read, err := s.liveRefreshRead(ctx, raw)
+	if read == nil || err != nil {
+		return nil, err
 	}
 	now := s.Now()
 	rt, sess, o := read.Token, read.Session, read.Org
-	if rt.RotatedAt != nil || !now.Before(rt.ExpiresAt) || !s.policy.Refreshable(sess, now) ||
+	if !s.policy.Refreshable(sess, now) ||
 		sess.Via != gatehouse.ViaOAuth || sess.GrantID == "" ||
 		o == nil || o.DeletedAt != nil || read.Role == "" || o.Admits(sess.Level.Level(sess.Via)) != nil {
 		return nil, nil

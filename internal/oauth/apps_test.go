@@ -314,7 +314,7 @@ type assertionKeys struct {
 	ec  *ecdsa.PrivateKey
 }
 
-func newAssertionKeys(t *testing.T) *assertionKeys {
+func newAssertionKeys(t testing.TB) *assertionKeys {
 	r, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
@@ -338,7 +338,7 @@ func (k *assertionKeys) jwks() map[string]any {
 }
 
 // sign signs claims as an assertion with alg (RS256 or ES256).
-func (k *assertionKeys) sign(t *testing.T, alg jose.SignatureAlgorithm, claims any) string {
+func (k *assertionKeys) sign(t testing.TB, alg jose.SignatureAlgorithm, claims any) string {
 	t.Helper()
 	key, kid := any(k.rsa), "r1"
 	if alg == jose.ES256 {

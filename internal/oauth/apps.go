@@ -264,8 +264,12 @@ func (j *jwksCache) fetch(ctx context.Context, uri string) ([]jose.JSONWebKey, e
 
 // AppMember is the workspace an authorization request of a workspace
 // application is made in: the application's own, when userID is a member
-// of it; a refusal redirecting access_denied when not. For other clients
-// it is "".
+// of it; a refusal redirecting access_denied when not, prompt=none or
+// not (the one answer to a non-member, as without prompt=none: signing in
+// again would not make them a member). A member's prompt=none request
+// goes on without a page for a first-party application, and is refused
+// with consent_required by redirect for any other. For other clients it
+// is "".
 func (s *Server) AppMember(ctx context.Context, a *AuthRequest, userID string) (string, error) {
 	if a.Client.OrgID == "" {
 		return "", nil
@@ -278,7 +282,18 @@ func (s *Server) AppMember(ctx context.Context, a *AuthRequest, userID string) (
 	if err != nil {
 		return "", err
 	}
+	if a.Prompts(PromptNone) && !a.Client.FirstParty {
+		desc := "the user must approve the request on the consent page"
+		return "", &Refusal{RedirectTo: s.errorRedirect(a, "consent_required", desc), Message: desc}
+	}
 	return a.Client.OrgID, nil
+}
+
+// InteractionRequired is where a prompt=none request that cannot be
+// granted without a page (a refusal the consent page would explain) sends
+// the browser: the client's redirect URI with interaction_required.
+func (s *Server) InteractionRequired(a *AuthRequest, desc string) string {
+	return s.errorRedirect(a, "interaction_required", desc)
 }
 
 // unescapeBasic decodes a client_id or secret of HTTP Basic (RFC 6749

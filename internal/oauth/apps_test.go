@@ -314,7 +314,7 @@ type assertionKeys struct {
 	ec  *ecdsa.PrivateKey
 }
 
-func newAssertionKeys(t *testing.T) *assertionKeys {
+func newAssertionKeys(t testing.TB) *assertionKeys {
 	r, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
@@ -338,7 +338,7 @@ func (k *assertionKeys) jwks() map[string]any {
 }
 
 // sign signs claims as an assertion with alg (RS256 or ES256).
-func (k *assertionKeys) sign(t *testing.T, alg jose.SignatureAlgorithm, claims any) string {
+func (k *assertionKeys) sign(t testing.TB, alg jose.SignatureAlgorithm, claims any) string {
 	t.Helper()
 	key, kid := any(k.rsa), "r1"
 	if alg == jose.ES256 {
@@ -491,5 +491,88 @@ func TestAppPrivateKeyJWT(t *testing.T) {
 		// less than its exp.
 		env.Clock.Advance(time.Minute)
 		wantOAuthError(t, probe(t, env, assertionForm(url.Values{}, good), "", ""), 401, "invalid_client")
+	})
+}
+
+// TestAppPromptNone: prompt=none for a workspace application never shows
+// a page. A signed-in member of a first-party application's workspace
+// gets a code straight away; a third-party application answers
+// consent_required; without a session, login_required; a signed-in
+// non-member, access_denied (as without prompt=none); a first-party
+// member who must sign in again (max_age=0) login_required, and one the
+// workspace's two-factor policy refuses interaction_required; all by
+// redirect with the state, never to an unregistered redirect URI.
+func TestAppPromptNone(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		w := newAppWorld(t, env)
+		_, first, _ := w.register(t, map[string]any{"token_endpoint_auth_method": "none", "first_party": true})
+		_, third, _ := w.register(t, map[string]any{"token_endpoint_auth_method": "none"})
+		_, firstSecret, secret := w.register(t, map[string]any{"token_endpoint_auth_method": "client_secret_basic", "first_party": true})
+		none := url.Values{"prompt": {"none"}}
+		anon := env.NewBrowser(t)
+
+		t.Run("a member at a first-party application", func(t *testing.T) {
+			for _, c := range []struct{ id, secret string }{{first, ""}, {firstSecret, secret}} {
+				verifier := oauth2.GenerateVerifier()
+				p := w.memberB.Get(t, oauthConfig(env, c.id).AuthCodeURL("xyz", oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("prompt", "none")))
+				if p.Status != http.StatusSeeOther || !strings.HasPrefix(p.Location(), redirect+"?") {
+					t.Fatalf("prompt=none: %d %q %.200s; want a redirect with a code", p.Status, p.Location(), p.Body)
+				}
+				back, _ := url.Parse(p.Location())
+				if q := back.Query(); q.Get("code") == "" || q.Get("state") != "xyz" || q.Get("iss") != env.URL || q.Get("error") != "" {
+					t.Fatalf("prompt=none redirect %s; want code, state and iss", back)
+				}
+				cfg := oauthConfig(env, c.id)
+				cfg.ClientSecret, cfg.Endpoint.AuthStyle = c.secret, oauth2.AuthStyleInHeader
+				tok, err := cfg.Exchange(xctx(env), back.Query().Get("code"), oauth2.VerifierOption(verifier))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if org, _, _ := testenv.TokenOrg(t, tok.AccessToken); org != w.org {
+					t.Fatalf("token org = %s; want %s", org, w.org)
+				}
+			}
+		})
+		t.Run("a member at a third-party application", func(t *testing.T) {
+			wantErrorRedirect(t, w.memberB.Get(t, authorizeURL(env, third, none)), env, "consent_required")
+			// The consent page still works without prompt=none.
+			if p := w.memberB.Get(t, authorizeURL(env, third, nil)); p.Status != 200 || !strings.Contains(p.Body, `name="decision"`) {
+				t.Fatalf("third party without prompt: %d; want the consent page", p.Status)
+			}
+			// A consent post that carries prompt=none (no page was shown for
+			// it) approves nothing.
+			form := hiddenFields(w.memberB.Get(t, authorizeURL(env, third, nil)).Body)
+			form.Set("prompt", "none")
+			form.Set("decision", "approve")
+			wantErrorRedirect(t, w.memberB.Post(t, "/oauth/authorize", form), env, "consent_required")
+		})
+		t.Run("no session", func(t *testing.T) {
+			for _, c := range []string{first, third, firstSecret} {
+				wantErrorRedirect(t, anon.Get(t, authorizeURL(env, c, none)), env, "login_required")
+			}
+		})
+		t.Run("a non-member", func(t *testing.T) {
+			for _, c := range []string{first, third} {
+				wantErrorRedirect(t, w.strangerB.Get(t, authorizeURL(env, c, none)), env, "access_denied")
+			}
+		})
+		t.Run("never to an unregistered redirect URI", func(t *testing.T) {
+			evil := url.Values{"prompt": {"none"}, "redirect_uri": {"https://evil.example/cb"}}
+			for _, b := range []*testenv.Browser{anon, w.memberB, w.strangerB} {
+				wantErrorPage(t, b.Get(t, authorizeURL(env, first, evil)))
+			}
+		})
+		t.Run("a fresh sign-in needed", func(t *testing.T) {
+			wantErrorRedirect(t, w.memberB.Get(t, authorizeURL(env, first, url.Values{"prompt": {"none"}, "max_age": {"0"}})), env, "login_required")
+		})
+		t.Run("the workspace's two-factor policy", func(t *testing.T) {
+			env.Exec(t, `UPDATE orgs SET require_mfa = TRUE WHERE id = $1`, w.org)
+			env.Clock.Advance(3 * time.Second) // past the standing cache
+			wantErrorRedirect(t, w.memberB.Get(t, authorizeURL(env, first, none)), env, "interaction_required")
+			// Without prompt=none the page says why.
+			if p := w.memberB.Get(t, authorizeURL(env, first, nil)); p.Location() != "" || !strings.Contains(p.Body, "two-factor") {
+				t.Fatalf("first party under the policy without prompt: %d %q; want the consent page saying why", p.Status, p.Location())
+			}
+		})
 	})
 }

@@ -178,7 +178,8 @@ func (s *Server) ParseAuthorize(ctx context.Context, q url.Values, who Requester
 // browser: nothing, a fresh sign-in (a.Reauthenticate), or, for
 // prompt=none, an error by redirect since no page may be shown. Consent is
 // asked on every authorization, so prompt=none with a session answers
-// consent_required.
+// consent_required, except for a workspace application (AppMember decides:
+// a first-party application's member needs no page).
 func (s *Server) parseOIDC(ctx context.Context, q url.Values, who Requester, a *AuthRequest, fail func(code, desc string) error) error {
 	if q.Has("request") {
 		return fail("request_not_supported", "request objects are not supported; send the parameters in the query")
@@ -234,9 +235,12 @@ func (s *Server) parseOIDC(ctx context.Context, q url.Values, who Requester, a *
 	switch {
 	case none && a.Reauthenticate:
 		return fail("login_required", "the user must sign in again")
-	case none:
+	case none && a.Client.OrgID == "":
 		return fail("consent_required", "the user must approve the request on the consent page")
 	}
+	// A workspace application's prompt=none is decided by AppMember, after
+	// the membership check: a first-party application's member goes on
+	// without a page, anyone else is answered by redirect.
 	return nil
 }
 

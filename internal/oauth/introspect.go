@@ -119,7 +119,7 @@ func (s *Server) introspectionCaller(r *http.Request, form url.Values) (orgID, c
 	if h == "" && !form.Has("client_id") && !form.Has("client_assertion") {
 		return "", "", invalidClient("introspection needs a workspace key's access token (Authorization: Bearer) or a confidential workspace application's credentials")
 	}
-	c, err := s.appCaller(r, form)
+	c, err := s.authenticateClient(r, form)
 	if err != nil {
 		return "", "", err
 	}
@@ -127,16 +127,6 @@ func (s *Server) introspectionCaller(r *http.Request, form url.Values) (orgID, c
 		return "", "", invalidClient("only a confidential workspace application may introspect tokens")
 	}
 	return c.OrgID, c.ID, nil
-}
-
-// appCaller authenticates a client as the token endpoint does;
-// clientAuth, when set, stands in for it (tests of workspace
-// applications before they authenticate with credentials here).
-func (s *Server) appCaller(r *http.Request, form url.Values) (*Client, error) {
-	if s.clientAuth != nil {
-		return s.clientAuth(r, form)
-	}
-	return s.authenticateClient(r, form)
 }
 
 var errNotKeyCaller = &Error{Code: "invalid_token", Status: http.StatusUnauthorized,

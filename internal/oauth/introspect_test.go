@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
 	"golang.org/x/oauth2"
 
-	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
@@ -17,9 +17,11 @@ import (
 const inactive = `{"active":false}`
 
 // introspector is a caller of the introspection endpoint: a bearer token,
-// or client credentials in the form.
+// a workspace application (credentials added fresh on every call), or
+// raw client fields in the form.
 type introspector struct {
 	bearer string
+	app    *app
 	form   url.Values
 }
 
@@ -33,6 +35,9 @@ func (c introspector) introspect(t testing.TB, env *testenv.Env, token, hint str
 	}
 	for k, v := range c.form {
 		form[k] = v
+	}
+	if c.app != nil {
+		return c.app.post(t, env, "/oauth/introspect", form)
 	}
 	req, err := http.NewRequest("POST", env.URL+"/oauth/introspect", strings.NewReader(form.Encode()))
 	if err != nil {
@@ -48,6 +53,89 @@ func (c introspector) introspect(t testing.TB, env *testenv.Env, token, hint str
 	}
 	return r
 }
+
+// app is a workspace application of a test, registered through the API:
+// its client_id and how it authenticates (client_secret_basic,
+// client_secret_post, private_key_jwt with keys, or none).
+type app struct {
+	id, clientID, secret, method, org string
+	keys                              *assertionKeys
+}
+
+// registerApp registers an application of org as ownerToken (an owner or
+// admin of org) authenticating by method.
+func registerApp(t testing.TB, env *testenv.Env, ownerToken, org, method string, extra map[string]any) *app {
+	t.Helper()
+	a := &app{method: method, org: org}
+	body := map[string]any{"client_name": "Resource " + testenv.RandomHex(3), "redirect_uris": []string{redirect}, "token_endpoint_auth_method": method}
+	if method == "private_key_jwt" {
+		a.keys = newAssertionKeys(t)
+		body["jwks"] = a.keys.jwks()
+	}
+	for k, v := range extra {
+		body[k] = v
+	}
+	r := env.Do(t, "POST", "/v1/orgs/"+org+"/applications", ownerToken, body).Want(t, 200)
+	a.id, a.clientID, a.secret = r.Str("application.id"), r.Str("application.client_id"), r.Str("client_secret")
+	if (a.secret != "") != (method == "client_secret_basic" || method == "client_secret_post") {
+		t.Fatalf("%s application: secret %q", method, a.secret)
+	}
+	return a
+}
+
+// post posts form to path of env authenticated as a, by its method: an
+// assertion is signed afresh (a new jti) for every request, with the
+// endpoint's URL as its audience.
+func (a *app) post(t testing.TB, env *testenv.Env, path string, form url.Values) *testenv.Resp {
+	t.Helper()
+	f := url.Values{}
+	for k, v := range form {
+		f[k] = v
+	}
+	basic := false
+	switch a.method {
+	case "client_secret_basic":
+		basic = true
+	case "client_secret_post":
+		f.Set("client_id", a.clientID)
+		f.Set("client_secret", a.secret)
+	case "private_key_jwt":
+		now := env.Clock.Now()
+		f = assertionForm(f, a.keys.sign(t, jose.ES256, map[string]any{"iss": a.clientID, "sub": a.clientID, "aud": env.URL + path,
+			"exp": now.Add(time.Minute).Unix(), "iat": now.Unix(), "jti": testenv.RandomHex(8)}))
+	default:
+		f.Set("client_id", a.clientID)
+	}
+	req, err := http.NewRequest("POST", env.URL+path, strings.NewReader(f.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if basic {
+		req.SetBasicAuth(url.QueryEscape(a.clientID), url.QueryEscape(a.secret))
+	}
+	r, err := env.Send(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// grant runs the code flow for a in signed-in browser b (a member of a's
+// workspace: the consent page offers that workspace only) and returns
+// the access and refresh tokens.
+func (a *app) grant(t testing.TB, env *testenv.Env, b *testenv.Browser) (access, refresh string) {
+	t.Helper()
+	verifier := oauth2.GenerateVerifier()
+	code := consentAt(t, b, oauthConfig(env, a.clientID).AuthCodeURL("s", oauth2.S256ChallengeOption(verifier)), a.org).Query().Get("code")
+	form := exchangeForm(a.clientID, code, verifier)
+	form.Del("client_id")
+	r := a.post(t, env, "/oauth/token", form).Want(t, 200)
+	return r.Str("access_token"), r.Str("refresh_token")
+}
+
+// caller is a as a caller of the introspection endpoint.
+func (a *app) caller() introspector { return introspector{app: a} }
 
 // wantInactive checks that c learns nothing of token, whatever the hint:
 // 200 {"active":false}, byte for byte the answer to garbage.
@@ -129,27 +217,13 @@ func grantIn(t testing.TB, env *testenv.Env, b *testenv.Browser, clientID, org s
 	return r.Str("access_token"), r.Str("refresh_token")
 }
 
-// appCallers makes env's server take client credentials
-// (client_id=<id>, client_secret=<secret>) for the confidential
-// application id of workspace apps[id] (a stand-in for the workspace
-// applications, which register their own clients and secrets); other
-// clients authenticate as public clients do.
-func appCallers(env *testenv.Env, secret string, apps map[string]string) {
-	oauth.SetClientAuth(env.OAuth, func(r *http.Request, form url.Values) (*oauth.Client, error) {
-		id := form.Get("client_id")
-		if org, ok := apps[id]; ok && form.Get("client_secret") == secret {
-			return &oauth.Client{ID: id, OrgID: org, AuthMethod: "client_secret_post"}, nil
-		}
-		return oauth.AuthenticateClient(env.OAuth, r, form)
-	})
-}
-
 // TestIntrospection is the RFC 7662 matrix of issue 25 item 5: each kind
 // of token (a password sign-in's access token, an OAuth grant's access and
 // refresh tokens, a workspace key's and a personal key's access tokens,
 // garbage) × live, revoked, expired, another workspace's, another
-// client's, asked by a workspace key's caller and by a workspace
-// application.
+// client's, asked by a workspace key's caller and by confidential
+// workspace applications of each method (client_secret_basic,
+// client_secret_post, private_key_jwt).
 func TestIntrospection(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		owner, team := env.Team(t)
@@ -158,21 +232,21 @@ func TestIntrospection(t *testing.T) {
 		owner2, team2 := env.Team(t)
 		caller2, _ := keyCaller(t, env, owner2.Token, team2)
 
-		clientID := registerClient(t, env, map[string]any{"redirect_uris": []string{redirect}})
-		otherClient := registerClient(t, env, map[string]any{"redirect_uris": []string{redirect}})
+		basic := registerApp(t, env, owner.Token, team, "client_secret_basic", nil)
+		post := registerApp(t, env, owner.Token, team, "client_secret_post", nil)
+		jwt := registerApp(t, env, owner.Token, team, "private_key_jwt", nil)
+		other := registerApp(t, env, owner2.Token, team2, "client_secret_post", nil)
+		apps := []introspector{basic.caller(), post.caller(), jwt.caller()}
+		app2 := other.caller() // of team2
 		b := env.NewBrowser(t)
 		signIn(t, b, u)
-		const secret = "app-secret"
-		appCallers(env, secret, map[string]string{clientID: team, otherClient: team2})
-		app := introspector{form: url.Values{"client_id": {clientID}, "client_secret": {secret}}}
-		app2 := introspector{form: url.Values{"client_id": {otherClient}, "client_secret": {secret}}} // of team2
 
 		t.Run("a password sign-in's access token", func(t *testing.T) {
 			access, refresh := env.NewSession(t, u) // scoped to u's default workspace, the team
 			if org, _, _ := testenv.TokenOrg(t, access); org != team {
 				t.Fatalf("sign-in token org = %s; want the team %s", org, team)
 			}
-			for _, c := range []introspector{caller, app} {
+			for _, c := range append([]introspector{caller}, apps...) {
 				m := c.wantActive(t, env, access, map[string]any{"sub": u.UserID, "org_id": team, "token_type": "Bearer", "iss": env.URL})
 				if _, ok := m["client_id"]; ok {
 					t.Fatalf("a sign-in's token answered with client_id: %v", m)
@@ -184,91 +258,138 @@ func TestIntrospection(t *testing.T) {
 			caller2.wantInactive(t, env, access) // another workspace
 			app2.wantInactive(t, env, access)
 			// A sign-in's refresh token is no OAuth token: nobody's to introspect.
-			for _, c := range []introspector{caller, app} {
+			for _, c := range append([]introspector{caller}, apps...) {
 				c.wantInactive(t, env, refresh)
 			}
 			env.Do(t, "POST", "/v1/auth/logout", "", map[string]string{"refresh_token": refresh}).Want(t, 200)
-			caller.wantInactive(t, env, access) // revoked
-			app.wantInactive(t, env, access)
+			for _, c := range append([]introspector{caller}, apps...) {
+				c.wantInactive(t, env, access) // revoked
+			}
 		})
 
 		t.Run("an OAuth grant's access and refresh tokens", func(t *testing.T) {
-			access, refresh := grantIn(t, env, b, clientID, team)
-			want := map[string]any{"sub": u.UserID, "org_id": team, "client_id": clientID, "token_type": "Bearer"}
+			access, refresh := basic.grant(t, env, b)
+			want := map[string]any{"sub": u.UserID, "org_id": team, "client_id": basic.clientID, "token_type": "Bearer"}
 			caller.wantActive(t, env, access, want)
-			app.wantActive(t, env, access, want)
+			for _, c := range apps {
+				c.wantActive(t, env, access, want) // any resource server of the workspace
+			}
 			caller2.wantInactive(t, env, access)
 			app2.wantInactive(t, env, access)
 			// The refresh token: for the application it was issued to only.
-			m := app.wantActive(t, env, refresh, map[string]any{"sub": u.UserID, "org_id": team, "client_id": clientID, "token_type": "refresh_token", "iss": env.URL})
+			m := basic.caller().wantActive(t, env, refresh, map[string]any{"sub": u.UserID, "org_id": team, "client_id": basic.clientID,
+				"token_type": "refresh_token", "iss": env.URL})
 			if _, ok := m["aud"]; ok {
 				t.Fatalf("a refresh token answered with aud: %v", m)
 			}
+			post.caller().wantInactive(t, env, refresh) // another client of the same workspace
+			jwt.caller().wantInactive(t, env, refresh)
 			caller.wantInactive(t, env, refresh) // a workspace key is no client
-			app2.wantInactive(t, env, refresh)   // another client (of another workspace)
+			app2.wantInactive(t, env, refresh)   // another client of another workspace
 			caller2.wantInactive(t, env, refresh)
 			// Rotated: the old refresh token is no longer live, its successor is.
-			next := tokenPost(t, env, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}, "client_id": {clientID}}).Want(t, 200)
-			app.wantInactive(t, env, refresh)
-			app.wantActive(t, env, next.Str("refresh_token"), map[string]any{"token_type": "refresh_token"})
-			app.wantActive(t, env, next.Str("access_token"), want)
-			// Revoked (RFC 7009): both end.
-			wantRevokeOK(t, postForm(t, env, "/oauth/revoke", url.Values{"token": {next.Str("refresh_token")}, "client_id": {clientID}}))
+			next := basic.post(t, env, "/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}}).Want(t, 200)
+			basic.caller().wantInactive(t, env, refresh)
+			basic.caller().wantActive(t, env, next.Str("refresh_token"), map[string]any{"token_type": "refresh_token"})
+			basic.caller().wantActive(t, env, next.Str("access_token"), want)
+			// Revoked (RFC 7009) by its application: both end.
+			wantRevokeOK(t, basic.post(t, env, "/oauth/revoke", url.Values{"token": {next.Str("refresh_token")}}))
 			for _, tok := range []string{access, next.Str("access_token"), next.Str("refresh_token")} {
-				app.wantInactive(t, env, tok)
-				caller.wantInactive(t, env, tok)
+				for _, c := range append([]introspector{caller}, apps...) {
+					c.wantInactive(t, env, tok)
+				}
+			}
+		})
+
+		t.Run("each application's own refresh token", func(t *testing.T) {
+			for _, a := range []*app{post, jwt} {
+				access, refresh := a.grant(t, env, b)
+				a.caller().wantActive(t, env, refresh, map[string]any{"client_id": a.clientID, "token_type": "refresh_token"})
+				basic.caller().wantInactive(t, env, refresh)
+				basic.caller().wantActive(t, env, access, map[string]any{"client_id": a.clientID})
 			}
 		})
 
 		t.Run("another client's tokens in the same workspace", func(t *testing.T) {
-			third := registerClient(t, env, map[string]any{"redirect_uris": []string{redirect}})
-			access, refresh := grantIn(t, env, b, third, team)
-			// An access token of the workspace is any resource server's of it...
-			app.wantActive(t, env, access, map[string]any{"client_id": third, "org_id": team})
-			// ...a refresh token only its own client's.
-			app.wantInactive(t, env, refresh)
-			// A public client may not introspect at all.
-			wantCallerRefused(t, introspector{form: url.Values{"client_id": {third}}}.introspect(t, env, refresh, ""), "invalid_client")
+			// A dynamically registered client and a public application of
+			// the workspace.
+			third := &app{clientID: registerClient(t, env, map[string]any{"redirect_uris": []string{redirect}}), method: "none", org: team}
+			public := registerApp(t, env, owner.Token, team, "none", nil)
+			for _, c := range []*app{third, public} {
+				access, refresh := c.grant(t, env, b)
+				// An access token of the workspace is any resource server's of it...
+				for _, a := range apps {
+					a.wantActive(t, env, access, map[string]any{"client_id": c.clientID, "org_id": team})
+					// ...a refresh token only its own client's.
+					a.wantInactive(t, env, refresh)
+				}
+				// A public client may not introspect at all, even its own.
+				wantCallerRefused(t, c.caller().introspect(t, env, refresh, ""), "invalid_client")
+			}
 		})
 
 		t.Run("a grant in another workspace", func(t *testing.T) {
-			access, refresh := grantIn(t, env, b, clientID, u.OrgID) // u's personal workspace
-			app.wantInactive(t, env, access)
-			app.wantInactive(t, env, refresh) // its client, but not its workspace
-			caller.wantInactive(t, env, access)
+			// A client's grant in u's personal workspace...
+			dyn := registerClient(t, env, map[string]any{"redirect_uris": []string{redirect}})
+			access, refresh := (&app{clientID: dyn, method: "none", org: u.OrgID}).grant(t, env, b)
+			for _, c := range append([]introspector{caller}, apps...) {
+				c.wantInactive(t, env, access)
+				c.wantInactive(t, env, refresh)
+			}
+			// ...and another workspace's application's grant: its own
+			// application learns of it, the team's callers do not.
+			b2 := env.NewBrowser(t)
+			signIn(t, b2, owner2)
+			access, refresh = other.grant(t, env, b2)
+			app2.wantActive(t, env, refresh, map[string]any{"client_id": other.clientID, "org_id": team2})
+			app2.wantActive(t, env, access, map[string]any{"client_id": other.clientID, "org_id": team2})
+			caller2.wantActive(t, env, access, map[string]any{"org_id": team2})
+			for _, c := range append([]introspector{caller}, apps...) {
+				c.wantInactive(t, env, access)
+				c.wantInactive(t, env, refresh)
+			}
 		})
 
 		t.Run("workspace and personal key tokens", func(t *testing.T) {
-			other, keyID := keyCaller(t, env, owner.Token, team)
-			caller.wantActive(t, env, other.bearer, map[string]any{"sub": keyID, "org_id": team, "token_type": "Bearer"})
-			app.wantActive(t, env, other.bearer, map[string]any{"sub": keyID})
-			caller2.wantInactive(t, env, other.bearer)
+			k, keyID := keyCaller(t, env, owner.Token, team)
+			caller.wantActive(t, env, k.bearer, map[string]any{"sub": keyID, "org_id": team, "token_type": "Bearer"})
+			for _, a := range apps {
+				a.wantActive(t, env, k.bearer, map[string]any{"sub": keyID})
+			}
+			caller2.wantInactive(t, env, k.bearer)
+			app2.wantInactive(t, env, k.bearer)
 			personal := env.CreateUserKey(t, u.Token, map[string]any{"name": "cli", "org_id": team})
 			if s := personal.Str("api_key.secret"); !strings.HasPrefix(s, "svc_u_") {
 				t.Fatalf("user key secret %q; want svc_u_", s)
 			}
 			ptok := env.Exchange(t, personal.Str("api_key.secret")).Want(t, 200).Str("access_token")
 			caller.wantActive(t, env, ptok, map[string]any{"sub": u.UserID, "org_id": team})
+			basic.caller().wantActive(t, env, ptok, map[string]any{"sub": u.UserID, "org_id": team})
 			mine := env.Exchange(t, env.CreateUserKey(t, u.Token, map[string]any{"name": "mine"}).Str("api_key.secret")).Want(t, 200).Str("access_token")
 			caller.wantInactive(t, env, mine) // a personal key of u's personal workspace
+			post.caller().wantInactive(t, env, mine)
 			// Revoked keys.
 			env.Do(t, "DELETE", "/v1/orgs/"+team+"/api-keys/"+keyID, owner.Token, nil).Want(t, 200)
 			env.Do(t, "DELETE", "/v1/me/api-keys/"+personal.Str("api_key.id"), u.Token, nil).Want(t, 200)
-			caller.wantInactive(t, env, other.bearer)
-			caller.wantInactive(t, env, ptok)
+			for _, c := range append([]introspector{caller}, apps...) {
+				c.wantInactive(t, env, k.bearer)
+				c.wantInactive(t, env, ptok)
+			}
 			// A revoked key's token is no caller any more.
-			wantCallerRefused(t, other.introspect(t, env, ptok, ""), "invalid_token")
+			wantCallerRefused(t, k.introspect(t, env, ptok, ""), "invalid_token")
 		})
 
 		t.Run("a member removed", func(t *testing.T) {
 			m := env.Join(t, owner, team, "member")
 			caller.wantActive(t, env, m.Token, map[string]any{"sub": m.UserID})
+			jwt.caller().wantActive(t, env, m.Token, map[string]any{"sub": m.UserID})
 			env.Do(t, "DELETE", "/v1/orgs/"+team+"/members/"+m.UserID, owner.Token, nil).Want(t, 200)
 			caller.wantInactive(t, env, m.Token)
+			jwt.caller().wantInactive(t, env, m.Token)
 		})
 
 		t.Run("garbage", func(t *testing.T) {
-			access, refresh := grantIn(t, env, b, clientID, team)
+			access, refresh := basic.grant(t, env, b)
 			sid, _, _ := strings.Cut(refresh, ".")
 			dot := strings.LastIndex(access, ".")
 			for _, tok := range []string{
@@ -277,26 +398,28 @@ func TestIntrospection(t *testing.T) {
 				access[:dot+1] + "AAAA" + access[dot+5:],             // a forged signature
 				sid,
 			} {
-				caller.wantInactive(t, env, tok)
-				app.wantInactive(t, env, tok)
+				for _, c := range append([]introspector{caller}, apps...) {
+					c.wantInactive(t, env, tok)
+				}
 			}
 		})
 
 		t.Run("expired", func(t *testing.T) {
-			access, refresh := grantIn(t, env, b, clientID, team)
+			access, refresh := basic.grant(t, env, b)
 			signin, _ := env.NewSession(t, u)
-			other, _ := keyCaller(t, env, owner.Token, team)
-			k := env.CreateOrgKey(t, owner.Token, team, map[string]any{"name": "later", "role": "member"}).Str("api_key.secret")
+			k, _ := keyCaller(t, env, owner.Token, team)
+			secret := env.CreateOrgKey(t, owner.Token, team, map[string]any{"name": "later", "role": "member"}).Str("api_key.secret")
 			env.Clock.Advance(61 * time.Minute) // past every access token's hour
-			fresh := introspector{bearer: env.Exchange(t, k).Want(t, 200).Str("access_token")}
+			fresh := introspector{bearer: env.Exchange(t, secret).Want(t, 200).Str("access_token")}
 			wantCallerRefused(t, caller.introspect(t, env, signin, ""), "invalid_token") // the caller's own token expired too
-			for _, tok := range []string{access, signin, other.bearer} {
-				fresh.wantInactive(t, env, tok)
-				app.wantInactive(t, env, tok)
+			for _, tok := range []string{access, signin, k.bearer} {
+				for _, c := range append([]introspector{fresh}, apps...) {
+					c.wantInactive(t, env, tok)
+				}
 			}
-			app.wantActive(t, env, refresh, map[string]any{"token_type": "refresh_token"})
+			basic.caller().wantActive(t, env, refresh, map[string]any{"token_type": "refresh_token"})
 			env.Clock.Advance(31 * 24 * time.Hour) // past the refresh token's 30 days
-			app.wantInactive(t, env, refresh)
+			basic.caller().wantInactive(t, env, refresh)
 		})
 	})
 }
@@ -338,12 +461,51 @@ func TestIntrospectionCallers(t *testing.T) {
 			wantCallerRefused(t, introspector{form: url.Values{"client_id": {clientID}, "client_secret": {"x"}}}.introspect(t, env, live, ""), "invalid_client")
 			wantCallerRefused(t, introspector{form: url.Values{"client_id": {"00000000-0000-4000-8000-000000000000"}}}.introspect(t, env, live, ""), "invalid_client")
 		})
-		t.Run("an application of no workspace", func(t *testing.T) {
-			oauth.SetClientAuth(env.OAuth, func(*http.Request, url.Values) (*oauth.Client, error) {
-				return &oauth.Client{ID: clientID, AuthMethod: "client_secret_basic"}, nil
-			})
-			defer oauth.SetClientAuth(env.OAuth, nil)
-			wantCallerRefused(t, introspector{form: url.Values{"client_id": {clientID}}}.introspect(t, env, live, ""), "invalid_client")
+		t.Run("a public workspace application", func(t *testing.T) {
+			public := registerApp(t, env, owner.Token, team, "none", nil)
+			wantCallerRefused(t, public.caller().introspect(t, env, live, ""), "invalid_client")
+			wantCallerRefused(t, introspector{form: url.Values{"client_id": {public.clientID}, "client_secret": {"x"}}}.introspect(t, env, live, ""), "invalid_client")
+		})
+		t.Run("wrong credentials", func(t *testing.T) {
+			for _, method := range []string{"client_secret_basic", "client_secret_post"} {
+				a := registerApp(t, env, owner.Token, team, method, nil)
+				a.caller().wantActive(t, env, live, nil)
+				wrong := *a
+				wrong.secret += "x"
+				wantCallerRefused(t, wrong.caller().introspect(t, env, live, ""), "invalid_client")
+				other := *a // the secret by the method it was not registered for
+				other.method = map[string]string{"client_secret_basic": "client_secret_post", "client_secret_post": "client_secret_basic"}[method]
+				wantCallerRefused(t, other.caller().introspect(t, env, live, ""), "invalid_client")
+				none := *a
+				none.method = "none"
+				wantCallerRefused(t, none.caller().introspect(t, env, live, ""), "invalid_client")
+			}
+		})
+		t.Run("private_key_jwt assertions", func(t *testing.T) {
+			a := registerApp(t, env, owner.Token, team, "private_key_jwt", nil)
+			a.caller().wantActive(t, env, live, nil)
+			now := env.Clock.Now()
+			claims := func(aud string) map[string]any {
+				return map[string]any{"iss": a.clientID, "sub": a.clientID, "aud": aud, "exp": now.Add(time.Minute).Unix(), "jti": testenv.RandomHex(8)}
+			}
+			once := a.keys.sign(t, jose.ES256, claims(env.URL+"/oauth/introspect"))
+			r := postForm(t, env, "/oauth/introspect", assertionForm(url.Values{"token": {live}}, once))
+			if r.Status != http.StatusOK || r.JSON()["active"] != true {
+				t.Fatalf("introspection with an assertion = %d %s", r.Status, r.Body)
+			}
+			// Replayed: refused, and the caller is told nothing.
+			wantCallerRefused(t, postForm(t, env, "/oauth/introspect", assertionForm(url.Values{"token": {live}}, once)), "invalid_client")
+			// Another audience, another client's keys.
+			wantCallerRefused(t, postForm(t, env, "/oauth/introspect", assertionForm(url.Values{"token": {live}},
+				a.keys.sign(t, jose.ES256, claims("https://elsewhere.example/introspect")))), "invalid_client")
+			wantCallerRefused(t, postForm(t, env, "/oauth/introspect", assertionForm(url.Values{"token": {live}},
+				newAssertionKeys(t).sign(t, jose.ES256, claims(env.URL+"/oauth/introspect")))), "invalid_client")
+		})
+		t.Run("a deleted application", func(t *testing.T) {
+			a := registerApp(t, env, owner.Token, team, "client_secret_basic", nil)
+			a.caller().wantActive(t, env, live, nil)
+			env.Do(t, "DELETE", "/v1/orgs/"+team+"/applications/"+a.id, owner.Token, nil).Want(t, 200)
+			wantCallerRefused(t, a.caller().introspect(t, env, live, ""), "invalid_client")
 		})
 		t.Run("bad requests", func(t *testing.T) {
 			post := func(form url.Values, bearer string) *testenv.Resp {
@@ -369,6 +531,19 @@ func TestIntrospectionCallers(t *testing.T) {
 			if r.Header.Get("Access-Control-Allow-Origin") != "" {
 				t.Fatalf("Access-Control-Allow-Origin = %q; want none", r.Header.Get("Access-Control-Allow-Origin"))
 			}
+		})
+		t.Run("a rotated secret", func(t *testing.T) {
+			a := registerApp(t, env, owner.Token, team, "client_secret_post", nil)
+			rotate := func(grace int) string {
+				return env.Do(t, "POST", "/v1/orgs/"+team+"/applications/"+a.id+"/secret", owner.Token, map[string]any{"grace_seconds": grace}).Want(t, 200).Str("client_secret")
+			}
+			old, fresh := *a, *a
+			fresh.secret = rotate(600)
+			old.caller().wantActive(t, env, live, nil) // within the grace
+			fresh.caller().wantActive(t, env, live, nil)
+			env.Clock.Advance(601 * time.Second)
+			wantCallerRefused(t, old.caller().introspect(t, env, live, ""), "invalid_client") // after it
+			fresh.caller().wantActive(t, env, live, nil)
 		})
 		t.Run("a kept caller's token past its expiry", func(t *testing.T) {
 			k := env.CreateOrgKey(t, owner.Token, team, map[string]any{"name": "rs", "role": "member"}).Str("api_key.secret")
@@ -446,7 +621,7 @@ func TestIntrospectionAcrossInstances(t *testing.T) {
 		owner, team := env.Team(t)
 		caller, _ := keyCaller(t, env, owner.Token, team)
 		u := env.Join(t, owner, team, "member")
-		clientID := registerClient(t, env, map[string]any{"redirect_uris": []string{redirect}})
+		rp := registerApp(t, env, owner.Token, team, "client_secret_basic", nil)
 		b := env.NewBrowser(t)
 		signIn(t, b, u)
 		t.Run("a caller's workspace key revoked", func(t *testing.T) {
@@ -472,9 +647,19 @@ func TestIntrospectionAcrossInstances(t *testing.T) {
 				}
 			}
 		})
+		t.Run("a calling application deleted", func(t *testing.T) {
+			gone := registerApp(t, env, owner.Token, team, "client_secret_post", nil)
+			for _, in := range instances {
+				gone.caller().wantActive(t, in, u.Token, nil)
+			}
+			env.Do(t, "DELETE", "/v1/orgs/"+team+"/applications/"+gone.id, owner.Token, nil).Want(t, 200)
+			for _, in := range instances {
+				wantCallerRefused(t, gone.caller().introspect(t, in, u.Token, ""), "invalid_client")
+			}
+		})
 		for name, revoke := range map[string]func(access, refresh string){
 			"an access token revoked at the revocation endpoint": func(access, _ string) {
-				wantRevokeOK(t, postForm(t, env, "/oauth/revoke", url.Values{"token": {access}, "client_id": {clientID}}))
+				wantRevokeOK(t, rp.post(t, env, "/oauth/revoke", url.Values{"token": {access}}))
 			},
 			"the grant deleted by its user": func(access, _ string) {
 				grants := env.Do(t, "GET", "/v1/me/grants", u.Token, nil).Want(t, 200).List(t, "grants")
@@ -484,23 +669,27 @@ func TestIntrospectionAcrossInstances(t *testing.T) {
 			},
 		} {
 			t.Run(name, func(t *testing.T) {
-				access, refresh := grantIn(t, env, b, clientID, team)
+				access, refresh := rp.grant(t, env, b)
 				for _, in := range instances {
-					caller.wantActive(t, in, access, map[string]any{"client_id": clientID})
+					caller.wantActive(t, in, access, map[string]any{"client_id": rp.clientID})
+					rp.caller().wantActive(t, in, access, map[string]any{"client_id": rp.clientID})
 				}
 				revoke(access, refresh)
 				deadline := time.Now().Add(2 * time.Second)
 				for i, in := range instances {
-					for {
-						r := caller.introspect(t, in, access, "")
-						if r.Status == http.StatusOK && strings.TrimSpace(string(r.Body)) == inactive {
-							break
+					for _, c := range []introspector{caller, rp.caller()} {
+						for {
+							r := c.introspect(t, in, access, "")
+							if r.Status == http.StatusOK && strings.TrimSpace(string(r.Body)) == inactive {
+								break
+							}
+							if time.Now().After(deadline) {
+								t.Fatalf("instance %d: introspection after the revocation = %d %s; want %s within 2 s", i, r.Status, r.Body, inactive)
+							}
+							time.Sleep(10 * time.Millisecond)
 						}
-						if time.Now().After(deadline) {
-							t.Fatalf("instance %d: introspection after the revocation = %d %s; want %s within 2 s", i, r.Status, r.Body, inactive)
-						}
-						time.Sleep(10 * time.Millisecond)
 					}
+					rp.caller().wantInactive(t, in, refresh) // the grant's session ended
 				}
 			})
 		}

@@ -23,7 +23,6 @@ import (
 	"encoding/base64"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -263,10 +262,6 @@ type Server struct {
 	// Logout (logout.go, backchannel.go).
 	logoutSigner LogoutSigner
 	logoutHTTP   *http.Client
-	// clientAuth, when set, authenticates the callers of introspection
-	// that present client credentials instead of authenticateClient
-	// (tests; see appCaller).
-	clientAuth func(r *http.Request, form url.Values) (*Client, error)
 	// callers keeps the workspace key tokens that called introspection
 	// (keyCaller).
 	callers cache.Short[[sha256.Size]byte, *gatehouse.Principal]

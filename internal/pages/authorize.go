@@ -74,6 +74,11 @@ func (h *handlers) approve(w http.ResponseWriter, r *http.Request, a *oauth.Auth
 	if err != nil {
 		var e *gatehouse.Error
 		if errors.As(err, &e) && (e.Kind == gatehouse.KindInvalid || e.Kind == gatehouse.KindForbidden) {
+			if a.Prompts(oauth.PromptNone) {
+				// No page may be shown: the client hears why by redirect.
+				http.Redirect(w, r, h.oauth.InteractionRequired(a, "the request cannot be granted without a page, such as the workspace asking for a second factor"), http.StatusSeeOther)
+				return
+			}
 			h.consent(w, r, b, authorizeConsent(a), sentence(e.Message))
 			return
 		}

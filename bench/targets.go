@@ -115,6 +115,8 @@ func targets() []target {
 		passkeyTarget(),
 		refreshTarget(),
 		exchangeTarget(),
+		codeTarget(),
+		linkGetTarget(),
 		myOrgsTarget(),
 		membersTarget("members50", 50),
 		membersTarget("members10k", 10_000),

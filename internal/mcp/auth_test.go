@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse/gatehouse/internal/mcp"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
@@ -177,5 +178,41 @@ func TestMCPDisabledTool(t *testing.T) {
 			t.Fatalf("tools without links = %v", names)
 		}
 		same(t, env, cs, bound(t, env, a.Token, "", tools), "links_list_links", nil, "GET", "/links/v1/links", nil)
+	})
+}
+
+// TestMCPSessionCap: one account keeps at most mcp.MaxSessions sessions
+// open in a workspace; the next initialize is 429 until one ends.
+func TestMCPSessionCap(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a, _ := env.Team(t)
+		other, _ := env.Team(t)
+		tok := bound(t, env, a.Token, "", nil, env.URL+"/mcp")
+		var first string
+		for i := range mcp.MaxSessions {
+			sid := rpc(t, env, tok, "", "", initialize).Want(t, 200).Header.Get("Mcp-Session-Id")
+			if i == 0 {
+				first = sid
+			}
+		}
+		r := rpc(t, env, tok, "", "", initialize).Want(t, 429)
+		if !strings.Contains(r.Str("error"), "too many open MCP sessions") {
+			t.Fatalf("429 = %s", r.Body)
+		}
+		// Another account is not held back by this one's sessions.
+		rpc(t, env, bound(t, env, other.Token, "", nil, env.URL+"/mcp"), "", "", initialize).Want(t, 200)
+		req, _ := http.NewRequest("DELETE", env.URL+"/mcp", nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Mcp-Session-Id", first)
+		if res, err := env.Send(req); err != nil || res.Status != 204 {
+			t.Fatalf("DELETE: %v %v", res, err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for rpc(t, env, tok, "", "", initialize).Status != 200 {
+			if time.Now().After(deadline) {
+				t.Fatal("a session's end did not free its place")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	})
 }

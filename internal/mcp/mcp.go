@@ -10,18 +10,21 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
 	"github.com/gatehouse/gatehouse/internal/tools/sign"
@@ -36,6 +39,7 @@ import (
 // error h returns in the API's error shape.
 type Kernel interface {
 	BoundTo(resource, metadataPath string, h func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler
+	Limiter(name string, burst int, every time.Duration) *ratelimit.Limiter
 }
 
 // Config wires a Server.
@@ -68,7 +72,20 @@ type Server struct {
 	tools   map[string]*tool
 	sdk     *sdk.Server
 	handler http.Handler
+	// limit is the per-token request rate (nil without abuse limits).
+	limit *ratelimit.Limiter
+	// open counts the open sessions per subject and workspace.
+	mu   sync.Mutex
+	open map[string]int
 }
+
+// Limits: requests per token (a burst, then one per requestEvery), and the
+// sessions one subject may keep open in one workspace at once.
+const (
+	requestBurst = 300
+	requestEvery = 10 * time.Millisecond
+	MaxSessions  = 32
+)
 
 // sessionIdle is how long a session without requests is kept.
 const sessionIdle = 30 * time.Minute
@@ -78,19 +95,19 @@ func New(cfg Config) *Server {
 	if cfg.URL == "" {
 		return nil
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, tools: map[string]*tool{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, tools: map[string]*tool{}, open: map[string]int{}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "gatehouse", Title: "Gatehouse", Version: "1"}, &sdk.ServerOptions{
 		Instructions: "Gatehouse's tools (Tasks, Links, Forms, Sign) in the workspace your token was issued for.",
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
 	})
 	for _, t := range s.allTools() {
 		s.tools[t.name] = t
 		s.sdk.AddTool(t.sdkTool(), s.callHandler(t))
 	}
-	s.sdk.AddReceivingMiddleware(s.filterList)
+	s.sdk.AddReceivingMiddleware(s.countSessions, s.filterList)
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
 		Logger: s.log, SessionTimeout: sessionIdle, MaxRequestBodyBytes: -1, // the kernel bounds bodies
 		JSONResponse:               true, // a POST is answered in JSON; the GET stream carries notifications
@@ -104,7 +121,7 @@ func New(cfg Config) *Server {
 		if p == nil {
 			return nil, auth.ErrInvalidToken
 		}
-		return &auth.TokenInfo{UserID: p.UserID + " " + p.OrgID, Scopes: gatehouse.Scopes(p.Scope),
+		return &auth.TokenInfo{UserID: ownerKey(p), Scopes: gatehouse.Scopes(p.Scope),
 			Extra: map[string]any{principalExtra: p}}, nil
 	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 	return s
@@ -122,6 +139,7 @@ func Mount(m *http.ServeMux, k Kernel, s *Server) {
 		return
 	}
 	path := s.Path()
+	s.limit = k.Limiter("mcpRequests", requestBurst, requestEvery)
 	h := k.BoundTo(s.cfg.URL, s.cfg.MetadataPath, s.serve)
 	for _, method := range []string{"POST", "GET", "DELETE"} {
 		m.Handle(method+" "+path, h)
@@ -145,10 +163,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *gatehouse.Prin
 	if o := r.Header.Get("Origin"); o != "" && !slices.Contains(s.cfg.Origins, strings.TrimRight(o, "/")) {
 		return gatehouse.Errorf(gatehouse.KindForbidden, "requests from the origin %s are not allowed", quoteless(o))
 	}
+	if ok, wait := s.limit.Allow(tokenKey(p)); !ok {
+		return &gatehouse.Error{Kind: gatehouse.KindTooMany, Message: "too many MCP requests with this token; slow down", RetryAfter: wait}
+	}
 	if r.Method == http.MethodPost {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			return err // over the kernel's bound: 413
+		}
+		if r.Header.Get("Mcp-Session-Id") == "" && s.full(p) && bytes.Contains(body, []byte(`"initialize"`)) {
+			return &gatehouse.Error{Kind: gatehouse.KindTooMany, RetryAfter: time.Minute,
+				Message: fmt.Sprintf("too many open MCP sessions for this account in this workspace (at most %d); end one (DELETE) or let one time out", MaxSessions)}
 		}
 		if need := s.scopesNeeded(body, p); len(need) > 0 {
 			msg := "this access token's scope does not allow this call; it needs " + strings.Join(need, " ")
@@ -161,6 +186,54 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *gatehouse.Prin
 	r.Header.Set("Authorization", "Bearer verified") // RequireBearerToken wants one; the kernel verified it
 	s.handler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 	return nil
+}
+
+// tokenKey is what the request rate is counted by: the token's grant
+// session (its refreshed tokens share it), else the token.
+func tokenKey(p *gatehouse.Principal) string {
+	if p.SessionID != "" {
+		return p.SessionID
+	}
+	return p.TokenID
+}
+
+// ownerKey is whose a session is: its subject in its workspace.
+func ownerKey(p *gatehouse.Principal) string { return p.UserID + " " + p.OrgID }
+
+// full reports whether p's subject has MaxSessions open in its workspace.
+func (s *Server) full(p *gatehouse.Principal) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.open[ownerKey(p)] >= MaxSessions
+}
+
+// countSessions counts a session open from its initialize until it ends
+// (DELETE, idle timeout).
+func (s *Server) countSessions(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := next(ctx, method, req)
+		if method != "initialize" || err != nil {
+			return res, err
+		}
+		ss, ok := req.GetSession().(*sdk.ServerSession)
+		p := principalOf(req.GetExtra())
+		if !ok || p == nil {
+			return res, err
+		}
+		k := ownerKey(p)
+		s.mu.Lock()
+		s.open[k]++
+		s.mu.Unlock()
+		go func() {
+			ss.Wait()
+			s.mu.Lock()
+			if s.open[k]--; s.open[k] <= 0 {
+				delete(s.open, k)
+			}
+			s.mu.Unlock()
+		}()
+		return res, err
+	}
 }
 
 // scopesNeeded lists the scopes p lacks for the tools the JSON-RPC

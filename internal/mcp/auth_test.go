@@ -216,3 +216,28 @@ func TestMCPSessionCap(t *testing.T) {
 		}
 	})
 }
+
+// TestMCPInstances: three instances on one database. A session lives on
+// the instance that started it; another instance answers its id 404, the
+// transport's signal to initialize again, which works there with the same
+// token, and the tools see the same data.
+func TestMCPInstances(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		envs := []*testenv.Env{env, env.Another(t), env.Another(t)}
+		a, org := env.Team(t)
+		team := env.CreateTeam(t, a.Token, org, "Platform")
+		tok := bound(t, env, a.Token, "", nil, env.URL+"/mcp")
+		sid := rpc(t, envs[0], tok, "", "", initialize).Want(t, 200).Header.Get("Mcp-Session-Id")
+		create := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"tasks_create_issue","arguments":{"teamId":"` + team + `","title":"on one"}}}`
+		rpc(t, envs[0], tok, sid, "", create).Want(t, 200)
+		list := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"tasks_list_issues","arguments":{}}}`
+		for _, other := range envs[1:] {
+			rpc(t, other, tok, sid, "", list).Want(t, 404)
+			again := rpc(t, other, tok, "", "", initialize).Want(t, 200).Header.Get("Mcp-Session-Id")
+			r := rpc(t, other, tok, again, "", list).Want(t, 200)
+			if !strings.Contains(string(r.Body), `"on one"`) {
+				t.Fatalf("the issue made on one instance is not listed on another: %s", r.Body)
+			}
+		}
+	})
+}

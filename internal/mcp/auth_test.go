@@ -142,11 +142,11 @@ func TestMCPScopes(t *testing.T) {
 		create := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"tasks_create_issue","arguments":{"teamId":"` + team + `","title":"x"}}}`
 		r := rpc(t, env, read, "", "", create).Want(t, 403)
 		h := r.Header.Get("WWW-Authenticate")
-		if !strings.Contains(h, `error="insufficient_scope"`) || !strings.Contains(h, `scope="tasks:write"`) {
+		if !strings.Contains(h, `error="insufficient_scope"`) || !strings.Contains(h, `scope="tasks:read tasks:write"`) || !strings.Contains(h, "it needs tasks:write") {
 			t.Fatalf("WWW-Authenticate = %q", h)
 		}
 		batch := `[` + create + `,{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"links_create_link","arguments":{}}}]`
-		if h := rpc(t, env, read, "", "", batch).Want(t, 403).Header.Get("WWW-Authenticate"); !strings.Contains(h, `scope="tasks:write links:write"`) {
+		if h := rpc(t, env, read, "", "", batch).Want(t, 403).Header.Get("WWW-Authenticate"); !strings.Contains(h, `scope="tasks:read tasks:write links:write"`) {
 			t.Fatalf("batch WWW-Authenticate = %q", h)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

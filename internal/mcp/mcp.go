@@ -176,8 +176,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *gatehouse.Prin
 				Message: fmt.Sprintf("too many open MCP sessions for this account in this workspace (at most %d); end one (DELETE) or let one time out", MaxSessions)}
 		}
 		if need := s.scopesNeeded(body, p); len(need) > 0 {
+			// The challenge's scope is what the client should ask for next:
+			// the token's scopes and those the call needs, so stepping up
+			// loses nothing (clients replace their scope with it).
+			ask := gatehouse.Scopes(p.Scope + " " + strings.Join(need, " "))
 			msg := "this access token's scope does not allow this call; it needs " + strings.Join(need, " ")
-			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+strings.Join(need, " ")+
+			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+strings.Join(ask, " ")+
 				`", error_description="`+msg+`"`)
 			return gatehouse.Errorf(gatehouse.KindForbidden, "%s", msg)
 		}

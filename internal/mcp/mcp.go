@@ -101,13 +101,13 @@ func New(cfg Config) *Server {
 	}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "gatehouse", Title: "Gatehouse", Version: "1"}, &sdk.ServerOptions{
 		Instructions: "Gatehouse's tools (Tasks, Links, Forms, Sign) in the workspace your token was issued for.",
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{}},
 	})
 	for _, t := range s.allTools() {
 		s.tools[t.name] = t
 		s.sdk.AddTool(t.sdkTool(), s.callHandler(t))
 	}
-	s.sdk.AddReceivingMiddleware(s.countSessions, s.filterList)
+	s.sdk.AddReceivingMiddleware(s.countSessions, s.filterList, s.resources)
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
 		Logger: s.log, SessionTimeout: sessionIdle, MaxRequestBodyBytes: -1, // the kernel bounds bodies
 		JSONResponse:               true, // a POST is answered in JSON; the GET stream carries notifications

@@ -241,3 +241,31 @@ func TestMCPInstances(t *testing.T) {
 		}
 	})
 }
+
+// TestMCPRateLimit: with the abuse limits on, a token's grant gets a burst
+// of requests, then 429 with Retry-After until its bucket refills.
+func TestMCPRateLimit(t *testing.T) {
+	testenv.RunWith(t, testenv.Options{RateLimit: true}, func(t *testing.T, env *testenv.Env) {
+		a, _ := env.Team(t)
+		tok := bound(t, env, a.Token, "", nil, env.URL+"/mcp")
+		other := bound(t, env, env.Register(t).Token, "", nil, env.URL+"/mcp")
+		sid := rpc(t, env, tok, "", "", initialize).Want(t, 200).Header.Get("Mcp-Session-Id")
+		list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+		n := 1
+		for ; n < 1000; n++ {
+			if rpc(t, env, tok, sid, "", list).Status == 429 {
+				break
+			}
+		}
+		if n != 300 {
+			t.Fatalf("refused after %d requests; want 300", n)
+		}
+		r := rpc(t, env, tok, sid, "", list).Want(t, 429)
+		if r.Header.Get("Retry-After") == "" || !strings.Contains(r.Str("error"), "too many MCP requests") {
+			t.Fatalf("429 = %v %s", r.Header, r.Body)
+		}
+		rpc(t, env, other, "", "", initialize).Want(t, 200) // another grant is not held back
+		env.Clock.Advance(time.Second)
+		rpc(t, env, tok, sid, "", list).Want(t, 200)
+	})
+}

@@ -187,6 +187,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *gatehouse.Prin
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
+	if r.Method == http.MethodGet {
+		// The server's stream outlives the server's write timeout (a
+		// minute); it ends with its session, or at the idle bound.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(sessionIdle))
+	}
 	r.Header.Set("Authorization", "Bearer verified") // RequireBearerToken wants one; the kernel verified it
 	s.handler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 	return nil

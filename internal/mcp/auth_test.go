@@ -269,3 +269,40 @@ func TestMCPRateLimit(t *testing.T) {
 		rpc(t, env, tok, sid, "", list).Want(t, 200)
 	})
 }
+
+// TestMCPEveryToolRefusals: every tool, with its module turned off, is a
+// tool error with the API's text; beyond the token's scopes, a 403
+// insufficient_scope naming its own scope.
+func TestMCPEveryToolRefusals(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a, _ := env.Team(t)
+		full := connect(t, env, bound(t, env, a.Token, "", nil, env.URL+"/mcp"))
+		list, err := full.ListTools(context.Background(), nil)
+		if err != nil || len(list.Tools) != 19 {
+			t.Fatalf("tools: %v %v", list, err)
+		}
+		for _, tl := range list.Tools {
+			module, _, _ := strings.Cut(tl.Name, "_")
+			access := "write"
+			if tl.Annotations != nil && tl.Annotations.ReadOnlyHint {
+				access = "read"
+			}
+			var others []string
+			for _, m := range []string{"tasks", "links", "forms", "sign"} {
+				if m != module {
+					others = append(others, m)
+				}
+			}
+			off := connect(t, env, bound(t, env, a.Token, "", others, env.URL+"/mcp"))
+			if r := call(t, off, tl.Name, map[string]any{"id": missing}); !r.IsError || text(r) != "the "+module+" tool is not enabled for this workspace" {
+				t.Fatalf("%s with %s off: %v %q", tl.Name, module, r.IsError, text(r))
+			}
+			scope := others[0] + ":read " + others[0] + ":write"
+			body := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"` + tl.Name + `","arguments":{}}}`
+			r := rpc(t, env, bound(t, env, a.Token, scope, nil, env.URL+"/mcp"), "", "", body).Want(t, 403)
+			if h := r.Header.Get("WWW-Authenticate"); !strings.Contains(h, "it needs "+module+":"+access) {
+				t.Fatalf("%s with %s: WWW-Authenticate %q", tl.Name, scope, h)
+			}
+		}
+	})
+}

@@ -111,6 +111,8 @@ func targets() []target {
 		baselineTarget(),
 		verifyTarget(),
 		introspectTarget(),
+		tasksIssuesTarget(),
+		mcpCallTarget(),
 		loginTarget(),
 		passkeyTarget(),
 		refreshTarget(),

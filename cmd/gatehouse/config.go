@@ -32,6 +32,7 @@ type Config struct {
 	APIURL              string
 	FormsURL            string
 	ShortLinkURL        string
+	MCPURL              string
 	WebURL              string
 	MobileURL           string
 	JWTSecret           string
@@ -90,6 +91,7 @@ func (c *Config) settings() []setting {
 		{"GATEHOUSE_API_URL", "", &c.APIURL},
 		{"GATEHOUSE_FORMS_URL", "", &c.FormsURL},
 		{"GATEHOUSE_SHORT_LINK_URL", "", &c.ShortLinkURL},
+		{"GATEHOUSE_MCP_URL", "", &c.MCPURL},
 		{"GATEHOUSE_WEB_URL", "", &c.WebURL},
 		{"GATEHOUSE_MOBILE_URL", "", &c.MobileURL},
 		{"GATEHOUSE_JWT_SECRET", "", &c.JWTSecret},
@@ -181,6 +183,7 @@ func checks() []check {
 		{"GATEHOUSE_API_URL", func(c *Config) string { return c.APIURL }},
 		{"GATEHOUSE_FORMS_URL", func(c *Config) string { return c.FormsURL }},
 		{"GATEHOUSE_SHORT_LINK_URL", func(c *Config) string { return c.ShortLinkURL }},
+		{"GATEHOUSE_MCP_URL", func(c *Config) string { return c.MCPURL }},
 		{"GATEHOUSE_WEB_URL", func(c *Config) string { return c.WebURL }},
 	} {
 		cs = append(cs, check{u.env, func(c *Config) error { return optional(u.val(c), checkHTTPURL) }})
@@ -434,6 +437,10 @@ func (c *Config) resolveURLs(bound string) {
 	if c.ShortLinkURL == "" {
 		c.ShortLinkURL = c.APIURL + "/l"
 	}
+	if c.MCPURL == "" {
+		c.MCPURL = c.APIURL + "/mcp"
+	}
+	c.MCPURL = trim(c.MCPURL)
 	if c.WebURL == "" {
 		c.WebURL = c.BaseURL
 	}
@@ -446,7 +453,7 @@ func (c *Config) resolveURLs(bound string) {
 
 // app is the service's part of the settings, once resolveURLs has run.
 func (c *Config) app() app.Config {
-	return app.Config{BaseURL: c.BaseURL, APIURL: c.APIURL, FormsURL: c.FormsURL, ShortLinkURL: c.ShortLinkURL,
+	return app.Config{BaseURL: c.BaseURL, APIURL: c.APIURL, FormsURL: c.FormsURL, ShortLinkURL: c.ShortLinkURL, MCPURL: c.MCPURL,
 		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, EncryptionKey: c.EncryptionKey, RateLimit: c.RateLimit, MailLimit: c.MailLimit, NoHSTS: !c.HSTS,
 		SessionMaxAge: c.SessionMaxAge, ReauthWindow: c.ReauthWindow, JobRescueAfter: c.JobRescueAfter,
 		WebhookAllowPrivate: c.WebhookAllowPrivate, MetadataAllowPrivate: c.WebhookAllowPrivate, OutboundCAs: c.OutboundCAs,

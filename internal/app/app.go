@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,6 +25,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/jobs"
 	"github.com/gatehouse/gatehouse/internal/keys"
 	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/mcp"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/password"
@@ -45,8 +48,10 @@ type Config struct {
 	APIURL       string // base of the tool APIs
 	FormsURL     string
 	ShortLinkURL string
-	WebURL       string // base of links in emails
-	MobileURL    string // base of magic links for client=mobile
+	// MCPURL is GATEHOUSE_MCP_URL, the MCP server; "": {api_url}/mcp.
+	MCPURL    string
+	WebURL    string // base of links in emails
+	MobileURL string // base of magic links for client=mobile
 	// JWTSecret signs access tokens; empty: a secret generated once and
 	// kept in the database.
 	JWTSecret string
@@ -130,6 +135,7 @@ type App struct {
 	Links     *links.Service
 	Tasks     *tasks.Service
 	Sign      *sign.Service
+	MCP       *mcp.Server // the MCP server for AI clients (GATEHOUSE_MCP_URL)
 	Webhooks  *webhooks.Service
 	// Keys is the key ring (ID tokens, the JWK Set).
 	Keys *keys.Ring
@@ -205,7 +211,11 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Issuer: cfg.BaseURL, Hasher: hasher,
 		TOTP: totpBox, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit, Brand: brand,
 		Revocations: revoked, SessionMaxAge: cfg.SessionMaxAge, ReauthWindow: cfg.ReauthWindow, Events: web.SecurityLog{Log: log}})
-	a.OAuth = oauth.New(oauth.Config{Service: a.Identity, Store: db.OAuth(), Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, Now: now,
+	mcpURL, err := mcpURLOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	a.OAuth = oauth.New(oauth.Config{Service: a.Identity, Store: db.OAuth(), Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, MCPURL: mcpURL, Now: now,
 		DeviceInterval: deps.DeviceInterval, MetadataClient: deps.MetadataClient, AllowPrivate: cfg.MetadataAllowPrivate,
 		RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit, Events: web.SecurityLog{Log: log},
 		Keys: a.Keys, LogoutSigner: a.Keys, LogoutAllowPrivate: cfg.MetadataAllowPrivate})
@@ -220,6 +230,8 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	a.Sign = sign.New(db.Sign(), cfg.APIURL, now, a.Webhooks.For(webhooks.Sign))
 	a.Sign.SetRetention(cfg.SignRetention)
 	a.Sign.SetMailLimits(cfg.MailLimit)
+	a.MCP = mcp.New(mcp.Config{URL: mcpURL, Origins: origins(mcpURL, cfg.BaseURL, cfg.APIURL), MetadataPath: oauth.MCPMetadataPath, Logger: log,
+		Tasks: a.Tasks, Links: a.Links, Forms: a.Forms, Sign: a.Sign, Teams: a.Workspace.Teams})
 	k := web.NewServer(web.Config{Auth: a.Identity, Health: a.Identity.Health, Logger: log, RateLimit: cfg.RateLimit, Now: now,
 		ResourceMetadataURL: a.OAuth.ResourceMetadataURL, Issuer: a.OAuth.Issuer(), APIURL: a.OAuth.APIURL(), HSTS: strings.HasPrefix(cfg.BaseURL, "https://") && !cfg.NoHSTS})
 	a.routes(k)
@@ -237,6 +249,40 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	go revoked.Run(pollCtx)
 	go a.Keys.Run(pollCtx)
 	return a, nil
+}
+
+// mcpURLOf is the MCP server's URL: GATEHOUSE_MCP_URL, by default
+// {api_url}/mcp. It may be neither the tool APIs' base nor under a tool's
+// API, whose tokens would then reach it, and the other way round.
+func mcpURLOf(cfg Config) (string, error) {
+	base := cfg.APIURL
+	if base == "" {
+		base = cfg.BaseURL
+	}
+	u := strings.TrimRight(cfg.MCPURL, "/")
+	if u == "" {
+		u = strings.TrimRight(base, "/") + "/mcp"
+	}
+	if t := gatehouse.ResourceTool(u, base); t == gatehouse.AllTools || workspace.IsTool(t) || strings.TrimRight(cfg.BaseURL, "/") == u {
+		return "", fmt.Errorf("GATEHOUSE_MCP_URL %s must not be the base URL, the API URL or under a tool's API", u)
+	}
+	return u, nil
+}
+
+// origins are the origins of urls, each once: where a browser page may
+// call the MCP server from.
+func origins(urls ...string) []string {
+	var out []string
+	for _, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil || u.Host == "" {
+			continue
+		}
+		if o := u.Scheme + "://" + u.Host; !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // withDefaults fills what the binary may leave unset, once, so no module

@@ -3,6 +3,7 @@ package app
 import (
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/keys"
+	"github.com/gatehouse/gatehouse/internal/mcp"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
@@ -29,5 +30,6 @@ func (a *App) routes(k *web.Server) {
 	forms.Mount(m, k, a.Forms)       // /forms/v1/, /forms/f/{id}
 	sign.Mount(m, k, a.Sign)         // /sign/v1/
 	webhooks.Mount(m, k, a.Webhooks) // /links/v1/webhooks, /sign/v1/webhooks
+	mcp.Mount(m, k, a.MCP)           // GATEHOUSE_MCP_URL's path (/mcp)
 	k.ToolFallbacks(workspace.Tools) // the rest of /{tool}/v1/: 401, 403 or 404
 }

@@ -20,6 +20,19 @@ func Decode(r *http.Request, dst any) error {
 	if err != nil {
 		return err
 	}
+	return decode(body, dst)
+}
+
+// DecodeBytes decodes body as Decode decodes a request's, with the same
+// answers (the MCP server's tool arguments, decoded as the API's bodies).
+func DecodeBytes(body []byte, dst any) error {
+	if HasNUL(body) {
+		return NULError()
+	}
+	return decode(body, dst)
+}
+
+func decode(body []byte, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}

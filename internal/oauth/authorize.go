@@ -275,8 +275,8 @@ func matchRedirect(c *Client, raw string) (string, bool) {
 	return "", false
 }
 
-// knownResource reports whether res names Gatehouse, the base of its tool
-// APIs, or a tool's API or a URL under it (RFC 8707 §2: an absolute URI
+// knownResource reports whether res names Gatehouse, its MCP server, the
+// base of its tool APIs, or a tool's API or a URL under it (RFC 8707 §2: an absolute URI
 // without a fragment), as the kernel matches a token's audience
 // (gatehouse.ResourceTool).
 func (s *Server) knownResource(res string) bool {
@@ -287,7 +287,7 @@ func (s *Server) knownResource(res string) bool {
 	if p := "/" + u.Path + "/"; strings.Contains(p, "/../") || strings.Contains(p, "/./") {
 		return false // "{api_url}/tasks/../forms" would read as Forms and bind to Tasks
 	}
-	if strings.TrimRight(res, "/") == s.issuer {
+	if r := strings.TrimRight(res, "/"); r == s.issuer || (s.mcpURL != "" && r == s.mcpURL) {
 		return true
 	}
 	tool := gatehouse.ResourceTool(res, s.apiURL)

@@ -115,6 +115,11 @@ type resourceMetadata struct {
 	ScopesSupported []string `json:"scopes_supported"`
 }
 
+// MCPMetadataPath is the suffix of the MCP server's resource metadata
+// ({api_url}/.well-known/oauth-protected-resource/mcp), wherever
+// GATEHOUSE_MCP_URL points.
+const MCPMetadataPath = "/mcp"
+
 // ResourceMetadataURL is where the metadata of the resource at path (""
 // for the API root, "/tasks" for a tool) is published.
 func (s *Server) ResourceMetadataURL(path string) string {
@@ -123,13 +128,16 @@ func (s *Server) ResourceMetadataURL(path string) string {
 
 // HandleResourceMetadata handles "GET /.well-known/oauth-protected-resource"
 // and its path-suffixed variants (RFC 9728 §3.1): the resource is the API
-// URL followed by the suffix, whose first segment must name a tool.
+// URL followed by the suffix, whose first segment must name a tool, or the
+// MCP server's URL for MCPMetadataPath.
 func (s *Server) HandleResourceMetadata() http.Handler {
 	return s.handler(func(w http.ResponseWriter, r *http.Request) error {
 		const prefix = "/.well-known/oauth-protected-resource"
 		suffix := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, prefix), "/")
-		name, scopes := "Gatehouse tool APIs", gatehouse.ToolScopes("")
-		if suffix != "" {
+		resource, name, scopes := s.apiURL+suffix, "Gatehouse tool APIs", gatehouse.ToolScopes("")
+		if suffix == MCPMetadataPath && s.mcpURL != "" {
+			resource, name = s.mcpURL, "Gatehouse MCP server"
+		} else if suffix != "" {
 			tool, _, _ := strings.Cut(strings.TrimPrefix(suffix, "/"), "/")
 			if !workspace.IsTool(tool) {
 				return oauthErr("not_found", http.StatusNotFound, "no protected resource at %s", suffix)
@@ -142,7 +150,7 @@ func (s *Server) HandleResourceMetadata() http.Handler {
 		cors(w)
 		w.Header().Set("Cache-Control", "public, max-age=3600")
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		writeBody(w, resourceMetadata{Resource: s.apiURL + suffix, AuthorizationServers: []string{s.issuer},
+		writeBody(w, resourceMetadata{Resource: resource, AuthorizationServers: []string{s.issuer},
 			BearerMethodsSupported: []string{"header"}, ResourceName: name, ScopesSupported: scopes})
 		return nil
 	})

@@ -217,6 +217,10 @@ type Config struct {
 	Issuer string
 	// APIURL is GATEHOUSE_API_URL, the protected resource of the tool APIs.
 	APIURL string
+	// MCPURL is GATEHOUSE_MCP_URL, the MCP server: a resource of its own
+	// (RFC 8707, RFC 9728) whose metadata is at
+	// {api_url}/.well-known/oauth-protected-resource/mcp; "" for none.
+	MCPURL string
 	Now    func() time.Time // nil: the service clock
 	// DeviceInterval is the polling interval given to devices; 0: 5 s.
 	DeviceInterval time.Duration
@@ -254,6 +258,7 @@ type Server struct {
 	events   identity.Events
 	issuer   string
 	apiURL   string
+	mcpURL   string
 	now      func() time.Time
 	interval time.Duration
 	cimd     *metadataDocuments
@@ -270,7 +275,7 @@ type Server struct {
 // New returns a Server.
 func New(c Config) *Server {
 	s := &Server{svc: c.Service, store: c.Store, log: c.Logger, events: c.Events, issuer: strings.TrimRight(c.Issuer, "/"),
-		apiURL: strings.TrimRight(c.APIURL, "/"), now: c.Now, interval: c.DeviceInterval, keys: c.Keys}
+		apiURL: strings.TrimRight(c.APIURL, "/"), mcpURL: strings.TrimRight(c.MCPURL, "/"), now: c.Now, interval: c.DeviceInterval, keys: c.Keys}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

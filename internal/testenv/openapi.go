@@ -27,6 +27,8 @@ var (
 // OpenAPI 3.1 document.
 func OpenAPI() (*openapi3.T, error) {
 	docOnce.Do(func() {
+		// The MCP server's stream (GET {mcp_url}) is Server-Sent Events.
+		openapi3filter.RegisterBodyDecoder("text/event-stream", openapi3filter.FileBodyDecoder)
 		doc, docErr = openapi3.NewLoader().LoadFromData(api.Document())
 		if docErr == nil {
 			docErr = doc.Validate(context.Background())

@@ -157,3 +157,60 @@ func quotable(s string) string {
 		return r
 	}, s)
 }
+
+// BoundTo is authed for a protected resource of its own (the MCP server):
+// only a token whose RFC 8707 audience names resource reaches it (a token
+// requested without resource, or bound to the tool APIs, 401
+// invalid_token), the caller's live standing in the token's workspace is
+// checked on every request, and every 401 points to the resource's
+// metadata at metadataPath (RFC 9728 §5.1). The tool and scope rules of
+// each operation are h's.
+func (s *Server) BoundTo(resource, metadataPath string, h AuthedFunc) http.Handler {
+	resource = strings.TrimRight(resource, "/")
+	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		p, err := s.principal(r)
+		if err == nil {
+			verified(r, p)
+		}
+		if err == nil && p.Pending {
+			return gatehouse.ErrSecondFactor
+		}
+		if err == nil && !slices.ContainsFunc(p.Resources, func(res string) bool { return strings.TrimRight(res, "/") == resource }) {
+			err = errNotBound
+		}
+		if err == nil {
+			err = s.auth.ToolAccess(r.Context(), p)
+		}
+		if gatehouse.ErrorKind(err) == gatehouse.KindUnauthorized {
+			w.Header().Set("WWW-Authenticate", s.boundChallenge(r, metadataPath, err))
+		}
+		if err != nil {
+			return err
+		}
+		return h(w, r, p)
+	})
+}
+
+// errNotBound refuses, at a resource that takes only tokens bound to it,
+// a token requested without that resource.
+var errNotBound = gatehouse.Errorf(gatehouse.KindUnauthorized, "this access token was not issued for this resource; request one with its resource indicator")
+
+// boundChallenge is the WWW-Authenticate of BoundTo's 401.
+func (s *Server) boundChallenge(r *http.Request, metadataPath string, err error) string {
+	var params []string
+	if r.Header.Get("Authorization") != "" {
+		msg := "invalid access token"
+		var e *gatehouse.Error
+		if errors.As(err, &e) && e.Message != "" {
+			msg = e.Message
+		}
+		params = append(params, `error="invalid_token"`, `error_description="`+quotable(msg)+`"`)
+	}
+	if s.metadata != nil {
+		params = append(params, `resource_metadata="`+s.metadata(metadataPath)+`"`)
+	}
+	if len(params) == 0 {
+		return "Bearer"
+	}
+	return "Bearer " + strings.Join(params, ", ")
+}

@@ -56,3 +56,17 @@ type submissionJSON struct {
 func toSubmission(sub *Submission) submissionJSON {
 	return submissionJSON{ID: sub.ID, Data: sub.Data, Spam: sub.Spam, Created: httpjson.Stamp(sub.Created)}
 }
+
+// FormJSON and SubmissionJSON are a Form and a Submission as the API shows
+// them, for the MCP server's tools (internal/mcp), which answer in the
+// same shape.
+type (
+	FormJSON       = formJSON
+	SubmissionJSON = submissionJSON
+)
+
+// FormJSON is f as the API shows it.
+func (s *Service) FormJSON(f *Form) FormJSON { return (&handlers{svc: s}).toForm(f) }
+
+// ToSubmissionJSON is sub as the API shows it.
+func ToSubmissionJSON(sub *Submission) SubmissionJSON { return toSubmission(sub) }

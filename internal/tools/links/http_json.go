@@ -36,3 +36,10 @@ func toConversion(c *Conversion) conversionJSON {
 	return conversionJSON{ID: c.ID, ClickID: c.ClickID, LinkID: c.LinkID, Name: c.Name, AmountCents: c.AmountCents,
 		Currency: httpjson.Optional(c.Currency), Created: httpjson.Stamp(c.Created)}
 }
+
+// LinkJSON is a Link as the API shows it, for the MCP server's tools
+// (internal/mcp), which answer in the same shape.
+type LinkJSON = linkJSON
+
+// LinkJSON is l as the API shows it.
+func (s *Service) LinkJSON(l *Link) LinkJSON { return (&handlers{svc: s}).toLink(l) }

@@ -78,3 +78,7 @@ func publicView(d *Document, rc *Recipient) map[string]any {
 		"recipient": map[string]any{"id": rc.ID, "name": rc.Name, "email": rc.Email, "role": rc.Role, "status": rc.Status},
 		"fields":    fields}
 }
+
+// DocumentJSON is d as the API shows it, for the MCP server's tools
+// (internal/mcp), which answer in the same shape.
+func (s *Service) DocumentJSON(d *Document) map[string]any { return (&handlers{svc: s}).toDocument(d) }

@@ -79,3 +79,10 @@ func toIssue(i *Issue) issueJSON {
 	}
 	return out
 }
+
+// IssueJSON is an Issue as the API shows it, for the MCP server's tools
+// (internal/mcp), which answer in the same shape.
+type IssueJSON = issueJSON
+
+// ToIssueJSON is i as the API shows it.
+func ToIssueJSON(i *Issue) IssueJSON { return toIssue(i) }

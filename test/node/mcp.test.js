@@ -1,0 +1,131 @@
+// Gatehouse's MCP server end to end with the MCP TypeScript SDK's client:
+// from the 401, discovery and dynamic registration (the client ID metadata
+// document needs an https URL Gatehouse can fetch, which internal/oauth's
+// tests cover), authorization with
+// PKCE and resource={mcp_url}, initialize, tools/list, create and read an
+// issue, a 403 insufficient_scope on a write with a read-only token and
+// the step-up, then the tool list shrinking once the workspace turns
+// Tasks off. Needs GATEHOUSE_URL, TEST_EMAIL, TEST_PASSWORD, ORG_ID,
+// TEAM_ID and OWNER_TOKEN: internal/mcp's TestNodeMCP sets them.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { Browser } from './browser.js'
+
+const { GATEHOUSE_URL: base, TEST_EMAIL: email, TEST_PASSWORD: password, ORG_ID: orgId, TEAM_ID: teamId, OWNER_TOKEN: ownerToken } = process.env
+if (!base || !email || !password || !orgId || !teamId || !ownerToken) {
+  throw new Error('set GATEHOUSE_URL, TEST_EMAIL, TEST_PASSWORD, ORG_ID, TEAM_ID and OWNER_TOKEN (go test -run TestNodeMCP ./internal/mcp does)')
+}
+const redirectUri = 'http://127.0.0.1:43111/callback'
+
+// Provider keeps the client's registration and tokens in memory. With
+// keepRefresh false it forgets the refresh token, so the SDK's step-up
+// starts a new authorization (it would otherwise refresh, which keeps the
+// old scope).
+class Provider {
+  constructor() {
+    this.keepRefresh = true
+  }
+  get redirectUrl() {
+    return redirectUri
+  }
+  get clientMetadata() {
+    return {
+      client_name: 'MCP TypeScript SDK client',
+      redirect_uris: [redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }
+  }
+  clientInformation() {
+    return this._client
+  }
+  saveClientInformation(info) {
+    this._client = info
+  }
+  tokens() {
+    return this._tokens
+  }
+  saveTokens(tokens) {
+    this._tokens = this.keepRefresh ? tokens : { ...tokens, refresh_token: undefined }
+  }
+  redirectToAuthorization(url) {
+    this.authorizationUrl = url
+  }
+  saveCodeVerifier(v) {
+    this._verifier = v
+  }
+  codeVerifier() {
+    return this._verifier
+  }
+}
+
+const names = (list) => list.tools.map((t) => t.name).sort()
+
+test('MCP TypeScript SDK client: discovery, PKCE with resource, tools, step-up, a tool turned off', async (t) => {
+  const mcpUrl = new URL('/mcp', base)
+  const unauth = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  assert.equal(unauth.status, 401)
+  assert.match(unauth.headers.get('www-authenticate'), /resource_metadata=".*\/\.well-known\/oauth-protected-resource\/mcp"/)
+
+  const browser = new Browser(base)
+  await browser.signIn(email, password)
+  const provider = new Provider()
+  // Dynamic registration (RFC 7591) for both scopes, so the step-up may ask
+  // for the write one; the SDK would register with the first scope asked.
+  const reg = await fetch(new URL('/oauth/register', base), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...provider.clientMetadata, scope: 'tasks:read tasks:write' }),
+  })
+  assert.equal(reg.status, 201)
+  provider.saveClientInformation(await reg.json())
+  // A read-only token first.
+  assert.equal(await auth(provider, { serverUrl: mcpUrl, scope: 'tasks:read' }), 'REDIRECT')
+  assert.equal(provider.authorizationUrl.searchParams.get('code_challenge_method'), 'S256')
+  assert.equal(provider.authorizationUrl.searchParams.get('resource'), mcpUrl.href)
+  let back = await browser.approve(provider.authorizationUrl, orgId)
+  assert.equal(await auth(provider, { serverUrl: mcpUrl, authorizationCode: back.searchParams.get('code') }), 'AUTHORIZED')
+
+  const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })
+  const client = new Client({ name: 'gatehouse-node-test', version: '1.0.0' })
+  t.after(() => client.close())
+  await client.connect(transport)
+  assert.deepEqual(names(await client.listTools()), ['tasks_get_issue', 'tasks_list_issues', 'tasks_list_teams'])
+  const teams = await client.callTool({ name: 'tasks_list_teams', arguments: {} })
+  assert.equal(teams.structuredContent.teams[0].id, teamId)
+
+  // A write with the read-only token: 403 insufficient_scope, and the SDK
+  // asks for the scopes the challenge names.
+  provider.keepRefresh = false
+  provider.saveTokens(provider.tokens())
+  provider.authorizationUrl = undefined
+  await assert.rejects(client.callTool({ name: 'tasks_create_issue', arguments: { teamId, title: 'From Node' } }), UnauthorizedError)
+  assert.ok(provider.authorizationUrl, 'the step-up asked for the browser')
+  assert.deepEqual(provider.authorizationUrl.searchParams.get('scope').split(' ').sort(), ['tasks:read', 'tasks:write'])
+  provider.keepRefresh = true
+  back = await browser.approve(provider.authorizationUrl, orgId)
+  await transport.finishAuth(back.searchParams.get('code'))
+
+  const created = await client.callTool({ name: 'tasks_create_issue', arguments: { teamId, title: 'From Node' } })
+  assert.ok(!created.isError, JSON.stringify(created))
+  const id = created.structuredContent.issue.id
+  const read = await client.callTool({ name: 'tasks_get_issue', arguments: { id } })
+  assert.equal(read.structuredContent.issue.title, 'From Node')
+  const missing = await client.callTool({ name: 'tasks_get_issue', arguments: { id: '00000000-0000-4000-8000-000000000000' } })
+  assert.equal(missing.isError, true)
+  assert.ok(names(await client.listTools()).includes('tasks_create_issue'))
+
+  // The workspace turns Tasks off; the client's next token leaves it out.
+  const off = await fetch(new URL(`/v1/orgs/${orgId}/tools`, base), {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ tool: 'tasks', enabled: false }),
+  })
+  assert.equal(off.status, 200, await off.text())
+  provider.saveTokens({ ...provider.tokens(), access_token: 'expired' }) // the SDK refreshes on the 401
+  assert.deepEqual(names(await client.listTools()), [])
+})

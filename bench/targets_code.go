@@ -68,7 +68,7 @@ func codeTarget() target {
 			if i >= int64(len(s.bodies)) {
 				return nil, errExhausted
 			}
-			return postForm(s.url, s.bodies[i])
+			return formRequest(s.url, s.bodies[i])
 		}, nil)
 	t.finite = true
 	return t
@@ -143,7 +143,7 @@ func setupCodes(ctx context.Context, e *env) (*codes, error) {
 	warm := newClient(e.workers, time.Minute)
 	defer warm.CloseIdleConnections()
 	err = parallel(ctx, s.warm-1, e.workers, func(i int) error {
-		req, err := postForm(s.url, s.bodies[1+i])
+		req, err := formRequest(s.url, s.bodies[1+i])
 		if err != nil {
 			return err
 		}
@@ -187,7 +187,7 @@ func mintCode(ctx context.Context, client *http.Client, authURL, cookie string) 
 // checkExchange exchanges one code and checks the answer: 200 with an
 // access token and an RS256 ID token.
 func checkExchange(ctx context.Context, client *http.Client, tokenURL string, body []byte) error {
-	req, err := postForm(tokenURL, body)
+	req, err := formRequest(tokenURL, body)
 	if err != nil {
 		return err
 	}
@@ -215,7 +215,8 @@ func checkExchange(ctx context.Context, client *http.Client, tokenURL string, bo
 	return nil
 }
 
-func postForm(url string, body []byte) (*http.Request, error) {
+// formRequest is a POST of a form-encoded body, built once per measured request.
+func formRequest(url string, body []byte) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err

@@ -38,15 +38,11 @@ func (s *Server) formsTools() []*tool {
 				if err != nil {
 					return nil, "", err
 				}
-				items, next, err := pageOf(fs, in)
+				items, next, err := pageAs(fs, in, svc.FormJSON)
 				if err != nil {
 					return nil, "", err
 				}
-				out := formsOut{Forms: make([]forms.FormJSON, len(items)), NextCursor: next}
-				for i, f := range items {
-					out.Forms[i] = svc.FormJSON(f)
-				}
-				return out, plural(len(items), "form", "forms"), nil
+				return formsOut{Forms: items, NextCursor: next}, plural(len(items), "form", "forms"), nil
 			}},
 		{name: "forms_list_submissions", module: m, access: gatehouse.Read, title: "List a form's submissions",
 			desc: "Lists the submissions of a form, newest first.",
@@ -66,15 +62,11 @@ func (s *Server) formsTools() []*tool {
 				if err != nil {
 					return nil, "", err
 				}
-				items, next, err := pageOf(subs, in.page)
+				items, next, err := pageAs(subs, in.page, forms.ToSubmissionJSON)
 				if err != nil {
 					return nil, "", err
 				}
-				out := submissionsOut{Submissions: make([]forms.SubmissionJSON, len(items)), NextCursor: next}
-				for i, sub := range items {
-					out.Submissions[i] = forms.ToSubmissionJSON(sub)
-				}
-				return out, plural(len(items), "submission", "submissions"), nil
+				return submissionsOut{Submissions: items, NextCursor: next}, plural(len(items), "submission", "submissions"), nil
 			}},
 	}
 }

@@ -50,15 +50,11 @@ func (s *Server) linksTools() []*tool {
 				if err != nil {
 					return nil, "", err
 				}
-				items, next, err := pageOf(ls, in)
+				items, next, err := pageAs(ls, in, svc.LinkJSON)
 				if err != nil {
 					return nil, "", err
 				}
-				out := linksOut{Links: make([]links.LinkJSON, len(items)), NextCursor: next}
-				for i, l := range items {
-					out.Links[i] = svc.LinkJSON(l)
-				}
-				return out, plural(len(items), "link", "links"), nil
+				return linksOut{Links: items, NextCursor: next}, plural(len(items), "link", "links"), nil
 			}},
 		{name: "links_get_link", module: m, access: read, title: "Get a short link", desc: "Reads one short link with its click count.",
 			in: object(idProp, "id"), out: schemaOf[linkOut](),

@@ -57,15 +57,11 @@ func (s *Server) signTools() []*tool {
 				if err != nil {
 					return nil, "", err
 				}
-				items, next, err := pageOf(ds, in)
+				items, next, err := pageAs(ds, in, svc.DocumentJSON)
 				if err != nil {
 					return nil, "", err
 				}
-				out := make([]map[string]any, len(items))
-				for i, d := range items {
-					out[i] = svc.DocumentJSON(d)
-				}
-				return map[string]any{"documents": out, "nextCursor": next}, plural(len(items), "document", "documents"), nil
+				return map[string]any{"documents": items, "nextCursor": next}, plural(len(items), "document", "documents"), nil
 			}},
 		{name: "sign_get_document", module: m, access: read, title: "Get a document",
 			desc: "Reads one document with its recipients and fields.", in: object(idProp, "id"), out: documentOutSchema,

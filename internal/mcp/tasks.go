@@ -102,15 +102,11 @@ func (s *Server) tasksTools() []*tool {
 				if err != nil {
 					return nil, "", err
 				}
-				items, next, err := pageOf(list, in.page)
+				items, next, err := pageAs(list, in.page, tasks.ToIssueJSON)
 				if err != nil {
 					return nil, "", err
 				}
-				out := issuesOut{Issues: make([]tasks.IssueJSON, len(items)), NextCursor: next}
-				for i, it := range items {
-					out.Issues[i] = tasks.ToIssueJSON(it)
-				}
-				return out, plural(len(items), "issue", "issues"), nil
+				return issuesOut{Issues: items, NextCursor: next}, plural(len(items), "issue", "issues"), nil
 			}},
 		{name: "tasks_get_issue", module: m, access: read, title: "Get an issue", desc: "Reads one live issue.",
 			in: object(idProp, "id"), out: schemaOf[issueOut](),

@@ -162,6 +162,20 @@ func pageOf[T any](items []T, p page) ([]T, *string, error) {
 	return items[start:end], next, nil
 }
 
+// pageAs is pageOf with each item of the page converted by conv (to the
+// API's JSON of it), as every list tool answers.
+func pageAs[T, J any](items []T, p page, conv func(T) J) ([]J, *string, error) {
+	got, next, err := pageOf(items, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]J, len(got))
+	for i, it := range got {
+		out[i] = conv(it)
+	}
+	return out, next, nil
+}
+
 // pageProps are the input properties of a list tool's page.
 var pageProps = map[string]any{
 	"cursor": map[string]any{"type": "string", "description": "the nextCursor of the previous page"},

@@ -17,13 +17,13 @@ import (
 // under CI=true.
 func TestNodeMCP(t *testing.T) {
 	node, err := exec.LookPath("node")
-	need(t, err == nil, "node")
+	testenv.NeedTool(t, err == nil, "node")
 	dir, err := filepath.Abs(filepath.Join("..", "..", "test", "node"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk"))
-	need(t, err == nil, "test/node/node_modules (npm ci)")
+	testenv.NeedTool(t, err == nil, "test/node/node_modules (npm ci)")
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		owner, org := env.Team(t)
 		team := env.CreateTeam(t, owner.Token, org, "Platform")
@@ -39,18 +39,4 @@ func TestNodeMCP(t *testing.T) {
 			t.Fatalf("node --test: %v", err)
 		}
 	})
-}
-
-// need skips a test when an external program or install is missing,
-// except under CI=true, where its absence fails the run.
-func need(t *testing.T, ok bool, what string) {
-	t.Helper()
-	if ok {
-		return
-	}
-	msg := what + " is missing; run scripts/setup-e2e.sh"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg + " (required under CI)")
-	}
-	t.Skip(msg)
 }

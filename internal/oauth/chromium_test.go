@@ -28,7 +28,7 @@ const chromiumPath = "/usr/bin/chromium"
 // CrossOriginProtection on same-origin posts.
 func TestChromiumAuthorizationCode(t *testing.T) {
 	_, err := os.Stat(chromiumPath)
-	needTool(t, err == nil, chromiumPath+" (Debian's chromium)")
+	testenv.NeedTool(t, err == nil, chromiumPath+" (Debian's chromium)")
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
 		team := env.TeamOrg(t, "Browser Team", [2]string{a.UserID, "admin"})

@@ -11,33 +11,18 @@ import (
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
-// needTool skips a test when an external program or install is missing,
-// except under CI=true, where CI must have installed it
-// (scripts/setup-e2e.sh) and its absence fails the run.
-func needTool(t *testing.T, ok bool, what string) {
-	t.Helper()
-	if ok {
-		return
-	}
-	msg := what + " is missing; run scripts/setup-e2e.sh"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg + " (required under CI)")
-	}
-	t.Skip(msg)
-}
-
 // TestNodeClients runs test/node (oauth4webapi and the MCP TypeScript SDK)
 // with node --test against a Gatehouse started here, with a user it
 // registers; the node side signs in and consents on the hosted pages.
 func TestNodeClients(t *testing.T) {
 	node, err := exec.LookPath("node")
-	needTool(t, err == nil, "node")
+	testenv.NeedTool(t, err == nil, "node")
 	dir, err := filepath.Abs(filepath.Join("..", "..", "test", "node"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = os.Stat(filepath.Join(dir, "node_modules", "oauth4webapi"))
-	needTool(t, err == nil, "test/node/node_modules (npm ci)")
+	testenv.NeedTool(t, err == nil, "test/node/node_modules (npm ci)")
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

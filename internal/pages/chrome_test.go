@@ -10,23 +10,11 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
 const chromiumPath = "/usr/bin/chromium"
-
-// needTool skips a test when an external program or install is missing,
-// except under CI=true, where scripts/setup-e2e.sh must have installed it.
-func needTool(t *testing.T, ok bool, what string) {
-	t.Helper()
-	if ok {
-		return
-	}
-	msg := what + " is missing; run scripts/setup-e2e.sh"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg + " (required under CI)")
-	}
-	t.Skip(msg)
-}
 
 // chrome is one headless Chromium (Debian's, driven by chromedp) whose
 // tabs each have cookies of their own.
@@ -42,7 +30,7 @@ type chrome struct {
 func newChrome(t *testing.T, width int) *chrome {
 	t.Helper()
 	axe, err := os.ReadFile(filepath.Join("..", "..", "test", "node", "node_modules", "axe-core", "axe.min.js"))
-	needTool(t, err == nil, "test/node/node_modules/axe-core (npm ci)")
+	testenv.NeedTool(t, err == nil, "test/node/node_modules/axe-core (npm ci)")
 	alloc := chromiumAllocator(t, chromedp.Flag("force-prefers-reduced-motion", true), chromedp.Flag("hide-scrollbars", true),
 		chromedp.WindowSize(width, 900))
 	// The first Run starts the browser; it must not carry a timeout.
@@ -60,7 +48,7 @@ func newChrome(t *testing.T, width int) *chrome {
 func chromiumAllocator(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	_, err := os.Stat(chromiumPath)
-	needTool(t, err == nil, chromiumPath+" (Debian's chromium)")
+	testenv.NeedTool(t, err == nil, chromiumPath+" (Debian's chromium)")
 	opts := append([]chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromiumPath), chromedp.NoSandbox, chromedp.Headless,
 		chromedp.Flag("disable-gpu", true), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,

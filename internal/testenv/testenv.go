@@ -333,7 +333,7 @@ func FreshURL(t testing.TB, db string) string {
 	}
 	base := os.Getenv("GATEHOUSE_TEST_DATABASE_URL")
 	if base == "" {
-		skipPostgres(t, "GATEHOUSE_TEST_DATABASE_URL is not set")
+		skipOrFail(t, "GATEHOUSE_TEST_DATABASE_URL is not set")
 	}
 	u, drop, err := createPostgres(base, "gatehouse_fresh_")
 	if err != nil {
@@ -369,14 +369,24 @@ func createPostgres(base, prefix string) (string, func(), error) {
 	}, nil
 }
 
-// skipPostgres skips t for want of a PostgreSQL server, or fails it under
-// CI, where one is required.
-func skipPostgres(t testing.TB, why string) {
+// skipOrFail skips t for want of something it needs (a PostgreSQL server,
+// a program), or fails it under CI, where everything is required.
+func skipOrFail(t testing.TB, why string) {
 	t.Helper()
 	if os.Getenv("CI") == "true" {
 		t.Fatal(why + " (required under CI)")
 	}
 	t.Skip(why)
+}
+
+// NeedTool skips t when an external program or install the test drives
+// (node, the npm packages, Chromium) is missing, or fails it under CI,
+// where scripts/setup-e2e.sh must have installed it.
+func NeedTool(t testing.TB, ok bool, what string) {
+	t.Helper()
+	if !ok {
+		skipOrFail(t, what+" is missing; run scripts/setup-e2e.sh")
+	}
 }
 
 var pg struct {
@@ -410,7 +420,7 @@ func sharedPostgres(t testing.TB) *sqlstore.DB {
 		}
 	})
 	if pg.skip != "" {
-		skipPostgres(t, pg.skip)
+		skipOrFail(t, pg.skip)
 	}
 	if pg.err != nil {
 		t.Fatal(pg.err)

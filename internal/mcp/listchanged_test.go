@@ -61,13 +61,15 @@ func withPrefix(names []string, prefix string) []string {
 // /v1/orgs/{id}/tools) sends notifications/tools/list_changed on an open
 // session's stream, its tools leave tools/list, and calling one answers
 // isError with the API's refusal though the session's token still lists
-// the tool; turning it on again brings them back and they work. A session
-// of another workspace is not changed.
+// the tool, and its items leave resources/list; turning it on again brings
+// them back and they work. A session of another workspace is not changed.
 func TestMCPToolListChanged(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a, org := env.Team(t)
 		b, _ := env.Team(t)
 		_, _, all := testenv.TokenOrg(t, a.Token)
+		team := env.CreateTeam(t, a.Token, org, "Platform")
+		env.Do(t, "POST", "/tasks/v1/issues", a.Token, map[string]any{"teamId": team, "title": "Context"}).Want(t, 200)
 		cs, changed := streaming(t, env, bound(t, env, a.Token, "", nil, env.URL+"/mcp"))
 		other := connect(t, env, bound(t, env, b.Token, "", nil, env.URL+"/mcp"))
 		before := toolNames(t, cs)
@@ -87,6 +89,10 @@ func TestMCPToolListChanged(t *testing.T) {
 		if !strings.Contains(text(res), "not enabled") {
 			t.Fatalf("tasks_list_issues when off: %q", text(res))
 		}
+		// Nor are its issues resources any more.
+		if rs, err := cs.ListResources(context.Background(), nil); err != nil || len(rs.Resources) != 0 {
+			t.Fatalf("resources when tasks is off: %v %v", rs, err)
+		}
 		// Another workspace's session keeps its tools.
 		if got := withPrefix(toolNames(t, other), "tasks_"); len(got) != 7 {
 			t.Fatalf("another workspace's tools = %v", toolNames(t, other))
@@ -99,6 +105,9 @@ func TestMCPToolListChanged(t *testing.T) {
 		}
 		if res := call(t, cs, "tasks_list_issues", nil); res.IsError {
 			t.Fatalf("tasks_list_issues when on again: %s", text(res))
+		}
+		if rs, err := cs.ListResources(context.Background(), nil); err != nil || len(rs.Resources) != 1 {
+			t.Fatalf("resources when tasks is on again: %v %v", rs, err)
 		}
 	})
 }

@@ -190,12 +190,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *gatehouse.Prin
 	if ok, wait := s.limit.Allow(tokenKey(p)); !ok {
 		return &gatehouse.Error{Kind: gatehouse.KindTooMany, Message: "too many MCP requests with this token; slow down", RetryAfter: wait}
 	}
+	// starts: a POST that may start a session, for which a server of its
+	// own is built (any other request without a session gets the base
+	// server, whose session the SDK ends with the request).
+	starts := false
 	if r.Method == http.MethodPost {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			return err // over the kernel's bound: 413
 		}
-		if r.Header.Get("Mcp-Session-Id") == "" && s.full(p) && bytes.Contains(body, []byte(`"initialize"`)) {
+		starts = r.Header.Get("Mcp-Session-Id") == "" && bytes.Contains(body, []byte(`"initialize"`))
+		if starts && s.full(p) {
 			return &gatehouse.Error{Kind: gatehouse.KindTooMany, RetryAfter: time.Minute,
 				Message: fmt.Sprintf("too many open MCP sessions for this account in this workspace (at most %d); end one (DELETE) or let one time out", MaxSessions)}
 		}
@@ -217,7 +222,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *gatehouse.Prin
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(sessionIdle))
 	}
 	r.Header.Set("Authorization", "Bearer verified") // RequireBearerToken wants one; the kernel verified it
-	ctx := context.WithValue(context.WithValue(r.Context(), principalKey{}, p), newSessionKey{}, &newSession{})
+	ctx := context.WithValue(r.Context(), principalKey{}, p)
+	if starts {
+		ctx = context.WithValue(ctx, newSessionKey{}, &newSession{})
+	}
 	s.handler.ServeHTTP(w, r.WithContext(ctx))
 	return nil
 }

@@ -40,11 +40,13 @@ type newSessionKey struct{}
 
 type newSession struct{ srv *sdk.Server }
 
-// serverFor is the StreamableHTTPHandler's getServer: for a POST without
-// a session id (a new session), a server of its own for the caller, built
-// once per request; for any other request, the base server, of which the
-// SDK reads only its protocol versions (the session's own server answers
-// its messages). Nil once the server is closed (no new sessions).
+// serverFor is the StreamableHTTPHandler's getServer: for an initialize
+// without a session id (a new session), a server of its own for the
+// caller, built once per request; for any other request, the base server,
+// of which the SDK reads only its protocol versions (a session's own
+// server answers its messages; a message without a session that is not an
+// initialize is refused by the SDK, which ends that session). Nil once
+// the server is closed (no new sessions).
 func (s *Server) serverFor(r *http.Request) *sdk.Server {
 	ns, _ := r.Context().Value(newSessionKey{}).(*newSession)
 	p, _ := r.Context().Value(principalKey{}).(*gatehouse.Principal)

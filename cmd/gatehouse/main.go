@@ -180,6 +180,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	case <-time.After(cfg.ShutdownDrain):
 	}
 	log.Info("shutting down: finishing in-flight requests")
+	a.MCP.Close() // the MCP sessions' GET streams end now rather than hold Shutdown
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {

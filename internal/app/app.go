@@ -231,7 +231,10 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	a.Sign.SetRetention(cfg.SignRetention)
 	a.Sign.SetMailLimits(cfg.MailLimit)
 	a.MCP = mcp.New(mcp.Config{URL: mcpURL, Origins: origins(mcpURL, cfg.BaseURL, cfg.APIURL), MetadataPath: oauth.MCPMetadataPath, Logger: log,
-		Tasks: a.Tasks, Links: a.Links, Forms: a.Forms, Sign: a.Sign, Teams: a.Workspace.Teams})
+		Tasks: a.Tasks, Links: a.Links, Forms: a.Forms, Sign: a.Sign, Teams: a.Workspace.Teams,
+		EnabledTools: func(ctx context.Context, orgID string) ([]string, error) {
+			return a.Workspace.EnabledTools(ctx, db.Workspace(), &workspace.Org{ID: orgID})
+		}})
 	k := web.NewServer(web.Config{Auth: a.Identity, Health: a.Identity.Health, Logger: log, RateLimit: cfg.RateLimit, Now: now,
 		ResourceMetadataURL: a.OAuth.ResourceMetadataURL, Issuer: a.OAuth.Issuer(), APIURL: a.OAuth.APIURL(), HSTS: strings.HasPrefix(cfg.BaseURL, "https://") && !cfg.NoHSTS})
 	a.routes(k)

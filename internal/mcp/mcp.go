@@ -20,10 +20,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/cache"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
@@ -61,22 +63,39 @@ type Config struct {
 	Sign  *sign.Service
 	// Teams lists the caller's workspace's teams (workspace.Service.Teams).
 	Teams func(ctx context.Context, p *gatehouse.Principal, orgID string) ([]workspace.Team, error)
+	// EnabledTools lists the tools enabled in a workspace now
+	// (workspace.Service.EnabledTools): a tool turned off is gone from the
+	// open sessions' lists (notifications/tools/list_changed) and refused
+	// to their calls, though their tokens still list it. Nil trusts the
+	// token's list.
+	EnabledTools func(ctx context.Context, orgID string) ([]string, error)
 }
 
-// Server is the MCP server: one SDK server with every tool, behind one
-// Streamable HTTP handler whose sessions are bound to the token's subject
-// and workspace.
+// Server is the MCP server: one Streamable HTTP handler whose sessions
+// are bound to the token's subject and workspace, each with an SDK server
+// of its own showing the tools its caller may call (sessions.go).
 type Server struct {
-	cfg     Config
-	log     *slog.Logger
-	tools   map[string]*tool
-	sdk     *sdk.Server
-	handler http.Handler
+	cfg Config
+	log *slog.Logger
+	// now is the wall clock of the enabled-tools cache, which with the
+	// watcher's ticker bounds how long a workspace's change takes to show.
+	now      func() time.Time
+	tools    map[string]*tool
+	order    []*tool              // every tool, in the order tools/list shows them
+	sdkTools map[string]*sdk.Tool // each tool as tools/list shows it
+	base     *sdk.Server          // the server the SDK asks of a request in a session (its protocol versions)
+	handler  http.Handler
 	// limit is the per-token request rate (nil without abuse limits).
 	limit *ratelimit.Limiter
-	// open counts the open sessions per subject and workspace.
+	// live keeps each workspace's enabled tools for cache.TTL.
+	live cache.Short[string, []string]
 	mu   sync.Mutex
+	// open counts the open sessions per subject and workspace.
 	open map[string]int
+	// sessions are the open sessions, ended by Close; closed refuses new
+	// ones.
+	sessions map[*sdk.ServerSession]struct{}
+	closed   bool
 }
 
 // Limits: requests per token (a burst, then one per requestEvery), and the
@@ -95,20 +114,25 @@ func New(cfg Config) *Server {
 	if cfg.URL == "" {
 		return nil
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, tools: map[string]*tool{}, open: map[string]int{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, now: time.Now, tools: map[string]*tool{}, sdkTools: map[string]*sdk.Tool{},
+		open: map[string]int{}, sessions: map[*sdk.ServerSession]struct{}{}, base: newSDKServer()}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "gatehouse", Title: "Gatehouse", Version: "1"}, &sdk.ServerOptions{
-		Instructions: "Gatehouse's tools (Tasks, Links, Forms, Sign) in the workspace your token was issued for.",
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{}},
-	})
 	for _, t := range s.allTools() {
 		s.tools[t.name] = t
-		s.sdk.AddTool(t.sdkTool(), s.callHandler(t))
+		s.order = append(s.order, t)
+		s.sdkTools[t.name] = t.sdkTool()
+		// As a *jsonschema.Schema, the input schema costs each session's
+		// AddTool one JSON round trip fewer than as a map.
+		if b, err := json.Marshal(t.in); err == nil {
+			var in jsonschema.Schema
+			if json.Unmarshal(b, &in) == nil {
+				s.sdkTools[t.name].InputSchema = &in
+			}
+		}
 	}
-	s.sdk.AddReceivingMiddleware(s.countSessions, s.filterList, s.resources)
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
+	h := sdk.NewStreamableHTTPHandler(s.serverFor, &sdk.StreamableHTTPOptions{
 		Logger: s.log, SessionTimeout: sessionIdle, MaxRequestBodyBytes: -1, // the kernel bounds bodies
 		JSONResponse:               true, // a POST is answered in JSON; the GET stream carries notifications
 		DisableLocalhostProtection: true, // Origin is checked here, and Host is the operator's
@@ -166,12 +190,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *gatehouse.Prin
 	if ok, wait := s.limit.Allow(tokenKey(p)); !ok {
 		return &gatehouse.Error{Kind: gatehouse.KindTooMany, Message: "too many MCP requests with this token; slow down", RetryAfter: wait}
 	}
+	// starts: a POST that may start a session, for which a server of its
+	// own is built (any other request without a session gets the base
+	// server, whose session the SDK ends with the request).
+	starts := false
 	if r.Method == http.MethodPost {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			return err // over the kernel's bound: 413
 		}
-		if r.Header.Get("Mcp-Session-Id") == "" && s.full(p) && bytes.Contains(body, []byte(`"initialize"`)) {
+		starts = r.Header.Get("Mcp-Session-Id") == "" && bytes.Contains(body, []byte(`"initialize"`))
+		if starts && s.full(p) {
 			return &gatehouse.Error{Kind: gatehouse.KindTooMany, RetryAfter: time.Minute,
 				Message: fmt.Sprintf("too many open MCP sessions for this account in this workspace (at most %d); end one (DELETE) or let one time out", MaxSessions)}
 		}
@@ -193,7 +222,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *gatehouse.Prin
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(sessionIdle))
 	}
 	r.Header.Set("Authorization", "Bearer verified") // RequireBearerToken wants one; the kernel verified it
-	s.handler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+	ctx := context.WithValue(r.Context(), principalKey{}, p)
+	if starts {
+		ctx = context.WithValue(ctx, newSessionKey{}, &newSession{})
+	}
+	s.handler.ServeHTTP(w, r.WithContext(ctx))
 	return nil
 }
 
@@ -214,35 +247,6 @@ func (s *Server) full(p *gatehouse.Principal) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.open[ownerKey(p)] >= MaxSessions
-}
-
-// countSessions counts a session open from its initialize until it ends
-// (DELETE, idle timeout).
-func (s *Server) countSessions(next sdk.MethodHandler) sdk.MethodHandler {
-	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
-		res, err := next(ctx, method, req)
-		if method != "initialize" || err != nil {
-			return res, err
-		}
-		ss, ok := req.GetSession().(*sdk.ServerSession)
-		p := principalOf(req.GetExtra())
-		if !ok || p == nil {
-			return res, err
-		}
-		k := ownerKey(p)
-		s.mu.Lock()
-		s.open[k]++
-		s.mu.Unlock()
-		go func() {
-			ss.Wait()
-			s.mu.Lock()
-			if s.open[k]--; s.open[k] <= 0 {
-				delete(s.open, k)
-			}
-			s.mu.Unlock()
-		}()
-		return res, err
-	}
 }
 
 // scopesNeeded lists the scopes p lacks for the tools the JSON-RPC
@@ -277,27 +281,6 @@ func (s *Server) scopesNeeded(body []byte, p *gatehouse.Principal) []string {
 		}
 	}
 	return need
-}
-
-// filterList shows in tools/list only the tools the caller may call: of
-// the workspace's enabled tools, those the token's scopes allow.
-func (s *Server) filterList(next sdk.MethodHandler) sdk.MethodHandler {
-	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
-		res, err := next(ctx, method, req)
-		if method != "tools/list" || err != nil {
-			return res, err
-		}
-		list, ok := res.(*sdk.ListToolsResult)
-		if !ok {
-			return res, err
-		}
-		p := principalOf(req.GetExtra())
-		list.Tools = slices.DeleteFunc(list.Tools, func(st *sdk.Tool) bool {
-			t := s.tools[st.Name]
-			return p == nil || t == nil || t.refusal(p) != nil
-		})
-		return list, nil
-	}
 }
 
 // principalOf is the verified caller of an MCP request.

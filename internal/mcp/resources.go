@@ -54,16 +54,18 @@ type jsonError struct{ msg string }
 func (e *jsonError) Error() string { return e.msg }
 
 // readable reports whether p may read module's items: the tool enabled
-// and the token's scopes allowing its reads.
-func readable(p *gatehouse.Principal, module string) bool {
+// (in the token and in the workspace now) and the token's scopes allowing
+// its reads.
+func (s *Server) readable(ctx context.Context, p *gatehouse.Principal, module string) bool {
+	live, err := s.enabled(ctx, p.OrgID)
 	t := &tool{module: module, access: gatehouse.Read}
-	return t.refusal(p) == nil
+	return err == nil && t.refusal(p, live) == nil
 }
 
 // listResources lists the issues and links p may read, a page at a time.
 func (s *Server) listResources(ctx context.Context, p *gatehouse.Principal, cursor string) (*sdk.ListResourcesResult, error) {
 	var all []*sdk.Resource
-	if s.cfg.Tasks != nil && readable(p, tasks.Tool) {
+	if s.cfg.Tasks != nil && s.readable(ctx, p, tasks.Tool) {
 		is, err := s.cfg.Tasks.List(ctx, p, "", false)
 		if err != nil {
 			return nil, s.rpcError(ctx, err)
@@ -73,7 +75,7 @@ func (s *Server) listResources(ctx context.Context, p *gatehouse.Principal, curs
 				Description: "Tasks issue " + i.Title})
 		}
 	}
-	if s.cfg.Links != nil && readable(p, links.Tool) {
+	if s.cfg.Links != nil && s.readable(ctx, p, links.Tool) {
 		ls, err := s.cfg.Links.List(ctx, p)
 		if err != nil {
 			return nil, s.rpcError(ctx, err)
@@ -99,13 +101,13 @@ func (s *Server) listResources(ctx context.Context, p *gatehouse.Principal, curs
 func (s *Server) readResource(ctx context.Context, p *gatehouse.Principal, uri string) (*sdk.ReadResourceResult, error) {
 	var v any
 	switch {
-	case strings.HasPrefix(uri, issuePrefix) && s.cfg.Tasks != nil && readable(p, tasks.Tool):
+	case strings.HasPrefix(uri, issuePrefix) && s.cfg.Tasks != nil && s.readable(ctx, p, tasks.Tool):
 		i, err := s.cfg.Tasks.Get(ctx, p, strings.TrimPrefix(uri, issuePrefix))
 		if err != nil {
 			return nil, s.notFound(ctx, uri, err)
 		}
 		v = map[string]any{"issue": tasks.ToIssueJSON(i)}
-	case strings.HasPrefix(uri, linkPrefix) && s.cfg.Links != nil && readable(p, links.Tool):
+	case strings.HasPrefix(uri, linkPrefix) && s.cfg.Links != nil && s.readable(ctx, p, links.Tool):
 		l, err := s.cfg.Links.Get(ctx, p, strings.TrimPrefix(uri, linkPrefix))
 		if err != nil {
 			return nil, s.notFound(ctx, uri, err)

@@ -42,10 +42,11 @@ func (t *tool) sdkTool() *sdk.Tool {
 }
 
 // refusal is why p may not call t (the kernel's rules of a tool route):
-// the tool disabled in the workspace, or the token's scopes not allowing
-// it; nil when it may.
-func (t *tool) refusal(p *gatehouse.Principal) error {
-	if !slices.Contains(p.Tools, t.module) {
+// the tool not listed by the token or, live (nil: not read), no longer
+// enabled in the workspace, or the token's scopes not allowing it; nil
+// when it may.
+func (t *tool) refusal(p *gatehouse.Principal, live []string) error {
+	if !slices.Contains(p.Tools, t.module) || (live != nil && !slices.Contains(live, t.module)) {
 		return gatehouse.Errorf(gatehouse.KindForbidden, "the %s tool is not enabled for this workspace", t.module)
 	}
 	if !gatehouse.ScopeAllows(p.Scope, t.module, t.access) {
@@ -64,7 +65,11 @@ func (s *Server) callHandler(t *tool) sdk.ToolHandler {
 		if p == nil {
 			return nil, errors.New("no verified caller")
 		}
-		if err := t.refusal(p); err != nil {
+		live, err := s.enabled(ctx, p.OrgID)
+		if err != nil {
+			return s.toolError(ctx, t, err), nil
+		}
+		if err := t.refusal(p, live); err != nil {
 			return s.toolError(ctx, t, err), nil
 		}
 		var args json.RawMessage

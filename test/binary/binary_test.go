@@ -86,6 +86,10 @@ type server struct {
 	mail *mailtest.Sink
 	hook *receiver
 	logs *testenv.LockedBuffer
+	// proc is the process; exited receives its end (put it back after
+	// taking it, for the cleanup).
+	proc   *os.Process
+	exited chan error
 }
 
 var listening = regexp.MustCompile(`listening on (http://[0-9.]+:[0-9]+)`)
@@ -94,9 +98,9 @@ var listening = regexp.MustCompile(`listening on (http://[0-9.]+:[0-9]+)`)
 // address with port 0 and a database, plus the SMTP sink, webhooks to a
 // local receiver (GATEHOUSE_WEBHOOK_ALLOW_PRIVATE and its CA), rate limits
 // off and no drain on shutdown. Nothing else of the environment reaches it
-// that starts with GATEHOUSE_. The server is stopped with SIGTERM when t
-// ends, and its log checked.
-func start(t *testing.T, dbURL string) *server {
+// that starts with GATEHOUSE_ (extra settings are added). The server is
+// stopped with SIGTERM when t ends, and its log checked.
+func start(t *testing.T, dbURL string, extra ...string) *server {
 	bin := binary(t)
 	s := &server{mail: mailtest.Start(t), hook: newReceiver(t), logs: &testenv.LockedBuffer{}}
 	ca := filepath.Join(t.TempDir(), "receiver-ca.pem")
@@ -112,12 +116,14 @@ func start(t *testing.T, dbURL string) *server {
 	cmd.Env = append(cmd.Env, "GATEHOUSE_ADDR=127.0.0.1:0", "GATEHOUSE_DATABASE_URL="+dbURL,
 		"GATEHOUSE_SMTP_URL="+s.mail.URL(), "GATEHOUSE_RATE_LIMIT=off", "GATEHOUSE_SHUTDOWN_DRAIN=0s",
 		"GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true", "GATEHOUSE_WEBHOOK_CA_FILE="+ca)
+	cmd.Env = append(cmd.Env, extra...)
 	cmd.Stdout, cmd.Stderr = s.logs, s.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
+	s.proc, s.exited = cmd.Process, exited
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		select {

@@ -4,14 +4,16 @@
 // tests cover), authorization with
 // PKCE and resource={mcp_url}, initialize, tools/list, create and read an
 // issue, a 403 insufficient_scope on a write with a read-only token and
-// the step-up, then the tool list shrinking once the workspace turns
-// Tasks off. Needs GATEHOUSE_URL, TEST_EMAIL, TEST_PASSWORD, ORG_ID,
-// TEAM_ID and OWNER_TOKEN: internal/mcp's TestNodeMCP sets them.
+// the step-up, then the open session told (notifications/tools/list_changed)
+// and its tool list shrinking once the workspace turns Tasks off. Needs
+// GATEHOUSE_URL, TEST_EMAIL, TEST_PASSWORD, ORG_ID, TEAM_ID and
+// OWNER_TOKEN: internal/mcp's TestNodeMCP sets them.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Browser } from './browser.js'
 
 const { GATEHOUSE_URL: base, TEST_EMAIL: email, TEST_PASSWORD: password, ORG_ID: orgId, TEAM_ID: teamId, OWNER_TOKEN: ownerToken } = process.env
@@ -119,13 +121,29 @@ test('MCP TypeScript SDK client: discovery, PKCE with resource, tools, step-up, 
   assert.equal(missing.isError, true)
   assert.ok(names(await client.listTools()).includes('tasks_create_issue'))
 
-  // The workspace turns Tasks off; the client's next token leaves it out.
+  // The workspace turns Tasks off: the open session hears
+  // notifications/tools/list_changed on its GET stream, and its tool list
+  // shrinks with the token it has (which still lists Tasks); a call is
+  // refused as the API refuses a token without the tool.
+  const changed = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no notifications/tools/list_changed within 20 s')), 20000)
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
   const off = await fetch(new URL(`/v1/orgs/${orgId}/tools`, base), {
     method: 'PUT',
     headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' },
     body: JSON.stringify({ tool: 'tasks', enabled: false }),
   })
   assert.equal(off.status, 200, await off.text())
+  await changed
+  assert.deepEqual(names(await client.listTools()), [])
+  const refused = await client.callTool({ name: 'tasks_list_issues', arguments: {} })
+  assert.equal(refused.isError, true)
+  assert.equal(refused.content[0].text, 'the tasks tool is not enabled for this workspace')
+  // The client's next token leaves it out too.
   provider.saveTokens({ ...provider.tokens(), access_token: 'expired' }) // the SDK refreshes on the 401
   assert.deepEqual(names(await client.listTools()), [])
 })

@@ -25,8 +25,11 @@ import (
 // Config is every setting of CONTRACT §1, read from GATEHOUSE_* variables or
 // the kebab-case flag of the same name.
 type Config struct {
-	Brand               pages.Brand // GATEHOUSE_BRAND_*
-	Addr                string
+	Brand pages.Brand // GATEHOUSE_BRAND_*
+	Addr  string
+	// MetricsAddr is the private listener of /metrics and
+	// /debug/pprof/; "": off.
+	MetricsAddr         string
 	DatabaseURL         string
 	BaseURL             string
 	APIURL              string
@@ -86,6 +89,7 @@ type setting struct {
 func (c *Config) settings() []setting {
 	return []setting{
 		{"GATEHOUSE_ADDR", "127.0.0.1:8080", &c.Addr},
+		{"GATEHOUSE_METRICS_ADDR", "", &c.MetricsAddr},
 		{"GATEHOUSE_DATABASE_URL", "sqlite:gatehouse.db", &c.DatabaseURL},
 		{"GATEHOUSE_BASE_URL", "", &c.BaseURL},
 		{"GATEHOUSE_API_URL", "", &c.APIURL},
@@ -173,6 +177,18 @@ type check struct {
 func checks() []check {
 	cs := []check{
 		{"GATEHOUSE_ADDR", func(c *Config) error { return checkHostPort(c.Addr) }},
+		{"GATEHOUSE_METRICS_ADDR", func(c *Config) error {
+			if c.MetricsAddr == "" {
+				return nil
+			}
+			if err := checkHostPort(c.MetricsAddr); err != nil {
+				return err
+			}
+			if _, port, _ := net.SplitHostPort(c.MetricsAddr); c.MetricsAddr == c.Addr && port != "0" {
+				return errors.New("must differ from GATEHOUSE_ADDR: metrics and pprof stay on a private listener")
+			}
+			return nil
+		}},
 		{"GATEHOUSE_DATABASE_URL", func(c *Config) error { return sqlstore.ValidateURL(c.DatabaseURL) }},
 	}
 	for _, u := range []struct {

@@ -19,6 +19,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/dns"
 	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/metrics"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 )
 
@@ -147,7 +148,16 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("mail: %w", err)
 	}
-	a, err := app.New(ctx, cfg.app(), app.Deps{DB: db, Mail: sender, Resolver: dns.New(cfg.DNSServer, 5*time.Second), Logger: log})
+	deps := app.Deps{DB: db, Mail: sender, Resolver: dns.New(cfg.DNSServer, 5*time.Second), Logger: log}
+	if cfg.MetricsAddr != "" {
+		deps.Metrics = metrics.New()
+		stop, err := serveMetrics(cfg.MetricsAddr, deps.Metrics, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	a, err := app.New(ctx, cfg.app(), deps)
 	if err != nil {
 		return err
 	}
@@ -195,6 +205,19 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// serveMetrics serves /metrics and /debug/pprof/ on addr, a listener of
+// their own that the deployment keeps private; stop closes it.
+func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics listener: %w", err)
+	}
+	srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	go srv.Serve(ln)
+	log.Info("metrics on http://" + reachable(ln.Addr().String()) + "/metrics")
+	return func() { srv.Close() }, nil
 }
 
 // closeWhenDraining answers with "Connection: close" once draining is set,

@@ -73,12 +73,17 @@ const maxUserAgent = 256
 // forge a line.
 type SecurityLog struct {
 	Log *slog.Logger
+	// Observer counts the events (internal/metrics); nil: nobody.
+	Observer Observer
 }
 
 // Event logs e about the request of ctx: at Info when it records an
 // accepted credential, at Warn otherwise. attrs name the method or reason
 // and never a secret; a user_id among them wins over the request's.
 func (l SecurityLog) Event(ctx context.Context, e gatehouse.SecurityEvent, attrs ...slog.Attr) {
+	if l.Observer != nil {
+		l.Observer.Event(e, attrs)
+	}
 	log := l.Log
 	if log == nil {
 		log = slog.Default()

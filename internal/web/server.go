@@ -6,6 +6,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -52,6 +53,22 @@ type Config struct {
 	// HSTS sends Strict-Transport-Security on every answer (the base URL
 	// is https and GATEHOUSE_HSTS is not off).
 	HSTS bool
+	// Observer is told of every answered request and security event
+	// (internal/metrics); nil: nobody.
+	Observer Observer
+	// Ready reports whether the instance should be sent traffic (GET
+	// /ready: 503 with its error, whose message is safe to show); nil:
+	// Health.
+	Ready func(ctx context.Context) error
+}
+
+// Observer watches the kernel: each answered request by its route pattern
+// ("" when no route matched), method, status and duration, and each
+// security event. It must not keep the attributes' values it does not
+// know to be free of user data.
+type Observer interface {
+	Request(pattern, method string, status int, d time.Duration)
+	Event(e gatehouse.SecurityEvent, attrs []slog.Attr)
 }
 
 // Server is the HTTP kernel: the modules mount their routes on Mux through
@@ -79,6 +96,9 @@ type Server struct {
 	// pages are the routes mounted through Pages: HTML pages and their
 	// assets, which the API document leaves out.
 	pages map[string]bool
+	// observer is Config.Observer; nil: nobody.
+	observer Observer
+	ready    func(ctx context.Context) error
 }
 
 // NewServer returns the kernel with its own routes (GET /health, GET
@@ -90,9 +110,14 @@ func NewServer(c Config) *Server {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	s.events = SecurityLog{Log: s.log}
+	s.events = SecurityLog{Log: s.log, Observer: c.Observer}
+	s.observer = c.Observer
 	if s.health == nil {
 		s.health = func(context.Context) error { return nil }
+	}
+	s.ready = c.Ready
+	if s.ready == nil {
+		s.ready = s.health
 	}
 	s.routes()
 	return s
@@ -230,6 +255,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.harden(w.Header())
 	conn := w // MaxBytesReader tells the connection's writer to close it
 	w, r = withRequest(w, r, id)
+	pattern := ""
+	if s.observer != nil {
+		start := time.Now()
+		defer func() {
+			status := 0
+			if rq := requestOf(r.Context()); rq != nil {
+				status = rq.w.status
+			}
+			s.observer.Request(pattern, r.Method, cmp.Or(status, http.StatusOK), time.Since(start))
+		}()
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {

@@ -94,9 +94,9 @@ var listening = regexp.MustCompile(`listening on (http://[0-9.]+:[0-9]+)`)
 // address with port 0 and a database, plus the SMTP sink, webhooks to a
 // local receiver (GATEHOUSE_WEBHOOK_ALLOW_PRIVATE and its CA), rate limits
 // off and no drain on shutdown. Nothing else of the environment reaches it
-// that starts with GATEHOUSE_. The server is stopped with SIGTERM when t
-// ends, and its log checked.
-func start(t *testing.T, dbURL string) *server {
+// that starts with GATEHOUSE_ but env (more KEY=VALUE settings). The
+// server is stopped with SIGTERM when t ends, and its log checked.
+func start(t *testing.T, dbURL string, env ...string) *server {
 	bin := binary(t)
 	s := &server{mail: mailtest.Start(t), hook: newReceiver(t), logs: &testenv.LockedBuffer{}}
 	ca := filepath.Join(t.TempDir(), "receiver-ca.pem")
@@ -112,6 +112,7 @@ func start(t *testing.T, dbURL string) *server {
 	cmd.Env = append(cmd.Env, "GATEHOUSE_ADDR=127.0.0.1:0", "GATEHOUSE_DATABASE_URL="+dbURL,
 		"GATEHOUSE_SMTP_URL="+s.mail.URL(), "GATEHOUSE_RATE_LIMIT=off", "GATEHOUSE_SHUTDOWN_DRAIN=0s",
 		"GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true", "GATEHOUSE_WEBHOOK_CA_FILE="+ca)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = s.logs, s.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -23,6 +23,10 @@ import (
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 )
 
+// release is the version of this source tree: each release in
+// docs/releases.md, with its last migration.
+const release = "v0.1.0"
+
 // version is set at build time with -ldflags "-X main.version=…".
 var version = ""
 
@@ -41,7 +45,7 @@ const usage = `usage: gatehouse serve | migrate | jobs | keys rotate | version
   jobs      list the job queue: [-state S] [-kind K] [-limit N]
   keys      keys rotate [-alg RS256|ES256]: a new signing key per algorithm;
             the old one stays published 24 hours
-  version   print the version
+  version   print the release and the schema version it migrates to
 
 Configuration is by GATEHOUSE_* environment variables (or --kebab-case flags).`
 
@@ -54,7 +58,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	switch args[0] {
 	case "version", "--version", "-v":
-		fmt.Fprintln(stdout, "gatehouse", versionString())
+		fmt.Fprintf(stdout, "gatehouse %s (schema %d)\n", versionString(), sqlstore.SchemaVersion())
 		return 0
 	case "help", "--help", "-h":
 		fmt.Fprintln(stdout, usage)
@@ -76,6 +80,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	log := newLogger(cfg.LogFormat, stderr)
 	if args[0] == "migrate" {
 		if err := sqlstore.Migrate(ctx, cfg.DatabaseURL); err != nil {
+			if newer := (*sqlstore.ErrSchemaNewer)(nil); errors.As(err, &newer) {
+				fmt.Fprintf(stderr, "gatehouse: %s\n", newer)
+				return 1
+			}
 			log.Error("migrate failed", "err", err)
 			return 1
 		}
@@ -83,6 +91,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 0
 	}
 	if err := serve(ctx, cfg, log); err != nil {
+		if newer := (*sqlstore.ErrSchemaNewer)(nil); errors.As(err, &newer) {
+			fmt.Fprintf(stderr, "gatehouse: %s\n", newer)
+			return 1
+		}
 		log.Error("gatehouse stopped", "err", err)
 		return 1
 	}
@@ -124,10 +136,10 @@ func versionString() string {
 			return bi.Main.Version
 		}
 		if rev != "" {
-			return "dev-" + rev
+			return release + "-dev-" + rev
 		}
 	}
-	return "dev"
+	return release
 }
 
 func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {

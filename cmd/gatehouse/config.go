@@ -9,6 +9,7 @@ import (
 	netmail "net/mail"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -78,7 +79,17 @@ type Config struct {
 	rawHSTS           string
 	rawShutdownDrain  string
 	rawSignRetention  string
+	// Mail is GATEHOUSE_MAIL: "log" asks for mail written to the log,
+	// which an https base URL otherwise refuses without SMTP.
+	Mail string
+	// fileErrs are the *_FILE settings that could not be read.
+	fileErrs []error
 }
+
+// secretSettings are the settings that may also be read from a file
+// named by the same variable with _FILE (the container-secrets
+// convention), so the secret stays out of the environment.
+var secretSettings = []string{"GATEHOUSE_DATABASE_URL", "GATEHOUSE_JWT_SECRET", "GATEHOUSE_ENCRYPTION_KEY", "GATEHOUSE_SMTP_URL"}
 
 // setting names one variable, its default and where it is stored.
 type setting struct {
@@ -102,6 +113,7 @@ func (c *Config) settings() []setting {
 		{"GATEHOUSE_ENCRYPTION_KEY", "", &c.EncryptionKey},
 		{"GATEHOUSE_SMTP_URL", "", &c.SMTPURL},
 		{"GATEHOUSE_MAIL_FROM", "Gatehouse <no-reply@localhost>", &c.MailFrom},
+		{"GATEHOUSE_MAIL", "", &c.Mail},
 		{"GATEHOUSE_DNS_SERVER", "", &c.DNSServer},
 		{"GATEHOUSE_WEBHOOK_ALLOW_PRIVATE", "false", &c.rawAllowPrivate},
 		{"GATEHOUSE_WEBHOOK_CA_FILE", "", &c.WebhookCAFile},
@@ -140,6 +152,11 @@ func loadConfigFlags(args []string, getenv func(string) string, fs *flag.FlagSet
 	for _, s := range c.settings() {
 		*s.dst = s.def
 		if v, ok := lookup(getenv, s.env); ok {
+			*s.dst = v
+		}
+		if v, err := fromFile(getenv, s.env); err != nil {
+			c.fileErrs = append(c.fileErrs, err)
+		} else if v != "" {
 			*s.dst = v
 		}
 		fs.StringVar(s.dst, flagName(s.env), *s.dst, s.env)
@@ -219,6 +236,16 @@ func checks() []check {
 			return nil
 		}},
 		check{"GATEHOUSE_SMTP_URL", func(c *Config) error { return optional(c.SMTPURL, mail.ParseURL) }},
+		check{"GATEHOUSE_MAIL", func(c *Config) error {
+			switch {
+			case c.Mail != "" && c.Mail != "log":
+				return fmt.Errorf("want log or nothing, got %q", c.Mail)
+			case c.SMTPURL == "" && c.Mail != "log" && strings.HasPrefix(c.BaseURL, "https://"):
+				// Magic links and reset links would land in the log.
+				return errors.New("the base URL is https and GATEHOUSE_SMTP_URL is unset: set it, or GATEHOUSE_MAIL=log to write mail (sign-in links included) to the log on purpose")
+			}
+			return nil
+		}},
 		check{"GATEHOUSE_MAIL_FROM", func(c *Config) error {
 			if _, err := netmail.ParseAddress(c.MailFrom); err != nil {
 				return fmt.Errorf("not an address: %q", c.MailFrom)
@@ -302,9 +329,34 @@ func brandChecks() []check {
 	}
 }
 
+// fromFile reads the setting env from the file its env_FILE names ("":
+// not set, or env is not a secret setting), without its final line
+// break; setting both env and env_FILE is an error.
+func fromFile(getenv func(string) string, env string) (string, error) {
+	if !slices.Contains(secretSettings, env) {
+		return "", nil
+	}
+	path, ok := lookup(getenv, env+"_FILE")
+	if !ok {
+		return "", nil
+	}
+	if _, both := lookup(getenv, env); both {
+		return "", fmt.Errorf("%s_FILE: set both it and %s; keep one", env, env)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s_FILE: cannot read %q", env, path)
+	}
+	v := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+	if v == "" {
+		return "", fmt.Errorf("%s_FILE: %q is empty", env, path)
+	}
+	return v, nil
+}
+
 // validate runs every check; the error names each bad setting.
 func (c *Config) validate() error {
-	var errs []error
+	errs := slices.Clone(c.fileErrs)
 	for _, ch := range checks() {
 		if err := ch.bad(c); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %v", ch.env, err))

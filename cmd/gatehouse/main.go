@@ -38,13 +38,15 @@ func main() {
 	os.Exit(code)
 }
 
-const usage = `usage: gatehouse serve | migrate | jobs | keys rotate | version
+const usage = `usage: gatehouse serve | migrate | jobs | keys rotate | backup | restore | version
 
   serve     apply pending migrations and run the HTTP server
   migrate   apply pending migrations and exit
   jobs      list the job queue: [-state S] [-kind K] [-limit N]
   keys      keys rotate [-alg RS256|ES256]: a new signing key per algorithm;
             the old one stays published 24 hours
+  backup    backup FILE: a consistent copy of the SQLite database, taken live
+  restore   restore FILE: replace the SQLite database by a backup (server stopped)
   version   print the release and the schema version it migrates to
 
 Configuration is by GATEHOUSE_* environment variables (or --kebab-case flags).`
@@ -68,6 +70,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return jobsCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "keys":
 		return keysCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "backup":
+		return backupCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "restore":
+		return restoreCommand(ctx, args[1:], getenv, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "gatehouse: unknown command %q\n%s\n", args[0], usage)
 		return 2
@@ -143,6 +149,11 @@ func versionString() string {
 }
 
 func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
+	release, err := holdDatabase(cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer release()
 	db, err := sqlstore.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)

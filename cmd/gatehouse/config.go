@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	netmail "net/mail"
+	"net/netip"
 	"net/url"
 	"os"
 	"slices"
@@ -82,6 +83,9 @@ type Config struct {
 	// Mail is GATEHOUSE_MAIL: "log" asks for mail written to the log,
 	// which an https base URL otherwise refuses without SMTP.
 	Mail string
+	// TrustedProxies are GATEHOUSE_TRUSTED_PROXIES' CIDRs.
+	TrustedProxies    []netip.Prefix
+	rawTrustedProxies string
 	// fileErrs are the *_FILE settings that could not be read.
 	fileErrs []error
 }
@@ -114,6 +118,7 @@ func (c *Config) settings() []setting {
 		{"GATEHOUSE_SMTP_URL", "", &c.SMTPURL},
 		{"GATEHOUSE_MAIL_FROM", "Gatehouse <no-reply@localhost>", &c.MailFrom},
 		{"GATEHOUSE_MAIL", "", &c.Mail},
+		{"GATEHOUSE_TRUSTED_PROXIES", "", &c.rawTrustedProxies},
 		{"GATEHOUSE_DNS_SERVER", "", &c.DNSServer},
 		{"GATEHOUSE_WEBHOOK_ALLOW_PRIVATE", "false", &c.rawAllowPrivate},
 		{"GATEHOUSE_WEBHOOK_CA_FILE", "", &c.WebhookCAFile},
@@ -277,6 +282,10 @@ func checks() []check {
 		check{"GATEHOUSE_RATE_LIMIT", func(c *Config) error { return checkOnOff(c.rawRateLimit) }},
 		check{"GATEHOUSE_MAIL_LIMIT", func(c *Config) error { return checkOnOff(c.rawMailLimit) }},
 		check{"GATEHOUSE_HSTS", func(c *Config) error { return checkOnOff(c.rawHSTS) }},
+		check{"GATEHOUSE_TRUSTED_PROXIES", func(c *Config) error {
+			_, err := parsePrefixes(c.rawTrustedProxies)
+			return err
+		}},
 	)
 	cs = append(cs, durationChecks()...)
 	return append(cs, brandChecks()...)
@@ -373,11 +382,33 @@ func (c *Config) derive() {
 	c.RateLimit = c.rawRateLimit == "on"
 	c.MailLimit = c.rawMailLimit == "on"
 	c.HSTS = c.rawHSTS == "on"
+	c.TrustedProxies, _ = parsePrefixes(c.rawTrustedProxies)
 	c.ShutdownDrain, _ = time.ParseDuration(c.rawShutdownDrain)
 	c.SignRetention, _ = parseDays(c.rawSignRetention)
 	c.SessionMaxAge, _ = parseDays(c.rawSessionMaxAge)
 	c.ReauthWindow, _ = parseDays(c.rawReauthWindow)
 	c.JobRescueAfter, _ = time.ParseDuration(c.rawJobRescueAfter)
+}
+
+// parsePrefixes reads comma-separated CIDRs (a bare address is its own
+// /32 or /128).
+func parsePrefixes(raw string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(raw, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil {
+				return nil, fmt.Errorf("want CIDRs such as 10.0.0.0/8, got %q", f)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // parseDays reads a Go duration or a whole number of days ("365d").
@@ -525,5 +556,5 @@ func (c *Config) app() app.Config {
 		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, EncryptionKey: c.EncryptionKey, RateLimit: c.RateLimit, MailLimit: c.MailLimit, NoHSTS: !c.HSTS,
 		SessionMaxAge: c.SessionMaxAge, ReauthWindow: c.ReauthWindow, JobRescueAfter: c.JobRescueAfter,
 		WebhookAllowPrivate: c.WebhookAllowPrivate, MetadataAllowPrivate: c.WebhookAllowPrivate, OutboundCAs: c.OutboundCAs,
-		SignRetention: c.SignRetention, Brand: c.Brand}
+		SignRetention: c.SignRetention, Brand: c.Brand, TrustedProxies: c.TrustedProxies}
 }

@@ -80,3 +80,18 @@ func TestSecretsFromFiles(t *testing.T) {
 		t.Errorf("GATEHOUSE_ADDR_FILE was read: %v %q", err, c.Addr)
 	}
 }
+
+// TestTrustedProxiesSetting: GATEHOUSE_TRUSTED_PROXIES takes CIDRs and
+// bare addresses, and refuses anything else.
+func TestTrustedProxiesSetting(t *testing.T) {
+	c, err := loadConfig(nil, testGetenv(map[string]string{"GATEHOUSE_TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.7,fd00::/8"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.TrustedProxies) != 3 || c.TrustedProxies[1].String() != "192.168.1.7/32" {
+		t.Errorf("TrustedProxies = %v", c.TrustedProxies)
+	}
+	if _, err := loadConfig(nil, testGetenv(map[string]string{"GATEHOUSE_TRUSTED_PROXIES": "10.0.0.0/8,proxy.example"})); err == nil || !strings.Contains(err.Error(), "GATEHOUSE_TRUSTED_PROXIES") {
+		t.Errorf("a host name: %v; want an error naming the setting", err)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -82,6 +83,9 @@ type Config struct {
 	// JobRescueAfter is when a job still "running" is taken for lost (its
 	// instance died) and run again; 0: jobs.RescueStuckJobsAfter.
 	JobRescueAfter time.Duration
+	// TrustedProxies are the peers whose X-Forwarded-For names the client
+	// (GATEHOUSE_TRUSTED_PROXIES); empty: none.
+	TrustedProxies []netip.Prefix
 }
 
 // Deps are what production and the tests provide differently.
@@ -242,7 +246,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		Tasks: a.Tasks, Links: a.Links, Forms: a.Forms, Sign: a.Sign, Teams: a.Workspace.Teams})
 	k := web.NewServer(web.Config{Auth: a.Identity, Health: a.Identity.Health, Logger: log, RateLimit: cfg.RateLimit, Now: now,
 		ResourceMetadataURL: a.OAuth.ResourceMetadataURL, Issuer: a.OAuth.Issuer(), APIURL: a.OAuth.APIURL(), HSTS: strings.HasPrefix(cfg.BaseURL, "https://") && !cfg.NoHSTS,
-		Observer: obs.web, Ready: a.ready})
+		Observer: obs.web, Ready: a.ready, TrustedProxies: cfg.TrustedProxies})
 	a.routes(k)
 	a.Handler = k
 	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, WebhookSeal: hooks, PollInterval: deps.JobPollInterval, RescueAfter: cfg.JobRescueAfter,

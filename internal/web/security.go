@@ -115,7 +115,7 @@ func hasAttr(attrs []slog.Attr, key string) bool {
 
 // withRequest is r carrying its request record, and w recording the
 // status of its answer.
-func withRequest(w http.ResponseWriter, r *http.Request, id string) (http.ResponseWriter, *http.Request) {
+func withRequest(w http.ResponseWriter, r *http.Request, id, ip string) (http.ResponseWriter, *http.Request) {
 	ua := r.UserAgent()
 	if len(ua) > maxUserAgent {
 		n := maxUserAgent
@@ -124,7 +124,7 @@ func withRequest(w http.ResponseWriter, r *http.Request, id string) (http.Respon
 		}
 		ua = ua[:n]
 	}
-	rq := &request{id: id, ip: clientIP(r), ua: ua, w: statusWriter{ResponseWriter: w}}
+	rq := &request{id: id, ip: ip, ua: ua, w: statusWriter{ResponseWriter: w}}
 	return &rq.w, r.WithContext(context.WithValue(r.Context(), requestKey, rq))
 }
 

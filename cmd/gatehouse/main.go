@@ -38,13 +38,15 @@ func main() {
 	os.Exit(code)
 }
 
-const usage = `usage: gatehouse serve | migrate | jobs | keys rotate | backup | restore | version
+const usage = `usage: gatehouse serve | migrate | jobs | keys rotate | users | sessions | backup | restore | version
 
   serve     apply pending migrations and run the HTTP server
   migrate   apply pending migrations and exit
   jobs      list the job queue: [-state S] [-kind K] [-limit N]
   keys      keys rotate [-alg RS256|ES256]: a new signing key per algorithm;
             the old one stays published 24 hours
+  users     users list [-limit N] [-after ID] | users show EMAIL
+  sessions  sessions revoke --user EMAIL: end every session of an account
   backup    backup FILE: a consistent copy of the SQLite database, taken live
   restore   restore FILE: replace the SQLite database by a backup (server stopped)
   version   print the release and the schema version it migrates to
@@ -70,6 +72,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return jobsCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "keys":
 		return keysCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "users":
+		return usersCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "sessions":
+		return sessionsCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "backup":
 		return backupCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "restore":

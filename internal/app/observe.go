@@ -29,6 +29,15 @@ func observe(m *metrics.Metrics, db *sqlstore.DB, hasher *password.Hasher) obser
 		m.DBPool(r, "reader")
 	}
 	m.Gauge("gatehouse_password_hash_waiting", "Password hashes waiting for a slot.", func() float64 { return float64(hasher.Waiting()) })
+	m.Gauges("gatehouse_job_queue_depth", "Jobs still to work, by kind and state (available, scheduled, retryable, running).", []string{"kind", "state"},
+		func(ctx context.Context) ([]metrics.Sample, error) {
+			counts, err := db.QueueDepth(ctx)
+			out := make([]metrics.Sample, len(counts))
+			for i, c := range counts {
+				out[i] = metrics.Sample{Labels: []string{c.Kind, c.State}, Value: float64(c.N)}
+			}
+			return out, err
+		})
 	return observers{web: m, jobs: m}
 }
 

@@ -8,6 +8,7 @@
 package metrics
 
 import (
+	"context"
 	"database/sql"
 	"log/slog"
 	"net/http"
@@ -109,6 +110,44 @@ func (m *Metrics) DBPool(db *sql.DB, name string) {
 // f registered under a name is the one reported.
 func (m *Metrics) Gauge(name, help string, f func() float64) {
 	_ = m.reg.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
+}
+
+// Sample is one value of a gauge read at scrape time, with its label
+// values in the order the gauge names them.
+type Sample struct {
+	Labels []string
+	Value  float64
+}
+
+// Gauges reports the samples f returns at each scrape as name with
+// labels; label values go through the same check as job kinds
+// (identifier). f is given a context bounded by the scrape's own timeout.
+func (m *Metrics) Gauges(name, help string, labels []string, f func(ctx context.Context) ([]Sample, error)) {
+	_ = m.reg.Register(&gauges{desc: prometheus.NewDesc(name, help, labels, nil), read: f})
+}
+
+type gauges struct {
+	desc *prometheus.Desc
+	read func(ctx context.Context) ([]Sample, error)
+}
+
+func (g *gauges) Describe(ch chan<- *prometheus.Desc) { ch <- g.desc }
+
+func (g *gauges) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	samples, err := g.read(ctx)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(g.desc, err)
+		return
+	}
+	for _, s := range samples {
+		values := make([]string, len(s.Labels))
+		for i, v := range s.Labels {
+			values[i] = identifier(v)
+		}
+		ch <- prometheus.MustNewConstMetric(g.desc, prometheus.GaugeValue, s.Value, values...)
+	}
 }
 
 // Handler serves GET /metrics (the exposition) and /debug/pprof/: for

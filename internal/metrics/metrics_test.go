@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -59,5 +60,23 @@ func TestPprofOnHandler(t *testing.T) {
 	New().Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/debug/pprof/goroutine?debug=1", nil))
 	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "goroutine") {
 		t.Errorf("GET /debug/pprof/goroutine: status %d", rec.Code)
+	}
+}
+
+// TestGaugesReadAtScrape: a gauge of samples is read at each scrape, its
+// label values checked like job kinds.
+func TestGaugesReadAtScrape(t *testing.T) {
+	m := New()
+	n := 0.0
+	m.Gauges("gatehouse_job_queue_depth", "test", []string{"kind", "state"}, func(context.Context) ([]Sample, error) {
+		n++
+		return []Sample{{Labels: []string{"mail", "available"}, Value: n}, {Labels: []string{"ann@example.com", "running"}, Value: 1}}, nil
+	})
+	scrape(t, m)
+	out := scrape(t, m)
+	for _, want := range []string{`gatehouse_job_queue_depth{kind="mail",state="available"} 2`, `gatehouse_job_queue_depth{kind="other",state="running"} 1`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("scrape lacks %s", want)
+		}
 	}
 }

@@ -45,7 +45,8 @@ const usage = `usage: gatehouse serve | migrate | jobs | keys rotate | users | s
   jobs      list the job queue: [-state S] [-kind K] [-limit N]
   keys      keys rotate [-alg RS256|ES256]: a new signing key per algorithm;
             the old one stays published 24 hours
-  users     users list [-limit N] [-after ID] | users show EMAIL
+  users     users list [-limit N] [-after ID] | users show|delete EMAIL |
+            users create EMAIL [--name N] [--verified] (no password: sign-in by link)
   sessions  sessions revoke --user EMAIL: end every session of an account
   backup    backup FILE: a consistent copy of the SQLite database, taken live
   restore   restore FILE: replace the SQLite database by a backup (server stopped)

@@ -15,10 +15,11 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
-const usersUsage = `usage: gatehouse users list [-limit N] [-after ID] | users show EMAIL | sessions revoke --user EMAIL`
+const usersUsage = `usage: gatehouse users list [-limit N] [-after ID] | users show|delete EMAIL | users create EMAIL [--name N] [--verified] | sessions revoke --user EMAIL`
 
-// usersCommand is "gatehouse users list|show": the accounts of the
-// configured database, for operators. Never a password hash.
+// usersCommand is "gatehouse users list|show|create|delete": the
+// accounts of the configured database, for operators; changes are
+// audited with the actor "system". Never a password hash.
 func usersCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, usersUsage)
@@ -27,17 +28,20 @@ func usersCommand(ctx context.Context, args []string, getenv func(string) string
 	fs := flag.NewFlagSet("gatehouse users", flag.ContinueOnError)
 	limit := fs.Int("limit", 100, "at most this many accounts")
 	after := fs.String("after", "", "the accounts created after this id")
+	name := fs.String("name", "", "users create: the account's name")
+	verified := fs.Bool("verified", false, "users create: the address is known to be the person's")
 	var email string
 	rest := args[1:]
-	if args[0] == "show" && len(rest) > 0 && len(rest[0]) > 0 && rest[0][0] != '-' {
+	byEmail := args[0] == "show" || args[0] == "create" || args[0] == "delete"
+	if byEmail && len(rest) > 0 && len(rest[0]) > 0 && rest[0][0] != '-' {
 		email, rest = rest[0], rest[1:]
 	}
 	cfg, err := loadConfigFlags(rest, getenv, fs)
 	switch {
 	case err != nil:
-	case args[0] == "show" && email == "":
-		err = fmt.Errorf("users show needs an EMAIL")
-	case args[0] != "show" && args[0] != "list":
+	case byEmail && email == "":
+		err = fmt.Errorf("users %s needs an EMAIL", args[0])
+	case !byEmail && args[0] != "list":
 		err = fmt.Errorf("unknown users command %q (%s)", args[0], usersUsage)
 	case *limit < 1 || *limit > 10000:
 		err = fmt.Errorf("-limit: want 1 to 10000, got %d", *limit)
@@ -61,7 +65,19 @@ func usersCommand(ctx context.Context, args []string, getenv func(string) string
 		}
 		return 0
 	}
-	u, err := adminService(db, stderr).Account(ctx, email)
+	svc := adminService(db, stderr)
+	var u *gatehouse.User
+	switch args[0] {
+	case "create":
+		u, err = svc.CreateAccount(ctx, email, *name, *verified)
+	case "delete":
+		if u, err = svc.DeleteAccountAsOperator(ctx, email); err == nil {
+			fmt.Fprintf(stdout, "deleted %s (%s)\n", u.ID, u.Email)
+			return 0
+		}
+	default:
+		u, err = svc.Account(ctx, email)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "gatehouse: %s\n", safeMessage(err))
 		return 1

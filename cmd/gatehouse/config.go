@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"net"
 	netmail "net/mail"
+	"net/netip"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,8 +27,11 @@ import (
 // Config is every setting of CONTRACT §1, read from GATEHOUSE_* variables or
 // the kebab-case flag of the same name.
 type Config struct {
-	Brand               pages.Brand // GATEHOUSE_BRAND_*
-	Addr                string
+	Brand pages.Brand // GATEHOUSE_BRAND_*
+	Addr  string
+	// MetricsAddr is the private listener of /metrics and
+	// /debug/pprof/; "": off.
+	MetricsAddr         string
 	DatabaseURL         string
 	BaseURL             string
 	APIURL              string
@@ -75,7 +80,20 @@ type Config struct {
 	rawHSTS           string
 	rawShutdownDrain  string
 	rawSignRetention  string
+	// Mail is GATEHOUSE_MAIL: "log" asks for mail written to the log,
+	// which an https base URL otherwise refuses without SMTP.
+	Mail string
+	// TrustedProxies are GATEHOUSE_TRUSTED_PROXIES' CIDRs.
+	TrustedProxies    []netip.Prefix
+	rawTrustedProxies string
+	// fileErrs are the *_FILE settings that could not be read.
+	fileErrs []error
 }
+
+// secretSettings are the settings that may also be read from a file
+// named by the same variable with _FILE (the container-secrets
+// convention), so the secret stays out of the environment.
+var secretSettings = []string{"GATEHOUSE_DATABASE_URL", "GATEHOUSE_JWT_SECRET", "GATEHOUSE_ENCRYPTION_KEY", "GATEHOUSE_SMTP_URL"}
 
 // setting names one variable, its default and where it is stored.
 type setting struct {
@@ -86,6 +104,7 @@ type setting struct {
 func (c *Config) settings() []setting {
 	return []setting{
 		{"GATEHOUSE_ADDR", "127.0.0.1:8080", &c.Addr},
+		{"GATEHOUSE_METRICS_ADDR", "", &c.MetricsAddr},
 		{"GATEHOUSE_DATABASE_URL", "sqlite:gatehouse.db", &c.DatabaseURL},
 		{"GATEHOUSE_BASE_URL", "", &c.BaseURL},
 		{"GATEHOUSE_API_URL", "", &c.APIURL},
@@ -98,6 +117,8 @@ func (c *Config) settings() []setting {
 		{"GATEHOUSE_ENCRYPTION_KEY", "", &c.EncryptionKey},
 		{"GATEHOUSE_SMTP_URL", "", &c.SMTPURL},
 		{"GATEHOUSE_MAIL_FROM", "Gatehouse <no-reply@localhost>", &c.MailFrom},
+		{"GATEHOUSE_MAIL", "", &c.Mail},
+		{"GATEHOUSE_TRUSTED_PROXIES", "", &c.rawTrustedProxies},
 		{"GATEHOUSE_DNS_SERVER", "", &c.DNSServer},
 		{"GATEHOUSE_WEBHOOK_ALLOW_PRIVATE", "false", &c.rawAllowPrivate},
 		{"GATEHOUSE_WEBHOOK_CA_FILE", "", &c.WebhookCAFile},
@@ -138,6 +159,11 @@ func loadConfigFlags(args []string, getenv func(string) string, fs *flag.FlagSet
 		if v, ok := lookup(getenv, s.env); ok {
 			*s.dst = v
 		}
+		if v, err := fromFile(getenv, s.env); err != nil {
+			c.fileErrs = append(c.fileErrs, err)
+		} else if v != "" {
+			*s.dst = v
+		}
 		fs.StringVar(s.dst, flagName(s.env), *s.dst, s.env)
 	}
 	if err := fs.Parse(args); err != nil {
@@ -173,6 +199,18 @@ type check struct {
 func checks() []check {
 	cs := []check{
 		{"GATEHOUSE_ADDR", func(c *Config) error { return checkHostPort(c.Addr) }},
+		{"GATEHOUSE_METRICS_ADDR", func(c *Config) error {
+			if c.MetricsAddr == "" {
+				return nil
+			}
+			if err := checkHostPort(c.MetricsAddr); err != nil {
+				return err
+			}
+			if _, port, _ := net.SplitHostPort(c.MetricsAddr); c.MetricsAddr == c.Addr && port != "0" {
+				return errors.New("must differ from GATEHOUSE_ADDR: metrics and pprof stay on a private listener")
+			}
+			return nil
+		}},
 		{"GATEHOUSE_DATABASE_URL", func(c *Config) error { return sqlstore.ValidateURL(c.DatabaseURL) }},
 	}
 	for _, u := range []struct {
@@ -203,6 +241,16 @@ func checks() []check {
 			return nil
 		}},
 		check{"GATEHOUSE_SMTP_URL", func(c *Config) error { return optional(c.SMTPURL, mail.ParseURL) }},
+		check{"GATEHOUSE_MAIL", func(c *Config) error {
+			switch {
+			case c.Mail != "" && c.Mail != "log":
+				return fmt.Errorf("want log or nothing, got %q", c.Mail)
+			case c.SMTPURL == "" && c.Mail != "log" && strings.HasPrefix(c.BaseURL, "https://"):
+				// Magic links and reset links would land in the log.
+				return errors.New("the base URL is https and GATEHOUSE_SMTP_URL is unset: set it, or GATEHOUSE_MAIL=log to write mail (sign-in links included) to the log on purpose")
+			}
+			return nil
+		}},
 		check{"GATEHOUSE_MAIL_FROM", func(c *Config) error {
 			if _, err := netmail.ParseAddress(c.MailFrom); err != nil {
 				return fmt.Errorf("not an address: %q", c.MailFrom)
@@ -234,6 +282,10 @@ func checks() []check {
 		check{"GATEHOUSE_RATE_LIMIT", func(c *Config) error { return checkOnOff(c.rawRateLimit) }},
 		check{"GATEHOUSE_MAIL_LIMIT", func(c *Config) error { return checkOnOff(c.rawMailLimit) }},
 		check{"GATEHOUSE_HSTS", func(c *Config) error { return checkOnOff(c.rawHSTS) }},
+		check{"GATEHOUSE_TRUSTED_PROXIES", func(c *Config) error {
+			_, err := parsePrefixes(c.rawTrustedProxies)
+			return err
+		}},
 	)
 	cs = append(cs, durationChecks()...)
 	return append(cs, brandChecks()...)
@@ -286,9 +338,34 @@ func brandChecks() []check {
 	}
 }
 
+// fromFile reads the setting env from the file its env_FILE names ("":
+// not set, or env is not a secret setting), without its final line
+// break; setting both env and env_FILE is an error.
+func fromFile(getenv func(string) string, env string) (string, error) {
+	if !slices.Contains(secretSettings, env) {
+		return "", nil
+	}
+	path, ok := lookup(getenv, env+"_FILE")
+	if !ok {
+		return "", nil
+	}
+	if _, both := lookup(getenv, env); both {
+		return "", fmt.Errorf("%s_FILE: set both it and %s; keep one", env, env)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s_FILE: cannot read %q", env, path)
+	}
+	v := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+	if v == "" {
+		return "", fmt.Errorf("%s_FILE: %q is empty", env, path)
+	}
+	return v, nil
+}
+
 // validate runs every check; the error names each bad setting.
 func (c *Config) validate() error {
-	var errs []error
+	errs := slices.Clone(c.fileErrs)
 	for _, ch := range checks() {
 		if err := ch.bad(c); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %v", ch.env, err))
@@ -305,11 +382,33 @@ func (c *Config) derive() {
 	c.RateLimit = c.rawRateLimit == "on"
 	c.MailLimit = c.rawMailLimit == "on"
 	c.HSTS = c.rawHSTS == "on"
+	c.TrustedProxies, _ = parsePrefixes(c.rawTrustedProxies)
 	c.ShutdownDrain, _ = time.ParseDuration(c.rawShutdownDrain)
 	c.SignRetention, _ = parseDays(c.rawSignRetention)
 	c.SessionMaxAge, _ = parseDays(c.rawSessionMaxAge)
 	c.ReauthWindow, _ = parseDays(c.rawReauthWindow)
 	c.JobRescueAfter, _ = time.ParseDuration(c.rawJobRescueAfter)
+}
+
+// parsePrefixes reads comma-separated CIDRs (a bare address is its own
+// /32 or /128).
+func parsePrefixes(raw string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(raw, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil {
+				return nil, fmt.Errorf("want CIDRs such as 10.0.0.0/8, got %q", f)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // parseDays reads a Go duration or a whole number of days ("365d").
@@ -457,5 +556,5 @@ func (c *Config) app() app.Config {
 		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, EncryptionKey: c.EncryptionKey, RateLimit: c.RateLimit, MailLimit: c.MailLimit, NoHSTS: !c.HSTS,
 		SessionMaxAge: c.SessionMaxAge, ReauthWindow: c.ReauthWindow, JobRescueAfter: c.JobRescueAfter,
 		WebhookAllowPrivate: c.WebhookAllowPrivate, MetadataAllowPrivate: c.WebhookAllowPrivate, OutboundCAs: c.OutboundCAs,
-		SignRetention: c.SignRetention, Brand: c.Brand}
+		SignRetention: c.SignRetention, Brand: c.Brand, TrustedProxies: c.TrustedProxies}
 }

@@ -19,8 +19,13 @@ import (
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/dns"
 	"github.com/gatehouse/gatehouse/internal/mail"
+	"github.com/gatehouse/gatehouse/internal/metrics"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 )
+
+// release is the version of this source tree: each release in
+// docs/releases.md, with its last migration.
+const release = "v0.1.0"
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = ""
@@ -33,14 +38,19 @@ func main() {
 	os.Exit(code)
 }
 
-const usage = `usage: gatehouse serve | migrate | jobs | keys rotate | version
+const usage = `usage: gatehouse serve | migrate | jobs | keys rotate | users | sessions | backup | restore | version
 
   serve     apply pending migrations and run the HTTP server
   migrate   apply pending migrations and exit
   jobs      list the job queue: [-state S] [-kind K] [-limit N]
   keys      keys rotate [-alg RS256|ES256]: a new signing key per algorithm;
             the old one stays published 24 hours
-  version   print the version
+  users     users list [-limit N] [-after ID] | users show|delete EMAIL |
+            users create EMAIL [--name N] [--verified] (no password: sign-in by link)
+  sessions  sessions revoke --user EMAIL: end every session of an account
+  backup    backup FILE: a consistent copy of the SQLite database, taken live
+  restore   restore FILE: replace the SQLite database by a backup (server stopped)
+  version   print the release and the schema version it migrates to
 
 Configuration is by GATEHOUSE_* environment variables (or --kebab-case flags).`
 
@@ -53,7 +63,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	switch args[0] {
 	case "version", "--version", "-v":
-		fmt.Fprintln(stdout, "gatehouse", versionString())
+		fmt.Fprintf(stdout, "gatehouse %s (schema %d)\n", versionString(), sqlstore.SchemaVersion())
 		return 0
 	case "help", "--help", "-h":
 		fmt.Fprintln(stdout, usage)
@@ -63,6 +73,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return jobsCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "keys":
 		return keysCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "users":
+		return usersCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "sessions":
+		return sessionsCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "backup":
+		return backupCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "restore":
+		return restoreCommand(ctx, args[1:], getenv, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "gatehouse: unknown command %q\n%s\n", args[0], usage)
 		return 2
@@ -75,6 +93,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	log := newLogger(cfg.LogFormat, stderr)
 	if args[0] == "migrate" {
 		if err := sqlstore.Migrate(ctx, cfg.DatabaseURL); err != nil {
+			if newer := (*sqlstore.ErrSchemaNewer)(nil); errors.As(err, &newer) {
+				fmt.Fprintf(stderr, "gatehouse: %s\n", newer)
+				return 1
+			}
 			log.Error("migrate failed", "err", err)
 			return 1
 		}
@@ -82,6 +104,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 0
 	}
 	if err := serve(ctx, cfg, log); err != nil {
+		if newer := (*sqlstore.ErrSchemaNewer)(nil); errors.As(err, &newer) {
+			fmt.Fprintf(stderr, "gatehouse: %s\n", newer)
+			return 1
+		}
 		log.Error("gatehouse stopped", "err", err)
 		return 1
 	}
@@ -123,13 +149,18 @@ func versionString() string {
 			return bi.Main.Version
 		}
 		if rev != "" {
-			return "dev-" + rev
+			return release + "-dev-" + rev
 		}
 	}
-	return "dev"
+	return release
 }
 
 func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
+	release, err := holdDatabase(cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer release()
 	db, err := sqlstore.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
@@ -147,7 +178,16 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("mail: %w", err)
 	}
-	a, err := app.New(ctx, cfg.app(), app.Deps{DB: db, Mail: sender, Resolver: dns.New(cfg.DNSServer, 5*time.Second), Logger: log})
+	deps := app.Deps{DB: db, Mail: sender, Resolver: dns.New(cfg.DNSServer, 5*time.Second), Logger: log}
+	if cfg.MetricsAddr != "" {
+		deps.Metrics = metrics.New()
+		stop, err := serveMetrics(cfg.MetricsAddr, deps.Metrics, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	a, err := app.New(ctx, cfg.app(), deps)
 	if err != nil {
 		return err
 	}
@@ -196,6 +236,19 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// serveMetrics serves /metrics and /debug/pprof/ on addr, a listener of
+// their own that the deployment keeps private; stop closes it.
+func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics listener: %w", err)
+	}
+	srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	go srv.Serve(ln)
+	log.Info("metrics on http://" + reachable(ln.Addr().String()) + "/metrics")
+	return func() { srv.Close() }, nil
 }
 
 // closeWhenDraining answers with "Connection: close" once draining is set,

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
@@ -355,5 +357,39 @@ func TestRunServeFinishesInFlight(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("gatehouse serve still running 15s after the in-flight request")
+	}
+}
+
+// TestRunVersionNamesSchema: "gatehouse version" names the release and
+// the schema version this binary migrates to.
+func TestRunVersionNamesSchema(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	run(context.Background(), []string{"version"}, testGetenv(nil), &stdout, &stderr)
+	want := fmt.Sprintf("(schema %d)", sqlstore.SchemaVersion())
+	if out := stdout.String(); !strings.HasPrefix(out, "gatehouse "+release) || !strings.Contains(out, want) {
+		t.Errorf("gatehouse version printed %q; want the release %s and %s", out, release, want)
+	}
+}
+
+// TestRefuseNewerSchema: serve and migrate on a database a newer release
+// migrated stop at once with one clear line, and leave it untouched.
+func TestRefuseNewerSchema(t *testing.T) {
+	url := "sqlite:" + filepath.Join(t.TempDir(), "newer.db")
+	db, err := sqlstore.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := sqlstore.SchemaVersion() + 20
+	if _, err := db.DB().Exec(`INSERT INTO goose_db_version (version_id, is_applied) VALUES ($1, true)`, newer); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, cmd := range []string{"serve", "migrate"} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{cmd}, testGetenv(map[string]string{"GATEHOUSE_DATABASE_URL": url, "GATEHOUSE_ADDR": "127.0.0.1:0"}), &stdout, &stderr)
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		if code != 1 || len(lines) != 1 || !strings.Contains(lines[0], fmt.Sprintf("schema version %d is newer than this binary knows", newer)) {
+			t.Errorf("gatehouse %s on a newer schema: exit %d, stderr %q; want 1 and one line", cmd, code, stderr.String())
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -26,6 +27,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/keys"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/mcp"
+	"github.com/gatehouse/gatehouse/internal/metrics"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/password"
@@ -81,6 +83,9 @@ type Config struct {
 	// JobRescueAfter is when a job still "running" is taken for lost (its
 	// instance died) and run again; 0: jobs.RescueStuckJobsAfter.
 	JobRescueAfter time.Duration
+	// TrustedProxies are the peers whose X-Forwarded-For names the client
+	// (GATEHOUSE_TRUSTED_PROXIES); empty: none.
+	TrustedProxies []netip.Prefix
 }
 
 // Deps are what production and the tests provide differently.
@@ -123,6 +128,10 @@ type Deps struct {
 	// KeysReload is how often the key ring is read again (a key rotated
 	// on another instance); 0: keys.Reload (a minute).
 	KeysReload time.Duration
+	// Metrics is told of requests, sign-ins, refusals, jobs, pools and
+	// the password-hash queue (GATEHOUSE_METRICS_ADDR); nil: nothing is
+	// counted.
+	Metrics *metrics.Metrics
 }
 
 // App is the running service.
@@ -145,6 +154,7 @@ type App struct {
 	Signer keys.Signer
 	jobs   *jobs.Engine
 	jobsDB *sqlstore.DB
+	hasher *password.Hasher
 	log    *slog.Logger
 	brand  pages.Brand
 	shown  *seal.Box // pages' show-once cookie
@@ -189,7 +199,9 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	if deps.JobQueue != "" {
 		db = db.OnQueue(deps.JobQueue)
 	}
-	a := &App{log: log, brand: cfg.Brand, shown: shown}
+	a := &App{log: log, brand: cfg.Brand, shown: shown, hasher: hasher}
+	obs := observe(deps.Metrics, deps.DB, hasher)
+	events := web.SecurityLog{Log: log, Observer: obs.web}
 	revoked, db, err := a.revocations(ctx, db, now, deps.RevocationPoll)
 	if err != nil {
 		return nil, err
@@ -210,14 +222,14 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		SessionEnd:   func(created time.Time) time.Time { return a.Identity.AbsoluteEnd(created) }})
 	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Issuer: cfg.BaseURL, Hasher: hasher,
 		TOTP: totpBox, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit, Brand: brand,
-		Revocations: revoked, SessionMaxAge: cfg.SessionMaxAge, ReauthWindow: cfg.ReauthWindow, Events: web.SecurityLog{Log: log}})
+		Revocations: revoked, SessionMaxAge: cfg.SessionMaxAge, ReauthWindow: cfg.ReauthWindow, Events: events})
 	mcpURL, err := mcpURLOf(cfg)
 	if err != nil {
 		return nil, err
 	}
 	a.OAuth = oauth.New(oauth.Config{Service: a.Identity, Store: db.OAuth(), Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, MCPURL: mcpURL, Now: now,
 		DeviceInterval: deps.DeviceInterval, MetadataClient: deps.MetadataClient, AllowPrivate: cfg.MetadataAllowPrivate,
-		RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit, Events: web.SecurityLog{Log: log},
+		RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit, Events: events,
 		Keys: a.Keys, LogoutSigner: a.Keys, LogoutAllowPrivate: cfg.MetadataAllowPrivate})
 	a.Webhooks = webhooks.New(webhooks.Config{Store: db.Webhooks(), Logger: log, Now: now, AllowPrivate: cfg.WebhookAllowPrivate,
 		RootCAs: cfg.OutboundCAs, RetryDelays: deps.WebhookRetryDelays})
@@ -236,12 +248,13 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 			return a.Workspace.EnabledTools(ctx, db.Workspace(), &workspace.Org{ID: orgID})
 		}})
 	k := web.NewServer(web.Config{Auth: a.Identity, Health: a.Identity.Health, Logger: log, RateLimit: cfg.RateLimit, Now: now,
-		ResourceMetadataURL: a.OAuth.ResourceMetadataURL, Issuer: a.OAuth.Issuer(), APIURL: a.OAuth.APIURL(), HSTS: strings.HasPrefix(cfg.BaseURL, "https://") && !cfg.NoHSTS})
+		ResourceMetadataURL: a.OAuth.ResourceMetadataURL, Issuer: a.OAuth.Issuer(), APIURL: a.OAuth.APIURL(), HSTS: strings.HasPrefix(cfg.BaseURL, "https://") && !cfg.NoHSTS,
+		Observer: obs.web, Ready: a.ready, TrustedProxies: cfg.TrustedProxies})
 	a.routes(k)
 	a.Handler = k
 	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, WebhookSeal: hooks, PollInterval: deps.JobPollInterval, RescueAfter: cfg.JobRescueAfter,
 		Mail: deps.Mail, MailSealer: mails, MailRetryDelays: deps.MailRetryDelays, Schedules: a.schedules(db, now, deps),
-		Logouts: a.OAuth, LogoutRetryDelays: deps.LogoutRetryDelays}); err != nil {
+		Logouts: a.OAuth, LogoutRetryDelays: deps.LogoutRetryDelays, Observer: obs.jobs}); err != nil {
 		return nil, err
 	}
 	if err := a.jobs.Start(ctx); err != nil {

@@ -81,10 +81,16 @@ func (s *Service) DeleteAccount(ctx context.Context, p *gatehouse.Principal) err
 	if err := s.RequireRecentAuth(ctx, p, "delete your account"); err != nil {
 		return err
 	}
-	defer s.users.Drop(p.UserID)
+	return s.deleteAccount(ctx, p.UserID, p.UserID)
+}
+
+// deleteAccount is DeleteAccount's work on userID's account, audited with
+// actor: the account itself, or ActorSystem (DeleteAccountAsOperator).
+func (s *Service) deleteAccount(ctx context.Context, userID, actor string) error {
+	defer s.users.Drop(userID)
 	defer s.ws.ForgetStandings() // every org the account was in
 	return s.store.Tx(ctx, func(tx Store) error {
-		u, err := workspace.Caller(ctx, tx, p.UserID)
+		u, err := workspace.Caller(ctx, tx, userID)
 		if err != nil {
 			return err
 		}
@@ -127,12 +133,12 @@ func (s *Service) DeleteAccount(ctx context.Context, p *gatehouse.Principal) err
 			if err := tx.SoftDeleteOrg(ctx, o.ID, now); err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
 				return internal("delete org", err)
 			}
-			if err := s.ws.Audit(ctx, tx, o.ID, u.ID, "user.deleted", "user", u.ID, nil); err != nil {
+			if err := s.ws.Audit(ctx, tx, o.ID, actor, "user.deleted", "user", u.ID, nil); err != nil {
 				return internal("audit", err)
 			}
 		}
 		for _, o := range others {
-			if err := s.ws.Audit(ctx, tx, o.ID, u.ID, "member.removed", "user", u.ID, map[string]any{"role": o.Role, "self": true, "reason": "account_deleted"}); err != nil {
+			if err := s.ws.Audit(ctx, tx, o.ID, actor, "member.removed", "user", u.ID, map[string]any{"role": o.Role, "self": actor == u.ID, "reason": "account_deleted"}); err != nil {
 				return internal("audit", err)
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -93,6 +94,8 @@ type Config struct {
 	// RescueAfter is when a job still "running" is taken for lost; 0:
 	// RescueStuckJobsAfter. At least MinRescueAfter.
 	RescueAfter time.Duration
+	// Observer counts each job's outcome (internal/metrics); nil: nobody.
+	Observer Observer
 }
 
 // client is what the engine needs of a River client of either driver.
@@ -100,6 +103,7 @@ type client interface {
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
 	StopAndCancel(ctx context.Context) error
+	Stopped() <-chan struct{}
 }
 
 // Engine works the queue of one instance.
@@ -107,6 +111,8 @@ type Engine struct {
 	client client
 	pool   *pgxpool.Pool // PostgreSQL: River's own pool
 	log    *slog.Logger
+	// started is set once Start succeeded (Running).
+	started atomic.Bool
 }
 
 // New builds the engine on cfg.DB; Start starts it.
@@ -204,7 +210,7 @@ func riverConfig(cfg Config, log *slog.Logger) (*river.Config, error) {
 			cfg.DB.MailQueue(): {MaxWorkers: MaxMailSends}},
 		Workers:              workers,
 		PeriodicJobs:         periodic,
-		Middleware:           []rivertype.Middleware{&outcomeLog{log: log}},
+		Middleware:           []rivertype.Middleware{&outcomeLog{log: log, observe: cfg.Observer}},
 		JobTimeout:           JobTimeout,
 		RescueStuckJobsAfter: rescue,
 		FetchCooldown:        20 * time.Millisecond,
@@ -221,7 +227,22 @@ func (e *Engine) Start(ctx context.Context) error {
 	if err := e.client.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start job engine: %w", err)
 	}
+	e.started.Store(true)
 	return nil
+}
+
+// Running reports whether the workers are working the queue: started and
+// not stopped since.
+func (e *Engine) Running() bool {
+	if !e.started.Load() {
+		return false
+	}
+	select {
+	case <-e.client.Stopped():
+		return false
+	default:
+		return true
+	}
 }
 
 // Stop stops fetching jobs and waits for the running ones until ctx ends;

@@ -18,27 +18,44 @@ import (
 type outcomeLog struct {
 	river.MiddlewareDefaults
 	log *slog.Logger
+	// observe counts the outcome (Config.Observer); nil: nobody.
+	observe Observer
+}
+
+// Observer counts worked jobs by kind and outcome (internal/metrics):
+// mail sends and webhook deliveries among them.
+type Observer interface {
+	Job(kind, outcome string, d time.Duration)
 }
 
 // Work runs the job and logs its outcome.
 func (m *outcomeLog) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
 	start := time.Now()
 	err := doInner(ctx)
+	took := time.Since(start)
 	attrs := []any{"kind", job.Kind, "job_id", job.ID, "attempt", job.Attempt, "max_attempts", job.MaxAttempts,
-		"duration", time.Since(start).Round(time.Millisecond).String()}
+		"duration", took.Round(time.Millisecond).String()}
+	outcome := "completed"
 	var cancel *rivertype.JobCancelError
 	var snooze *rivertype.JobSnoozeError
 	switch {
 	case err == nil:
-		m.log.Info("job done", append(attrs, "outcome", "completed")...)
+		m.log.Info("job done", append(attrs, "outcome", outcome)...)
 	case errors.As(err, &snooze):
-		m.log.Debug("job snoozed", append(attrs, "outcome", "snoozed", "for", snooze.Duration.String())...)
+		outcome = "snoozed"
+		m.log.Debug("job snoozed", append(attrs, "outcome", outcome, "for", snooze.Duration.String())...)
 	case errors.As(err, &cancel):
-		m.log.Info("job cancelled", append(attrs, "outcome", "cancelled", "err", err.Error())...)
+		outcome = "cancelled"
+		m.log.Info("job cancelled", append(attrs, "outcome", outcome, "err", err.Error())...)
 	case job.Attempt < job.MaxAttempts:
-		m.log.Warn("job failed, will retry", append(attrs, "outcome", "retry", "err", err.Error())...)
+		outcome = "retry"
+		m.log.Warn("job failed, will retry", append(attrs, "outcome", outcome, "err", err.Error())...)
 	default:
-		m.log.Error("job failed, discarded", append(attrs, "outcome", "discarded", "err", err.Error())...)
+		outcome = "discarded"
+		m.log.Error("job failed, discarded", append(attrs, "outcome", outcome, "err", err.Error())...)
+	}
+	if m.observe != nil {
+		m.observe.Job(job.Kind, outcome, took)
 	}
 	return err
 }

@@ -58,6 +58,13 @@ func NewHasher(params Params, concurrency int) *Hasher {
 	return h
 }
 
+// Waiting is how many hashes wait for a slot now.
+func (h *Hasher) Waiting() int { return int(h.waiting.Load()) }
+
+// Saturated reports whether the queue of waiting hashes is full: new ones
+// are refused with ErrBusy.
+func (h *Hasher) Saturated() bool { return h.waiting.Load() >= h.maxWait }
+
 // Hash returns the PHC-encoded argon2id hash of pw.
 func (h *Hasher) Hash(ctx context.Context, pw string) (string, error) {
 	salt := make([]byte, h.params.SaltLen)

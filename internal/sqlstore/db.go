@@ -109,7 +109,14 @@ func Migrate(ctx context.Context, url string) error {
 	return db.Close()
 }
 
+// migrate applies the pending migrations; a database a newer release has
+// migrated is refused (ErrSchemaNewer), before anything is written.
 func (db *DB) migrate(ctx context.Context) error {
+	if _, _, err := db.Schema(ctx); err != nil {
+		if newer := (*ErrSchemaNewer)(nil); errors.As(err, &newer) {
+			return err
+		}
+	}
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		return err
@@ -128,6 +135,10 @@ func (db *DB) Close() error {
 
 // DB returns the writer pool, for tests and tools that seed or check rows.
 func (db *DB) DB() *sql.DB { return db.writer }
+
+// Reader returns the reader pool (the writer's when there is one pool),
+// for the metrics of its use.
+func (db *DB) Reader() *sql.DB { return db.reader }
 
 // Dialect names the database: "sqlite" or "postgres".
 func (db *DB) Dialect() string { return db.dialect.name }

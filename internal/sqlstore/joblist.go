@@ -86,3 +86,23 @@ func (db *DB) CountJobs(ctx context.Context) ([]JobCount, error) {
 
 // JobStates are the states a job can be in, for checking a filter.
 var JobStates = []string{"available", "cancelled", "completed", "discarded", "pending", "retryable", "running", "scheduled"}
+
+// QueueDepth counts the jobs still to work (available, scheduled,
+// retryable, running) by kind and state: the metrics' queue depth.
+func (db *DB) QueueDepth(ctx context.Context) ([]JobCount, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT kind, state, COUNT(*) FROM river_job
+		WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY kind, state`)
+	if err != nil {
+		return nil, fmt.Errorf("queue depth: %w", err)
+	}
+	defer rows.Close()
+	var out []JobCount
+	for rows.Next() {
+		var c JobCount
+		if err := rows.Scan(&c.Kind, &c.State, &c.N); err != nil {
+			return nil, fmt.Errorf("queue depth: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}

@@ -78,3 +78,24 @@ func (s *Identity) PinUser(ctx context.Context, userID string) (*gatehouse.User,
 	u, err := scanUser(s.w().QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`+s.db.dialect.forKeyShare, userID))
 	return u, s.one(err)
 }
+
+// ListUsers returns up to limit accounts in the order they were created,
+// after the account afterID ("" from the first): gatehouse users list.
+func (s *Identity) ListUsers(ctx context.Context, afterID string, limit int) ([]gatehouse.User, error) {
+	rows, err := s.r().QueryContext(ctx, `SELECT `+userColumns+` FROM users
+		WHERE $1 = '' OR (created_at, id) > (SELECT created_at, id FROM users WHERE id = $1)
+		ORDER BY created_at, id LIMIT $2`, afterID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []gatehouse.User
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *u)
+	}
+	return out, rows.Err()
+}

@@ -46,6 +46,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/keys"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/mail/mailtest"
+	"github.com/gatehouse/gatehouse/internal/metrics"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/password"
@@ -178,6 +179,9 @@ type Options struct {
 	// SessionMaxAge is a session's absolute lifetime
 	// (GATEHOUSE_SESSION_MAX_AGE); 0: the default, 90 days.
 	SessionMaxAge time.Duration
+	// Metrics counts what the service does (GATEHOUSE_METRICS_ADDR); nil:
+	// nothing. One per Env: its pools register on it.
+	Metrics *metrics.Metrics
 }
 
 // cheapHash keeps tests fast; the production parameters are benchmarked.
@@ -319,7 +323,7 @@ func (o Options) deps(env *Env, db *sqlstore.DB, sender mail.Sender, log *slog.L
 		LogoutRetryDelays: []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond,
 			800 * time.Millisecond},
 		// Other instances' revocations show within 50 ms (production: 1 s).
-		RevocationPoll: 50 * time.Millisecond, KeysReload: 50 * time.Millisecond}
+		RevocationPoll: 50 * time.Millisecond, KeysReload: 50 * time.Millisecond, Metrics: o.Metrics}
 }
 
 // FreshURL returns the address of a new, empty database on db, for tests

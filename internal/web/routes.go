@@ -1,16 +1,19 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/api"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
 )
 
-// routes are the kernel's own: health and the API description. The
+// routes are the kernel's own: health, readiness and the API description. The
 // modules' mounts are listed in internal/app/routes.go.
 func (s *Server) routes() {
 	s.mux.Handle("GET /health", s.handle(s.handleHealth))
+	s.mux.Handle("GET /ready", s.handle(s.handleReady))
 	s.mux.HandleFunc("GET /openapi.json", handleOpenAPI)
 }
 
@@ -41,4 +44,22 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) Route(r *http.Request) string {
 	_, pattern := s.mux.Handler(r)
 	return pattern
+}
+
+// handleReady handles "GET /ready": 200 while the instance should be sent
+// traffic (migrations applied, job workers running, password hashing not
+// saturated), 503 with the reason when it should not.
+func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) error {
+	if err := s.ready(r.Context()); err != nil {
+		s.log.Warn("ready: not ready", "err", err)
+		msg := "not ready"
+		var e *gatehouse.Error
+		if errors.As(err, &e) && e.Kind != gatehouse.KindInternal {
+			msg = e.Message
+		}
+		httpjson.Write(w, http.StatusServiceUnavailable, errorBody{msg})
+		return nil
+	}
+	httpjson.Write(w, http.StatusOK, map[string]string{"status": "ready"})
+	return nil
 }

@@ -73,12 +73,17 @@ const maxUserAgent = 256
 // forge a line.
 type SecurityLog struct {
 	Log *slog.Logger
+	// Observer counts the events (internal/metrics); nil: nobody.
+	Observer Observer
 }
 
 // Event logs e about the request of ctx: at Info when it records an
 // accepted credential, at Warn otherwise. attrs name the method or reason
 // and never a secret; a user_id among them wins over the request's.
 func (l SecurityLog) Event(ctx context.Context, e gatehouse.SecurityEvent, attrs ...slog.Attr) {
+	if l.Observer != nil {
+		l.Observer.Event(e, attrs)
+	}
 	log := l.Log
 	if log == nil {
 		log = slog.Default()
@@ -110,7 +115,7 @@ func hasAttr(attrs []slog.Attr, key string) bool {
 
 // withRequest is r carrying its request record, and w recording the
 // status of its answer.
-func withRequest(w http.ResponseWriter, r *http.Request, id string) (http.ResponseWriter, *http.Request) {
+func withRequest(w http.ResponseWriter, r *http.Request, id, ip string) (http.ResponseWriter, *http.Request) {
 	ua := r.UserAgent()
 	if len(ua) > maxUserAgent {
 		n := maxUserAgent
@@ -119,7 +124,7 @@ func withRequest(w http.ResponseWriter, r *http.Request, id string) (http.Respon
 		}
 		ua = ua[:n]
 	}
-	rq := &request{id: id, ip: clientIP(r), ua: ua, w: statusWriter{ResponseWriter: w}}
+	rq := &request{id: id, ip: ip, ua: ua, w: statusWriter{ResponseWriter: w}}
 	return &rq.w, r.WithContext(context.WithValue(r.Context(), requestKey, rq))
 }
 

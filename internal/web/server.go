@@ -6,12 +6,14 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"runtime/debug"
 	"strings"
@@ -52,6 +54,25 @@ type Config struct {
 	// HSTS sends Strict-Transport-Security on every answer (the base URL
 	// is https and GATEHOUSE_HSTS is not off).
 	HSTS bool
+	// Observer is told of every answered request and security event
+	// (internal/metrics); nil: nobody.
+	Observer Observer
+	// TrustedProxies are the peers whose X-Forwarded-For is believed
+	// (GATEHOUSE_TRUSTED_PROXIES); empty: the peer is the client.
+	TrustedProxies []netip.Prefix
+	// Ready reports whether the instance should be sent traffic (GET
+	// /ready: 503 with its error, whose message is safe to show); nil:
+	// Health.
+	Ready func(ctx context.Context) error
+}
+
+// Observer watches the kernel: each answered request by its route pattern
+// ("" when no route matched), method, status and duration, and each
+// security event. It must not keep the attributes' values it does not
+// know to be free of user data.
+type Observer interface {
+	Request(pattern, method string, status int, d time.Duration)
+	Event(e gatehouse.SecurityEvent, attrs []slog.Attr)
 }
 
 // Server is the HTTP kernel: the modules mount their routes on Mux through
@@ -79,6 +100,10 @@ type Server struct {
 	// pages are the routes mounted through Pages: HTML pages and their
 	// assets, which the API document leaves out.
 	pages map[string]bool
+	// observer is Config.Observer; nil: nobody.
+	observer Observer
+	ready    func(ctx context.Context) error
+	trusted  []netip.Prefix
 }
 
 // NewServer returns the kernel with its own routes (GET /health, GET
@@ -90,9 +115,15 @@ func NewServer(c Config) *Server {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	s.events = SecurityLog{Log: s.log}
+	s.events = SecurityLog{Log: s.log, Observer: c.Observer}
+	s.observer = c.Observer
 	if s.health == nil {
 		s.health = func(context.Context) error { return nil }
+	}
+	s.ready = c.Ready
+	s.trusted = c.TrustedProxies
+	if s.ready == nil {
+		s.ready = s.health
 	}
 	s.routes()
 	return s
@@ -229,7 +260,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Request-Id", id)
 	s.harden(w.Header())
 	conn := w // MaxBytesReader tells the connection's writer to close it
-	w, r = withRequest(w, r, id)
+	w, r = withRequest(w, r, id, s.clientIP(r))
+	pattern := ""
+	if s.observer != nil {
+		start := time.Now()
+		defer func() {
+			status := 0
+			if rq := requestOf(r.Context()); rq != nil {
+				status = rq.w.status
+			}
+			s.observer.Request(pattern, r.Method, cmp.Or(status, http.StatusOK), time.Since(start))
+		}()
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
@@ -282,9 +324,54 @@ func (s *statusOnly) Write(b []byte) (int, error) {
 }
 func (s *statusOnly) WriteHeader(code int) { s.status = code }
 
-// clientIP is the peer address of r. Gatehouse does not trust forwarding
-// headers (docs/decisions.md).
+// clientIP is the client address ServeHTTP found for r (Server.clientIP),
+// else r's peer.
 func clientIP(r *http.Request) string {
+	if rq := requestOf(r.Context()); rq != nil {
+		return rq.ip
+	}
+	return peerIP(r)
+}
+
+// clientIP is r's client: its peer, unless the peer is a trusted proxy;
+// then the nearest address of X-Forwarded-For that is not one (read from
+// the right: the addresses left of it are the client's own word). A peer
+// outside the trusted proxies has its forwarding headers ignored.
+func (s *Server) clientIP(r *http.Request) string {
+	peer := peerIP(r)
+	if len(s.trusted) == 0 || !s.isTrusted(peer) {
+		return peer
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop := strings.TrimSpace(hops[i])
+		a, err := netip.ParseAddr(hop)
+		if err != nil {
+			return peer // a malformed hop: trust nothing beyond the proxy
+		}
+		if !s.isTrusted(a.String()) {
+			return a.Unmap().String()
+		}
+	}
+	return peer
+}
+
+func (s *Server) isTrusted(ip string) bool {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return false
+	}
+	a = a.Unmap()
+	for _, p := range s.trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// peerIP is the address of r's peer.
+func peerIP(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr

@@ -54,7 +54,6 @@ func checkSCIM(t *testing.T, what string, r *testenv.Resp) {
 	}
 }
 
-
 // users lists with filter and returns the answer.
 func (d *directory) users(t *testing.T, filter string, extra ...string) *testenv.Resp {
 	t.Helper()
@@ -77,8 +76,8 @@ func userBody(email, external string, active bool) map[string]any {
 	return map[string]any{
 		"schemas":  []string{"urn:ietf:params:scim:schemas:core:2.0:User"},
 		"userName": email, "externalId": external, "active": active,
-		"name":   map[string]any{"givenName": "Ada", "familyName": "Lovelace"},
-		"emails": []map[string]any{{"primary": true, "value": email, "type": "work"}},
+		"name":        map[string]any{"givenName": "Ada", "familyName": "Lovelace"},
+		"emails":      []map[string]any{{"primary": true, "value": email, "type": "work"}},
 		"displayName": "Ada Lovelace",
 	}
 }
@@ -108,4 +107,16 @@ func orgToken(t *testing.T, env *testenv.Env, token, org string) string {
 // patch is a PATCH request body of ops.
 func patch(ops ...map[string]any) map[string]any {
 	return map[string]any{"schemas": []string{"urn:ietf:params:scim:api:messages:2.0:PatchOp"}, "Operations": ops}
+}
+
+func urlQuery(s string) string { return url.QueryEscape(s) }
+
+// first is sub-attribute sub of the first value of multi-valued attr.
+func first(r *testenv.Resp, attr, sub string) any {
+	vs, _ := r.JSON()[attr].([]any)
+	if len(vs) == 0 {
+		return nil
+	}
+	m, _ := vs[0].(map[string]any)
+	return m[sub]
 }

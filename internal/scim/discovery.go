@@ -21,13 +21,16 @@ func (h *handlers) handleServiceProviderConfig(w http.ResponseWriter, r *http.Re
 	return nil
 }
 
-// handleResourceTypes handles "GET /scim/v2/ResourceTypes".
+// handleResourceTypes handles "GET /scim/v2/ResourceTypes": User (with
+// the enterprise extension) and Group.
 func (h *handlers) handleResourceTypes(w http.ResponseWriter, r *http.Request, _ *Token) error {
 	user := map[string]any{"schemas": []string{SchemaRT}, "id": "User", "name": "User", "endpoint": "/Users", "schema": SchemaUser,
 		"schemaExtensions": []map[string]any{{"schema": SchemaEnterprise, "required": false}},
 		"meta":             map[string]any{"resourceType": "ResourceType", "location": h.svc.base + "/ResourceTypes/User"}}
-	write(w, http.StatusOK, map[string]any{"schemas": []string{SchemaList}, "totalResults": 1, "startIndex": 1, "itemsPerPage": 1,
-		"Resources": []any{user}})
+	group := map[string]any{"schemas": []string{SchemaRT}, "id": "Group", "name": "Group", "endpoint": "/Groups", "schema": SchemaGroup,
+		"meta": map[string]any{"resourceType": "ResourceType", "location": h.svc.base + "/ResourceTypes/Group"}}
+	write(w, http.StatusOK, map[string]any{"schemas": []string{SchemaList}, "totalResults": 2, "startIndex": 1, "itemsPerPage": 2,
+		"Resources": []any{user, group}})
 	return nil
 }
 
@@ -59,7 +62,11 @@ func (h *handlers) handleSchemas(w http.ResponseWriter, r *http.Request, _ *Toke
 			attr("costCenter", "string", false, false, "none"), attr("organization", "string", false, false, "none"),
 			attr("division", "string", false, false, "none"), attr("manager", "complex", false, false, "none", attr("value", "string", false, false, "none"))},
 		"meta": map[string]any{"resourceType": "Schema", "location": h.svc.base + "/Schemas/" + SchemaEnterprise}}
-	write(w, http.StatusOK, map[string]any{"schemas": []string{SchemaList}, "totalResults": 2, "startIndex": 1, "itemsPerPage": 2,
-		"Resources": []any{user, ent}})
+	group := map[string]any{"schemas": []string{SchemaSchema}, "id": SchemaGroup, "name": "Group", "description": "A team of the workspace",
+		"attributes": []any{attr("displayName", "string", false, true, "none"), attr("externalId", "string", false, false, "none"),
+			attr("members", "complex", true, false, "none", attr("value", "string", false, false, "none"), attr("display", "string", false, false, "none"))},
+		"meta": map[string]any{"resourceType": "Schema", "location": h.svc.base + "/Schemas/" + SchemaGroup}}
+	write(w, http.StatusOK, map[string]any{"schemas": []string{SchemaList}, "totalResults": 3, "startIndex": 1, "itemsPerPage": 3,
+		"Resources": []any{user, ent, group}})
 	return nil
 }

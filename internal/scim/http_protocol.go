@@ -25,6 +25,12 @@ func mountProtocol(m *http.ServeMux, k Kernel, h *handlers) {
 	m.Handle("PUT /scim/v2/Users/{uid}", p(h.handleReplaceUser))
 	m.Handle("PATCH /scim/v2/Users/{uid}", p(h.handlePatchUser))
 	m.Handle("DELETE /scim/v2/Users/{uid}", p(h.handleDeleteUser))
+	m.Handle("GET /scim/v2/Groups", p(h.handleListGroups))
+	m.Handle("POST /scim/v2/Groups", p(h.handleCreateGroup))
+	m.Handle("GET /scim/v2/Groups/{gid}", p(h.handleGroup))
+	m.Handle("PUT /scim/v2/Groups/{gid}", p(h.handleReplaceGroup))
+	m.Handle("PATCH /scim/v2/Groups/{gid}", p(h.handlePatchGroup))
+	m.Handle("DELETE /scim/v2/Groups/{gid}", p(h.handleDeleteGroup))
 	m.Handle("/scim/v2/", p(func(http.ResponseWriter, *http.Request, *Token) error {
 		return gatehouse.Errorf(gatehouse.KindNotFound, "no such SCIM endpoint")
 	}))
@@ -64,23 +70,26 @@ func decode(r *http.Request, v any) error {
 	return nil
 }
 
-// handleListUsers handles "GET /scim/v2/Users".
-func (h *handlers) handleListUsers(w http.ResponseWriter, r *http.Request, tok *Token) error {
+// listQuery reads a list's filter, startIndex and count.
+func listQuery(r *http.Request) (Query, error) {
 	q := r.URL.Query()
 	query := Query{Filter: q.Get("filter"), StartIndex: 1, Count: DefaultCount}
 	for name, dst := range map[string]*int{"startIndex": &query.StartIndex, "count": &query.Count} {
 		if v := q.Get(name); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return invalid(CodeInvalidValue, "%s must be an integer", name)
+				return query, invalid(CodeInvalidValue, "%s must be an integer", name)
 			}
 			*dst = n
 		}
 	}
-	res, err := h.svc.ListUsers(r.Context(), tok, query)
-	if err != nil {
-		return err
-	}
+	return query, nil
+}
+
+// writeList answers a ListResponse of res, each resource projected as
+// r's attributes and excludedAttributes ask.
+func writeList(w http.ResponseWriter, r *http.Request, res *ListResult) {
+	q := r.URL.Query()
 	attrs, excluded := splitList(q.Get("attributes")), splitList(q.Get("excludedAttributes"))
 	out := make([]map[string]any, 0, len(res.Resources))
 	for _, u := range res.Resources {
@@ -88,6 +97,19 @@ func (h *handlers) handleListUsers(w http.ResponseWriter, r *http.Request, tok *
 	}
 	write(w, http.StatusOK, map[string]any{"schemas": []string{SchemaList}, "totalResults": res.Total, "startIndex": res.StartIndex,
 		"itemsPerPage": len(out), "Resources": out})
+}
+
+// handleListUsers handles "GET /scim/v2/Users".
+func (h *handlers) handleListUsers(w http.ResponseWriter, r *http.Request, tok *Token) error {
+	q, err := listQuery(r)
+	if err != nil {
+		return err
+	}
+	res, err := h.svc.ListUsers(r.Context(), tok, q)
+	if err != nil {
+		return err
+	}
+	writeList(w, r, res)
 	return nil
 }
 

@@ -49,6 +49,17 @@ type DirUser struct {
 	UpdatedAt time.Time
 }
 
+// Group is a SCIM group: a managed team of the workspace (its id is the
+// team's) and the directory's externalId.
+type Group struct {
+	TeamID      string
+	OrgID       string
+	DisplayName string // the team's name
+	ExternalID  string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
 // Lookup selects directory users in the store: by UserNameKey or by
 // ExternalID when set, else all of the workspace's, oldest first.
 type Lookup struct {
@@ -83,6 +94,20 @@ type Store interface {
 	UpdateDirUser(ctx context.Context, u *DirUser) error
 	DeleteDirUser(ctx context.Context, orgID, id string) error
 	DirUsers(ctx context.Context, orgID string, by Lookup) ([]DirUser, error)
+	// CreateGroup records the directory's side of managed team g.TeamID.
+	CreateGroup(ctx context.Context, g *Group) error
+	// Group is the org's live group of team id with its team's name; ErrNotFound.
+	Group(ctx context.Context, orgID, teamID string) (*Group, error)
+	// Groups lists the org's live groups, oldest first.
+	Groups(ctx context.Context, orgID string) ([]Group, error)
+	UpdateGroup(ctx context.Context, g *Group) error
+	DeleteGroup(ctx context.Context, teamID string) error
+	// GroupMembers lists the directory users in group teamID.
+	GroupMembers(ctx context.Context, teamID string) ([]DirUser, error)
+	AddGroupMember(ctx context.Context, teamID, dirUserID string) error
+	RemoveGroupMember(ctx context.Context, teamID, dirUserID string) error
+	// UserGroups lists the teams of the groups directory user id is in.
+	UserGroups(ctx context.Context, dirUserID string) ([]string, error)
 	// RevokeMemberKeys revokes the API keys userID created in org (its
 	// personal keys bound there and the org keys it made); how many.
 	RevokeMemberKeys(ctx context.Context, orgID, userID string, at time.Time) (int, error)

@@ -62,16 +62,7 @@ func (s *Service) ListUsers(ctx context.Context, tok *Token, q Query) (*ListResu
 			all = append(all, res)
 		}
 	}
-	start, count := max(q.StartIndex, 1), q.Count
-	if count < 0 {
-		count = 0
-	}
-	count = min(count, MaxCount)
-	out := &ListResult{Total: len(all), StartIndex: start, Resources: []map[string]any{}}
-	if start-1 < len(all) {
-		out.Resources = all[start-1 : min(len(all), start-1+count)]
-	}
-	return out, nil
+	return page(all, q), nil
 }
 
 // User reads directory user id of tok's workspace.
@@ -292,13 +283,24 @@ func (s *Service) grant(ctx context.Context, tx Store, tok *Token, u *DirUser) e
 		return nil
 	}
 	err := tx.AddMember(ctx, &workspace.Membership{OrgID: tok.OrgID, UserID: u.UserID, Role: ProvisionRole, JoinedAt: s.Now()})
-	if errors.Is(err, gatehouse.ErrConflict) {
-		return nil
+	if err == nil {
+		err = s.ws.Audit(ctx, tx, tok.OrgID, actor(tok.ID), "member.joined", "user", u.UserID, map[string]any{"via": "scim", "role": ProvisionRole})
+	} else if errors.Is(err, gatehouse.ErrConflict) {
+		err = nil // a member already keeps their role
 	}
 	if err != nil {
 		return gatehouse.Internal("add member", err)
 	}
-	return s.ws.Audit(ctx, tx, tok.OrgID, actor(tok.ID), "member.joined", "user", u.UserID, map[string]any{"via": "scim", "role": ProvisionRole})
+	teams, err := tx.UserGroups(ctx, u.ID)
+	if err != nil {
+		return gatehouse.Internal("user groups", err)
+	}
+	for _, team := range teams {
+		if err := s.joinTeam(ctx, tx, tok, team, u); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // revoke ends u's account's membership of tok's workspace: its team

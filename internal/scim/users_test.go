@@ -25,7 +25,7 @@ func TestScimOktaSequence(t *testing.T) {
 		if spc.Get("patch.supported") != true || spc.Get("filter.supported") != true {
 			t.Errorf("ServiceProviderConfig = %s; want patch and filter supported", spc.Body)
 		}
-		if total(t, d.do(t, "GET", "/ResourceTypes", nil).Want(t, 200)) != 1 || total(t, d.do(t, "GET", "/Schemas", nil).Want(t, 200)) != 2 {
+		if total(t, d.do(t, "GET", "/ResourceTypes", nil).Want(t, 200)) != 2 || total(t, d.do(t, "GET", "/Schemas", nil).Want(t, 200)) != 3 {
 			t.Errorf("ResourceTypes or Schemas: unexpected totals")
 		}
 		d.do(t, "GET", "/Nope", nil).Want(t, 404)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/revocation"
@@ -199,4 +200,117 @@ func (s *Workspace) PendingProvisions(ctx context.Context, key string) ([]worksp
 // AttachProvision implements workspace.Tables.
 func (s *Workspace) AttachProvision(ctx context.Context, id, userID string) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE scim_users SET user_id = $2 WHERE id = $1 AND user_id IS NULL`, id, userID))
+}
+
+// CreateGroup implements scim.Store.
+func (s *SCIM) CreateGroup(ctx context.Context, g *scim.Group) error {
+	_, err := s.w().ExecContext(ctx, `INSERT INTO scim_groups (team_id, org_id, external_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)`,
+		g.TeamID, g.OrgID, g.ExternalID, micros(g.CreatedAt), micros(g.UpdatedAt))
+	return s.db.dialect.translate(err)
+}
+
+const groupSelect = `SELECT g.team_id, g.org_id, t.name, g.external_id, g.created_at, g.updated_at FROM scim_groups g
+	JOIN teams t ON t.id = g.team_id WHERE t.deleted_at IS NULL AND g.org_id = $1`
+
+func scanGroup(row interface{ Scan(...any) error }) (*scim.Group, error) {
+	var g scim.Group
+	var created, updated int64
+	if err := row.Scan(&g.TeamID, &g.OrgID, &g.DisplayName, &g.ExternalID, &created, &updated); err != nil {
+		return nil, err
+	}
+	g.CreatedAt, g.UpdatedAt = fromMicros(created), fromMicros(updated)
+	return &g, nil
+}
+
+// Group implements scim.Store.
+func (s *SCIM) Group(ctx context.Context, orgID, teamID string) (*scim.Group, error) {
+	g, err := scanGroup(s.w().QueryRowContext(ctx, groupSelect+` AND g.team_id = $2`, orgID, teamID))
+	return g, s.one(err)
+}
+
+// Groups implements scim.Store.
+func (s *SCIM) Groups(ctx context.Context, orgID string) ([]scim.Group, error) {
+	rows, err := s.r().QueryContext(ctx, groupSelect+` ORDER BY g.created_at, g.team_id`, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []scim.Group{}
+	for rows.Next() {
+		g, err := scanGroup(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *g)
+	}
+	return out, rows.Err()
+}
+
+// UpdateGroup implements scim.Store.
+func (s *SCIM) UpdateGroup(ctx context.Context, g *scim.Group) error {
+	return affected(s.w().ExecContext(ctx, `UPDATE scim_groups SET external_id = $2, updated_at = $3 WHERE team_id = $1`,
+		g.TeamID, g.ExternalID, micros(g.UpdatedAt)))
+}
+
+// DeleteGroup implements scim.Store.
+func (s *SCIM) DeleteGroup(ctx context.Context, teamID string) error {
+	return affected(s.w().ExecContext(ctx, `DELETE FROM scim_groups WHERE team_id = $1`, teamID))
+}
+
+// GroupMembers implements scim.Store.
+func (s *SCIM) GroupMembers(ctx context.Context, teamID string) ([]scim.DirUser, error) {
+	rows, err := s.w().QueryContext(ctx, `SELECT `+prefixed("u.", dirUserColumns)+` FROM scim_group_members m JOIN scim_users u ON u.id = m.scim_user_id
+		WHERE m.team_id = $1 ORDER BY u.created_at, u.id`, teamID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []scim.DirUser{}
+	for rows.Next() {
+		u, err := scanDirUser(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *u)
+	}
+	return out, rows.Err()
+}
+
+func prefixed(p, columns string) string {
+	parts := strings.Split(columns, ", ")
+	for i := range parts {
+		parts[i] = p + parts[i]
+	}
+	return strings.Join(parts, ", ")
+}
+
+// AddGroupMember implements scim.Store.
+func (s *SCIM) AddGroupMember(ctx context.Context, teamID, dirUserID string) error {
+	_, err := s.w().ExecContext(ctx, `INSERT INTO scim_group_members (team_id, scim_user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, teamID, dirUserID)
+	return err
+}
+
+// RemoveGroupMember implements scim.Store.
+func (s *SCIM) RemoveGroupMember(ctx context.Context, teamID, dirUserID string) error {
+	_, err := s.w().ExecContext(ctx, `DELETE FROM scim_group_members WHERE team_id = $1 AND scim_user_id = $2`, teamID, dirUserID)
+	return err
+}
+
+// UserGroups implements scim.Store.
+func (s *SCIM) UserGroups(ctx context.Context, dirUserID string) ([]string, error) {
+	rows, err := s.w().QueryContext(ctx, `SELECT m.team_id FROM scim_group_members m JOIN teams t ON t.id = m.team_id
+		WHERE m.scim_user_id = $1 AND t.deleted_at IS NULL`, dirUserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }

@@ -44,7 +44,8 @@ func TestConsoleSCIM(t *testing.T) {
 		if strings.Contains(ab.Get(t, path).Body, secret[1]) || strings.Contains(ob.Get(t, path).Body, secret[1]) {
 			t.Fatalf("the token is shown a second time")
 		}
-		env.Do(t, "GET", "/scim/v2/Users", secret[1], nil).Want(t, 200)
+		env.Do(t, "POST", "/scim/v2/Users", secret[1], map[string]any{"userName": "dir-" + testenv.RandomHex(4) + "@elsewhere.test"}).Want(t, 201)
+		wantPage(t, "audit", ob.Get(t, "/workspaces/"+org+"/audit?action=identity.scim.user_created"), 200, "SCIM directory (token ")
 		id := regexp.MustCompile(`name="token_id" value="([^"]+)"`).FindStringSubmatch(res.Body)[1]
 
 		wantPage(t, "member page", mb.Get(t, path), 403)

@@ -146,7 +146,9 @@ func (s *Service) PatchUser(ctx context.Context, tok *Token, id string, ops []pa
 // stay revoked).
 func (s *Service) changeUser(ctx context.Context, tok *Token, id string, change func(cur, next *DirUser) error) (map[string]any, error) {
 	var out *DirUser
+	ended := false
 	err := s.store.Tx(ctx, func(tx Store) error {
+		ended = false // a retried transaction starts over
 		if err := tx.ShareOrg(ctx, tok.OrgID); err != nil {
 			return gatehouse.Internal("share org", err)
 		}
@@ -165,6 +167,7 @@ func (s *Service) changeUser(ctx context.Context, tok *Token, id string, change 
 				if err := s.revoke(ctx, tx, tok, cur); err != nil {
 					return err
 				}
+				ended = true
 			}
 			next.UserID = ""
 			if err := s.link(ctx, tx, &next); err != nil {
@@ -180,7 +183,7 @@ func (s *Service) changeUser(ctx context.Context, tok *Token, id string, change 
 			if next.Active {
 				err = s.grant(ctx, tx, tok, &next)
 			} else {
-				err = s.revoke(ctx, tx, tok, &next)
+				err, ended = s.revoke(ctx, tx, tok, &next), true
 			}
 			if err != nil {
 				return err
@@ -204,7 +207,11 @@ func (s *Service) changeUser(ctx context.Context, tok *Token, id string, change 
 	if err != nil {
 		return nil, err
 	}
-	s.ws.ForgetStandings()
+	if ended {
+		// This instance's cached standings go now (others' within
+		// cache.TTL; the member revocation refuses tokens within a poll).
+		s.ws.ForgetStandings()
+	}
 	return s.render(out), nil
 }
 

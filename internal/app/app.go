@@ -32,6 +32,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/revocation"
+	"github.com/gatehouse/gatehouse/internal/scim"
 	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
@@ -140,6 +141,7 @@ type App struct {
 	Identity  *identity.Service
 	Workspace *workspace.Service
 	OAuth     *oauth.Server
+	SCIM      *scim.Service // SCIM tokens and the /scim/v2 provisioning protocol
 	Forms     *forms.Service
 	Links     *links.Service
 	Tasks     *tasks.Service
@@ -223,6 +225,8 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Issuer: cfg.BaseURL, Hasher: hasher,
 		TOTP: totpBox, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit, Brand: brand,
 		Revocations: revoked, SessionMaxAge: cfg.SessionMaxAge, ReauthWindow: cfg.ReauthWindow, Events: events})
+	a.SCIM = scim.New(scim.Config{Store: db.SCIM(), Workspace: a.Workspace, BaseURL: cfg.BaseURL, Logger: log, Now: now,
+		RecentAuth: a.Identity.RequireRecentAuth})
 	mcpURL, err := mcpURLOf(cfg)
 	if err != nil {
 		return nil, err

@@ -74,6 +74,8 @@ func actorName(id string, names map[string]string) string {
 	switch {
 	case id == "":
 		return "Gatehouse"
+	case strings.HasPrefix(id, "scim:"):
+		return "SCIM directory (token " + strings.TrimPrefix(id, "scim:") + ")"
 	case names[id] != "":
 		return names[id]
 	}

@@ -71,6 +71,9 @@ func mountConsole(m Mux, h *handlers) {
 	m.HandleFunc("GET /workspaces/{id}/keys", h.handleOrgKeysPage)
 	m.Handle("POST /workspaces/{id}/keys", form(h.handleCreateOrgKey))
 	m.Handle("POST /workspaces/{id}/keys/revoke", form(h.handleRevokeOrgKey))
+	m.HandleFunc("GET /workspaces/{id}/scim", h.handleSCIMPage)
+	m.Handle("POST /workspaces/{id}/scim", form(h.handleCreateSCIMToken))
+	m.Handle("POST /workspaces/{id}/scim/delete", form(h.handleDeleteSCIMToken))
 	m.HandleFunc("GET /workspaces/{id}/applications", h.handleOrgAppsPage)
 	m.Handle("POST /workspaces/{id}/applications", form(h.handleCreateOrgApp))
 	m.HandleFunc("GET /workspaces/{id}/applications/{app}", h.handleOrgAppPage)
@@ -153,6 +156,7 @@ var notices = map[string]string{
 	"others":             "Every other session was signed out.",
 	"disconnected":       "Application disconnected.",
 	"key-revoked":        "API key revoked.",
+	"scim-token-deleted": "SCIM token deleted.",
 	"totp-added":         "Authenticator app added: signing in now asks for its code. Your other sessions were signed out.",
 	"factor-removed":     "Authenticator app removed: signing in no longer asks for its code. Your other sessions were signed out.",
 	"setup-cancelled":    "Setup cancelled.",

@@ -74,7 +74,7 @@ func TestChromiumFlowPages(t *testing.T) {
 			{"two-factor", "/account/two-factor"},
 			{"apps", "/account/apps"}, {"keys", "/account/keys"}, {"workspaces", "/account/workspaces"}, {"delete", "/account/delete"},
 			{"overview", base}, {"members", base + "/members"}, {"invitations", base + "/invitations"}, {"teams", base + "/teams"},
-			{"tools", base + "/tools"}, {"workspace keys", base + "/keys"}, {"domains", base + "/domains"}, {"audit", base + "/audit"},
+			{"tools", base + "/tools"}, {"workspace keys", base + "/keys"}, {"provisioning", base + "/scim"}, {"domains", base + "/domains"}, {"audit", base + "/audit"},
 			{"settings", base + "/settings"}} {
 			check(tab, p[0], p[1], main)
 		}

@@ -28,6 +28,7 @@ func orgLinks(o *workspace.OrgListing) []orgLink {
 	add(can(workspace.PermSettings), "keys", "API keys")
 	add(can(workspace.PermDomains), "domains", "Domains")
 	add(team && can(workspace.PermSettings), "applications", "Applications")
+	add(team && can(workspace.PermSettings), "scim", "Provisioning")
 	add(can(workspace.PermSettings), "audit", "Audit log")
 	add(team && can(workspace.PermSettings), "settings", "Settings")
 	return links

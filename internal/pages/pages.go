@@ -18,6 +18,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/scim"
 	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/workspace"
@@ -51,7 +52,10 @@ type Deps struct {
 	OAuth *oauth.Server
 	// Forms is the Forms tool; nil leaves out its destination
 	// confirmation page.
-	Forms  *forms.Service
+	Forms *forms.Service
+	// SCIM is the provisioning service; nil leaves out the workspace's
+	// SCIM tokens page.
+	SCIM   *scim.Service
 	Brand  Brand        // the operator's branding (GATEHOUSE_BRAND_*)
 	Logger *slog.Logger // nil: slog.Default()
 	// Shown seals the secrets shown once (flash.go) under the server's
@@ -126,6 +130,7 @@ type handlers struct {
 	ws        *workspace.Service
 	oauth     *oauth.Server
 	forms     *forms.Service
+	scim      *scim.Service
 	log       *slog.Logger
 	brand     Brand
 	imgSrc    string // the CSP's img-src: 'self' and an external logo's origin
@@ -143,7 +148,7 @@ type handlers struct {
 // newHandlers builds the pages' shared state: templates, the cookie
 // policy, the cross-origin guard and the limiters.
 func newHandlers(k Kernel, d Deps) *handlers {
-	h := &handlers{k: k, svc: d.Identity, ws: d.Workspace, oauth: d.OAuth, forms: d.Forms, log: d.Logger,
+	h := &handlers{k: k, svc: d.Identity, ws: d.Workspace, oauth: d.OAuth, forms: d.Forms, scim: d.SCIM, log: d.Logger,
 		brand: d.Brand.withDefaults(), imgSrc: "'self'",
 		templates: parseTemplates(), secure: true, csrf: http.NewCrossOriginProtection(), shown: d.Shown,
 		register:          identity.LimitRegister.From(k),

@@ -11,8 +11,8 @@ import (
 
 // CreateTeam implements workspace.Store.
 func (s *Workspace) CreateTeam(ctx context.Context, t *workspace.Team) error {
-	_, err := s.w().ExecContext(ctx, `INSERT INTO teams (id, org_id, name, description, created_at) VALUES ($1, $2, $3, $4, $5)`,
-		t.ID, t.OrgID, t.Name, t.Description, micros(t.CreatedAt))
+	_, err := s.w().ExecContext(ctx, `INSERT INTO teams (id, org_id, name, description, created_at, managed) VALUES ($1, $2, $3, $4, $5, $6)`,
+		t.ID, t.OrgID, t.Name, t.Description, micros(t.CreatedAt), t.Managed)
 	return s.db.dialect.translate(err)
 }
 
@@ -20,8 +20,8 @@ func (s *Workspace) CreateTeam(ctx context.Context, t *workspace.Team) error {
 func (s *Workspace) TeamByID(ctx context.Context, orgID, teamID string) (*workspace.Team, error) {
 	t := workspace.Team{ID: teamID, OrgID: orgID}
 	var created int64
-	err := s.r().QueryRowContext(ctx, `SELECT name, description, created_at FROM teams WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL`,
-		teamID, orgID).Scan(&t.Name, &t.Description, &created)
+	err := s.r().QueryRowContext(ctx, `SELECT name, description, created_at, managed FROM teams WHERE id = $1 AND org_id = $2 AND deleted_at IS NULL`,
+		teamID, orgID).Scan(&t.Name, &t.Description, &created, &t.Managed)
 	if err != nil {
 		return nil, s.one(err)
 	}

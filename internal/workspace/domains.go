@@ -297,10 +297,14 @@ func (s *Service) JoinDiscoverable(ctx context.Context, p *gatehouse.Principal) 
 }
 
 // AutoJoin adds a user with a verified email to every org that verified
-// their email domain in auto_join mode.
+// their email domain in auto_join mode, and to every org whose directory
+// provisioned their address (SCIM) while it was unproven.
 func (s *Service) AutoJoin(ctx context.Context, st Tables, u *gatehouse.User) error {
 	if !u.EmailVerified {
 		return nil
+	}
+	if err := s.attachProvisions(ctx, st, u); err != nil {
+		return err
 	}
 	offers, err := st.DomainOffers(ctx, emailDomain(u.EmailKey))
 	if err != nil {
@@ -318,6 +322,38 @@ func (s *Service) AutoJoin(ctx context.Context, st Tables, u *gatehouse.User) er
 			return gatehouse.Internal("auto-join", err)
 		}
 		if err := s.Audit(ctx, st, o.Org.ID, u.ID, "member.joined", "user", u.ID, map[string]any{"via": "auto_join", "domain": o.Domain, "role": RoleMember}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Provision is a pending SCIM directory user: an address a workspace's
+// directory provisioned before anyone proved it.
+type Provision struct{ ID, OrgID string }
+
+// attachProvisions makes u, whose address was just proven, the account of
+// every pending directory user of that address, and a member of its
+// workspace with the provisioning role (member).
+func (s *Service) attachProvisions(ctx context.Context, st Tables, u *gatehouse.User) error {
+	ps, err := st.PendingProvisions(ctx, u.EmailKey)
+	if err != nil {
+		return gatehouse.Internal("pending provisions", err)
+	}
+	for _, p := range ps {
+		if err := st.AttachProvision(ctx, p.ID, u.ID); errors.Is(err, gatehouse.ErrNotFound) {
+			continue
+		} else if err != nil {
+			return gatehouse.Internal("attach provision", err)
+		}
+		err := st.AddMember(ctx, &Membership{OrgID: p.OrgID, UserID: u.ID, Role: RoleMember, JoinedAt: s.Now()})
+		if errors.Is(err, gatehouse.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return gatehouse.Internal("join provisioned", err)
+		}
+		if err := s.Audit(ctx, st, p.OrgID, u.ID, "member.joined", "user", u.ID, map[string]any{"via": "scim", "role": RoleMember}); err != nil {
 			return err
 		}
 	}

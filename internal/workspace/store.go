@@ -139,6 +139,13 @@ type Tables interface {
 	DomainVerifiedBy(ctx context.Context, domain string) (string, error)
 	// DomainOffers lists the live orgs with a verified claim on domain.
 	DomainOffers(ctx context.Context, domain string) ([]DomainOffer, error)
+	// PendingProvisions lists the pending SCIM directory users of address
+	// key in live orgs: provisioned outside the orgs' verified domains,
+	// waiting for someone to prove the address.
+	PendingProvisions(ctx context.Context, key string) ([]Provision, error)
+	// AttachProvision links the pending directory user id to userID;
+	// ErrNotFound when it is not pending.
+	AttachProvision(ctx context.Context, id, userID string) error
 	// AuditLog returns org's newest entries, optionally of one tool or action.
 	AuditLog(ctx context.Context, orgID, tool, action string, limit int) ([]gatehouse.AuditEntry, error)
 	// AuditTools lists the distinct tools in org's log.

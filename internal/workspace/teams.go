@@ -193,6 +193,9 @@ func (s *Service) SetTeamMember(ctx context.Context, p *gatehouse.Principal, org
 		if err != nil {
 			return err
 		}
+		if t.Managed {
+			return ErrManagedTeam
+		}
 		if role == "" {
 			role = TeamMember
 		}
@@ -230,6 +233,9 @@ func (s *Service) RemoveTeamMember(ctx context.Context, p *gatehouse.Principal, 
 		_, t, err := s.teamAccess(ctx, tx, p, orgID, teamID, userID != p.UserID)
 		if err != nil {
 			return err
+		}
+		if t.Managed {
+			return ErrManagedTeam
 		}
 		if !gatehouse.IsID(userID) {
 			return gatehouse.Errorf(gatehouse.KindNotFound, "not a member of this team")
@@ -313,3 +319,10 @@ func (s *Service) SetTool(ctx context.Context, p *gatehouse.Principal, orgID, to
 	})
 	return rows, err
 }
+
+// ErrManagedTeam refuses a hand edit of a managed team's membership.
+var ErrManagedTeam = gatehouse.Errorf(gatehouse.KindConflict,
+	"this team is managed by the workspace's directory (SCIM): change its members in the directory, which keeps them here").WithCode(CodeManagedTeam)
+
+// CodeManagedTeam is the code of ErrManagedTeam.
+const CodeManagedTeam = "managed_team"

@@ -122,6 +122,9 @@ type Team struct {
 	Description string
 	CreatedAt   time.Time
 	DeletedAt   *time.Time
+	// Managed: a team a SCIM directory created; its membership follows the
+	// directory and is not edited by hand.
+	Managed     bool
 	MemberCount int    // in listings
 	MyRole      string // in listings: the caller's team role, "" when none
 }

@@ -256,6 +256,19 @@ func walk(t *testing.T, s *server) {
 	okt := s.do(t, "POST", "/v1/auth/token", "", map[string]any{"api_key": okey}, 200).Str("access_token")
 	s.do(t, "GET", "/links/v1/links", okt, nil, 200)
 
+	// SCIM: a directory token provisions, finds, deactivates and removes
+	// a user; the deleted token is refused.
+	scim := s.do(t, "POST", "/v1/orgs/"+orgID+"/scim-tokens", ot, map[string]any{"name": "Binary directory"}, 200)
+	st, stID := scim.Str("scim_token.token"), scim.Str("scim_token.id")
+	su := s.do(t, "POST", "/scim/v2/Users", st, map[string]any{"userName": "dir-" + testenv.RandomHex(4) + "@example.org", "externalId": "b1"}, 201).Str("id")
+	if r := s.do(t, "GET", "/scim/v2/Users?filter="+url.QueryEscape(`externalId eq "b1"`), st, nil, 200); r.Get("totalResults") != 1.0 {
+		t.Errorf("SCIM lookup = %s; want 1 user", r.Body)
+	}
+	s.do(t, "PATCH", "/scim/v2/Users/"+su, st, map[string]any{"Operations": []map[string]any{{"op": "Replace", "path": "active", "value": "False"}}}, 200)
+	s.do(t, "DELETE", "/scim/v2/Users/"+su, st, nil, 204)
+	s.do(t, "DELETE", "/v1/orgs/"+orgID+"/scim-tokens/"+stID, ot, nil, 200)
+	s.do(t, "GET", "/scim/v2/Users", st, nil, 401)
+
 	// OpenID Connect: the team's own product signs its members in.
 	walkOIDC(t, s, ot, orgID, email, pw)
 

@@ -1,0 +1,62 @@
+package pages_test
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+// scimTokenCount counts the live SCIM tokens of org.
+func scimTokenCount(t *testing.T, env *testenv.Env, org string) int {
+	t.Helper()
+	var n int
+	if err := env.Store.DB().QueryRow(`SELECT COUNT(*) FROM scim_tokens WHERE org_id = $1 AND deleted_at IS NULL`, org).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestConsoleSCIM is the provisioning page: owner and admin see the base
+// URL, create a token (shown once, to that browser) and delete it; billing
+// and member get 403 for the page and forged posts; a cross-site post is
+// refused; a bad name is explained next to its field.
+func TestConsoleSCIM(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, admin, member := env.Register(t), env.Register(t), env.Register(t)
+		org := env.TeamOrg(t, "Directory", [2]string{owner.UserID, "owner"}, [2]string{admin.UserID, "admin"}, [2]string{member.UserID, "member"})
+		path := "/workspaces/" + org + "/scim"
+		ob, ab, mb := signedIn(t, env, owner), signedIn(t, env, admin), signedIn(t, env, member)
+
+		wantPage(t, "owner", ob.Get(t, path), 200, "This workspace has no SCIM tokens.", "/scim/v2</code>", `form method="post" action="`+path+`"`)
+		if !strings.Contains(ob.Get(t, "/workspaces/"+org).Body, `href="`+path+`"`) {
+			t.Errorf("the owner is not offered the provisioning page")
+		}
+		wantPage(t, "bad name", ab.Post(t, path, url.Values{"name": {" "}}), 400, `id="token-name-error"`)
+		wantRedirect(t, "create", ab.Post(t, path, url.Values{"name": {"Okta"}}), path)
+		res := ab.Get(t, path)
+		secret := regexp.MustCompile(`id="new-secret" class="secret-value">(scim_[^<]+)<`).FindStringSubmatch(res.Body)
+		if secret == nil {
+			t.Fatalf("the new token is not shown:\n%.3000s", res.Body)
+		}
+		if strings.Contains(ab.Get(t, path).Body, secret[1]) || strings.Contains(ob.Get(t, path).Body, secret[1]) {
+			t.Fatalf("the token is shown a second time")
+		}
+		env.Do(t, "POST", "/scim/v2/Users", secret[1], map[string]any{"userName": "dir-" + testenv.RandomHex(4) + "@elsewhere.test"}).Want(t, 201)
+		wantPage(t, "audit", ob.Get(t, "/workspaces/"+org+"/audit?action=identity.scim.user_created"), 200, "SCIM directory (token ")
+		id := regexp.MustCompile(`name="token_id" value="([^"]+)"`).FindStringSubmatch(res.Body)[1]
+
+		wantPage(t, "member page", mb.Get(t, path), 403)
+		wantPage(t, "member creates", mb.Post(t, path, url.Values{"name": {"mine"}}), 403)
+		wantPage(t, "member deletes", mb.Post(t, path+"/delete", url.Values{"token_id": {id}}), 403)
+		wantPage(t, "cross-site delete", ob.PostCrossSite(t, path+"/delete", url.Values{"token_id": {id}}), 403)
+		if n := scimTokenCount(t, env, org); n != 1 {
+			t.Fatalf("after refused changes the workspace has %d tokens; want 1", n)
+		}
+		wantRedirect(t, "delete", ob.Post(t, path+"/delete", url.Values{"token_id": {id}}), path+"?done=scim-token-deleted")
+		wantPage(t, "deleted", ob.Get(t, path+"?done=scim-token-deleted"), 200, "SCIM token deleted.", "This workspace has no SCIM tokens.")
+		env.Do(t, "GET", "/scim/v2/Users", secret[1], nil).Want(t, 401)
+	})
+}

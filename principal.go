@@ -10,6 +10,9 @@ const (
 	ViaAPIKey    = "api_key"
 	ViaOAuth     = "oauth"
 	ViaPasskey   = "passkey"
+	// ViaSSO is a sign-in proven by a workspace's identity provider
+	// (internal/sso).
+	ViaSSO = "sso"
 )
 
 // Principal is the verified caller of a bearer request.

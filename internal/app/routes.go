@@ -6,6 +6,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/mcp"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/pages"
+	"github.com/gatehouse/gatehouse/internal/sso"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
 	"github.com/gatehouse/gatehouse/internal/tools/sign"
@@ -24,6 +25,7 @@ func (a *App) routes(k *web.Server) {
 	workspace.Mount(m, k, a.Workspace) // /v1/orgs/*, /v1/invitations/*, /v1/me/discoverable
 	oauth.Mount(m, k, a.OAuth)         // /.well-known/oauth-*, /oauth/register, /oauth/token, /oauth/device/authorization
 	keys.Mount(m, a.Signer)            // /.well-known/jwks.json
+	sso.Mount(m, k, a.SSO)             // /v1/orgs/{id}/sso, /v1/sso/*
 	pages.Mount(k.Pages(), k, pages.Deps{Identity: a.Identity, Workspace: a.Workspace, OAuth: a.OAuth, Forms: a.Forms, Brand: a.brand, Logger: a.log, Shown: a.shown})
 	tasks.Mount(m, k, a.Tasks)       // /tasks/v1/
 	links.Mount(m, k, a.Links)       // /links/v1/, /l/{code}

@@ -200,6 +200,10 @@ func (s *Service) login(ctx context.Context, email, pw string, meta gatehouse.Se
 	if !ok {
 		return nil, u.ID, errBadCredentials
 	}
+	// Only after the password: whoever lacks it learns nothing of the account.
+	if err := s.allowSignIn(ctx, MethodPassword, u.ID, u.EmailKey); err != nil {
+		return nil, "", err
+	}
 	if rehash {
 		if h, err := s.hasher.Hash(ctx, pw); err == nil {
 			if err := s.store.ReplacePasswordHash(ctx, u.ID, stored, h); err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
@@ -243,6 +247,9 @@ func (s *Service) RequestMagicLink(ctx context.Context, email, client string) er
 	if err != nil {
 		return err
 	}
+	if err := s.allowSignIn(ctx, MethodMagicLink, "", gatehouse.EmailKey(email)); err != nil {
+		return err
+	}
 	secret := token.NewSecret("")
 	now := s.Now()
 	t := &EmailToken{Hash: token.Hash(secret), Purpose: PurposeMagicLink, Email: email, CreatedAt: now, ExpiresAt: now.Add(MagicLinkTTL)}
@@ -281,6 +288,10 @@ func (s *Service) verifyMagicLink(ctx context.Context, secret string, meta gateh
 		// The token holds the address as typed; the account is found by
 		// its key, so a link to any spelling of it signs in to the one account.
 		key := gatehouse.EmailKey(t.Email)
+		// A link mailed before the workspace enforced SSO no longer works.
+		if err := s.allowSignIn(ctx, MethodMagicLink, "", key); err != nil {
+			return err
+		}
 		u, err := tx.UserByEmail(ctx, key)
 		if errors.Is(err, gatehouse.ErrNotFound) {
 			now := s.Now()

@@ -286,6 +286,11 @@ func (s *Service) resetInTx(ctx context.Context, tx Store, userID, hash, pwHash 
 	if err != nil {
 		return nil, internal("find user", err)
 	}
+	// A workspace enforcing SSO for the address lets only its owners
+	// reset a password (the break-glass path).
+	if err := s.allowSignIn(ctx, MethodPassword, u.ID, u.EmailKey); err != nil {
+		return nil, err
+	}
 	if f == nil && verified {
 		// A factor added since the link was read is owed as well.
 		if owed, err := s.factorsOf(ctx, tx, u.ID, ""); err != nil {

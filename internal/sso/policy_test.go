@@ -84,3 +84,37 @@ func TestEnforceMagicLinkMailedBefore(t *testing.T) {
 		env.Call(t, "POST", "/v1/auth/magic-link/verify", "", map[string]string{"token": tok}).Want(t, 403)
 	})
 }
+
+// TestEnforceRecovery: under enforce, a password reset (which signs in)
+// is refused to the domain's people and left to owners (break-glass).
+func TestEnforceRecovery(t *testing.T) {
+	testenv.RunWith(t, opts, func(t *testing.T, env *testenv.Env) {
+		f := newFixture(t, env)
+		person := env.VerifiedAt(t, f.domain)
+		boss := env.VerifiedAt(t, f.domain)
+		env.Exec(t, `INSERT INTO memberships (org_id, user_id, role, joined_at) VALUES ($1, $2, 'owner', 0)`, f.org, boss.UserID)
+		env.Call(t, "PATCH", "/v1/orgs/"+f.org+"/sso/"+f.conn, f.owner.Token, map[string]any{"enforce": true}).Want(t, 200)
+		const resetLink = "http://web.test/reset-password?token="
+		reset := func(email string) *testenv.Resp {
+			before := len(env.MailTexts(email, resetLink))
+			env.Call(t, "POST", "/v1/auth/recover", "", map[string]string{"email": email}).Want(t, 200)
+			tok := env.WaitMailToken(t, email, resetLink, before+1)
+			return env.Call(t, "POST", "/v1/auth/recover/verify", "", map[string]string{"token": tok, "new_password": "a new long password 1"})
+		}
+		reset(person.Email).Want(t, 403)
+		reset(boss.Email).Want(t, 200)
+	})
+}
+
+// TestConnectionOfAnotherWorkspace: a connection is reached only under
+// its own workspace's path, even by an owner of another.
+func TestConnectionOfAnotherWorkspace(t *testing.T) {
+	testenv.RunWith(t, opts, func(t *testing.T, env *testenv.Env) {
+		f := newFixture(t, env)
+		other, org := env.Team(t)
+		for _, m := range []string{"GET", "PATCH", "DELETE"} {
+			env.Call(t, m, "/v1/orgs/"+org+"/sso/"+f.conn, other.Token, map[string]any{"enforce": true}).Want(t, 404)
+		}
+		env.Call(t, "GET", "/v1/orgs/"+f.org+"/sso/"+f.conn, other.Token, nil).Want(t, 404)
+	})
+}

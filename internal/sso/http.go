@@ -5,9 +5,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
 )
 
 // Kernel is what sso needs of the HTTP kernel (internal/web).
@@ -17,7 +19,16 @@ type Kernel interface {
 	Full(h func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler
 	FullIn(param string, h func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler
 	SessionMeta(r *http.Request) gatehouse.SessionMeta
+	Limiter(name string, burst int, every time.Duration) *ratelimit.Limiter
+	PerIP(l *ratelimit.Limiter, h func(http.ResponseWriter, *http.Request) error) http.Handler
 }
+
+// The per-IP limits of the public endpoints: discovery is a form's
+// lookup, a start writes a flow row and a callback calls the provider.
+var (
+	limitDiscover = [2]int{30, 2} // burst, one more every n seconds
+	limitStart    = [2]int{20, 3}
+)
 
 // Mount serves /v1/orgs/{id}/sso (owners and admins of a team org; a full
 // session to add or delete) and the sign-in: /v1/sso/discover,
@@ -33,9 +44,10 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	m.Handle("GET /v1/orgs/{id}/sso/{conn_id}", k.Authed(h.handleConnection))
 	m.Handle("PATCH /v1/orgs/{id}/sso/{conn_id}", k.Authed(h.handlePatch))
 	m.Handle("DELETE /v1/orgs/{id}/sso/{conn_id}", k.FullIn("id", h.handleDelete))
-	m.Handle("POST /v1/sso/discover", k.Public(h.handleDiscover))
-	m.Handle("GET /v1/sso/start", k.Public(h.handleStart))
-	m.Handle("GET /v1/sso/callback", k.Public(h.handleCallback))
+	m.Handle("POST /v1/sso/discover", k.PerIP(k.Limiter("sso_discover", limitDiscover[0], time.Duration(limitDiscover[1])*time.Second), h.handleDiscover))
+	start := k.Limiter("sso_start", limitStart[0], time.Duration(limitStart[1])*time.Second)
+	m.Handle("GET /v1/sso/start", k.PerIP(start, h.handleStart))
+	m.Handle("GET /v1/sso/callback", k.PerIP(start, h.handleCallback))
 	m.Handle("POST /v1/sso/link", k.Full(h.handleLink))
 }
 

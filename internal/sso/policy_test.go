@@ -118,3 +118,20 @@ func TestConnectionOfAnotherWorkspace(t *testing.T) {
 		env.Call(t, "GET", "/v1/orgs/"+f.org+"/sso/"+f.conn, other.Token, nil).Want(t, 404)
 	})
 }
+
+// TestDiscoverLimited: discovery is limited per IP (a lookup loop is
+// slowed down, not served).
+func TestDiscoverLimited(t *testing.T) {
+	testenv.RunWith(t, testenv.Options{AllowPrivate: true, RateLimit: true}, func(t *testing.T, env *testenv.Env) {
+		last := 0
+		for range 40 {
+			last = env.Call(t, "POST", "/v1/sso/discover", "", map[string]string{"email": "a@" + testenv.Domain()}).Status
+			if last == 429 {
+				break
+			}
+		}
+		if last != 429 {
+			t.Errorf("40 discoveries at once answered %d last; want 429", last)
+		}
+	})
+}

@@ -244,12 +244,18 @@ func (s *Service) signIn(ctx context.Context, c *Connection, subject, key, email
 	err = s.store.Tx(ctx, func(tx Store) error {
 		in := identity.Proven{UserID: userID, Email: email, Name: name, OrgID: c.OrgID, Detail: map[string]any{"sso_connection_id": c.ID},
 			Before: func(itx identity.Store, u *gatehouse.User, created bool) error {
-				if created {
-					if err := tx.Link(ctx, c.ID, subject, u.ID, s.Now()); err != nil {
-						return gatehouse.Internal("link", err)
-					}
+				if err := s.join(ctx, itx, c, u.ID); err != nil || !created {
+					return err
 				}
-				return s.join(ctx, itx, c, u.ID)
+				// Provisioned here: linked, and at home in the workspace.
+				if err := tx.Link(ctx, c.ID, subject, u.ID, s.Now()); err != nil {
+					return gatehouse.Internal("link", err)
+				}
+				if err := tx.SetDefaultOrg(ctx, u.ID, c.OrgID); err != nil {
+					return gatehouse.Internal("set default org", err)
+				}
+				u.DefaultOrgID = c.OrgID
+				return nil
 			}}
 		var err error
 		out, err = s.id.StartProvenSession(ctx, tx.Identity(), in, meta)

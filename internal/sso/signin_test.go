@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"testing"
 
 	"github.com/gatehouse/gatehouse/internal/testenv"
@@ -61,6 +62,14 @@ func TestSignInProvisions(t *testing.T) {
 		}
 		if role := env.Role(t, f.org, id); role != "member" {
 			t.Errorf("role = %q; want member", role)
+		}
+		// The session's tokens name the method and the connection's workspace.
+		access := env.Call(t, "POST", "/v1/auth/refresh", "", map[string]string{"refresh_token": b.cookies["gatehouse_session"]}).Want(t, 200).Str("access_token")
+		if c := testenv.Claims(t, access); !slices.Contains(testenv.Strings(c["amr"]), "sso") {
+			t.Errorf("access token claims = %v; want amr [sso]", c)
+		}
+		if org, role, _ := testenv.TokenOrg(t, access); org != f.org || role != "member" {
+			t.Errorf("token org = %s as %s; want %s as member", org, role, f.org)
 		}
 		resp, b = f.signIn(t, claims)
 		if resp.StatusCode != http.StatusSeeOther || sessionUser(t, env, b) != id {

@@ -219,7 +219,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		Revocations: revoked, SessionMaxAge: cfg.SessionMaxAge, ReauthWindow: cfg.ReauthWindow, Events: web.SecurityLog{Log: log},
 		SSOGate: ssoGate{a}})
 	a.SSO = sso.New(sso.Config{Store: db.SSO(), Workspace: a.Workspace, Identity: a.Identity, Secrets: ssoBox, BaseURL: cfg.BaseURL, Logger: log, Now: now,
-		AllowPrivate: cfg.MetadataAllowPrivate, RootCAs: cfg.OutboundCAs})
+		AllowPrivate: cfg.MetadataAllowPrivate, RootCAs: cfg.OutboundCAs, Events: web.SecurityLog{Log: log}})
 	mcpURL, err := mcpURLOf(cfg)
 	if err != nil {
 		return nil, err

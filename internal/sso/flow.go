@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"log/slog"
 	"net/url"
 	"slices"
 	"strings"
@@ -351,6 +352,19 @@ func (s *Service) auditOutcome(ctx context.Context, c *Connection, si *identity.
 	if aerr := s.ws.Audit(ctx, s.store, c.OrgID, actor, "sso.sign_in", "sso_connection", c.ID, meta); aerr != nil {
 		s.log.Error("audit sso sign-in", "connection", c.ID, "err", aerr)
 	}
+	if s.events == nil {
+		return
+	}
+	attrs := []slog.Attr{slog.String("method", identity.MethodSSO), slog.String("sso_connection_id", c.ID)}
+	if err == nil {
+		s.events.Event(ctx, gatehouse.EventSignIn, append(attrs, slog.String("user_id", si.User.ID), slog.String("session_id", si.SessionID))...)
+		return
+	}
+	reason, _ := meta["outcome"].(string)
+	if r, ok := meta["reason"].(string); ok {
+		reason = r
+	}
+	s.events.Event(ctx, gatehouse.EventSignInFailure, append(attrs, slog.String("reason", reason))...)
 }
 
 // Discovery is where an address signs in: its connection and the URL

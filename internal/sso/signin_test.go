@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gatehouse/gatehouse/internal/testenv"
@@ -86,6 +87,9 @@ func TestSignInProvisions(t *testing.T) {
 		}
 		if n != 2 {
 			t.Errorf("sso.sign_in entries = %d; want 2", n)
+		}
+		if logs := env.Logs.String(); !strings.Contains(logs, "method=sso sso_connection_id="+f.conn+" user_id="+id) {
+			t.Errorf("no auth.signin.success event of method sso in the log:\n%s", logs)
 		}
 	})
 }
@@ -201,6 +205,9 @@ func TestSignInRefusals(t *testing.T) {
 				t.Error("an account was created at another workspace's domain")
 			}
 		})
+		if logs := env.Logs.String(); !strings.Contains(logs, "method=sso sso_connection_id="+f.conn+" reason=") {
+			t.Error("no auth.signin.failure event of method sso in the log")
+		}
 		refusedEntries := 0
 		for _, e := range env.Audit(t, f.owner.Token, f.org, "limit=100") {
 			if m := meta(e); e["action"] == "identity.sso.sign_in" && m["outcome"] == "refused" {

@@ -129,6 +129,8 @@ type Config struct {
 	// system's).
 	AllowPrivate bool
 	RootCAs      *x509.CertPool
+	// Events records SSO sign-ins and their refusals; nil: none.
+	Events identity.Events
 }
 
 // Service carries out SSO.
@@ -142,12 +144,13 @@ type Service struct {
 	now     func() time.Time
 	client  *http.Client
 	private bool
+	events  identity.Events
 }
 
 // New returns a Service; its zero dependencies are filled.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, ws: c.Workspace, id: c.Identity, secrets: c.Secrets, base: strings.TrimRight(c.BaseURL, "/"),
-		log: c.Logger, now: c.Now, private: c.AllowPrivate}
+		log: c.Logger, now: c.Now, private: c.AllowPrivate, events: c.Events}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -136,10 +136,13 @@ func (s *SSO) BindDomains(ctx context.Context, id string, domains []string) erro
 	})
 }
 
-// ConnectionForDomain implements sso.Store.
+// ConnectionForDomain implements sso.Store: only while the connection's
+// workspace still has the domain verified.
 func (s *SSO) ConnectionForDomain(ctx context.Context, domain string) (*sso.Connection, error) {
 	c, err := scanConnection(s.r().QueryRowContext(ctx, `SELECT `+prefixed("c.", ssoColumns)+` FROM sso_domains d
-		JOIN sso_connections c ON c.id = d.connection_id JOIN orgs o ON o.id = c.org_id WHERE d.domain = $1 AND o.deleted_at IS NULL`, domain))
+		JOIN sso_connections c ON c.id = d.connection_id JOIN orgs o ON o.id = c.org_id
+		JOIN domains v ON v.domain = d.domain AND v.org_id = c.org_id AND v.verified_at IS NOT NULL
+		WHERE d.domain = $1 AND o.deleted_at IS NULL`, domain))
 	return c, s.one(err)
 }
 

@@ -135,3 +135,21 @@ func TestDiscoverLimited(t *testing.T) {
 		}
 	})
 }
+
+// TestDomainRemoved: once the workspace no longer has the domain, its
+// connection neither serves nor enforces it.
+func TestDomainRemoved(t *testing.T) {
+	testenv.RunWith(t, opts, func(t *testing.T, env *testenv.Env) {
+		f := newFixture(t, env)
+		person := env.VerifiedAt(t, f.domain)
+		env.Call(t, "PATCH", "/v1/orgs/"+f.org+"/sso/"+f.conn, f.owner.Token, map[string]any{"enforce": true}).Want(t, 200)
+		env.Call(t, "POST", "/v1/auth/login", "", map[string]string{"email": person.Email, "password": person.Password}).Want(t, 403)
+		env.Exec(t, `DELETE FROM domains WHERE domain = $1`, f.domain)
+		env.Call(t, "POST", "/v1/sso/discover", "", map[string]string{"email": person.Email}).Want(t, 404)
+		env.Call(t, "POST", "/v1/auth/login", "", map[string]string{"email": person.Email, "password": person.Password}).Want(t, 200)
+		resp, b := f.signIn(t, map[string]any{"sub": "z-" + testenv.RandomHex(3), "email": "new-" + testenv.RandomHex(3) + "@" + f.domain})
+		if resp.StatusCode != 403 || sessionUser(t, env, b) != "" {
+			t.Errorf("sign-in at a removed domain answered %d; want 403 and no session", resp.StatusCode)
+		}
+	})
+}

@@ -85,7 +85,8 @@ type Store interface {
 	// BindDomains makes domains the ones connection id serves;
 	// ErrConflict when another connection serves one of them.
 	BindDomains(ctx context.Context, id string, domains []string) error
-	// ConnectionForDomain is the connection serving domain; ErrNotFound.
+	// ConnectionForDomain is the connection serving domain while its
+	// workspace has it verified; ErrNotFound.
 	ConnectionForDomain(ctx context.Context, domain string) (*Connection, error)
 	// EndSessions revokes the sessions of the accounts whose addresses
 	// are in domains, except those opened through SSO and those of

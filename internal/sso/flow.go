@@ -50,13 +50,40 @@ func (s *Service) oauthConfig(c *Connection, p *oidc.Provider) (*oauth2.Config, 
 	return &oauth2.Config{ClientID: c.ClientID, ClientSecret: string(secret), Endpoint: p.Endpoint(), RedirectURL: s.CallbackURL(), Scopes: c.Scopes}, nil
 }
 
-// provider reads c's issuer's discovery document.
+// providerTTL is how long a discovery document is kept: its JWK Set is
+// fetched again by go-oidc whenever a token names an unknown key.
+const providerTTL = 10 * time.Minute
+
+// cachedProvider is a connection's provider as read at fetched.
+type cachedProvider struct {
+	p       *oidc.Provider
+	issuer  string
+	fetched time.Time
+}
+
+// provider reads c's issuer's discovery document, or the copy read
+// within providerTTL for the same issuer.
 func (s *Service) provider(ctx context.Context, c *Connection) (*oidc.Provider, error) {
-	p, err := oidc.NewProvider(oidc.ClientContext(ctx, s.client), c.Issuer)
+	now := s.Now()
+	s.mu.Lock()
+	cp, ok := s.providers[c.ID]
+	s.mu.Unlock()
+	if ok && cp.issuer == c.Issuer && now.Sub(cp.fetched) < providerTTL {
+		return cp.p, nil
+	}
+	// The provider keeps the context for its key set's fetches: not the
+	// request's, which ends with the request.
+	p, err := oidc.NewProvider(oidc.ClientContext(context.WithoutCancel(ctx), s.client), c.Issuer)
 	if err != nil {
 		s.log.Warn("sso issuer discovery failed", "connection", c.ID, "err", err)
 		return nil, gatehouse.Errorf(gatehouse.KindUnavailable, "the identity provider cannot be reached; try again later")
 	}
+	s.mu.Lock()
+	if len(s.providers) >= 1000 {
+		clear(s.providers)
+	}
+	s.providers[c.ID] = cachedProvider{p: p, issuer: c.Issuer, fetched: now}
+	s.mu.Unlock()
 	return p, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -146,12 +147,16 @@ type Service struct {
 	client  *http.Client
 	private bool
 	events  identity.Events
+
+	mu        sync.Mutex
+	providers map[string]cachedProvider // by connection id
 }
 
 // New returns a Service; its zero dependencies are filled.
 func New(c Config) *Service {
 	s := &Service{store: c.Store, ws: c.Workspace, id: c.Identity, secrets: c.Secrets, base: strings.TrimRight(c.BaseURL, "/"),
-		log: c.Logger, now: c.Now, private: c.AllowPrivate, events: c.Events}
+		log: c.Logger, now: c.Now, private: c.AllowPrivate, events: c.Events,
+		providers: map[string]cachedProvider{}}
 	if s.now == nil {
 		s.now = time.Now
 	}

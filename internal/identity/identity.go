@@ -87,7 +87,9 @@ type Config struct {
 
 // SSOGate is the enforce-SSO rule as identity asks it: method is
 // MethodPassword or MethodMagicLink, userID the account ("" when none
-// exists yet) and emailKey its address.
+// exists yet) and emailKey its address. It reads on a connection of its
+// own, so identity asks it outside any transaction (inside one, every
+// pooled connection could be held by a transaction waiting for another).
 type SSOGate interface {
 	AllowSignIn(ctx context.Context, method, userID, emailKey string) error
 }

@@ -276,6 +276,14 @@ func (s *Service) verifyMagicLink(ctx context.Context, secret string, meta gateh
 	if secret == "" {
 		return nil, gatehouse.Invalid("token is required")
 	}
+	// A link mailed before the workspace enforced SSO no longer works;
+	// asked before the transaction (the gate reads on a connection of
+	// its own).
+	if t, err := s.store.PeekEmailToken(ctx, token.Hash(secret), PurposeMagicLink, s.Now()); err == nil {
+		if err := s.allowSignIn(ctx, MethodMagicLink, "", gatehouse.EmailKey(t.Email)); err != nil {
+			return nil, err
+		}
+	}
 	var out *SignIn
 	err := s.store.Tx(ctx, func(tx Store) error {
 		t, err := tx.UseEmailToken(ctx, token.Hash(secret), PurposeMagicLink, s.Now())
@@ -288,10 +296,6 @@ func (s *Service) verifyMagicLink(ctx context.Context, secret string, meta gateh
 		// The token holds the address as typed; the account is found by
 		// its key, so a link to any spelling of it signs in to the one account.
 		key := gatehouse.EmailKey(t.Email)
-		// A link mailed before the workspace enforced SSO no longer works.
-		if err := s.allowSignIn(ctx, MethodMagicLink, "", key); err != nil {
-			return err
-		}
 		u, err := tx.UserByEmail(ctx, key)
 		if errors.Is(err, gatehouse.ErrNotFound) {
 			now := s.Now()

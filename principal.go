@@ -10,6 +10,9 @@ const (
 	ViaAPIKey    = "api_key"
 	ViaOAuth     = "oauth"
 	ViaPasskey   = "passkey"
+	// ViaSSO is a sign-in proven by a workspace's identity provider
+	// (internal/sso).
+	ViaSSO = "sso"
 )
 
 // Principal is the verified caller of a bearer request.
@@ -51,6 +54,8 @@ const (
 	AMRMagicLink   = "magic_link"
 	AMRAPIKey      = "api_key"
 	AMROAuth       = "oauth"
+	// AMRSSO is a sign-in proven by a workspace's identity provider.
+	AMRSSO = "sso"
 )
 
 // Assurance is how strongly a sign-in was authenticated: its level, the
@@ -108,6 +113,8 @@ func (a Assurance) Level(via string) Assurance {
 			a.AMR = []string{AMRAPIKey}
 		case ViaOAuth:
 			a.AMR = []string{AMROAuth}
+		case ViaSSO:
+			a.AMR = []string{AMRSSO}
 		}
 	}
 	return a

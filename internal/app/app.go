@@ -35,6 +35,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/scim"
 	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/gatehouse/gatehouse/internal/sso"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
 	"github.com/gatehouse/gatehouse/internal/tools/sign"
@@ -142,6 +143,7 @@ type App struct {
 	Workspace *workspace.Service
 	OAuth     *oauth.Server
 	SCIM      *scim.Service // SCIM tokens and the /scim/v2 provisioning protocol
+	SSO       *sso.Service  // enterprise SSO per workspace
 	Forms     *forms.Service
 	Links     *links.Service
 	Tasks     *tasks.Service
@@ -196,6 +198,10 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	ssoBox, err := seal.New(master, "sso") // SSO connections' client secrets
+	if err != nil {
+		return nil, err
+	}
 	hasher := deps.Hasher
 	db, log, now := deps.DB.WithMail(mails).WithWebhookSeal(hooks), deps.Logger, deps.Now
 	if deps.JobQueue != "" {
@@ -224,9 +230,12 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		SessionEnd:   func(created time.Time) time.Time { return a.Identity.AbsoluteEnd(created) }})
 	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Issuer: cfg.BaseURL, Hasher: hasher,
 		TOTP: totpBox, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit, Brand: brand,
-		Revocations: revoked, SessionMaxAge: cfg.SessionMaxAge, ReauthWindow: cfg.ReauthWindow, Events: events})
+		Revocations: revoked, SessionMaxAge: cfg.SessionMaxAge, ReauthWindow: cfg.ReauthWindow, Events: events,
+		SSOGate: ssoGate{a}})
 	a.SCIM = scim.New(scim.Config{Store: db.SCIM(), Workspace: a.Workspace, BaseURL: cfg.BaseURL, Logger: log, Now: now,
 		RecentAuth: a.Identity.RequireRecentAuth})
+	a.SSO = sso.New(sso.Config{Store: db.SSO(), Workspace: a.Workspace, Identity: a.Identity, Secrets: ssoBox, BaseURL: cfg.BaseURL, Logger: log, Now: now,
+		AllowPrivate: cfg.MetadataAllowPrivate, RootCAs: cfg.OutboundCAs, Events: events})
 	mcpURL, err := mcpURLOf(cfg)
 	if err != nil {
 		return nil, err
@@ -269,6 +278,14 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	go revoked.Run(pollCtx)
 	go a.Keys.Run(pollCtx)
 	return a, nil
+}
+
+// ssoGate asks the SSO service, built after identity, whether a password
+// or magic-link sign-in is allowed (enforce SSO).
+type ssoGate struct{ a *App }
+
+func (g ssoGate) AllowSignIn(ctx context.Context, method, userID, emailKey string) error {
+	return g.a.SSO.AllowSignIn(ctx, method, userID, emailKey)
 }
 
 // mcpURLOf is the MCP server's URL: GATEHOUSE_MCP_URL, by default

@@ -7,6 +7,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/scim"
+	"github.com/gatehouse/gatehouse/internal/sso"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
 	"github.com/gatehouse/gatehouse/internal/tools/sign"
@@ -26,6 +27,7 @@ func (a *App) routes(k *web.Server) {
 	oauth.Mount(m, k, a.OAuth)         // /.well-known/oauth-*, /oauth/register, /oauth/token, /oauth/device/authorization
 	keys.Mount(m, a.Signer)            // /.well-known/jwks.json
 	scim.Mount(m, k, a.SCIM)           // /v1/orgs/{id}/scim-tokens, /scim/v2/*
+	sso.Mount(m, k, a.SSO)             // /v1/orgs/{id}/sso, /v1/sso/*
 	pages.Mount(k.Pages(), k, pages.Deps{Identity: a.Identity, Workspace: a.Workspace, OAuth: a.OAuth, Forms: a.Forms, SCIM: a.SCIM, Brand: a.brand, Logger: a.log, Shown: a.shown})
 	tasks.Mount(m, k, a.Tasks)       // /tasks/v1/
 	links.Mount(m, k, a.Links)       // /links/v1/, /l/{code}

@@ -24,6 +24,7 @@ const (
 	MethodMagicLink = "magic_link"
 	MethodPasskey   = "passkey"
 	MethodAPIKey    = "api_key"
+	MethodSSO       = "sso"
 )
 
 // event records e; nothing when the service has no Events.

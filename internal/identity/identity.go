@@ -80,6 +80,18 @@ type Config struct {
 	// Events records the security events (sign-ins, the second factor,
 	// recovery, key exchanges, lockouts); nil: none.
 	Events Events
+	// SSOGate refuses password and magic-link sign-in to an address whose
+	// workspace enforces single sign-on (internal/sso); nil: none.
+	SSOGate SSOGate
+}
+
+// SSOGate is the enforce-SSO rule as identity asks it: method is
+// MethodPassword or MethodMagicLink, userID the account ("" when none
+// exists yet) and emailKey its address. It reads on a connection of its
+// own, so identity asks it outside any transaction (inside one, every
+// pooled connection could be held by a transaction waiting for another).
+type SSOGate interface {
+	AllowSignIn(ctx context.Context, method, userID, emailKey string) error
 }
 
 // Service carries out every identity operation.
@@ -104,6 +116,7 @@ type Service struct {
 	// an http(s) origin, which leaves passkeys off (503).
 	rp     *webauthn.WebAuthn
 	events Events
+	gate   SSOGate    // nil: no workspace enforces SSO
 	audits auditQueue // entries written after their answers (auditLater)
 	// grantOf is what introspection keeps of an OAuth session's grant.
 	grantOf cache.Short[string, sessionGrant]
@@ -113,7 +126,7 @@ type Service struct {
 func New(c Config) *Service {
 	s := &Service{store: c.Store, ws: c.Workspace, signer: c.Signer, issuer: c.Issuer, hasher: c.Hasher, totp: c.TOTP, log: c.Logger, now: c.Now,
 		webURL: strings.TrimRight(c.WebURL, "/"), mobileURL: strings.TrimRight(c.MobileURL, "/"), revoked: c.Revocations, brand: c.Brand, reauth: c.ReauthWindow,
-		events: c.Events}
+		events: c.Events, gate: c.SSOGate}
 	if s.reauth <= 0 {
 		s.reauth = ReauthWindow
 	}

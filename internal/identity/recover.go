@@ -226,6 +226,12 @@ func (s *Service) peekReset(ctx context.Context, hash string) (*EmailToken, []st
 	if err != nil {
 		return nil, nil, internal("find user", err)
 	}
+	// A workspace enforcing SSO for the address lets only its owners
+	// reset a password (the break-glass path). Asked here, before any
+	// transaction: the gate reads on a connection of its own.
+	if err := s.allowSignIn(ctx, MethodPassword, u.ID, u.EmailKey); err != nil {
+		return nil, nil, err
+	}
 	if !u.EmailVerified {
 		return t, nil, nil
 	}

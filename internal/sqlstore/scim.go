@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/revocation"
@@ -274,14 +273,6 @@ func (s *SCIM) GroupMembers(ctx context.Context, teamID string) ([]scim.DirUser,
 		out = append(out, *u)
 	}
 	return out, rows.Err()
-}
-
-func prefixed(p, columns string) string {
-	parts := strings.Split(columns, ", ")
-	for i := range parts {
-		parts[i] = p + parts[i]
-	}
-	return strings.Join(parts, ", ")
 }
 
 // AddGroupMember implements scim.Store.

@@ -161,3 +161,18 @@ func (s *Service) OrgAccess(ctx context.Context, st Tables, p *gatehouse.Princip
 	}
 	return a.org, a.role, nil
 }
+
+// ManageSettings is the access check of an owner or admin of a team org
+// (a person, not an org key) on its settings through st, for the modules
+// that keep per-org settings of their own (internal/sso): the org, or the
+// answer authorize gives.
+func (s *Service) ManageSettings(ctx context.Context, st Tables, p *gatehouse.Principal, orgID string) (*Org, error) {
+	a, err := s.authorize(ctx, st, p, orgID, PermSettings, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.person(); err != nil {
+		return nil, err
+	}
+	return a.org, nil
+}

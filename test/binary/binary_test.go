@@ -271,6 +271,7 @@ func walk(t *testing.T, s *server) {
 
 	// OpenID Connect: the team's own product signs its members in.
 	walkOIDC(t, s, ot, orgID, email, pw)
+	walkSSO(t, s, ot, orgID)
 
 	s.do(t, "POST", "/v1/auth/logout", "", map[string]any{"refresh_token": refreshed.Str("refresh_token")}, 200)
 }

@@ -1,0 +1,175 @@
+// Package sso is enterprise single sign-on per workspace over OpenID
+// Connect (issue 27): a team org's connections to its identity provider,
+// the sign-in through them (authorization code with PKCE, state bound to
+// the browser, nonce), home-realm discovery and the enforce-SSO rule. It
+// sits above identity and workspace, as oauth does: workspace's access
+// checks and audit, identity's one seam StartProvenSession.
+package sso
+
+import (
+	"context"
+	"crypto/x509"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/identity"
+	"github.com/gatehouse/gatehouse/internal/outbound"
+	"github.com/gatehouse/gatehouse/internal/seal"
+	"github.com/gatehouse/gatehouse/internal/workspace"
+)
+
+// Connection is a team org's OpenID Connect identity provider.
+type Connection struct {
+	ID       string
+	OrgID    string
+	Name     string
+	Issuer   string
+	ClientID string
+	// SealedSecret is the client secret sealed by the service's box,
+	// bound to the connection id; never answered.
+	SealedSecret []byte
+	Scopes       []string
+	// DefaultRole is the role of a person provisioned at first sign-in
+	// (never owner).
+	DefaultRole string
+	// Enforce makes this connection the only way in for its domains'
+	// addresses: password and magic links are refused (owners keep
+	// password sign-in: the break-glass path).
+	Enforce   bool
+	Domains   []string
+	CreatedBy string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Flow is a sign-in under way, stored by the hashes of its state and of
+// the browser cookie it is bound to.
+type Flow struct {
+	StateHash    string
+	ConnectionID string
+	BrowserHash  string
+	Nonce        string
+	Verifier     string
+	Next         string
+	ExpiresAt    time.Time
+}
+
+// PendingLink is an upstream identity waiting for the person to prove
+// the existing account of its address.
+type PendingLink struct {
+	TokenHash    string
+	ConnectionID string
+	Subject      string
+	UserID       string
+	ExpiresAt    time.Time
+}
+
+// Store is what sso reads and writes: its own tables, and through
+// workspace.Tables and Identity the tables its checks, audit entries and
+// sign-ins need, on the same connection or transaction.
+type Store interface {
+	workspace.Tables
+	Tx(ctx context.Context, fn func(tx Store) error) error
+	// Identity is the identity store on the same connection or transaction.
+	Identity() identity.Store
+
+	CreateConnection(ctx context.Context, c *Connection) error
+	// ConnectionByID returns a connection; ErrNotFound.
+	ConnectionByID(ctx context.Context, id string) (*Connection, error)
+	ListConnections(ctx context.Context, orgID string) ([]Connection, error)
+	UpdateConnection(ctx context.Context, c *Connection) error
+	DeleteConnection(ctx context.Context, id string) error
+	// BindDomains makes domains the ones connection id serves;
+	// ErrConflict when another connection serves one of them.
+	BindDomains(ctx context.Context, id string, domains []string) error
+	// ConnectionForDomain is the connection serving domain while its
+	// workspace has it verified; ErrNotFound.
+	ConnectionForDomain(ctx context.Context, domain string) (*Connection, error)
+	// EndSessions revokes the sessions of the accounts whose addresses
+	// are in domains, except those opened through SSO and those of
+	// owners of org orgID.
+	EndSessions(ctx context.Context, orgID string, domains []string, at time.Time) error
+
+	CreateFlow(ctx context.Context, f *Flow) error
+	// UseFlow deletes and returns the unexpired flow of stateHash;
+	// ErrNotFound when there is none (used, expired or never made).
+	UseFlow(ctx context.Context, stateHash string, now time.Time) (*Flow, error)
+
+	// LinkedUser is the account linked to subject at connection id; ErrNotFound.
+	LinkedUser(ctx context.Context, id, subject string) (string, error)
+	// Link links subject at connection id to userID; ErrConflict when linked.
+	Link(ctx context.Context, id, subject, userID string, at time.Time) error
+	CreatePendingLink(ctx context.Context, p *PendingLink) error
+	// UsePendingLink deletes and returns the unexpired pending link of
+	// tokenHash; ErrNotFound.
+	UsePendingLink(ctx context.Context, tokenHash string, now time.Time) (*PendingLink, error)
+}
+
+// Identity is what sso asks of identity.
+type Identity interface {
+	RequireRecentAuth(ctx context.Context, p *gatehouse.Principal, action string) error
+	StartProvenSession(ctx context.Context, st identity.Store, in identity.Proven, meta gatehouse.SessionMeta) (*identity.SignIn, error)
+}
+
+// Config builds a Service.
+type Config struct {
+	Store     Store
+	Workspace *workspace.Service
+	Identity  Identity
+	// Secrets seals the client secrets (seal.New(master, "sso")).
+	Secrets *seal.Box
+	// BaseURL is the issuer of this service: the callback is under it.
+	BaseURL string
+	Logger  *slog.Logger
+	Now     func() time.Time // nil: time.Now
+	// AllowPrivate lets issuers be reached on private addresses and over
+	// plain http (development and tests); RootCAs are trusted (nil: the
+	// system's).
+	AllowPrivate bool
+	RootCAs      *x509.CertPool
+	// Events records SSO sign-ins and their refusals; nil: none.
+	Events identity.Events
+}
+
+// Service carries out SSO.
+type Service struct {
+	store   Store
+	ws      *workspace.Service
+	id      Identity
+	secrets *seal.Box
+	base    string
+	log     *slog.Logger
+	now     func() time.Time
+	client  *http.Client
+	private bool
+	events  identity.Events
+
+	mu        sync.Mutex
+	providers map[string]cachedProvider // by connection id
+}
+
+// New returns a Service; its zero dependencies are filled.
+func New(c Config) *Service {
+	s := &Service{store: c.Store, ws: c.Workspace, id: c.Identity, secrets: c.Secrets, base: strings.TrimRight(c.BaseURL, "/"),
+		log: c.Logger, now: c.Now, private: c.AllowPrivate, events: c.Events,
+		providers: map[string]cachedProvider{}}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.client = &http.Client{Timeout: 10 * time.Second, Transport: outbound.Transport(nil, c.AllowPrivate, c.RootCAs, 5*time.Second),
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return s
+}
+
+// Now returns the service clock's current time.
+func (s *Service) Now() time.Time { return s.now().UTC() }
+
+// CallbackURL is the redirect URI to register at the identity provider.
+func (s *Service) CallbackURL() string { return s.base + "/v1/sso/callback" }

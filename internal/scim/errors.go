@@ -39,18 +39,6 @@ const (
 // ContentType is the media type of every SCIM answer.
 const ContentType = "application/scim+json"
 
-// statusOf maps error kinds to HTTP statuses, as the kernel's table does.
-var statusOf = map[gatehouse.Kind]int{
-	gatehouse.KindInvalid:      http.StatusBadRequest,
-	gatehouse.KindUnauthorized: http.StatusUnauthorized,
-	gatehouse.KindForbidden:    http.StatusForbidden,
-	gatehouse.KindNotFound:     http.StatusNotFound,
-	gatehouse.KindConflict:     http.StatusConflict,
-	gatehouse.KindGone:         http.StatusGone,
-	gatehouse.KindTooMany:      http.StatusTooManyRequests,
-	gatehouse.KindUnavailable:  http.StatusServiceUnavailable,
-}
-
 // errorBody is a SCIM error (RFC 7644 section 3.12): status is a string.
 type errorBody struct {
 	Schemas  []string `json:"schemas"`
@@ -59,9 +47,10 @@ type errorBody struct {
 	Detail   string   `json:"detail"`
 }
 
-// writeError answers err in SCIM's shape; an internal error is logged and
-// answered 500 with nothing of its cause.
-func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+// writeError answers err in SCIM's shape, its status from the kernel's
+// table (statusOf); an internal error is logged and answered 500 with
+// nothing of its cause.
+func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, statusOf func(gatehouse.Kind) int, err error) {
 	var e *gatehouse.Error
 	var tooBig *http.MaxBytesError
 	status, body := http.StatusInternalServerError, errorBody{Detail: "internal server error"}
@@ -69,7 +58,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	case errors.As(err, &tooBig):
 		status, body = http.StatusRequestEntityTooLarge, errorBody{Detail: "request body too large"}
 	case errors.As(err, &e) && e.Kind != gatehouse.KindInternal:
-		status, body = statusOf[e.Kind], errorBody{ScimType: e.Code, Detail: e.Message}
+		status, body = statusOf(e.Kind), errorBody{ScimType: e.Code, Detail: e.Message}
 		if status == http.StatusUnauthorized {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="scim"`)
 		}

@@ -13,6 +13,8 @@ import (
 type Kernel interface {
 	Public(h func(http.ResponseWriter, *http.Request) error) http.Handler
 	FullIn(param string, h func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error) http.Handler
+	// StatusOf is the kernel's one table from error kinds to statuses.
+	StatusOf(k gatehouse.Kind) int
 }
 
 // Mount serves /v1/orgs/{id}/scim-tokens and /scim/v2 on m; nothing
@@ -21,7 +23,7 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	if svc == nil {
 		return
 	}
-	h := &handlers{svc: svc}
+	h := &handlers{svc: svc, status: k.StatusOf}
 	m.Handle("GET /v1/orgs/{id}/scim-tokens", k.FullIn("id", h.handleTokens))
 	m.Handle("POST /v1/orgs/{id}/scim-tokens", k.FullIn("id", h.handleCreateToken))
 	m.Handle("DELETE /v1/orgs/{id}/scim-tokens/{tid}", k.FullIn("id", h.handleDeleteToken))
@@ -30,5 +32,6 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 
 // handlers are the module's HTTP handlers.
 type handlers struct {
-	svc *Service
+	svc    *Service
+	status func(gatehouse.Kind) int
 }

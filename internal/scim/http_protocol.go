@@ -52,7 +52,7 @@ func (h *handlers) protocol(fn protocolFunc) func(w http.ResponseWriter, r *http
 			return fn(w, r, tok)
 		}()
 		if err != nil {
-			writeError(w, r, h.svc.log, err)
+			writeError(w, r, h.svc.log, h.status, err)
 		}
 		return nil
 	}

@@ -151,16 +151,7 @@ func (s *SCIM) DirUsers(ctx context.Context, orgID string, by scim.Lookup) ([]sc
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []scim.DirUser{}
-	for rows.Next() {
-		u, err := scanDirUser(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *u)
-	}
-	return out, rows.Err()
+	return scanDirUsers(rows)
 }
 
 // RevokeMemberKeys implements scim.Store: the keys are recorded in the
@@ -263,16 +254,7 @@ func (s *SCIM) GroupMembers(ctx context.Context, teamID string) ([]scim.DirUser,
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []scim.DirUser{}
-	for rows.Next() {
-		u, err := scanDirUser(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *u)
-	}
-	return out, rows.Err()
+	return scanDirUsers(rows)
 }
 
 // AddGroupMember implements scim.Store.
@@ -302,6 +284,21 @@ func (s *SCIM) UserGroups(ctx context.Context, dirUserID string) ([]string, erro
 			return nil, err
 		}
 		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// scanDirUsers reads every row of rows as a directory user and closes
+// them.
+func scanDirUsers(rows *sql.Rows) ([]scim.DirUser, error) {
+	defer rows.Close()
+	out := []scim.DirUser{}
+	for rows.Next() {
+		u, err := scanDirUser(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *u)
 	}
 	return out, rows.Err()
 }

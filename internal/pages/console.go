@@ -35,6 +35,7 @@ func mountConsole(m Mux, h *handlers) {
 	m.HandleFunc("GET /account", h.handleProfilePage)
 	m.Handle("POST /account/profile", form(h.handleProfile))
 	m.Handle("POST /account/verify-email", form(h.handleResend))
+	m.Handle("POST /account/email", form(h.handleChangeEmail))
 	m.Handle("POST /account/password", form(h.handlePassword))
 	m.HandleFunc("GET /account/sessions", h.handleSessionsPage)
 	m.Handle("POST /account/sessions/revoke", form(h.handleRevokeSession))
@@ -145,6 +146,7 @@ var notices = map[string]string{
 	"step-expired":       "Your sign-in expired before its second step. Sign in again.",
 	"profile":            "Profile saved.",
 	"resent":             "A new confirmation link is on its way.",
+	"email-link":         "A confirmation link is on its way to your new address. Your address stays as it is until you open it.",
 	"throttled":          "A confirmation link was sent less than a minute ago: check your inbox.",
 	"verified":           "Your email address is already confirmed.",
 	"password":           "Password saved. Your other sessions were signed out.",

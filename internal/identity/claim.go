@@ -3,6 +3,7 @@ package identity
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 )
@@ -47,29 +48,9 @@ func (s *Service) claimMailbox(ctx context.Context, tx Store, u *gatehouse.User,
 		return u, nil
 	}
 	now := s.Now()
-	meta := map[string]any{"via": via, "password_removed": u.PasswordHash != ""}
-	if u.PasswordHash != "" {
-		if err := tx.ReplacePasswordHash(ctx, u.ID, u.PasswordHash, ""); err != nil {
-			return nil, internal("remove password", err)
-		}
-	}
-	if err := tx.RevokeUserSessions(ctx, u.ID, "", now); err != nil {
-		return nil, internal("revoke sessions", err)
-	}
-	if meta["grants_revoked"], err = tx.RevokeUserGrants(ctx, u.ID, now); err != nil {
-		return nil, internal("revoke grants", err)
-	}
-	if meta["api_keys_revoked"], err = tx.RevokeUserKeys(ctx, u.ID, now); err != nil {
-		return nil, internal("revoke keys", err)
-	}
-	if meta["webhooks_disabled"], err = tx.DisableUserWebhooks(ctx, u.ID, now); err != nil {
-		return nil, internal("disable webhooks", err)
-	}
-	if err := removeCredentials(ctx, tx, u.ID, meta); err != nil {
+	meta := map[string]any{"via": via}
+	if err := disarm(ctx, tx, u, now, meta); err != nil {
 		return nil, err
-	}
-	if err := tx.SetDefaultOrg(ctx, u.ID, ""); err != nil {
-		return nil, internal("reset default org", err)
 	}
 	u.PasswordHash, u.DefaultOrgID = "", ""
 	u.EmailVerified, u.UpdatedAt = true, now
@@ -89,6 +70,40 @@ func (s *Service) claimMailbox(ctx context.Context, tx Store, u *gatehouse.User,
 		return nil, err
 	}
 	return u, nil
+}
+
+// disarm takes from u's account everything that signs in or acts as it:
+// the password, every session, OAuth grant, API key and webhook it made,
+// and the other credentials (removeCredentials); the default workspace
+// goes back to the personal one. A claim of the mailbox does it, and so
+// does the undo of an email change. It adds what it removed to meta.
+func disarm(ctx context.Context, tx Store, u *gatehouse.User, now time.Time, meta map[string]any) error {
+	var err error
+	meta["password_removed"] = u.PasswordHash != ""
+	if u.PasswordHash != "" {
+		if err := tx.ReplacePasswordHash(ctx, u.ID, u.PasswordHash, ""); err != nil {
+			return internal("remove password", err)
+		}
+	}
+	if err := tx.RevokeUserSessions(ctx, u.ID, "", now); err != nil {
+		return internal("revoke sessions", err)
+	}
+	if meta["grants_revoked"], err = tx.RevokeUserGrants(ctx, u.ID, now); err != nil {
+		return internal("revoke grants", err)
+	}
+	if meta["api_keys_revoked"], err = tx.RevokeUserKeys(ctx, u.ID, now); err != nil {
+		return internal("revoke keys", err)
+	}
+	if meta["webhooks_disabled"], err = tx.DisableUserWebhooks(ctx, u.ID, now); err != nil {
+		return internal("disable webhooks", err)
+	}
+	if err := removeCredentials(ctx, tx, u.ID, meta); err != nil {
+		return err
+	}
+	if err := tx.SetDefaultOrg(ctx, u.ID, ""); err != nil {
+		return internal("reset default org", err)
+	}
+	return nil
 }
 
 // removeCredentials is the part of a claim that deletes what a registrant

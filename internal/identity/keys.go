@@ -63,7 +63,10 @@ func (s *Service) CreateUserKey(ctx context.Context, p *gatehouse.Principal, in 
 			return internal("create key", err)
 		}
 		out = &workspace.NewKey{Key: k, Secret: secret}
-		return s.ws.Audit(ctx, tx, orgID, p.UserID, "api_key.created", "api_key", k.ID, map[string]any{"kind": workspace.KeyUser, "name": name, "tools": tools})
+		if err := s.ws.Audit(ctx, tx, orgID, p.UserID, "api_key.created", "api_key", k.ID, map[string]any{"kind": workspace.KeyUser, "name": name, "tools": tools}); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, p.UserID, "A personal API key named “"+name+"” was made for your account: it acts as you.")
 	})
 	return out, err
 }

@@ -155,7 +155,17 @@ func (s *Service) auditUser(ctx context.Context, st Store, userID, action string
 	if err := s.ws.Audit(ctx, st, u.DefaultOrgID, userID, action, "user", userID, meta); err != nil {
 		return internal("audit", err)
 	}
+	if what := userNotices[action]; what != "" {
+		return s.notify(ctx, st, userID, what)
+	}
 	return nil
+}
+
+// userNotices are the security notices of auditUser's actions.
+var userNotices = map[string]string{
+	"user.factor_added":               NoticeFactorAdded,
+	"user.factor_removed":             NoticeFactorRemoved,
+	"user.recovery_codes_regenerated": NoticeNewCodes,
 }
 
 // Factors lists the caller's factors and counts their unused recovery codes.
@@ -427,7 +437,14 @@ func (s *Service) codeCheck(ctx context.Context, userID, method, code string) (f
 		}
 		hash := recoveryHash(userID, code)
 		return func(tx Store, now time.Time) error {
-			return spent(tx.UseRecoveryCode(ctx, userID, hash, now))
+			if err := spent(tx.UseRecoveryCode(ctx, userID, hash, now)); err != nil {
+				return err
+			}
+			left, err := tx.RecoveryCodesLeft(ctx, userID)
+			if err != nil {
+				return internal("count recovery codes", err)
+			}
+			return s.notify(ctx, tx, userID, recoveryCodeNotice(left))
 		}, nil
 	}
 	return nil, gatehouse.Invalid("method must be totp, recovery_code or passkey")

@@ -242,7 +242,10 @@ func (s *Service) FinishPasskeyRegistration(ctx context.Context, p *gatehouse.Pr
 		if err := s.endOtherSessions(ctx, tx, p); err != nil {
 			return err
 		}
-		return s.auditPasskey(ctx, tx, p, "user.passkey_added", pk.ID, map[string]any{"name": pk.Name})
+		if err := s.auditPasskey(ctx, tx, p, "user.passkey_added", pk.ID, map[string]any{"name": pk.Name}); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, p.UserID, NoticePasskeyAdded)
 	})
 	if err != nil {
 		return nil, err
@@ -336,7 +339,10 @@ func (s *Service) DeletePasskey(ctx context.Context, p *gatehouse.Principal, id 
 		if err := s.endOtherSessions(ctx, tx, p); err != nil {
 			return err
 		}
-		return s.auditPasskey(ctx, tx, p, "user.passkey_removed", id, nil)
+		if err := s.auditPasskey(ctx, tx, p, "user.passkey_removed", id, nil); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, p.UserID, NoticePasskeyGone)
 	})
 }
 

@@ -215,7 +215,10 @@ func (s *Service) changePassword(ctx context.Context, p *gatehouse.Principal, ch
 			}
 			meta = map[string]any{"api_keys_revoked": n}
 		}
-		return s.ws.Audit(ctx, tx, p.OrgID, u.ID, "user.password_changed", "user", u.ID, meta)
+		if err := s.ws.Audit(ctx, tx, p.OrgID, u.ID, "user.password_changed", "user", u.ID, meta); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, u.ID, NoticePassword)
 	})
 }
 

@@ -316,6 +316,9 @@ func (s *Service) resetInTx(ctx context.Context, tx Store, userID, hash, pwHash 
 	if err != nil {
 		return nil, internal("revoke keys", err)
 	}
+	if err := tx.QueueMail(ctx, s.noticeMail(u.Email, NoticePasswordReset)); err != nil {
+		return nil, internal("queue security notice", err)
+	}
 	oc, err := s.ws.HomeOrg(ctx, tx, u)
 	if err != nil {
 		return nil, err

@@ -79,6 +79,10 @@ type Store interface {
 	// RotateRefresh).
 	RefreshOnce(ctx context.Context, sid, hash string, next *RefreshToken, p SessionPolicy) (read *RefreshRead, ok bool, err error)
 
+	// SetUserEmail changes the user's address and its key (see ParseEmail)
+	// and sets its verification flag; ErrNotFound when another account
+	// holds the key (or the user is gone).
+	SetUserEmail(ctx context.Context, userID, email, key string, verified bool, at time.Time) error
 	CreateEmailToken(ctx context.Context, t *EmailToken) error
 	// UseEmailToken marks an unused, unexpired token of the purpose used and
 	// returns it; ErrNotFound when no such token exists.

@@ -13,6 +13,8 @@ const (
 	PurposeMagicLink     = "magic_link"
 	PurposeVerifyEmail   = "verify_email"
 	PurposePasswordReset = "password_reset"
+	PurposeChangeEmail   = "change_email"
+	PurposeUndoEmail     = "undo_email_change"
 )
 
 // Session is a sign-in session: a chain of refresh tokens.

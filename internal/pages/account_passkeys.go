@@ -35,7 +35,9 @@ func (h *handlers) handleAccountPasskeysPage(w http.ResponseWriter, r *http.Requ
 		h.pageError(w, r, err)
 		return
 	}
-	h.render(w, http.StatusOK, "passkeys", &page{Title: "Passkeys", User: b.User, Passkeys: pks, Script: passkeyScriptPath, Nav: "passkeys"})
+	p := (&caller{b: b, p: browserPrincipal(b), h: h}).page(r, "Passkeys", "passkeys")
+	p.Passkeys, p.Script = pks, passkeyScriptPath
+	h.render(w, http.StatusOK, "passkeys", p)
 }
 
 // handleAccountPasskeyBegin handles "POST /account/passkeys/begin": the
@@ -85,11 +87,29 @@ func (h *handlers) handleAccountPasskeyRemove(w http.ResponseWriter, r *http.Req
 		signInFirst(w, r, "")
 		return
 	}
-	if err := h.svc.DeletePasskey(r.Context(), browserPrincipal(b), r.PostFormValue("id")); err != nil {
+	c, id := &caller{b: b, p: browserPrincipal(b), h: h}, r.PostFormValue("id")
+	pks, err := h.svc.ListPasskeys(r.Context(), c.p)
+	if err != nil {
 		h.pageError(w, r, err)
 		return
 	}
-	http.Redirect(w, r, "/account/passkeys", http.StatusSeeOther)
+	short, name := "", "this passkey"
+	for _, pk := range pks {
+		if pk.ID == id {
+			short = passkeyName(pk)
+			name = "the passkey " + short
+		}
+	}
+	if !h.confirmed(w, r, c, "passkeys", confirmStep{Title: "Remove " + name + "?",
+		Message: "You can no longer sign in with " + name + ". The device keeps it until you delete it there too.",
+		Button:  "Remove the passkey", Back: "/account/passkeys"}) {
+		return
+	}
+	if err := h.svc.DeletePasskey(r.Context(), c.p, id); err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	h.doneNamed(w, r, "/account/passkeys", "passkey-gone", short)
 }
 
 // orSignedOut is err, or the answer to a browser that is not signed in.

@@ -35,6 +35,7 @@ func mountConsole(m Mux, h *handlers) {
 	m.HandleFunc("GET /account", h.handleProfilePage)
 	m.Handle("POST /account/profile", form(h.handleProfile))
 	m.Handle("POST /account/verify-email", form(h.handleResend))
+	m.Handle("POST /account/email", form(h.handleChangeEmail))
 	m.Handle("POST /account/password", form(h.handlePassword))
 	m.HandleFunc("GET /account/sessions", h.handleSessionsPage)
 	m.Handle("POST /account/sessions/revoke", form(h.handleRevokeSession))
@@ -87,6 +88,7 @@ func mountConsole(m Mux, h *handlers) {
 	m.HandleFunc("GET /workspaces/{id}/invitations", h.handleInvitationsPage)
 	m.Handle("POST /workspaces/{id}/invitations", form(h.handleInvite))
 	m.Handle("POST /workspaces/{id}/invitations/revoke", form(h.handleRevokeInvitation))
+	m.Handle("POST /workspaces/{id}/invitations/resend", form(h.handleResendInvitation))
 	m.HandleFunc("GET /workspaces/{id}/tools", h.handleToolsPage)
 	m.Handle("POST /workspaces/{id}/tools", form(h.handleSetTool))
 }
@@ -96,6 +98,7 @@ func mountConsole(m Mux, h *handlers) {
 type caller struct {
 	b *identity.BrowserSession
 	p *gatehouse.Principal
+	h *handlers
 }
 
 // lookup resolves the signed-in user and their principal; nil for an
@@ -109,13 +112,13 @@ func (h *handlers) lookup(r *http.Request) (*caller, error) {
 		// The reads a page makes (its lists) need only the user and the
 		// session; the home workspace is resolved, in a transaction, for
 		// the writes, whose audit entries it names.
-		return &caller{b: b, p: browserPrincipal(b)}, nil
+		return &caller{b: b, p: browserPrincipal(b), h: h}, nil
 	}
 	p, err := h.svc.BrowserPrincipal(r.Context(), b)
 	if err != nil {
 		return nil, err
 	}
-	return &caller{b: b, p: p}, nil
+	return &caller{b: b, p: p, h: h}, nil
 }
 
 // caller resolves the console's caller; nil when it has already answered:
@@ -139,7 +142,15 @@ func (h *handlers) caller(w http.ResponseWriter, r *http.Request) *caller {
 // consolePage is the page of section nav for c, with the notice the last
 // redirect named.
 func (c *caller) page(r *http.Request, title, nav string) *page {
-	return &page{Title: title, Nav: nav, User: c.b.User, Notice: notices[r.URL.Query().Get("done")]}
+	key := r.URL.Query().Get("done")
+	var notice string
+	if c.h != nil {
+		notice = c.h.namedNotice(r, key)
+	}
+	if notice == "" {
+		notice = notices[key]
+	}
+	return &page{Title: title, Nav: nav, User: c.b.User, Notice: notice}
 }
 
 // notices are the outcomes a console redirect names (?done=key): fixed
@@ -148,6 +159,7 @@ var notices = map[string]string{
 	"step-expired":       "Your sign-in expired before its second step. Sign in again.",
 	"profile":            "Profile saved.",
 	"resent":             "A new confirmation link is on its way.",
+	"email-link":         "A confirmation link is on its way to your new address. Your address stays as it is until you open it.",
 	"throttled":          "A confirmation link was sent less than a minute ago: check your inbox.",
 	"verified":           "Your email address is already confirmed.",
 	"password":           "Password saved. Your other sessions were signed out.",

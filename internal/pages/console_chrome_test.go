@@ -89,8 +89,11 @@ func TestChromiumConsole(t *testing.T) {
 			t.Fatalf("after a reload the secret is shown again or the key is not listed:\n%s", got)
 		}
 		c.do(tab, "revoke the key", chromedp.Click(chromedp.CSS(`button[aria-label="Revoke chromium key"]`)),
-			chromedp.WaitVisible(chromedp.CSS(".notice")))
-		c.wantText(tab, "revoked", "API key revoked.", "You have no personal API keys.")
+			chromedp.WaitVisible(chromedp.CSS("button.danger")))
+		c.wantText(tab, "confirmation", "Revoke the API key “chromium key”?")
+		c.checkA11y(tab, "confirm the revocation")
+		c.do(tab, "confirm", chromedp.Click(chromedp.CSS("button.danger")), chromedp.WaitVisible(chromedp.CSS(".notice")))
+		c.wantText(tab, "revoked", "The API key “chromium key” was revoked: it no longer works.", "You have no personal API keys.")
 
 		chromiumSessionsAndWorkspaces(t, c, tab, env, email, pw)
 	})

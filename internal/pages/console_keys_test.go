@@ -69,10 +69,10 @@ func TestConsoleKeys(t *testing.T) {
 			t.Fatalf("no revoke form")
 		}
 		stranger := signedIn(t, env, env.Register(t))
-		wantPage(t, "foreign key", stranger.Post(t, "/account/keys/revoke", url.Values{"id": {kid[1]}}), 404, "Api key not found.")
+		wantPage(t, "foreign key", stranger.Post(t, "/account/keys/revoke", url.Values{"confirm": {"yes"}, "id": {kid[1]}}), 404, "Api key not found.")
 		exchange(200)
-		wantRedirect(t, "revoke", b.Post(t, "/account/keys/revoke", url.Values{"id": {kid[1]}}), "/account/keys?done=key-revoked")
-		wantPage(t, "revoked", b.Get(t, "/account/keys?done=key-revoked"), 200, "API key revoked.", "You have no personal API keys.")
+		wantRedirect(t, "revoke", b.Post(t, "/account/keys/revoke", url.Values{"confirm": {"yes"}, "id": {kid[1]}}), "/account/keys?done=key-revoked")
+		wantPage(t, "revoked", b.Get(t, "/account/keys?done=key-revoked"), 200, "was revoked: it no longer works.", "You have no personal API keys.")
 		exchange(401)
 	})
 }
@@ -97,13 +97,13 @@ func TestConsoleWorkspaces(t *testing.T) {
 		if me := env.Do(t, "GET", "/v1/auth/me", env.Login(t, a.Email, a.Password).Want(t, 200).Str("access_token"), nil).Want(t, 200); me.Get("org.id") != a.OrgID {
 			t.Fatalf("sign-in starts in %v; want the personal workspace %s again", me.Get("org.id"), a.OrgID)
 		}
-		wantPage(t, "last owner leaves", b.Post(t, "/account/workspaces/leave", url.Values{"org_id": {id[1]}}), 409, `class="error" role="alert"`)
+		wantPage(t, "last owner leaves", b.Post(t, "/account/workspaces/leave", url.Values{"confirm": {"yes"}, "org_id": {id[1]}}), 409, `class="error" role="alert"`)
 		wantPage(t, "not a member", b.Post(t, "/account/workspaces/default", url.Values{"org_id": {env.TeamOrg(t, "Other")}}), 403, "Not a member")
 
 		m := env.Register(t)
 		joined := env.TeamOrg(t, "Joined Team", [2]string{env.Register(t).UserID, "owner"}, [2]string{m.UserID, "member"})
 		mb := signedIn(t, env, m)
-		wantRedirect(t, "leave", mb.Post(t, "/account/workspaces/leave", url.Values{"org_id": {joined}}), "/account/workspaces?done=left")
+		wantRedirect(t, "leave", mb.Post(t, "/account/workspaces/leave", url.Values{"confirm": {"yes"}, "org_id": {joined}}), "/account/workspaces?done=left")
 		if strings.Contains(mb.Get(t, "/account/workspaces").Body, "Joined Team") {
 			t.Fatalf("still listed after leaving")
 		}

@@ -197,14 +197,14 @@ func TestConsoleSessions(t *testing.T) {
 		}
 		// The other browser's session is the one its own page marks.
 		otherID := markedSession(t, other.Get(t, "/account/sessions").Body)
-		wantRedirect(t, "revoke one", b.Post(t, "/account/sessions/revoke", url.Values{"id": {otherID}}), "/account/sessions?done=revoked")
+		wantRedirect(t, "revoke one", b.Post(t, "/account/sessions/revoke", url.Values{"confirm": {"yes"}, "id": {otherID}}), "/account/sessions?done=revoked")
 		wantRedirect(t, "revoked browser", other.Get(t, "/account/sessions"), "/signin?next=%2Faccount%2Fsessions")
 		wantPage(t, "third still in", third.Get(t, "/account"), 200)
 
 		stranger := env.Register(t)
 		sb := signedIn(t, env, stranger)
 		strangerID := markedSession(t, sb.Get(t, "/account/sessions").Body)
-		wantPage(t, "foreign session", b.Post(t, "/account/sessions/revoke", url.Values{"id": {strangerID}}), 404, "Session not found.")
+		wantPage(t, "foreign session", b.Post(t, "/account/sessions/revoke", url.Values{"confirm": {"yes"}, "id": {strangerID}}), 404, "Session not found.")
 		wantPage(t, "stranger still in", sb.Get(t, "/account"), 200)
 
 		wantRedirect(t, "revoke others", b.Post(t, "/account/sessions/revoke-others", url.Values{}), "/account/sessions?done=others")
@@ -256,7 +256,7 @@ func TestConsoleEdges(t *testing.T) {
 		a := env.Register(t)
 		b := signedIn(t, env, a)
 		own := markedSession(t, b.Get(t, "/account/sessions").Body)
-		wantRedirect(t, "sign out this browser", b.Post(t, "/account/sessions/revoke", url.Values{"id": {own}}), "/signin")
+		wantRedirect(t, "sign out this browser", b.Post(t, "/account/sessions/revoke", url.Values{"confirm": {"yes"}, "id": {own}}), "/signin")
 		wantRedirect(t, "signed out", b.Get(t, "/account"), "/signin?next=%2Faccount")
 
 		b = signedIn(t, env, a)

@@ -129,7 +129,7 @@ func TestConsoleTeams(t *testing.T) {
 		}
 		wantPage(t, "billing adds", bb.Post(t, base+"/"+team+"/members", url.Values{"email": {owner.Email}}), 403)
 		wantPage(t, "billing removes the lead", bb.Post(t, base+"/"+team+"/remove", url.Values{"user_id": {lead.UserID}}), 403)
-		wantPage(t, "billing deletes", bb.Post(t, base+"/delete", url.Values{"team_id": {team}}), 403)
+		wantPage(t, "billing deletes", bb.Post(t, base+"/delete", url.Values{"confirm": {"yes"}, "team_id": {team}}), 403)
 		wantPage(t, "billing renames", bb.Post(t, base+"/"+team, url.Values{"name": {"Hijacked"}}), 403)
 		wantPage(t, "empty name", lb.Post(t, base+"/"+team, url.Values{"name": {" "}, "description": {"kept too"}}), 400,
 			`id="name-error"`, ">kept too</textarea>")
@@ -137,7 +137,7 @@ func TestConsoleTeams(t *testing.T) {
 		wantPage(t, "renamed", bb.Get(t, base+"/"+team), 200, "Rowers: Eights", "Rowing")
 		wantPage(t, "still two", ob.Get(t, base), 200, "2 members", `aria-label="Delete team Eights"`)
 		wantRedirect(t, "billing leaves", bb.Post(t, base+"/"+team+"/remove", url.Values{"user_id": {billing.UserID}}), base+"/"+team+"?done=team-removed")
-		wantRedirect(t, "owner deletes", ob.Post(t, base+"/delete", url.Values{"team_id": {team}}), base+"?done=team-deleted")
+		wantRedirect(t, "owner deletes", ob.Post(t, base+"/delete", url.Values{"confirm": {"yes"}, "team_id": {team}}), base+"?done=team-deleted")
 		wantPage(t, "gone", lb.Get(t, base+"/"+team), 404)
 	})
 }

@@ -94,7 +94,14 @@ func (h *handlers) handleDomainAction(w http.ResponseWriter, r *http.Request) {
 	case "mode":
 		_, err = h.ws.SetDomainMode(r.Context(), c.p, id, claim, r.PostFormValue("mode"))
 	case "delete":
-		err = h.ws.DeleteDomain(r.Context(), c.p, id, claim)
+		name, ok := h.confirmDomainDelete(w, r, c, id, claim)
+		if !ok {
+			return
+		}
+		if err = h.ws.DeleteDomain(r.Context(), c.p, id, claim); err == nil {
+			h.doneNamed(w, r, domainsPath(id), key, name)
+			return
+		}
 	default:
 		http.NotFound(w, r)
 		return
@@ -113,4 +120,23 @@ func (h *handlers) domainsRefused(w http.ResponseWriter, r *http.Request, c *cal
 		p.Notice = ""
 		h.refuse(w, r, "domains", p, err, values, fields...)
 	}
+}
+
+// confirmDomainDelete names the claim and asks first (confirmed); ok is
+// true on the confirmation page's post.
+func (h *handlers) confirmDomainDelete(w http.ResponseWriter, r *http.Request, c *caller, id, claim string) (name string, ok bool) {
+	ds, err := h.ws.Domains(r.Context(), c.p, id)
+	if err != nil {
+		h.domainsRefused(w, r, c, err, nil)
+		return "", false
+	}
+	name = "this domain"
+	for _, d := range ds {
+		if d.ID == claim {
+			name = d.Domain
+		}
+	}
+	return name, h.confirmed(w, r, c, "", confirmStep{Title: "Delete the claim of " + name + "?",
+		Message: "People with an address at " + name + " are no longer offered this workspace or joined to it. Claiming it again needs a new TXT record.",
+		Button:  "Delete the claim", Back: domainsPath(id)})
 }

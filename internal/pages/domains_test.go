@@ -65,7 +65,7 @@ func TestConsoleDomains(t *testing.T) {
 		wantRedirect(t, "mode", ab.Post(t, path+"/mode", url.Values{"domain_id": {claim}, "mode": {"auto_join"}}), path+"?done=domain-mode")
 		wantPage(t, "auto_join", ab.Get(t, path), 200, "mode auto_join")
 		wantPage(t, "unknown action", ab.Post(t, path+"/explode", url.Values{"domain_id": {claim}}), 404)
-		wantRedirect(t, "delete", ab.Post(t, path+"/delete", url.Values{"domain_id": {claim}}), path+"?done=domain-delete")
+		wantRedirect(t, "delete", ab.Post(t, path+"/delete", url.Values{"confirm": {"yes"}, "domain_id": {claim}}), path+"?done=domain-delete")
 		wantPage(t, "deleted", ab.Get(t, path), 200, "This workspace has claimed no domain.")
 	})
 }

@@ -112,3 +112,25 @@ func (h *handlers) handleRevokeInvitation(w http.ResponseWriter, r *http.Request
 	}
 	done(w, r, invitationsPath(id), "invitation-revoked")
 }
+
+// handleResendInvitation handles "POST /workspaces/{id}/invitations/resend":
+// a new link mailed for a pending email invitation (the old one stops
+// working), counted by the invitation mail limits.
+func (h *handlers) handleResendInvitation(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	id := r.PathValue("id")
+	inv, err := h.ws.ResendInvitation(r.Context(), c.p, id, r.PostFormValue("invitation_id"))
+	if err != nil {
+		p, ok := h.invitationsPage(w, r, c, id)
+		if !ok {
+			return
+		}
+		p.Notice = ""
+		h.refuse(w, r, "invitations", p, err, map[string]string{})
+		return
+	}
+	h.doneNamed(w, r, invitationsPath(id), "invitation-resent", inv.Email)
+}

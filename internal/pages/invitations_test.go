@@ -46,13 +46,13 @@ func TestConsoleInvitations(t *testing.T) {
 		preview := env.NewBrowser(t).Get(t, "/invite?token="+url.QueryEscape(testenv.InviteToken(t, m[1])))
 		wantPage(t, "the link works", preview, 200, "Guild")
 
-		ids := regexp.MustCompile(`name="invitation_id" value="([0-9a-f-]{36})"`).FindAllStringSubmatch(page.Body, -1)
+		ids := regexp.MustCompile(`/invitations/revoke">\n<input type="hidden" name="invitation_id" value="([0-9a-f-]{36})"`).FindAllStringSubmatch(page.Body, -1)
 		if len(ids) != 4 {
 			t.Fatalf("%d invitations listed; want 4", len(ids))
 		}
 		wantPage(t, "member revokes", mb.Post(t, path+"/revoke", url.Values{"invitation_id": {ids[0][1]}}), 403)
 		wantPage(t, "member invites", mb.Post(t, path, url.Values{"kind": {"link"}}), 403)
-		if n := len(regexp.MustCompile(`name="invitation_id"`).FindAllString(ob.Get(t, path).Body, -1)); n != 4 {
+		if n := len(regexp.MustCompile(`/invitations/revoke">`).FindAllString(ob.Get(t, path).Body, -1)); n != 4 {
 			t.Fatalf("after refused posts %d invitations; want 4", n)
 		}
 		wantRedirect(t, "revoke", ob.Post(t, path+"/revoke", url.Values{"invitation_id": {ids[0][1]}}), path+"?done=invitation-revoked")

@@ -256,7 +256,8 @@ func (j *journey) revokeOtherSession(t *testing.T) {
 	if err != nil || sid != testenv.SID(t, j.memberAccess) {
 		t.Fatalf("the other session listed is %q (%v); want the second browser's, %s", sid, err, testenv.SID(t, j.memberAccess))
 	}
-	c.do(tab, "sign it out", chromedp.Click(chromedp.CSS(other+" button")), chromedp.WaitVisible(chromedp.CSS(".notice")))
+	c.do(tab, "sign it out", chromedp.Click(chromedp.CSS(other+" button")), chromedp.WaitVisible(chromedp.CSS("button.danger")))
+	c.do(tab, "confirm", chromedp.Click(chromedp.CSS("button.danger")), chromedp.WaitVisible(chromedp.CSS(".notice")))
 	if n := c.count(tab, `form[action="/account/sessions/revoke"]`); n != 1 {
 		t.Fatalf("%d sessions listed after signing the other out; want 1", n)
 	}

@@ -111,9 +111,31 @@ func (h *handlers) handleRevokeKey(w http.ResponseWriter, r *http.Request) {
 	if c == nil {
 		return
 	}
-	if err := h.svc.RevokeUserKey(r.Context(), c.p, r.PostFormValue("id")); err != nil {
+	id := r.PostFormValue("id")
+	keys, err := h.svc.UserKeys(r.Context(), c.p)
+	if err != nil {
 		h.pageError(w, r, err)
 		return
 	}
-	done(w, r, "/account/keys", "key-revoked")
+	name := keyName(keys, id)
+	if !h.confirmed(w, r, c, "keys", confirmStep{Title: "Revoke the API key " + name + "?",
+		Message: "Every program that uses " + name + " stops working at once. This cannot be undone: a new key has a new secret.",
+		Button:  "Revoke " + name, Back: "/account/keys"}) {
+		return
+	}
+	if err := h.svc.RevokeUserKey(r.Context(), c.p, id); err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	h.doneNamed(w, r, "/account/keys", "key-revoked", name)
+}
+
+// keyName is how a confirmation names the key id of keys.
+func keyName(keys []workspace.APIKey, id string) string {
+	for _, k := range keys {
+		if k.ID == id {
+			return "“" + k.Name + "”"
+		}
+	}
+	return "this key"
 }

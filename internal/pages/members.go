@@ -212,12 +212,28 @@ func (h *handlers) handleMemberRemove(w http.ResponseWriter, r *http.Request) {
 	if c == nil {
 		return
 	}
-	id := r.PathValue("id")
-	if err := h.ws.RemoveMember(r.Context(), c.p, id, r.PostFormValue("user_id")); err != nil {
+	id, userID := r.PathValue("id"), r.PostFormValue("user_id")
+	people, err := h.ws.OrgMembers(r.Context(), c.p, id)
+	if err != nil {
 		h.membersRefused(w, r, c, id, err)
 		return
 	}
-	done(w, r, "/workspaces/"+id+"/members", "removed")
+	name := "this member"
+	for _, m := range people {
+		if m.UserID == userID {
+			name = personName(m)
+		}
+	}
+	if !h.confirmed(w, r, c, "", confirmStep{Title: "Remove " + name + "?",
+		Message: name + " loses access to this workspace, its teams and its tools. To come back, they need a new invitation.",
+		Button:  "Remove from the workspace", Back: "/workspaces/" + id + "/members"}) {
+		return
+	}
+	if err := h.ws.RemoveMember(r.Context(), c.p, id, userID); err != nil {
+		h.membersRefused(w, r, c, id, err)
+		return
+	}
+	h.doneNamed(w, r, "/workspaces/"+id+"/members", "removed", name)
 }
 
 // membersRefused shows the members page again with the service's refusal

@@ -42,7 +42,7 @@ func TestConsoleMembers(t *testing.T) {
 		}
 		// Forged posts of forbidden changes: 403, nothing changed.
 		wantPage(t, "member changes a role", mb.Post(t, path+"/role", url.Values{"user_id": {admin.UserID}, "role": {"member"}}), 403)
-		wantPage(t, "billing removes", bb.Post(t, path+"/remove", url.Values{"user_id": {member.UserID}}), 403)
+		wantPage(t, "billing removes", bb.Post(t, path+"/remove", url.Values{"confirm": {"yes"}, "user_id": {member.UserID}}), 403)
 		wantPage(t, "admin makes an owner", ab.Post(t, path+"/role", url.Values{"user_id": {member.UserID}, "role": {"owner"}}), 403, "Only an owner can move")
 		wantPage(t, "admin demotes the owner", ab.Post(t, path+"/role", url.Values{"user_id": {owner.UserID}, "role": {"member"}}), 403)
 		wantPage(t, "cross-site", ob.PostCrossSite(t, path+"/role", url.Values{"user_id": {member.UserID}, "role": {"admin"}}), 403, "Request refused")
@@ -56,7 +56,7 @@ func TestConsoleMembers(t *testing.T) {
 		wantPage(t, "bad role", ob.Post(t, path+"/role", url.Values{"user_id": {member.UserID}, "role": {"king"}}), 400, "Role must be one of")
 
 		wantRedirect(t, "owner promotes", ob.Post(t, path+"/role", url.Values{"user_id": {member.UserID}, "role": {"admin"}}), path+"?done=role")
-		wantRedirect(t, "admin removes billing", ab.Post(t, path+"/remove", url.Values{"user_id": {billing.UserID}}), path+"?done=removed")
+		wantRedirect(t, "admin removes billing", ab.Post(t, path+"/remove", url.Values{"confirm": {"yes"}, "user_id": {billing.UserID}}), path+"?done=removed")
 		if env.Role(t, org, member.UserID) != "admin" || env.Role(t, org, billing.UserID) != "" {
 			t.Fatalf("roles after the changes: member %q billing %q", env.Role(t, org, member.UserID), env.Role(t, org, billing.UserID))
 		}

@@ -100,10 +100,21 @@ func (h *handlers) handleRevokeOrgKey(w http.ResponseWriter, r *http.Request) {
 	if c == nil {
 		return
 	}
-	id := r.PathValue("id")
-	if err := h.ws.RevokeOrgKey(r.Context(), c.p, id, r.PostFormValue("key_id")); err != nil {
+	id, keyID := r.PathValue("id"), r.PostFormValue("key_id")
+	keys, err := h.ws.OrgKeys(r.Context(), c.p, id)
+	if err != nil {
 		h.pageError(w, r, err)
 		return
 	}
-	done(w, r, orgKeysPath(id), "key-revoked")
+	name := keyName(keys, keyID)
+	if !h.confirmed(w, r, c, "", confirmStep{Title: "Revoke the API key " + name + "?",
+		Message: "Every program that uses " + name + " stops working at once. This cannot be undone: a new key has a new secret.",
+		Button:  "Revoke " + name, Back: orgKeysPath(id)}) {
+		return
+	}
+	if err := h.ws.RevokeOrgKey(r.Context(), c.p, id, keyID); err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	h.doneNamed(w, r, orgKeysPath(id), "key-revoked", name)
 }

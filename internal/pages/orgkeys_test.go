@@ -69,7 +69,7 @@ func TestConsoleOrgKeys(t *testing.T) {
 		if n := orgKeyCount(t, env, org); n != 1 {
 			t.Fatalf("after refused changes the workspace has %d keys; want 1", n)
 		}
-		wantRedirect(t, "revoke", ob.Post(t, path+"/revoke", url.Values{"key_id": {id}}), path+"?done=key-revoked")
+		wantRedirect(t, "revoke", ob.Post(t, path+"/revoke", url.Values{"confirm": {"yes"}, "key_id": {id}}), path+"?done=key-revoked")
 		wantPage(t, "revoked", ob.Get(t, path), 200, "This workspace has no API keys.")
 		if n := orgKeyCount(t, env, org); n != 0 {
 			t.Fatalf("after revoking the workspace has %d keys", n)

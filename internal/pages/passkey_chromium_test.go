@@ -119,6 +119,8 @@ func TestChromiumPasskey(t *testing.T) {
 		err = chromedp.Do(stepCtx,
 			chromedp.Navigate(base+"/account/passkeys"),
 			chromedp.Click(chromedp.CSS(`li.passkey form button`)),
+			// The confirmation page names the passkey.
+			chromedp.Click(chromedp.CSS(`button.danger`)),
 		)
 		if err == nil {
 			err = waitFor(stepCtx, `document.querySelector('li.passkey') === null && document.querySelector('main').textContent.includes('no passkey yet')`)

@@ -95,7 +95,12 @@ func TestPasskeyPages(t *testing.T) {
 		env.Call(t, "GET", "/v1/auth/me", a.Access, nil).Want(t, 401)
 		a.Access = env.Login(t, a.Email, a.Password).Want(t, 200).Str("access_token")
 		id := env.Call(t, "GET", "/v1/me/passkeys", a.Access, nil).Want(t, 200).List(t, "passkeys")[0]["id"].(string)
-		if p := b.Post(t, "/account/passkeys/remove", url.Values{"id": {id}}); p.Status != http.StatusSeeOther {
+		// A post that skips the confirmation step removes nothing.
+		wantPage(t, "remove without the step", b.Post(t, "/account/passkeys/remove", url.Values{"id": {id}}), 200, "Remove the passkey", `name="confirm" value="yes"`)
+		if n := len(env.Call(t, "GET", "/v1/me/passkeys", a.Access, nil).Want(t, 200).List(t, "passkeys")); n != 1 {
+			t.Fatalf("%d passkeys after a post without the step; want 1", n)
+		}
+		if p := b.Post(t, "/account/passkeys/remove", url.Values{"confirm": {"yes"}, "id": {id}}); p.Status != http.StatusSeeOther {
 			t.Fatalf("remove: %d; want 303", p.Status)
 		}
 		// Removing it ended the other sessions too.

@@ -82,15 +82,15 @@ func TestConsolePermissionTable(t *testing.T) {
 			{"/invitations/revoke", "", "", workspace.PermMembers, url.Values{"invitation_id": {inv}}},
 			{"/tools", "", `aria-label="Turn off tasks"`, workspace.PermTools, url.Values{"tool": {"tasks"}, "enabled": {"false"}}},
 			{"/keys", workspace.PermSettings, `action="` + base + `/keys"`, workspace.PermSettings, url.Values{"name": {"forged"}, "role": {"admin"}, "expires_in_days": {"30"}}},
-			{"/keys/revoke", "", "", workspace.PermSettings, url.Values{"key_id": {key}}},
+			{"/keys/revoke", "", "", workspace.PermSettings, url.Values{"key_id": {key}, "confirm": {"yes"}}},
 			{"/domains", workspace.PermDomains, `action="` + base + `/domains"`, workspace.PermDomains, url.Values{"domain": {"forged.test"}, "mode": {"suggest"}}},
-			{"/domains/delete", "", "", workspace.PermDomains, url.Values{"domain_id": {domain}}},
+			{"/domains/delete", "", "", workspace.PermDomains, url.Values{"domain_id": {domain}, "confirm": {"yes"}}},
 			{"/domains/mode", "", "", workspace.PermDomains, url.Values{"domain_id": {domain}, "mode": {"auto_join"}}},
 			{"/audit", workspace.PermSettings, "", "", nil},
 			{"/settings", workspace.PermSettings, `action="` + base + `/settings"`, workspace.PermSettings, url.Values{"name": {"Forged"}, "slug": {"forged"}}},
 			{"/delete", "", "", workspace.PermDelete, url.Values{"confirm": {"Table"}}},
 			{"/members/role", "", "", workspace.PermMembers, url.Values{"user_id": {target.UserID}, "role": {"admin"}}},
-			{"/members/remove", "", "", workspace.PermMembers, url.Values{"user_id": {target.UserID}}},
+			{"/members/remove", "", "", workspace.PermMembers, url.Values{"user_id": {target.UserID}, "confirm": {"yes"}}},
 		}
 		for _, role := range []string{"owner", "admin", "billing", "member"} {
 			b := signedIn(t, env, accounts[role])

@@ -72,6 +72,25 @@ func (h *handlers) handleRevokeSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PostFormValue("id")
+	ss, err := h.svc.Sessions(r.Context(), c.p)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	name := "another device"
+	for _, s := range ss {
+		if s.ID == id {
+			name = device(s.UserAgent)
+		}
+	}
+	if id == c.b.SessionID {
+		name = "this browser"
+	}
+	if !h.confirmed(w, r, c, "sessions", confirmStep{Title: "Sign out the session on " + name + "?",
+		Message: "Whoever uses the session on " + name + " is signed out and has to sign in again.",
+		Button:  "Sign out " + name, Back: "/account/sessions"}) {
+		return
+	}
 	if err := h.svc.RevokeSession(r.Context(), c.p, id); err != nil {
 		h.pageError(w, r, err)
 		return
@@ -81,7 +100,7 @@ func (h *handlers) handleRevokeSession(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/signin", http.StatusSeeOther)
 		return
 	}
-	done(w, r, "/account/sessions", "revoked")
+	h.doneNamed(w, r, "/account/sessions", "revoked", name)
 }
 
 // handleRevokeOtherSessions handles "POST /account/sessions/revoke-others":

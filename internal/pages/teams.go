@@ -84,12 +84,28 @@ func (h *handlers) handleDeleteTeam(w http.ResponseWriter, r *http.Request) {
 	if c == nil {
 		return
 	}
-	id := r.PathValue("id")
-	if err := h.ws.DeleteTeam(r.Context(), c.p, id, r.PostFormValue("team_id")); err != nil {
+	id, teamID := r.PathValue("id"), r.PostFormValue("team_id")
+	teams, err := h.ws.Teams(r.Context(), c.p, id)
+	if err != nil {
 		h.pageError(w, r, err)
 		return
 	}
-	done(w, r, "/workspaces/"+id+"/teams", "team-deleted")
+	name := "this team"
+	for _, tm := range teams {
+		if tm.ID == teamID {
+			name = "“" + tm.Name + "”"
+		}
+	}
+	if !h.confirmed(w, r, c, "", confirmStep{Title: "Delete the team " + name + "?",
+		Message: "The team " + name + " and its member list are deleted; its members stay in the workspace.",
+		Button:  "Delete " + name, Back: "/workspaces/" + id + "/teams"}) {
+		return
+	}
+	if err := h.ws.DeleteTeam(r.Context(), c.p, id, teamID); err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	h.doneNamed(w, r, "/workspaces/"+id+"/teams", "team-deleted", name)
 }
 
 // teamData is a team page's data.

@@ -162,6 +162,12 @@ func (h *handlers) handleRemoveFactor(w http.ResponseWriter, r *http.Request) {
 			outcome = "setup-cancelled"
 		}
 	}
+	// Cancelling a setup begun loses nothing; turning a factor off does.
+	if outcome == "factor-removed" && !h.confirmed(w, r, c, "two-factor", confirmStep{Title: "Turn off the authenticator app?",
+		Message: "Signing in no longer asks for a code from your authenticator app, so a stolen password is enough to get in. Your other sessions are signed out.",
+		Button:  "Turn off two-factor", Back: twoFactorPath}) {
+		return
+	}
 	if err := h.svc.RemoveFactor(r.Context(), c.p, id); err != nil {
 		h.twoFactorRefused(w, r, c, err)
 		return

@@ -189,10 +189,10 @@ func TestTwoFactorPageChanges(t *testing.T) {
 		// Later, the sign-in is too old for changes.
 		env.Clock.Advance(16 * time.Minute)
 		for _, p := range []string{"/remove", "/recovery-codes", "/totp"} {
-			res = b.Post(t, path+p, url.Values{"id": {e.FactorID}})
+			res = b.Post(t, path+p, url.Values{"confirm": {"yes"}, "id": {e.FactorID}})
 			wantPage(t, "stale "+p, res, http.StatusForbidden, "Sign in again to", `name="next" value="/account/two-factor"`, "Remove authenticator app")
 		}
-		res = b.Post(t, path+"/remove", url.Values{"id": {e.FactorID}})
+		res = b.Post(t, path+"/remove", url.Values{"confirm": {"yes"}, "id": {e.FactorID}})
 		wantPage(t, "stale remove", res, http.StatusForbidden, "Sign in again to remove a second factor")
 		wantRedirect(t, "sign in again", b.Post(t, "/signout", url.Values{"next": {path}}), "/signin?next=%2Faccount%2Ftwo-factor")
 
@@ -200,7 +200,11 @@ func TestTwoFactorPageChanges(t *testing.T) {
 		fresh2 := env.NewBrowser(t)
 		toStep(t, env, fresh2, m, "/")
 		wantRedirect(t, "step", fresh2.Post(t, "/signin/mfa", url.Values{"method": {"totp"}, "code": {totpNow(t, env, e.Secret)}, "next": {"/"}}), "/")
-		wantRedirect(t, "remove", fresh2.Post(t, path+"/remove", url.Values{"id": {e.FactorID}}), path+"?done=factor-removed")
+		// A post that skips the confirmation step turns nothing off.
+		wantPage(t, "remove without the step", fresh2.Post(t, path+"/remove", url.Values{"id": {e.FactorID}}), 200,
+			"Turn off the authenticator app?", `name="confirm" value="yes"`)
+		wantRedirect(t, "still on", env.NewBrowser(t).Post(t, "/signin", url.Values{"email": {a.Email}, "password": {a.Password}}), "/signin/mfa?next=%2F")
+		wantRedirect(t, "remove", fresh2.Post(t, path+"/remove", url.Values{"confirm": {"yes"}, "id": {e.FactorID}}), path+"?done=factor-removed")
 		wantPage(t, "after removing", fresh2.Get(t, path+"?done=factor-removed"), 200, "Authenticator app removed: signing in no longer asks", "Two-factor sign-in is off.",
 			"You get recovery codes when you set up an authenticator app.")
 		wantRedirect(t, "sign-in after removing", env.NewBrowser(t).Post(t, "/signin", url.Values{"email": {a.Email}, "password": {a.Password}}), "/")

@@ -71,9 +71,20 @@ func (h *handlers) handleLeave(w http.ResponseWriter, r *http.Request) {
 	if c == nil {
 		return
 	}
-	if err := h.ws.RemoveMember(r.Context(), c.p, r.PostFormValue("org_id"), c.p.UserID); err != nil {
+	orgID := r.PostFormValue("org_id")
+	o, err := h.orgOf(r, c, orgID)
+	if err != nil {
 		h.workspaceRefused(w, r, c, err, nil)
 		return
 	}
-	done(w, r, "/account/workspaces", "left")
+	if !h.confirmed(w, r, c, "workspaces", confirmStep{Title: "Leave " + o.Name + "?",
+		Message: "You lose access to " + o.Name + " and everything in it. To come back, someone in it has to invite you again.",
+		Button:  "Leave " + o.Name, Back: "/account/workspaces"}) {
+		return
+	}
+	if err := h.ws.RemoveMember(r.Context(), c.p, orgID, c.p.UserID); err != nil {
+		h.workspaceRefused(w, r, c, err, nil)
+		return
+	}
+	h.doneNamed(w, r, "/account/workspaces", "left", o.Name)
 }

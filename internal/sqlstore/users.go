@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 )
@@ -54,6 +55,14 @@ func (s *Identity) UserByEmail(ctx context.Context, key string) (*gatehouse.User
 func (s *Identity) UpdateUser(ctx context.Context, u *gatehouse.User) error {
 	return affected(s.w().ExecContext(ctx, `UPDATE users SET name = $2, avatar_url = $3, email_verified = $4, updated_at = $5 WHERE id = $1`,
 		u.ID, u.Name, u.AvatarURL, u.EmailVerified, micros(u.UpdatedAt)))
+}
+
+// SetUserEmail implements identity.Store: the address and its key change
+// only while no other account holds the key.
+func (s *Identity) SetUserEmail(ctx context.Context, userID, email, key string, verified bool, at time.Time) error {
+	return affected(s.w().ExecContext(ctx, `UPDATE users SET email = $2, email_key = $3, email_verified = $4, updated_at = $5
+		WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM users o WHERE o.email_key = $3 AND o.id <> $1)`,
+		userID, email, key, verified, micros(at)))
 }
 
 // ReplacePasswordHash implements identity.Store.

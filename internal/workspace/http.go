@@ -32,6 +32,7 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	m.Handle("GET /v1/orgs/{id}/invitations", k.FullIn("id", h.handleInvitations))
 	m.Handle("POST /v1/orgs/{id}/invitations", k.FullIn("id", h.handleInvite))
 	m.Handle("DELETE /v1/orgs/{id}/invitations/{iid}", k.FullIn("id", h.handleRevokeInvitation))
+	m.Handle("POST /v1/orgs/{id}/invitations/{iid}/resend", k.FullIn("id", h.handleResendInvitation))
 	m.Handle("GET /v1/invitations/{token}", k.Public(h.handlePreviewInvitation))
 	m.Handle("POST /v1/invitations/{token}/accept", k.Full(h.handleAcceptInvitation))
 
@@ -204,6 +205,16 @@ func (h *handlers) handleInvite(w http.ResponseWriter, r *http.Request, p *gateh
 		Invitations []invitationJSON `json:"invitations"`
 		Invalid     []string         `json:"invalid"`
 	}{out, invalid})
+	return nil
+}
+
+// handleResendInvitation handles "POST /v1/orgs/{id}/invitations/{iid}/resend".
+func (h *handlers) handleResendInvitation(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
+	inv, err := h.svc.ResendInvitation(r.Context(), p, r.PathValue("id"), r.PathValue("iid"))
+	if err != nil {
+		return err
+	}
+	httpjson.Write(w, http.StatusOK, map[string]invitationJSON{"invitation": toInvitation(inv)})
 	return nil
 }
 

@@ -71,13 +71,33 @@ func (s *Service) Invite(ctx context.Context, p *gatehouse.Principal, orgID stri
 		if inviter, err = tx.UserByID(ctx, p.UserID); err != nil {
 			return gatehouse.Internal("find inviter", err)
 		}
+		now := s.Now()
+		pending := map[string]*Invitation{}
 		if kind == InviteEmail {
+			if err := refuseMembers(ctx, tx, orgID, emails); err != nil {
+				return err
+			}
 			if err := s.inviteMailRoom(ctx, tx, inviter, orgID, len(emails)); err != nil {
 				return err
 			}
+			usable, err := tx.UsableInvitations(ctx, orgID, now)
+			if err != nil {
+				return gatehouse.Internal("list invitations", err)
+			}
+			for _, inv := range usable {
+				if inv.Kind == InviteEmail {
+					pending[inv.Email] = inv
+				}
+			}
 		}
-		now := s.Now()
 		for _, email := range emails {
+			// Inviting a pending address again renews its invitation:
+			// the earlier link stops working and one invitation stays.
+			if old := pending[email]; old != nil {
+				if err := tx.RevokeInvitation(ctx, orgID, old.ID, now); err != nil {
+					return gatehouse.Internal("renew invitation", err)
+				}
+			}
 			secret := token.NewSecret("")
 			inv := &Invitation{ID: gatehouse.NewID(), OrgID: orgID, Kind: kind, Role: role, Email: email, TokenHash: token.Hash(secret),
 				InviterID: p.UserID, Inviter: inviter.Name, CreatedAt: now, URL: s.inviteURL(secret)}
@@ -97,6 +117,9 @@ func (s *Service) Invite(ctx context.Context, p *gatehouse.Principal, orgID stri
 			if email != "" {
 				meta["email"] = email
 			}
+			if old := pending[email]; old != nil {
+				meta["renews"] = old.ID
+			}
 			if err := s.Audit(ctx, tx, orgID, p.UserID, "invitation.created", "invitation", inv.ID, meta); err != nil {
 				return gatehouse.Internal("audit", err)
 			}
@@ -108,6 +131,82 @@ func (s *Service) Invite(ctx context.Context, p *gatehouse.Principal, orgID stri
 		return nil, nil, err
 	}
 	return invs, invalid, nil
+}
+
+// refuseMembers refuses an email invitation to an address that is a
+// member of the org already (409, naming the addresses).
+func refuseMembers(ctx context.Context, tx Tables, orgID string, emails []string) error {
+	var members []string
+	for _, email := range emails {
+		_, err := tx.MemberByEmail(ctx, orgID, email)
+		switch {
+		case err == nil:
+			members = append(members, email)
+		case !errors.Is(err, gatehouse.ErrNotFound):
+			return gatehouse.Internal("member by email", err)
+		}
+	}
+	switch len(members) {
+	case 0:
+		return nil
+	case 1:
+		return gatehouse.Errorf(gatehouse.KindConflict, "%s is already a member of this workspace", members[0]).WithField("emails")
+	}
+	return gatehouse.Errorf(gatehouse.KindConflict, "already members of this workspace: %s", strings.Join(members, ", ")).WithField("emails")
+}
+
+// ResendInvitation mails a pending email invitation again, counted by the
+// invitation mail limits: its link is a new one (the secret is stored
+// hashed, so the old one cannot be sent again) and the old link stops
+// working. It returns the renewed invitation, with its URL.
+func (s *Service) ResendInvitation(ctx context.Context, p *gatehouse.Principal, orgID, invitationID string) (*Invitation, error) {
+	var out *Invitation
+	err := s.store.Tx(ctx, func(tx Store) error {
+		a, err := s.authorize(ctx, tx, p, orgID, PermMembers, true)
+		if err != nil {
+			return err
+		}
+		now := s.Now()
+		usable, err := tx.UsableInvitations(ctx, orgID, now)
+		if err != nil {
+			return gatehouse.Internal("list invitations", err)
+		}
+		var old *Invitation
+		for _, inv := range usable {
+			if inv.ID == invitationID && inv.Kind == InviteEmail {
+				old = inv
+			}
+		}
+		if old == nil {
+			return errInvitationNotFound
+		}
+		inviter, err := tx.UserByID(ctx, p.UserID)
+		if err != nil {
+			return gatehouse.Internal("find inviter", err)
+		}
+		if err := s.inviteMailRoom(ctx, tx, inviter, orgID, 1); err != nil {
+			return err
+		}
+		if err := tx.RevokeInvitation(ctx, orgID, old.ID, now); err != nil {
+			return gatehouse.Internal("renew invitation", err)
+		}
+		secret := token.NewSecret("")
+		exp := now.Add(InvitationTTL)
+		inv := &Invitation{ID: gatehouse.NewID(), OrgID: orgID, Kind: InviteEmail, Role: old.Role, Email: old.Email, TokenHash: token.Hash(secret),
+			InviterID: p.UserID, Inviter: inviter.Name, CreatedAt: now, ExpiresAt: &exp, URL: s.inviteURL(secret)}
+		if err := tx.CreateInvitation(ctx, inv); err != nil {
+			return gatehouse.Internal("create invitation", err)
+		}
+		if err := tx.QueueMail(ctx, s.invitationMail(inv, a.org, inviter)); err != nil {
+			return gatehouse.Internal("queue invitation mail", err)
+		}
+		if err := s.Audit(ctx, tx, orgID, p.UserID, "invitation.resent", "invitation", inv.ID, map[string]any{"email": inv.Email, "renews": old.ID}); err != nil {
+			return gatehouse.Internal("audit", err)
+		}
+		out = inv
+		return nil
+	})
+	return out, err
 }
 
 // inviteEmails normalizes raw and de-duplicates it by key; addresses that are not

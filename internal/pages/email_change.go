@@ -1,0 +1,82 @@
+package pages
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/identity"
+)
+
+// handleChangeEmail handles "POST /account/email": a confirmation link to
+// the new address; the account keeps its address until it is opened. A
+// stale sign-in is offered "Sign in again", back to this form.
+func (h *handlers) handleChangeEmail(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	email := r.PostFormValue("email")
+	if _, err := h.svc.RequestEmailChange(r.Context(), c.p, email); err != nil {
+		p := h.profilePage(r, c)
+		p.Notice = ""
+		var e *gatehouse.Error
+		if errors.As(err, &e) && e.Code == gatehouse.CodeReauthRequired {
+			p.Data.(map[string]any)["Reauth"] = true
+		}
+		values := p.Values
+		values["email"] = email
+		h.refuse(w, r, "profile", p, err, values, "email")
+		return
+	}
+	done(w, r, "/account", "email-link")
+}
+
+// handleEmailChangePage handles "GET /account/email/confirm?token=…", the
+// link mailed to the new address. It only shows a button: mail scanners
+// open links, so the change is made on POST.
+func (h *handlers) handleEmailChangePage(w http.ResponseWriter, r *http.Request) {
+	h.render(w, http.StatusOK, "confirm", &page{Title: "Confirm your new email address",
+		Message: "Confirm that this address is yours and that you asked to move your " + h.brand.Name + " account to it. If you did not ask, close this page.",
+		Action:  identity.ChangeEmailPath, Token: r.URL.Query().Get("token"), Button: "Use this email address"})
+}
+
+// handleEmailChange handles "POST /account/email/confirm".
+func (h *handlers) handleEmailChange(w http.ResponseWriter, r *http.Request) {
+	if h.limited(r, h.verify) {
+		h.tooMany(w)
+		return
+	}
+	ch, err := h.svc.ConfirmEmailChange(r.Context(), r.PostFormValue("token"))
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	h.render(w, http.StatusOK, "message", &page{Title: "Email address changed",
+		Message: "Your account now uses " + ch.User.Email + ". Sign in with it from now on; " + ch.From + " was told of the change.", Next: "/"})
+}
+
+// handleEmailUndoPage handles "GET /account/email/undo?token=…", the link
+// of the notice mailed to the old address.
+func (h *handlers) handleEmailUndoPage(w http.ResponseWriter, r *http.Request) {
+	h.render(w, http.StatusOK, "confirm", &page{Title: "Report an email change you did not make",
+		Message: "This puts this address back on the account, signs everyone out and removes its password, two-factor settings, passkeys and API keys. " +
+			"Then sign in with an emailed sign-in link and choose a new password.",
+		Action: identity.UndoEmailPath, Token: r.URL.Query().Get("token"), Button: "It was not me: undo the change"})
+}
+
+// handleEmailUndo handles "POST /account/email/undo".
+func (h *handlers) handleEmailUndo(w http.ResponseWriter, r *http.Request) {
+	if h.limited(r, h.verify) {
+		h.tooMany(w)
+		return
+	}
+	u, err := h.svc.UndoEmailChange(r.Context(), r.PostFormValue("token"))
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	h.render(w, http.StatusOK, "message", &page{Title: "Change undone",
+		Message: "Your account uses " + u.Email + " again and everyone was signed out of it. Sign in with an emailed link and choose a new password.",
+		Next:    "/signin", Button: "Sign in"})
+}

@@ -1,0 +1,77 @@
+package pages_test
+
+import (
+	"html"
+	"net/url"
+	"testing"
+
+	"github.com/gatehouse/gatehouse/internal/identity"
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+// The links of the email change mails (testenv's web base).
+const (
+	changeLink = "http://web.test" + identity.ChangeEmailPath + "?token="
+	undoLink   = "http://web.test" + identity.UndoEmailPath + "?token="
+)
+
+// TestConsoleEmailChange: the account page sends a link to the new
+// address and keeps the old one until it is opened; the link's page only
+// shows a button (a GET changes nothing); the POST moves the account and
+// a second POST of the same link is refused; the notice's undo link puts
+// the old address back. A cross-site post changes nothing.
+func TestConsoleEmailChange(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		b := signedIn(t, env, a)
+		wantPage(t, "GET /account", b.Get(t, "/account"), 200, `action="/account/email"`, "New email address")
+
+		next := testenv.Email()
+		forged := b.PostCrossSite(t, "/account/email", url.Values{"email": {next}})
+		wantPage(t, "cross-site change", forged, 403, "Request refused")
+		if n := len(env.MailTexts(next, changeLink)); n != 0 {
+			t.Fatalf("a cross-site post mailed %d change links", n)
+		}
+
+		other := env.Register(t)
+		wantPage(t, "address of another account", b.Post(t, "/account/email", url.Values{"email": {other.Email}}), 409,
+			`id="email-error">Another account uses this email address.`, `value="`+other.Email+`"`)
+
+		res := b.Post(t, "/account/email", url.Values{"email": {next}})
+		wantRedirect(t, "ask", res, "/account?done=email-link")
+		wantPage(t, "asked", b.Get(t, res.Location()), 200, "A confirmation link is on its way to your new address.", html.EscapeString(a.Email))
+		tok := env.MailToken(t, next, changeLink)
+
+		wantPage(t, "link page", env.NewBrowser(t).Get(t, identity.ChangeEmailPath+"?token="+url.QueryEscape(tok)), 200, "Use this email address")
+		if got := env.Do(t, "GET", "/v1/auth/me", a.Access, nil).Want(t, 200).Str("user.email"); got != a.Email {
+			t.Fatalf("opening the link's page changed the address to %q", got)
+		}
+		anon := env.NewBrowser(t)
+		wantPage(t, "confirm", anon.Post(t, identity.ChangeEmailPath, url.Values{"token": {tok}}), 200, "Email address changed", next)
+		wantPage(t, "replayed link", anon.Post(t, identity.ChangeEmailPath, url.Values{"token": {tok}}), 401)
+		wantPage(t, "this browser stays, with the new address", b.Get(t, "/account"), 200, next)
+
+		undo := env.MailToken(t, a.Email, undoLink)
+		wantPage(t, "undo page", anon.Get(t, identity.UndoEmailPath+"?token="+url.QueryEscape(undo)), 200, "It was not me: undo the change")
+		wantPage(t, "undo", anon.Post(t, identity.UndoEmailPath, url.Values{"token": {undo}}), 200, "Change undone", html.EscapeString(a.Email))
+		wantRedirect(t, "everyone signed out", b.Get(t, "/account"), "/signin?next=%2Faccount")
+	})
+}
+
+// TestConsoleEmailChangeSignInAgain: a session whose sign-in is older than
+// the window (a stolen one) cannot change the address; the page offers
+// "Sign in again" back to the form and sends no link.
+func TestConsoleEmailChangeSignInAgain(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		b := signedIn(t, env, a)
+		env.Clock.Advance(identity.ReauthWindow + 1)
+		next := testenv.Email()
+		wantPage(t, "stale sign-in", b.Post(t, "/account/email", url.Values{"email": {next}}), 403,
+			"Changing your email address needs a recent sign-in.", `name="next" value="/account#email"`)
+		env.WaitMail(t)
+		if n := len(env.MailTexts(next, changeLink)); n != 0 {
+			t.Fatalf("a stale session mailed %d change links", n)
+		}
+	})
+}

@@ -101,8 +101,24 @@ func (h *handlers) handleDeleteSCIMToken(w http.ResponseWriter, r *http.Request)
 		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
 		return
 	}
-	id := r.PathValue("id")
-	if err := h.scim.DeleteToken(r.Context(), c.p, id, r.PostFormValue("token_id")); err != nil {
+	id, tokenID := r.PathValue("id"), r.PostFormValue("token_id")
+	tokens, err := h.scim.Tokens(r.Context(), c.p, id)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	name := "this token"
+	for _, t := range tokens {
+		if t.ID == tokenID {
+			name = t.Name
+		}
+	}
+	if !h.confirmed(w, r, c, "", confirmStep{Title: "Delete the SCIM token " + name + "?",
+		Message: "Your directory stops provisioning with " + name + " at once. This cannot be undone: a new token has a new secret.",
+		Button:  "Delete " + name, Back: scimPath(id)}) {
+		return
+	}
+	if err := h.scim.DeleteToken(r.Context(), c.p, id, tokenID); err != nil {
 		h.pageError(w, r, err)
 		return
 	}

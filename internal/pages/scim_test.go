@@ -55,7 +55,12 @@ func TestConsoleSCIM(t *testing.T) {
 		if n := scimTokenCount(t, env, org); n != 1 {
 			t.Fatalf("after refused changes the workspace has %d tokens; want 1", n)
 		}
-		wantRedirect(t, "delete", ob.Post(t, path+"/delete", url.Values{"token_id": {id}}), path+"?done=scim-token-deleted")
+		// A post that skips the confirmation step shows it and deletes nothing.
+		wantPage(t, "delete unconfirmed", ob.Post(t, path+"/delete", url.Values{"token_id": {id}}), 200, "Delete the SCIM token ", `name="confirm" value="yes"`)
+		if n := scimTokenCount(t, env, org); n != 1 {
+			t.Fatalf("after an unconfirmed delete the workspace has %d tokens; want 1", n)
+		}
+		wantRedirect(t, "delete", ob.Post(t, path+"/delete", url.Values{"token_id": {id}, "confirm": {"yes"}}), path+"?done=scim-token-deleted")
 		wantPage(t, "deleted", ob.Get(t, path+"?done=scim-token-deleted"), 200, "SCIM token deleted.", "This workspace has no SCIM tokens.")
 		env.Do(t, "GET", "/scim/v2/Users", secret[1], nil).Want(t, 401)
 	})

@@ -56,6 +56,7 @@ func TestEmailChange(t *testing.T) {
 			env.Call(t, "POST", "/v1/auth/email-change/confirm", "", map[string]string{"token": tok}).Want(t, 401)
 		})
 		t.Run("notice to the old address", func(t *testing.T) {
+			env.WaitMail(t) // the notice is a mail job
 			texts := env.MailTexts(a.Email, undoLink)
 			if len(texts) != 1 || !strings.Contains(texts[0], next) {
 				t.Fatalf("notices to the old address = %q; want one naming %s with an undo link", texts, next)
@@ -87,6 +88,7 @@ func TestEmailChangeRefused(t *testing.T) {
 			{Name: "malformed", Method: "POST", Path: path, Token: a.Access, Body: body("not-an-address"), Want: 400, Check: testenv.ErrorNames("email")},
 			{Name: "no token", Method: "POST", Path: path, Body: body(testenv.Email()), Want: 401},
 		})
+		env.WaitMail(t) // none queued either
 		if n := len(env.MailTexts(other.Email, changeLink)); n != 0 {
 			t.Errorf("%d change links mailed to another account's address; want none", n)
 		}

@@ -115,34 +115,9 @@ func (s *Service) ConfirmEmailChange(ctx context.Context, secret string) (*Email
 	var out *EmailChanged
 	err := s.store.Tx(ctx, func(tx Store) error {
 		now := s.Now()
-		t, err := tx.UseEmailToken(ctx, token.Hash(secret), PurposeChangeEmail, now)
-		if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && t.UserID == "") {
-			return errBadLink
-		}
+		u, from, email, key, err := moveAddress(ctx, tx, secret, PurposeChangeEmail, tx.UserByID, now)
 		if err != nil {
-			return internal("use change token", err)
-		}
-		if err := tx.LockUser(ctx, t.UserID); errors.Is(err, gatehouse.ErrNotFound) {
-			return errBadLink
-		} else if err != nil {
-			return internal("lock user", err)
-		}
-		u, err := tx.UserByID(ctx, t.UserID)
-		if errors.Is(err, gatehouse.ErrNotFound) {
-			return errBadLink
-		}
-		if err != nil {
-			return internal("find user", err)
-		}
-		key, email, err := gatehouse.ParseEmail(t.Email)
-		if err != nil {
-			return errBadLink
-		}
-		from := u.Email
-		if err := tx.SetUserEmail(ctx, u.ID, email, key, true, now); errors.Is(err, gatehouse.ErrNotFound) {
-			return errEmailTaken
-		} else if err != nil {
-			return internal("set email", err)
+			return err
 		}
 		// Links mailed to the old address stop working with it.
 		if err := tx.SpendEmailTokens(ctx, u.ID, PurposeVerifyEmail, now); err != nil {
@@ -184,34 +159,9 @@ func (s *Service) UndoEmailChange(ctx context.Context, secret string) (*gatehous
 	var out *gatehouse.User
 	err := s.store.Tx(ctx, func(tx Store) error {
 		now := s.Now()
-		t, err := tx.UseEmailToken(ctx, token.Hash(secret), PurposeUndoEmail, now)
-		if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && t.UserID == "") {
-			return errBadLink
-		}
+		u, from, email, key, err := moveAddress(ctx, tx, secret, PurposeUndoEmail, tx.PinUser, now)
 		if err != nil {
-			return internal("use undo token", err)
-		}
-		if err := tx.LockUser(ctx, t.UserID); errors.Is(err, gatehouse.ErrNotFound) {
-			return errBadLink
-		} else if err != nil {
-			return internal("lock user", err)
-		}
-		u, err := tx.PinUser(ctx, t.UserID)
-		if errors.Is(err, gatehouse.ErrNotFound) {
-			return errBadLink
-		}
-		if err != nil {
-			return internal("find user", err)
-		}
-		key, email, err := gatehouse.ParseEmail(t.Email)
-		if err != nil {
-			return errBadLink
-		}
-		from := u.Email
-		if err := tx.SetUserEmail(ctx, u.ID, email, key, true, now); errors.Is(err, gatehouse.ErrNotFound) {
-			return errEmailTaken
-		} else if err != nil {
-			return internal("set email", err)
+			return err
 		}
 		meta := map[string]any{"from": from, "to": email}
 		if err := disarm(ctx, tx, u, now, meta); err != nil {
@@ -264,4 +214,39 @@ func (s *Service) emailUndoneMail(to, back string) mail.Message {
 	return mail.Message{To: to, Subject: "Your email address change was undone",
 		Text: "The change of a " + s.brand.Product() + " account to this address was reported as not made by its owner, from " + back + ". " +
 			"The account uses " + back + " again and everyone was signed out of it. If you made the change, sign in with an emailed sign-in link sent to " + back + ".\n"}
+}
+
+// moveAddress uses an email-change or undo link (purpose) and moves its
+// account to the link's address, verified: the user (locked, read by
+// read), the address it had, the new one and its key. A used, expired or
+// unknown link, or an account gone, is errBadLink; an address another
+// account holds now is errEmailTaken.
+func moveAddress(ctx context.Context, tx Store, secret, purpose string, read func(context.Context, string) (*gatehouse.User, error),
+	now time.Time) (u *gatehouse.User, from, email, key string, err error) {
+	t, err := tx.UseEmailToken(ctx, token.Hash(secret), purpose, now)
+	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && t.UserID == "") {
+		return nil, "", "", "", errBadLink
+	}
+	if err != nil {
+		return nil, "", "", "", internal("use "+purpose+" token", err)
+	}
+	if err := tx.LockUser(ctx, t.UserID); errors.Is(err, gatehouse.ErrNotFound) {
+		return nil, "", "", "", errBadLink
+	} else if err != nil {
+		return nil, "", "", "", internal("lock user", err)
+	}
+	if u, err = read(ctx, t.UserID); errors.Is(err, gatehouse.ErrNotFound) {
+		return nil, "", "", "", errBadLink
+	} else if err != nil {
+		return nil, "", "", "", internal("find user", err)
+	}
+	if key, email, err = gatehouse.ParseEmail(t.Email); err != nil {
+		return nil, "", "", "", errBadLink
+	}
+	if err := tx.SetUserEmail(ctx, u.ID, email, key, true, now); errors.Is(err, gatehouse.ErrNotFound) {
+		return nil, "", "", "", errEmailTaken
+	} else if err != nil {
+		return nil, "", "", "", internal("set email", err)
+	}
+	return u, u.Email, email, key, nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/scim"
 	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
+	"github.com/gatehouse/gatehouse/internal/web"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
@@ -175,7 +176,7 @@ func newHandlers(k Kernel, d Deps) *handlers {
 		h.shown = processBox()
 	}
 	if h.oauth != nil {
-		h.secure = secureCookies(h.oauth.Issuer())
+		h.secure = web.SecureCookies(h.oauth.Issuer())
 	}
 	h.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.render(w, http.StatusForbidden, "error", &page{Title: "Request refused",

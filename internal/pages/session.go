@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -18,21 +17,6 @@ const (
 	cookieInsecure = "gatehouse_session"
 	cookieNext     = "gatehouse_next"
 )
-
-// secureCookies is false only for a base URL on plain http at a loopback
-// host (development and tests): browsers drop Secure cookies there.
-func secureCookies(baseURL string) bool {
-	u, err := url.Parse(baseURL)
-	if err != nil || u.Scheme != "http" {
-		return true
-	}
-	host := u.Hostname()
-	if host == "localhost" {
-		return false
-	}
-	ip := net.ParseIP(host)
-	return ip == nil || !ip.IsLoopback()
-}
 
 // sessionCookieName is the session cookie's name: __Host- only where
 // the cookie can be Secure.

@@ -2,14 +2,13 @@ package sso
 
 import (
 	"errors"
-	"net"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/web"
 )
 
 // Kernel is what sso needs of the HTTP kernel (internal/web).
@@ -38,7 +37,7 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	if svc == nil {
 		return
 	}
-	h := &handlers{svc: svc, k: k, secure: secureCookies(svc.base)}
+	h := &handlers{svc: svc, k: k, secure: web.SecureCookies(svc.base)}
 	m.Handle("GET /v1/orgs/{id}/sso", k.Authed(h.handleConnections))
 	m.Handle("POST /v1/orgs/{id}/sso", k.FullIn("id", h.handleCreate))
 	m.Handle("GET /v1/orgs/{id}/sso/{conn_id}", k.Authed(h.handleConnection))
@@ -249,19 +248,4 @@ func (h *handlers) handleLink(w http.ResponseWriter, r *http.Request, p *gatehou
 	}
 	httpjson.Write(w, http.StatusOK, map[string]bool{"linked": true})
 	return nil
-}
-
-// secureCookies is false only for a base URL on plain http at a loopback
-// host (development and tests), as the pages decide.
-func secureCookies(baseURL string) bool {
-	u, err := url.Parse(baseURL)
-	if err != nil || u.Scheme != "http" {
-		return true
-	}
-	host := u.Hostname()
-	if host == "localhost" {
-		return false
-	}
-	ip := net.ParseIP(host)
-	return ip == nil || !ip.IsLoopback()
 }

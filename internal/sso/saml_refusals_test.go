@@ -195,3 +195,42 @@ func firstID(t *testing.T, response string) string {
 	}
 	return el.SelectAttrValue("ID", "")
 }
+
+// TestSAMLReplayAcrossInstances: an assertion accepted by one instance is
+// refused by another on the same database.
+func TestSAMLReplayAcrossInstances(t *testing.T) {
+	testenv.RunWith(t, opts, func(t *testing.T, env *testenv.Env) {
+		f := newSAMLFixture(t, env, map[string]any{"allow_idp_initiated": true})
+		second := env.Another(t)
+		response := f.idp.response(t, f.good("", "two-"+testenv.RandomHex(3)+"@"+f.domain), env.Clock.Now())
+		if resp := f.acsPost(t, newBrowser(env), response, ""); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("first instance answered %d %v; want 303", resp.StatusCode, body(t, resp))
+		}
+		b := newBrowser(second)
+		resp := b.post(t, second.URL+"/v1/sso/saml/"+f.conn+"/acs", url.Values{"SAMLResponse": {response}})
+		if resp.StatusCode != 401 || sessionUser(t, env, b) != "" {
+			t.Errorf("second instance answered %d to the replay; want 401 and no session", resp.StatusCode)
+		}
+	})
+}
+
+// TestSAMLExistingAccount: an account with the asserted address is never
+// linked silently (409 with a link_token, confirmed by a fresh password
+// sign-in), as with OpenID Connect.
+func TestSAMLExistingAccount(t *testing.T) {
+	testenv.RunWith(t, opts, func(t *testing.T, env *testenv.Env) {
+		f := newSAMLFixture(t, env, nil)
+		a := env.VerifiedAt(t, f.domain)
+		resp, b := f.signIn(t, a.Email, nil)
+		link, _ := body(t, resp)["link_token"].(string)
+		if resp.StatusCode != http.StatusConflict || link == "" || sessionUser(t, env, b) != "" {
+			t.Fatalf("ACS answered %d (session %q); want 409 with a link_token and no session", resp.StatusCode, sessionUser(t, env, b))
+		}
+		tok := env.Call(t, "POST", "/v1/auth/login", "", map[string]string{"email": a.Email, "password": a.Password}).Want(t, 200).Str("access_token")
+		env.Call(t, "POST", "/v1/sso/link", tok, map[string]string{"link_token": link}).Want(t, 200)
+		resp, b = f.signIn(t, a.Email, nil)
+		if resp.StatusCode != http.StatusSeeOther || sessionUser(t, env, b) != a.UserID {
+			t.Errorf("sign-in after linking answered %d for %q; want 303 for %s", resp.StatusCode, sessionUser(t, env, b), a.UserID)
+		}
+	})
+}

@@ -31,15 +31,20 @@ func (s *SSO) Tx(ctx context.Context, fn func(tx sso.Store) error) error {
 // Identity implements sso.Store.
 func (s *SSO) Identity() identity.Store { return &Identity{s.Workspace} }
 
-const ssoColumns = `id, org_id, name, issuer, client_id, client_secret, scopes, default_role, enforce, domains, created_by, created_at, updated_at`
+const ssoColumns = `id, org_id, name, issuer, client_id, client_secret, scopes, default_role, enforce, domains, created_by, created_at, updated_at, protocol, saml`
 
 func scanConnection(row interface{ Scan(...any) error }) (*sso.Connection, error) {
 	var c sso.Connection
-	var secret, scopes, domains string
+	var secret, scopes, domains, saml string
 	var created, updated int64
 	if err := row.Scan(&c.ID, &c.OrgID, &c.Name, &c.Issuer, &c.ClientID, &secret, &scopes, &c.DefaultRole, &c.Enforce, &domains,
-		&c.CreatedBy, &created, &updated); err != nil {
+		&c.CreatedBy, &created, &updated, &c.Protocol, &saml); err != nil {
 		return nil, err
+	}
+	if saml != "" {
+		if err := json.Unmarshal([]byte(saml), &c.SAML); err != nil {
+			return nil, err
+		}
 	}
 	var err error
 	if c.SealedSecret, err = base64.StdEncoding.DecodeString(secret); err != nil {
@@ -58,8 +63,16 @@ func connectionArgs(c *sso.Connection) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	protocol, saml := sso.ProtocolOIDC, ""
+	if c.SAML != nil {
+		b, err := json.Marshal(c.SAML)
+		if err != nil {
+			return nil, err
+		}
+		protocol, saml = sso.ProtocolSAML, string(b)
+	}
 	return []any{c.ID, c.OrgID, c.Name, c.Issuer, c.ClientID, base64.StdEncoding.EncodeToString(c.SealedSecret), strings.Join(c.Scopes, " "),
-		c.DefaultRole, c.Enforce, string(domains), c.CreatedBy, micros(c.CreatedAt), micros(c.UpdatedAt)}, nil
+		c.DefaultRole, c.Enforce, string(domains), c.CreatedBy, micros(c.CreatedAt), micros(c.UpdatedAt), protocol, saml}, nil
 }
 
 // CreateConnection implements sso.Store.
@@ -68,7 +81,7 @@ func (s *SSO) CreateConnection(ctx context.Context, c *sso.Connection) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.w().ExecContext(ctx, `INSERT INTO sso_connections (`+ssoColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, args...)
+	_, err = s.w().ExecContext(ctx, `INSERT INTO sso_connections (`+ssoColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, args...)
 	return s.db.dialect.translate(err)
 }
 
@@ -103,7 +116,7 @@ func (s *SSO) UpdateConnection(ctx context.Context, c *sso.Connection) error {
 		return err
 	}
 	return affected(s.w().ExecContext(ctx, `UPDATE sso_connections SET name = $3, issuer = $4, client_id = $5, client_secret = $6, scopes = $7,
-		default_role = $8, enforce = $9, domains = $10, updated_at = $13 WHERE id = $1 AND org_id = $2 AND created_by = $11 AND created_at = $12`, args...))
+		default_role = $8, enforce = $9, domains = $10, updated_at = $13, protocol = $14, saml = $15 WHERE id = $1 AND org_id = $2 AND created_by = $11 AND created_at = $12`, args...))
 }
 
 // DeleteConnection implements sso.Store: its domains, links and flows go
@@ -111,7 +124,8 @@ func (s *SSO) UpdateConnection(ctx context.Context, c *sso.Connection) error {
 func (s *SSO) DeleteConnection(ctx context.Context, id string) error {
 	return s.inTx(ctx, func(c conn) error {
 		for _, q := range []string{`DELETE FROM sso_domains WHERE connection_id = $1`, `DELETE FROM sso_links WHERE connection_id = $1`,
-			`DELETE FROM sso_pending_links WHERE connection_id = $1`, `DELETE FROM sso_flows WHERE connection_id = $1`} {
+			`DELETE FROM sso_pending_links WHERE connection_id = $1`, `DELETE FROM sso_flows WHERE connection_id = $1`,
+			`DELETE FROM sso_saml_assertions WHERE connection_id = $1`} {
 			if _, err := c.w().ExecContext(ctx, q, id); err != nil {
 				return err
 			}

@@ -38,6 +38,8 @@ type Input struct {
 	DefaultRole  *string
 	Enforce      *bool
 	Domains      *[]string
+	// SAML makes (or changes) a SAML connection.
+	SAML *SAMLInput
 }
 
 // fields names the fields in sets, for the audit log (never a value of
@@ -46,7 +48,7 @@ func (in *Input) fields() []string {
 	out := []string{}
 	for name, set := range map[string]bool{"name": in.Name != nil, "issuer": in.Issuer != nil, "client_id": in.ClientID != nil,
 		"client_secret": in.ClientSecret != nil, "scopes": in.Scopes != nil, "default_role": in.DefaultRole != nil,
-		"enforce": in.Enforce != nil, "domains": in.Domains != nil} {
+		"enforce": in.Enforce != nil, "domains": in.Domains != nil, "saml": in.SAML != nil} {
 		if set {
 			out = append(out, name)
 		}
@@ -222,7 +224,8 @@ func connOf(ctx context.Context, st Store, orgID, id string) (*Connection, error
 var errDomainTaken = gatehouse.Errorf(gatehouse.KindConflict, "one of the domains is served by another SSO connection; remove it there first")
 
 // CreateConnection adds an OpenID Connect connection to a team org, after
-// reading the issuer's discovery document.
+// reading the issuer's discovery document, or a SAML one (in.SAML) after
+// reading its identity provider's metadata.
 func (s *Service) CreateConnection(ctx context.Context, p *gatehouse.Principal, orgID string, in Input) (*Connection, error) {
 	if err := s.id.RequireRecentAuth(ctx, p, "add an SSO connection"); err != nil {
 		return nil, err
@@ -233,10 +236,17 @@ func (s *Service) CreateConnection(ctx context.Context, p *gatehouse.Principal, 
 	now := s.Now()
 	c := &Connection{ID: gatehouse.NewID(), OrgID: orgID, Name: "Single sign-on", Scopes: DefaultScopes, DefaultRole: workspace.RoleMember,
 		CreatedBy: p.UserID, CreatedAt: now, UpdatedAt: now}
-	if err := s.apply(&in, c, true); err != nil {
+	if in.SAML != nil {
+		md, err := s.samlMetadata(ctx, in.SAML)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.applySAML(&in, c, md, true); err != nil {
+			return nil, err
+		}
+	} else if err := s.apply(&in, c, true); err != nil {
 		return nil, err
-	}
-	if _, err := s.discover(ctx, c.Issuer); err != nil {
+	} else if _, err := s.discover(ctx, c.Issuer); err != nil {
 		return nil, err
 	}
 	err := s.store.Tx(ctx, func(tx Store) error {
@@ -271,7 +281,7 @@ func (s *Service) CreateConnection(ctx context.Context, p *gatehouse.Principal, 
 			}
 		}
 		return s.ws.Audit(ctx, tx, orgID, p.UserID, "sso.connection_created", "sso_connection", c.ID,
-			map[string]any{"issuer": c.Issuer, "domains": c.Domains, "enforce": c.Enforce, "default_role": c.DefaultRole})
+			map[string]any{"protocol": c.protocol(), "issuer": c.Issuer, "domains": c.Domains, "enforce": c.Enforce, "default_role": c.DefaultRole})
 	})
 	if err != nil {
 		return nil, err
@@ -295,8 +305,12 @@ func (s *Service) UpdateConnection(ctx context.Context, p *gatehouse.Principal, 
 			return nil, err
 		}
 	}
+	md, err := s.prepareSAML(ctx, p, orgID, in.SAML)
+	if err != nil {
+		return nil, err
+	}
 	var out *Connection
-	err := s.store.Tx(ctx, func(tx Store) error {
+	err = s.store.Tx(ctx, func(tx Store) error {
 		if _, err := s.ws.ManageSettings(ctx, tx, p, orgID); err != nil {
 			return err
 		}
@@ -305,7 +319,7 @@ func (s *Service) UpdateConnection(ctx context.Context, p *gatehouse.Principal, 
 			return err
 		}
 		was := c.Enforce
-		if err := s.apply(&in, c, false); err != nil {
+		if err := s.applyAny(&in, c, md); err != nil {
 			return err
 		}
 		if in.Domains != nil {

@@ -39,6 +39,9 @@ var (
 type Started struct {
 	URL     string
 	Browser string
+	// CrossSite is set when the provider answers with a cross-site POST
+	// (SAML): the browser's cookie must then be sent on it.
+	CrossSite bool
 }
 
 // oauthConfig is the OAuth client of c at provider p.
@@ -100,6 +103,9 @@ func (s *Service) Start(ctx context.Context, id, next string) (*Started, error) 
 	}
 	if err != nil {
 		return nil, gatehouse.Internal("find sso connection", err)
+	}
+	if c.SAML != nil {
+		return s.startSAML(ctx, c, next)
 	}
 	p, err := s.provider(ctx, c)
 	if err != nil {
@@ -230,19 +236,26 @@ func (s *Service) complete(ctx context.Context, c *Connection, f *Flow, code str
 	if !cl.verified() {
 		return nil, idt.Subject, gatehouse.Errorf(gatehouse.KindForbidden, "your identity provider does not assert that your email address is verified")
 	}
-	key, email, err := gatehouse.ParseEmail(cl.Email)
+	si, err := s.admit(ctx, c, idt.Subject, cl.Email, cl.Name, meta)
+	return si, idt.Subject, err
+}
+
+// admit signs in the person whose identity c's provider vouched for
+// (OpenID Connect or SAML): the address must be in one of c's domains,
+// still verified by c's workspace.
+func (s *Service) admit(ctx context.Context, c *Connection, subject, rawEmail, name string, meta gatehouse.SessionMeta) (*identity.SignIn, error) {
+	key, email, err := gatehouse.ParseEmail(rawEmail)
 	if err != nil {
-		return nil, idt.Subject, gatehouse.Errorf(gatehouse.KindForbidden, "your identity provider sent no usable email address")
+		return nil, gatehouse.Errorf(gatehouse.KindForbidden, "your identity provider sent no usable email address")
 	}
 	domain := key[strings.LastIndexByte(key, '@')+1:]
 	if !slices.Contains(c.Domains, domain) {
-		return nil, idt.Subject, gatehouse.Errorf(gatehouse.KindForbidden, "this connection does not serve addresses at %s", clip(domain))
+		return nil, gatehouse.Errorf(gatehouse.KindForbidden, "this connection does not serve addresses at %s", clip(domain))
 	}
 	if by, err := s.store.DomainVerifiedBy(ctx, domain); err != nil || by != c.OrgID {
-		return nil, idt.Subject, gatehouse.Errorf(gatehouse.KindForbidden, "%s is no longer a verified domain of this workspace", clip(domain))
+		return nil, gatehouse.Errorf(gatehouse.KindForbidden, "%s is no longer a verified domain of this workspace", clip(domain))
 	}
-	si, err := s.signIn(ctx, c, idt.Subject, key, email, cl.Name, meta)
-	return si, idt.Subject, err
+	return s.signIn(ctx, c, subject, key, email, name, meta)
 }
 
 // signIn resolves the person of a verified upstream identity and opens

@@ -48,6 +48,7 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	m.Handle("GET /v1/sso/start", k.PerIP(start, h.handleStart))
 	m.Handle("GET /v1/sso/callback", k.PerIP(start, h.handleCallback))
 	m.Handle("POST /v1/sso/link", k.Full(h.handleLink))
+	mountSAML(m, k, h)
 }
 
 type handlers struct {
@@ -58,25 +59,30 @@ type handlers struct {
 
 // connectionJSON is a connection; it never carries the secret.
 type connectionJSON struct {
-	ID          string   `json:"id"`
-	OrgID       string   `json:"org_id"`
-	Type        string   `json:"type"`
-	Name        string   `json:"name"`
-	Issuer      string   `json:"issuer"`
-	ClientID    string   `json:"client_id"`
-	Scopes      []string `json:"scopes"`
-	DefaultRole string   `json:"default_role"`
-	Enforce     bool     `json:"enforce"`
-	Domains     []string `json:"domains"`
-	RedirectURI string   `json:"redirect_uri"`
-	CreatedAt   string   `json:"created_at"`
-	UpdatedAt   string   `json:"updated_at"`
+	ID          string    `json:"id"`
+	OrgID       string    `json:"org_id"`
+	Type        string    `json:"type"`
+	Name        string    `json:"name"`
+	Issuer      string    `json:"issuer"`
+	ClientID    string    `json:"client_id"`
+	Scopes      []string  `json:"scopes"`
+	DefaultRole string    `json:"default_role"`
+	Enforce     bool      `json:"enforce"`
+	Domains     []string  `json:"domains"`
+	RedirectURI string    `json:"redirect_uri"`
+	SAML        *samlJSON `json:"saml,omitempty"`
+	CreatedAt   string    `json:"created_at"`
+	UpdatedAt   string    `json:"updated_at"`
 }
 
 func (h *handlers) toJSON(c *Connection) connectionJSON {
-	return connectionJSON{ID: c.ID, OrgID: c.OrgID, Type: "oidc", Name: c.Name, Issuer: c.Issuer, ClientID: c.ClientID, Scopes: c.Scopes,
+	out := connectionJSON{ID: c.ID, OrgID: c.OrgID, Type: c.protocol(), Name: c.Name, Issuer: c.Issuer, ClientID: c.ClientID, Scopes: c.Scopes,
 		DefaultRole: c.DefaultRole, Enforce: c.Enforce, Domains: c.Domains, RedirectURI: h.svc.CallbackURL(),
 		CreatedAt: httpjson.Stamp(c.CreatedAt), UpdatedAt: httpjson.Stamp(c.UpdatedAt)}
+	if c.SAML != nil {
+		out.SAML, out.RedirectURI = h.samlJSON(c), h.svc.SAMLACSURL(c.ID)
+	}
+	return out
 }
 
 func (h *handlers) writeConnection(w http.ResponseWriter, c *Connection) {
@@ -85,6 +91,8 @@ func (h *handlers) writeConnection(w http.ResponseWriter, c *Connection) {
 
 // body is the body of POST and PATCH /v1/orgs/{id}/sso.
 type body struct {
+	Type         *string   `json:"type"`
+	SAML         *samlBody `json:"saml"`
 	Name         *string   `json:"name"`
 	Issuer       *string   `json:"issuer"`
 	ClientID     *string   `json:"client_id"`
@@ -95,9 +103,10 @@ type body struct {
 	Domains      *[]string `json:"domains"`
 }
 
-func (b *body) input() Input {
-	return Input{Name: b.Name, Issuer: b.Issuer, ClientID: b.ClientID, ClientSecret: b.ClientSecret, Scopes: b.Scopes,
+func (b *body) input() (Input, error) {
+	in := Input{Name: b.Name, Issuer: b.Issuer, ClientID: b.ClientID, ClientSecret: b.ClientSecret, Scopes: b.Scopes,
 		DefaultRole: b.DefaultRole, Enforce: b.Enforce, Domains: b.Domains}
+	return in, b.samlInput(&in)
 }
 
 // handleConnections handles "GET /v1/orgs/{id}/sso".
@@ -120,7 +129,11 @@ func (h *handlers) handleCreate(w http.ResponseWriter, r *http.Request, p *gateh
 	if err := httpjson.Decode(r, &in); err != nil {
 		return err
 	}
-	c, err := h.svc.CreateConnection(r.Context(), p, r.PathValue("id"), in.input())
+	input, err := in.input()
+	if err != nil {
+		return err
+	}
+	c, err := h.svc.CreateConnection(r.Context(), p, r.PathValue("id"), input)
 	if err != nil {
 		return err
 	}
@@ -144,7 +157,11 @@ func (h *handlers) handlePatch(w http.ResponseWriter, r *http.Request, p *gateho
 	if err := httpjson.Decode(r, &in); err != nil {
 		return err
 	}
-	c, err := h.svc.UpdateConnection(r.Context(), p, r.PathValue("id"), r.PathValue("conn_id"), in.input())
+	input, err := in.input()
+	if err != nil {
+		return err
+	}
+	c, err := h.svc.UpdateConnection(r.Context(), p, r.PathValue("id"), r.PathValue("conn_id"), input)
 	if err != nil {
 		return err
 	}
@@ -193,8 +210,13 @@ func (h *handlers) handleStart(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	sameSite := http.SameSiteLaxMode
+	if st.CrossSite && h.secure {
+		// A SAML response is a cross-site POST: a Lax cookie would stay home.
+		sameSite = http.SameSiteNoneMode
+	}
 	http.SetCookie(w, &http.Cookie{Name: h.cookieName(cookieFlow), Value: st.Browser, Path: "/", MaxAge: int(FlowTTL.Seconds()), HttpOnly: true,
-		Secure: h.secure, SameSite: http.SameSiteLaxMode})
+		Secure: h.secure, SameSite: sameSite})
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, st.URL, http.StatusFound)
 	return nil
@@ -215,6 +237,13 @@ func (h *handlers) handleCallback(w http.ResponseWriter, r *http.Request) error 
 		return gatehouse.Errorf(gatehouse.KindUnauthorized, "the identity provider refused the sign-in")
 	}
 	d, err := h.svc.Callback(r.Context(), q.Get("state"), q.Get("code"), browser, h.k.SessionMeta(r))
+	return h.finish(w, r, d, err)
+}
+
+// finish answers a completed sign-in (OpenID Connect callback or SAML
+// ACS): the browser session cookie set and the browser sent on, or a
+// link to confirm first (409 with a link_token), or the refusal.
+func (h *handlers) finish(w http.ResponseWriter, r *http.Request, d *Done, err error) error {
 	var lr *LinkRequired
 	if errors.As(err, &lr) {
 		httpjson.Write(w, http.StatusConflict, map[string]string{"error": lr.Error(), "link_token": lr.Token})

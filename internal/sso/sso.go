@@ -1,7 +1,10 @@
 // Package sso is enterprise single sign-on per workspace over OpenID
-// Connect (issue 27): a team org's connections to its identity provider,
-// the sign-in through them (authorization code with PKCE, state bound to
-// the browser, nonce), home-realm discovery and the enforce-SSO rule. It
+// Connect and SAML 2.0 (issue 27): a team org's connections to its
+// identity provider, the sign-in through them (authorization code with
+// PKCE, state bound to the browser, nonce; or a SAML AuthnRequest, its
+// RelayState bound to the browser, the signed response checked at our
+// ACS, assertion ids single use), home-realm discovery and the enforce-SSO
+// rule. It
 // sits above identity and workspace, as oauth does: workspace's access
 // checks and audit, identity's one seam StartProvenSession.
 package sso
@@ -22,11 +25,14 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
-// Connection is a team org's OpenID Connect identity provider.
+// Connection is a team org's identity provider: OpenID Connect, or SAML
+// 2.0 when SAML is set (Protocol says which).
 type Connection struct {
 	ID       string
 	OrgID    string
 	Name     string
+	Protocol string // ProtocolOIDC or ProtocolSAML
+	// Issuer is the OpenID issuer, or the SAML identity provider's entity id.
 	Issuer   string
 	ClientID string
 	// SealedSecret is the client secret sealed by the service's box,
@@ -39,8 +45,10 @@ type Connection struct {
 	// Enforce makes this connection the only way in for its domains'
 	// addresses: password and magic links are refused (owners keep
 	// password sign-in: the break-glass path).
-	Enforce   bool
-	Domains   []string
+	Enforce bool
+	Domains []string
+	// SAML is the identity provider of a SAML connection; nil for OIDC.
+	SAML      *SAMLConfig
 	CreatedBy string
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -107,6 +115,8 @@ type Store interface {
 	// UsePendingLink deletes and returns the unexpired pending link of
 	// tokenHash; ErrNotFound.
 	UsePendingLink(ctx context.Context, tokenHash string, now time.Time) (*PendingLink, error)
+
+	AssertionStore
 }
 
 // Identity is what sso asks of identity.

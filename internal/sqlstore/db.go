@@ -63,8 +63,11 @@ type DB struct {
 	revoked func(ctx context.Context, es []revocation.Entry)
 	// webhookReads shares the reads of one webhook (shared_read.go).
 	webhookReads *sharedReads
-	// refreshes batches the refreshes that queue together (PostgreSQL).
+	// refreshes batches the refreshes that queue together.
 	refreshes *refreshBatches
+	// checkpoints runs SQLite's WAL checkpoints off the writer
+	// (checkpoint.go); nil on PostgreSQL.
+	checkpoints *checkpoints
 }
 
 // Open connects to url (`sqlite:PATH` or `postgres://…`), applies pending
@@ -86,6 +89,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	}
 	if d.name == "sqlite" {
 		db.stmts = &stmtCache{}
+		db.refreshes = newRefreshBatches(1)
 	} else {
 		db.refreshes = newRefreshBatches(refreshSlots(runtime.GOMAXPROCS(0)))
 	}
@@ -96,6 +100,12 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if err := db.newInserter(); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if d.name == "sqlite" {
+		if db.checkpoints, err = startCheckpoints(url, db.wgate); err != nil {
+			db.Close()
+			return nil, err
+		}
 	}
 	return db, nil
 }
@@ -124,9 +134,13 @@ func (db *DB) migrate(ctx context.Context) error {
 	return db.dialect.migrate(ctx, db.writer, sub)
 }
 
-// Close closes both pools.
+// Close stops the checkpoints and closes both pools.
 func (db *DB) Close() error {
-	err := db.writer.Close()
+	var err error
+	if db.checkpoints != nil {
+		err = db.checkpoints.close()
+	}
+	err = errors.Join(err, db.writer.Close())
 	if db.reader != db.writer {
 		err = errors.Join(err, db.reader.Close())
 	}

@@ -236,7 +236,29 @@ func (c conn) w() querier {
 	if c.tx != nil {
 		return c.inTxQuerier()
 	}
-	return gated{c.db.stmts.on(c.db.writer, nil), c.db.wgate}
+	g := gated{c.db.stmts.on(c.db.writer, nil), c.db.wgate}
+	if c.db.txs != nil {
+		return grouped{g, c.db}
+	}
+	return g
+}
+
+// grouped is the SQLite writer outside a transaction: a write statement
+// runs as a transaction of its own, which shares its commit with those
+// queued beside it (txGroups). A query (UPDATE … RETURNING) keeps its
+// connection until its rows are read, so it runs alone at the gate.
+type grouped struct {
+	gated
+	db *DB
+}
+
+func (q grouped) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	var res sql.Result
+	err := q.db.inTx(ctx, func(c conn) (err error) {
+		res, err = c.inTxQuerier().ExecContext(ctx, query, args...)
+		return err
+	})
+	return res, err
 }
 
 func (c conn) inTxQuerier() querier {

@@ -81,7 +81,9 @@ func openSQLite(url string) (*sql.DB, *sql.DB, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	writer, err := sql.Open("sqlite", dsn+"&_pragma=wal_autocheckpoint(0)&_txlock=immediate")
+	// temp_store MEMORY: the savepoints of shared transactions (txGroups)
+	// journal the pages they change in a temporary file otherwise.
+	writer, err := sql.Open("sqlite", dsn+"&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(2)&_txlock=immediate")
 	if err != nil {
 		return nil, nil, err
 	}

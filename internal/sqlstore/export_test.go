@@ -99,3 +99,8 @@ func (db *DB) TxsWaiting() int {
 	}
 	return len(db.txs.open.members)
 }
+
+// CheckpointRound runs one round of the SQLite checkpoints, as the
+// background loop does each second: last is the WAL's length the round
+// before found, and it returns the one it leaves.
+func (db *DB) CheckpointRound(last int) int { return db.checkpoints.round(last) }

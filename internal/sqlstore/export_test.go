@@ -104,3 +104,10 @@ func (db *DB) TxsWaiting() int {
 // background loop does each second: last is the WAL's length the round
 // before found, and it returns the one it leaves.
 func (db *DB) CheckpointRound(last int) int { return db.checkpoints.round(last) }
+
+// StopCheckpointLoop stops the background checkpoint rounds, so a test
+// runs them (CheckpointRound) alone.
+func (db *DB) StopCheckpointLoop() {
+	db.checkpoints.once.Do(func() { close(db.checkpoints.stop) })
+	<-db.checkpoints.done
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -108,7 +109,7 @@ func (g *txGroups) lead(ctx context.Context, db *DB, o *txGroup) {
 	if len(o.members) == 1 {
 		m := o.members[0]
 		if m.state.CompareAndSwap(txWaiting, txStarted) {
-			m.err = db.txAlone(ctx, m.fn)
+			m.err = db.txAlone(ctx, func(c conn) error { return runMember(m.fn, c) })
 		}
 		return
 	}
@@ -156,7 +157,7 @@ func (db *DB) txShared(ctx context.Context, members []*txMember) error {
 			tx.Rollback()
 			return fmt.Errorf("savepoint: %w", err)
 		}
-		if m.err = m.fn(c); m.err != nil {
+		if m.err = runMember(m.fn, c); m.err != nil {
 			// An error SQLite ends the whole transaction with (a full
 			// disk, an I/O error) leaves no savepoint to go back to.
 			if _, err := tx.ExecContext(ctx, "ROLLBACK TO "+sp); err != nil {
@@ -173,4 +174,16 @@ func (db *DB) txShared(ctx context.Context, members []*txMember) error {
 		return fmt.Errorf("commit: %w", db.dialect.translate(err))
 	}
 	return nil
+}
+
+// runMember runs a member's function on the group's goroutine, where a
+// panic would end the process rather than the one request (the kernel
+// recovers a handler's): it becomes the member's error.
+func runMember(fn func(c conn) error, c conn) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic in a grouped transaction: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return fn(c)
 }

@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -132,5 +133,38 @@ func TestTxGroupMemberGivesUp(t *testing.T) {
 	if has(t, db, "early") || !has(t, db, "midway") || !has(t, db, "midway2") || !has(t, db, "other") {
 		t.Errorf("committed early %v, midway %v, midway2 %v, other %v; want all but early",
 			has(t, db, "early"), has(t, db, "midway"), has(t, db, "midway2"), has(t, db, "other"))
+	}
+}
+
+// A transaction that panics in a group (on the group's goroutine, where
+// no handler recovers it) fails alone with an error naming the panic; the
+// process lives on and the others commit.
+func TestTxGroupMemberPanics(t *testing.T) {
+	db := txFixture(t)
+	ctx := context.Background()
+	release := db.HoldWriter()
+	a, b, c := make(chan error, 1), make(chan error, 1), make(chan error, 1)
+	go insert(db, ctx, "a", nil, a)
+	waitTxs(t, db, 1, release)
+	go func() {
+		b <- db.InTx(ctx, func(exec func(ctx context.Context, query string, args ...any) error) error {
+			if err := exec(ctx, `INSERT INTO t (k) VALUES ('b')`); err != nil {
+				return err
+			}
+			panic("member b")
+		})
+	}()
+	waitTxs(t, db, 2, release)
+	go insert(db, ctx, "c", nil, c)
+	waitTxs(t, db, 3, release)
+	release()
+	if err := <-b; err == nil || !strings.Contains(err.Error(), "member b") {
+		t.Errorf("the transaction that panicked: %v; want an error naming the panic", err)
+	}
+	if err := errors.Join(<-a, <-c); err != nil {
+		t.Errorf("the others: %v; want committed", err)
+	}
+	if !has(t, db, "a") || has(t, db, "b") || !has(t, db, "c") {
+		t.Errorf("committed a %v, b %v, c %v; want a and c only", has(t, db, "a"), has(t, db, "b"), has(t, db, "c"))
 	}
 }

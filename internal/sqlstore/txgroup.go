@@ -89,10 +89,11 @@ func (m *txMember) wait(ctx context.Context, o *txGroup) error {
 
 // lead waits for the writer for group o, closes it to newcomers, runs it
 // and answers every member.
+// ctx ends with none of the members (they may withdraw while they wait)
+// and has no deadline: a member's transaction may take as long as it did
+// alone.
 func (g *txGroups) lead(ctx context.Context, db *DB, o *txGroup) {
 	defer close(o.done)
-	ctx, cancel := context.WithTimeout(ctx, sharedReadTimeout)
-	defer cancel()
 	entered := db.wgate.enter(ctx)
 	g.mu.Lock()
 	if g.open == o {

@@ -65,8 +65,10 @@ func (s *Service) refreshOwner(ctx context.Context, secret string) (sid, hash st
 	return sid, hash, err
 }
 
-// refreshOnce is the common refresh of a live sign-in session in one round
-// trip where the store can (PostgreSQL): check and rotate first, then
+// refreshOnce is the common refresh of a live sign-in session in one step
+// where the store can (PostgreSQL: one statement; SQLite: one write
+// transaction, each shared by the refreshes that queue together): check
+// and rotate first, then
 // scope the new token as refresh does. ok is false when nothing was
 // rotated: refresh then finds out why (expired, revoked, reused, an OAuth
 // grant's session) on its careful path.

@@ -15,11 +15,8 @@ func TestConformance(t *testing.T) {
 			storetest.Run(t, func(t *testing.T) storetest.Stores {
 				// A queue of its own: the PostgreSQL database is shared.
 				d := testenv.OpenDB(t, db).OnQueue("conformance_" + testenv.RandomHex(6))
-				s := storetest.Stores{Identity: d.Identity(), OAuth: d.OAuth(), Forms: d.Forms(), Links: d.Links(), PendingJobs: d.PendingJobs}
-				if db == "postgres" {
-					s.RefreshAll = d.Identity().RefreshAll // the refresh batch's statement
-				}
-				return s
+				return storetest.Stores{Identity: d.Identity(), OAuth: d.OAuth(), Forms: d.Forms(), Links: d.Links(), PendingJobs: d.PendingJobs,
+					RefreshAll: d.Identity().RefreshAll} // the refresh batch's statement or transaction
 			})
 		})
 	}

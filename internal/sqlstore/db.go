@@ -63,8 +63,14 @@ type DB struct {
 	revoked func(ctx context.Context, es []revocation.Entry)
 	// webhookReads shares the reads of one webhook (shared_read.go).
 	webhookReads *sharedReads
-	// refreshes batches the refreshes that queue together (PostgreSQL).
+	// refreshes batches the refreshes that queue together.
 	refreshes *refreshBatches
+	// checkpoints runs SQLite's WAL checkpoints off the writer
+	// (checkpoint.go); nil on PostgreSQL.
+	checkpoints *checkpoints
+	// txs groups SQLite's write transactions into shared commits
+	// (txgroup.go); nil on PostgreSQL.
+	txs *txGroups
 }
 
 // Open connects to url (`sqlite:PATH` or `postgres://…`), applies pending
@@ -86,6 +92,8 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	}
 	if d.name == "sqlite" {
 		db.stmts = &stmtCache{}
+		db.refreshes = newRefreshBatches(1)
+		db.txs = &txGroups{}
 	} else {
 		db.refreshes = newRefreshBatches(refreshSlots(runtime.GOMAXPROCS(0)))
 	}
@@ -96,6 +104,12 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if err := db.newInserter(); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if d.name == "sqlite" {
+		if db.checkpoints, err = startCheckpoints(url, db.wgate); err != nil {
+			db.Close()
+			return nil, err
+		}
 	}
 	return db, nil
 }
@@ -124,9 +138,13 @@ func (db *DB) migrate(ctx context.Context) error {
 	return db.dialect.migrate(ctx, db.writer, sub)
 }
 
-// Close closes both pools.
+// Close stops the checkpoints and closes both pools.
 func (db *DB) Close() error {
-	err := db.writer.Close()
+	var err error
+	if db.checkpoints != nil {
+		err = db.checkpoints.close()
+	}
+	err = errors.Join(err, db.writer.Close())
 	if db.reader != db.writer {
 		err = errors.Join(err, db.reader.Close())
 	}
@@ -169,23 +187,17 @@ func (db *DB) inTx(ctx context.Context, fn func(c conn) error) error {
 	}
 }
 
+// tryTx runs fn in one transaction: on SQLite shared with those queued
+// beside it (txGroups).
 func (db *DB) tryTx(ctx context.Context, fn func(c conn) error) error {
+	if db.txs != nil {
+		return db.txs.run(ctx, db, fn)
+	}
 	if !db.wgate.enter(ctx) {
 		return fmt.Errorf("begin: %w", ctx.Err())
 	}
 	defer db.wgate.leave()
-	tx, err := db.writer.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	if err := fn(conn{db: db, tx: tx}); err != nil {
-		tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", db.dialect.translate(err))
-	}
-	return nil
+	return db.txAlone(ctx, fn)
 }
 
 // conn is what every store is made of: the database and, inside a
@@ -196,6 +208,18 @@ type conn struct {
 	tx *sql.Tx
 	// revoked collects, inside a transaction, the revocations it recorded.
 	revoked *[]revocation.Entry
+	// fixed, when set, is the context of every statement in the
+	// transaction, whatever context its caller passes: a transaction
+	// shared by several callers (txGroups) ends with none of theirs.
+	fixed context.Context
+}
+
+// ctx is the context c's statements run under: fixed, or the caller's.
+func (c conn) ctx(ctx context.Context) context.Context {
+	if c.fixed != nil {
+		return c.fixed
+	}
+	return ctx
 }
 
 // DB returns the writer pool, for tests and tools that seed or check rows.
@@ -203,16 +227,64 @@ func (c conn) DB() *sql.DB { return c.db.writer }
 
 func (c conn) r() querier {
 	if c.tx != nil {
-		return c.db.stmts.on(c.db.writer, c.tx)
+		return c.inTxQuerier()
 	}
 	return gated{c.db.stmts.on(c.db.reader, nil), c.db.rgate}
 }
 
 func (c conn) w() querier {
 	if c.tx != nil {
-		return c.db.stmts.on(c.db.writer, c.tx)
+		return c.inTxQuerier()
 	}
-	return gated{c.db.stmts.on(c.db.writer, nil), c.db.wgate}
+	g := gated{c.db.stmts.on(c.db.writer, nil), c.db.wgate}
+	if c.db.txs != nil {
+		return grouped{g, c.db}
+	}
+	return g
+}
+
+// grouped is the SQLite writer outside a transaction: a write statement
+// runs as a transaction of its own, which shares its commit with those
+// queued beside it (txGroups). A query (UPDATE … RETURNING) keeps its
+// connection until its rows are read, so it runs alone at the gate.
+type grouped struct {
+	gated
+	db *DB
+}
+
+func (q grouped) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	var res sql.Result
+	err := q.db.inTx(ctx, func(c conn) (err error) {
+		res, err = c.inTxQuerier().ExecContext(ctx, query, args...)
+		return err
+	})
+	return res, err
+}
+
+func (c conn) inTxQuerier() querier {
+	q := c.db.stmts.on(c.db.writer, c.tx)
+	if c.fixed != nil {
+		return fixedCtx{q, c.fixed}
+	}
+	return q
+}
+
+// fixedCtx is a querier whose calls all run under ctx.
+type fixedCtx struct {
+	q   querier
+	ctx context.Context
+}
+
+func (q fixedCtx) ExecContext(_ context.Context, query string, args ...any) (sql.Result, error) {
+	return q.q.ExecContext(q.ctx, query, args...)
+}
+
+func (q fixedCtx) QueryContext(_ context.Context, query string, args ...any) (*sql.Rows, error) {
+	return q.q.QueryContext(q.ctx, query, args...)
+}
+
+func (q fixedCtx) QueryRowContext(_ context.Context, query string, args ...any) *sql.Row {
+	return q.q.QueryRowContext(q.ctx, query, args...)
 }
 
 // inTx runs fn on a conn bound to a transaction: c itself when it is

@@ -71,27 +71,19 @@ func ValidateURL(url string) error {
 
 // openSQLite opens one writer connection, so writes queue in Go instead of
 // failing with "database is locked", and a pool of query-only readers. Every
-// pooled connection gets the pragmas because they are in the DSN.
+// pooled connection gets the pragmas because they are in the DSN. The
+// writer never checkpoints the WAL itself (wal_autocheckpoint 0): that
+// would stall the request whose commit crossed the threshold, so
+// checkpoints run beside the requests, on a connection of their own
+// (checkpoint.go).
 func openSQLite(url string) (*sql.DB, *sql.DB, error) {
-	path := strings.TrimPrefix(url, "sqlite:")
-	path = strings.TrimPrefix(path, "//")
-	if path == "" || strings.Contains(path, ":memory:") {
-		return nil, nil, errors.New("sqlite: needs a file path, e.g. sqlite:gatehouse.db")
+	dsn, err := sqliteDSN(url)
+	if err != nil {
+		return nil, nil, err
 	}
-	file, query, _ := strings.Cut(path, "?")
-	if err := privateFile(file); err != nil {
-		return nil, nil, fmt.Errorf("open sqlite: %w", err)
-	}
-	// SQLite reads the name as a URI: '#' would end the path, '%' start an
-	// escape, so a directory named "a#b" would open the file "a" instead.
-	path = uriEscaper.Replace(file)
-	if query != "" {
-		path += "?" + query + "&"
-	} else {
-		path += "?"
-	}
-	const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	writer, err := sql.Open("sqlite", "file:"+path+pragmas+"&_txlock=immediate")
+	// temp_store MEMORY: the savepoints of shared transactions (txGroups)
+	// journal the pages they change in a temporary file otherwise.
+	writer, err := sql.Open("sqlite", dsn+"&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(2)&_txlock=immediate")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -104,7 +96,7 @@ func openSQLite(url string) (*sql.DB, *sql.DB, error) {
 		writer.Close()
 		return nil, nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	reader, err := sql.Open("sqlite", "file:"+path+pragmas+"&_pragma=query_only(1)")
+	reader, err := sql.Open("sqlite", dsn+"&_pragma=query_only(1)")
 	if err != nil {
 		writer.Close()
 		return nil, nil, err
@@ -115,6 +107,34 @@ func openSQLite(url string) (*sql.DB, *sql.DB, error) {
 	reader.SetConnMaxIdleTime(0)
 	reader.SetConnMaxLifetime(0)
 	return reader, writer, nil
+}
+
+// sqliteDSN is the driver's name of the SQLite file url names, with the
+// pragmas every connection to it takes, ready for more ("&…"). It makes
+// the file private (privateFile) first. synchronous is FULL: in WAL mode
+// each commit then syncs the WAL before it returns, so a rotation that was
+// answered survives a power loss; NORMAL syncs only at checkpoints and may
+// lose the last commits. The batches (refreshBatches) share that sync.
+func sqliteDSN(url string) (string, error) {
+	path := strings.TrimPrefix(url, "sqlite:")
+	path = strings.TrimPrefix(path, "//")
+	if path == "" || strings.Contains(path, ":memory:") {
+		return "", errors.New("sqlite: needs a file path, e.g. sqlite:gatehouse.db")
+	}
+	file, query, _ := strings.Cut(path, "?")
+	if err := privateFile(file); err != nil {
+		return "", fmt.Errorf("open sqlite: %w", err)
+	}
+	// SQLite reads the name as a URI: '#' would end the path, '%' start an
+	// escape, so a directory named "a#b" would open the file "a" instead.
+	path = uriEscaper.Replace(file)
+	if query != "" {
+		path += "?" + query + "&"
+	} else {
+		path += "?"
+	}
+	const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)"
+	return "file:" + path + pragmas, nil
 }
 
 // uriEscaper escapes the characters of a file path that a SQLite URI

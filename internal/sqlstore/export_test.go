@@ -70,3 +70,44 @@ func (db *DB) RefreshesWaiting() int {
 // RefreshManySQL is the statement of a batch of refreshes, $1 to $6 its
 // arrays.
 func (s *Identity) RefreshManySQL() string { return s.refreshManySQL() }
+
+// InTx runs fn in a write transaction of db (on SQLite, in a group when
+// others queue), handing it a function that executes a statement in it
+// under the context given.
+func (db *DB) InTx(ctx context.Context, fn func(exec func(ctx context.Context, query string, args ...any) error) error) error {
+	return db.inTx(ctx, func(c conn) error {
+		return fn(func(ctx context.Context, query string, args ...any) error {
+			_, err := c.w().ExecContext(ctx, query, args...)
+			return err
+		})
+	})
+}
+
+// HoldWriter takes the writer's gate, as a running transaction would,
+// until release is called.
+func (db *DB) HoldWriter() (release func()) {
+	db.wgate <- struct{}{}
+	return func() { <-db.wgate }
+}
+
+// TxsWaiting is how many transactions wait in the open group.
+func (db *DB) TxsWaiting() int {
+	db.txs.mu.Lock()
+	defer db.txs.mu.Unlock()
+	if db.txs.open == nil {
+		return 0
+	}
+	return len(db.txs.open.members)
+}
+
+// CheckpointRound runs one round of the SQLite checkpoints, as the
+// background loop does each second: last is the WAL's length the round
+// before found, and it returns the one it leaves.
+func (db *DB) CheckpointRound(last int) int { return db.checkpoints.round(last) }
+
+// StopCheckpointLoop stops the background checkpoint rounds, so a test
+// runs them (CheckpointRound) alone.
+func (db *DB) StopCheckpointLoop() {
+	db.checkpoints.once.Do(func() { close(db.checkpoints.stop) })
+	<-db.checkpoints.done
+}

@@ -132,7 +132,7 @@ func (c conn) insertJobs(ctx context.Context, jobs []river.InsertManyParams) err
 		jobs[i].InsertOpts.Queue = c.db.queueOf(jobs[i].Args.Kind())
 	}
 	return c.inTx(ctx, func(c conn) error {
-		if _, err := c.db.jobs.InsertManyTx(ctx, c.tx, jobs); err != nil {
+		if _, err := c.db.jobs.InsertManyTx(c.ctx(ctx), c.tx, jobs); err != nil {
 			return fmt.Errorf("insert jobs: %w", err)
 		}
 		return nil

@@ -12,16 +12,17 @@ import (
 // refreshBatchMax is the most refreshes one statement carries.
 const refreshBatchMax = 64
 
-// refreshSlots is how many refresh statements one instance runs at once
-// on PostgreSQL: one per two cores. Measured on 2 cores with 32 clients,
+// refreshSlots is how many refresh batches one instance runs at once on
+// PostgreSQL: one per two cores. Measured on 2 cores with 32 clients,
 // one slot served 5,400–5,800 refreshes/s at p99 13 ms, two 4,100–4,900
 // at 16–19 ms, four 3,700 at 23 ms: fewer statements carry more
 // rotations each, and each commit's flush and process wake-ups are shared
-// by more of them.
+// by more of them. SQLite, with its one writer, has one slot.
 func refreshSlots(cores int) int { return max(1, cores/2) }
 
 // refreshBatches lets the refreshes that queue together share one
-// statement, one commit and one round trip (PostgreSQL). A refresh that
+// commit: on PostgreSQL one statement and one round trip, on SQLite one
+// write transaction and one WAL sync (refreshBatch). A refresh that
 // finds a free slot runs alone, at once, as before. One that finds none
 // opens a batch and waits for a slot; refreshes of other sessions that
 // arrive meanwhile join it; when it gets the slot the batch closes and
@@ -43,8 +44,10 @@ type refreshGroup struct {
 // refreshCall is one refresh: the session, the presented token's hash,
 // its successor (created at the refresh's time) and the session policy
 // the refresh is checked against; read and err are its answer (read nil:
-// nothing rotated).
+// nothing rotated). ctx is its caller's: one that gave up before its
+// batch ran is left out of it, rotating nothing.
 type refreshCall struct {
+	ctx       context.Context
 	sid, hash string
 	next      *identity.RefreshToken
 	policy    identity.SessionPolicy
@@ -90,9 +93,22 @@ func (b *refreshBatches) do(ctx context.Context, s *Identity, c *refreshCall) (*
 	o := &refreshGroup{calls: []*refreshCall{c}, sids: map[string]bool{c.sid: true}, done: make(chan struct{})}
 	b.open = o
 	b.mu.Unlock()
-	// The batch runs for every member, so the first one's end must not
-	// end it.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sharedReadTimeout)
+	// The batch runs for every member, so its opener giving up must not
+	// end it: it runs on its own.
+	go b.lead(context.WithoutCancel(ctx), s, o)
+	select {
+	case <-o.done:
+		return c.read, c.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// lead waits for a slot for batch o, closes it to newcomers, runs it and
+// answers every member.
+func (b *refreshBatches) lead(ctx context.Context, s *Identity, o *refreshGroup) {
+	defer close(o.done)
+	rctx, cancel := context.WithTimeout(ctx, sharedReadTimeout)
 	defer cancel()
 	select {
 	case b.slots <- struct{}{}:
@@ -105,8 +121,6 @@ func (b *refreshBatches) do(ctx context.Context, s *Identity, c *refreshCall) (*
 			c.err = rctx.Err()
 		}
 	}
-	close(o.done)
-	return c.read, c.err
 }
 
 // closeOpen closes the open batch to newcomers, who open one of their own.
@@ -133,22 +147,36 @@ func (b *refreshBatches) run(ctx context.Context, s *Identity, c *refreshCall) (
 	return c.read, c.err
 }
 
-// runRefreshes runs calls at the pool's gate and sets their answers.
+// runRefreshes runs the calls whose callers still wait and sets every
+// call's answer.
 func (s *Identity) runRefreshes(ctx context.Context, calls []*refreshCall) {
-	if !s.db.wgate.enter(ctx) {
-		for _, c := range calls {
-			c.err = ctx.Err()
+	live := calls[:0:0]
+	for _, c := range calls {
+		if c.ctx != nil && c.ctx.Err() != nil {
+			c.err = c.ctx.Err()
+		} else {
+			live = append(live, c)
 		}
-		return
 	}
-	defer s.db.wgate.leave()
-	s.refreshAll(ctx, calls)
+	if len(live) > 0 {
+		s.refreshAll(ctx, live)
+	}
 }
 
 // refreshAll runs calls as one refreshBatch, or one by one when that
 // fails, and sets their answers. A token the history already holds is not
-// rotated: the careful path deals with it.
+// rotated: the careful path deals with it. So is a second call of one
+// session (the batches never hold one): its answer is the first's rows.
 func (s *Identity) refreshAll(ctx context.Context, calls []*refreshCall) {
+	seen := make(map[string]bool, len(calls))
+	distinct := calls[:0:0]
+	for _, c := range calls {
+		if !seen[c.sid] {
+			seen[c.sid] = true
+			distinct = append(distinct, c)
+		}
+	}
+	calls = distinct
 	reads, err := s.refreshBatch(ctx, calls)
 	if err != nil && len(calls) > 1 {
 		for _, c := range calls {
@@ -164,8 +192,21 @@ func (s *Identity) refreshAll(ctx context.Context, calls []*refreshCall) {
 	}
 }
 
-const refreshReadJoins = `
-		FROM s JOIN users u ON u.id = s.user_id
+// refreshBatch runs calls (of distinct sessions) in one commit and returns
+// the reads by session; a session missing was not rotated. It fails with
+// gatehouse.ErrConflict, having changed nothing, when the history already
+// holds a presented token: the live one of a session migrated from before
+// tokens named their session (a token issued, the schema taken down and
+// up again); RotateRefresh marks that row.
+func (s *Identity) refreshBatch(ctx context.Context, calls []*refreshCall) (map[string]*identity.RefreshRead, error) {
+	if s.db.dialect.writableWith {
+		return s.refreshStatement(ctx, calls)
+	}
+	return s.refreshTx(ctx, calls)
+}
+
+// refreshReadJoins join session s to its user, org and membership.
+const refreshReadJoins = ` JOIN users u ON u.id = s.user_id
 		LEFT JOIN orgs o ON o.id = COALESCE(s.org_id, u.default_org_id)
 		LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id`
 
@@ -219,16 +260,15 @@ const refreshMany = `WITH i AS (
 
 // refreshManySQL is refreshMany with the read of each refresh.
 func (s *Identity) refreshManySQL() string {
-	return refreshMany + s.refreshReadColumns() + refreshReadJoins
+	return refreshMany + s.refreshReadColumns() + ` FROM s` + refreshReadJoins
 }
 
-// refreshBatch runs calls (of distinct sessions) as refreshMany and
-// returns the reads by session; a session missing was not rotated. It
-// fails with gatehouse.ErrConflict, having changed nothing, when the
-// history already holds a presented token: the live one of a session
-// migrated from before tokens named their session (a token issued, the
-// schema taken down and up again); RotateRefresh marks that row.
-func (s *Identity) refreshBatch(ctx context.Context, calls []*refreshCall) (map[string]*identity.RefreshRead, error) {
+// refreshStatement is refreshBatch on PostgreSQL: one refreshMany.
+func (s *Identity) refreshStatement(ctx context.Context, calls []*refreshCall) (map[string]*identity.RefreshRead, error) {
+	if !s.db.wgate.enter(ctx) {
+		return nil, ctx.Err()
+	}
+	defer s.db.wgate.leave()
 	n := len(calls)
 	sids, hashes, nexts := make([]string, n), make([]string, n), make([]string, n)
 	ats, idle, absolute := make([]int64, n), make([]int64, n), make([]int64, n)

@@ -256,17 +256,17 @@ func aalOf(a gatehouse.Assurance) string {
 	return a.AAL
 }
 
-// RefreshOnce implements identity.Store: on PostgreSQL the check, the
-// rotation and the read of a sign-in session's refresh in one round trip,
-// shared with the refreshes that queue beside it (refreshBatches).
-// ok is false when nothing was rotated (the caller takes the careful path,
-// which tells why) and always on SQLite, whose in-process reads cost no
-// round trip.
+// RefreshOnce implements identity.Store: the check, the rotation and the
+// read of a sign-in session's refresh in one step, shared with the
+// refreshes that queue beside it (refreshBatches): on PostgreSQL one
+// statement, on SQLite one write transaction. ok is false when nothing
+// was rotated (the caller takes the careful path, which tells why), and
+// inside a transaction, which a batch cannot join.
 func (s *Identity) RefreshOnce(ctx context.Context, sid, hash string, next *identity.RefreshToken, p identity.SessionPolicy) (*identity.RefreshRead, bool, error) {
-	if !s.db.dialect.writableWith || s.tx != nil {
+	if s.tx != nil {
 		return nil, false, nil
 	}
-	read, err := s.db.refreshes.do(ctx, s, &refreshCall{sid: sid, hash: hash, next: next, policy: p})
+	read, err := s.db.refreshes.do(ctx, s, &refreshCall{ctx: ctx, sid: sid, hash: hash, next: next, policy: p})
 	if err != nil || read == nil {
 		return nil, false, err
 	}

@@ -40,8 +40,8 @@ type Stores struct {
 	OAuth    oauth.Store
 	Forms    forms.Store
 	Links    links.Store
-	// RefreshAll, for a store that batches refreshes into one statement
-	// (PostgreSQL), runs refreshes of distinct sessions (presenting
+	// RefreshAll, for a store that batches refreshes into one commit
+	// (PostgreSQL's statement, SQLite's transaction), runs refreshes of distinct sessions (presenting
 	// hashes, with successors next, under policy p) as one such batch and
 	// returns each one's read (nil: nothing rotated) and error; nil: the
 	// store has no batch.

@@ -1,0 +1,58 @@
+package sqlstore_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+// The SQLite writer does not checkpoint the WAL itself (that stalled the
+// request whose commit crossed the threshold): after a commit of more
+// pages than SQLite's automatic checkpoint allows, they are in the WAL
+// only. The checkpoint rounds copy them into the database beside the
+// writers, and a round after one that saw no new writes truncates the WAL
+// file.
+func TestCheckpointsOffTheWriter(t *testing.T) {
+	url := testenv.FreshURL(t, "sqlite")
+	db := open(t, url)
+	db.StopCheckpointLoop()
+	path := strings.TrimPrefix(url, "sqlite:")
+	exec(t, db, `CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)`)
+	const rows = 1500 // pages, above the automatic checkpoint's 1000
+	err := db.InTx(context.Background(), func(exec func(ctx context.Context, query string, args ...any) error) error {
+		for i := range rows {
+			if err := exec(context.Background(), `INSERT INTO t (k, v) VALUES ($1, $2)`, i, strings.Repeat("x", 4000)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := func(p string) int64 {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	if s := size(path); s >= rows*4000 {
+		t.Fatalf("database file after the commit = %d bytes; want the rows in the WAL only (the writer checkpointed)", s)
+	}
+	left := db.CheckpointRound(-1)
+	if s := size(path); s < rows*4000 {
+		t.Errorf("database file after a round = %d bytes; want the rows copied into it", s)
+	}
+	db.CheckpointRound(left)
+	if s := size(path + "-wal"); s != 0 {
+		t.Errorf("WAL after a round with no new writes = %d bytes; want it truncated", s)
+	}
+	var n int
+	if err := db.DB().QueryRow(`SELECT count(*) FROM t`).Scan(&n); err != nil || n != rows {
+		t.Errorf("rows after the checkpoints = %d, %v; want %d", n, err, rows)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
@@ -15,7 +17,7 @@ import (
 // access token within its revocation poll, the refresh token at once) and
 // refuses on that other instance: the right password (the very answer of
 // a wrong one), an emailed sign-in link, a password-reset link (the
-// password stays), the exchange of the account's personal key (the answer
+// password stays), an SSO sign-in (identity.StartProvenSession), the exchange of the account's personal key (the answer
 // of an unknown key). Another account is untouched. `users enable` lets
 // the account sign in again; its ended sessions stay ended.
 func TestUsersDisableEnable(t *testing.T) {
@@ -65,12 +67,20 @@ func TestUsersDisableEnable(t *testing.T) {
 			if got := b.Exchange(t, key).Want(t, 401); string(got.Body) != string(badKey.Body) {
 				t.Errorf("a disabled account's key answers %s, an unknown key %s; want the same", got.Body, badKey.Body)
 			}
+			// SSO: a person the workspace's identity provider proved.
+			proven := identity.Proven{UserID: acc.UserID, Email: acc.Email, OrgID: acc.OrgID}
+			if _, err := b.Svc.StartProvenSession(ctx, b.Store, proven, gatehouse.SessionMeta{}); err == nil {
+				t.Error("an SSO sign-in of the disabled account opened a session")
+			}
 			b.Login(t, other.Email, other.Password).Want(t, 200)
 			b.Do(t, "GET", "/v1/auth/verify", other.Access, nil).Want(t, 200)
 
 			cli("users", "enable", acc.Email)
 			b.Login(t, acc.Email, acc.Password).Want(t, 200) // the reset did not take
 			b.Exchange(t, key).Want(t, 200)
+			if _, err := b.Svc.StartProvenSession(ctx, b.Store, proven, gatehouse.SessionMeta{}); err != nil {
+				t.Errorf("an SSO sign-in after enable: %v", err)
+			}
 			b.Refresh(t, acc.Refresh).Want(t, 401)
 			b.Do(t, "GET", "/v1/auth/verify", acc.Access, nil).Want(t, 401)
 		})

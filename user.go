@@ -16,4 +16,7 @@ type User struct {
 	DefaultOrgID  string
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+	// DisabledAt is when an operator disabled the account (gatehouse users
+	// disable); nil: it may sign in.
+	DisabledAt *time.Time
 }

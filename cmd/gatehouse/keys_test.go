@@ -161,3 +161,61 @@ func verifies(t *testing.T, env *testenv.Env, jws string) bool {
 	_, err = p.Verify(ks[0])
 	return err == nil
 }
+
+// TestKeysRotateHS256: `gatehouse keys rotate --hs256` beside a running
+// instance configured with the same GATEHOUSE_JWT_SECRET adds an HS256
+// key and nothing else; the instance signs access tokens with it after its
+// reload, without a restart, and the token signed before still verifies.
+// The command warns that the shared secret stops signing.
+func TestKeysRotateHS256(t *testing.T) {
+	for _, db := range testenv.Databases {
+		t.Run(db, func(t *testing.T) {
+			url := testenv.FreshURL(t, db)
+			s, err := sqlstore.Open(context.Background(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			a := testenv.New(t, db, testenv.Options{DB: s})
+			acc := a.Register(t)
+			env := map[string]string{"GATEHOUSE_DATABASE_URL": url, "GATEHOUSE_JWT_SECRET": testenv.JWTSecret}
+			var stdout, stderr bytes.Buffer
+			if code := run(context.Background(), []string{"keys", "rotate", "--hs256", "-alg", "ES256"}, testGetenv(env), &stdout, &stderr); code != 2 {
+				t.Errorf("--hs256 with -alg: exit %d; want 2", code)
+			}
+			stdout.Reset()
+			if code := run(context.Background(), []string{"keys", "rotate", "--hs256"}, testGetenv(env), &stdout, &stderr); code != 0 {
+				t.Fatalf("gatehouse keys rotate --hs256: exit %d, stderr %q", code, stderr.String())
+			}
+			alg, kid, _ := strings.Cut(strings.TrimSpace(stdout.String()), "\t")
+			if alg != keys.HS256 || kid == "" || strings.Contains(kid, "\n") {
+				t.Fatalf("stdout %q; want one line HS256<TAB>kid", stdout.String())
+			}
+			if !strings.Contains(stderr.String(), "GATEHOUSE_JWT_SECRET") {
+				t.Errorf("stderr %q; want the warning about the shared secret", stderr.String())
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				tok := a.Login(t, acc.Email, acc.Password).Want(t, 200).Str("access_token")
+				if hsKID(t, tok) == kid {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the instance still signs with kid %q, not the rotated %q", hsKID(t, tok), kid)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			a.Do(t, "GET", "/v1/auth/verify", acc.Access, nil).Want(t, 200)
+		})
+	}
+}
+
+// hsKID returns the kid in an access token's header.
+func hsKID(t *testing.T, tok string) string {
+	t.Helper()
+	p, err := jose.ParseSigned(tok, []jose.SignatureAlgorithm{jose.HS256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Signatures[0].Header.KeyID
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -15,9 +16,9 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
-const usersUsage = `usage: gatehouse users list [-limit N] [-after ID] | users show|delete EMAIL | users create EMAIL [--name N] [--verified] | sessions revoke --user EMAIL`
+const usersUsage = `usage: gatehouse users list [-limit N] [-after ID] | users show|disable|enable|delete EMAIL | users create EMAIL [--name N] [--verified] | sessions revoke --user EMAIL`
 
-// usersCommand is "gatehouse users list|show|create|delete": the
+// usersCommand is "gatehouse users list|show|create|disable|enable|delete": the
 // accounts of the configured database, for operators; changes are
 // audited with the actor "system". Never a password hash.
 func usersCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
@@ -32,7 +33,7 @@ func usersCommand(ctx context.Context, args []string, getenv func(string) string
 	verified := fs.Bool("verified", false, "users create: the address is known to be the person's")
 	var email string
 	rest := args[1:]
-	byEmail := args[0] == "show" || args[0] == "create" || args[0] == "delete"
+	byEmail := slices.Contains([]string{"show", "create", "disable", "enable", "delete"}, args[0])
 	if byEmail && len(rest) > 0 && len(rest[0]) > 0 && rest[0][0] != '-' {
 		email, rest = rest[0], rest[1:]
 	}
@@ -73,6 +74,15 @@ func usersCommand(ctx context.Context, args []string, getenv func(string) string
 	case "delete":
 		if u, err = svc.DeleteAccountAsOperator(ctx, email); err == nil {
 			fmt.Fprintf(stdout, "deleted %s (%s)\n", u.ID, u.Email)
+			return 0
+		}
+	case "disable", "enable":
+		change := svc.DisableAccount
+		if args[0] == "enable" {
+			change = svc.EnableAccount
+		}
+		if u, err = change(ctx, email); err == nil {
+			fmt.Fprintf(stdout, "%sd %s (%s)\n", args[0], u.ID, u.Email)
 			return 0
 		}
 	default:

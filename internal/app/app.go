@@ -215,10 +215,10 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		return nil, err
 	}
 	a.jobsDB = db
-	if a.Keys, err = openKeys(ctx, db, master, now, log, deps.KeysReload); err != nil {
+	if a.Keys, err = openKeys(ctx, db, master, secret, now, log, deps.KeysReload); err != nil {
 		return nil, err
 	}
-	signer := keys.Join(secret, a.Keys)
+	signer := keys.Join(a.Keys.Access(), a.Keys)
 	a.Signer = signer
 	a.Workspace = workspace.New(workspace.Config{Store: db.Workspace(), Signer: signer, Issuer: cfg.BaseURL, Resolver: deps.Resolver, Logger: log,
 		Now: now, WebURL: cfg.WebURL, NoMailLimits: !cfg.MailLimit, Brand: brand,
@@ -388,17 +388,23 @@ func newSecret(ctx context.Context, cfg Config, deps Deps) (*keys.Secret, error)
 }
 
 // OpenKeys loads the key ring of the database under cfg.EncryptionKey (or
-// the key kept in the database), for `gatehouse keys`.
+// the key kept in the database), with cfg.JWTSecret (or the secret kept in
+// the database) as the configured HS256 key, for `gatehouse keys`.
 func OpenKeys(ctx context.Context, cfg Config, db *sqlstore.DB, log *slog.Logger) (*keys.Ring, error) {
 	master, err := setting(ctx, db, "encryption_key", cfg.EncryptionKey)
 	if err != nil {
 		return nil, err
 	}
-	return openKeys(ctx, db, master, time.Now, log, 0)
+	secret, err := newSecret(ctx, cfg, Deps{DB: db})
+	if err != nil {
+		return nil, err
+	}
+	return openKeys(ctx, db, master, secret, time.Now, log, 0)
 }
 
-func openKeys(ctx context.Context, db *sqlstore.DB, master []byte, now func() time.Time, log *slog.Logger, every time.Duration) (*keys.Ring, error) {
-	return keys.Open(ctx, keys.Config{Store: db.Keys(), Master: master, Now: now, Logger: log, Every: every})
+func openKeys(ctx context.Context, db *sqlstore.DB, master []byte, secret *keys.Secret, now func() time.Time, log *slog.Logger,
+	every time.Duration) (*keys.Ring, error) {
+	return keys.Open(ctx, keys.Config{Store: db.Keys(), Master: master, Secret: secret, Now: now, Logger: log, Every: every})
 }
 
 // setting returns configured, or when it is empty the random key kept in the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/workspace"
@@ -120,4 +121,83 @@ func (s *Service) CreateAccount(ctx context.Context, email, name string, verifie
 		return nil, err
 	}
 	return u, nil
+}
+
+// DisableAccount disables the account of email, for an operator
+// (gatehouse users disable): in one transaction it sets disabled_at and
+// ends every session of the account, sign-in and OAuth grant sessions
+// alike (revocation rows: every instance refuses their tokens within a
+// poll). From then every sign-in is refused (storeSession; a password as
+// a wrong one) and so is the exchange of the account's personal keys and
+// of the org keys it created. Audited with the actor "system".
+func (s *Service) DisableAccount(ctx context.Context, email string) (*gatehouse.User, error) {
+	return s.setDisabled(ctx, email, true)
+}
+
+// EnableAccount lifts DisableAccount (gatehouse users enable); the
+// sessions it ended stay ended.
+func (s *Service) EnableAccount(ctx context.Context, email string) (*gatehouse.User, error) {
+	return s.setDisabled(ctx, email, false)
+}
+
+func (s *Service) setDisabled(ctx context.Context, email string, disable bool) (*gatehouse.User, error) {
+	u, err := s.Account(ctx, email)
+	if err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	var at *time.Time
+	action := "user.enabled"
+	if disable {
+		at, action = &now, "user.disabled"
+	}
+	err = s.store.Tx(ctx, func(tx Store) error {
+		if err := tx.SetUserDisabled(ctx, u.ID, at); err != nil {
+			return internal("set disabled", err)
+		}
+		if disable {
+			if err := tx.RevokeUserSessions(ctx, u.ID, "", now); err != nil {
+				return internal("revoke sessions", err)
+			}
+		}
+		o, err := tx.PersonalOrg(ctx, u.ID)
+		if errors.Is(err, gatehouse.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return internal("find personal workspace", err)
+		}
+		if err := s.ws.Audit(ctx, tx, o.ID, ActorSystem, action, "user", u.ID, map[string]any{"via": "cli"}); err != nil {
+			return internal("audit", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	u.DisabledAt = at
+	return u, nil
+}
+
+// keyOwnerEnabled refuses, as a bad key, a key of a disabled account: a
+// personal key of it or an org key it created.
+func (s *Service) keyOwnerEnabled(ctx context.Context, k *workspace.APIKey) error {
+	owner := k.UserID
+	if owner == "" {
+		owner = k.CreatedBy
+	}
+	if owner == "" {
+		return nil
+	}
+	u, err := s.store.UserByID(ctx, owner)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return nil // an org key outlives its creator's account
+	}
+	if err != nil {
+		return internal("find key owner", err)
+	}
+	if u.DisabledAt != nil {
+		return workspace.ErrBadKey
+	}
+	return nil
 }

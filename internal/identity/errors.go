@@ -13,5 +13,9 @@ var ErrWrongPassword = errors.New("wrong password")
 
 var (
 	errBadCredentials = &gatehouse.Error{Kind: gatehouse.KindUnauthorized, Message: "invalid email or password", Err: ErrWrongPassword}
-	errWrongCurrent   = &gatehouse.Error{Kind: gatehouse.KindForbidden, Message: "current password is wrong", Err: ErrWrongPassword, Field: "current_password"}
+	// errDisabled refuses a sign-in that proved a credential (a link, a
+	// passkey, an SSO assertion, a grant) of a disabled account; a password
+	// sign-in answers errBadCredentials instead.
+	errDisabled     = gatehouse.Errorf(gatehouse.KindUnauthorized, "this account is disabled")
+	errWrongCurrent = &gatehouse.Error{Kind: gatehouse.KindForbidden, Message: "current password is wrong", Err: ErrWrongPassword, Field: "current_password"}
 )

@@ -153,6 +153,9 @@ func (s *Service) exchangeKey(ctx context.Context, secret string, seen *keySeen)
 	if subtle.ConstantTimeCompare([]byte(k.Hash), []byte(hash)) != 1 || !k.Usable(now) {
 		return nil, workspace.ErrBadKey
 	}
+	if err := s.keyOwnerEnabled(ctx, k); err != nil {
+		return nil, err
+	}
 	// A user key reads its user's live role; an org key has no member row.
 	o, member, err := s.store.OrgRole(ctx, k.OrgID, k.UserID)
 	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && o.DeletedAt != nil) {

@@ -139,6 +139,9 @@ func (s *Service) newSession(userID, via string, lvl gatehouse.Assurance, meta g
 // storeSession stores sess with its first refresh token and issues the
 // pair, the access token scoped to oc (and resources, an OAuth grant's).
 func (s *Service) storeSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, sess *Session, b ...binding) (*SignIn, error) {
+	if u.DisabledAt != nil { // every sign-in and grant opens its session here
+		return nil, errDisabled
+	}
 	refresh, hash := newRefresh(sess.ID)
 	sess.RefreshHash = hash
 	if err := st.CreateSession(ctx, sess); err != nil {
@@ -200,6 +203,9 @@ func (s *Service) login(ctx context.Context, email, pw string, meta gatehouse.Se
 	if !ok {
 		return nil, u.ID, errBadCredentials
 	}
+	if u.DisabledAt != nil { // as a wrong password: the answer tells nothing of the account
+		return nil, "", errBadCredentials
+	}
 	// Only after the password: whoever lacks it learns nothing of the account.
 	if err := s.allowSignIn(ctx, MethodPassword, u.ID, u.EmailKey); err != nil {
 		return nil, "", err
@@ -222,7 +228,7 @@ func (s *Service) login(ctx context.Context, email, pw string, meta gatehouse.Se
 		if err != nil {
 			return internal("find user", err)
 		}
-		if u.PasswordHash != stored {
+		if u.PasswordHash != stored || u.DisabledAt != nil {
 			// Changed or removed since the check (a proof of the mailbox
 			// removes a password set before it, see claimMailbox).
 			return errBadCredentials

@@ -33,6 +33,8 @@ type Store interface {
 	// PinUser reads the user and keeps the row from being deleted until the
 	// transaction ends (rows that reference it can then be inserted).
 	PinUser(ctx context.Context, userID string) (*gatehouse.User, error)
+	// SetUserDisabled sets or (at nil) clears the account's disabled_at.
+	SetUserDisabled(ctx context.Context, userID string, at *time.Time) error
 
 	CreateSession(ctx context.Context, s *Session) error
 	SessionByID(ctx context.Context, id string) (*Session, error)

@@ -10,10 +10,12 @@
 // stops signing at once and stays published for Keep, longer than anything
 // it signed lives; then it leaves the JWK Set.
 //
-// Signer is the one seam every token signature goes through: the ring
-// (RS256, ES256), the HS256 secret of the access tokens (Secret, never
-// published) and the two together (Join), which app.New builds and
-// which identity, workspace and the JWK Set handler take.
+// The ring also holds the access tokens' HS256 keys once one is rotated
+// in (hs256.go); until then the configured secret (Config.Secret) signs
+// them. Signer is the one seam every token signature goes through: the
+// ring (RS256, ES256), its access-token signer (Access, HS256, never
+// published) and the two together (Join), which app.New builds and which
+// identity, workspace and the JWK Set handler take.
 package keys
 
 import (
@@ -83,9 +85,10 @@ type Store interface {
 	// (then it reports false): instances starting together add one.
 	AddSigningKey(ctx context.Context, r Record) (bool, error)
 	// RotateSigningKey, in one transaction, retires the signing key of
-	// r.Alg at r.CreatedAt, to expire at expires, and adds r; false when
-	// a concurrent rotation's key won.
-	RotateSigningKey(ctx context.Context, r Record, expires time.Time) (bool, error)
+	// r.Alg at r.CreatedAt, to expire at expires, and adds r and also
+	// (each unless its kid is there); false when a concurrent rotation's
+	// key won.
+	RotateSigningKey(ctx context.Context, r Record, expires time.Time, also ...Record) (bool, error)
 }
 
 // Signer is the seam every token signature goes through: sign with an
@@ -115,6 +118,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Every is how often Run reloads the ring; 0: Reload.
 	Every time.Duration
+	// Secret is the configured HS256 key of the access tokens
+	// (GATEHOUSE_JWT_SECRET or the one kept in the database): the key of
+	// record until an HS256 key is rotated onto the ring (Access).
+	Secret *Secret
 }
 
 // Ring is the loaded key ring.
@@ -129,6 +136,11 @@ type Ring struct {
 	mu      sync.RWMutex
 	signing map[string]signingKey // by alg
 	records []Record              // every key not expired at the last load
+	hs      hsKeys                // the HS256 keys (hs256.go)
+
+	secret   *Secret
+	missMu   sync.Mutex // held by reloadOnMiss
+	lastMiss time.Time  // the last reload an unknown kid caused
 }
 
 type signingKey struct {
@@ -144,7 +156,7 @@ func Open(ctx context.Context, cfg Config) (*Ring, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Ring{store: cfg.Store, box: box, now: cfg.Now, log: cfg.Logger, every: cfg.Every}
+	r := &Ring{store: cfg.Store, box: box, now: cfg.Now, log: cfg.Logger, every: cfg.Every, secret: cfg.Secret}
 	if r.now == nil {
 		r.now = time.Now
 	}
@@ -191,8 +203,12 @@ func (r *Ring) Load(ctx context.Context) error {
 	opened := r.signing
 	r.mu.RUnlock()
 	signing := map[string]signingKey{}
+	hs, err := r.loadHS(recs)
+	if err != nil {
+		return err
+	}
 	for _, rec := range recs {
-		if rec.RetiredAt != nil {
+		if rec.RetiredAt != nil || rec.Alg == HS256 {
 			continue
 		}
 		if k, ok := opened[rec.Alg]; ok && k.kid == rec.KID {
@@ -206,7 +222,7 @@ func (r *Ring) Load(ctx context.Context) error {
 		signing[rec.Alg] = signingKey{kid: rec.KID, key: key}
 	}
 	r.mu.Lock()
-	r.signing, r.records = signing, recs
+	r.signing, r.records, r.hs = signing, recs, hs
 	r.mu.Unlock()
 	return nil
 }
@@ -228,17 +244,18 @@ func (r *Ring) Run(ctx context.Context) {
 	}
 }
 
-// Rotate adds a new signing key for alg; the key it replaces stops
-// signing and stays published for Keep. It returns the new kid.
+// Rotate adds a new signing key for alg (RS256, ES256 or HS256); the key
+// it replaces stops signing and stays published (HS256: verifying) for
+// Keep. It returns the new kid.
 func (r *Ring) Rotate(ctx context.Context, alg string) (string, error) {
-	if !slices.Contains(Algs, alg) {
-		return "", gatehouse.Invalid("unknown algorithm %q: want one of %v", alg, Algs)
+	if !slices.Contains(Algs, alg) && alg != HS256 {
+		return "", gatehouse.Invalid("unknown algorithm %q: want one of %v or %s", alg, Algs, HS256)
 	}
 	rec, err := r.generate(alg)
 	if err != nil {
 		return "", err
 	}
-	if _, err := r.store.RotateSigningKey(ctx, rec, rec.CreatedAt.Add(Keep)); err != nil {
+	if _, err := r.store.RotateSigningKey(ctx, rec, rec.CreatedAt.Add(Keep), r.secretRetired(rec.CreatedAt)...); err != nil {
 		return "", fmt.Errorf("rotate %s: %w", alg, err)
 	}
 	if err := r.Load(ctx); err != nil {
@@ -306,7 +323,7 @@ func (r *Ring) PublicKeys(ctx context.Context) (jose.JSONWebKeySet, error) {
 	defer r.mu.RUnlock()
 	set := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{}}
 	for _, rec := range r.records {
-		if rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) {
+		if rec.Alg == HS256 || rec.ExpiresAt != nil && !now.Before(*rec.ExpiresAt) {
 			continue
 		}
 		var k jose.JSONWebKey
@@ -359,11 +376,17 @@ func (r *Ring) Algorithms() []string { return slices.Clone(Algs) }
 func (r *Ring) current(alg string) string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
+	if alg == HS256 {
+		return r.hs.current
+	}
 	return r.signing[alg].kid
 }
 
 // generate makes a new key of alg, sealed, created now.
 func (r *Ring) generate(alg string) (Record, error) {
+	if alg == HS256 {
+		return r.generateHS(), nil
+	}
 	var key crypto.Signer
 	var err error
 	switch alg {
@@ -377,9 +400,7 @@ func (r *Ring) generate(alg string) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	var id [12]byte
-	rand.Read(id[:])
-	kid := base64.RawURLEncoding.EncodeToString(id[:])
+	kid := newKID()
 	pub, err := json.Marshal(jose.JSONWebKey{Key: key.Public(), KeyID: kid, Algorithm: alg, Use: "sig"})
 	if err != nil {
 		return Record{}, err
@@ -391,6 +412,13 @@ func (r *Ring) generate(alg string) (Record, error) {
 	sealed := r.box.Seal(der, []byte(kid))
 	return Record{KID: kid, Alg: alg, Public: string(pub), Private: base64.StdEncoding.EncodeToString(sealed),
 		CreatedAt: r.now()}, nil
+}
+
+// newKID returns a random kid: 96 bits, URL-safe base64.
+func newKID() string {
+	var id [12]byte
+	rand.Read(id[:])
+	return base64.RawURLEncoding.EncodeToString(id[:])
 }
 
 // open unseals rec's private key.

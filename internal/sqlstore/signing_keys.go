@@ -44,12 +44,17 @@ func (s *Keys) AddSigningKey(ctx context.Context, r keys.Record) (bool, error) {
 }
 
 // RotateSigningKey implements keys.Store.
-func (s *Keys) RotateSigningKey(ctx context.Context, r keys.Record, expires time.Time) (bool, error) {
+func (s *Keys) RotateSigningKey(ctx context.Context, r keys.Record, expires time.Time, also ...keys.Record) (bool, error) {
 	var added bool
 	err := s.inTx(ctx, func(c conn) error {
 		if _, err := c.w().ExecContext(ctx, `UPDATE signing_keys SET retired_at = $1, expires_at = $2 WHERE alg = $3 AND retired_at IS NULL`,
 			micros(r.CreatedAt), micros(expires), r.Alg); err != nil {
 			return err
+		}
+		for _, a := range also {
+			if _, err := s.insert(ctx, c.w(), a); err != nil {
+				return err
+			}
 		}
 		n, err := changed(s.insert(ctx, c.w(), r))
 		added = n == 1
@@ -59,6 +64,7 @@ func (s *Keys) RotateSigningKey(ctx context.Context, r keys.Record, expires time
 }
 
 func (s *Keys) insert(ctx context.Context, q querier, r keys.Record) (sql.Result, error) {
-	return q.ExecContext(ctx, `INSERT INTO signing_keys (kid, alg, public_jwk, private_key, created_at) VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT DO NOTHING`, r.KID, r.Alg, r.Public, r.Private, micros(r.CreatedAt))
+	return q.ExecContext(ctx, `INSERT INTO signing_keys (kid, alg, public_jwk, private_key, created_at, retired_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+		r.KID, r.Alg, r.Public, r.Private, micros(r.CreatedAt), nullMicros(r.RetiredAt), nullMicros(r.ExpiresAt))
 }

@@ -20,15 +20,20 @@ func (s *Identity) SettingOrCreate(ctx context.Context, key, value string) (stri
 
 const userColumns = `id, email, email_key, name, avatar_url, password_hash, email_verified, default_org_id, created_at, updated_at`
 
+// userRead is what scanUser reads: userColumns and disabled_at.
+const userRead = userColumns + `, disabled_at`
+
 func scanUser(row interface{ Scan(...any) error }) (*gatehouse.User, error) {
 	var u gatehouse.User
 	var defOrg sql.NullString
 	var created, updated int64
-	if err := row.Scan(&u.ID, &u.Email, &u.EmailKey, &u.Name, &u.AvatarURL, &u.PasswordHash, &u.EmailVerified, &defOrg, &created, &updated); err != nil {
+	var disabled sql.NullInt64
+	if err := row.Scan(&u.ID, &u.Email, &u.EmailKey, &u.Name, &u.AvatarURL, &u.PasswordHash, &u.EmailVerified, &defOrg, &created, &updated,
+		&disabled); err != nil {
 		return nil, err
 	}
 	u.DefaultOrgID = defOrg.String
-	u.CreatedAt, u.UpdatedAt = fromMicros(created), fromMicros(updated)
+	u.CreatedAt, u.UpdatedAt, u.DisabledAt = fromMicros(created), fromMicros(updated), fromNullMicros(disabled)
 	return &u, nil
 }
 
@@ -40,13 +45,13 @@ func (s *Identity) CreateUser(ctx context.Context, u *gatehouse.User) error {
 
 // UserByID implements workspace.Store.
 func (s *Workspace) UserByID(ctx context.Context, id string) (*gatehouse.User, error) {
-	u, err := scanUser(s.r().QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
+	u, err := scanUser(s.r().QueryRowContext(ctx, `SELECT `+userRead+` FROM users WHERE id = $1`, id))
 	return u, s.one(err)
 }
 
 // UserByEmail implements identity.Store.
 func (s *Identity) UserByEmail(ctx context.Context, key string) (*gatehouse.User, error) {
-	u, err := scanUser(s.r().QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email_key = $1`, key))
+	u, err := scanUser(s.r().QueryRowContext(ctx, `SELECT `+userRead+` FROM users WHERE email_key = $1`, key))
 	return u, s.one(err)
 }
 
@@ -63,6 +68,11 @@ func (s *Identity) SetUserEmail(ctx context.Context, userID, email, key string, 
 	return affected(s.w().ExecContext(ctx, `UPDATE users SET email = $2, email_key = $3, email_verified = $4, updated_at = $5
 		WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM users o WHERE o.email_key = $3 AND o.id <> $1)`,
 		userID, email, key, verified, micros(at)))
+}
+
+// SetUserDisabled implements identity.Store: at nil enables the account.
+func (s *Identity) SetUserDisabled(ctx context.Context, userID string, at *time.Time) error {
+	return affected(s.w().ExecContext(ctx, `UPDATE users SET disabled_at = $2 WHERE id = $1`, userID, nullMicros(at)))
 }
 
 // ReplacePasswordHash implements identity.Store.
@@ -84,14 +94,14 @@ func (s *Workspace) LockUser(ctx context.Context, userID string) error {
 
 // PinUser implements identity.Store.
 func (s *Identity) PinUser(ctx context.Context, userID string) (*gatehouse.User, error) {
-	u, err := scanUser(s.w().QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`+s.db.dialect.forKeyShare, userID))
+	u, err := scanUser(s.w().QueryRowContext(ctx, `SELECT `+userRead+` FROM users WHERE id = $1`+s.db.dialect.forKeyShare, userID))
 	return u, s.one(err)
 }
 
 // ListUsers returns up to limit accounts in the order they were created,
 // after the account afterID ("" from the first): gatehouse users list.
 func (s *Identity) ListUsers(ctx context.Context, afterID string, limit int) ([]gatehouse.User, error) {
-	rows, err := s.r().QueryContext(ctx, `SELECT `+userColumns+` FROM users
+	rows, err := s.r().QueryContext(ctx, `SELECT `+userRead+` FROM users
 		WHERE $1 = '' OR (created_at, id) > (SELECT created_at, id FROM users WHERE id = $1)
 		ORDER BY created_at, id LIMIT $2`, afterID, limit)
 	if err != nil {

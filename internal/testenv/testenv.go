@@ -182,6 +182,9 @@ type Options struct {
 	// Metrics counts what the service does (GATEHOUSE_METRICS_ADDR); nil:
 	// nothing. One per Env: its pools register on it.
 	Metrics *metrics.Metrics
+	// KeysReload is how often the key ring is read again; 0: 50 ms. Long,
+	// an instance sees another's rotation only when a token makes it look.
+	KeysReload time.Duration
 }
 
 // cheapHash keeps tests fast; the production parameters are benchmarked.
@@ -323,7 +326,7 @@ func (o Options) deps(env *Env, db *sqlstore.DB, sender mail.Sender, log *slog.L
 		LogoutRetryDelays: []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond,
 			800 * time.Millisecond},
 		// Other instances' revocations show within 50 ms (production: 1 s).
-		RevocationPoll: 50 * time.Millisecond, KeysReload: 50 * time.Millisecond, Metrics: o.Metrics}
+		RevocationPoll: 50 * time.Millisecond, KeysReload: cmp.Or(o.KeysReload, 50*time.Millisecond), Metrics: o.Metrics}
 }
 
 // FreshURL returns the address of a new, empty database on db, for tests

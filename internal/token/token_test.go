@@ -106,7 +106,7 @@ func secret(t *testing.T, key string) *keys.Secret {
 }
 
 // TestFormatUnchanged: an access token issued through the seam is the
-// HS256 JWT of spec section 5 (the header's bytes as before, verified by a
+// HS256 JWT of spec section 5 (the header's bytes as before but the kid, verified by a
 // plain JWT library holding the secret), and a token that library signs
 // with the secret verifies here.
 func TestFormatUnchanged(t *testing.T) {
@@ -117,8 +117,9 @@ func TestFormatUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if head, _, _ := strings.Cut(raw, "."); head != "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" {
-		t.Errorf("header %q; want {\"alg\":\"HS256\",\"typ\":\"JWT\"} as before", head)
+	want := `{"alg":"HS256","kid":"` + keys.SecretKID([]byte(key)) + `","typ":"JWT"}`
+	if head, _, _ := strings.Cut(raw, "."); head != base64.RawURLEncoding.EncodeToString([]byte(want)) {
+		t.Errorf("header %q; want %s: as before, with the secret's kid (issue 29 item 6)", head, want)
 	}
 	var c Claims
 	if _, err := jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}), jwt.WithAudience(Audience), jwt.WithIssuer(iss)).

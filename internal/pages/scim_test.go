@@ -65,3 +65,34 @@ func TestConsoleSCIM(t *testing.T) {
 		env.Do(t, "GET", "/scim/v2/Users", secret[1], nil).Want(t, 401)
 	})
 }
+
+// TestConsoleSCIMProvisionRole is the provisioning role form: an admin
+// saves a role, which the page then shows chosen; owner is refused next to
+// the field; member posts and cross-site posts change nothing.
+func TestConsoleSCIMProvisionRole(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, admin, member := env.Register(t), env.Register(t), env.Register(t)
+		org := env.TeamOrg(t, "Directory", [2]string{owner.UserID, "owner"}, [2]string{admin.UserID, "admin"}, [2]string{member.UserID, "member"})
+		path := "/workspaces/" + org + "/scim"
+		ob, ab, mb := signedIn(t, env, owner), signedIn(t, env, admin), signedIn(t, env, member)
+		role := func() string {
+			return env.Call(t, "GET", "/v1/orgs/"+org+"/scim-settings", owner.Access, nil).Want(t, 200).Str("scim_settings.provision_role")
+		}
+
+		wantPage(t, "owner", ob.Get(t, path), 200, `action="`+path+`/settings"`, `<option value="member" selected>`, `<option value="admin">`)
+		if strings.Contains(ob.Get(t, path).Body, `<option value="owner"`) {
+			t.Errorf("owner is offered as a provisioning role")
+		}
+		wantPage(t, "owner refused", ob.Post(t, path+"/settings", url.Values{"provision_role": {"owner"}}), 400, `id="provision-role-error"`)
+		wantPage(t, "member", mb.Post(t, path+"/settings", url.Values{"provision_role": {"admin"}}), 403)
+		wantPage(t, "cross-site", ob.PostCrossSite(t, path+"/settings", url.Values{"provision_role": {"admin"}}), 403)
+		if r := role(); r != "member" {
+			t.Fatalf("after refused posts the role is %q; want member", r)
+		}
+		wantRedirect(t, "save", ab.Post(t, path+"/settings", url.Values{"provision_role": {"admin"}}), path+"?done=scim-settings")
+		wantPage(t, "saved", ab.Get(t, path+"?done=scim-settings"), 200, "Provisioning role saved", `<option value="admin" selected>`)
+		if r := role(); r != "admin" {
+			t.Errorf("role %q; want admin", r)
+		}
+	})
+}

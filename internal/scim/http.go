@@ -28,7 +28,8 @@ type Kernel interface {
 	ClientIP(r *http.Request) string
 }
 
-// Mount serves /v1/orgs/{id}/scim-tokens and /scim/v2 on m; nothing
+// Mount serves /v1/orgs/{id}/scim-tokens, /v1/orgs/{id}/scim-settings and
+// /scim/v2 on m; nothing
 // without a service.
 func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	if svc == nil {
@@ -39,6 +40,8 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	m.Handle("GET /v1/orgs/{id}/scim-tokens", k.FullIn("id", h.handleTokens))
 	m.Handle("POST /v1/orgs/{id}/scim-tokens", k.FullIn("id", h.handleCreateToken))
 	m.Handle("DELETE /v1/orgs/{id}/scim-tokens/{tid}", k.FullIn("id", h.handleDeleteToken))
+	m.Handle("GET /v1/orgs/{id}/scim-settings", k.FullIn("id", h.handleSettings))
+	m.Handle("PATCH /v1/orgs/{id}/scim-settings", k.FullIn("id", h.handleSetSettings))
 	mountProtocol(m, k, h)
 }
 

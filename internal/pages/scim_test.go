@@ -96,3 +96,27 @@ func TestConsoleSCIMProvisionRole(t *testing.T) {
 		}
 	})
 }
+
+// TestConsoleAuditByActor: the audit page's actor select offers every SCIM
+// token and each live one, and shows only their entries when chosen; an
+// actor that names no one is explained next to the select.
+func TestConsoleAuditByActor(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner := env.Register(t)
+		org := env.TeamOrg(t, "Directory", [2]string{owner.UserID, "owner"})
+		r := env.Call(t, "POST", "/v1/orgs/"+org+"/scim-tokens", owner.Access, map[string]string{"name": "Okta prod"}).Want(t, 200)
+		secret, id := r.Str("scim_token.token"), r.Str("scim_token.id")
+		env.Do(t, "POST", "/scim/v2/Users", secret, map[string]any{"userName": "dir-" + testenv.RandomHex(4) + "@elsewhere.test"}).Want(t, 201)
+		ob := signedIn(t, env, owner)
+		path := "/workspaces/" + org + "/audit"
+
+		wantPage(t, "audit", ob.Get(t, path), 200, `<select id="actor" name="actor">`, `<option value="scim">`, `<option value="scim:`+id+`">SCIM token Okta prod</option>`,
+			"identity.scim_token.created")
+		p := ob.Get(t, path+"?actor=scim:"+id)
+		wantPage(t, "one token", p, 200, `<option value="scim:`+id+`" selected>`, "identity.scim.user_created", "SCIM directory (token "+id+")")
+		if strings.Contains(p.Body, "identity.scim_token.created") {
+			t.Errorf("the token's filter shows the owner's entries")
+		}
+		wantPage(t, "bad actor", ob.Get(t, path+"?actor=nobody"), 400, `id="actor-error"`)
+	})
+}

@@ -152,6 +152,9 @@ type Tables interface {
 	ProvisionTeams(ctx context.Context, dirUserID string) ([]string, error)
 	// AuditLog returns org's newest entries, optionally of one tool or action.
 	AuditLog(ctx context.Context, orgID, tool, action string, limit int) ([]gatehouse.AuditEntry, error)
+	// AuditLogWhere returns org's newest entries selected by f
+	// (f.Actor ActorSCIM: every "scim:" actor).
+	AuditLogWhere(ctx context.Context, orgID string, f AuditFilter, limit int) ([]gatehouse.AuditEntry, error)
 	// AuditTools lists the distinct tools in org's log.
 	AuditTools(ctx context.Context, orgID string) ([]string, error)
 

@@ -130,6 +130,8 @@ func targets() []target {
 		consoleHomeTarget(),
 		membersPageTarget("members_page", false),
 		membersPageTarget("members_search", true),
+		scimCreateTarget(),
+		scimLookupTarget(),
 	}
 }
 
@@ -143,9 +145,10 @@ func targetNames() []string {
 }
 
 // slowTargets are left out of the default -targets: they seed millions of
-// rows first ("-targets audit" runs both), or sign thousands of users in
-// twice each (totp_step: "-targets totp_step").
-var slowTargets = []string{"audit", "audit_tool", "totp_step"}
+// rows first ("-targets audit" runs both; scim_lookup seeds 100,000
+// directory users), or sign thousands of users in twice each (totp_step:
+// "-targets totp_step").
+var slowTargets = []string{"audit", "audit_tool", "totp_step", "scim_lookup"}
 
 // defaultTargets is every target but the slow ones.
 func defaultTargets() []string {

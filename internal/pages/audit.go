@@ -24,14 +24,18 @@ type metaPair struct{ Key, Value string }
 
 // auditData is the audit page's data.
 type auditData struct {
-	Org                  workspace.OrgListing
-	Links                []orgLink
-	Here                 string
-	Rows                 []auditRow
-	Tools                []string
-	Tool, Action, Limit  string
-	DefaultLimit, MaxLim int
+	Org                        workspace.OrgListing
+	Links                      []orgLink
+	Here                       string
+	Rows                       []auditRow
+	Tools                      []string
+	Actors                     []actorOption // the actors the page offers to filter by
+	Tool, Action, Actor, Limit string
+	DefaultLimit, MaxLim       int
 }
+
+// actorOption is one choice of the audit page's actor filter.
+type actorOption struct{ Value, Label string }
 
 // handleAuditPage handles "GET /workspaces/{id}/audit": the newest entries,
 // filtered by tool and action, up to limit; AuditLog decides who may read
@@ -47,16 +51,20 @@ func (h *handlers) handleAuditPage(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	d := auditData{Org: *o, Links: orgLinks(o), Here: "audit", Tool: q.Get("tool"), Action: strings.TrimSpace(q.Get("action")),
-		Limit: q.Get("limit"), DefaultLimit: workspace.AuditDefaultLimit, MaxLim: workspace.AuditMaxLimit}
-	entries, tools, err := h.ws.AuditLog(r.Context(), c.p, o.ID, d.Tool, d.Action, d.Limit)
+		Actor: q.Get("actor"), Limit: q.Get("limit"), DefaultLimit: workspace.AuditDefaultLimit, MaxLim: workspace.AuditMaxLimit}
+	f := workspace.AuditFilter{Tool: d.Tool, Action: d.Action, Actor: d.Actor}
+	entries, tools, err := h.ws.AuditLog(r.Context(), c.p, o.ID, f, d.Limit)
 	var names map[string]string
 	if err == nil {
 		names, err = h.ws.ActorNames(r.Context(), entries)
 	}
+	if err == nil {
+		d.Actors, err = h.auditActors(r, c, o)
+	}
 	p := c.page(r, o.Name+": audit log", "workspaces")
 	p.Data = &d
 	if e := (*gatehouse.Error)(nil); errors.As(err, &e) && e.Kind == gatehouse.KindInvalid {
-		h.refuse(w, r, "audit", p, err, map[string]string{"limit": d.Limit}, "limit")
+		h.refuse(w, r, "audit", p, err, map[string]string{"limit": d.Limit}, "limit", "actor")
 		return
 	} else if err != nil {
 		h.pageError(w, r, err)
@@ -67,6 +75,29 @@ func (h *handlers) handleAuditPage(w http.ResponseWriter, r *http.Request) {
 		d.Rows = append(d.Rows, auditRow{AuditEntry: e, Actor: actorName(e.ActorID, names), Meta: readableMeta(e.Meta)})
 	}
 	h.render(w, http.StatusOK, "audit", p)
+}
+
+// auditActors are the actors the audit page of o offers: anyone, and on a
+// team workspace with SCIM, every SCIM token and each live one.
+func (h *handlers) auditActors(r *http.Request, c *caller, o *workspace.OrgListing) ([]actorOption, error) {
+	out := []actorOption{{"", "Anyone"}}
+	if h.scim == nil || o.Kind != workspace.OrgTeam {
+		return out, nil
+	}
+	out = append(out, actorOption{workspace.ActorSCIM, "SCIM directory (every token)"})
+	toks, err := h.scim.Tokens(r.Context(), c.p, o.ID)
+	if e := (*gatehouse.Error)(nil); errors.As(err, &e) && e.Kind == gatehouse.KindForbidden {
+		toks = nil // the log is readable without managing SCIM (a two-factor policy): no token names
+	} else if err != nil {
+		return nil, err
+	}
+	for _, t := range toks {
+		out = append(out, actorOption{workspace.ActorSCIM + ":" + t.ID, "SCIM token " + t.Name})
+	}
+	if a := r.URL.Query().Get("actor"); a != "" && !slices.ContainsFunc(out, func(o actorOption) bool { return o.Value == a }) {
+		out = append(out, actorOption{a, a}) // a deleted token's, or a person's, chosen by URL
+	}
+	return out, nil
 }
 
 // actorName is who an entry names as its actor.

@@ -75,6 +75,7 @@ func mountConsole(m Mux, h *handlers) {
 	m.HandleFunc("GET /workspaces/{id}/scim", h.handleSCIMPage)
 	m.Handle("POST /workspaces/{id}/scim", form(h.handleCreateSCIMToken))
 	m.Handle("POST /workspaces/{id}/scim/delete", form(h.handleDeleteSCIMToken))
+	m.Handle("POST /workspaces/{id}/scim/settings", form(h.handleSCIMSettings))
 	m.HandleFunc("GET /workspaces/{id}/applications", h.handleOrgAppsPage)
 	m.Handle("POST /workspaces/{id}/applications", form(h.handleCreateOrgApp))
 	m.HandleFunc("GET /workspaces/{id}/applications/{app}", h.handleOrgAppPage)
@@ -169,6 +170,7 @@ var notices = map[string]string{
 	"disconnected":       "Application disconnected.",
 	"key-revoked":        "API key revoked.",
 	"scim-token-deleted": "SCIM token deleted.",
+	"scim-settings":      "Provisioning role saved: the directory's next members get it.",
 	"totp-added":         "Authenticator app added: signing in now asks for its code. Your other sessions were signed out.",
 	"factor-removed":     "Authenticator app removed: signing in no longer asks for its code. Your other sessions were signed out.",
 	"setup-cancelled":    "Setup cancelled.",

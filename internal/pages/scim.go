@@ -17,6 +17,8 @@ type scimData struct {
 	BaseURL            string
 	Tokens             []scim.Token
 	Secret, SecretName string
+	ProvisionRole      string   // the role the directory provisions with
+	Roles              []string // the roles it may be
 }
 
 // scimPath is the provisioning page of workspace id.
@@ -39,8 +41,14 @@ func (h *handlers) scimPage(w http.ResponseWriter, r *http.Request, c *caller) (
 		h.pageError(w, r, err)
 		return nil, false
 	}
+	set, err := h.scim.Settings(r.Context(), c.p, o.ID)
+	if err != nil {
+		h.pageError(w, r, err)
+		return nil, false
+	}
 	p := c.page(r, o.Name+": provisioning", "workspaces")
-	p.Data = &scimData{Org: *o, Links: orgLinks(o), Here: "scim", BaseURL: h.scim.BaseURL(), Tokens: toks}
+	p.Data = &scimData{Org: *o, Links: orgLinks(o), Here: "scim", BaseURL: h.scim.BaseURL(), Tokens: toks,
+		ProvisionRole: set.ProvisionRole, Roles: scim.ProvisionRoles}
 	return p, true
 }
 
@@ -123,4 +131,27 @@ func (h *handlers) handleDeleteSCIMToken(w http.ResponseWriter, r *http.Request)
 		return
 	}
 	done(w, r, scimPath(id), "scim-token-deleted")
+}
+
+// handleSCIMSettings handles "POST /workspaces/{id}/scim/settings":
+// provision_role; SetProvisionRole decides who may (403) and which roles
+// are allowed (400, by its field; never owner).
+func (h *handlers) handleSCIMSettings(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	if h.scim == nil {
+		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
+		return
+	}
+	id, role := r.PathValue("id"), r.PostFormValue("provision_role")
+	if _, err := h.scim.SetProvisionRole(r.Context(), c.p, id, role); err != nil {
+		if p, ok := h.scimPage(w, asGet(r), c); ok {
+			p.Notice = ""
+			h.refuse(w, r, "scim", p, err, map[string]string{"provision_role": role}, "provision_role")
+		}
+		return
+	}
+	done(w, r, scimPath(id), "scim-settings")
 }

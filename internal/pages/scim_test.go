@@ -65,3 +65,58 @@ func TestConsoleSCIM(t *testing.T) {
 		env.Do(t, "GET", "/scim/v2/Users", secret[1], nil).Want(t, 401)
 	})
 }
+
+// TestConsoleSCIMProvisionRole is the provisioning role form: an admin
+// saves a role, which the page then shows chosen; owner is refused next to
+// the field; member posts and cross-site posts change nothing.
+func TestConsoleSCIMProvisionRole(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner, admin, member := env.Register(t), env.Register(t), env.Register(t)
+		org := env.TeamOrg(t, "Directory", [2]string{owner.UserID, "owner"}, [2]string{admin.UserID, "admin"}, [2]string{member.UserID, "member"})
+		path := "/workspaces/" + org + "/scim"
+		ob, ab, mb := signedIn(t, env, owner), signedIn(t, env, admin), signedIn(t, env, member)
+		role := func() string {
+			return env.Call(t, "GET", "/v1/orgs/"+org+"/scim-settings", owner.Access, nil).Want(t, 200).Str("scim_settings.provision_role")
+		}
+
+		wantPage(t, "owner", ob.Get(t, path), 200, `action="`+path+`/settings"`, `<option value="member" selected>`, `<option value="admin">`)
+		if strings.Contains(ob.Get(t, path).Body, `<option value="owner"`) {
+			t.Errorf("owner is offered as a provisioning role")
+		}
+		wantPage(t, "owner refused", ob.Post(t, path+"/settings", url.Values{"provision_role": {"owner"}}), 400, `id="provision-role-error"`)
+		wantPage(t, "member", mb.Post(t, path+"/settings", url.Values{"provision_role": {"admin"}}), 403)
+		wantPage(t, "cross-site", ob.PostCrossSite(t, path+"/settings", url.Values{"provision_role": {"admin"}}), 403)
+		if r := role(); r != "member" {
+			t.Fatalf("after refused posts the role is %q; want member", r)
+		}
+		wantRedirect(t, "save", ab.Post(t, path+"/settings", url.Values{"provision_role": {"admin"}}), path+"?done=scim-settings")
+		wantPage(t, "saved", ab.Get(t, path+"?done=scim-settings"), 200, "Provisioning role saved", `<option value="admin" selected>`)
+		if r := role(); r != "admin" {
+			t.Errorf("role %q; want admin", r)
+		}
+	})
+}
+
+// TestConsoleAuditByActor: the audit page's actor select offers every SCIM
+// token and each live one, and shows only their entries when chosen; an
+// actor that names no one is explained next to the select.
+func TestConsoleAuditByActor(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		owner := env.Register(t)
+		org := env.TeamOrg(t, "Directory", [2]string{owner.UserID, "owner"})
+		r := env.Call(t, "POST", "/v1/orgs/"+org+"/scim-tokens", owner.Access, map[string]string{"name": "Okta prod"}).Want(t, 200)
+		secret, id := r.Str("scim_token.token"), r.Str("scim_token.id")
+		env.Do(t, "POST", "/scim/v2/Users", secret, map[string]any{"userName": "dir-" + testenv.RandomHex(4) + "@elsewhere.test"}).Want(t, 201)
+		ob := signedIn(t, env, owner)
+		path := "/workspaces/" + org + "/audit"
+
+		wantPage(t, "audit", ob.Get(t, path), 200, `<select id="actor" name="actor">`, `<option value="scim">`, `<option value="scim:`+id+`">SCIM token Okta prod</option>`,
+			"identity.scim_token.created")
+		p := ob.Get(t, path+"?actor=scim:"+id)
+		wantPage(t, "one token", p, 200, `<option value="scim:`+id+`" selected>`, "identity.scim.user_created", "SCIM directory (token "+id+")")
+		if strings.Contains(p.Body, "identity.scim_token.created") {
+			t.Errorf("the token's filter shows the owner's entries")
+		}
+		wantPage(t, "bad actor", ob.Get(t, path+"?actor=nobody"), 400, `id="actor-error"`)
+	})
+}

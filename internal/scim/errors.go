@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
 	"strconv"
 
@@ -61,6 +62,9 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, status
 		status, body = statusOf(e.Kind), errorBody{ScimType: e.Code, Detail: e.Message}
 		if status == http.StatusUnauthorized {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="scim"`)
+		}
+		if e.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
 		}
 	default:
 		log.LogAttrs(r.Context(), slog.LevelError, "scim internal error", slog.String("method", r.Method),

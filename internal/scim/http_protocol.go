@@ -2,6 +2,7 @@ package scim
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -41,11 +42,7 @@ func mountProtocol(m *http.ServeMux, k Kernel, h *handlers) {
 func (h *handlers) protocol(fn protocolFunc) func(w http.ResponseWriter, r *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		err := func() error {
-			scheme, secret, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-			if !strings.EqualFold(scheme, "Bearer") {
-				return ErrBadToken
-			}
-			tok, err := h.svc.Authenticate(r.Context(), strings.TrimSpace(secret))
+			tok, err := h.authenticate(r)
 			if err != nil {
 				return err
 			}
@@ -56,6 +53,28 @@ func (h *handlers) protocol(fn protocolFunc) func(w http.ResponseWriter, r *http
 		}
 		return nil
 	}
+}
+
+// authenticate returns the live SCIM token r bears. A client IP whose
+// failed attempts are spent is refused (429) before its token is looked
+// at, a valid one included, so guessing stays bounded; each failure
+// spends one attempt. The lookup is by the secret's hash, so no
+// comparison of secrets leaks timing.
+func (h *handlers) authenticate(r *http.Request) (*Token, error) {
+	ip := h.clientIP(r)
+	if ok, wait := h.failed.Check(ip); !ok {
+		return nil, gatehouse.TooMany(wait)
+	}
+	scheme, secret, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		h.failed.Allow(ip)
+		return nil, ErrBadToken
+	}
+	tok, err := h.svc.Authenticate(r.Context(), strings.TrimSpace(secret))
+	if errors.Is(err, ErrBadToken) {
+		h.failed.Allow(ip)
+	}
+	return tok, err
 }
 
 // decode reads a JSON body (application/scim+json or application/json).

@@ -106,8 +106,10 @@ type Store interface {
 	GroupMembers(ctx context.Context, teamID string) ([]DirUser, error)
 	AddGroupMember(ctx context.Context, teamID, dirUserID string) error
 	RemoveGroupMember(ctx context.Context, teamID, dirUserID string) error
-	// UserGroups lists the teams of the groups directory user id is in.
-	UserGroups(ctx context.Context, dirUserID string) ([]string, error)
+	// Settings is the org's saved settings; ErrNotFound when none.
+	Settings(ctx context.Context, orgID string) (*Settings, error)
+	// SetSettings saves s, replacing the org's earlier settings.
+	SetSettings(ctx context.Context, s *Settings) error
 	// RevokeMemberKeys revokes the API keys userID created in org (its
 	// personal keys bound there and the org keys it made); how many.
 	RevokeMemberKeys(ctx context.Context, orgID, userID string, at time.Time) (int, error)

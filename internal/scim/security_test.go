@@ -196,3 +196,43 @@ func wantRefused(t *testing.T, env *testenv.Env, i int, path, token string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestScimAuditByActor: the audit log filters by actor: every SCIM change,
+// one SCIM token's, a person's; another workspace's token names nothing
+// here, and an actor that names no one is refused.
+func TestScimAuditByActor(t *testing.T) {
+	t.Parallel()
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		w, other := env.NewWorld(t), env.NewWorld(t)
+		d1, id1 := newDirectory(t, env, w.Owner.Access, w.Org)
+		d2, id2 := newDirectory(t, env, w.Owner.Access, w.Org)
+		d3, id3 := newDirectory(t, env, other.Owner.Access, other.Org)
+		d1.do(t, "POST", "/Users", userBody("one-"+testenv.RandomHex(4)+"@elsewhere.test", "a1", true)).Want(t, 201)
+		d2.do(t, "POST", "/Users", userBody("two-"+testenv.RandomHex(4)+"@elsewhere.test", "a2", true)).Want(t, 201)
+		d3.do(t, "POST", "/Users", userBody("three-"+testenv.RandomHex(4)+"@elsewhere.test", "a3", true)).Want(t, 201)
+
+		actors := func(query string) map[string]int {
+			seen := map[string]int{}
+			for _, e := range env.Audit(t, w.Owner.Access, w.Org, query) {
+				seen[e["actor_id"].(string)]++
+			}
+			return seen
+		}
+		if a := actors("actor=scim"); len(a) != 2 || a["scim:"+id1] == 0 || a["scim:"+id2] == 0 {
+			t.Errorf("actor=scim: %v; want both tokens of the workspace and nothing else", a)
+		}
+		if a := actors("actor=scim:" + id1 + "&action=identity.scim.user_created"); len(a) != 1 || a["scim:"+id1] != 1 {
+			t.Errorf("actor=scim:<token 1>: %v; want its one create", a)
+		}
+		if a := actors("actor=scim:" + id3); len(a) != 0 {
+			t.Errorf("another workspace's token: %v; want nothing", a)
+		}
+		if a := actors("actor=" + w.Owner.UserID); len(a) != 1 || a[w.Owner.UserID] < 2 {
+			t.Errorf("actor=<owner>: %v; want the owner's token creations only", a)
+		}
+		for _, bad := range []string{"SCIM", "scim:", "scim:nope", "scim%25", "someone"} {
+			env.Call(t, "GET", "/v1/orgs/"+w.Org+"/audit?actor="+bad, w.Owner.Access, nil).Want(t, 400)
+		}
+		env.Call(t, "GET", "/v1/orgs/"+w.Org+"/audit?actor=scim", w.Member.Access, nil).Want(t, 403)
+	})
+}

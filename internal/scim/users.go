@@ -9,8 +9,9 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
-// ProvisionRole is the role a provisioned account is given in its
-// workspace: never owner (docs/decisions.md).
+// ProvisionRole is the role a provisioned account is given in a
+// workspace that did not choose another (Settings): never owner
+// (docs/decisions.md).
 const ProvisionRole = workspace.RoleMember
 
 // Page bounds of a list (RFC 7644 section 3.4.2.4).
@@ -91,7 +92,7 @@ func (s *Service) dirUser(ctx context.Context, st Store, tok *Token, id string) 
 // CreateUser provisions the user resource res in tok's workspace: an
 // address in one of the workspace's verified domains becomes an account
 // (created without a password, unverified, if missing) that is a member
-// with ProvisionRole; any other address stays pending until someone
+// with the workspace's provisioning role; any other address stays pending until someone
 // proves it (workspace.AutoJoin).
 func (s *Service) CreateUser(ctx context.Context, tok *Token, res map[string]any) (map[string]any, error) {
 	u := &DirUser{ID: gatehouse.NewID(), OrgID: tok.OrgID, CreatedAt: s.Now(), UpdatedAt: s.Now()}
@@ -283,22 +284,27 @@ func clipName(n string) string {
 	return n
 }
 
-// grant makes u's account a member of tok's workspace with ProvisionRole;
-// an account already a member keeps its role.
+// grant makes u's account a member of tok's workspace with the
+// workspace's provisioning role; an account already a member keeps its
+// role.
 func (s *Service) grant(ctx context.Context, tx Store, tok *Token, u *DirUser) error {
 	if u.UserID == "" {
 		return nil
 	}
-	err := tx.AddMember(ctx, &workspace.Membership{OrgID: tok.OrgID, UserID: u.UserID, Role: ProvisionRole, JoinedAt: s.Now()})
+	role, err := s.provisionRole(ctx, tx, tok.OrgID)
+	if err != nil {
+		return err
+	}
+	err = tx.AddMember(ctx, &workspace.Membership{OrgID: tok.OrgID, UserID: u.UserID, Role: role, JoinedAt: s.Now()})
 	if err == nil {
-		err = s.ws.Audit(ctx, tx, tok.OrgID, actor(tok.ID), "member.joined", "user", u.UserID, map[string]any{"via": "scim", "role": ProvisionRole})
+		err = s.ws.Audit(ctx, tx, tok.OrgID, actor(tok.ID), "member.joined", "user", u.UserID, map[string]any{"via": "scim", "role": role})
 	} else if errors.Is(err, gatehouse.ErrConflict) {
 		err = nil // a member already keeps their role
 	}
 	if err != nil {
 		return gatehouse.Internal("add member", err)
 	}
-	teams, err := tx.UserGroups(ctx, u.ID)
+	teams, err := tx.ProvisionTeams(ctx, u.ID)
 	if err != nil {
 		return gatehouse.Internal("user groups", err)
 	}

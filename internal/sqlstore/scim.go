@@ -143,11 +143,16 @@ func (s *SCIM) DirUsers(ctx context.Context, orgID string, by scim.Lookup) ([]sc
 	q, args := `SELECT `+dirUserColumns+` FROM scim_users WHERE org_id = $1`, []any{orgID}
 	switch {
 	case by.UserNameKey != "":
+		// At most one row (scim_users_name is unique) and no ORDER BY, so
+		// PostgreSQL seeks that index rather than walking the org's rows
+		// in scim_users_list for their order (EXPLAIN, both databases).
 		q, args = q+` AND user_name_key = $2`, append(args, by.UserNameKey)
 	case by.ExternalID != "":
-		q, args = q+` AND external_id = $2`, append(args, by.ExternalID)
+		q, args = q+` AND external_id = $2 ORDER BY created_at, id`, append(args, by.ExternalID)
+	default:
+		q += ` ORDER BY created_at, id`
 	}
-	rows, err := s.r().QueryContext(ctx, q+` ORDER BY created_at, id`, args...)
+	rows, err := s.r().QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -168,9 +173,10 @@ func (s *SCIM) RevokeMemberKeys(ctx context.Context, orgID, userID string, at ti
 }
 
 // PendingProvisions implements workspace.Tables: the pending directory
-// users of address key, in live orgs.
+// users of address key, in live orgs, with their orgs' provisioning role.
 func (s *Workspace) PendingProvisions(ctx context.Context, key string) ([]workspace.Provision, error) {
-	rows, err := s.w().QueryContext(ctx, `SELECT u.id, u.org_id FROM scim_users u JOIN orgs o ON o.id = u.org_id
+	rows, err := s.w().QueryContext(ctx, `SELECT u.id, u.org_id, COALESCE(st.provision_role, '') FROM scim_users u JOIN orgs o ON o.id = u.org_id
+		LEFT JOIN scim_settings st ON st.org_id = u.org_id
 		WHERE u.user_name_key = $1 AND u.user_id IS NULL AND u.active AND o.deleted_at IS NULL ORDER BY u.created_at, u.id`, key)
 	if err != nil {
 		return nil, err
@@ -179,7 +185,7 @@ func (s *Workspace) PendingProvisions(ctx context.Context, key string) ([]worksp
 	out := []workspace.Provision{}
 	for rows.Next() {
 		var p workspace.Provision
-		if err := rows.Scan(&p.ID, &p.OrgID); err != nil {
+		if err := rows.Scan(&p.ID, &p.OrgID, &p.Role); err != nil {
 			return nil, err
 		}
 		out = append(out, p)
@@ -269,23 +275,32 @@ func (s *SCIM) RemoveGroupMember(ctx context.Context, teamID, dirUserID string) 
 	return err
 }
 
-// UserGroups implements scim.Store.
-func (s *SCIM) UserGroups(ctx context.Context, dirUserID string) ([]string, error) {
-	rows, err := s.w().QueryContext(ctx, `SELECT m.team_id FROM scim_group_members m JOIN teams t ON t.id = m.team_id
-		WHERE m.scim_user_id = $1 AND t.deleted_at IS NULL`, dirUserID)
+// ProvisionTeams implements workspace.Tables: the live teams of the
+// groups directory user dirUserID is in.
+func (s *Workspace) ProvisionTeams(ctx context.Context, dirUserID string) ([]string, error) {
+	return s.column(ctx, `SELECT m.team_id FROM scim_group_members m JOIN teams t ON t.id = m.team_id
+		WHERE m.scim_user_id = $1 AND t.deleted_at IS NULL ORDER BY m.team_id`, dirUserID)
+}
+
+// Settings implements scim.Store.
+func (s *SCIM) Settings(ctx context.Context, orgID string) (*scim.Settings, error) {
+	set := scim.Settings{OrgID: orgID}
+	var at int64
+	err := s.w().QueryRowContext(ctx, `SELECT provision_role, updated_by, updated_at FROM scim_settings WHERE org_id = $1`, orgID).
+		Scan(&set.ProvisionRole, &set.UpdatedBy, &at)
 	if err != nil {
-		return nil, err
+		return nil, s.one(err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	set.UpdatedAt = fromMicros(at)
+	return &set, nil
+}
+
+// SetSettings implements scim.Store.
+func (s *SCIM) SetSettings(ctx context.Context, set *scim.Settings) error {
+	_, err := s.w().ExecContext(ctx, `INSERT INTO scim_settings (org_id, provision_role, updated_by, updated_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (org_id) DO UPDATE SET provision_role = excluded.provision_role, updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+		set.OrgID, set.ProvisionRole, set.UpdatedBy, micros(set.UpdatedAt))
+	return s.db.dialect.translate(err)
 }
 
 // scanDirUsers reads every row of rows as a directory user and closes

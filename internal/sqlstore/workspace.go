@@ -206,15 +206,29 @@ func (s *Workspace) DomainOffers(ctx context.Context, domain string) ([]workspac
 
 // AuditLog implements workspace.Store.
 func (s *Workspace) AuditLog(ctx context.Context, orgID, tool, action string, limit int) ([]gatehouse.AuditEntry, error) {
+	return s.AuditLogWhere(ctx, orgID, workspace.AuditFilter{Tool: tool, Action: action}, limit)
+}
+
+// AuditLogWhere implements workspace.Store.
+func (s *Workspace) AuditLogWhere(ctx context.Context, orgID string, f workspace.AuditFilter, limit int) ([]gatehouse.AuditEntry, error) {
 	q := `SELECT id, org_id, tool, action, actor_id, target_type, target_id, meta, at FROM audit_log WHERE org_id = $1`
 	args := []any{orgID}
-	if tool != "" {
-		args = append(args, tool)
+	if f.Tool != "" {
+		args = append(args, f.Tool)
 		q += ` AND tool = $2`
 	}
-	if action != "" {
-		args = append(args, action)
+	if f.Action != "" {
+		args = append(args, f.Action)
 		q += ` AND action = ` + placeholders(len(args), 1)
+	}
+	switch f.Actor {
+	case "":
+	case workspace.ActorSCIM:
+		// substr, not LIKE: SQLite's LIKE ignores case.
+		q += ` AND substr(actor_id, 1, 5) = 'scim:'`
+	default:
+		args = append(args, f.Actor)
+		q += ` AND actor_id = ` + placeholders(len(args), 1)
 	}
 	args = append(args, limit)
 	q += ` ORDER BY at DESC, id DESC LIMIT ` + placeholders(len(args), 1)

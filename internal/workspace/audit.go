@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/gatehouse/gatehouse"
 )
@@ -15,10 +16,34 @@ const (
 	AuditMaxLimit     = 500
 )
 
+// AuditFilter selects audit entries; an empty field selects every entry.
+type AuditFilter struct {
+	Tool, Action string
+	// Actor is an actor id (a user's, or "scim:<token id>" for one SCIM
+	// token), or ActorSCIM for every SCIM token.
+	Actor string
+}
+
+// ActorSCIM is the AuditFilter.Actor of every SCIM change (actors
+// "scim:<token id>").
+const ActorSCIM = "scim"
+
+// check refuses an actor that names no one.
+func (f AuditFilter) check() error {
+	a := f.Actor
+	if a == "" || a == ActorSCIM || gatehouse.IsID(a) || (strings.HasPrefix(a, ActorSCIM+":") && gatehouse.IsID(a[len(ActorSCIM)+1:])) {
+		return nil
+	}
+	return gatehouse.InvalidField("actor", "actor must be scim, scim:<token id> or a user id")
+}
+
 // AuditLog returns an org's newest audit entries, optionally filtered by
-// tool and action, and the distinct tools present in its log.
-func (s *Service) AuditLog(ctx context.Context, p *gatehouse.Principal, orgID, tool, action, limit string) ([]gatehouse.AuditEntry, []string, error) {
+// tool, action and actor, and the distinct tools present in its log.
+func (s *Service) AuditLog(ctx context.Context, p *gatehouse.Principal, orgID string, f AuditFilter, limit string) ([]gatehouse.AuditEntry, []string, error) {
 	if _, err := s.authorize(ctx, s.store, p, orgID, PermSettings, false); err != nil {
+		return nil, nil, err
+	}
+	if err := f.check(); err != nil {
 		return nil, nil, err
 	}
 	n := AuditDefaultLimit
@@ -29,7 +54,7 @@ func (s *Service) AuditLog(ctx context.Context, p *gatehouse.Principal, orgID, t
 		}
 		n = v
 	}
-	entries, err := s.store.AuditLog(ctx, orgID, tool, action, n)
+	entries, err := s.store.AuditLogWhere(ctx, orgID, f, n)
 	if err != nil {
 		return nil, nil, gatehouse.Internal("audit log", err)
 	}

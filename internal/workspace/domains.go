@@ -329,12 +329,15 @@ func (s *Service) AutoJoin(ctx context.Context, st Tables, u *gatehouse.User) er
 }
 
 // Provision is a pending SCIM directory user: an address a workspace's
-// directory provisioned before anyone proved it.
-type Provision struct{ ID, OrgID string }
+// directory provisioned before anyone proved it, and the role that
+// workspace provisions with ("" for member).
+type Provision struct{ ID, OrgID, Role string }
 
 // attachProvisions makes u, whose address was just proven, the account of
-// every pending directory user of that address, and a member of its
-// workspace with the provisioning role (member).
+// every pending directory user of that address, a member of its workspace
+// with the workspace's provisioning role (never owner), and a member of
+// the teams of the SCIM groups the directory put it in while it was
+// pending.
 func (s *Service) attachProvisions(ctx context.Context, st Tables, u *gatehouse.User) error {
 	ps, err := st.PendingProvisions(ctx, u.EmailKey)
 	if err != nil {
@@ -346,15 +349,36 @@ func (s *Service) attachProvisions(ctx context.Context, st Tables, u *gatehouse.
 		} else if err != nil {
 			return gatehouse.Internal("attach provision", err)
 		}
-		err := st.AddMember(ctx, &Membership{OrgID: p.OrgID, UserID: u.ID, Role: RoleMember, JoinedAt: s.Now()})
-		if errors.Is(err, gatehouse.ErrConflict) {
-			continue
+		role := p.Role
+		if role == RoleOwner || !IsRole(role) {
+			role = RoleMember
+		}
+		err := st.AddMember(ctx, &Membership{OrgID: p.OrgID, UserID: u.ID, Role: role, JoinedAt: s.Now()})
+		if err == nil {
+			err = s.Audit(ctx, st, p.OrgID, u.ID, "member.joined", "user", u.ID, map[string]any{"via": "scim", "role": role})
+		} else if errors.Is(err, gatehouse.ErrConflict) {
+			err = nil // a member already keeps their role
 		}
 		if err != nil {
 			return gatehouse.Internal("join provisioned", err)
 		}
-		if err := s.Audit(ctx, st, p.OrgID, u.ID, "member.joined", "user", u.ID, map[string]any{"via": "scim", "role": RoleMember}); err != nil {
+		if err := s.joinProvisionTeams(ctx, st, p.ID, u.ID); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// joinProvisionTeams puts userID in the teams of the SCIM groups of
+// directory user dirUserID.
+func (s *Service) joinProvisionTeams(ctx context.Context, st Tables, dirUserID, userID string) error {
+	teams, err := st.ProvisionTeams(ctx, dirUserID)
+	if err != nil {
+		return gatehouse.Internal("provision teams", err)
+	}
+	for _, team := range teams {
+		if err := st.UpsertTeamMember(ctx, team, userID, TeamMember, s.Now()); err != nil {
+			return gatehouse.Internal("join provisioned team", err)
 		}
 	}
 	return nil

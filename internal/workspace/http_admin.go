@@ -156,7 +156,8 @@ func (h *handlers) handleAudit(w http.ResponseWriter, r *http.Request, p *gateho
 	if q.Has("limit") && q.Get("limit") == "" {
 		return gatehouse.InvalidField("limit", "limit must be an integer from 1 to %d", AuditMaxLimit)
 	}
-	entries, tools, err := h.svc.AuditLog(r.Context(), p, r.PathValue("id"), q.Get("tool"), q.Get("action"), q.Get("limit"))
+	f := AuditFilter{Tool: q.Get("tool"), Action: q.Get("action"), Actor: q.Get("actor")}
+	entries, tools, err := h.svc.AuditLog(r.Context(), p, r.PathValue("id"), f, q.Get("limit"))
 	if err != nil {
 		return err
 	}

@@ -141,13 +141,20 @@ type Tables interface {
 	DomainOffers(ctx context.Context, domain string) ([]DomainOffer, error)
 	// PendingProvisions lists the pending SCIM directory users of address
 	// key in live orgs: provisioned outside the orgs' verified domains,
-	// waiting for someone to prove the address.
+	// waiting for someone to prove the address; Role is the org's saved
+	// provisioning role ("" when none).
 	PendingProvisions(ctx context.Context, key string) ([]Provision, error)
 	// AttachProvision links the pending directory user id to userID;
 	// ErrNotFound when it is not pending.
 	AttachProvision(ctx context.Context, id, userID string) error
+	// ProvisionTeams lists the live teams of the SCIM groups directory
+	// user dirUserID is in.
+	ProvisionTeams(ctx context.Context, dirUserID string) ([]string, error)
 	// AuditLog returns org's newest entries, optionally of one tool or action.
 	AuditLog(ctx context.Context, orgID, tool, action string, limit int) ([]gatehouse.AuditEntry, error)
+	// AuditLogWhere returns org's newest entries selected by f
+	// (f.Actor ActorSCIM: every "scim:" actor).
+	AuditLogWhere(ctx context.Context, orgID string, f AuditFilter, limit int) ([]gatehouse.AuditEntry, error)
 	// AuditTools lists the distinct tools in org's log.
 	AuditTools(ctx context.Context, orgID string) ([]string, error)
 

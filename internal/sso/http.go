@@ -48,6 +48,7 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	m.Handle("GET /v1/sso/start", k.PerIP(start, h.handleStart))
 	m.Handle("GET /v1/sso/callback", k.PerIP(start, h.handleCallback))
 	m.Handle("POST /v1/sso/link", k.Full(h.handleLink))
+	h.mountSocial(m, start)
 }
 
 type handlers struct {
@@ -193,11 +194,17 @@ func (h *handlers) handleStart(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	h.sendToProvider(w, r, st)
+	return nil
+}
+
+// sendToProvider binds a started sign-in to the browser and sends it to
+// the provider.
+func (h *handlers) sendToProvider(w http.ResponseWriter, r *http.Request, st *Started) {
 	http.SetCookie(w, &http.Cookie{Name: h.cookieName(cookieFlow), Value: st.Browser, Path: "/", MaxAge: int(FlowTTL.Seconds()), HttpOnly: true,
 		Secure: h.secure, SameSite: http.SameSiteLaxMode})
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, st.URL, http.StatusFound)
-	return nil
 }
 
 // handleCallback handles "GET /v1/sso/callback": on success the browser
@@ -214,7 +221,7 @@ func (h *handlers) handleCallback(w http.ResponseWriter, r *http.Request) error 
 	if q.Get("error") != "" {
 		return gatehouse.Errorf(gatehouse.KindUnauthorized, "the identity provider refused the sign-in")
 	}
-	d, err := h.svc.Callback(r.Context(), q.Get("state"), q.Get("code"), browser, h.k.SessionMeta(r))
+	d, err := h.svc.Callback(r.Context(), q.Get("state"), q.Get("code"), browser, q.Get("iss"), h.k.SessionMeta(r))
 	var lr *LinkRequired
 	if errors.As(err, &lr) {
 		httpjson.Write(w, http.StatusConflict, map[string]string{"error": lr.Error(), "link_token": lr.Token})

@@ -107,6 +107,8 @@ type Store interface {
 	// UsePendingLink deletes and returns the unexpired pending link of
 	// tokenHash; ErrNotFound.
 	UsePendingLink(ctx context.Context, tokenHash string, now time.Time) (*PendingLink, error)
+
+	Identities
 }
 
 // Identity is what sso asks of identity.
@@ -133,6 +135,9 @@ type Config struct {
 	RootCAs      *x509.CertPool
 	// Events records SSO sign-ins and their refusals; nil: none.
 	Events identity.Events
+	// Social are the instance's upstream OpenID providers (social
+	// sign-in), checked by SocialProvider.Check.
+	Social []SocialProvider
 }
 
 // Service carries out SSO.
@@ -150,6 +155,11 @@ type Service struct {
 
 	mu        sync.Mutex
 	providers map[string]cachedProvider // by connection id
+
+	// social are the social providers as connections, by their id
+	// ("social:" and the name); socialList in the configured order.
+	social     map[string]*Connection
+	socialList []Provider
 }
 
 // New returns a Service; its zero dependencies are filled.
@@ -160,6 +170,7 @@ func New(c Config) *Service {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.addSocial(c.Social)
 	if s.log == nil {
 		s.log = slog.Default()
 	}

@@ -19,6 +19,7 @@ var consoleNav = []navItem{
 	{"profile", "Account", "/account"},
 	{"sessions", "Sessions", "/account/sessions"},
 	{"passkeys", "Passkeys", "/account/passkeys"},
+	{"identities", "Linked sign-ins", "/account/identities"},
 	{"two-factor", "Two-factor", twoFactorPath},
 	{"apps", "Connected apps", "/account/apps"},
 	{"keys", "API keys", "/account/keys"},

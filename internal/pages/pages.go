@@ -127,6 +127,7 @@ func Mount(m Mux, k Kernel, d Deps) {
 		m.Handle("POST "+logoutConfirmPath, form(h.handleLogoutConfirm))
 	}
 	if h.sso != nil {
+		m.Handle("POST /signin/sso", form(h.handleSignInSSO))
 		m.HandleFunc("GET /account/identities", h.handleIdentitiesPage)
 		m.Handle("POST /account/identities/unlink", form(h.handleUnlinkIdentity))
 	}

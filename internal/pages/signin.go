@@ -78,6 +78,15 @@ func (h *handlers) handleSignIn(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusTooManyRequests, "Too many attempts. Wait a minute and try again.")
 		return
 	}
+	// Home-realm discovery: an address whose domain enforces single
+	// sign-on, sent without a password, goes on to its identity provider
+	// (by the domain alone: the same for every address there).
+	if r.PostFormValue("password") == "" {
+		if u, name := h.ssoStart(r, email, next, false); u != "" {
+			h.continueSSO(w, u, name, next)
+			return
+		}
+	}
 	si, err := h.svc.Login(r.Context(), email, r.PostFormValue("password"), h.k.SessionMeta(r))
 	if err != nil {
 		var e *gatehouse.Error

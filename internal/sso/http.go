@@ -231,7 +231,8 @@ func (h *handlers) handleCallback(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	if len(d.SignIn.Factors) > 0 {
-		return gatehouse.Errorf(gatehouse.KindForbidden, "this account has a second factor: sign in on the sign-in page to use it")
+		h.toSecondStep(w, r, d)
+		return nil
 	}
 	name := "gatehouse_session"
 	if h.secure {

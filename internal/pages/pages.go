@@ -128,6 +128,8 @@ func Mount(m Mux, k Kernel, d Deps) {
 	}
 	if h.sso != nil {
 		m.Handle("POST /signin/sso", form(h.handleSignInSSO))
+		m.HandleFunc("GET "+sso.LinkPath, h.handleLinkPage)
+		m.Handle("POST "+sso.LinkPath, form(h.handleLink))
 		m.HandleFunc("GET /account/identities", h.handleIdentitiesPage)
 		m.Handle("POST /account/identities/unlink", form(h.handleUnlinkIdentity))
 	}

@@ -64,6 +64,8 @@ func introText(key string) string {
 		return "Sign in to connect a device to your account."
 	case "invite":
 		return "Sign in to accept the invitation."
+	case "link":
+		return "An account with this address exists. Sign in to it as usual to link the sign-in you used."
 	}
 	return ""
 }

@@ -224,7 +224,7 @@ func (h *handlers) handleCallback(w http.ResponseWriter, r *http.Request) error 
 	d, err := h.svc.Callback(r.Context(), q.Get("state"), q.Get("code"), browser, q.Get("iss"), h.k.SessionMeta(r))
 	var lr *LinkRequired
 	if errors.As(err, &lr) {
-		httpjson.Write(w, http.StatusConflict, map[string]string{"error": lr.Error(), "link_token": lr.Token})
+		h.linkRequired(w, r, lr)
 		return nil
 	}
 	if err != nil {

@@ -13,6 +13,9 @@ const (
 	// ViaSSO is a sign-in proven by a workspace's identity provider
 	// (internal/sso).
 	ViaSSO = "sso"
+	// ViaSocial is a sign-in proven by one of the instance's upstream
+	// OpenID providers (social sign-in, internal/sso).
+	ViaSocial = "social"
 )
 
 // Principal is the verified caller of a bearer request.
@@ -56,6 +59,8 @@ const (
 	AMROAuth       = "oauth"
 	// AMRSSO is a sign-in proven by a workspace's identity provider.
 	AMRSSO = "sso"
+	// AMRSocial is a sign-in proven by an instance's upstream provider.
+	AMRSocial = "social"
 )
 
 // Assurance is how strongly a sign-in was authenticated: its level, the
@@ -115,6 +120,8 @@ func (a Assurance) Level(via string) Assurance {
 			a.AMR = []string{AMROAuth}
 		case ViaSSO:
 			a.AMR = []string{AMRSSO}
+		case ViaSocial:
+			a.AMR = []string{AMRSocial}
 		}
 	}
 	return a

@@ -22,6 +22,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/gatehouse/gatehouse/internal/sso"
 )
 
 // Config is every setting of CONTRACT §1, read from GATEHOUSE_* variables or
@@ -86,7 +87,10 @@ type Config struct {
 	// TrustedProxies are GATEHOUSE_TRUSTED_PROXIES' CIDRs.
 	TrustedProxies    []netip.Prefix
 	rawTrustedProxies string
-	// fileErrs are the *_FILE settings that could not be read.
+	// Social are the social sign-in providers (GATEHOUSE_SOCIAL_*).
+	Social []sso.SocialProvider
+	// fileErrs are the *_FILE settings that could not be read, and the
+	// social providers' problems.
 	fileErrs []error
 }
 
@@ -166,6 +170,8 @@ func loadConfigFlags(args []string, getenv func(string) string, fs *flag.FlagSet
 		}
 		fs.StringVar(s.dst, flagName(s.env), *s.dst, s.env)
 	}
+	social, errs := loadSocial(getenv)
+	c.Social, c.fileErrs = social, append(c.fileErrs, errs...)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -556,5 +562,5 @@ func (c *Config) app() app.Config {
 		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, EncryptionKey: c.EncryptionKey, RateLimit: c.RateLimit, MailLimit: c.MailLimit, NoHSTS: !c.HSTS,
 		SessionMaxAge: c.SessionMaxAge, ReauthWindow: c.ReauthWindow, JobRescueAfter: c.JobRescueAfter,
 		WebhookAllowPrivate: c.WebhookAllowPrivate, MetadataAllowPrivate: c.WebhookAllowPrivate, OutboundCAs: c.OutboundCAs,
-		SignRetention: c.SignRetention, Brand: c.Brand, TrustedProxies: c.TrustedProxies}
+		SignRetention: c.SignRetention, Brand: c.Brand, TrustedProxies: c.TrustedProxies, Social: c.Social}
 }

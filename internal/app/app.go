@@ -88,6 +88,9 @@ type Config struct {
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
 	// (GATEHOUSE_TRUSTED_PROXIES); empty: none.
 	TrustedProxies []netip.Prefix
+	// Social are the upstream OpenID providers of social sign-in
+	// (GATEHOUSE_SOCIAL_*); empty: none.
+	Social []sso.SocialProvider
 }
 
 // Deps are what production and the tests provide differently.
@@ -235,7 +238,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	a.SCIM = scim.New(scim.Config{Store: db.SCIM(), Workspace: a.Workspace, BaseURL: cfg.BaseURL, Logger: log, Now: now,
 		RecentAuth: a.Identity.RequireRecentAuth})
 	a.SSO = sso.New(sso.Config{Store: db.SSO(), Workspace: a.Workspace, Identity: a.Identity, Secrets: ssoBox, BaseURL: cfg.BaseURL, Logger: log, Now: now,
-		AllowPrivate: cfg.MetadataAllowPrivate, RootCAs: cfg.OutboundCAs, Events: events})
+		AllowPrivate: cfg.MetadataAllowPrivate, RootCAs: cfg.OutboundCAs, Events: events, Social: cfg.Social})
 	mcpURL, err := mcpURLOf(cfg)
 	if err != nil {
 		return nil, err

@@ -28,7 +28,7 @@ func (a *App) routes(k *web.Server) {
 	keys.Mount(m, a.Signer)            // /.well-known/jwks.json
 	scim.Mount(m, k, a.SCIM)           // /v1/orgs/{id}/scim-tokens, /scim/v2/*
 	sso.Mount(m, k, a.SSO)             // /v1/orgs/{id}/sso, /v1/sso/*
-	pages.Mount(k.Pages(), k, pages.Deps{Identity: a.Identity, Workspace: a.Workspace, OAuth: a.OAuth, Forms: a.Forms, SCIM: a.SCIM, Brand: a.brand, Logger: a.log, Shown: a.shown})
+	pages.Mount(k.Pages(), k, pages.Deps{Identity: a.Identity, Workspace: a.Workspace, OAuth: a.OAuth, Forms: a.Forms, SCIM: a.SCIM, SSO: a.SSO, Brand: a.brand, Logger: a.log, Shown: a.shown})
 	tasks.Mount(m, k, a.Tasks)       // /tasks/v1/
 	links.Mount(m, k, a.Links)       // /links/v1/, /l/{code}
 	forms.Mount(m, k, a.Forms)       // /forms/v1/, /forms/f/{id}

@@ -113,7 +113,7 @@ func disarm(ctx context.Context, tx Store, u *gatehouse.User, now time.Time, met
 // and its sessions are revoked already), begun passkey ceremonies and the
 // second-factor attempt count. It adds how many of each it removed to
 // meta. Every new kind of credential an account can hold is removed here
-// too: linked upstream identities (SSO, social sign-in), when they land.
+// too: linked upstream identities (SSO, social sign-in) are.
 func removeCredentials(ctx context.Context, tx Store, userID string, meta map[string]any) error {
 	var err error
 	if meta["factors_removed"], err = tx.DeleteUserFactors(ctx, userID); err != nil {
@@ -127,6 +127,9 @@ func removeCredentials(ctx context.Context, tx Store, userID string, meta map[st
 	}
 	if meta["ceremonies_removed"], err = tx.DeleteUserCeremonies(ctx, userID); err != nil {
 		return internal("remove passkey ceremonies", err)
+	}
+	if meta["identities_unlinked"], err = tx.DeleteUserIdentities(ctx, userID); err != nil {
+		return internal("unlink identities", err)
 	}
 	if err := tx.ClearMFAAttempts(ctx, userID); err != nil {
 		return internal("clear attempts", err)

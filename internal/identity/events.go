@@ -25,6 +25,7 @@ const (
 	MethodPasskey   = "passkey"
 	MethodAPIKey    = "api_key"
 	MethodSSO       = "sso"
+	MethodSocial    = "social"
 )
 
 // event records e; nothing when the service has no Events.

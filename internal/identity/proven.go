@@ -10,16 +10,25 @@ import (
 )
 
 // Proven is a person whom another party proved: a workspace's identity
-// provider (internal/sso). Identity opens their session; the caller owns
-// the rules of that party (which address, which account).
+// provider or one of the instance's upstream providers (internal/sso).
+// Identity opens their session; the caller owns the rules of that party
+// (which address, which account).
 type Proven struct {
 	// UserID is the account signing in; "" creates one for Email, whose
-	// address the other party vouches for (verified, no password).
+	// address the other party vouches for (verified, no password) unless
+	// Unverified.
 	UserID string
 	Email  string
 	Name   string
+	// Unverified creates the account with its address unconfirmed: the
+	// other party did not assert it.
+	Unverified bool
+	// Via is how the session was obtained: gatehouse.ViaSSO ("" too) or
+	// gatehouse.ViaSocial.
+	Via string
 	// OrgID is the workspace the session is scoped to; it must be one
-	// the person is a member of once Before has run.
+	// the person is a member of once Before has run. "": the person's
+	// home workspace (the default one, else the personal one).
 	OrgID string
 	// Before runs in the transaction once the account is known (created
 	// is true when it was made here), before the session opens: the
@@ -35,10 +44,14 @@ var errProvenGone = gatehouse.Errorf(gatehouse.KindUnauthorized, "this account n
 
 // StartProvenSession opens a sign-in session for a person proven
 // elsewhere, as StartGrantSession does for a grant: in st's transaction,
-// scoped to in.OrgID, audited as a sign-in by MethodSSO. An account with
-// a second factor owes it (SignIn.Factors), as after a password.
+// scoped to in.OrgID, audited as a sign-in by MethodSSO (MethodSocial for
+// ViaSocial). An account with a second factor owes it (SignIn.Factors),
+// as after a password.
 func (s *Service) StartProvenSession(ctx context.Context, st Store, in Proven, meta gatehouse.SessionMeta) (*SignIn, error) {
 	var out *SignIn
+	if in.Via != gatehouse.ViaSocial {
+		in.Via = gatehouse.ViaSSO
+	}
 	err := st.Tx(ctx, func(tx Store) error {
 		u, created, err := s.provenUser(ctx, tx, in)
 		if err != nil {
@@ -49,22 +62,15 @@ func (s *Service) StartProvenSession(ctx context.Context, st Store, in Proven, m
 				return err
 			}
 		}
-		o, m, err := workspace.LiveMember(ctx, tx, in.OrgID, u.ID)
-		if errors.Is(err, gatehouse.ErrNotFound) {
-			return gatehouse.Errorf(gatehouse.KindForbidden, "you are not a member of this workspace")
-		}
+		oc, err := s.provenOrg(ctx, tx, in.OrgID, u)
 		if err != nil {
-			return internal("proven org", err)
+			return err
 		}
-		oc, err := s.ws.OrgContext(ctx, tx, o, m.Role)
-		if err != nil {
-			return internal("org context", err)
-		}
-		if out, err = s.startSession(ctx, tx, u, oc, gatehouse.ViaSSO, meta); err != nil {
+		if out, err = s.startSession(ctx, tx, u, oc, in.Via, meta); err != nil {
 			return err
 		}
 		sid, _ := splitRefresh(out.RefreshToken)
-		detail := map[string]any{"method": MethodSSO, "session_id": sid}
+		detail := map[string]any{"method": in.Via, "session_id": sid}
 		for k, v := range in.Detail {
 			detail[k] = v
 		}
@@ -74,6 +80,26 @@ func (s *Service) StartProvenSession(ctx context.Context, st Store, in Proven, m
 		s.users.Drop(out.User.ID)
 	}
 	return out, err
+}
+
+// provenOrg is the workspace a proven sign-in is scoped to: orgID, of
+// which u must be a member, or u's home workspace when it is "".
+func (s *Service) provenOrg(ctx context.Context, tx Store, orgID string, u *gatehouse.User) (*workspace.OrgContext, error) {
+	if orgID == "" {
+		return s.ws.HomeOrg(ctx, tx, u)
+	}
+	o, m, err := workspace.LiveMember(ctx, tx, orgID, u.ID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return nil, gatehouse.Errorf(gatehouse.KindForbidden, "you are not a member of this workspace")
+	}
+	if err != nil {
+		return nil, internal("proven org", err)
+	}
+	oc, err := s.ws.OrgContext(ctx, tx, o, m.Role)
+	if err != nil {
+		return nil, internal("org context", err)
+	}
+	return oc, nil
 }
 
 // provenUser is in's account: read and pinned, or created with its
@@ -98,7 +124,7 @@ func (s *Service) provenUser(ctx context.Context, tx Store, in Proven) (*gatehou
 		name = email[:strings.IndexByte(email, '@')]
 	}
 	now := s.Now()
-	u := &gatehouse.User{ID: gatehouse.NewID(), Email: email, EmailKey: key, Name: name, EmailVerified: true, CreatedAt: now, UpdatedAt: now}
+	u := &gatehouse.User{ID: gatehouse.NewID(), Email: email, EmailKey: key, Name: name, EmailVerified: !in.Unverified, CreatedAt: now, UpdatedAt: now}
 	if err := tx.CreateUser(ctx, u); errors.Is(err, gatehouse.ErrConflict) {
 		return nil, false, gatehouse.Errorf(gatehouse.KindConflict, "an account with this address was created meanwhile; sign in again")
 	} else if err != nil {
@@ -108,7 +134,7 @@ func (s *Service) provenUser(ctx context.Context, tx Store, in Proven) (*gatehou
 	if err != nil {
 		return nil, false, err
 	}
-	if err := s.ws.Audit(ctx, tx, oc.ID, u.ID, "user.registered", "user", u.ID, map[string]any{"via": gatehouse.ViaSSO}); err != nil {
+	if err := s.ws.Audit(ctx, tx, oc.ID, u.ID, "user.registered", "user", u.ID, map[string]any{"via": in.Via}); err != nil {
 		return nil, false, internal("audit", err)
 	}
 	return u, true, nil

@@ -201,6 +201,9 @@ type Store interface {
 	// DeleteUserFactors deletes every factor of the user, confirmed or
 	// not, and returns how many.
 	DeleteUserFactors(ctx context.Context, userID string) (int, error)
+	// DeleteUserIdentities unlinks every upstream identity (social
+	// sign-in, SSO) of the user; it returns how many.
+	DeleteUserIdentities(ctx context.Context, userID string) (int, error)
 
 	// DeleteRecoveryCodes deletes the user's recovery codes, used or not,
 	// and returns how many.

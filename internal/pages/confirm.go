@@ -62,6 +62,7 @@ var namedNotices = map[string]string{
 	"key-revoked":   "The API key %s was revoked: it no longer works.",
 	"revoked":       "The session on %s was signed out.",
 	"passkey-gone":  "The passkey %s was removed.",
+	"identity-gone": "%s was unlinked.",
 	"team-deleted":  "The team %s was deleted.",
 	"domain-delete": "The claim of %s was deleted.",
 	// Beside the confirmations: a notice that names its invitation.

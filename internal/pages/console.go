@@ -19,6 +19,7 @@ var consoleNav = []navItem{
 	{"profile", "Account", "/account"},
 	{"sessions", "Sessions", "/account/sessions"},
 	{"passkeys", "Passkeys", "/account/passkeys"},
+	{"identities", "Linked sign-ins", "/account/identities"},
 	{"two-factor", "Two-factor", twoFactorPath},
 	{"apps", "Connected apps", "/account/apps"},
 	{"keys", "API keys", "/account/keys"},
@@ -159,6 +160,7 @@ func (c *caller) page(r *http.Request, title, nav string) *page {
 var notices = map[string]string{
 	"step-expired":       "Your sign-in expired before its second step. Sign in again.",
 	"profile":            "Profile saved.",
+	"linked":             "The sign-in is linked to your account.",
 	"resent":             "A new confirmation link is on its way.",
 	"email-link":         "A confirmation link is on its way to your new address. Your address stays as it is until you open it.",
 	"throttled":          "A confirmation link was sent less than a minute ago: check your inbox.",

@@ -20,6 +20,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/scim"
 	"github.com/gatehouse/gatehouse/internal/seal"
+	"github.com/gatehouse/gatehouse/internal/sso"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/web"
 	"github.com/gatehouse/gatehouse/internal/workspace"
@@ -56,7 +57,10 @@ type Deps struct {
 	Forms *forms.Service
 	// SCIM is the provisioning service; nil leaves out the workspace's
 	// SCIM tokens page.
-	SCIM   *scim.Service
+	SCIM *scim.Service
+	// SSO is single sign-on and social sign-in; nil leaves out the
+	// provider buttons, home-realm discovery and the linked sign-ins page.
+	SSO    *sso.Service
 	Brand  Brand        // the operator's branding (GATEHOUSE_BRAND_*)
 	Logger *slog.Logger // nil: slog.Default()
 	// Shown seals the secrets shown once (flash.go) under the server's
@@ -122,6 +126,13 @@ func Mount(m Mux, k Kernel, d Deps) {
 		m.HandleFunc("POST "+logoutPath, h.handleLogout)
 		m.Handle("POST "+logoutConfirmPath, form(h.handleLogoutConfirm))
 	}
+	if h.sso != nil {
+		m.Handle("POST /signin/sso", form(h.handleSignInSSO))
+		m.HandleFunc("GET "+sso.LinkPath, h.handleLinkPage)
+		m.Handle("POST "+sso.LinkPath, form(h.handleLink))
+		m.HandleFunc("GET /account/identities", h.handleIdentitiesPage)
+		m.Handle("POST /account/identities/unlink", form(h.handleUnlinkIdentity))
+	}
 	if h.forms != nil {
 		m.HandleFunc("GET /forms"+forms.ConfirmPath, h.handleFormConfirmPage)
 		m.Handle("POST /forms"+forms.ConfirmPath, form(h.handleFormConfirm))
@@ -136,6 +147,7 @@ type handlers struct {
 	oauth     *oauth.Server
 	forms     *forms.Service
 	scim      *scim.Service
+	sso       *sso.Service
 	log       *slog.Logger
 	brand     Brand
 	imgSrc    string // the CSP's img-src: 'self' and an external logo's origin
@@ -153,7 +165,7 @@ type handlers struct {
 // newHandlers builds the pages' shared state: templates, the cookie
 // policy, the cross-origin guard and the limiters.
 func newHandlers(k Kernel, d Deps) *handlers {
-	h := &handlers{k: k, svc: d.Identity, ws: d.Workspace, oauth: d.OAuth, forms: d.Forms, scim: d.SCIM, log: d.Logger,
+	h := &handlers{k: k, svc: d.Identity, ws: d.Workspace, oauth: d.OAuth, forms: d.Forms, scim: d.SCIM, sso: d.SSO, log: d.Logger,
 		brand: d.Brand.withDefaults(), imgSrc: "'self'",
 		templates: parseTemplates(), secure: true, csrf: http.NewCrossOriginProtection(), shown: d.Shown,
 		register:          identity.LimitRegister.From(k),

@@ -32,7 +32,7 @@ const copyScriptPath = "/assets/copy.js"
 
 var pageNames = []string{"error", "message", "signin", "confirm", "consent", "device", "invite", "recover", "reset",
 	"signup", "home", "profile", "sessions", "apps", "keys", "workspaces", "delete", "members", "invitations", "tools", "passkeys",
-	"overview", "orgsettings", "audit", "teams", "team", "orgkeys", "domains", "mfa", "twofactor", "orgapps", "orgapp", "logout", "scim", "confirmstep"}
+	"overview", "orgsettings", "audit", "teams", "team", "orgkeys", "domains", "mfa", "twofactor", "orgapps", "orgapp", "logout", "scim", "confirmstep", "identities", "ssocontinue", "linkconfirm"}
 
 // parseTemplates parses each page with the layout it fills.
 func parseTemplates() map[string]*template.Template {
@@ -77,6 +77,8 @@ type page struct {
 	// Data is the page's own data (console pages).
 	Data     any
 	Passkeys []identity.Passkey
+	// Social are the social sign-in buttons (sign-in and sign-up pages).
+	Social []socialButton
 	// Script is the page's one script (same origin), "" for none; the
 	// CSP then also allows scripts and fetches of this origin.
 	Script string
@@ -117,6 +119,9 @@ func (p *page) Ticked(name, value string) bool {
 // render writes a page with its security headers.
 func (h *handlers) render(w http.ResponseWriter, status int, name string, p *page) {
 	p.Brand = h.brand
+	if name == "signin" || name == "signup" {
+		p.Social = h.socialButtons(p.Next)
+	}
 	var buf bytes.Buffer
 	if err := h.templates[name].ExecuteTemplate(&buf, "layout", p); err != nil {
 		h.log.Error("render page", "page", name, "err", err)

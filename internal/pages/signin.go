@@ -64,6 +64,8 @@ func introText(key string) string {
 		return "Sign in to connect a device to your account."
 	case "invite":
 		return "Sign in to accept the invitation."
+	case "link":
+		return "An account with this address exists. Sign in to it as usual to link the sign-in you used."
 	}
 	return ""
 }
@@ -77,6 +79,15 @@ func (h *handlers) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	if h.limited(r, h.login) {
 		fail(http.StatusTooManyRequests, "Too many attempts. Wait a minute and try again.")
 		return
+	}
+	// Home-realm discovery: an address whose domain enforces single
+	// sign-on, sent without a password, goes on to its identity provider
+	// (by the domain alone: the same for every address there).
+	if r.PostFormValue("password") == "" {
+		if u, name := h.ssoStart(r, email, next, false); u != "" {
+			h.continueSSO(w, u, name, next)
+			return
+		}
 	}
 	si, err := h.svc.Login(r.Context(), email, r.PostFormValue("password"), h.k.SessionMeta(r))
 	if err != nil {

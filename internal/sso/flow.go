@@ -32,6 +32,9 @@ var (
 	// errUpstream answers an ID token or code the provider's answer does
 	// not back (the cause is logged, never shown).
 	errUpstream = gatehouse.Errorf(gatehouse.KindUnauthorized, "the identity provider's answer could not be verified; start again")
+	// errMixUp answers a callback naming another issuer than the one the
+	// flow was started at (RFC 9207).
+	errMixUp = gatehouse.Errorf(gatehouse.KindUnauthorized, "the answer came from another identity provider than the one this sign-in started at; start again")
 )
 
 // Started is a sign-in sent to the identity provider: the URL to send the
@@ -107,6 +110,12 @@ func (s *Service) Start(ctx context.Context, id, next string) (*Started, error) 
 	if c.SAML != nil {
 		return s.startSAML(ctx, c, next)
 	}
+	return s.startFlow(ctx, c, next)
+}
+
+// startFlow begins a sign-in at c's provider (a workspace's connection or
+// a social provider): the one start of every upstream OpenID sign-in.
+func (s *Service) startFlow(ctx context.Context, c *Connection, next string) (*Started, error) {
 	p, err := s.provider(ctx, c)
 	if err != nil {
 		return nil, err
@@ -170,8 +179,9 @@ func (c *claims) verified() bool {
 // the browser that started it; the code exchanged with its PKCE verifier;
 // the ID token verified (signature, iss, aud, exp) with its nonce; then
 // the person resolved and signed in. Every outcome is audited in the
-// connection's workspace.
-func (s *Service) Callback(ctx context.Context, state, code, browser string, meta gatehouse.SessionMeta) (*Done, error) {
+// connection's workspace. iss is the callback's RFC 9207 issuer ("" when
+// the provider sends none): another provider's answers a mix-up.
+func (s *Service) Callback(ctx context.Context, state, code, browser, iss string, meta gatehouse.SessionMeta) (*Done, error) {
 	if state == "" || code == "" || browser == "" {
 		return nil, errFlow
 	}
@@ -185,12 +195,19 @@ func (s *Service) Callback(ctx context.Context, state, code, browser string, met
 	if subtle.ConstantTimeCompare([]byte(f.BrowserHash), []byte(token.Hash(browser))) != 1 {
 		return nil, errFlow
 	}
+	if c, ok := s.social[f.ConnectionID]; ok {
+		return s.socialCallback(ctx, c, f, code, iss, meta)
+	}
 	c, err := s.store.ConnectionByID(ctx, f.ConnectionID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, errFlow
 	}
 	if err != nil {
 		return nil, gatehouse.Internal("find sso connection", err)
+	}
+	if iss != "" && iss != c.Issuer {
+		s.auditOutcome(ctx, c, nil, "", errMixUp)
+		return nil, errMixUp
 	}
 	out, subject, err := s.complete(ctx, c, f, code, meta)
 	s.auditOutcome(ctx, c, out, subject, err)
@@ -203,35 +220,12 @@ func (s *Service) Callback(ctx context.Context, state, code, browser string, met
 // complete is Callback's work once the flow is found: the sign-in and
 // the upstream subject (for the audit entry).
 func (s *Service) complete(ctx context.Context, c *Connection, f *Flow, code string, meta gatehouse.SessionMeta) (*identity.SignIn, string, error) {
-	p, err := s.provider(ctx, c)
-	if err != nil {
+	idt, cl, err := s.verify(ctx, c, f, code)
+	if idt == nil {
 		return nil, "", err
 	}
-	cfg, err := s.oauthConfig(c, p)
 	if err != nil {
-		return nil, "", err
-	}
-	cctx := oidc.ClientContext(ctx, s.client)
-	tok, err := cfg.Exchange(cctx, code, oauth2.VerifierOption(f.Verifier))
-	if err != nil {
-		s.log.Info("sso code exchange failed", "connection", c.ID, "err", err)
-		return nil, "", errUpstream
-	}
-	raw, _ := tok.Extra("id_token").(string)
-	if raw == "" {
-		return nil, "", errUpstream
-	}
-	idt, err := p.Verifier(&oidc.Config{ClientID: c.ClientID, Now: s.Now}).Verify(cctx, raw)
-	if err != nil {
-		s.log.Info("sso id token refused", "connection", c.ID, "err", err)
-		return nil, "", errUpstream
-	}
-	if subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(f.Nonce)) != 1 {
-		return nil, idt.Subject, errUpstream
-	}
-	var cl claims
-	if err := idt.Claims(&cl); err != nil {
-		return nil, idt.Subject, errUpstream
+		return nil, idt.Subject, err
 	}
 	if !cl.verified() {
 		return nil, idt.Subject, gatehouse.Errorf(gatehouse.KindForbidden, "your identity provider does not assert that your email address is verified")
@@ -256,6 +250,45 @@ func (s *Service) admit(ctx context.Context, c *Connection, subject, rawEmail, n
 		return nil, gatehouse.Errorf(gatehouse.KindForbidden, "%s is no longer a verified domain of this workspace", clip(domain))
 	}
 	return s.signIn(ctx, c, subject, key, email, name, meta)
+}
+
+// verify is the one relying party's check of every upstream OpenID
+// sign-in: the code exchanged at c's provider with the flow's PKCE
+// verifier, the ID token verified (signature, iss, aud, exp) and its
+// nonce compared with the flow's. The token is returned with a refusal
+// once its subject is known (for the audit entry).
+func (s *Service) verify(ctx context.Context, c *Connection, f *Flow, code string) (*oidc.IDToken, *claims, error) {
+	p, err := s.provider(ctx, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := s.oauthConfig(c, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	cctx := oidc.ClientContext(ctx, s.client)
+	tok, err := cfg.Exchange(cctx, code, oauth2.VerifierOption(f.Verifier))
+	if err != nil {
+		s.log.Info("sso code exchange failed", "connection", c.ID, "err", err)
+		return nil, nil, errUpstream
+	}
+	raw, _ := tok.Extra("id_token").(string)
+	if raw == "" {
+		return nil, nil, errUpstream
+	}
+	idt, err := p.Verifier(&oidc.Config{ClientID: c.ClientID, Now: s.Now}).Verify(cctx, raw)
+	if err != nil {
+		s.log.Info("sso id token refused", "connection", c.ID, "err", err)
+		return nil, nil, errUpstream
+	}
+	if subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(f.Nonce)) != 1 {
+		return idt, nil, errUpstream
+	}
+	var cl claims
+	if err := idt.Claims(&cl); err != nil {
+		return idt, nil, errUpstream
+	}
+	return idt, &cl, nil
 }
 
 // signIn resolves the person of a verified upstream identity and opens
@@ -351,6 +384,9 @@ func (s *Service) ConfirmLink(ctx context.Context, p *gatehouse.Principal, secre
 		}
 		if err != nil {
 			return gatehouse.Internal("use pending link", err)
+		}
+		if sc, ok := s.social[l.ConnectionID]; ok {
+			return s.confirmSocial(ctx, tx, sc, l)
 		}
 		c, err := tx.ConnectionByID(ctx, l.ConnectionID)
 		if errors.Is(err, gatehouse.ErrNotFound) {

@@ -49,6 +49,7 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	m.Handle("GET /v1/sso/callback", k.PerIP(start, h.handleCallback))
 	m.Handle("POST /v1/sso/link", k.Full(h.handleLink))
 	mountSAML(m, k, h)
+	h.mountSocial(m, start)
 }
 
 type handlers struct {
@@ -210,6 +211,13 @@ func (h *handlers) handleStart(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	h.sendToProvider(w, r, st)
+	return nil
+}
+
+// sendToProvider binds a started sign-in to the browser and sends it to
+// the provider.
+func (h *handlers) sendToProvider(w http.ResponseWriter, r *http.Request, st *Started) {
 	sameSite := http.SameSiteLaxMode
 	if st.CrossSite && h.secure {
 		// A SAML response is a cross-site POST: a Lax cookie would stay home.
@@ -219,7 +227,6 @@ func (h *handlers) handleStart(w http.ResponseWriter, r *http.Request) error {
 		Secure: h.secure, SameSite: sameSite})
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, st.URL, http.StatusFound)
-	return nil
 }
 
 // handleCallback handles "GET /v1/sso/callback": on success the browser
@@ -236,7 +243,7 @@ func (h *handlers) handleCallback(w http.ResponseWriter, r *http.Request) error 
 	if q.Get("error") != "" {
 		return gatehouse.Errorf(gatehouse.KindUnauthorized, "the identity provider refused the sign-in")
 	}
-	d, err := h.svc.Callback(r.Context(), q.Get("state"), q.Get("code"), browser, h.k.SessionMeta(r))
+	d, err := h.svc.Callback(r.Context(), q.Get("state"), q.Get("code"), browser, q.Get("iss"), h.k.SessionMeta(r))
 	return h.finish(w, r, d, err)
 }
 
@@ -246,14 +253,15 @@ func (h *handlers) handleCallback(w http.ResponseWriter, r *http.Request) error 
 func (h *handlers) finish(w http.ResponseWriter, r *http.Request, d *Done, err error) error {
 	var lr *LinkRequired
 	if errors.As(err, &lr) {
-		httpjson.Write(w, http.StatusConflict, map[string]string{"error": lr.Error(), "link_token": lr.Token})
+		h.linkRequired(w, r, lr)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
 	if len(d.SignIn.Factors) > 0 {
-		return gatehouse.Errorf(gatehouse.KindForbidden, "this account has a second factor: sign in on the sign-in page to use it")
+		h.toSecondStep(w, r, d)
+		return nil
 	}
 	name := "gatehouse_session"
 	if h.secure {

@@ -245,14 +245,18 @@ func (p *samlIdP) response(t *testing.T, a assertion, now time.Time) string {
 	return base64.StdEncoding.EncodeToString(out)
 }
 
-// post posts form to raw from b, keeping cookies as get does.
-func (b *browser) post(t *testing.T, raw string, form url.Values) *http.Response {
+// postForm posts form to raw from b with extra headers, keeping cookies as
+// get does; the body is closed when the test ends.
+func (b *browser) postForm(t *testing.T, raw string, form url.Values, headers map[string]string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequest("POST", raw, strings.NewReader(form.Encode()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
 	for k, v := range b.cookies {
 		req.AddCookie(&http.Cookie{Name: k, Value: v})
 	}
@@ -328,7 +332,7 @@ func (f *samlFixture) good(requestID, email string) assertion {
 // acsPost posts a response and RelayState to f's ACS from b.
 func (f *samlFixture) acsPost(t *testing.T, b *browser, response, relay string) *http.Response {
 	t.Helper()
-	return b.post(t, f.acs, url.Values{"SAMLResponse": {response}, "RelayState": {relay}})
+	return b.postForm(t, f.acs, url.Values{"SAMLResponse": {response}, "RelayState": {relay}}, nil)
 }
 
 // signIn runs a whole SP-initiated sign-in in a new browser, with change

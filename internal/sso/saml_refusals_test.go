@@ -134,7 +134,7 @@ func TestSAMLRefusals(t *testing.T) {
 			refused(t, g.acsPost(t, b, g.idp.response(t, g.good(id, email), now), relay), b, 401, email)
 		})
 		t.Run("an OIDC or unknown connection", func(t *testing.T) {
-			resp := newBrowser(env).post(t, env.URL+"/v1/sso/saml/"+testenv.RandomHex(4)+"/acs", url.Values{"SAMLResponse": {"x"}})
+			resp := newBrowser(env).postForm(t, env.URL+"/v1/sso/saml/"+testenv.RandomHex(4)+"/acs", url.Values{"SAMLResponse": {"x"}}, nil)
 			refused(t, resp, nil, 404, "")
 		})
 		refusedEntries := 0
@@ -207,7 +207,7 @@ func TestSAMLReplayAcrossInstances(t *testing.T) {
 			t.Fatalf("first instance answered %d %v; want 303", resp.StatusCode, body(t, resp))
 		}
 		b := newBrowser(second)
-		resp := b.post(t, second.URL+"/v1/sso/saml/"+f.conn+"/acs", url.Values{"SAMLResponse": {response}})
+		resp := b.postForm(t, second.URL+"/v1/sso/saml/"+f.conn+"/acs", url.Values{"SAMLResponse": {response}}, nil)
 		if resp.StatusCode != 401 || sessionUser(t, env, b) != "" {
 			t.Errorf("second instance answered %d to the replay; want 401 and no session", resp.StatusCode)
 		}

@@ -117,6 +117,7 @@ type Store interface {
 	UsePendingLink(ctx context.Context, tokenHash string, now time.Time) (*PendingLink, error)
 
 	AssertionStore
+	Identities
 }
 
 // Identity is what sso asks of identity.
@@ -143,6 +144,9 @@ type Config struct {
 	RootCAs      *x509.CertPool
 	// Events records SSO sign-ins and their refusals; nil: none.
 	Events identity.Events
+	// Social are the instance's upstream OpenID providers (social
+	// sign-in), checked by SocialProvider.Check.
+	Social []SocialProvider
 }
 
 // Service carries out SSO.
@@ -160,6 +164,11 @@ type Service struct {
 
 	mu        sync.Mutex
 	providers map[string]cachedProvider // by connection id
+
+	// social are the social providers as connections, by their id
+	// ("social:" and the name); socialList in the configured order.
+	social     map[string]*Connection
+	socialList []Provider
 }
 
 // New returns a Service; its zero dependencies are filled.
@@ -170,6 +179,7 @@ func New(c Config) *Service {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.addSocial(c.Social)
 	if s.log == nil {
 		s.log = slog.Default()
 	}

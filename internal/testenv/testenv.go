@@ -51,6 +51,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/gatehouse/gatehouse/internal/sso"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
 	"github.com/gatehouse/gatehouse/internal/tools/sign"
@@ -169,6 +170,8 @@ type Options struct {
 	// TLS serves over https (a test certificate Client trusts), so the
 	// base URL is https: HSTS, Secure cookies with the __Host- prefix.
 	TLS bool
+	// Social are the upstream OpenID providers of social sign-in.
+	Social []sso.SocialProvider
 	// NoHSTS is GATEHOUSE_HSTS=off.
 	NoHSTS bool
 	// ShortLinksOnAccounts sets GATEHOUSE_SHORT_LINK_URL to its default,
@@ -263,7 +266,7 @@ func (env *Env) start(t testing.TB) {
 		ShortLinkURL: env.ShortLinkURL, WebURL: webURL, MobileURL: "https://mobile.test/app",
 		JWTSecret: JWTSecret, RateLimit: o.RateLimit, MailLimit: o.MailLimits, NoHSTS: o.NoHSTS,
 		WebhookAllowPrivate: true, MetadataAllowPrivate: o.AllowPrivate, OutboundCAs: o.RootCAs, Brand: o.Brand,
-		SessionMaxAge: o.SessionMaxAge}, o.deps(env, sdb, sender, log))
+		SessionMaxAge: o.SessionMaxAge, Social: o.Social}, o.deps(env, sdb, sender, log))
 	if err != nil {
 		t.Fatal(err)
 	}

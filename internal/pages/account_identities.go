@@ -1,0 +1,69 @@
+package pages
+
+import (
+	"net/http"
+)
+
+// The account's linked identities (social sign-in, workspace SSO): a
+// list with an unlink form per identity (issue 27). Without the SSO
+// service the page is not mounted.
+
+// handleIdentitiesPage handles "GET /account/identities".
+func (h *handlers) handleIdentitiesPage(w http.ResponseWriter, r *http.Request) {
+	b, err := h.browser(r)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	if b == nil {
+		signInFirst(w, r, "")
+		return
+	}
+	c := &caller{b: b, p: browserPrincipal(b), h: h}
+	is, err := h.sso.Identities(r.Context(), c.p)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	p := c.page(r, "Linked sign-ins", "identities")
+	p.Data = map[string]any{"Identities": is, "Providers": h.sso.SocialProviders()}
+	h.render(w, http.StatusOK, "identities", p)
+}
+
+// handleUnlinkIdentity handles "POST /account/identities/unlink", after
+// its confirmation step.
+func (h *handlers) handleUnlinkIdentity(w http.ResponseWriter, r *http.Request) {
+	b, err := h.browser(r)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	if b == nil {
+		signInFirst(w, r, "")
+		return
+	}
+	c, id := &caller{b: b, p: browserPrincipal(b), h: h}, r.PostFormValue("id")
+	is, err := h.sso.Identities(r.Context(), c.p)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	name := "this sign-in"
+	for _, i := range is {
+		if i.ID == id {
+			name = i.Label
+			if i.Email != "" {
+				name += " (" + i.Email + ")"
+			}
+		}
+	}
+	if !h.confirmed(w, r, c, "identities", confirmStep{Title: "Unlink " + name + "?",
+		Message: "You can no longer sign in to this account with " + name + ".", Button: "Unlink", Back: "/account/identities"}) {
+		return
+	}
+	if err := h.sso.Unlink(r.Context(), c.p, id); err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	h.doneNamed(w, r, "/account/identities", "identity-gone", name)
+}

@@ -1,0 +1,95 @@
+package pages
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/identity"
+	"github.com/gatehouse/gatehouse/internal/sso"
+)
+
+// The page that confirms a pending link (issue 27): a single sign-on or
+// social sign-in found an existing account of its address, and the
+// callback sent the browser here with the link_token in a cookie. The
+// person signs in to the account as usual (password, passkey or emailed
+// link), then presses the button; sso.ConfirmLink checks the rest.
+
+// linkVia is how the browser session was proven, as ConfirmLink reads it:
+// the pages' browserPrincipal names a password for every session, which
+// would let a session opened by SSO or social sign-in pass for a proof.
+func linkVia(b *identity.BrowserSession) string {
+	amr := b.Level.AMR
+	switch {
+	case slices.Contains(amr, gatehouse.AMRSSO), slices.Contains(amr, gatehouse.AMRSocial):
+		return gatehouse.ViaSocial
+	case slices.Contains(amr, gatehouse.AMRPassword):
+		return gatehouse.ViaPassword
+	case slices.Contains(amr, gatehouse.AMRMagicLink):
+		return gatehouse.ViaMagicLink
+	case slices.Contains(amr, gatehouse.AMRHardwareKey), slices.Contains(amr, gatehouse.AMRSoftwareKey):
+		return gatehouse.ViaPasskey
+	}
+	return gatehouse.ViaRefresh
+}
+
+// linkToken is the pending link's token the callback left, "" when none.
+func (h *handlers) linkToken(r *http.Request) string {
+	if c, err := r.Cookie(h.hostCookie(sso.LinkCookie)); err == nil {
+		return c.Value
+	}
+	return ""
+}
+
+// handleLinkPage handles "GET /signin/link".
+func (h *handlers) handleLinkPage(w http.ResponseWriter, r *http.Request) {
+	if h.linkToken(r) == "" {
+		h.render(w, http.StatusNotFound, "message", &page{Title: "Nothing to link",
+			Message: "This link request expired or was used. Sign in with the provider again to start over."})
+		return
+	}
+	b, err := h.browser(r)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	if b == nil {
+		signInFirst(w, r, "link")
+		return
+	}
+	h.renderLink(w, b, http.StatusOK, "")
+}
+
+// renderLink shows the confirmation to b's account, with msg as its error.
+func (h *handlers) renderLink(w http.ResponseWriter, b *identity.BrowserSession, status int, msg string) {
+	h.render(w, status, "linkconfirm", &page{Title: "Link your sign-in", User: b.User, Error: msg, Next: sso.LinkPath,
+		SignIn: "/signin?fresh=1&next=" + sso.LinkPath})
+}
+
+// handleLink handles "POST /signin/link": the person's confirmation.
+func (h *handlers) handleLink(w http.ResponseWriter, r *http.Request) {
+	b, err := h.browser(r)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	if b == nil {
+		signInFirst(w, r, "link")
+		return
+	}
+	p := browserPrincipal(b)
+	p.Via = linkVia(b)
+	err = h.sso.ConfirmLink(r.Context(), p, h.linkToken(r))
+	var e *gatehouse.Error
+	if errors.As(err, &e) && e.Kind != gatehouse.KindInternal {
+		h.renderLink(w, b, h.k.StatusOf(e.Kind), sentence(e.Message))
+		return
+	}
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	h.setCookie(w, h.hostCookie(sso.LinkCookie), "", -1)
+	done(w, r, "/account/identities", "linked")
+}

@@ -35,7 +35,7 @@ func (h *handlers) handleAccountPasskeysPage(w http.ResponseWriter, r *http.Requ
 		h.pageError(w, r, err)
 		return
 	}
-	p := (&caller{b: b, p: browserPrincipal(b), h: h}).page(r, "Passkeys", "passkeys")
+	p := (&caller{b: b, p: browserPrincipal(b), h: h, w: w}).page(r, "Passkeys", "passkeys")
 	p.Passkeys, p.Script = pks, passkeyScriptPath
 	h.render(w, http.StatusOK, "passkeys", p)
 }

@@ -99,6 +99,9 @@ type caller struct {
 	b *identity.BrowserSession
 	p *gatehouse.Principal
 	h *handlers
+	// w answers a GET of a page, whose view takes the form kept across
+	// signing in again (nil: none taken).
+	w http.ResponseWriter
 }
 
 // lookup resolves the signed-in user and their principal; nil for an
@@ -130,6 +133,9 @@ func (h *handlers) caller(w http.ResponseWriter, r *http.Request) *caller {
 	case err != nil:
 		h.pageError(w, r, err)
 	case c != nil:
+		if r.Method == http.MethodGet {
+			c.w = w
+		}
 		return c
 	case r.Method != http.MethodGet:
 		http.Redirect(w, r, "/signin", http.StatusSeeOther)
@@ -150,7 +156,13 @@ func (c *caller) page(r *http.Request, title, nav string) *page {
 	if notice == "" {
 		notice = notices[key]
 	}
-	return &page{Title: title, Nav: nav, User: c.b.User, Notice: notice}
+	p := &page{Title: title, Nav: nav, User: c.b.User, Notice: notice}
+	if c.w != nil && c.h != nil {
+		if p.Resume = c.h.takeResume(c.w, r, c.b.User.ID); p.Resume != nil {
+			p.Notice = "You signed in again. Check the form below and send it."
+		}
+	}
+	return p
 }
 
 // notices are the outcomes a console redirect names (?done=key): fixed
@@ -242,6 +254,9 @@ var fieldLabels = map[string]string{"name": "name", "email": "email", "password"
 // refuse shows a refused form again: the message next to its field (or
 // above the form), the typed values kept.
 func (h *handlers) refuse(w http.ResponseWriter, r *http.Request, name string, p *page, err error, values map[string]string, fields ...string) {
+	if h.signInAgain(w, r, err) {
+		return
+	}
 	field, msg, ok := formError(err, fields...)
 	if !ok {
 		h.pageError(w, r, err)

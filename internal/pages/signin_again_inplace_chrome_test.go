@@ -104,7 +104,7 @@ func look(c *chrome, tab context.Context, name string) {
 	if dir == "" {
 		return
 	}
-	png, err := chromedp.Run(tab, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
 	if err != nil {
 		c.t.Fatalf("screenshot %s: %v", name, err)
 	}

@@ -244,7 +244,7 @@ func formError(err error, fields ...string) (field, msg string, ok bool) {
 }
 
 // fieldLabels name the API's fields as the forms label them.
-var fieldLabels = map[string]string{"name": "name", "email": "email", "password": "password", "avatar_url": "avatar URL",
+var fieldLabels = map[string]string{"name": "name", "email": "email", "emails": "at least one email address", "password": "password", "avatar_url": "avatar URL",
 	"new_password": "new password", "current_password": "current password", "expires_in_days": "expiry", "tools": "tools",
 	"slug": "slug", "confirm": "confirmation", "role": "role", "domain": "domain", "mode": "mode",
 	"client_name": "name", "redirect_uris": "redirect URIs", "post_logout_redirect_uris": "post-logout redirect URIs",

@@ -82,6 +82,9 @@ type page struct {
 	// Resume the form kept across it, ready to send on its page.
 	Again  *again
 	Resume *resume
+	// Resend is a check-your-email page's "Send again" (the same form
+	// posted again) beside "Back to sign in".
+	Resend *resend
 	// Script is the page's one script (same origin), "" for none; the
 	// CSP then also allows scripts and fetches of this origin.
 	Script string
@@ -94,6 +97,12 @@ type page struct {
 }
 
 type hidden struct{ Name, Value string }
+
+// resend is the form a check-your-email page sends again.
+type resend struct {
+	Action string
+	Hidden []hidden
+}
 
 type orgChoice struct {
 	ID, Name, Kind, Role string

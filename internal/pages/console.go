@@ -30,6 +30,7 @@ var consoleNav = []navItem{
 func mountConsole(m Mux, h *handlers) {
 	form := h.form
 	m.HandleFunc("GET /{$}", h.handleHome)
+	m.Handle("POST /join", form(h.handleJoinDiscoverable))
 	m.HandleFunc("GET /signup", h.handleSignUpPage)
 	m.Handle("POST /signup", form(h.handleSignUp))
 	m.HandleFunc("GET /account", h.handleProfilePage)
@@ -60,6 +61,7 @@ func mountConsole(m Mux, h *handlers) {
 	m.HandleFunc("GET /workspaces/{id}", h.handleOverviewPage)
 	m.HandleFunc("GET /workspaces/{id}/settings", h.handleOrgSettingsPage)
 	m.Handle("POST /workspaces/{id}/settings", form(h.handleOrgSettings))
+	m.Handle("POST /workspaces/{id}/settings/two-factor", form(h.handleOrgTwoFactor))
 	m.Handle("POST /workspaces/{id}/delete", form(h.handleOrgDelete))
 	m.HandleFunc("GET /workspaces/{id}/audit", h.handleAuditPage)
 	m.HandleFunc("GET /workspaces/{id}/teams", h.handleTeamsPage)
@@ -198,6 +200,8 @@ var notices = map[string]string{
 	"invitation-revoked": "Invitation revoked.",
 	"tool":               "Tool switched.",
 	"org-saved":          "Workspace settings saved.",
+	"org-mfa-on":         "Two-factor sign-in is now required: members without it are asked to set it up before they reach the workspace.",
+	"org-mfa-off":        "Two-factor sign-in is no longer required in this workspace.",
 	"org-deleted":        "Workspace deleted.",
 	"team-created":       "Team created.",
 	"team-deleted":       "Team deleted.",

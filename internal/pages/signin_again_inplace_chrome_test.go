@@ -67,7 +67,8 @@ func TestChromiumSignInAgainInPlace(t *testing.T) {
 		look(c, tab, "resume-password")
 		c.do(tab, "send it", chromedp.SendKeys(chromedp.ID("resume-current_password"), a.Password),
 			chromedp.SendKeys(chromedp.ID("resume-new_password"), "a brand new passphrase"),
-			chromedp.Click(chromedp.CSS(`form.resume button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(".notice")))
+			chromedp.Click(chromedp.CSS(`form.resume button[type=submit]`)), chromedp.WaitNotPresent(chromedp.ID("resume-title")),
+			chromedp.WaitVisible(chromedp.CSS(".notice")))
 		c.wantText(tab, "password saved", "personal API keys revoked")
 		a.Password = "a brand new passphrase"
 
@@ -78,7 +79,8 @@ func TestChromiumSignInAgainInPlace(t *testing.T) {
 			chromedp.Click(chromedp.CSS(`form[action="/account/delete"] button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("password")))
 		signIn("sign in again to delete")
 		c.wantText(tab, "delete kept", "Delete your account, as you asked.")
-		c.do(tab, "send it", chromedp.Click(chromedp.CSS(`form.resume button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(".notice")))
+		c.do(tab, "send it", chromedp.Click(chromedp.CSS(`form.resume button[type=submit]`)), chromedp.WaitNotPresent(chromedp.ID("resume-title")),
+			chromedp.WaitVisible(chromedp.CSS(".notice")))
 		c.wantText(tab, "deleted", "Your account was deleted.")
 		if strings.Contains(c.text(tab), "Something is not right") {
 			t.Fatalf("the generic error page was shown")

@@ -525,11 +525,25 @@ func reachable(bound string) string {
 	return bound
 }
 
+// named is a loopback address as a browser should open it: localhost,
+// since browsers refuse passkeys (WebAuthn) on an IP address and treat
+// http://localhost as a secure context; the listener stays on the address.
+func named(bound string) string {
+	host, port, err := net.SplitHostPort(bound)
+	if err != nil {
+		return bound
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return net.JoinHostPort("localhost", port)
+	}
+	return bound
+}
+
 // resolveURLs fills the URL defaults once the listener's address is known.
 func (c *Config) resolveURLs(bound string) {
 	trim := func(s string) string { return strings.TrimRight(s, "/") }
 	if c.BaseURL == "" {
-		c.BaseURL = "http://" + bound
+		c.BaseURL = "http://" + named(bound)
 	}
 	c.BaseURL = trim(c.BaseURL)
 	if c.APIURL == "" {

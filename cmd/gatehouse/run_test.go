@@ -319,6 +319,24 @@ func TestReachable(t *testing.T) {
 	}
 }
 
+// TestDefaultBaseURL: a loopback listener's default base URL names
+// localhost, where browsers allow passkeys (issue 30 item 8); another
+// address is kept, and a base URL set is never changed.
+func TestDefaultBaseURL(t *testing.T) {
+	for _, tc := range []struct{ base, bound, want string }{
+		{"", "127.0.0.1:8080", "http://localhost:8080"},
+		{"", "[::1]:8080", "http://localhost:8080"},
+		{"", "10.1.2.3:80", "http://10.1.2.3:80"},
+		{"http://127.0.0.1:8080", "127.0.0.1:8080", "http://127.0.0.1:8080"},
+	} {
+		c := &Config{BaseURL: tc.base}
+		c.resolveURLs(tc.bound)
+		if c.BaseURL != tc.want || c.WebURL != tc.want {
+			t.Errorf("base %q bound %q: base URL %q, web URL %q; want %q", tc.base, tc.bound, c.BaseURL, c.WebURL, tc.want)
+		}
+	}
+}
+
 // TestRunServeFinishesInFlight checks graceful shutdown: a request whose
 // body is still arriving when SIGINT/SIGTERM (here: the context) comes is
 // answered in full before the server exits.

@@ -94,6 +94,9 @@ type Store interface {
 	// PeekEmailToken returns an unused token of the purpose unexpired at
 	// at, without using it; ErrNotFound when there is none.
 	PeekEmailToken(ctx context.Context, hash, purpose string, at time.Time) (*EmailToken, error)
+	// EmailTokenAny returns the token of the purpose, used or expired
+	// alike (UsedAt set when used); ErrNotFound when there is none.
+	EmailTokenAny(ctx context.Context, hash, purpose string) (*EmailToken, error)
 	// SpendEmailTokens marks every unused, unexpired token of the purpose
 	// sent to the user used at at.
 	SpendEmailTokens(ctx context.Context, userID, purpose string, at time.Time) error

@@ -2,6 +2,7 @@ package pages
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
@@ -35,7 +36,7 @@ func (h *handlers) handleAccountPasskeysPage(w http.ResponseWriter, r *http.Requ
 		h.pageError(w, r, err)
 		return
 	}
-	p := (&caller{b: b, p: browserPrincipal(b), h: h}).page(r, "Passkeys", "passkeys")
+	p := (&caller{b: b, p: browserPrincipal(b), h: h, w: w}).page(r, "Passkeys", "passkeys")
 	p.Passkeys, p.Script = pks, passkeyScriptPath
 	h.render(w, http.StatusOK, "passkeys", p)
 }
@@ -110,6 +111,32 @@ func (h *handlers) handleAccountPasskeyRemove(w http.ResponseWriter, r *http.Req
 		return
 	}
 	h.doneNamed(w, r, "/account/passkeys", "passkey-gone", short)
+}
+
+// handleAccountPasskeyRename handles "POST /account/passkeys/rename": a
+// passkey's new name (404 for another's, 400 next to the field).
+func (h *handlers) handleAccountPasskeyRename(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	id, name := r.PostFormValue("id"), r.PostFormValue("name")
+	if _, err := h.svc.RenamePasskey(r.Context(), c.p, id, name); err != nil {
+		if gatehouse.ErrorKind(err) != gatehouse.KindInvalid {
+			h.pageError(w, r, err)
+			return
+		}
+		pks, lerr := h.svc.ListPasskeys(r.Context(), c.p)
+		if lerr != nil {
+			h.pageError(w, r, lerr)
+			return
+		}
+		p := c.page(asGet(r), "Passkeys", "passkeys")
+		p.Passkeys, p.Script, p.Data = pks, passkeyScriptPath, id
+		h.refuse(w, r, "passkeys", p, err, map[string]string{"name-" + id: name}, "name")
+		return
+	}
+	h.doneNamed(w, r, "/account/passkeys", "passkey-renamed", strings.TrimSpace(name))
 }
 
 // orSignedOut is err, or the answer to a browser that is not signed in.

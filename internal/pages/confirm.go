@@ -57,14 +57,15 @@ func (h *handlers) confirmed(w http.ResponseWriter, r *http.Request, c *caller, 
 // the notice (doneNamed), never in the URL, so no text of a link reaches
 // the page.
 var namedNotices = map[string]string{
-	"left":          "You left %s.",
-	"removed":       "%s was removed from the workspace.",
-	"key-revoked":   "The API key %s was revoked: it no longer works.",
-	"revoked":       "The session on %s was signed out.",
-	"passkey-gone":  "The passkey %s was removed.",
-	"identity-gone": "%s was unlinked.",
-	"team-deleted":  "The team %s was deleted.",
-	"domain-delete": "The claim of %s was deleted.",
+	"left":            "You left %s.",
+	"removed":         "%s was removed from the workspace.",
+	"key-revoked":     "The API key %s was revoked: it no longer works.",
+	"revoked":         "The session on %s was signed out.",
+	"passkey-gone":    "The passkey %s was removed.",
+	"identity-gone":   "%s was unlinked.",
+	"passkey-renamed": "Passkey renamed to “%s”.",
+	"team-deleted":    "The team %s was deleted.",
+	"domain-delete":   "The claim of %s was deleted.",
 	// Beside the confirmations: a notice that names its invitation.
 	"invitation-resent": "A new invitation link went to %s; the earlier one no longer works.",
 }

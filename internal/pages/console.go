@@ -31,6 +31,7 @@ var consoleNav = []navItem{
 func mountConsole(m Mux, h *handlers) {
 	form := h.form
 	m.HandleFunc("GET /{$}", h.handleHome)
+	m.Handle("POST /join", form(h.handleJoinDiscoverable))
 	m.HandleFunc("GET /signup", h.handleSignUpPage)
 	m.Handle("POST /signup", form(h.handleSignUp))
 	m.HandleFunc("GET /account", h.handleProfilePage)
@@ -61,6 +62,7 @@ func mountConsole(m Mux, h *handlers) {
 	m.HandleFunc("GET /workspaces/{id}", h.handleOverviewPage)
 	m.HandleFunc("GET /workspaces/{id}/settings", h.handleOrgSettingsPage)
 	m.Handle("POST /workspaces/{id}/settings", form(h.handleOrgSettings))
+	m.Handle("POST /workspaces/{id}/settings/two-factor", form(h.handleOrgTwoFactor))
 	m.Handle("POST /workspaces/{id}/delete", form(h.handleOrgDelete))
 	m.HandleFunc("GET /workspaces/{id}/audit", h.handleAuditPage)
 	m.HandleFunc("GET /workspaces/{id}/teams", h.handleTeamsPage)
@@ -101,6 +103,9 @@ type caller struct {
 	b *identity.BrowserSession
 	p *gatehouse.Principal
 	h *handlers
+	// w answers a GET of a page, whose view takes the form kept across
+	// signing in again (nil: none taken).
+	w http.ResponseWriter
 }
 
 // lookup resolves the signed-in user and their principal; nil for an
@@ -132,6 +137,9 @@ func (h *handlers) caller(w http.ResponseWriter, r *http.Request) *caller {
 	case err != nil:
 		h.pageError(w, r, err)
 	case c != nil:
+		if r.Method == http.MethodGet {
+			c.w = w
+		}
 		return c
 	case r.Method != http.MethodGet:
 		http.Redirect(w, r, "/signin", http.StatusSeeOther)
@@ -152,7 +160,13 @@ func (c *caller) page(r *http.Request, title, nav string) *page {
 	if notice == "" {
 		notice = notices[key]
 	}
-	return &page{Title: title, Nav: nav, User: c.b.User, Notice: notice}
+	p := &page{Title: title, Nav: nav, User: c.b.User, Notice: notice}
+	if c.w != nil && c.h != nil {
+		if p.Resume = c.h.takeResume(c.w, r, c.b.User.ID); p.Resume != nil {
+			p.Notice = "You signed in again. Check the form below and send it."
+		}
+	}
+	return p
 }
 
 // notices are the outcomes a console redirect names (?done=key): fixed
@@ -190,6 +204,8 @@ var notices = map[string]string{
 	"invitation-revoked": "Invitation revoked.",
 	"tool":               "Tool switched.",
 	"org-saved":          "Workspace settings saved.",
+	"org-mfa-on":         "Two-factor sign-in is now required: members without it are asked to set it up before they reach the workspace.",
+	"org-mfa-off":        "Two-factor sign-in is no longer required in this workspace.",
 	"org-deleted":        "Workspace deleted.",
 	"team-created":       "Team created.",
 	"team-deleted":       "Team deleted.",
@@ -236,7 +252,7 @@ func formError(err error, fields ...string) (field, msg string, ok bool) {
 }
 
 // fieldLabels name the API's fields as the forms label them.
-var fieldLabels = map[string]string{"name": "name", "email": "email", "password": "password", "avatar_url": "avatar URL",
+var fieldLabels = map[string]string{"name": "name", "email": "email", "emails": "at least one email address", "password": "password", "avatar_url": "avatar URL",
 	"new_password": "new password", "current_password": "current password", "expires_in_days": "expiry", "tools": "tools",
 	"slug": "slug", "confirm": "confirmation", "role": "role", "domain": "domain", "mode": "mode",
 	"client_name": "name", "redirect_uris": "redirect URIs", "post_logout_redirect_uris": "post-logout redirect URIs",
@@ -246,6 +262,9 @@ var fieldLabels = map[string]string{"name": "name", "email": "email", "password"
 // refuse shows a refused form again: the message next to its field (or
 // above the form), the typed values kept.
 func (h *handlers) refuse(w http.ResponseWriter, r *http.Request, name string, p *page, err error, values map[string]string, fields ...string) {
+	if h.signInAgain(w, r, err) {
+		return
+	}
 	field, msg, ok := formError(err, fields...)
 	if !ok {
 		h.pageError(w, r, err)

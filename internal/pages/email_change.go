@@ -1,16 +1,14 @@
 package pages
 
 import (
-	"errors"
 	"net/http"
 
-	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
 // handleChangeEmail handles "POST /account/email": a confirmation link to
 // the new address; the account keeps its address until it is opened. A
-// stale sign-in is offered "Sign in again", back to this form.
+// stale sign-in signs in again and comes back to this form (refuse).
 func (h *handlers) handleChangeEmail(w http.ResponseWriter, r *http.Request) {
 	c := h.caller(w, r)
 	if c == nil {
@@ -20,10 +18,6 @@ func (h *handlers) handleChangeEmail(w http.ResponseWriter, r *http.Request) {
 	if _, err := h.svc.RequestEmailChange(r.Context(), c.p, email); err != nil {
 		p := h.profilePage(r, c)
 		p.Notice = ""
-		var e *gatehouse.Error
-		if errors.As(err, &e) && e.Code == gatehouse.CodeReauthRequired {
-			p.Data.(map[string]any)["Reauth"] = true
-		}
 		values := p.Values
 		values["email"] = email
 		h.refuse(w, r, "profile", p, err, values, "email")

@@ -61,7 +61,7 @@ func TestConsoleEmailChange(t *testing.T) {
 
 // TestConsoleEmailChangeSignInAgain: a session whose sign-in is older than
 // the window (a stolen one) cannot change the address; the page offers
-// "Sign in again" back to the form and sends no link.
+// to sign in again, back to the form (kept), and sends no link.
 func TestConsoleEmailChangeSignInAgain(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
@@ -69,7 +69,7 @@ func TestConsoleEmailChangeSignInAgain(t *testing.T) {
 		env.Clock.Advance(identity.ReauthWindow + 1)
 		next := testenv.Email()
 		wantPage(t, "stale sign-in", b.Post(t, "/account/email", url.Values{"email": {next}}), 403,
-			"Changing your email address needs a recent sign-in.", `name="next" value="/account#email"`)
+			"<h1>Sign in again</h1>", `name="next" value="/account"`)
 		env.WaitMail(t)
 		env.WaitMail(t) // none queued either
 		if n := len(env.MailTexts(next, changeLink)); n != 0 {

@@ -10,6 +10,9 @@ import (
 type homeData struct {
 	Orgs      []workspace.OrgListing
 	DefaultID string
+	// Offer is the workspace a verified claim on the person's email
+	// domain suggests to them (workspace.Discoverable), nil for none.
+	Offer *workspace.DomainOffer
 }
 
 // handleHome handles "GET /": the sign-in page for an anonymous browser,
@@ -29,7 +32,29 @@ func (h *handlers) handleHome(w http.ResponseWriter, r *http.Request) {
 		h.pageError(w, r, err)
 		return
 	}
+	offer, err := h.ws.Discoverable(r.Context(), c.p)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
 	p := c.page(r, "Welcome, "+c.b.User.Name, "home")
-	p.Data = homeData{Orgs: orgs, DefaultID: def}
+	p.Data = homeData{Orgs: orgs, DefaultID: def, Offer: offer}
 	h.render(w, http.StatusOK, "home", p)
+}
+
+// handleJoinDiscoverable handles "POST /join": joins the workspace the
+// home page offers, in one step; JoinDiscoverable decides (the address
+// confirmed, a suggest-mode claim on its domain) and the default
+// workspace stays as it was.
+func (h *handlers) handleJoinDiscoverable(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	ot, err := h.ws.JoinDiscoverable(r.Context(), c.p)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	done(w, r, "/workspaces/"+ot.Org.ID, "joined")
 }

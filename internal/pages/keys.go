@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
@@ -74,7 +75,10 @@ func (h *handlers) handleCreateKey(w http.ResponseWriter, r *http.Request) {
 	}
 	in := keyInput(r)
 	in.OrgID = r.PostFormValue("org_id")
-	nk, err := h.svc.CreateUserKey(r.Context(), c.p, in)
+	nk, err := (*workspace.NewKey)(nil), noTools(in)
+	if err == nil {
+		nk, err = h.svc.CreateUserKey(r.Context(), c.p, in)
+	}
 	if err != nil {
 		p, ok := h.keysPage(w, r, c)
 		if ok {
@@ -87,6 +91,16 @@ func (h *handlers) handleCreateKey(w http.ResponseWriter, r *http.Request) {
 	}
 	h.showOnce(w, "/account/keys", nk.Key.ID, nk.Secret)
 	http.Redirect(w, r, "/account/keys", http.StatusSeeOther)
+}
+
+// noTools refuses a key form's "Only these:" with no tool ticked: such a
+// key opens no tool, which is never what the form's person meant (the
+// API's explicit empty list stays allowed).
+func noTools(in workspace.KeyInput) error {
+	if in.ToolsSet && len(in.Tools) == 0 {
+		return gatehouse.InvalidField("tools", "tick at least one tool, or choose every tool")
+	}
+	return nil
 }
 
 // keyInput is a key create form's name, role, tools (all, or the ones

@@ -80,7 +80,10 @@ func (h *handlers) handleCreateOrgKey(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PathValue("id")
 	in := keyInput(r)
-	nk, err := h.ws.CreateOrgKey(r.Context(), c.p, id, in)
+	nk, err := (*workspace.NewKey)(nil), noTools(in)
+	if err == nil {
+		nk, err = h.ws.CreateOrgKey(r.Context(), c.p, id, in)
+	}
 	if err != nil {
 		if p, ok := h.orgKeysPage(w, asGet(r), c); ok {
 			p.Notice = ""

@@ -30,6 +30,13 @@ func (h *handlers) orgSettingsPage(w http.ResponseWriter, r *http.Request, c *ca
 		h.pageError(w, r, err)
 		return nil, false
 	}
+	// The listing leaves out the policy; the profile has it.
+	prof, err := h.ws.OrgProfile(r.Context(), c.p, o.ID)
+	if err != nil {
+		h.pageError(w, r, err)
+		return nil, false
+	}
+	o.RequireMFA = prof.Org.RequireMFA
 	p := c.page(r, o.Name+": settings", "workspaces")
 	p.Data = orgSettingsData{Org: *o, Links: orgLinks(o), Here: "settings", CanDelete: workspace.RoleHas(o.Role, workspace.PermDelete)}
 	p.Values = map[string]string{"name": o.Name, "slug": o.Slug, "avatar_url": o.AvatarURL}
@@ -82,6 +89,27 @@ func (h *handlers) handleOrgSettings(w http.ResponseWriter, r *http.Request) {
 	done(w, r, "/workspaces/"+id+"/settings", "org-saved")
 }
 
+// handleOrgTwoFactor handles "POST /workspaces/{id}/settings/two-factor":
+// the switch "require two-factor sign-in" (require=on or off); UpdateOrg
+// decides who may (403) and refuses turning it on from a session without
+// a second factor, which would lock the caller out.
+func (h *handlers) handleOrgTwoFactor(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	id, on := r.PathValue("id"), r.PostFormValue("require") == "on"
+	if _, err := h.ws.UpdateOrg(r.Context(), c.p, id, workspace.OrgPatch{RequireMFA: &on}); err != nil {
+		h.orgSettingsRefused(w, r, c, err, nil, "require_mfa")
+		return
+	}
+	key := "org-mfa-off"
+	if on {
+		key = "org-mfa-on"
+	}
+	done(w, r, "/workspaces/"+id+"/settings", key)
+}
+
 // handleOrgDelete handles "POST /workspaces/{id}/delete": the workspace's
 // name typed as confirmation; DeleteOrg decides who may (403).
 func (h *handlers) handleOrgDelete(w http.ResponseWriter, r *http.Request) {
@@ -108,7 +136,7 @@ func (h *handlers) handleOrgDelete(w http.ResponseWriter, r *http.Request) {
 // its field; a 403 or 404 of the workspace itself is the error page.
 func (h *handlers) orgSettingsRefused(w http.ResponseWriter, r *http.Request, c *caller, err error, values map[string]string, fields ...string) {
 	var e *gatehouse.Error
-	if !errors.As(err, &e) || e.Kind == gatehouse.KindForbidden || e.Kind == gatehouse.KindNotFound {
+	if !errors.As(err, &e) || (e.Kind == gatehouse.KindForbidden && e.Field == "") || e.Kind == gatehouse.KindNotFound {
 		h.pageError(w, r, err)
 		return
 	}

@@ -117,6 +117,7 @@ func Mount(m Mux, k Kernel, d Deps) {
 	m.Handle("POST /account/passkeys/begin", h.csrf.Handler(http.HandlerFunc(h.handleAccountPasskeyBegin)))
 	m.Handle("POST /account/passkeys/finish", h.csrf.Handler(http.HandlerFunc(h.handleAccountPasskeyFinish)))
 	m.Handle("POST /account/passkeys/remove", form(h.handleAccountPasskeyRemove))
+	m.Handle("POST /account/passkeys/rename", form(h.handleAccountPasskeyRename))
 	if h.oauth != nil {
 		m.HandleFunc("GET /oauth/authorize", h.handleAuthorize)
 		m.Handle("POST /oauth/authorize", form(h.handleAuthorizeDecision))

@@ -40,16 +40,27 @@ func (h *handlers) handleRecover(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.render(w, http.StatusOK, "message", &page{Title: "Check your email",
-		Message: "If " + display + " has an account, a link to choose a new password is on its way. It works once, within 1 hour."})
+		Message: "If " + display + " has an account, a link to choose a new password is on its way. It works once, within 1 hour.",
+		Resend:  &resend{Action: "/recover", Hidden: []hidden{{"email", email}}}})
 }
 
 // handleResetPage handles "GET /reset-password?token=…": the form for
 // the new password, with the second factor's fields when the link's
 // account has one. Only the POST uses the link (mail scanners open
-// links); a link that no longer works shows the form all the same, and
-// its POST says so.
+// links); a link used already or expired says so instead of the form.
 func (h *handlers) handleResetPage(w http.ResponseWriter, r *http.Request) {
 	tok := r.URL.Query().Get("token")
+	if state, _, err := h.svc.MailedLink(r.Context(), tok, identity.PurposePasswordReset); err == nil && (state == identity.LinkUsed || state == identity.LinkExpired) {
+		// Said before anyone types a new password into a form that
+		// would be refused.
+		p := &page{Title: "This link was used already", Next: "/recover", Button: "Get a new link",
+			Message: "This link to choose a new password was used already, or a newer link replaced it. Each link works once. If you still need a new password, ask for a new link."}
+		if state == identity.LinkExpired {
+			p.Title, p.Message = "This link has expired", "This link to choose a new password has expired: each works for 1 hour. Ask for a new link."
+		}
+		h.render(w, http.StatusGone, "message", p)
+		return
+	}
 	owed, err := h.svc.ResetFactors(r.Context(), tok)
 	if err != nil && gatehouse.ErrorKind(err) == gatehouse.KindInternal {
 		h.pageError(w, r, err)

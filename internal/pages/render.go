@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -79,6 +80,13 @@ type page struct {
 	Passkeys []identity.Passkey
 	// Social are the social sign-in buttons (sign-in and sign-up pages).
 	Social []socialButton
+	// Again is the sign-in form's signing in again (signin_again.go);
+	// Resume the form kept across it, ready to send on its page.
+	Again  *again
+	Resume *resume
+	// Resend is a check-your-email page's "Send again" (the same form
+	// posted again) beside "Back to sign in".
+	Resend *resend
 	// Script is the page's one script (same origin), "" for none; the
 	// CSP then also allows scripts and fetches of this origin.
 	Script string
@@ -92,6 +100,12 @@ type page struct {
 
 type hidden struct{ Name, Value string }
 
+// resend is the form a check-your-email page sends again.
+type resend struct {
+	Action string
+	Hidden []hidden
+}
+
 type orgChoice struct {
 	ID, Name, Kind, Role string
 	Checked              bool
@@ -103,11 +117,20 @@ type orgChoice struct {
 func (p *page) FieldError(name string) string { return p.Fields[name] }
 
 // Value is the typed value of field name, shown again with its error.
-func (p *page) Value(name string) string { return p.Values[name] }
+// A form kept across signing in again fills its page's fields too.
+func (p *page) Value(name string) string {
+	if p.Resume != nil && p.Resume.values.Has(name) {
+		return p.Resume.values.Get(name)
+	}
+	return p.Values[name]
+}
 
 // Ticked reports whether value is among the space-separated values kept
 // for field name (the boxes of a multiple choice).
 func (p *page) Ticked(name, value string) bool {
+	if p.Resume != nil && p.Resume.values.Has(name) {
+		return slices.Contains(p.Resume.values[name], value)
+	}
 	for _, v := range strings.Fields(p.Values[name]) {
 		if v == value {
 			return true
@@ -155,6 +178,9 @@ func (h *handlers) render(w http.ResponseWriter, status int, name string, p *pag
 
 // pageError renders err on the error page with the status its kind maps to.
 func (h *handlers) pageError(w http.ResponseWriter, r *http.Request, err error) {
+	if h.signInAgain(w, r, err) {
+		return
+	}
 	var e *gatehouse.Error
 	if errors.As(err, &e) && e.Kind != gatehouse.KindInternal {
 		if e.RetryAfter > 0 {

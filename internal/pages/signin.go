@@ -130,5 +130,6 @@ func (h *handlers) handleSignInMagic(w http.ResponseWriter, r *http.Request) {
 	}
 	h.setCookie(w, h.hostCookie(cookieNext), next, int(identity.MagicLinkTTL/time.Second))
 	h.render(w, http.StatusOK, "message", &page{Title: "Check your email",
-		Message: "If " + display + " can sign in, a link is on its way. Open it in this browser within 15 minutes to continue."})
+		Message: "If " + display + " can sign in, a link is on its way. Open it in this browser within 15 minutes to continue.",
+		Resend:  &resend{Action: "/signin/magic", Hidden: []hidden{{"email", email}, {"next", next}}}})
 }

@@ -27,7 +27,6 @@ type twoFactorData struct {
 	CodesLeft int
 	Codes     []string   // new recovery codes, shown once
 	Enrolment *enrolView // a TOTP factor begun, waiting for its first code
-	Reauth    bool       // the change needs a sign-in again
 }
 
 // enrolView is an enrolment as the page shows it.
@@ -196,16 +195,15 @@ func (h *handlers) handleNewRecoveryCodes(w http.ResponseWriter, r *http.Request
 // back. An internal error is the error page.
 func (h *handlers) twoFactorRefused(w http.ResponseWriter, r *http.Request, c *caller, err error) {
 	var e *gatehouse.Error
-	if !errors.As(err, &e) || e.Kind == gatehouse.KindInternal {
+	if !errors.As(err, &e) || e.Kind == gatehouse.KindInternal || e.Code == gatehouse.CodeReauthRequired {
 		h.pageError(w, r, err)
 		return
 	}
-	p, d, ok := h.twoFactorPage(w, r, c)
+	p, _, ok := h.twoFactorPage(w, r, c)
 	if !ok {
 		return
 	}
 	p.Error = sentence(e.Message)
-	d.Reauth = e.Code == gatehouse.CodeReauthRequired
 	h.render(w, h.k.StatusOf(e.Kind), "twofactor", p)
 }
 

@@ -190,7 +190,7 @@ func TestTwoFactorPageChanges(t *testing.T) {
 		env.Clock.Advance(16 * time.Minute)
 		for _, p := range []string{"/remove", "/recovery-codes", "/totp"} {
 			res = b.Post(t, path+p, url.Values{"confirm": {"yes"}, "id": {e.FactorID}})
-			wantPage(t, "stale "+p, res, http.StatusForbidden, "Sign in again to", `name="next" value="/account/two-factor"`, "Remove authenticator app")
+			wantPage(t, "stale "+p, res, http.StatusForbidden, "Sign in again to", `name="next" value="/account/two-factor"`, "<h1>Sign in again</h1>")
 		}
 		res = b.Post(t, path+"/remove", url.Values{"confirm": {"yes"}, "id": {e.FactorID}})
 		wantPage(t, "stale remove", res, http.StatusForbidden, "Sign in again to remove a second factor")

@@ -1,12 +1,22 @@
 package pages
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/identity"
+)
 
 // handleVerifyEmailPage handles "GET /verify-email?token=…" (confirm
-// button; consumed on POST).
+// button; consumed on POST). A link used already says so, and whether
+// the address is confirmed, instead of offering the button again.
 func (h *handlers) handleVerifyEmailPage(w http.ResponseWriter, r *http.Request) {
+	tok := r.URL.Query().Get("token")
+	if h.spentVerifyLink(w, r, tok) {
+		return
+	}
 	h.render(w, http.StatusOK, "confirm", &page{Title: "Confirm your email address", Message: "Confirm that this address is yours and that you signed up for " + h.brand.Name + ". If you did not sign up, close this page: whoever did chose the password.",
-		Action: "/verify-email", Token: r.URL.Query().Get("token"), Button: "Confirm my email address"})
+		Action: "/verify-email", Token: tok, Button: "Confirm my email address"})
 }
 
 // handleVerifyEmailForm handles "POST /verify-email".
@@ -15,7 +25,11 @@ func (h *handlers) handleVerifyEmailForm(w http.ResponseWriter, r *http.Request)
 		h.tooMany(w)
 		return
 	}
-	u, err := h.svc.VerifyEmail(r.Context(), r.PostFormValue("token"))
+	tok := r.PostFormValue("token")
+	u, err := h.svc.VerifyEmail(r.Context(), tok)
+	if gatehouse.ErrorKind(err) == gatehouse.KindUnauthorized && h.spentVerifyLink(w, r, tok) {
+		return
+	}
 	if err != nil {
 		h.pageError(w, r, err)
 		return
@@ -26,4 +40,26 @@ func (h *handlers) handleVerifyEmailForm(w http.ResponseWriter, r *http.Request)
 		return
 	}
 	h.render(w, http.StatusOK, "message", &page{Title: "Email confirmed", Message: u.Email + " is confirmed.", Next: "/signin"})
+}
+
+// spentVerifyLink answers for a confirmation link that was used (a
+// second click) or has expired, saying which; false for any other link.
+func (h *handlers) spentVerifyLink(w http.ResponseWriter, r *http.Request, tok string) bool {
+	state, confirmed, err := h.svc.MailedLink(r.Context(), tok, identity.PurposeVerifyEmail)
+	if err != nil || (state != identity.LinkUsed && state != identity.LinkExpired) {
+		return false
+	}
+	p := &page{Title: "This link was used already", Next: "/", Button: "Go to your account"}
+	switch {
+	case state == identity.LinkUsed && confirmed:
+		p.Message = "This confirmation link was used already: your email address is confirmed. There is nothing more to do."
+	case state == identity.LinkUsed:
+		p.Message = "This confirmation link was used already, or a newer link replaced it. To confirm your address, ask for a new link on your account page."
+	case confirmed:
+		p.Title, p.Message = "This link has expired", "This confirmation link has expired, but your email address is confirmed already. There is nothing more to do."
+	default:
+		p.Title, p.Message = "This link has expired", "This confirmation link has expired. Ask for a new one on your account page."
+	}
+	h.render(w, http.StatusGone, "message", p)
+	return true
 }

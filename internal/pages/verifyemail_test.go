@@ -1,6 +1,7 @@
 package pages_test
 
 import (
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -30,8 +31,8 @@ func TestVerifyEmailLanding(t *testing.T) {
 		if me := env.Do(t, "GET", "/v1/auth/me", a.Access, nil).Want(t, 200); me.Get("user.email_verified") != true {
 			t.Fatalf("not verified after POST")
 		}
-		if res := b.Do(t, "POST", "/verify-email", url.Values{"token": {tok}}); res.Status != 401 {
-			t.Fatalf("second use: %d; want 401", res.Status)
+		if res := b.Do(t, "POST", "/verify-email", url.Values{"token": {tok}}); res.Status != http.StatusGone || !strings.Contains(res.Body, "was used already") {
+			t.Fatalf("second use: %d; want 410, the link used already", res.Status)
 		}
 	})
 }

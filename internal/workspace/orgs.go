@@ -347,7 +347,7 @@ func patchOrg(p *gatehouse.Principal, o Org, patch OrgPatch) (Org, map[string]an
 		// Either way at aal2: turning it on must not lock the caller out,
 		// and only a caller the policy admits may lift it.
 		if p.AAL != gatehouse.AAL2 {
-			return o, nil, gatehouse.Errorf(gatehouse.KindForbidden, "set up two-factor authentication for yourself before requiring it of the workspace")
+			return o, nil, gatehouse.Errorf(gatehouse.KindForbidden, "set up two-factor authentication for yourself before requiring it of the workspace").WithField("require_mfa")
 		}
 		before["require_mfa"], after["require_mfa"] = o.RequireMFA, *patch.RequireMFA
 		o.RequireMFA = *patch.RequireMFA

@@ -82,7 +82,7 @@ func TestShippedBinary(t *testing.T) {
 
 // server is a running gatehouse binary and what it talks to.
 type server struct {
-	base string // "http://127.0.0.1:PORT", from its "listening on" line
+	base string // "http://localhost:PORT", the default base URL of its "listening on" line
 	mail *mailtest.Sink
 	hook *receiver
 	logs *testenv.LockedBuffer
@@ -92,7 +92,7 @@ type server struct {
 	exited chan error
 }
 
-var listening = regexp.MustCompile(`listening on (http://[0-9.]+:[0-9]+)`)
+var listening = regexp.MustCompile(`listening on http://[0-9.]+:[0-9]+"? base_url=(http://localhost:[0-9]+)`)
 
 // start runs "gatehouse serve" on dbURL with the README's settings: an
 // address with port 0 and a database, plus the SMTP sink, webhooks to a

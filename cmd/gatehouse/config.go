@@ -52,6 +52,9 @@ type Config struct {
 	OutboundCAs *x509.CertPool
 	LogFormat   string
 	RateLimit   bool
+	// LocalLimits keeps the abuse limits in each instance's memory
+	// (GATEHOUSE_RATE_LIMIT=local) instead of the shared PostgreSQL table.
+	LocalLimits bool
 	// MailLimit keeps the limits on mail to strangers on (invitations,
 	// Sign, Forms); independent of RateLimit, since they protect other
 	// people's mailboxes.
@@ -279,7 +282,12 @@ func checks() []check {
 			}
 			return nil
 		}},
-		check{"GATEHOUSE_RATE_LIMIT", func(c *Config) error { return checkOnOff(c.rawRateLimit) }},
+		check{"GATEHOUSE_RATE_LIMIT", func(c *Config) error {
+			if c.rawRateLimit == "local" {
+				return nil
+			}
+			return checkOnOff(c.rawRateLimit)
+		}},
 		check{"GATEHOUSE_MAIL_LIMIT", func(c *Config) error { return checkOnOff(c.rawMailLimit) }},
 		check{"GATEHOUSE_HSTS", func(c *Config) error { return checkOnOff(c.rawHSTS) }},
 		check{"GATEHOUSE_TRUSTED_PROXIES", func(c *Config) error {
@@ -379,7 +387,8 @@ func (c *Config) validate() error {
 func (c *Config) derive() {
 	c.WebhookAllowPrivate, _ = parseBool(c.rawAllowPrivate)
 	c.OutboundCAs, _ = loadCAs(c.WebhookCAFile)
-	c.RateLimit = c.rawRateLimit == "on"
+	c.RateLimit = c.rawRateLimit != "off"
+	c.LocalLimits = c.rawRateLimit == "local"
 	c.MailLimit = c.rawMailLimit == "on"
 	c.HSTS = c.rawHSTS == "on"
 	c.TrustedProxies, _ = parsePrefixes(c.rawTrustedProxies)
@@ -553,7 +562,7 @@ func (c *Config) resolveURLs(bound string) {
 // app is the service's part of the settings, once resolveURLs has run.
 func (c *Config) app() app.Config {
 	return app.Config{BaseURL: c.BaseURL, APIURL: c.APIURL, FormsURL: c.FormsURL, ShortLinkURL: c.ShortLinkURL, MCPURL: c.MCPURL,
-		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, EncryptionKey: c.EncryptionKey, RateLimit: c.RateLimit, MailLimit: c.MailLimit, NoHSTS: !c.HSTS,
+		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, EncryptionKey: c.EncryptionKey, RateLimit: c.RateLimit, LocalLimits: c.LocalLimits, MailLimit: c.MailLimit, NoHSTS: !c.HSTS,
 		SessionMaxAge: c.SessionMaxAge, ReauthWindow: c.ReauthWindow, JobRescueAfter: c.JobRescueAfter,
 		WebhookAllowPrivate: c.WebhookAllowPrivate, MetadataAllowPrivate: c.WebhookAllowPrivate, OutboundCAs: c.OutboundCAs,
 		SignRetention: c.SignRetention, Brand: c.Brand, TrustedProxies: c.TrustedProxies}

@@ -31,6 +31,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/revocation"
 	"github.com/gatehouse/gatehouse/internal/scim"
 	"github.com/gatehouse/gatehouse/internal/seal"
@@ -63,6 +64,9 @@ type Config struct {
 	// queued mail); empty: a key generated once and kept in the database.
 	EncryptionKey string
 	RateLimit     bool
+	// LocalLimits keeps the abuse limits in memory, per instance, on
+	// PostgreSQL too (GATEHOUSE_RATE_LIMIT=local: one instance).
+	LocalLimits bool
 	// NoHSTS leaves Strict-Transport-Security out of the answers of an
 	// https base URL (GATEHOUSE_HSTS=off: a proxy in front adds it).
 	NoHSTS bool
@@ -215,6 +219,10 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		return nil, err
 	}
 	a.jobsDB = db
+	limits, err := sharedLimits(cfg, db, master, log)
+	if err != nil {
+		return nil, err
+	}
 	if a.Keys, err = openKeys(ctx, db, master, now, log, deps.KeysReload); err != nil {
 		return nil, err
 	}
@@ -229,7 +237,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		PolicyRaised: revoked.PolicyRaised,
 		SessionEnd:   func(created time.Time) time.Time { return a.Identity.AbsoluteEnd(created) }})
 	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Issuer: cfg.BaseURL, Hasher: hasher,
-		TOTP: totpBox, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit, Brand: brand,
+		TOTP: totpBox, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit, Limits: limits, Brand: brand,
 		Revocations: revoked, SessionMaxAge: cfg.SessionMaxAge, ReauthWindow: cfg.ReauthWindow, Events: events,
 		SSOGate: ssoGate{a}})
 	a.SCIM = scim.New(scim.Config{Store: db.SCIM(), Workspace: a.Workspace, BaseURL: cfg.BaseURL, Logger: log, Now: now,
@@ -262,7 +270,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		}})
 	k := web.NewServer(web.Config{Auth: a.Identity, Health: a.Identity.Health, Logger: log, RateLimit: cfg.RateLimit, Now: now,
 		ResourceMetadataURL: a.OAuth.ResourceMetadataURL, Issuer: a.OAuth.Issuer(), APIURL: a.OAuth.APIURL(), HSTS: strings.HasPrefix(cfg.BaseURL, "https://") && !cfg.NoHSTS,
-		Observer: obs.web, Ready: a.ready, TrustedProxies: cfg.TrustedProxies})
+		Observer: obs.web, Ready: a.ready, TrustedProxies: cfg.TrustedProxies, Limits: limits})
 	a.routes(k)
 	a.Handler = k
 	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, WebhookSeal: hooks, PollInterval: deps.JobPollInterval, RescueAfter: cfg.JobRescueAfter,
@@ -278,6 +286,17 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	go revoked.Run(pollCtx)
 	go a.Keys.Run(pollCtx)
 	return a, nil
+}
+
+// sharedLimits keeps the abuse limits in the database on PostgreSQL, where
+// several instances share it, so the deployment as a whole allows what
+// one instance would; nil (in memory) on SQLite, whose file one process
+// owns, with GATEHOUSE_RATE_LIMIT=local, and with the limits off. The deployment is the job queue's.
+func sharedLimits(cfg Config, db *sqlstore.DB, master []byte, log *slog.Logger) (*ratelimit.Shared, error) {
+	if !cfg.RateLimit || cfg.LocalLimits || db.Dialect() != "postgres" {
+		return nil, nil
+	}
+	return ratelimit.NewShared(db.Limits(), master, db.Queue(), log)
 }
 
 // ssoGate asks the SSO service, built after identity, whether a password
@@ -456,6 +475,9 @@ func (a *App) schedules(db *sqlstore.DB, now func() time.Time, deps Deps) []jobs
 		return err
 	}}, {Name: "revocations_prune", Every: 10 * time.Minute, Run: func(ctx context.Context) error {
 		_, err := db.Revocations().Prune(ctx, now().Add(-revocation.Keep))
+		return err
+	}}, {Name: "rate_limits_prune", Every: time.Minute, Run: func(ctx context.Context) error {
+		_, err := db.Limits().Prune(ctx, now())
 		return err
 	}}, {Name: "refresh_history_prune", Every: 24 * time.Hour, Run: func(ctx context.Context) error {
 		_, err := db.Identity().PruneRefreshHistory(ctx, now())

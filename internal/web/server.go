@@ -22,6 +22,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
 )
 
 // Authenticator is what the kernel asks of the identity module: verify a
@@ -60,6 +61,9 @@ type Config struct {
 	// TrustedProxies are the peers whose X-Forwarded-For is believed
 	// (GATEHOUSE_TRUSTED_PROXIES); empty: the peer is the client.
 	TrustedProxies []netip.Prefix
+	// Limits keeps the named limiters' buckets where every instance of
+	// the deployment shares them (internal/ratelimit); nil: in memory.
+	Limits *ratelimit.Shared
 	// Ready reports whether the instance should be sent traffic (GET
 	// /ready: 503 with its error, whose message is safe to show); nil:
 	// Health.
@@ -104,6 +108,7 @@ type Server struct {
 	observer Observer
 	ready    func(ctx context.Context) error
 	trusted  []netip.Prefix
+	limits   *ratelimit.Shared
 }
 
 // NewServer returns the kernel with its own routes (GET /health, GET
@@ -122,6 +127,7 @@ func NewServer(c Config) *Server {
 	}
 	s.ready = c.Ready
 	s.trusted = c.TrustedProxies
+	s.limits = c.Limits
 	if s.ready == nil {
 		s.ready = s.health
 	}

@@ -31,7 +31,11 @@ type Config struct {
 	Addr  string
 	// MetricsAddr is the private listener of /metrics and
 	// /debug/pprof/; "": off.
-	MetricsAddr         string
+	MetricsAddr string
+	// OTelEndpoint is GATEHOUSE_OTEL_ENDPOINT, the OTLP/HTTP base URL of
+	// traces; otel says what the standard OTEL_* variables ask (tracing.go).
+	OTelEndpoint        string
+	otel                otelEnv
 	DatabaseURL         string
 	BaseURL             string
 	APIURL              string
@@ -108,6 +112,7 @@ func (c *Config) settings() []setting {
 	return []setting{
 		{"GATEHOUSE_ADDR", "127.0.0.1:8080", &c.Addr},
 		{"GATEHOUSE_METRICS_ADDR", "", &c.MetricsAddr},
+		{"GATEHOUSE_OTEL_ENDPOINT", "", &c.OTelEndpoint},
 		{"GATEHOUSE_DATABASE_URL", "sqlite:gatehouse.db", &c.DatabaseURL},
 		{"GATEHOUSE_BASE_URL", "", &c.BaseURL},
 		{"GATEHOUSE_API_URL", "", &c.APIURL},
@@ -175,6 +180,7 @@ func loadConfigFlags(args []string, getenv func(string) string, fs *flag.FlagSet
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	c.otel = readOTelEnv(getenv)
 	if err := c.validate(); err != nil {
 		return c, err
 	}
@@ -202,6 +208,7 @@ type check struct {
 func checks() []check {
 	cs := []check{
 		{"GATEHOUSE_ADDR", func(c *Config) error { return checkHostPort(c.Addr) }},
+		{"GATEHOUSE_OTEL_ENDPOINT", func(c *Config) error { return checkOTelEndpoint(c.OTelEndpoint) }},
 		{"GATEHOUSE_METRICS_ADDR", func(c *Config) error {
 			if c.MetricsAddr == "" {
 				return nil

@@ -160,6 +160,11 @@ func versionString() string {
 }
 
 func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
+	tracer, log, stopTracing, err := startTracing(ctx, cfg, log)
+	if err != nil {
+		return fmt.Errorf("traces: %w", err)
+	}
+	defer stopTracing()
 	release, err := holdDatabase(cfg.DatabaseURL)
 	if err != nil {
 		return err
@@ -182,7 +187,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("mail: %w", err)
 	}
-	deps := app.Deps{DB: db, Mail: sender, Resolver: dns.New(cfg.DNSServer, 5*time.Second), Logger: log}
+	deps := app.Deps{DB: db, Mail: sender, Resolver: dns.New(cfg.DNSServer, 5*time.Second), Logger: log, Tracer: tracer}
 	if cfg.MetricsAddr != "" {
 		deps.Metrics = metrics.New()
 		stop, err := serveMetrics(cfg.MetricsAddr, deps.Metrics, log)

@@ -41,6 +41,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/tools/links"
 	"github.com/gatehouse/gatehouse/internal/tools/sign"
 	"github.com/gatehouse/gatehouse/internal/tools/tasks"
+	"github.com/gatehouse/gatehouse/internal/tracing"
 	"github.com/gatehouse/gatehouse/internal/web"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 	"github.com/gatehouse/gatehouse/internal/workspace"
@@ -138,6 +139,9 @@ type Deps struct {
 	// the password-hash queue (GATEHOUSE_METRICS_ADDR); nil: nothing is
 	// counted.
 	Metrics *metrics.Metrics
+	// Tracer makes requests, database statements and jobs spans
+	// (GATEHOUSE_OTEL_ENDPOINT); nil: no traces.
+	Tracer *tracing.Tracer
 }
 
 // App is the running service.
@@ -211,6 +215,11 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	if deps.JobQueue != "" {
 		db = db.OnQueue(deps.JobQueue)
 	}
+	var webTracer web.Tracer
+	var jobTracer jobs.Tracer
+	if deps.Tracer != nil {
+		db, webTracer, jobTracer = db.WithTracer(deps.Tracer), deps.Tracer, deps.Tracer
+	}
 	a := &App{log: log, brand: cfg.Brand, shown: shown, hasher: hasher}
 	obs := observe(deps.Metrics, deps.DB, hasher)
 	events := web.SecurityLog{Log: log, Observer: obs.web}
@@ -270,12 +279,13 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		}})
 	k := web.NewServer(web.Config{Auth: a.Identity, Health: a.Identity.Health, Logger: log, RateLimit: cfg.RateLimit, Now: now,
 		ResourceMetadataURL: a.OAuth.ResourceMetadataURL, Issuer: a.OAuth.Issuer(), APIURL: a.OAuth.APIURL(), HSTS: strings.HasPrefix(cfg.BaseURL, "https://") && !cfg.NoHSTS,
-		Observer: obs.web, Ready: a.ready, TrustedProxies: cfg.TrustedProxies, Limits: limits})
+		Observer: obs.web, Ready: a.ready, TrustedProxies: cfg.TrustedProxies, Limits: limits,
+		Tracer: webTracer})
 	a.routes(k)
 	a.Handler = k
 	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, WebhookSeal: hooks, PollInterval: deps.JobPollInterval, RescueAfter: cfg.JobRescueAfter,
 		Mail: deps.Mail, MailSealer: mails, MailRetryDelays: deps.MailRetryDelays, Schedules: a.schedules(db, now, deps),
-		Logouts: a.OAuth, LogoutRetryDelays: deps.LogoutRetryDelays, Observer: obs.jobs}); err != nil {
+		Logouts: a.OAuth, LogoutRetryDelays: deps.LogoutRetryDelays, Observer: obs.jobs, Tracer: jobTracer}); err != nil {
 		return nil, err
 	}
 	if err := a.jobs.Start(ctx); err != nil {

@@ -65,6 +65,9 @@ type DB struct {
 	webhookReads *sharedReads
 	// refreshes batches the refreshes that queue together (PostgreSQL).
 	refreshes *refreshBatches
+	// tracer makes statements and transactions spans (WithTracer); nil:
+	// none.
+	tracer Tracer
 }
 
 // Open connects to url (`sqlite:PATH` or `postgres://…`), applies pending
@@ -169,7 +172,12 @@ func (db *DB) inTx(ctx context.Context, fn func(c conn) error) error {
 	}
 }
 
-func (db *DB) tryTx(ctx context.Context, fn func(c conn) error) error {
+func (db *DB) tryTx(ctx context.Context, fn func(c conn) error) (err error) {
+	if db.tracer != nil {
+		var end func(error)
+		ctx, end = db.tracer.Query(ctx, db.dialect.name, "TRANSACTION")
+		defer func() { end(err) }()
+	}
 	if !db.wgate.enter(ctx) {
 		return fmt.Errorf("begin: %w", ctx.Err())
 	}
@@ -203,16 +211,16 @@ func (c conn) DB() *sql.DB { return c.db.writer }
 
 func (c conn) r() querier {
 	if c.tx != nil {
-		return c.db.stmts.on(c.db.writer, c.tx)
+		return c.db.trace(c.db.stmts.on(c.db.writer, c.tx))
 	}
-	return gated{c.db.stmts.on(c.db.reader, nil), c.db.rgate}
+	return c.db.trace(gated{c.db.stmts.on(c.db.reader, nil), c.db.rgate})
 }
 
 func (c conn) w() querier {
 	if c.tx != nil {
-		return c.db.stmts.on(c.db.writer, c.tx)
+		return c.db.trace(c.db.stmts.on(c.db.writer, c.tx))
 	}
-	return gated{c.db.stmts.on(c.db.writer, nil), c.db.wgate}
+	return c.db.trace(gated{c.db.stmts.on(c.db.writer, nil), c.db.wgate})
 }
 
 // inTx runs fn on a conn bound to a transaction: c itself when it is

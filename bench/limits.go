@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net/http"
 	"sync/atomic"
@@ -18,12 +19,37 @@ import (
 // shared store adds to each.
 var limitModes = map[string]string{"off": "off", "local": "local", "shared": "on"}
 
+// opsFlags are the flags of the operations measurements: -limits and
+// -soak (soak.go).
+func (c *config) opsFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.limits, "limits", "off", "abuse limits of the measured server: off, local (each instance's memory) or shared (the PostgreSQL table); "+
+		"local and shared give every request its own client address through a trusted X-Forwarded-For")
+	fs.DurationVar(&c.soak, "soak", 0, "instead of the measurements: mixed traffic (verify, refresh, tasks, login, myorgs) on PostgreSQL for this long at -c connections, "+
+		"reporting RSS and goroutines over time (not in CI)")
+}
+
+func (c *config) opsChecks(check func(bad bool, format string, args ...any)) {
+	check(limitModes[c.limits] == "", "-limits must be off, local or shared")
+	check(c.url != "" && c.limits != "off", "-limits needs a server the bench starts (not -url)")
+	check(c.soak < 0, "-soak must not be negative")
+	check(c.soak > 0 && c.url != "", "-soak needs a server the bench starts (not -url)")
+}
+
 // limitsEnv is the server's settings for -limits.
 func (c *config) limitsEnv() []string {
 	if c.limits == "off" {
 		return nil
 	}
 	return []string{"GATEHOUSE_RATE_LIMIT=" + limitModes[c.limits], "GATEHOUSE_TRUSTED_PROXIES=127.0.0.1/32,::1/128"}
+}
+
+// spread is r, its requests from many clients (spreadClients) when the
+// limits are on and r is a gatehouse target (not the baseline, db "-").
+func (c *config) spread(r *runner, db string) *runner {
+	if c.limits == "off" || db == "-" {
+		return r
+	}
+	return spreadClients(r)
 }
 
 // spreadClients makes each of r's requests come from its own client

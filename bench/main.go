@@ -65,6 +65,7 @@ type config struct {
 	jobs          []string
 	jobsRate      float64
 	limits        string
+	soak          time.Duration
 }
 
 var knownDBs = []string{"sqlite", "postgres"}
@@ -103,8 +104,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&jobs, "jobs", "", "opt-in background-work measurements, comma-separated: "+strings.Join(jobNames, ", ")+
 		" (each on its own gatehouse and fresh database; -c connections for -d; -targets '' runs only these)")
 	fs.Float64Var(&c.jobsRate, "jobs-rate", 0, "fanout, mail, magic: at most this many requests started per second across the -c connections (0: as fast as they answer), to measure latency at a set rate")
-	fs.StringVar(&c.limits, "limits", "off", "abuse limits of the measured server: off, local (each instance's memory) or shared (the PostgreSQL table); "+
-		"local and shared give every request its own client address through a trusted X-Forwarded-For")
+	c.opsFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -137,8 +137,7 @@ func (c *config) validate() error {
 	check(c.floodDuration <= 0, "-flood-d must be positive")
 	check(c.argonDuration < 0, "-argon-d must not be negative")
 	check(c.jobsRate < 0, "-jobs-rate must not be negative")
-	check(limitModes[c.limits] == "", "-limits must be off, local or shared")
-	check(c.url != "" && c.limits != "off", "-limits needs a server the bench starts (not -url)")
+	c.opsChecks(check)
 	check(c.cores < 1, "-cores must be at least 1")
 	check(len(c.targets) == 0 && len(c.jobs) == 0, "-targets is empty")
 	check(c.alsoConns < 0, "-also-c must not be negative")
@@ -263,6 +262,9 @@ func (b *bench) run(ctx context.Context) error {
 		os.RemoveAll(tmp)
 	}()
 
+	if b.cfg.soak > 0 {
+		return b.runSoak(ctx)
+	}
 	var errs []error
 	if b.cfg.want("baseline") {
 		if err := b.runBaseline(ctx); err != nil {
@@ -509,9 +511,7 @@ func (b *bench) measure(ctx context.Context, t target, label, db string, e *env,
 	if err != nil {
 		return nil, fmt.Errorf("%s on %s: %w", label, db, err)
 	}
-	if b.cfg.limits != "off" && db != "-" {
-		r = spreadClients(r)
-	}
+	r = b.cfg.spread(r, db)
 	pid := b.cfg.pid
 	var before logCounts
 	if srv != nil {

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	collector "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	collector "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/gatehouse/gatehouse/internal/tracing"

@@ -64,6 +64,8 @@ type config struct {
 	auditOthers   int
 	jobs          []string
 	jobsRate      float64
+	limits        string
+	soak          time.Duration
 }
 
 var knownDBs = []string{"sqlite", "postgres"}
@@ -102,6 +104,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&jobs, "jobs", "", "opt-in background-work measurements, comma-separated: "+strings.Join(jobNames, ", ")+
 		" (each on its own gatehouse and fresh database; -c connections for -d; -targets '' runs only these)")
 	fs.Float64Var(&c.jobsRate, "jobs-rate", 0, "fanout, mail, magic: at most this many requests started per second across the -c connections (0: as fast as they answer), to measure latency at a set rate")
+	c.opsFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -134,6 +137,7 @@ func (c *config) validate() error {
 	check(c.floodDuration <= 0, "-flood-d must be positive")
 	check(c.argonDuration < 0, "-argon-d must not be negative")
 	check(c.jobsRate < 0, "-jobs-rate must not be negative")
+	c.opsChecks(check)
 	check(c.cores < 1, "-cores must be at least 1")
 	check(len(c.targets) == 0 && len(c.jobs) == 0, "-targets is empty")
 	check(c.alsoConns < 0, "-also-c must not be negative")
@@ -258,6 +262,9 @@ func (b *bench) run(ctx context.Context) error {
 		os.RemoveAll(tmp)
 	}()
 
+	if b.cfg.soak > 0 {
+		return b.runSoak(ctx)
+	}
 	var errs []error
 	if b.cfg.want("baseline") {
 		if err := b.runBaseline(ctx); err != nil {
@@ -366,7 +373,7 @@ func (b *bench) runDatabase(ctx context.Context, bin, db string) error {
 		}
 	}
 	b.log.Printf("%s: starting gatehouse", db)
-	srv, err := startServer(ctx, "gatehouse ("+db+")", bin, []string{"serve"}, gatehouseEnv(dbURL),
+	srv, err := startServer(ctx, "gatehouse ("+db+")", bin, []string{"serve"}, append(gatehouseEnv(dbURL), b.cfg.limitsEnv()...),
 		filepath.Join(b.tmp, "gatehouse-"+db+".log"), time.Minute)
 	if err != nil {
 		return err
@@ -504,6 +511,7 @@ func (b *bench) measure(ctx context.Context, t target, label, db string, e *env,
 	if err != nil {
 		return nil, fmt.Errorf("%s on %s: %w", label, db, err)
 	}
+	r = b.cfg.spread(r, db)
 	pid := b.cfg.pid
 	var before logCounts
 	if srv != nil {

@@ -114,6 +114,7 @@ func targets() []target {
 		tasksIssuesTarget(),
 		mcpCallTarget(),
 		loginTarget(),
+		registerTarget(),
 		passkeyTarget(),
 		refreshTarget(),
 		exchangeTarget(),
@@ -147,8 +148,9 @@ func targetNames() []string {
 // slowTargets are left out of the default -targets: they seed millions of
 // rows first ("-targets audit" runs both; scim_lookup seeds 100,000
 // directory users), or sign thousands of users in twice each (totp_step:
-// "-targets totp_step").
-var slowTargets = []string{"audit", "audit_tool", "totp_step", "scim_lookup"}
+// "-targets totp_step"), or sign up a new account per request (register:
+// "-targets register").
+var slowTargets = []string{"audit", "audit_tool", "totp_step", "scim_lookup", "register"}
 
 // defaultTargets is every target but the slow ones.
 func defaultTargets() []string {

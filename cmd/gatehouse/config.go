@@ -32,7 +32,11 @@ type Config struct {
 	Addr  string
 	// MetricsAddr is the private listener of /metrics and
 	// /debug/pprof/; "": off.
-	MetricsAddr         string
+	MetricsAddr string
+	// OTelEndpoint is GATEHOUSE_OTEL_ENDPOINT, the OTLP/HTTP base URL of
+	// traces; otel says what the standard OTEL_* variables ask (tracing.go).
+	OTelEndpoint        string
+	otel                otelEnv
 	DatabaseURL         string
 	BaseURL             string
 	APIURL              string
@@ -53,6 +57,9 @@ type Config struct {
 	OutboundCAs *x509.CertPool
 	LogFormat   string
 	RateLimit   bool
+	// LocalLimits keeps the abuse limits in each instance's memory
+	// (GATEHOUSE_RATE_LIMIT=local) instead of the shared PostgreSQL table.
+	LocalLimits bool
 	// MailLimit keeps the limits on mail to strangers on (invitations,
 	// Sign, Forms); independent of RateLimit, since they protect other
 	// people's mailboxes.
@@ -109,6 +116,7 @@ func (c *Config) settings() []setting {
 	return []setting{
 		{"GATEHOUSE_ADDR", "127.0.0.1:8080", &c.Addr},
 		{"GATEHOUSE_METRICS_ADDR", "", &c.MetricsAddr},
+		{"GATEHOUSE_OTEL_ENDPOINT", "", &c.OTelEndpoint},
 		{"GATEHOUSE_DATABASE_URL", "sqlite:gatehouse.db", &c.DatabaseURL},
 		{"GATEHOUSE_BASE_URL", "", &c.BaseURL},
 		{"GATEHOUSE_API_URL", "", &c.APIURL},
@@ -178,6 +186,7 @@ func loadConfigFlags(args []string, getenv func(string) string, fs *flag.FlagSet
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	c.otel = readOTelEnv(getenv)
 	if err := c.validate(); err != nil {
 		return c, err
 	}
@@ -205,6 +214,7 @@ type check struct {
 func checks() []check {
 	cs := []check{
 		{"GATEHOUSE_ADDR", func(c *Config) error { return checkHostPort(c.Addr) }},
+		{"GATEHOUSE_OTEL_ENDPOINT", func(c *Config) error { return checkOTelEndpoint(c.OTelEndpoint) }},
 		{"GATEHOUSE_METRICS_ADDR", func(c *Config) error {
 			if c.MetricsAddr == "" {
 				return nil
@@ -285,7 +295,12 @@ func checks() []check {
 			}
 			return nil
 		}},
-		check{"GATEHOUSE_RATE_LIMIT", func(c *Config) error { return checkOnOff(c.rawRateLimit) }},
+		check{"GATEHOUSE_RATE_LIMIT", func(c *Config) error {
+			if c.rawRateLimit == "local" {
+				return nil
+			}
+			return checkOnOff(c.rawRateLimit)
+		}},
 		check{"GATEHOUSE_MAIL_LIMIT", func(c *Config) error { return checkOnOff(c.rawMailLimit) }},
 		check{"GATEHOUSE_HSTS", func(c *Config) error { return checkOnOff(c.rawHSTS) }},
 		check{"GATEHOUSE_TRUSTED_PROXIES", func(c *Config) error {
@@ -385,7 +400,8 @@ func (c *Config) validate() error {
 func (c *Config) derive() {
 	c.WebhookAllowPrivate, _ = parseBool(c.rawAllowPrivate)
 	c.OutboundCAs, _ = loadCAs(c.WebhookCAFile)
-	c.RateLimit = c.rawRateLimit == "on"
+	c.RateLimit = c.rawRateLimit != "off"
+	c.LocalLimits = c.rawRateLimit == "local"
 	c.MailLimit = c.rawMailLimit == "on"
 	c.HSTS = c.rawHSTS == "on"
 	c.TrustedProxies, _ = parsePrefixes(c.rawTrustedProxies)
@@ -573,7 +589,7 @@ func (c *Config) resolveURLs(bound string) {
 // app is the service's part of the settings, once resolveURLs has run.
 func (c *Config) app() app.Config {
 	return app.Config{BaseURL: c.BaseURL, APIURL: c.APIURL, FormsURL: c.FormsURL, ShortLinkURL: c.ShortLinkURL, MCPURL: c.MCPURL,
-		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, EncryptionKey: c.EncryptionKey, RateLimit: c.RateLimit, MailLimit: c.MailLimit, NoHSTS: !c.HSTS,
+		WebURL: c.WebURL, MobileURL: c.MobileURL, JWTSecret: c.JWTSecret, EncryptionKey: c.EncryptionKey, RateLimit: c.RateLimit, LocalLimits: c.LocalLimits, MailLimit: c.MailLimit, NoHSTS: !c.HSTS,
 		SessionMaxAge: c.SessionMaxAge, ReauthWindow: c.ReauthWindow, JobRescueAfter: c.JobRescueAfter,
 		WebhookAllowPrivate: c.WebhookAllowPrivate, MetadataAllowPrivate: c.WebhookAllowPrivate, OutboundCAs: c.OutboundCAs,
 		SignRetention: c.SignRetention, Brand: c.Brand, TrustedProxies: c.TrustedProxies, Social: c.Social}

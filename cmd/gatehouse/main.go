@@ -38,7 +38,7 @@ func main() {
 	os.Exit(code)
 }
 
-const usage = `usage: gatehouse serve | migrate | jobs | keys rotate | users | sessions | backup | restore | version
+const usage = `usage: gatehouse serve | migrate | jobs | keys rotate | users | sessions | backup | restore | health | version
 
   serve     apply pending migrations and run the HTTP server
   migrate   apply pending migrations and exit
@@ -50,6 +50,8 @@ const usage = `usage: gatehouse serve | migrate | jobs | keys rotate | users | s
   sessions  sessions revoke --user EMAIL: end every session of an account
   backup    backup FILE: a consistent copy of the SQLite database, taken live
   restore   restore FILE: replace the SQLite database by a backup (server stopped)
+  health    health [URL]: exit 0 when the server on GATEHOUSE_ADDR answers
+            GET /health with 200 (a container's health check)
   version   print the release and the schema version it migrates to
 
 Configuration is by GATEHOUSE_* environment variables (or --kebab-case flags).`
@@ -81,6 +83,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return backupCommand(ctx, args[1:], getenv, stdout, stderr)
 	case "restore":
 		return restoreCommand(ctx, args[1:], getenv, stdout, stderr)
+	case "health":
+		return healthCommand(ctx, args[1:], getenv, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "gatehouse: unknown command %q\n%s\n", args[0], usage)
 		return 2
@@ -156,6 +160,11 @@ func versionString() string {
 }
 
 func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
+	tracer, log, stopTracing, err := startTracing(ctx, cfg, log)
+	if err != nil {
+		return fmt.Errorf("traces: %w", err)
+	}
+	defer stopTracing()
 	release, err := holdDatabase(cfg.DatabaseURL)
 	if err != nil {
 		return err
@@ -178,7 +187,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("mail: %w", err)
 	}
-	deps := app.Deps{DB: db, Mail: sender, Resolver: dns.New(cfg.DNSServer, 5*time.Second), Logger: log}
+	deps := app.Deps{DB: db, Mail: sender, Resolver: dns.New(cfg.DNSServer, 5*time.Second), Logger: log, Tracer: tracer}
 	if cfg.MetricsAddr != "" {
 		deps.Metrics = metrics.New()
 		stop, err := serveMetrics(cfg.MetricsAddr, deps.Metrics, log)

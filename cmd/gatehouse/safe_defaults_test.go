@@ -95,3 +95,20 @@ func TestTrustedProxiesSetting(t *testing.T) {
 		t.Errorf("a host name: %v; want an error naming the setting", err)
 	}
 }
+
+// TestRateLimitSetting: GATEHOUSE_RATE_LIMIT is on (shared on
+// PostgreSQL), local (in each instance's memory) or off.
+func TestRateLimitSetting(t *testing.T) {
+	for _, tc := range []struct {
+		raw          string
+		limit, local bool
+	}{{"on", true, false}, {"local", true, true}, {"off", false, false}} {
+		c, err := loadConfig(nil, testGetenv(map[string]string{"GATEHOUSE_RATE_LIMIT": tc.raw}))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.raw, err)
+		}
+		if c.RateLimit != tc.limit || c.LocalLimits != tc.local {
+			t.Errorf("%s: RateLimit %v, LocalLimits %v; want %v, %v", tc.raw, c.RateLimit, c.LocalLimits, tc.limit, tc.local)
+		}
+	}
+}

@@ -31,6 +31,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/pages"
 	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/revocation"
 	"github.com/gatehouse/gatehouse/internal/scim"
 	"github.com/gatehouse/gatehouse/internal/seal"
@@ -40,6 +41,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/tools/links"
 	"github.com/gatehouse/gatehouse/internal/tools/sign"
 	"github.com/gatehouse/gatehouse/internal/tools/tasks"
+	"github.com/gatehouse/gatehouse/internal/tracing"
 	"github.com/gatehouse/gatehouse/internal/web"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 	"github.com/gatehouse/gatehouse/internal/workspace"
@@ -63,6 +65,9 @@ type Config struct {
 	// queued mail); empty: a key generated once and kept in the database.
 	EncryptionKey string
 	RateLimit     bool
+	// LocalLimits keeps the abuse limits in memory, per instance, on
+	// PostgreSQL too (GATEHOUSE_RATE_LIMIT=local: one instance).
+	LocalLimits bool
 	// NoHSTS leaves Strict-Transport-Security out of the answers of an
 	// https base URL (GATEHOUSE_HSTS=off: a proxy in front adds it).
 	NoHSTS bool
@@ -137,6 +142,9 @@ type Deps struct {
 	// the password-hash queue (GATEHOUSE_METRICS_ADDR); nil: nothing is
 	// counted.
 	Metrics *metrics.Metrics
+	// Tracer makes requests, database statements and jobs spans
+	// (GATEHOUSE_OTEL_ENDPOINT); nil: no traces.
+	Tracer *tracing.Tracer
 }
 
 // App is the running service.
@@ -210,6 +218,11 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	if deps.JobQueue != "" {
 		db = db.OnQueue(deps.JobQueue)
 	}
+	var webTracer web.Tracer
+	var jobTracer jobs.Tracer
+	if deps.Tracer != nil {
+		db, webTracer, jobTracer = db.WithTracer(deps.Tracer), deps.Tracer, deps.Tracer
+	}
 	a := &App{log: log, brand: cfg.Brand, shown: shown, hasher: hasher}
 	obs := observe(deps.Metrics, deps.DB, hasher)
 	events := web.SecurityLog{Log: log, Observer: obs.web}
@@ -218,6 +231,10 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		return nil, err
 	}
 	a.jobsDB = db
+	limits, err := sharedLimits(cfg, db, master, log)
+	if err != nil {
+		return nil, err
+	}
 	if a.Keys, err = openKeys(ctx, db, master, secret, now, log, deps.KeysReload); err != nil {
 		return nil, err
 	}
@@ -232,7 +249,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		PolicyRaised: revoked.PolicyRaised,
 		SessionEnd:   func(created time.Time) time.Time { return a.Identity.AbsoluteEnd(created) }})
 	a.Identity = identity.New(identity.Config{Store: db.Identity(), Workspace: a.Workspace, Signer: signer, Issuer: cfg.BaseURL, Hasher: hasher,
-		TOTP: totpBox, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit, Brand: brand,
+		TOTP: totpBox, Logger: log, Now: now, WebURL: cfg.WebURL, MobileURL: cfg.MobileURL, NoLockout: !cfg.RateLimit, Limits: limits, Brand: brand,
 		Revocations: revoked, SessionMaxAge: cfg.SessionMaxAge, ReauthWindow: cfg.ReauthWindow, Events: events,
 		SSOGate: ssoGate{a}})
 	a.SCIM = scim.New(scim.Config{Store: db.SCIM(), Workspace: a.Workspace, BaseURL: cfg.BaseURL, Logger: log, Now: now,
@@ -265,12 +282,13 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		}})
 	k := web.NewServer(web.Config{Auth: a.Identity, Health: a.Identity.Health, Logger: log, RateLimit: cfg.RateLimit, Now: now,
 		ResourceMetadataURL: a.OAuth.ResourceMetadataURL, Issuer: a.OAuth.Issuer(), APIURL: a.OAuth.APIURL(), HSTS: strings.HasPrefix(cfg.BaseURL, "https://") && !cfg.NoHSTS,
-		Observer: obs.web, Ready: a.ready, TrustedProxies: cfg.TrustedProxies})
+		Observer: obs.web, Ready: a.ready, TrustedProxies: cfg.TrustedProxies, Limits: limits,
+		Tracer: webTracer})
 	a.routes(k)
 	a.Handler = k
 	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, WebhookSeal: hooks, PollInterval: deps.JobPollInterval, RescueAfter: cfg.JobRescueAfter,
 		Mail: deps.Mail, MailSealer: mails, MailRetryDelays: deps.MailRetryDelays, Schedules: a.schedules(db, now, deps),
-		Logouts: a.OAuth, LogoutRetryDelays: deps.LogoutRetryDelays, Observer: obs.jobs}); err != nil {
+		Logouts: a.OAuth, LogoutRetryDelays: deps.LogoutRetryDelays, Observer: obs.jobs, Tracer: jobTracer}); err != nil {
 		return nil, err
 	}
 	if err := a.jobs.Start(ctx); err != nil {
@@ -281,6 +299,17 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	go revoked.Run(pollCtx)
 	go a.Keys.Run(pollCtx)
 	return a, nil
+}
+
+// sharedLimits keeps the abuse limits in the database on PostgreSQL, where
+// several instances share it, so the deployment as a whole allows what
+// one instance would; nil (in memory) on SQLite, whose file one process
+// owns, with GATEHOUSE_RATE_LIMIT=local, and with the limits off. The deployment is the job queue's.
+func sharedLimits(cfg Config, db *sqlstore.DB, master []byte, log *slog.Logger) (*ratelimit.Shared, error) {
+	if !cfg.RateLimit || cfg.LocalLimits || db.Dialect() != "postgres" {
+		return nil, nil
+	}
+	return ratelimit.NewShared(db.Limits(), master, db.Queue(), log)
 }
 
 // ssoGate asks the SSO service, built after identity, whether a password
@@ -465,6 +494,9 @@ func (a *App) schedules(db *sqlstore.DB, now func() time.Time, deps Deps) []jobs
 		return err
 	}}, {Name: "revocations_prune", Every: 10 * time.Minute, Run: func(ctx context.Context) error {
 		_, err := db.Revocations().Prune(ctx, now().Add(-revocation.Keep))
+		return err
+	}}, {Name: "rate_limits_prune", Every: time.Minute, Run: func(ctx context.Context) error {
+		_, err := db.Limits().Prune(ctx, now())
 		return err
 	}}, {Name: "refresh_history_prune", Every: 24 * time.Hour, Run: func(ctx context.Context) error {
 		_, err := db.Identity().PruneRefreshHistory(ctx, now())

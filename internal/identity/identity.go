@@ -23,6 +23,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/keys"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/revocation"
 	"github.com/gatehouse/gatehouse/internal/seal"
 	"github.com/gatehouse/gatehouse/internal/token"
@@ -77,6 +78,9 @@ type Config struct {
 	// NoLockout turns off the failed-password lockout (lockout.go); the
 	// zero value keeps it on (GATEHOUSE_RATE_LIMIT=off sets it).
 	NoLockout bool
+	// Limits keeps the lockout's buckets where every instance of the
+	// deployment shares them; nil: in memory.
+	Limits *ratelimit.Shared
 	// Events records the security events (sign-ins, the second factor,
 	// recovery, key exchanges, lockouts); nil: none.
 	Events Events
@@ -147,7 +151,7 @@ func New(c Config) *Service {
 		s.mobileURL = s.webURL
 	}
 	if !c.NoLockout {
-		s.lockout = newLockout(s.now)
+		s.lockout = newLockout(s.now, c.Limits)
 	}
 	rp, err := newRelyingParty(s.webURL)
 	if err != nil {

@@ -35,11 +35,11 @@ type lockout struct {
 	unlocks  *ratelimit.Limiter // per account: checked guesses while locked, 3 then 1 per 5 minutes
 }
 
-func newLockout(now func() time.Time) *lockout {
+func newLockout(now func() time.Time, limits *ratelimit.Shared) *lockout {
 	return &lockout{
-		failures: ratelimit.New(10, time.Minute, now),
-		failedIP: ratelimit.New(1, 15*time.Minute, now),
-		unlocks:  ratelimit.New(3, 5*time.Minute, now),
+		failures: limits.New("lockoutFailures", 10, time.Minute, now),
+		failedIP: limits.New("lockoutFailedIP", 1, 15*time.Minute, now),
+		unlocks:  limits.New("lockoutUnlocks", 3, 5*time.Minute, now),
 	}
 }
 

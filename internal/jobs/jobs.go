@@ -96,6 +96,8 @@ type Config struct {
 	RescueAfter time.Duration
 	// Observer counts each job's outcome (internal/metrics); nil: nobody.
 	Observer Observer
+	// Tracer makes each try of a job a span (internal/tracing); nil: none.
+	Tracer Tracer
 }
 
 // client is what the engine needs of a River client of either driver.
@@ -210,7 +212,7 @@ func riverConfig(cfg Config, log *slog.Logger) (*river.Config, error) {
 			cfg.DB.MailQueue(): {MaxWorkers: MaxMailSends}},
 		Workers:              workers,
 		PeriodicJobs:         periodic,
-		Middleware:           []rivertype.Middleware{&outcomeLog{log: log, observe: cfg.Observer}},
+		Middleware:           []rivertype.Middleware{&outcomeLog{log: log, observe: cfg.Observer, tracer: cfg.Tracer}},
 		JobTimeout:           JobTimeout,
 		RescueStuckJobsAfter: rescue,
 		FetchCooldown:        20 * time.Millisecond,

@@ -20,6 +20,13 @@ type outcomeLog struct {
 	log *slog.Logger
 	// observe counts the outcome (Config.Observer); nil: nobody.
 	observe Observer
+	// tracer makes each try a span (Config.Tracer); nil: none.
+	tracer Tracer
+}
+
+// Tracer starts the span of one try of a job (internal/tracing).
+type Tracer interface {
+	Job(ctx context.Context, kind string, attempt int) (context.Context, func(outcome string, err error))
 }
 
 // Observer counts worked jobs by kind and outcome (internal/metrics):
@@ -30,6 +37,10 @@ type Observer interface {
 
 // Work runs the job and logs its outcome.
 func (m *outcomeLog) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
+	var traced func(outcome string, err error)
+	if m.tracer != nil {
+		ctx, traced = m.tracer.Job(ctx, job.Kind, job.Attempt)
+	}
 	start := time.Now()
 	err := doInner(ctx)
 	took := time.Since(start)
@@ -40,22 +51,25 @@ func (m *outcomeLog) Work(ctx context.Context, job *rivertype.JobRow, doInner fu
 	var snooze *rivertype.JobSnoozeError
 	switch {
 	case err == nil:
-		m.log.Info("job done", append(attrs, "outcome", outcome)...)
+		m.log.InfoContext(ctx, "job done", append(attrs, "outcome", outcome)...)
 	case errors.As(err, &snooze):
 		outcome = "snoozed"
-		m.log.Debug("job snoozed", append(attrs, "outcome", outcome, "for", snooze.Duration.String())...)
+		m.log.DebugContext(ctx, "job snoozed", append(attrs, "outcome", outcome, "for", snooze.Duration.String())...)
 	case errors.As(err, &cancel):
 		outcome = "cancelled"
-		m.log.Info("job cancelled", append(attrs, "outcome", outcome, "err", err.Error())...)
+		m.log.InfoContext(ctx, "job cancelled", append(attrs, "outcome", outcome, "err", err.Error())...)
 	case job.Attempt < job.MaxAttempts:
 		outcome = "retry"
-		m.log.Warn("job failed, will retry", append(attrs, "outcome", outcome, "err", err.Error())...)
+		m.log.WarnContext(ctx, "job failed, will retry", append(attrs, "outcome", outcome, "err", err.Error())...)
 	default:
 		outcome = "discarded"
-		m.log.Error("job failed, discarded", append(attrs, "outcome", outcome, "err", err.Error())...)
+		m.log.ErrorContext(ctx, "job failed, discarded", append(attrs, "outcome", outcome, "err", err.Error())...)
 	}
 	if m.observe != nil {
 		m.observe.Job(job.Kind, outcome, took)
+	}
+	if traced != nil {
+		traced(outcome, err)
 	}
 	return err
 }

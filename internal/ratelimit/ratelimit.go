@@ -1,5 +1,6 @@
-// Package ratelimit holds in-memory token buckets keyed by a string (a client
-// IP, an account), for the abuse limits of unauthenticated endpoints.
+// Package ratelimit holds token buckets keyed by a string (a client IP, an
+// account), for the abuse limits of unauthenticated endpoints: in memory,
+// or in a Store every instance of a deployment shares (shared.go).
 package ratelimit
 
 import (
@@ -17,6 +18,10 @@ type Limiter struct {
 	now     func() time.Time
 	buckets map[string]*bucket
 	sweep   time.Time
+	// shared keeps the buckets in a Store under name (shared.go); the
+	// buckets above then only answer while the store fails.
+	shared *Shared
+	name   string
 }
 
 type bucket struct {
@@ -49,6 +54,7 @@ func (l *Limiter) Reset(key string) {
 	if l == nil {
 		return
 	}
+	l.shared.reset(l, key)
 	l.mu.Lock()
 	delete(l.buckets, key)
 	l.mu.Unlock()
@@ -58,6 +64,14 @@ func (l *Limiter) take(key string, consume bool) (bool, time.Duration) {
 	if l == nil {
 		return true, 0
 	}
+	if ok, wait, err := l.shared.take(l, key, consume); err == nil {
+		return ok, wait
+	}
+	return l.local(key, consume)
+}
+
+// local answers from the in-memory buckets.
+func (l *Limiter) local(key string, consume bool) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()

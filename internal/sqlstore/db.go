@@ -71,6 +71,9 @@ type DB struct {
 	// txs groups SQLite's write transactions into shared commits
 	// (txgroup.go); nil on PostgreSQL.
 	txs *txGroups
+	// tracer makes statements and transactions spans (WithTracer); nil:
+	// none.
+	tracer Tracer
 }
 
 // Open connects to url (`sqlite:PATH` or `postgres://…`), applies pending
@@ -189,7 +192,12 @@ func (db *DB) inTx(ctx context.Context, fn func(c conn) error) error {
 
 // tryTx runs fn in one transaction: on SQLite shared with those queued
 // beside it (txGroups).
-func (db *DB) tryTx(ctx context.Context, fn func(c conn) error) error {
+func (db *DB) tryTx(ctx context.Context, fn func(c conn) error) (err error) {
+	if db.tracer != nil {
+		var end func(error)
+		ctx, end = db.tracer.Query(ctx, db.dialect.name, "TRANSACTION")
+		defer func() { end(err) }()
+	}
 	if db.txs != nil {
 		return db.txs.run(ctx, db, fn)
 	}
@@ -227,20 +235,20 @@ func (c conn) DB() *sql.DB { return c.db.writer }
 
 func (c conn) r() querier {
 	if c.tx != nil {
-		return c.inTxQuerier()
+		return c.db.trace(c.inTxQuerier())
 	}
-	return gated{c.db.stmts.on(c.db.reader, nil), c.db.rgate}
+	return c.db.trace(gated{c.db.stmts.on(c.db.reader, nil), c.db.rgate})
 }
 
 func (c conn) w() querier {
 	if c.tx != nil {
-		return c.inTxQuerier()
+		return c.db.trace(c.inTxQuerier())
 	}
 	g := gated{c.db.stmts.on(c.db.writer, nil), c.db.wgate}
 	if c.db.txs != nil {
-		return grouped{g, c.db}
+		return c.db.trace(grouped{g, c.db})
 	}
-	return g
+	return c.db.trace(g)
 }
 
 // grouped is the SQLite writer outside a transaction: a write statement

@@ -55,6 +55,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
 	"github.com/gatehouse/gatehouse/internal/tools/sign"
+	"github.com/gatehouse/gatehouse/internal/tracing"
 	"github.com/gatehouse/gatehouse/internal/webhooks"
 )
 
@@ -188,6 +189,9 @@ type Options struct {
 	// KeysReload is how often the key ring is read again; 0: 50 ms. Long,
 	// an instance sees another's rotation only when a token makes it look.
 	KeysReload time.Duration
+	// Tracer makes requests, statements and jobs spans, and log lines
+	// carry their trace ids (GATEHOUSE_OTEL_ENDPOINT); nil: no traces.
+	Tracer *tracing.Tracer
 }
 
 // cheapHash keeps tests fast; the production parameters are benchmarked.
@@ -238,6 +242,9 @@ func (env *Env) start(t testing.TB) {
 	env.Queue = cmp.Or(o.JobQueue, "test_"+RandomHex(6))
 	// slog's handler serializes its writes to Logs.
 	log := slog.New(slog.NewTextHandler(env.Logs, nil))
+	if o.Tracer != nil {
+		log = slog.New(tracing.LogHandler(log.Handler()))
+	}
 	// The listener comes first: its URL is the issuer (GATEHOUSE_BASE_URL).
 	srv := httptest.NewUnstartedServer(nil)
 	env.URL = "http://" + srv.Listener.Addr().String()
@@ -329,7 +336,7 @@ func (o Options) deps(env *Env, db *sqlstore.DB, sender mail.Sender, log *slog.L
 		LogoutRetryDelays: []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond,
 			800 * time.Millisecond},
 		// Other instances' revocations show within 50 ms (production: 1 s).
-		RevocationPoll: 50 * time.Millisecond, KeysReload: cmp.Or(o.KeysReload, 50*time.Millisecond), Metrics: o.Metrics}
+		RevocationPoll: 50 * time.Millisecond, KeysReload: cmp.Or(o.KeysReload, 50*time.Millisecond), Metrics: o.Metrics, Tracer: o.Tracer}
 }
 
 // FreshURL returns the address of a new, empty database on db, for tests

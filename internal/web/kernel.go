@@ -54,7 +54,9 @@ func (s *Server) FullIn(param string, h AuthedFunc) http.Handler { return s.full
 
 // Limiter returns the limiter called name, on the kernel's clock, allowing
 // burst requests per key at once and one more per every; routes that ask
-// for the same name (an API endpoint and its page) share its buckets. It
+// for the same name (an API endpoint and its page) share its buckets, and
+// so do the instances of a deployment when Config.Limits is set and the
+// limiter refills no faster than ratelimit.SharedFrom. It
 // is nil, which allows everything, when the service runs without abuse
 // limits. Asking for a name again with other numbers is a programming
 // error and panics.
@@ -71,7 +73,7 @@ func (s *Server) Limiter(name string, burst int, every time.Duration) *ratelimit
 		}
 		return l.lim
 	}
-	l := namedLimiter{spec, ratelimit.New(burst, every, s.now)}
+	l := namedLimiter{spec, s.limits.New(name, burst, every, s.now)}
 	s.named[name] = l
 	return l.lim
 }

@@ -101,7 +101,7 @@ func (l SecurityLog) Event(ctx context.Context, e gatehouse.SecurityEvent, attrs
 		}
 	}
 	out = append(out, attrs...)
-	log.LogAttrs(context.Background(), level, "security event", out...)
+	log.LogAttrs(ctx, level, "security event", out...)
 }
 
 func hasAttr(attrs []slog.Attr, key string) bool {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
 )
 
 // Authenticator is what the kernel asks of the identity module: verify a
@@ -60,6 +61,11 @@ type Config struct {
 	// TrustedProxies are the peers whose X-Forwarded-For is believed
 	// (GATEHOUSE_TRUSTED_PROXIES); empty: the peer is the client.
 	TrustedProxies []netip.Prefix
+	// Tracer starts each request's span (internal/tracing); nil: none.
+	Tracer Tracer
+	// Limits keeps the named limiters' buckets where every instance of
+	// the deployment shares them (internal/ratelimit); nil: in memory.
+	Limits *ratelimit.Shared
 	// Ready reports whether the instance should be sent traffic (GET
 	// /ready: 503 with its error, whose message is safe to show); nil:
 	// Health.
@@ -73,6 +79,12 @@ type Config struct {
 type Observer interface {
 	Request(pattern, method string, status int, d time.Duration)
 	Event(e gatehouse.SecurityEvent, attrs []slog.Attr)
+}
+
+// Tracer starts the span of a request, a child of its traceparent only
+// when trusted; end names it by route pattern and status.
+type Tracer interface {
+	Request(r *http.Request, trusted bool) (context.Context, func(pattern string, status int))
 }
 
 // Server is the HTTP kernel: the modules mount their routes on Mux through
@@ -104,6 +116,8 @@ type Server struct {
 	observer Observer
 	ready    func(ctx context.Context) error
 	trusted  []netip.Prefix
+	limits   *ratelimit.Shared
+	tracer   Tracer
 }
 
 // NewServer returns the kernel with its own routes (GET /health, GET
@@ -122,6 +136,8 @@ func NewServer(c Config) *Server {
 	}
 	s.ready = c.Ready
 	s.trusted = c.TrustedProxies
+	s.limits = c.Limits
+	s.tracer = c.Tracer
 	if s.ready == nil {
 		s.ready = s.health
 	}
@@ -262,14 +278,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	conn := w // MaxBytesReader tells the connection's writer to close it
 	w, r = withRequest(w, r, id, s.clientIP(r))
 	pattern := ""
-	if s.observer != nil {
+	if s.observer != nil || s.tracer != nil {
 		start := time.Now()
+		var traced func(pattern string, status int)
+		if s.tracer != nil {
+			var ctx context.Context
+			ctx, traced = s.tracer.Request(r, len(s.trusted) > 0 && s.isTrusted(peerIP(r)))
+			r = r.WithContext(ctx)
+		}
 		defer func() {
-			status := 0
+			status := http.StatusOK
 			if rq := requestOf(r.Context()); rq != nil {
-				status = rq.w.status
+				status = cmp.Or(rq.w.status, http.StatusOK)
 			}
-			s.observer.Request(pattern, r.Method, cmp.Or(status, http.StatusOK), time.Since(start))
+			if traced != nil {
+				traced(pattern, status)
+			}
+			if s.observer != nil {
+				s.observer.Request(pattern, r.Method, status, time.Since(start))
+			}
 		}()
 	}
 	defer func() {

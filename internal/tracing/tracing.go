@@ -1,0 +1,132 @@
+// Package tracing is the one adapter to OpenTelemetry: spans for HTTP
+// requests (started by the kernel), database statements and transactions
+// (sqlstore) and jobs (internal/jobs), exported over OTLP/HTTP, and the
+// trace id in log lines. Off unless an endpoint is configured
+// (GATEHOUSE_OTEL_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT); modules never
+// import OpenTelemetry, they ask for a span through a one-method interface
+// of their own.
+package tracing
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Tracer starts Gatehouse's spans. A nil *Tracer starts none; callers
+// hold it behind their own interface and leave it unset when tracing is
+// off, so the hot paths pay nothing.
+type Tracer struct {
+	tracer   trace.Tracer
+	provider *sdktrace.TracerProvider
+	prop     propagation.TraceContext
+}
+
+// Config says where spans go.
+type Config struct {
+	// Endpoint is the OTLP/HTTP base URL (http://collector:4318; spans are
+	// posted to its /v1/traces); "": the exporter's own OTEL_EXPORTER_OTLP_*
+	// variables.
+	Endpoint string
+	// Service and Version name the resource (service.name, service.version).
+	Service, Version string
+}
+
+// New returns a Tracer exporting over OTLP/HTTP in batches. The SDK's
+// OTEL_* variables (headers, sampler, timeouts) apply.
+func New(ctx context.Context, c Config) (*Tracer, error) {
+	var opts []otlptracehttp.Option
+	if c.Endpoint != "" {
+		opts = append(opts, otlptracehttp.WithEndpointURL(strings.TrimRight(c.Endpoint, "/")+"/v1/traces"))
+	}
+	exp, err := otlptracehttp.New(ctx, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return newTracer(c, sdktrace.WithBatcher(exp)), nil
+}
+
+// NewWith returns a Tracer handing each ended span to exp at once (tests:
+// the SDK's in-memory exporter).
+func NewWith(exp sdktrace.SpanExporter, c Config) *Tracer {
+	return newTracer(c, sdktrace.WithSyncer(exp))
+}
+
+func newTracer(c Config, export sdktrace.TracerProviderOption) *Tracer {
+	res := resource.NewSchemaless(attribute.String("service.name", c.Service), attribute.String("service.version", c.Version))
+	p := sdktrace.NewTracerProvider(export, sdktrace.WithResource(res))
+	return &Tracer{tracer: p.Tracer("github.com/gatehouse/gatehouse"), provider: p}
+}
+
+// Shutdown exports what is left and stops.
+func (t *Tracer) Shutdown(ctx context.Context) error {
+	if t == nil {
+		return nil
+	}
+	return t.provider.Shutdown(ctx)
+}
+
+// Request starts the server span of r, a child of the caller's W3C
+// traceparent only when trusted (the peer is a trusted proxy: anyone
+// else could pick trace ids or force sampling). end names it by the
+// route pattern ("" when none matched: no path, which may hold ids) and
+// records the status.
+func (t *Tracer) Request(r *http.Request, trusted bool) (context.Context, func(pattern string, status int)) {
+	ctx := r.Context()
+	if trusted {
+		ctx = t.prop.Extract(ctx, propagation.HeaderCarrier(r.Header))
+	}
+	ctx, span := t.tracer.Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithAttributes(attribute.String("http.request.method", r.Method)))
+	return ctx, func(pattern string, status int) {
+		name := r.Method
+		if pattern != "" {
+			_, route, _ := strings.Cut(pattern, " ")
+			name = r.Method + " " + route
+			span.SetAttributes(attribute.String("http.route", route))
+		}
+		span.SetName(name)
+		span.SetAttributes(attribute.Int("http.response.status_code", status))
+		if status >= 500 {
+			span.SetStatus(codes.Error, strconv.Itoa(status))
+		}
+		span.End()
+	}
+}
+
+// Query starts the client span of one database statement or transaction
+// (statement "BEGIN…COMMIT"): its text has placeholders, never values.
+func (t *Tracer) Query(ctx context.Context, system, statement string) (context.Context, func(error)) {
+	op, _, _ := strings.Cut(strings.TrimSpace(statement), " ")
+	ctx, span := t.tracer.Start(ctx, strings.ToUpper(op), trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("db.system.name", system), attribute.String("db.query.text", statement)))
+	return ctx, func(err error) { end(span, err) }
+}
+
+// Job starts the span of one try of a background job of kind.
+func (t *Tracer) Job(ctx context.Context, kind string, attempt int) (context.Context, func(outcome string, err error)) {
+	ctx, span := t.tracer.Start(ctx, "job "+kind, trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(attribute.String("job.kind", kind), attribute.Int("job.attempt", attempt)))
+	return ctx, func(outcome string, err error) {
+		span.SetAttributes(attribute.String("job.outcome", outcome))
+		end(span, err)
+	}
+}
+
+// end records err (its text: our errors carry no secret) and ends span.
+func end(span trace.Span, err error) {
+	if err != nil && !errors.Is(err, context.Canceled) {
+		span.SetStatus(codes.Error, err.Error())
+	}
+	span.End()
+}

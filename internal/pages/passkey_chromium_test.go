@@ -118,7 +118,7 @@ func TestChromiumPasskey(t *testing.T) {
 		// Removal, by the page's form (no script needed).
 		err = chromedp.Do(stepCtx,
 			chromedp.Navigate(base+"/account/passkeys"),
-			chromedp.Click(chromedp.CSS(`li.passkey form button`)),
+			chromedp.Click(chromedp.CSS(`li.passkey form[action="/account/passkeys/remove"] button`)),
 			// The confirmation page names the passkey.
 			chromedp.Click(chromedp.CSS(`button.danger`)),
 		)

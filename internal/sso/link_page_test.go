@@ -17,22 +17,7 @@ func (b *browser) getHTML(t *testing.T, raw string) *http.Response {
 		t.Fatal(err)
 	}
 	req.Header.Set("Accept", "text/html,application/xhtml+xml")
-	for k, v := range b.cookies {
-		req.AddCookie(&http.Cookie{Name: k, Value: v})
-	}
-	resp, err := b.c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	for _, c := range resp.Cookies() {
-		if c.MaxAge < 0 {
-			delete(b.cookies, c.Name)
-		} else {
-			b.cookies[c.Name] = c.Value
-		}
-	}
-	return resp
+	return b.do(t, req)
 }
 
 // linkInBrowser runs a social sign-in as claims in b, as a browser, to

@@ -257,22 +257,7 @@ func (b *browser) postForm(t *testing.T, raw string, form url.Values, headers ma
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	for k, v := range b.cookies {
-		req.AddCookie(&http.Cookie{Name: k, Value: v})
-	}
-	resp, err := b.c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	for _, c := range resp.Cookies() {
-		if c.MaxAge < 0 {
-			delete(b.cookies, c.Name)
-		} else {
-			b.cookies[c.Name] = c.Value
-		}
-	}
-	return resp
+	return b.do(t, req)
 }
 
 // samlFixture is a team org with a verified domain and a SAML connection

@@ -166,10 +166,8 @@ func TestSignInRefusals(t *testing.T) {
 		})
 		t.Run("key not in the JWKS", func(t *testing.T) {
 			k, _ := rsa.GenerateKey(rand.Reader, 2048)
-			f.idp.mu.Lock()
-			f.idp.signWith = k
-			f.idp.mu.Unlock()
-			defer func() { f.idp.mu.Lock(); f.idp.signWith = nil; f.idp.mu.Unlock() }()
+			f.idp.SignWith(k)
+			defer f.idp.SignWith(nil)
 			resp, b := f.signIn(t, good())
 			refused(t, resp, b, 401)
 		})

@@ -37,6 +37,8 @@ type Provider struct {
 	mu     sync.Mutex
 	codes  map[string]grant
 	claims map[string]any
+	// signWith, when set, signs ID tokens with a key not in the JWKS.
+	signWith *rsa.PrivateKey
 }
 
 type grant struct{ nonce, challenge, redirect string }
@@ -71,11 +73,20 @@ func New(t testing.TB) *Provider {
 	return p
 }
 
-// SetClaims sets the claims of the next ID tokens (sub, email, …).
+// SetClaims sets the claims of the next ID tokens (sub, email, …); a nil
+// value leaves that claim out.
 func (p *Provider) SetClaims(c map[string]any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.claims = c
+}
+
+// SignWith makes the next ID tokens signed with key, which the JWKS does
+// not hold (nil: the provider's own key again).
+func (p *Provider) SignWith(key *rsa.PrivateKey) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.signWith = key
 }
 
 func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
@@ -101,8 +112,11 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	g, found := p.codes[r.PostFormValue("code")]
 	delete(p.codes, r.PostFormValue("code"))
-	extra := p.claims
+	extra, key := p.claims, p.signWith
 	p.mu.Unlock()
+	if key == nil {
+		key = p.key
+	}
 	sum := sha256.Sum256([]byte(r.PostFormValue("code_verifier")))
 	w.Header().Set("Content-Type", "application/json")
 	if id != Client || secret != Secret || !found || base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge || r.PostFormValue("redirect_uri") != g.redirect {
@@ -114,9 +128,13 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	claims := map[string]any{"iss": p.URL, "sub": "sub-" + random(), "aud": Client, "iat": now.Unix(), "exp": now.Add(5 * time.Minute).Unix(),
 		"nonce": g.nonce, "email_verified": true}
 	for k, v := range extra {
-		claims[k] = v
+		if v == nil {
+			delete(claims, k)
+		} else {
+			claims[k] = v
+		}
 	}
-	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: p.key}, (&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", "k1"))
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: key}, (&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", "k1"))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/testenv"
@@ -23,43 +25,12 @@ func TestBackupUnderWriteLoadRestores(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := testenv.New(t, "sqlite", testenv.Options{DB: db})
-	var mu sync.Mutex
-	var acked []*testenv.Account
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := 0; w < 2; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				a := env.Register(t)
-				mu.Lock()
-				acked = append(acked, a)
-				mu.Unlock()
-			}
-		}()
-	}
-	for { // some accounts in before the backup
-		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 5 {
-			break
-		}
-	}
-	mu.Lock()
-	before := append([]*testenv.Account(nil), acked...)
-	mu.Unlock()
+	load := registerUnderLoad(t, env)
+	before := load.atLeast(5) // some accounts in before the backup
 	file := filepath.Join(t.TempDir(), "backup.db")
 	var stdout, stderr strings.Builder
 	code := run(ctx, []string{"backup", file}, testGetenv(map[string]string{"GATEHOUSE_DATABASE_URL": url}), &stdout, &stderr)
-	close(stop)
-	wg.Wait()
+	acked := load.stop()
 	if code != 0 {
 		t.Fatalf("gatehouse backup: exit %d, %s", code, stderr.String())
 	}
@@ -120,4 +91,55 @@ func TestRestoreRefusedWhileServing(t *testing.T) {
 			t.Errorf("PostgreSQL: %v; want %v", err, fmt.Sprint(sqlstore.ErrBackupPostgres))
 		}
 	}
+}
+
+// writeLoad registers accounts from two clients of one service until
+// stopped, keeping every account whose registration was answered.
+type writeLoad struct {
+	mu    sync.Mutex
+	acked []*testenv.Account
+	done  chan struct{}
+	wg    sync.WaitGroup
+}
+
+func registerUnderLoad(t *testing.T, env *testenv.Env) *writeLoad {
+	l := &writeLoad{done: make(chan struct{})}
+	for range 2 {
+		l.wg.Go(func() {
+			for {
+				select {
+				case <-l.done:
+					return
+				default:
+				}
+				a := env.Register(t)
+				l.mu.Lock()
+				l.acked = append(l.acked, a)
+				l.mu.Unlock()
+			}
+		})
+	}
+	return l
+}
+
+// atLeast waits until n registrations were answered and returns those
+// answered so far.
+func (l *writeLoad) atLeast(n int) []*testenv.Account {
+	for {
+		l.mu.Lock()
+		if len(l.acked) >= n {
+			acked := slices.Clone(l.acked)
+			l.mu.Unlock()
+			return acked
+		}
+		l.mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// stop ends the load and returns every answered registration.
+func (l *writeLoad) stop() []*testenv.Account {
+	close(l.done)
+	l.wg.Wait()
+	return l.acked
 }

@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
@@ -44,42 +43,11 @@ func TestPGDumpRestoreUnderWriteLoad(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 	env := testenv.New(t, "postgres", testenv.Options{DB: db})
-	var mu sync.Mutex
-	var acked []*testenv.Account
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := 0; w < 2; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				a := env.Register(t)
-				mu.Lock()
-				acked = append(acked, a)
-				mu.Unlock()
-			}
-		}()
-	}
-	for { // some accounts in before the dump
-		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 5 {
-			break
-		}
-	}
-	mu.Lock()
-	before := append([]*testenv.Account(nil), acked...)
-	mu.Unlock()
+	load := registerUnderLoad(t, env)
+	before := load.atLeast(5) // some accounts in before the dump
 	file := filepath.Join(t.TempDir(), "gatehouse.dump")
 	out, err := exec.Command(dump, "-Fc", "-f", file, url).CombinedOutput()
-	close(stop)
-	wg.Wait()
+	acked := load.stop()
 	if err != nil {
 		t.Fatalf("pg_dump: %v: %s", err, out)
 	}

@@ -228,6 +228,9 @@ type BrowserSession struct {
 	SessionID string
 	ExpiresAt time.Time
 	Level     gatehouse.Assurance // the session's, never pending
+	// Via is how the session was signed in (password, passkey, magic
+	// link, SSO, social), as a bearer token of it would say.
+	Via string
 	// AuthTime is when the person last authenticated: the session's
 	// sign-in (every credential presented opens a new session). ID tokens
 	// carry it (auth_time) and max_age is measured against it.
@@ -267,7 +270,8 @@ func (s *Service) browserSession(rd *RefreshRead, now time.Time) (*BrowserSessio
 		sess.RevokedAt != nil || !sess.ExpiresAt.After(now) || sess.Via == gatehouse.ViaOAuth || sess.Level.Pending {
 		return nil, workspace.ErrUnauthorized
 	}
-	return &BrowserSession{User: u, SessionID: sess.ID, ExpiresAt: rt.ExpiresAt, Level: sess.Level.Level(sess.Via), AuthTime: sess.CreatedAt}, nil
+	return &BrowserSession{User: u, SessionID: sess.ID, ExpiresAt: rt.ExpiresAt, Level: sess.Level.Level(sess.Via), Via: sess.Via,
+		AuthTime: sess.CreatedAt}, nil
 }
 
 // BrowserPrincipal is the principal a hosted page acts as for a signed-in
@@ -279,7 +283,7 @@ func (s *Service) BrowserPrincipal(ctx context.Context, b *BrowserSession) (*gat
 		if err != nil {
 			return err
 		}
-		p = &gatehouse.Principal{UserID: b.User.ID, SessionID: b.SessionID, OrgID: oc.ID, Role: oc.Role, Tools: oc.Tools, Via: gatehouse.ViaPassword,
+		p = &gatehouse.Principal{UserID: b.User.ID, SessionID: b.SessionID, OrgID: oc.ID, Role: oc.Role, Tools: oc.Tools, Via: b.Via,
 			Assurance: b.Level}
 		return nil
 	})

@@ -17,7 +17,7 @@ import (
 // sees a full session of that account, at the session's assurance level
 // (so a workspace's require_mfa sees what the session presented).
 func browserPrincipal(b *identity.BrowserSession) *gatehouse.Principal {
-	return &gatehouse.Principal{UserID: b.User.ID, SessionID: b.SessionID, Via: gatehouse.ViaPassword, Assurance: b.Level}
+	return &gatehouse.Principal{UserID: b.User.ID, SessionID: b.SessionID, Via: b.Via, Assurance: b.Level}
 }
 
 // handleAccountPasskeysPage handles "GET /account/passkeys".

@@ -3,7 +3,6 @@ package pages
 import (
 	"errors"
 	"net/http"
-	"slices"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/identity"
@@ -15,24 +14,6 @@ import (
 // callback sent the browser here with the link_token in a cookie. The
 // person signs in to the account as usual (password, passkey or emailed
 // link), then presses the button; sso.ConfirmLink checks the rest.
-
-// linkVia is how the browser session was proven, as ConfirmLink reads it:
-// the pages' browserPrincipal names a password for every session, which
-// would let a session opened by SSO or social sign-in pass for a proof.
-func linkVia(b *identity.BrowserSession) string {
-	amr := b.Level.AMR
-	switch {
-	case slices.Contains(amr, gatehouse.AMRSSO), slices.Contains(amr, gatehouse.AMRSocial):
-		return gatehouse.ViaSocial
-	case slices.Contains(amr, gatehouse.AMRPassword):
-		return gatehouse.ViaPassword
-	case slices.Contains(amr, gatehouse.AMRMagicLink):
-		return gatehouse.ViaMagicLink
-	case slices.Contains(amr, gatehouse.AMRHardwareKey), slices.Contains(amr, gatehouse.AMRSoftwareKey):
-		return gatehouse.ViaPasskey
-	}
-	return gatehouse.ViaRefresh
-}
 
 // linkToken is the pending link's token the callback left, "" when none.
 func (h *handlers) linkToken(r *http.Request) string {
@@ -79,7 +60,6 @@ func (h *handlers) handleLink(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := browserPrincipal(b)
-	p.Via = linkVia(b)
 	err = h.sso.ConfirmLink(r.Context(), p, h.linkToken(r))
 	var e *gatehouse.Error
 	if errors.As(err, &e) && e.Kind != gatehouse.KindInternal {

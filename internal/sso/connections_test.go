@@ -1,10 +1,15 @@
 package sso_test
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/gatehouse/gatehouse/internal/sso"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
@@ -99,6 +104,28 @@ func TestConnectionsDomains(t *testing.T) {
 			b := body(f.domain)
 			b["issuer"] = f.idp.URL + "/other"
 			env.Call(t, "POST", "/v1/orgs/"+f.org+"/sso", f.owner.Token, b).Want(t, 400)
+		})
+		// A discovery document is read up to sso.MaxProviderBody: a
+		// provider cannot make the service buffer without bound.
+		t.Run("discovery document too large", func(t *testing.T) {
+			var pad atomic.Int64
+			var srv *httptest.Server
+			srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				json.NewEncoder(w).Encode(map[string]any{"issuer": srv.URL, "authorization_endpoint": srv.URL + "/authorize",
+					"token_endpoint": srv.URL + "/token", "jwks_uri": srv.URL + "/jwks", "padding": strings.Repeat("x", int(pad.Load()))})
+			}))
+			defer srv.Close()
+			create := func() *testenv.Resp {
+				domain := testenv.Domain()
+				env.VerifiedDomain(t, f.owner.Token, f.org, domain, "")
+				b := body(domain)
+				b["issuer"] = srv.URL
+				return env.Call(t, "POST", "/v1/orgs/"+f.org+"/sso", f.owner.Token, b)
+			}
+			pad.Store(sso.MaxProviderBody)
+			create().Want(t, 400)
+			pad.Store(1000)
+			create().Want(t, 200)
 		})
 	})
 }

@@ -183,10 +183,16 @@ func New(c Config) *Service {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	s.client = &http.Client{Timeout: 10 * time.Second, Transport: outbound.Transport(nil, c.AllowPrivate, c.RootCAs, 5*time.Second),
+	s.client = &http.Client{Timeout: 10 * time.Second,
+		Transport:     outbound.LimitBodies(outbound.Transport(nil, c.AllowPrivate, c.RootCAs, 5*time.Second), MaxProviderBody),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return s
 }
+
+// MaxProviderBody bounds every answer of an identity provider we read
+// (discovery document, key set, token answer): a provider cannot make us
+// buffer without bound.
+const MaxProviderBody = 1 << 20
 
 // Now returns the service clock's current time.
 func (s *Service) Now() time.Time { return s.now().UTC() }

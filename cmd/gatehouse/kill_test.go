@@ -93,6 +93,9 @@ func (p *process) call(t *testing.T, method, path, token string, body any) map[s
 // database (both now up) the confirmation mail arrives once and the queued
 // link.created delivery arrives with the delivery id it was queued with.
 func TestKillNineKeepsJobs(t *testing.T) {
+	// Mostly waiting on processes and timers: the package's slowest tests
+	// overlap instead of adding up.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

@@ -31,6 +31,9 @@ func pgTool(name string) string {
 // acknowledged before the dump began signs in with its password. Skipped
 // without pg_dump and pg_restore.
 func TestPGDumpRestoreUnderWriteLoad(t *testing.T) {
+	// Mostly waiting on processes and timers: the package's slowest tests
+	// overlap instead of adding up.
+	t.Parallel()
 	dump, restore := pgTool("pg_dump"), pgTool("pg_restore")
 	if dump == "" || restore == "" {
 		t.Skip("pg_dump or pg_restore not installed")

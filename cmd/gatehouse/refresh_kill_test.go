@@ -24,6 +24,9 @@ import (
 // kill cut before its answer (at most one per client, which waits for each
 // answer). So a batch answers no member before its commit.
 func TestKillNineKeepsRefreshes(t *testing.T) {
+	// Mostly waiting on processes and timers: the package's slowest tests
+	// overlap instead of adding up.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

@@ -56,3 +56,23 @@ func TestCheckpointsOffTheWriter(t *testing.T) {
 		t.Errorf("rows after the checkpoints = %d, %v; want %d", n, err, rows)
 	}
 }
+
+// Every commit syncs the WAL (synchronous FULL, 2) unless the URL names
+// its own setting, as the tests' databases do (NORMAL, 1).
+func TestSQLiteSynchronous(t *testing.T) {
+	url := testenv.FreshURL(t, "sqlite")
+	for _, tc := range []struct {
+		url  string
+		want int
+	}{{url, 2}, {url + "?_pragma=synchronous(NORMAL)", 1}} {
+		db := open(t, tc.url)
+		var got int
+		if err := db.DB().QueryRow(`PRAGMA synchronous`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		if got != tc.want {
+			t.Errorf("%s: synchronous %d; want %d", tc.url, got, tc.want)
+		}
+	}
+}

@@ -114,7 +114,9 @@ func openSQLite(url string) (*sql.DB, *sql.DB, error) {
 // the file private (privateFile) first. synchronous is FULL: in WAL mode
 // each commit then syncs the WAL before it returns, so a rotation that was
 // answered survives a power loss; NORMAL syncs only at checkpoints and may
-// lose the last commits. The batches (refreshBatches) share that sync.
+// lose the last commits. The batches (refreshBatches) share that sync. A
+// URL that names its own (`?_pragma=synchronous(NORMAL)`, the tests'
+// databases) keeps it.
 func sqliteDSN(url string) (string, error) {
 	path := strings.TrimPrefix(url, "sqlite:")
 	path = strings.TrimPrefix(path, "//")
@@ -133,7 +135,10 @@ func sqliteDSN(url string) (string, error) {
 	} else {
 		path += "?"
 	}
-	const pragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)"
+	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)"
+	if !strings.Contains(strings.ToLower(query), "_pragma=synchronous(") {
+		pragmas += "&_pragma=synchronous(FULL)"
+	}
 	return "file:" + path + pragmas, nil
 }
 

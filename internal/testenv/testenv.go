@@ -230,7 +230,10 @@ func OpenDB(t testing.TB, db string) *sqlstore.DB {
 	t.Helper()
 	switch db {
 	case "sqlite":
-		s, err := sqlstore.Open(context.Background(), "sqlite:"+sqliteCopy(t))
+		// No sync at each commit: a test's database need not survive a
+		// power loss, and its requests need not wait for the disk
+		// (production syncs; the binary tests run with its settings).
+		s, err := sqlstore.Open(context.Background(), "sqlite:"+sqliteCopy(t)+"?_pragma=synchronous(NORMAL)")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package identity_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -455,5 +456,35 @@ func TestPasskeyAccountDeleted(t *testing.T) {
 		if n != 0 {
 			t.Fatalf("%d passkeys left of a deleted account; want 0", n)
 		}
+	})
+}
+
+// TestPasskeyAccountDisabled: an operator's `users disable` refuses the
+// account's passkey sign-in, begun before it or after, with the answer
+// that names a disabled account and no session; enabled again, the same
+// passkey signs in.
+func TestPasskeyAccountDisabled(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		auth := passkeytest.New(webOrigin, webRPID)
+		c, _ := addPasskey(t, env, a, auth)
+		begun := passkeyBegin(t, env, "/v1/auth/passkey/begin", "")
+		if _, err := env.Svc.DisableAccount(context.Background(), a.Email); err != nil {
+			t.Fatal(err)
+		}
+		r := env.Call(t, "POST", "/v1/auth/passkey/finish", "", finishBody(begun, auth.Assert(c, begun.Challenge()))).Want(t, 401)
+		if !strings.Contains(r.Str("error"), "disabled") {
+			t.Errorf("passkey sign-in of a disabled account: %s; want it named disabled", r.Body)
+		}
+		passkeySignIn(t, env, auth, c).Want(t, 401)
+		var n int
+		env.SQL.DB().QueryRow(`SELECT COUNT(*) FROM sessions WHERE user_id = $1 AND revoked_at IS NULL`, a.UserID).Scan(&n)
+		if n != 0 {
+			t.Fatalf("%d live sessions of the disabled account; want 0", n)
+		}
+		if _, err := env.Svc.EnableAccount(context.Background(), a.Email); err != nil {
+			t.Fatal(err)
+		}
+		passkeySignIn(t, env, auth, c).Want(t, 200)
 	})
 }

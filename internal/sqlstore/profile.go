@@ -122,11 +122,23 @@ func (s *Identity) ListSessions(ctx context.Context, userID string, now time.Tim
 	return out, rows.Err()
 }
 
-// RevokeUserSessions implements identity.Store.
+// RevokeUserSessions implements identity.Store. The sessions still to be
+// opened go with them: the unspent authorization codes of grants another
+// sign-in session approved (every one when keep is "") and every device
+// code approved and not yet collected (its approving session is not
+// recorded), so that a consent given before a disable, a password change or
+// a mailbox claim cannot open a session after it.
 func (s *Identity) RevokeUserSessions(ctx context.Context, userID, keep string, at time.Time) error {
 	return s.revoke(ctx, revocation.KindSession, at, `SELECT id AS subject, '' AS org_id FROM sessions WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL`,
 		[]any{userID, keep}, func(c conn) error {
-			_, err := c.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $3 WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL`, userID, keep, micros(at))
+			if _, err := c.w().ExecContext(ctx, `UPDATE sessions SET revoked_at = $3 WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL`, userID, keep, micros(at)); err != nil {
+				return err
+			}
+			if _, err := c.w().ExecContext(ctx, `DELETE FROM oauth_codes WHERE used_at IS NULL AND grant_id IN
+				(SELECT id FROM oauth_grants WHERE user_id = $1 AND ($2 = '' OR session_id <> $2))`, userID, keep); err != nil {
+				return err
+			}
+			_, err := c.w().ExecContext(ctx, `UPDATE oauth_device_codes SET status = 'denied' WHERE user_id = $1 AND status = 'approved'`, userID)
 			return err
 		})
 }

@@ -16,6 +16,7 @@ import (
 // Gatehouse and end with its footer. A form's autoresponder, the
 // customer's own words, is sent as written, without the footer.
 func TestBrandInMail(t *testing.T) {
+	t.Parallel() // waits on Chromium or on mail jobs, not on the CPU
 	for _, c := range []struct {
 		brand        pages.Brand
 		name, footer string

@@ -53,6 +53,7 @@ func startChromium(t *testing.T) context.Context {
 // passkey", no address typed, and remove the passkey. The web URL (the
 // relying party) is the server at localhost.
 func TestChromiumPasskey(t *testing.T) {
+	t.Parallel() // waits on Chromium or on mail jobs, not on the CPU
 	testenv.RunWith(t, testenv.Options{LocalWeb: true}, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
 		_, stepCtx, base, fail := passkeyBrowser(t, env)
@@ -195,6 +196,7 @@ func waitSessions(ctx context.Context, env *testenv.Env, userID string, n int) e
 // the second, as a load balancer may; the browser adds a passkey and
 // signs in with the button (conditional UI turned off) through it.
 func TestChromiumPasskeyTwoInstances(t *testing.T) {
+	t.Parallel() // waits on Chromium or on mail jobs, not on the CPU
 	for _, db := range testenv.Databases {
 		t.Run(db, func(t *testing.T) {
 			ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -18,6 +18,7 @@ import (
 // assertion as the second factor, and lands on the console with an aal2
 // browser session.
 func TestChromiumResetPasskey(t *testing.T) {
+	t.Parallel() // waits on Chromium or on mail jobs, not on the CPU
 	testenv.RunWith(t, testenv.Options{LocalWeb: true}, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
 		_, stepCtx, base, fail := passkeyBrowser(t, env)

@@ -16,6 +16,7 @@ import (
 // script, the virtual authenticator answering), landing on next with an
 // aal2 browser session.
 func TestChromiumSignInStepPasskey(t *testing.T) {
+	t.Parallel() // waits on Chromium or on mail jobs, not on the CPU
 	testenv.RunWith(t, testenv.Options{LocalWeb: true}, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
 		_, stepCtx, base, fail := passkeyBrowser(t, env)

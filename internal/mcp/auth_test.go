@@ -40,6 +40,26 @@ func rpc(t testing.TB, env *testenv.Env, tok, session, origin, body string) *tes
 	return r
 }
 
+// rpcAt posts one JSON-RPC message (of method) of protocol revision
+// version without a session, as a client of the stateless revisions does.
+func rpcAt(t testing.TB, env *testenv.Env, tok, version, method, body string) *testenv.Resp {
+	t.Helper()
+	req, err := http.NewRequest("POST", env.URL+"/mcp", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Mcp-Protocol-Version", version)
+	req.Header.Set("Mcp-Method", method)
+	r, err := env.Send(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
 
 // TestMCPProtectedResource checks the discovery a client starts from: the

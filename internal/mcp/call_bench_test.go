@@ -28,9 +28,11 @@ func BenchmarkMCPCall(b *testing.B) {
 
 // BenchmarkListIssues pairs the bench's mcp_tasks_list_issues target (a
 // tools/call of tasks_list_issues in a session, raw HTTP as the bench
-// sends it) with GET /tasks/v1/issues, the API call the tool makes, on
-// one server with 10 issues: run with -cpuprofile to see what a call
-// costs beyond the API's.
+// sends it) and its stateless form (revision 2026-07-28) with GET
+// /tasks/v1/issues, the API call the tool makes, on one server with 10
+// issues: run with -cpuprofile or -memprofile to see what a call costs
+// beyond the API's (the responses' OpenAPI validation, testenv's, is
+// in the profile too: focus on the server's functions).
 func BenchmarkListIssues(b *testing.B) {
 	env := testenv.New(b, "sqlite", testenv.Options{})
 	a, org := env.Team(b)
@@ -67,6 +69,24 @@ func BenchmarkListIssues(b *testing.B) {
 				req.Header.Set("Authorization", "Bearer "+tok)
 				req.Header.Set("Mcp-Session-Id", sid)
 				req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+				send(b, req)
+			}
+		})
+	})
+	// The same call of revision 2026-07-28: no session, its revision in
+	// _meta and the headers, answered by a kept stateless server.
+	stateless := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tasks_list_issues","arguments":{"teamId":"` + team +
+		`"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	b.Run("stateless", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				req, _ := http.NewRequest("POST", env.URL+"/mcp", strings.NewReader(stateless))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("Authorization", "Bearer "+tok)
+				req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+				req.Header.Set("Mcp-Method", "tools/call")
+				req.Header.Set("Mcp-Name", "tasks_list_issues")
 				send(b, req)
 			}
 		})

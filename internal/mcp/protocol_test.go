@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,6 +62,12 @@ func TestMCPProtocolVersions(t *testing.T) {
 			if time.Now().After(deadline) {
 				t.Fatalf("tasks turned off: call %v %q, tools %v", res.IsError, text(res), names)
 			}
+		}
+		// The scope check comes first in that era too: 403 with the challenge.
+		create := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tasks_create_issue","arguments":{"teamId":"` + team + `","title":"x"},` +
+			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+		if h := rpcAt(t, env, read, "2026-07-28", "tools/call", create).Want(t, 403).Header.Get("WWW-Authenticate"); !strings.Contains(h, `error="insufficient_scope"`) {
+			t.Fatalf("stateless write with tasks:read: WWW-Authenticate %q", h)
 		}
 		// A request of a stateless revision's shape carrying a revision the
 		// server does not know is told which it does.

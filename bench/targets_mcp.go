@@ -104,7 +104,15 @@ func mcpSetup(ctx context.Context, e *env, sessions bool) (*mcpWorld, error) {
 	if !sessions {
 		return s, nil
 	}
-	tok, err := deviceGrant(ctx, e, org.Org.ID, e.baseURL+"/mcp")
+	// The token is bound to the MCP URL the server names (its base URL's
+	// host, which need not be the address the bench dials).
+	var prm struct {
+		Resource string `json:"resource"`
+	}
+	if err := callJSON(ctx, e.client, http.MethodGet, e.baseURL+"/.well-known/oauth-protected-resource/mcp", nil, &prm); err != nil {
+		return nil, err
+	}
+	tok, err := deviceGrant(ctx, e, org.Org.ID, prm.Resource)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +188,14 @@ func deviceGrant(ctx context.Context, e *env, orgID, resource string) (string, e
 	jar, _ := cookiejar.New(nil)
 	b := &http.Client{Jar: jar, Transport: e.client.Transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	if _, err := browse(ctx, b, http.MethodPost, e.baseURL+"/signin",
+	// The hosted pages answer on the web URL's origin, which the
+	// verification URI names.
+	complete, err := url.Parse(da.Complete)
+	if err != nil {
+		return "", err
+	}
+	web := complete.Scheme + "://" + complete.Host
+	if _, err := browse(ctx, b, http.MethodPost, web+"/signin",
 		url.Values{"email": {e.user.email}, "password": {e.user.password}, "next": {"/"}}); err != nil {
 		return "", err
 	}
@@ -194,7 +209,7 @@ func deviceGrant(ctx context.Context, e *env, orgID, resource string) (string, e
 	}
 	form.Set("decision", "approve")
 	form.Set("org_id", orgID)
-	if _, err := browse(ctx, b, http.MethodPost, e.baseURL+"/device", form); err != nil {
+	if _, err := browse(ctx, b, http.MethodPost, web+"/device", form); err != nil {
 		return "", err
 	}
 	var tok struct {

@@ -17,21 +17,36 @@ import (
 // rpc posts one JSON-RPC message to the MCP server as a client would.
 func rpc(t testing.TB, env *testenv.Env, tok, session, origin, body string) *testenv.Resp {
 	t.Helper()
+	h := http.Header{}
+	if session != "" {
+		h.Set("Mcp-Session-Id", session)
+		h.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	if origin != "" {
+		h.Set("Origin", origin)
+	}
+	return post(t, env, tok, h, body)
+}
+
+// rpcAt posts one JSON-RPC message (of method) of protocol revision
+// version without a session, as a client of the stateless revisions does.
+func rpcAt(t testing.TB, env *testenv.Env, tok, version, method, body string) *testenv.Resp {
+	t.Helper()
+	return post(t, env, tok, http.Header{"Mcp-Protocol-Version": {version}, "Mcp-Method": {method}}, body)
+}
+
+// post sends body to the MCP URL with tok (if any) and the headers h.
+func post(t testing.TB, env *testenv.Env, tok string, h http.Header, body string) *testenv.Resp {
+	t.Helper()
 	req, err := http.NewRequest("POST", env.URL+"/mcp", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
+	req.Header = h
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-	if session != "" {
-		req.Header.Set("Mcp-Session-Id", session)
-		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	}
-	if origin != "" {
-		req.Header.Set("Origin", origin)
 	}
 	r, err := env.Send(req)
 	if err != nil {

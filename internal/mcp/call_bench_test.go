@@ -1,6 +1,11 @@
 package mcp_test
 
 import (
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gatehouse/gatehouse/internal/testenv"
@@ -19,4 +24,80 @@ func BenchmarkMCPCall(b *testing.B) {
 			b.Fatal(text(res))
 		}
 	}
+}
+
+// BenchmarkListIssues pairs the bench's mcp_tasks_list_issues target (a
+// tools/call of tasks_list_issues in a session, raw HTTP as the bench
+// sends it) and its stateless form (revision 2026-07-28) with GET
+// /tasks/v1/issues, the API call the tool makes, on one server with 10
+// issues: run with -cpuprofile or -memprofile to see what a call costs
+// beyond the API's (the responses' OpenAPI validation, testenv's, is
+// in the profile too: focus on the server's functions).
+func BenchmarkListIssues(b *testing.B) {
+	env := testenv.New(b, "sqlite", testenv.Options{})
+	a, org := env.Team(b)
+	team := env.CreateTeam(b, a.Token, org, "Platform")
+	for range 10 {
+		env.Do(b, "POST", "/tasks/v1/issues", a.Token, map[string]any{"teamId": team, "title": "Issue"}).Want(b, 200)
+	}
+	tok := bound(b, env, a.Token, "", nil, env.URL+"/mcp")
+	sid := rpc(b, env, tok, "", "", initialize).Want(b, 200).Header.Get("Mcp-Session-Id")
+	rpc(b, env, tok, sid, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Want(b, 202)
+	var ids atomic.Int64 // one session: the calls in flight need ids of their own
+	body := func() string {
+		return `{"jsonrpc":"2.0","id":` + strconv.FormatInt(ids.Add(1), 10) +
+			`,"method":"tools/call","params":{"name":"tasks_list_issues","arguments":{"teamId":"` + team + `"}}}`
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	send := func(b *testing.B, req *http.Request) {
+		res, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || strings.Contains(string(out), `"isError":true`) {
+			b.Fatalf("%d %s", res.StatusCode, out)
+		}
+	}
+	b.Run("mcp", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				req, _ := http.NewRequest("POST", env.URL+"/mcp", strings.NewReader(body()))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("Authorization", "Bearer "+tok)
+				req.Header.Set("Mcp-Session-Id", sid)
+				req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+				send(b, req)
+			}
+		})
+	})
+	// The same call of revision 2026-07-28: no session, its revision in
+	// _meta and the headers, answered by a kept stateless server.
+	stateless := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tasks_list_issues","arguments":{"teamId":"` + team +
+		`"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	b.Run("stateless", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				req, _ := http.NewRequest("POST", env.URL+"/mcp", strings.NewReader(stateless))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("Authorization", "Bearer "+tok)
+				req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+				req.Header.Set("Mcp-Method", "tools/call")
+				req.Header.Set("Mcp-Name", "tasks_list_issues")
+				send(b, req)
+			}
+		})
+	})
+	b.Run("api", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				req, _ := http.NewRequest("GET", env.URL+"/tasks/v1/issues?teamId="+team, nil)
+				req.Header.Set("Authorization", "Bearer "+a.Token)
+				send(b, req)
+			}
+		})
+	})
 }

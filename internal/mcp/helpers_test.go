@@ -46,16 +46,29 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// legacy is the protocol revision the tests' sessions speak: the latest
+// with sessions (initialize), which the list-changed notifications, the
+// session binding and the session cap need. protocol_test.go speaks each.
+const legacy = "2025-11-25"
+
 // connect starts an MCP session with tok through the Go SDK's client.
 func connect(t testing.TB, env *testenv.Env, tok string) *sdk.ClientSession {
+	t.Helper()
+	return connectAt(t, env, tok, legacy)
+}
+
+// connectAt connects the Go SDK's client with tok, asking for the
+// protocol revision version: a session (initialize) before 2026-07-28,
+// else server/discover and stateless requests.
+func connectAt(t testing.TB, env *testenv.Env, tok, version string) *sdk.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	c := sdk.NewClient(&sdk.Implementation{Name: "gatehouse-test", Version: "1"}, nil)
 	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: env.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{token: tok}},
-		DisableStandaloneSSE: true}, nil)
+		DisableStandaloneSSE: true}, &sdk.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
-		t.Fatalf("connect: %v", err)
+		t.Fatalf("connect (%s): %v", version, err)
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs

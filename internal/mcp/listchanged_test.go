@@ -27,7 +27,8 @@ func streaming(t testing.TB, env *testenv.Env, tok string) (cs *sdk.ClientSessio
 			default:
 			}
 		}})
-	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: env.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{token: tok}}}, nil)
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: env.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{token: tok}}},
+		&sdk.ClientSessionOptions{ProtocolVersion: legacy})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}

@@ -85,6 +85,10 @@ type Server struct {
 	sdkTools map[string]*sdk.Tool // each tool as tools/list shows it
 	base     *sdk.Server          // the server the SDK asks of a request in a session (its protocol versions)
 	handler  http.Handler
+	// stateless answers requests of revision 2026-07-28 and later, each
+	// by a server of modern (modern.go).
+	stateless http.Handler
+	modern    modernServers
 	// limit is the per-token request rate (nil without abuse limits).
 	limit *ratelimit.Limiter
 	// live keeps each workspace's enabled tools for cache.TTL.
@@ -115,7 +119,7 @@ func New(cfg Config) *Server {
 		return nil
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, now: time.Now, tools: map[string]*tool{}, sdkTools: map[string]*sdk.Tool{},
-		open: map[string]int{}, sessions: map[*sdk.ServerSession]struct{}{}, base: newSDKServer()}
+		open: map[string]int{}, sessions: map[*sdk.ServerSession]struct{}{}, base: newSDKServer(false)}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -132,22 +136,27 @@ func New(cfg Config) *Server {
 			}
 		}
 	}
-	h := sdk.NewStreamableHTTPHandler(s.serverFor, &sdk.StreamableHTTPOptions{
+	opts := &sdk.StreamableHTTPOptions{
 		Logger: s.log, SessionTimeout: sessionIdle, MaxRequestBodyBytes: -1, // the kernel bounds bodies
 		JSONResponse:               true, // a POST is answered in JSON; the GET stream carries notifications
 		DisableLocalhostProtection: true, // Origin is checked here, and Host is the operator's
-	})
+	}
+	h := sdk.NewStreamableHTTPHandler(s.serverFor, opts)
+	stateless := *opts
+	stateless.Stateless, stateless.SessionTimeout = true, 0
 	// The SDK binds each session to the TokenInfo's UserID at its start
 	// and answers 403 to a request of the session with another: the
 	// subject and the workspace, so a session id alone grants nothing.
-	s.handler = auth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
+	verified := auth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
 		p, _ := ctx.Value(principalKey{}).(*gatehouse.Principal)
 		if p == nil {
 			return nil, auth.ErrInvalidToken
 		}
 		return &auth.TokenInfo{UserID: ownerKey(p), Scopes: gatehouse.Scopes(p.Scope),
 			Extra: map[string]any{principalExtra: p}}, nil
-	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
+	s.handler = verified(h)
+	s.stateless = verified(sdk.NewStreamableHTTPHandler(s.statelessServerFor, &stateless))
 	return s
 }
 
@@ -193,13 +202,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *gatehouse.Prin
 	// starts: a POST that may start a session, for which a server of its
 	// own is built (any other request without a session gets the base
 	// server, whose session the SDK ends with the request).
-	starts := false
+	starts, stateless, handler := false, modern(r), s.handler
+	if stateless {
+		handler = s.stateless
+	}
 	if r.Method == http.MethodPost {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			return err // over the kernel's bound: 413
 		}
-		starts = r.Header.Get("Mcp-Session-Id") == "" && bytes.Contains(body, []byte(`"initialize"`))
+		starts = !stateless && r.Header.Get("Mcp-Session-Id") == "" && bytes.Contains(body, []byte(`"initialize"`))
 		if starts && s.full(p) {
 			return &gatehouse.Error{Kind: gatehouse.KindTooMany, RetryAfter: time.Minute,
 				Message: fmt.Sprintf("too many open MCP sessions for this account in this workspace (at most %d); end one (DELETE) or let one time out", MaxSessions)}
@@ -226,7 +238,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *gatehouse.Prin
 	if starts {
 		ctx = context.WithValue(ctx, newSessionKey{}, &newSession{})
 	}
-	s.handler.ServeHTTP(w, r.WithContext(ctx))
+	handler.ServeHTTP(w, r.WithContext(ctx))
 	return nil
 }
 

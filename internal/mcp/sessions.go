@@ -66,17 +66,27 @@ func (s *Server) serverFor(r *http.Request) *sdk.Server {
 }
 
 // newSDKServer is an SDK server with Gatehouse's name and capabilities.
-func newSDKServer() *sdk.Server {
-	return sdk.NewServer(&sdk.Implementation{Name: "gatehouse", Title: "Gatehouse", Version: "1"}, &sdk.ServerOptions{
+// A stateless one (modern, revision 2026-07-28) sends no
+// notifications/tools/list_changed (it has no session to send them to);
+// its lists say they are fresh for modernTTL and the caller's alone, so
+// a client lists again to see a tool turned off.
+func newSDKServer(stateless bool) *sdk.Server {
+	opts := &sdk.ServerOptions{
 		Instructions: "Gatehouse's tools (Tasks, Links, Forms, Sign) in the workspace your token was issued for.",
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Resources: &sdk.ResourceCapabilities{}},
-	})
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: !stateless}, Resources: &sdk.ResourceCapabilities{}},
+	}
+	if stateless {
+		opts.SetCacheable = func(_ context.Context, _ sdk.Request, c *sdk.Cacheable) {
+			c.TTLMs, c.CacheScope = int(modernTTL/time.Millisecond), "private"
+		}
+	}
+	return sdk.NewServer(&sdk.Implementation{Name: "gatehouse", Title: "Gatehouse", Version: "1"}, opts)
 }
 
 // newSessionServer builds the server of a session p starts, with the
 // tools p may call.
 func (s *Server) newSessionServer(ctx context.Context, p *gatehouse.Principal) *sdk.Server {
-	ses := &session{s: s, srv: newSDKServer(), p: p, shown: map[string]bool{}}
+	ses := &session{s: s, srv: newSDKServer(false), p: p, shown: map[string]bool{}}
 	ses.sync(ctx, nil)
 	ses.srv.AddReceivingMiddleware(ses.track, ses.start, ses.list, ses.hidden, s.resources)
 	return ses.srv

@@ -32,7 +32,7 @@ func newJagFixture(t *testing.T, env *testenv.Env) *jagFixture {
 	f.person = env.VerifiedAt(t, f.domain)
 	env.Exec(t, `INSERT INTO memberships (org_id, user_id, role, joined_at) VALUES ($1, $2, 'member', 0)`, f.org, f.person.UserID)
 	f.setPolicy(t, map[string]any{"connections": []string{f.conn}, "clients": []string{f.client}, "resources": []string{f.resource},
-		"scopes": []string{"tasks:read", "tasks:write"}})
+		"scopes": []string{"tasks:read", "tasks:write", "email"}})
 	return f
 }
 
@@ -161,7 +161,9 @@ func TestIDJAGReplayRace(t *testing.T) {
 func TestIDJAGRefused(t *testing.T) {
 	testenv.RunWith(t, opts, func(t *testing.T, env *testenv.Env) {
 		f := newJagFixture(t, env)
-		stranger := env.VerifiedAt(t, f.domain) // an address of the domain, not a member
+		stranger := env.VerifiedAt(t, f.domain)    // an address of the domain, not a member
+		unconfirmed := env.RegisterAt(t, f.domain) // a member whose address is not confirmed
+		env.Exec(t, `INSERT INTO memberships (org_id, user_id, role, joined_at) VALUES ($1, $2, 'member', 0)`, f.org, unconfirmed.UserID)
 		otherClient := env.Do(t, "POST", "/oauth/register", "", map[string]any{"redirect_uris": []string{"http://127.0.0.1:1/cb"}}).Want(t, 201).Str("client_id")
 		now := env.Clock.Now()
 		cases := []struct {
@@ -180,6 +182,7 @@ func TestIDJAGRefused(t *testing.T) {
 			{"no jti", "", map[string]any{"jti": nil}, "", "invalid_grant", "jti"},
 			{"not a member", "", map[string]any{"email": stranger.Email}, "", "invalid_grant", "not a member"},
 			{"address of another domain", "", map[string]any{"email": testenv.Email()}, "", "invalid_grant", "not a member"},
+			{"account address unconfirmed", "", map[string]any{"email": unconfirmed.Email}, "", "invalid_grant", "not a member"},
 			{"unverified address", "", map[string]any{"email_verified": false}, "", "invalid_grant", "not a member"},
 			{"resource outside the policy", "", map[string]any{"resource": env.URL + "/forms"}, "", "invalid_target", "resource"},
 			{"scope outside the policy", "", map[string]any{"scope": "forms:read"}, "", "invalid_scope", "scope"},

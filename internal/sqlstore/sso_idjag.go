@@ -35,18 +35,5 @@ func (s *SSO) SetIDJAGPolicy(ctx context.Context, orgID string, p *sso.IDJAGPoli
 
 // OIDCConnectionsByIssuer implements sso.IDJAGStore.
 func (s *SSO) OIDCConnectionsByIssuer(ctx context.Context, issuer string) ([]sso.Connection, error) {
-	rows, err := s.r().QueryContext(ctx, `SELECT `+ssoColumns+` FROM sso_connections WHERE issuer = $1 AND protocol = 'oidc' ORDER BY created_at, id`, issuer)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []sso.Connection
-	for rows.Next() {
-		c, err := scanConnection(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *c)
-	}
-	return out, rows.Err()
+	return s.connections(ctx, `SELECT `+ssoColumns+` FROM sso_connections WHERE issuer = $1 AND protocol = 'oidc' ORDER BY created_at, id`, issuer)
 }

@@ -3,7 +3,6 @@ package sso_test
 import (
 	"crypto/rand"
 	"crypto/rsa"
-	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -69,16 +68,7 @@ func exchange(t *testing.T, env *testenv.Env, client, assertion string, extra ur
 	for k, v := range extra {
 		form[k] = v
 	}
-	req, err := http.NewRequest("POST", env.URL+"/oauth/token", strings.NewReader(form.Encode()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	r, err := env.Send(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return env.PostForm(t, "/oauth/token", form)
 }
 
 func wantRefused(t *testing.T, r *testenv.Resp, code string) {

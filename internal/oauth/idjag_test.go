@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"net/url"
+	"strings"
 	"testing"
 
 	"golang.org/x/oauth2"
@@ -151,6 +152,14 @@ func TestIDJAGBetweenGatehouses(t *testing.T) {
 			t.Errorf("%d issued audit entries; want 2", n)
 		}
 
+		if logs := idp.Logs.String(); !strings.Contains(logs, "method=oauth_idjag_issue") || strings.Contains(logs, jag) || strings.Contains(logs, idt) {
+			t.Error("the issuer's log has no oauth_idjag_issue event, or holds the ID-JAG or the ID token")
+		}
+		// A subject who left the workspace.
+		idp.Exec(t, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, w.idpOrg, w.person.UserID)
+		wantOAuthError(t, tokenPost(t, idp, form), 400, "invalid_grant")
+		idp.Exec(t, `INSERT INTO memberships (org_id, user_id, role, joined_at) VALUES ($1, $2, 'member', 0)`, w.idpOrg, w.person.UserID)
+		tokenPost(t, idp, form).Want(t, 200)
 		// The session behind the ID token ends with its grant.
 		grants := idp.Call(t, "GET", "/v1/me/grants", w.person.Token, nil).Want(t, 200).List(t, "grants")
 		for _, g := range grants {

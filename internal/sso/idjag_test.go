@@ -112,6 +112,16 @@ func TestIDJAGAccepted(t *testing.T) {
 		if n := len(env.StoredAudit(t, f.org, "identity.sso.idjag_refused")); n != 2 {
 			t.Errorf("%d refused audit entries; want 2", n)
 		}
+		// Security events name the method; the assertion and the token stay out of the log.
+		logs := env.Logs.String()
+		for _, want := range []string{"event=auth.signin.success", "event=auth.signin.failure"} {
+			if !strings.Contains(logs, want+" ") || !strings.Contains(logs, "method=oauth_idjag") {
+				t.Errorf("no %s event with method=oauth_idjag", want)
+			}
+		}
+		if strings.Contains(logs, jag) || strings.Contains(logs, at) {
+			t.Error("the log holds the assertion or the access token")
+		}
 		// A narrower scope in the request narrows the token.
 		r = exchange(t, env, f.client, f.jag(t, map[string]any{"scope": "tasks:read tasks:write"}), url.Values{"scope": {"tasks:write"}}).Want(t, 200)
 		if r.Str("scope") != "tasks:write" {
@@ -214,6 +224,11 @@ func TestIDJAGRefused(t *testing.T) {
 			if r.Status != 401 || r.Str("error") != "invalid_client" {
 				t.Fatalf("got %d %s; want 401 invalid_client", r.Status, r.Body)
 			}
+		})
+		t.Run("workspace requires two-factor", func(t *testing.T) {
+			env.Exec(t, `UPDATE orgs SET require_mfa = TRUE WHERE id = $1`, f.org)
+			defer env.Exec(t, `UPDATE orgs SET require_mfa = FALSE WHERE id = $1`, f.org)
+			wantRefused(t, exchange(t, env, f.client, f.jag(t, nil), nil), "invalid_grant")
 		})
 		t.Run("expired by the clock", func(t *testing.T) {
 			jag := f.jag(t, nil)

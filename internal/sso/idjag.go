@@ -122,6 +122,12 @@ func (s *Service) acceptIDJAG(ctx context.Context, raw, clientID string, found *
 		return nil, refusal("", "no workspace accepts identity assertions from this issuer")
 	}
 	*found = &cands[0]
+	// The claims are checked before the signature (and again after, on the
+	// verified copy): a forged assertion for no client or audience of ours
+	// never makes us read the provider's key set again.
+	if err := s.checkIDJAG(&unverified, clientID); err != nil {
+		return nil, err
+	}
 	p, err := s.provider(ctx, cands[0].c)
 	if err != nil {
 		return nil, err

@@ -119,6 +119,7 @@ func targets() []target {
 		refreshTarget(),
 		exchangeTarget(),
 		codeTarget(),
+		idjagTarget(),
 		linkGetTarget(),
 		myOrgsTarget(),
 		membersTarget("members50", 50),

@@ -263,7 +263,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	a.OAuth = oauth.New(oauth.Config{Service: a.Identity, Store: db.OAuth(), Logger: log, Issuer: cfg.BaseURL, APIURL: cfg.APIURL, MCPURL: mcpURL, Now: now,
 		DeviceInterval: deps.DeviceInterval, MetadataClient: deps.MetadataClient, AllowPrivate: cfg.MetadataAllowPrivate,
 		RootCAs: cfg.OutboundCAs, RateLimit: cfg.RateLimit, Events: events,
-		Keys: a.Keys, LogoutSigner: a.Keys, LogoutAllowPrivate: cfg.MetadataAllowPrivate})
+		Keys: a.Keys, LogoutSigner: a.Keys, LogoutAllowPrivate: cfg.MetadataAllowPrivate, Assertions: a.SSO})
 	a.Webhooks = webhooks.New(webhooks.Config{Store: db.Webhooks(), Logger: log, Now: now, AllowPrivate: cfg.WebhookAllowPrivate,
 		RootCAs: cfg.OutboundCAs, RetryDelays: deps.WebhookRetryDelays})
 	a.Links = links.New(db.Links(), cfg.ShortLinkURL, now)

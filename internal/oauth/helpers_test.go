@@ -73,16 +73,7 @@ func tokenPost(t testing.TB, env *testenv.Env, form url.Values) *testenv.Resp {
 // postForm posts form, url-encoded, to path.
 func postForm(t testing.TB, env *testenv.Env, path string, form url.Values) *testenv.Resp {
 	t.Helper()
-	req, err := http.NewRequest("POST", env.URL+path, strings.NewReader(form.Encode()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	r, err := env.Send(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return env.PostForm(t, path, form)
 }
 
 // wantOAuthError checks an RFC 6749 §5.2 error answer.

@@ -60,6 +60,10 @@ func (s *Server) Metadata() any {
 	// workspace applications a secret (Basic or in the body) or an RFC
 	// 7523 assertion. Introspection callers are always confidential.
 	auth := []string{"none", "client_secret_basic", "client_secret_post", "private_key_jwt"}
+	grants := []string{GrantAuthorizationCode, GrantRefreshToken, GrantDeviceCode}
+	if s.assertions != nil {
+		grants = append(grants, GrantJWTBearer, GrantTokenExchange) // ID-JAG, both ways
+	}
 	return serverMetadata{
 		Issuer:                            s.issuer,
 		AuthorizationEndpoint:             s.issuer + "/oauth/authorize",
@@ -74,7 +78,7 @@ func (s *Server) Metadata() any {
 		ScopesSupported:                   append(slices.Clone(OIDCScopes), toolScopes...),
 		ResponseTypesSupported:            []string{"code"},
 		ResponseModesSupported:            []string{"query"},
-		GrantTypesSupported:               []string{GrantAuthorizationCode, GrantRefreshToken, GrantDeviceCode},
+		GrantTypesSupported:               grants,
 		SubjectTypesSupported:             []string{"public"},
 		IDTokenSigningAlgValuesSupported:  slices.Clone(IDTokenAlgs),
 		ACRValuesSupported:                slices.Clone(acrValues),

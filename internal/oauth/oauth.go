@@ -248,6 +248,11 @@ type Config struct {
 	// (GATEHOUSE_WEBHOOK_ALLOW_PRIVATE, as for metadata documents);
 	// RootCAs are trusted for them too.
 	LogoutAllowPrivate bool
+	// Assertions accepts and issues ID-JAGs under the workspaces'
+	// policies (internal/sso); nil: the JWT-bearer and token-exchange
+	// grants are unsupported. The ID-JAGs issued are signed by
+	// LogoutSigner, the key ring's typed signer.
+	Assertions Assertions
 }
 
 // Server is the authorization server.
@@ -267,6 +272,8 @@ type Server struct {
 	// Logout (logout.go, backchannel.go).
 	logoutSigner LogoutSigner
 	logoutHTTP   *http.Client
+	// assertions are the ID-JAG grants' policies (idjag.go).
+	assertions Assertions
 	// callers keeps the workspace key tokens that called introspection
 	// (keyCaller).
 	callers cache.Short[[sha256.Size]byte, *gatehouse.Principal]
@@ -289,6 +296,7 @@ func New(c Config) *Server {
 		s.interval = DefaultInterval
 	}
 	s.logoutSigner, s.logoutHTTP = c.LogoutSigner, logoutClient(c.LogoutAllowPrivate, c.RootCAs)
+	s.assertions = c.Assertions
 	s.cimd = newMetadataDocuments(c.MetadataClient, c.AllowPrivate, c.RootCAs, s.log)
 	s.jwks = &jwksCache{client: s.cimd.client, sets: map[string]jwksEntry{}, s: s}
 	if c.RateLimit {

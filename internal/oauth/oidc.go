@@ -154,12 +154,34 @@ var errHint = errors.New("id_token_hint is not an ID token issued by this server
 // about a user. Its expiry is ignored: a hint is an ID token the relying
 // party got earlier. Which client it must name is the caller's rule.
 func (s *Server) parseHint(ctx context.Context, raw string) (*idTokenHint, error) {
+	c, err := s.ownIDToken(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	return &idTokenHint{sub: c.Subject, sid: c.SID, azp: c.AZP, aud: c.Audience}, nil
+}
+
+// ownClaims are the claims ownIDToken reads.
+type ownClaims struct {
+	jwt.Claims
+	AZP string `json:"azp"`
+	SID string `json:"sid"`
+}
+
+// ownIDToken checks that raw is an ID token of this server (a JWS signed,
+// RS256 or ES256, by a key the ring still publishes, issued by this
+// issuer about a user, with an audience) and returns its claims; errHint
+// otherwise. Its expiry is the caller's to check.
+func (s *Server) ownIDToken(ctx context.Context, raw string) (*ownClaims, error) {
 	if s.keys == nil {
 		return nil, errHint
 	}
 	tok, err := jwt.ParseSigned(raw, []jose.SignatureAlgorithm{jose.RS256, jose.ES256})
 	if err != nil || len(tok.Headers) != 1 {
 		return nil, errHint
+	}
+	if t, _ := tok.Headers[0].ExtraHeaders[jose.HeaderType].(string); t != "" && t != "JWT" {
+		return nil, errHint // a logout token or an ID-JAG is not an ID token
 	}
 	set, err := s.keys.PublicKeys(ctx)
 	if err != nil {
@@ -169,18 +191,14 @@ func (s *Server) parseHint(ctx context.Context, raw string) (*idTokenHint, error
 	if len(ks) != 1 || ks[0].Algorithm != tok.Headers[0].Algorithm {
 		return nil, errHint
 	}
-	var c struct {
-		jwt.Claims
-		AZP string `json:"azp"`
-		SID string `json:"sid"`
-	}
+	var c ownClaims
 	if err := tok.Claims(ks[0].Key, &c); err != nil {
 		return nil, errHint
 	}
 	if c.Issuer != s.issuer || !gatehouse.IsID(c.Subject) || len(c.Audience) == 0 {
 		return nil, errHint
 	}
-	return &idTokenHint{sub: c.Subject, sid: c.SID, azp: c.AZP, aud: c.Audience}, nil
+	return &c, nil
 }
 
 // userInfo is the UserInfo answer (Core §5.3.2): sub, and the claims of

@@ -38,11 +38,16 @@ type grant interface {
 }
 
 func (s *Server) grants() map[string]grant {
-	return map[string]grant{
+	gs := map[string]grant{
 		GrantAuthorizationCode: codeGrant{s},
 		GrantRefreshToken:      refreshGrant{s},
 		GrantDeviceCode:        deviceGrant{s},
 	}
+	if s.assertions != nil {
+		gs[GrantJWTBearer] = jwtBearerGrant{s}
+		gs[GrantTokenExchange] = nil // handleExchange: its answer is no access token
+	}
+	return gs
 }
 
 // HandleToken handles "POST /oauth/token".
@@ -66,8 +71,11 @@ func (s *Server) HandleToken() http.Handler {
 		if err != nil {
 			return err
 		}
-		if !c.allows(gt) {
+		if !c.allows(gt) && !assertionGrant(gt) {
 			return oauthErr("unauthorized_client", http.StatusBadRequest, "the client is not registered for the %s grant", gt)
+		}
+		if gt == GrantTokenExchange {
+			return s.handleExchange(w, r, form, c)
 		}
 		tr := &tokenRequest{form: form, client: c, meta: sessionMeta(r)}
 		si, err := g.exchange(r.Context(), tr)
@@ -321,26 +329,24 @@ func (g refreshGrant) exchange(ctx context.Context, r *tokenRequest) (*identity.
 }
 
 // tokenEvent records the outcome of a token request of grant type gt as
-// a sign-in (method oauth_code, oauth_refresh or oauth_device); a device
+// a sign-in (method oauth_code, oauth_refresh, oauth_device or
+// oauth_idjag); a device
 // still waiting for its user (authorization_pending, slow_down) is not
 // one.
 func (s *Server) tokenEvent(ctx context.Context, gt string, c *Client, si *identity.SignIn, err error) {
 	if s.events == nil {
 		return
 	}
-	method := map[string]string{GrantAuthorizationCode: "oauth_code", GrantRefreshToken: "oauth_refresh", GrantDeviceCode: "oauth_device"}[gt]
+	method := map[string]string{GrantAuthorizationCode: "oauth_code", GrantRefreshToken: "oauth_refresh", GrantDeviceCode: "oauth_device",
+		GrantJWTBearer: "oauth_idjag"}[gt]
 	attrs := []slog.Attr{slog.String("method", method), slog.String("client_id", c.ID)}
 	if err == nil {
 		s.events.Event(ctx, gatehouse.EventSignIn, append(attrs, slog.String("user_id", si.User.ID))...)
 		return
 	}
-	reason := "internal"
 	var e *Error
-	if errors.As(err, &e) {
-		if e.Code == "authorization_pending" || e.Code == "slow_down" {
-			return
-		}
-		reason = e.Code + ": " + e.Description
+	if errors.As(err, &e) && (e.Code == "authorization_pending" || e.Code == "slow_down") {
+		return
 	}
-	s.events.Event(ctx, gatehouse.EventSignInFailure, append(attrs, slog.String("reason", reason))...)
+	s.events.Event(ctx, gatehouse.EventSignInFailure, append(attrs, slog.String("reason", errReason(err)))...)
 }

@@ -30,7 +30,8 @@ var (
 )
 
 // Mount serves /v1/orgs/{id}/sso (owners and admins of a team org; a full
-// session to add or delete) and the sign-in: /v1/sso/discover,
+// session to add or delete; its ID-JAG policy at /v1/orgs/{id}/sso/idjag)
+// and the sign-in: /v1/sso/discover,
 // /v1/sso/start, /v1/sso/callback and /v1/sso/link. A nil svc mounts
 // nothing.
 func Mount(m *http.ServeMux, k Kernel, svc *Service) {
@@ -40,6 +41,8 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 	h := &handlers{svc: svc, k: k, secure: web.SecureCookies(svc.base)}
 	m.Handle("GET /v1/orgs/{id}/sso", k.Authed(h.handleConnections))
 	m.Handle("POST /v1/orgs/{id}/sso", k.FullIn("id", h.handleCreate))
+	m.Handle("GET /v1/orgs/{id}/sso/idjag", k.Authed(h.handleIDJAGPolicy))
+	m.Handle("PUT /v1/orgs/{id}/sso/idjag", k.FullIn("id", h.handleSetIDJAGPolicy))
 	m.Handle("GET /v1/orgs/{id}/sso/{conn_id}", k.Authed(h.handleConnection))
 	m.Handle("PATCH /v1/orgs/{id}/sso/{conn_id}", k.Authed(h.handlePatch))
 	m.Handle("DELETE /v1/orgs/{id}/sso/{conn_id}", k.FullIn("id", h.handleDelete))

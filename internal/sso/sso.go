@@ -117,6 +117,7 @@ type Store interface {
 	UsePendingLink(ctx context.Context, tokenHash string, now time.Time) (*PendingLink, error)
 
 	AssertionStore
+	IDJAGStore
 	Identities
 }
 

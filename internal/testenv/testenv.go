@@ -519,6 +519,21 @@ func (e *Env) Send(req *http.Request) (*Resp, error) {
 	return &Resp{Status: res.StatusCode, Header: res.Header, Body: data}, err
 }
 
+// PostForm posts form, url-encoded, to path (the OAuth endpoints).
+func (e *Env) PostForm(t testing.TB, path string, form url.Values) *Resp {
+	t.Helper()
+	req, err := http.NewRequest("POST", e.URL+path, strings.NewReader(form.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r, err := e.Send(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // Want fails the test unless r has status want.
 func (r *Resp) Want(t testing.TB, want int) *Resp {
 	t.Helper()

@@ -146,3 +146,25 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	}
 	json.NewEncoder(w).Encode(map[string]any{"access_token": "at-" + random(), "token_type": "Bearer", "expires_in": 300, "id_token": raw})
 }
+
+// Sign signs claims as a JWT whose header has typ, with the provider's
+// key (key id k1) or the one SignWith set: an ID-JAG as the provider
+// would issue it, or a forgery.
+func (p *Provider) Sign(t testing.TB, typ string, claims map[string]any) string {
+	t.Helper()
+	p.mu.Lock()
+	key := p.signWith
+	p.mu.Unlock()
+	if key == nil {
+		key = p.key
+	}
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: key}, (&jose.SignerOptions{}).WithType(jose.ContentType(typ)).WithHeader("kid", "k1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := jwt.Signed(sig).Claims(claims).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}

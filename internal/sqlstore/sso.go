@@ -93,7 +93,12 @@ func (s *SSO) ConnectionByID(ctx context.Context, id string) (*sso.Connection, e
 
 // ListConnections implements sso.Store.
 func (s *SSO) ListConnections(ctx context.Context, orgID string) ([]sso.Connection, error) {
-	rows, err := s.r().QueryContext(ctx, `SELECT `+ssoColumns+` FROM sso_connections WHERE org_id = $1 ORDER BY created_at, id`, orgID)
+	return s.connections(ctx, `SELECT `+ssoColumns+` FROM sso_connections WHERE org_id = $1 ORDER BY created_at, id`, orgID)
+}
+
+// connections are the connections query q finds.
+func (s *SSO) connections(ctx context.Context, q string, args ...any) ([]sso.Connection, error) {
+	rows, err := s.r().QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}

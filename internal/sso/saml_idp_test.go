@@ -18,6 +18,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,6 +36,8 @@ type samlIdP struct {
 	*httptest.Server
 	entityID string
 	cert     tls.Certificate
+	// down makes GET /metadata fail.
+	down atomic.Bool
 }
 
 // newKeyCert is a fresh RSA key and a self-signed certificate valid around now.
@@ -61,6 +64,10 @@ func newSAMLIdP(t *testing.T) *samlIdP {
 	t.Cleanup(p.Close)
 	p.entityID = p.URL + "/entity"
 	mux.HandleFunc("GET /metadata", func(w http.ResponseWriter, r *http.Request) {
+		if p.down.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
 		w.Header().Set("Content-Type", "application/samlmetadata+xml")
 		io.WriteString(w, p.metadata())
 	})
@@ -281,6 +288,10 @@ func newSAMLFixture(t *testing.T, env *testenv.Env, extra map[string]any) *samlF
 	saml := map[string]any{"metadata_xml": f.idp.metadata()}
 	for k, v := range extra {
 		saml[k] = v
+	}
+	if u, ok := extra["metadata_url"].(string); ok {
+		delete(saml, "metadata_xml")
+		saml["metadata_url"] = strings.ReplaceAll(u, "{idp}", f.idp.URL)
 	}
 	r := env.Call(t, "POST", "/v1/orgs/"+f.org+"/sso", f.owner.Token, map[string]any{"type": "saml", "name": "Acme SAML",
 		"domains": []string{f.domain}, "saml": saml}).Want(t, 200)

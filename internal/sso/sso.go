@@ -118,6 +118,7 @@ type Store interface {
 
 	AssertionStore
 	Identities
+	MetadataStore
 }
 
 // Identity is what sso asks of identity.

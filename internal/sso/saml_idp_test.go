@@ -131,6 +131,8 @@ type assertion struct {
 	// signed Response; wrapUnsigned puts one before the signed Assertion
 	// of an unsigned Response (XML signature wrapping).
 	wrapAfterSigning, wrapUnsigned bool
+	// attributes are more saml:Attribute elements, as XML.
+	attributes string
 }
 
 func esc(s string) string {
@@ -165,10 +167,10 @@ func (p *samlIdP) assertionXML(a assertion, now time.Time, email string) string 
 		`<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData%s NotOnOrAfter="%s" Recipient="%s"/></saml:SubjectConfirmation></saml:Subject>`+
 		`<saml:Conditions NotBefore="%s" NotOnOrAfter="%s">%s</saml:Conditions>`+
 		`<saml:AuthnStatement AuthnInstant="%s" SessionIndex="s1"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>`+
-		`<saml:AttributeStatement><saml:Attribute Name="displayName"><saml:AttributeValue>Test Person</saml:AttributeValue></saml:Attribute></saml:AttributeStatement>`+
+		`<saml:AttributeStatement><saml:Attribute Name="displayName"><saml:AttributeValue>Test Person</saml:AttributeValue></saml:Attribute>%s</saml:AttributeStatement>`+
 		`</saml:Assertion>`,
 		esc(a.id), now.Format(samlTime), esc(p.entityID), nameID, irt, now.Add(5*time.Minute).Format(samlTime), esc(recipient),
-		a.notBefore.Format(samlTime), a.notOnOrAfter.Format(samlTime), audience, now.Format(samlTime))
+		a.notBefore.Format(samlTime), a.notOnOrAfter.Format(samlTime), audience, now.Format(samlTime), a.attributes)
 }
 
 // element parses one element.

@@ -268,7 +268,8 @@ var fieldLabels = map[string]string{"name": "name", "email": "email", "emails": 
 	"token_endpoint_auth_method": "authentication", "jwks_uri": "JWKS URL", "jwks": "JWKS",
 	"id_token_signed_response_alg": "ID token algorithm", "backchannel_logout_uri": "back-channel logout URL", "grace_seconds": "grace",
 	"issuer": "issuer", "client_id": "client ID", "client_secret": "client secret", "scopes": "scopes", "default_role": "default role",
-	"domains": "domains", "metadata_url": "metadata URL", "metadata_xml": "metadata XML"}
+	"domains": "domains", "metadata_url": "metadata URL", "metadata_xml": "metadata XML",
+	"name_attribute": "name claim", "groups_attribute": "groups claim", "group_teams": "group"}
 
 // refuse shows a refused form again: the message next to its field (or
 // above the form), the typed values kept.

@@ -3,6 +3,7 @@ package pages
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
@@ -32,6 +33,8 @@ type ssoData struct {
 	// serve; Roles the default roles it may give.
 	Domains []string
 	Roles   []string
+	// Teams are the workspace's teams, which groups may map to.
+	Teams []workspace.Team
 	// Setup are the values to paste into the identity provider.
 	Setup []setupValue
 }
@@ -40,7 +43,12 @@ type ssoData struct {
 type setupValue struct{ ID, Label, Value, Hint string }
 
 // ssoFields are the form fields a refusal may be placed next to.
-var ssoFields = []string{"name", "issuer", "client_id", "client_secret", "scopes", "default_role", "domains", "metadata_url", "metadata_xml"}
+var ssoFields = []string{"name", "issuer", "client_id", "client_secret", "scopes", "default_role", "domains", "metadata_url", "metadata_xml",
+	"name_attribute", "groups_attribute", "group_teams"}
+
+// ssoFieldNames are the API's fields of a refusal by the form's names.
+var ssoFieldNames = map[string]string{"saml.metadata_url": "metadata_url", "saml.metadata_xml": "metadata_xml",
+	"attribute_mapping.name": "name_attribute", "attribute_mapping.groups": "groups_attribute", "attribute_mapping.group_teams": "group_teams"}
 
 // ssoRoles are the default roles a connection may give (never owner).
 var ssoRoles = []string{workspace.RoleMember, workspace.RoleAdmin, workspace.RoleBilling}
@@ -72,6 +80,9 @@ func (h *handlers) ssoPage(w http.ResponseWriter, r *http.Request, c *caller) (*
 				d.Domains = append(d.Domains, dc.Domain)
 			}
 		}
+	}
+	if ts, err := h.ws.Teams(r.Context(), c.p, o.ID); err == nil {
+		d.Teams = ts
 	}
 	p := c.page(r, o.Name+": single sign-on", "workspaces")
 	p.Data, p.Script = d, copyScriptPath
@@ -153,7 +164,7 @@ func (h *handlers) handleSSOCreate(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		if p, ok := h.ssoNewPage(w, asGet(r), c); ok {
 			p.Notice = ""
-			h.refuse(w, r, "ssoform", p, samlField(err), ssoValues(r), ssoFields...)
+			h.refuse(w, r, "ssoform", p, ssoRefusal(err), ssoValues(r), ssoFields...)
 		}
 		return
 	}
@@ -191,6 +202,14 @@ func (h *handlers) ssoConnPage(w http.ResponseWriter, r *http.Request, c *caller
 	}
 	p.Values = map[string]string{"name": conn.Name, "issuer": conn.Issuer, "client_id": conn.ClientID, "scopes": strings.Join(conn.Scopes, " "),
 		"default_role": conn.DefaultRole, "domains": strings.Join(conn.Domains, " "), "enforce": enforce}
+	p.Values["name_attribute"], p.Values["groups_attribute"] = conn.Mapping.Name, conn.Mapping.Groups
+	for _, gt := range conn.Mapping.GroupTeams {
+		if v := p.Values["group_"+gt.TeamID]; v != "" {
+			p.Values["group_"+gt.TeamID] = v + ", " + gt.Group
+		} else {
+			p.Values["group_"+gt.TeamID] = gt.Group
+		}
+	}
 	if conn.SAML != nil {
 		p.Values["metadata_url"] = conn.SAML.MetadataURL
 		if conn.SAML.AllowIdPInitiated {
@@ -237,7 +256,7 @@ func (h *handlers) handleSSOUpdate(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		if p, ok := h.ssoConnPage(w, asGet(r), c); ok {
 			p.Notice = ""
-			h.refuse(w, r, "ssoform", p, samlField(err), ssoValues(r), ssoFields...)
+			h.refuse(w, r, "ssoform", p, ssoRefusal(err), ssoValues(r), ssoFields...)
 		}
 		return
 	}
@@ -284,6 +303,9 @@ func ssoInput(r *http.Request, old *sso.Connection, saml bool) sso.Input {
 	domains, scopes := strings.Fields(strings.ReplaceAll(strings.Join(r.PostForm["domains"], " "), ",", " ")), strings.Fields(r.PostFormValue("scopes"))
 	enforce := r.PostFormValue("enforce") == "on"
 	in := sso.Input{Name: str("name"), DefaultRole: str("default_role"), Enforce: &enforce, Domains: &domains}
+	if _, ok := r.PostForm["groups_attribute"]; ok {
+		in.Mapping = mappingInput(r)
+	}
 	if saml {
 		return in
 	}
@@ -318,25 +340,57 @@ func samlInput(r *http.Request, old *sso.Connection) *sso.SAMLInput {
 	return in
 }
 
+// mappingInput is the attribute mapping of the edit form: the two
+// attribute names and, per team, the groups (separated by commas) that
+// put a person on it.
+func mappingInput(r *http.Request) *sso.AttributeMapping {
+	m := &sso.AttributeMapping{Name: r.PostFormValue("name_attribute"), Groups: r.PostFormValue("groups_attribute")}
+	for name := range r.PostForm {
+		team, ok := strings.CutPrefix(name, "group_")
+		if !ok || name == "group_teams" {
+			continue
+		}
+		for g := range strings.SplitSeq(r.PostFormValue(name), ",") {
+			if g = strings.TrimSpace(g); g != "" {
+				m.GroupTeams = append(m.GroupTeams, sso.GroupTeam{Group: g, TeamID: team})
+			}
+		}
+	}
+	slices.SortFunc(m.GroupTeams, func(a, b sso.GroupTeam) int { return strings.Compare(a.TeamID+"\x00"+a.Group, b.TeamID+"\x00"+b.Group) })
+	return m
+}
+
 // ssoValues are the typed values shown again with a refusal (never the
 // client secret).
 func ssoValues(r *http.Request) map[string]string {
 	v := map[string]string{}
-	for _, name := range []string{"name", "issuer", "client_id", "scopes", "default_role", "enforce", "metadata_url", "metadata_xml", "allow_idp_initiated"} {
+	for name := range r.PostForm {
+		if strings.HasPrefix(name, "group_") {
+			v[name] = r.PostFormValue(name)
+		}
+	}
+	for _, name := range []string{"name", "issuer", "client_id", "scopes", "default_role", "enforce", "metadata_url", "metadata_xml", "allow_idp_initiated",
+		"name_attribute", "groups_attribute"} {
 		v[name] = r.PostFormValue(name)
 	}
 	v["domains"] = strings.Join(r.PostForm["domains"], " ")
 	return v
 }
 
-// samlField names a refusal of the saml object's fields by the form's
-// field ("saml.metadata_url" is the form's metadata_url).
-func samlField(err error) error {
+// ssoRefusal names a refusal of a nested API field by the form's field
+// ("saml.metadata_url" is the form's metadata_url), its message too, so
+// it reads with the form's label.
+func ssoRefusal(err error) error {
 	var e *gatehouse.Error
-	if !errors.As(err, &e) || !strings.HasPrefix(e.Field, "saml.") {
+	if !errors.As(err, &e) || ssoFieldNames[e.Field] == "" {
 		return err
 	}
 	out := *e
-	out.Field = strings.TrimPrefix(e.Field, "saml.")
+	out.Field = ssoFieldNames[e.Field]
+	if rest, ok := strings.CutPrefix(e.Message, e.Field); ok {
+		out.Message = out.Field + rest
+	} else if rest, ok := strings.CutPrefix(e.Message, strings.TrimPrefix(e.Field, "saml.")); ok {
+		out.Message = out.Field + rest
+	}
 	return &out
 }

@@ -130,6 +130,25 @@ func TestConsoleSSO(t *testing.T) {
 		if got.Str("connection.name") != "Acme SSO" || got.Str("connection.default_role") != "admin" || got.Get("connection.enforce") != true {
 			t.Fatalf("after the edit the connection is %v", got.JSON())
 		}
+		// Attribute mapping: groups per team of this workspace; another
+		// workspace's team is refused next to the mapping.
+		eng := env.Call(t, "POST", "/v1/orgs/"+org+"/teams", owner.Access, map[string]any{"name": "Engineering"}).Want(t, 200).Str("team.id")
+		wantPage(t, "mapping fields", ab.Get(t, connPage), 200, `id="groups_attribute"`, `id="group_`+eng+`"`, "Groups for the team Engineering")
+		otherOwner, otherOrg := env.Team(t)
+		foreign := env.Call(t, "POST", "/v1/orgs/"+otherOrg+"/teams", otherOwner.Token, map[string]any{"name": "Elsewhere"}).Want(t, 200).Str("team.id")
+		mapped := url.Values{"name_attribute": {"display_name"}, "groups_attribute": {"groups"}, "group_" + eng: {"eng, platform"}}
+		for k, v := range edit {
+			mapped[k] = v
+		}
+		mapped.Set("group_"+foreign, "eng")
+		wantPage(t, "another workspace's team", ab.Post(t, connPage, mapped), 400, `id="group_teams-error"`, "is not a team of this workspace")
+		mapped.Del("group_" + foreign)
+		wantRedirect(t, "mapping", ab.Post(t, connPage, mapped), connPage+"?done=sso-updated")
+		mr := env.Call(t, "GET", "/v1/orgs/"+org+"/sso/"+conn, owner.Access, nil).Want(t, 200)
+		if gts, _ := mr.Get("connection.attribute_mapping.group_teams").([]any); len(gts) != 2 || mr.Str("connection.attribute_mapping.name") != "display_name" {
+			t.Fatalf("mapping saved = %v", mr.JSON())
+		}
+		wantPage(t, "mapping shown", ab.Get(t, connPage), 200, `value="eng, platform"`)
 		// The secret was kept: a sign-in through the connection works.
 		who := "p-" + testenv.RandomHex(3) + "@" + domain
 		idp.SetClaims(map[string]any{"sub": "s-" + testenv.RandomHex(3), "email": who, "email_verified": true, "name": "Pat"})

@@ -163,10 +163,24 @@ type claims struct {
 	Email         string `json:"email"`
 	EmailVerified any    `json:"email_verified"` // some providers send "true"
 	Name          string `json:"name"`
+	// DomainOwnerVerified is Microsoft Entra's xms_edov optional claim:
+	// the address's domain is one its tenant verified. Entra never sends
+	// email_verified for organization accounts.
+	DomainOwnerVerified any `json:"xms_edov"`
 }
 
-func (c *claims) verified() bool {
-	switch v := c.EmailVerified.(type) {
+func (c *claims) verified() bool { return truthy(c.EmailVerified) }
+
+// workspaceVerified is verified for a workspace's connection: also
+// Entra's xms_edov when the token carries no email_verified at all (the
+// address must besides be in a domain the workspace verified by DNS).
+func (c *claims) workspaceVerified() bool {
+	return c.verified() || (c.EmailVerified == nil && truthy(c.DomainOwnerVerified))
+}
+
+// truthy is a boolean claim, true or "true".
+func truthy(claim any) bool {
+	switch v := claim.(type) {
 	case bool:
 		return v
 	case string:
@@ -227,7 +241,7 @@ func (s *Service) complete(ctx context.Context, c *Connection, f *Flow, code str
 	if err != nil {
 		return nil, idt.Subject, err
 	}
-	if !cl.verified() {
+	if !cl.workspaceVerified() {
 		return nil, idt.Subject, gatehouse.Errorf(gatehouse.KindForbidden, "your identity provider does not assert that your email address is verified")
 	}
 	var raw map[string]any

@@ -82,10 +82,10 @@ func mountConsole(m Mux, h *handlers) {
 	m.Handle("POST /workspaces/{id}/scim/settings", form(h.handleSCIMSettings))
 	m.HandleFunc("GET /workspaces/{id}/sso", h.handleSSOPage)
 	for _, proto := range []string{sso.ProtocolOIDC, sso.ProtocolSAML} {
-		m.HandleFunc("GET /workspaces/{id}/sso/new/"+proto, h.handleSSONewPage)
+		m.HandleFunc("GET /workspaces/{id}/sso/new/"+proto, h.ssoView(h.ssoNewPage))
 		m.Handle("POST /workspaces/{id}/sso/new/"+proto, h.bigForm(h.handleSSOCreate))
 	}
-	m.HandleFunc("GET /workspaces/{id}/sso/{conn}", h.handleSSOConnPage)
+	m.HandleFunc("GET /workspaces/{id}/sso/{conn}", h.ssoView(h.ssoConnPage))
 	m.Handle("POST /workspaces/{id}/sso/{conn}", h.bigForm(h.handleSSOUpdate))
 	m.Handle("POST /workspaces/{id}/sso/{conn}/delete", form(h.handleSSODelete))
 	m.HandleFunc("GET /workspaces/{id}/applications", h.handleOrgAppsPage)

@@ -132,27 +132,38 @@ func ssoProtocol(r *http.Request) string {
 	return r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:]
 }
 
-// handleSSONewPage handles "GET /workspaces/{id}/sso/new/{protocol}".
-func (h *handlers) handleSSONewPage(w http.ResponseWriter, r *http.Request) {
+// ssoView handles a GET of a form page build makes: "GET
+// /workspaces/{id}/sso/new/{protocol}" (ssoNewPage) and "GET
+// /workspaces/{id}/sso/{conn}" (ssoConnPage).
+func (h *handlers) ssoView(build func(http.ResponseWriter, *http.Request, *caller) (*page, bool)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c := h.caller(w, r)
+		if c == nil {
+			return
+		}
+		if p, ok := build(w, r, c); ok {
+			h.render(w, http.StatusOK, "ssoform", p)
+		}
+	}
+}
+
+// ssoCaller is the signed-in caller of an SSO form's post; nil, answered,
+// when there is none or the service has no SSO.
+func (h *handlers) ssoCaller(w http.ResponseWriter, r *http.Request) *caller {
 	c := h.caller(w, r)
-	if c == nil {
-		return
+	if c != nil && h.sso == nil {
+		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
+		return nil
 	}
-	if p, ok := h.ssoNewPage(w, r, c); ok {
-		h.render(w, http.StatusOK, "ssoform", p)
-	}
+	return c
 }
 
 // handleSSOCreate handles "POST /workspaces/{id}/sso/new/{protocol}";
 // CreateConnection decides who may (403, or a sign-in again), and what is
 // valid (400 by field, 409).
 func (h *handlers) handleSSOCreate(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
+	c := h.ssoCaller(w, r)
 	if c == nil {
-		return
-	}
-	if h.sso == nil {
-		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
 		return
 	}
 	id, saml := r.PathValue("id"), ssoProtocol(r) == sso.ProtocolSAML
@@ -219,27 +230,12 @@ func (h *handlers) ssoConnPage(w http.ResponseWriter, r *http.Request, c *caller
 	return p, true
 }
 
-// handleSSOConnPage handles "GET /workspaces/{id}/sso/{conn}".
-func (h *handlers) handleSSOConnPage(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
-	if p, ok := h.ssoConnPage(w, r, c); ok {
-		h.render(w, http.StatusOK, "ssoform", p)
-	}
-}
-
 // handleSSOUpdate handles "POST /workspaces/{id}/sso/{conn}": the edit
 // form; an unchanged issuer, client id or metadata URL is not sent (no
 // new discovery or fetch), nor an empty client secret (kept).
 func (h *handlers) handleSSOUpdate(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
+	c := h.ssoCaller(w, r)
 	if c == nil {
-		return
-	}
-	if h.sso == nil {
-		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
 		return
 	}
 	id, connID := r.PathValue("id"), r.PathValue("conn")
@@ -266,12 +262,8 @@ func (h *handlers) handleSSOUpdate(w http.ResponseWriter, r *http.Request) {
 // handleSSODelete handles "POST /workspaces/{id}/sso/{conn}/delete",
 // after a confirmation step.
 func (h *handlers) handleSSODelete(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
+	c := h.ssoCaller(w, r)
 	if c == nil {
-		return
-	}
-	if h.sso == nil {
-		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
 		return
 	}
 	id, connID := r.PathValue("id"), r.PathValue("conn")

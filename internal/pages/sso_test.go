@@ -226,6 +226,11 @@ func TestConsoleSSOSignInAgain(t *testing.T) {
 			"scopes": {"openid email"}, "domains": {domain}, "default_role": {"member"}}
 		res := ob.Post(t, path, form)
 		wantPage(t, "stale", res, http.StatusForbidden, "<h1>Sign in again</h1>", `name="next" value="`+path+`"`)
+		for _, ck := range ob.Client.Jar.Cookies(mustURL(t, env.URL+path)) {
+			if strings.Contains(ck.Value, ssotest.Secret) || strings.Contains(ck.Value, "client_secret") {
+				t.Fatalf("cookie %s holds the client secret or the form in the clear", ck.Name)
+			}
+		}
 		wantRedirect(t, "sign in again", ob.Post(t, "/signin", url.Values{"email": {owner.Email}, "password": {owner.Password}, "next": {path}}), path)
 		res = ob.Get(t, path)
 		wantPage(t, "kept", res, 200, "Finish what you started", `id="resume-client_secret"`, `name="issuer" value="`+idp.URL+`"`)

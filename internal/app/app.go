@@ -475,7 +475,8 @@ func (a *App) Close(ctx context.Context) error {
 // they could refuse; once a day, that of expired rotated refresh tokens
 // (a scan of their table, which has no index on expiry to keep refreshes
 // cheap). Every hour, the rotation of a signing key of the key ring
-// older than keys.RotateEvery (90 days).
+// older than keys.RotateEvery (90 days), and the refresh of the SAML
+// connections' metadata read longer than sso.SAMLRefreshEvery ago.
 func (a *App) schedules(db *sqlstore.DB, now func() time.Time, deps Deps) []jobs.Schedule {
 	window := cmp.Or(deps.LinkEventsWindow, 2*time.Second)
 	remind := cmp.Or(deps.SignSweepEvery, time.Minute)
@@ -506,6 +507,9 @@ func (a *App) schedules(db *sqlstore.DB, now func() time.Time, deps Deps) []jobs
 		if len(rotated) > 0 {
 			a.log.Info("signing keys rotated", "algs", rotated)
 		}
+		return err
+	}}, {Name: "saml_metadata_refresh", Every: time.Hour, Run: func(ctx context.Context) error {
+		_, err := a.SSO.RefreshSAMLMetadata(ctx)
 		return err
 	}}}
 }

@@ -66,6 +66,9 @@ var namedNotices = map[string]string{
 	"passkey-renamed": "Passkey renamed to “%s”.",
 	"team-deleted":    "The team %s was deleted.",
 	"domain-delete":   "The claim of %s was deleted.",
+	"sso-created":     "The connection %s was added. Paste the values below into your identity provider, then sign in with an address of its domains to try it.",
+	"sso-updated":     "The connection %s was saved.",
+	"sso-deleted":     "The connection %s was deleted.",
 	// Beside the confirmations: a notice that names its invitation.
 	"invitation-resent": "A new invitation link went to %s; the earlier one no longer works.",
 }

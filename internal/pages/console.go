@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/identity"
+	"github.com/gatehouse/gatehouse/internal/sso"
 )
 
 // navItem is one entry of the console navigation.
@@ -79,6 +80,14 @@ func mountConsole(m Mux, h *handlers) {
 	m.Handle("POST /workspaces/{id}/scim", form(h.handleCreateSCIMToken))
 	m.Handle("POST /workspaces/{id}/scim/delete", form(h.handleDeleteSCIMToken))
 	m.Handle("POST /workspaces/{id}/scim/settings", form(h.handleSCIMSettings))
+	m.HandleFunc("GET /workspaces/{id}/sso", h.handleSSOPage)
+	for _, proto := range []string{sso.ProtocolOIDC, sso.ProtocolSAML} {
+		m.HandleFunc("GET /workspaces/{id}/sso/new/"+proto, h.ssoView(h.ssoNewPage))
+		m.Handle("POST /workspaces/{id}/sso/new/"+proto, h.bigForm(h.handleSSOCreate))
+	}
+	m.HandleFunc("GET /workspaces/{id}/sso/{conn}", h.ssoView(h.ssoConnPage))
+	m.Handle("POST /workspaces/{id}/sso/{conn}", h.bigForm(h.handleSSOUpdate))
+	m.Handle("POST /workspaces/{id}/sso/{conn}/delete", form(h.handleSSODelete))
 	m.HandleFunc("GET /workspaces/{id}/applications", h.handleOrgAppsPage)
 	m.Handle("POST /workspaces/{id}/applications", form(h.handleCreateOrgApp))
 	m.HandleFunc("GET /workspaces/{id}/applications/{app}", h.handleOrgAppPage)
@@ -257,7 +266,10 @@ var fieldLabels = map[string]string{"name": "name", "email": "email", "emails": 
 	"slug": "slug", "confirm": "confirmation", "role": "role", "domain": "domain", "mode": "mode",
 	"client_name": "name", "redirect_uris": "redirect URIs", "post_logout_redirect_uris": "post-logout redirect URIs",
 	"token_endpoint_auth_method": "authentication", "jwks_uri": "JWKS URL", "jwks": "JWKS",
-	"id_token_signed_response_alg": "ID token algorithm", "backchannel_logout_uri": "back-channel logout URL", "grace_seconds": "grace"}
+	"id_token_signed_response_alg": "ID token algorithm", "backchannel_logout_uri": "back-channel logout URL", "grace_seconds": "grace",
+	"issuer": "issuer", "client_id": "client ID", "client_secret": "client secret", "scopes": "scopes", "default_role": "default role",
+	"domains": "domains", "metadata_url": "metadata URL", "metadata_xml": "metadata XML",
+	"name_attribute": "name claim", "groups_attribute": "groups claim", "group_teams": "group"}
 
 // refuse shows a refused form again: the message next to its field (or
 // above the form), the typed values kept.

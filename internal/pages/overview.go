@@ -29,6 +29,7 @@ func orgLinks(o *workspace.OrgListing) []orgLink {
 	add(can(workspace.PermDomains), "domains", "Domains")
 	add(team && can(workspace.PermSettings), "applications", "Applications")
 	add(team && can(workspace.PermSettings), "scim", "Provisioning")
+	add(team && can(workspace.PermSettings), "sso", "Single sign-on")
 	add(can(workspace.PermSettings), "audit", "Audit log")
 	add(team && can(workspace.PermSettings), "settings", "Settings")
 	return links

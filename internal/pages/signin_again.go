@@ -40,7 +40,12 @@ type pendingForm struct {
 // retyped are the secret fields a pending form asks for again rather than
 // keep; a form with any other secret (a code, an enrolment's URI) is not
 // kept at all: the person starts it again on its page.
-var retyped = map[string]string{"current_password": "Current password", "new_password": "New password"}
+var retyped = map[string]string{"current_password": "Current password", "new_password": "New password", "client_secret": "Client secret"}
+
+// maxResumeCookie bounds the pending form's cookie: a browser drops a
+// cookie over 4096 bytes, so a longer form (a pasted SAML metadata
+// document) is not kept and is started again on its page.
+const maxResumeCookie = 3800
 
 // secretField reports whether a form field holds a secret never written
 // into a cookie or a page.
@@ -104,8 +109,12 @@ func (h *handlers) keepForm(w http.ResponseWriter, userID, page, action string, 
 		return
 	}
 	sealed := h.shown.Seal(plain, resumeContext(userID, page))
+	value := base64.RawURLEncoding.EncodeToString([]byte(page)) + "." + base64.RawURLEncoding.EncodeToString(sealed)
+	if len(value) > maxResumeCookie {
+		return
+	}
 	http.SetCookie(w, &http.Cookie{Name: h.hostCookie(cookieResume),
-		Value: base64.RawURLEncoding.EncodeToString([]byte(page)) + "." + base64.RawURLEncoding.EncodeToString(sealed),
+		Value: value,
 		Path:  h.showOncePath(page), MaxAge: int(resumeTTL / time.Second), HttpOnly: true, Secure: h.secure, SameSite: http.SameSiteStrictMode})
 }
 
@@ -196,6 +205,9 @@ func resumeWords(action string) (text, button string) {
 		if len(parts) == 6 && parts[3] == "applications" {
 			key = "/workspaces/{id}/applications/{app}/" + parts[5]
 		}
+		if len(parts) == 6 && parts[3] == "sso" && parts[4] != "new" {
+			key = "/workspaces/{id}/sso/{conn}/" + parts[5]
+		}
 	}
 	if w, ok := resumeTexts[key]; ok {
 		return w[0], w[1]
@@ -221,4 +233,7 @@ var resumeTexts = map[string][2]string{
 	"/workspaces/{id}/applications":              {"Register the application you filled in.", "Register application"},
 	"/workspaces/{id}/applications/{app}/secret": {"Make a new secret for the application.", "Make a new secret"},
 	"/workspaces/{id}/applications/{app}/delete": {"Delete the application.", "Delete application"},
+	"/workspaces/{id}/sso/new/oidc":              {"Add the OpenID Connect connection you filled in: type its client secret again.", "Add connection"},
+	"/workspaces/{id}/sso/new/saml":              {"Add the SAML connection you filled in.", "Add connection"},
+	"/workspaces/{id}/sso/{conn}/delete":         {"Delete the SSO connection.", "Delete connection"},
 }

@@ -31,15 +31,20 @@ func (s *SSO) Tx(ctx context.Context, fn func(tx sso.Store) error) error {
 // Identity implements sso.Store.
 func (s *SSO) Identity() identity.Store { return &Identity{s.Workspace} }
 
-const ssoColumns = `id, org_id, name, issuer, client_id, client_secret, scopes, default_role, enforce, domains, created_by, created_at, updated_at, protocol, saml`
+const ssoColumns = `id, org_id, name, issuer, client_id, client_secret, scopes, default_role, enforce, domains, created_by, created_at, updated_at, protocol, saml, attributes`
 
 func scanConnection(row interface{ Scan(...any) error }) (*sso.Connection, error) {
 	var c sso.Connection
-	var secret, scopes, domains, saml string
+	var secret, scopes, domains, saml, attrs string
 	var created, updated int64
 	if err := row.Scan(&c.ID, &c.OrgID, &c.Name, &c.Issuer, &c.ClientID, &secret, &scopes, &c.DefaultRole, &c.Enforce, &domains,
-		&c.CreatedBy, &created, &updated, &c.Protocol, &saml); err != nil {
+		&c.CreatedBy, &created, &updated, &c.Protocol, &saml, &attrs); err != nil {
 		return nil, err
+	}
+	if attrs != "" {
+		if err := json.Unmarshal([]byte(attrs), &c.Mapping); err != nil {
+			return nil, err
+		}
 	}
 	if saml != "" {
 		if err := json.Unmarshal([]byte(saml), &c.SAML); err != nil {
@@ -71,8 +76,12 @@ func connectionArgs(c *sso.Connection) ([]any, error) {
 		}
 		protocol, saml = sso.ProtocolSAML, string(b)
 	}
+	attrs, err := json.Marshal(c.Mapping)
+	if err != nil {
+		return nil, err
+	}
 	return []any{c.ID, c.OrgID, c.Name, c.Issuer, c.ClientID, base64.StdEncoding.EncodeToString(c.SealedSecret), strings.Join(c.Scopes, " "),
-		c.DefaultRole, c.Enforce, string(domains), c.CreatedBy, micros(c.CreatedAt), micros(c.UpdatedAt), protocol, saml}, nil
+		c.DefaultRole, c.Enforce, string(domains), c.CreatedBy, micros(c.CreatedAt), micros(c.UpdatedAt), protocol, saml, string(attrs)}, nil
 }
 
 // CreateConnection implements sso.Store.
@@ -81,7 +90,7 @@ func (s *SSO) CreateConnection(ctx context.Context, c *sso.Connection) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.w().ExecContext(ctx, `INSERT INTO sso_connections (`+ssoColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, args...)
+	_, err = s.w().ExecContext(ctx, `INSERT INTO sso_connections (`+ssoColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`, args...)
 	return s.db.dialect.translate(err)
 }
 
@@ -121,7 +130,7 @@ func (s *SSO) UpdateConnection(ctx context.Context, c *sso.Connection) error {
 		return err
 	}
 	return affected(s.w().ExecContext(ctx, `UPDATE sso_connections SET name = $3, issuer = $4, client_id = $5, client_secret = $6, scopes = $7,
-		default_role = $8, enforce = $9, domains = $10, updated_at = $13, protocol = $14, saml = $15 WHERE id = $1 AND org_id = $2 AND created_by = $11 AND created_at = $12`, args...))
+		default_role = $8, enforce = $9, domains = $10, updated_at = $13, protocol = $14, saml = $15, attributes = $16 WHERE id = $1 AND org_id = $2 AND created_by = $11 AND created_at = $12`, args...))
 }
 
 // DeleteConnection implements sso.Store: its domains, links and flows go

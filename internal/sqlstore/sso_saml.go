@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"time"
+
+	"github.com/gatehouse/gatehouse/internal/sso"
 )
 
 // RememberAssertion implements sso.Store: the primary key refuses an
@@ -16,4 +18,9 @@ func (s *SSO) RememberAssertion(ctx context.Context, connID, assertionID string,
 		return inserted(c.w().ExecContext(ctx, `INSERT INTO sso_saml_assertions (connection_id, assertion_id, expires_at) VALUES ($1, $2, $3)
 			ON CONFLICT DO NOTHING`, connID, assertionID, micros(until)))
 	})
+}
+
+// SAMLConnections implements sso.MetadataStore.
+func (s *SSO) SAMLConnections(ctx context.Context) ([]sso.Connection, error) {
+	return s.connections(ctx, `SELECT `+ssoColumns+` FROM sso_connections WHERE protocol = 'saml' ORDER BY id`)
 }

@@ -40,6 +40,8 @@ type Input struct {
 	Domains      *[]string
 	// SAML makes (or changes) a SAML connection.
 	SAML *SAMLInput
+	// Mapping replaces the attribute mapping.
+	Mapping *AttributeMapping
 }
 
 // fields names the fields in sets, for the audit log (never a value of
@@ -48,7 +50,7 @@ func (in *Input) fields() []string {
 	out := []string{}
 	for name, set := range map[string]bool{"name": in.Name != nil, "issuer": in.Issuer != nil, "client_id": in.ClientID != nil,
 		"client_secret": in.ClientSecret != nil, "scopes": in.Scopes != nil, "default_role": in.DefaultRole != nil,
-		"enforce": in.Enforce != nil, "domains": in.Domains != nil, "saml": in.SAML != nil} {
+		"enforce": in.Enforce != nil, "domains": in.Domains != nil, "saml": in.SAML != nil, "attribute_mapping": in.Mapping != nil} {
 		if set {
 			out = append(out, name)
 		}
@@ -257,6 +259,11 @@ func (s *Service) CreateConnection(ctx context.Context, p *gatehouse.Principal, 
 		if c.Domains, err = checkDomains(ctx, tx, orgID, *in.Domains); err != nil {
 			return err
 		}
+		if in.Mapping != nil {
+			if c.Mapping, err = checkMapping(ctx, tx, orgID, *in.Mapping); err != nil {
+				return err
+			}
+		}
 		if err := tx.LockOrg(ctx, orgID); err != nil {
 			return gatehouse.Internal("lock org", err)
 		}
@@ -281,7 +288,8 @@ func (s *Service) CreateConnection(ctx context.Context, p *gatehouse.Principal, 
 			}
 		}
 		return s.ws.Audit(ctx, tx, orgID, p.UserID, "sso.connection_created", "sso_connection", c.ID,
-			map[string]any{"protocol": c.protocol(), "issuer": c.Issuer, "domains": c.Domains, "enforce": c.Enforce, "default_role": c.DefaultRole})
+			map[string]any{"protocol": c.protocol(), "issuer": c.Issuer, "domains": c.Domains, "enforce": c.Enforce, "default_role": c.DefaultRole,
+				"attribute_mapping": c.Mapping})
 	})
 	if err != nil {
 		return nil, err
@@ -322,6 +330,11 @@ func (s *Service) UpdateConnection(ctx context.Context, p *gatehouse.Principal, 
 		if err := s.applyAny(&in, c, md); err != nil {
 			return err
 		}
+		if in.Mapping != nil {
+			if c.Mapping, err = checkMapping(ctx, tx, orgID, *in.Mapping); err != nil {
+				return err
+			}
+		}
 		if in.Domains != nil {
 			if c.Domains, err = checkDomains(ctx, tx, orgID, *in.Domains); err != nil {
 				return err
@@ -345,7 +358,7 @@ func (s *Service) UpdateConnection(ctx context.Context, p *gatehouse.Principal, 
 		}
 		out = c
 		return s.ws.Audit(ctx, tx, orgID, p.UserID, "sso.connection_updated", "sso_connection", c.ID,
-			map[string]any{"fields": in.fields(), "enforce": c.Enforce})
+			map[string]any{"fields": in.fields(), "enforce": c.Enforce, "attribute_mapping": c.Mapping})
 	})
 	return out, err
 }

@@ -163,10 +163,24 @@ type claims struct {
 	Email         string `json:"email"`
 	EmailVerified any    `json:"email_verified"` // some providers send "true"
 	Name          string `json:"name"`
+	// DomainOwnerVerified is Microsoft Entra's xms_edov optional claim:
+	// the address's domain is one its tenant verified. Entra never sends
+	// email_verified for organization accounts.
+	DomainOwnerVerified any `json:"xms_edov"`
 }
 
-func (c *claims) verified() bool {
-	switch v := c.EmailVerified.(type) {
+func (c *claims) verified() bool { return truthy(c.EmailVerified) }
+
+// workspaceVerified is verified for a workspace's connection: also
+// Entra's xms_edov when the token carries no email_verified at all (the
+// address must besides be in a domain the workspace verified by DNS).
+func (c *claims) workspaceVerified() bool {
+	return c.verified() || (c.EmailVerified == nil && truthy(c.DomainOwnerVerified))
+}
+
+// truthy is a boolean claim, true or "true".
+func truthy(claim any) bool {
+	switch v := claim.(type) {
 	case bool:
 		return v
 	case string:
@@ -227,17 +241,22 @@ func (s *Service) complete(ctx context.Context, c *Connection, f *Flow, code str
 	if err != nil {
 		return nil, idt.Subject, err
 	}
-	if !cl.verified() {
+	if !cl.workspaceVerified() {
 		return nil, idt.Subject, gatehouse.Errorf(gatehouse.KindForbidden, "your identity provider does not assert that your email address is verified")
 	}
-	si, err := s.admit(ctx, c, idt.Subject, cl.Email, cl.Name, meta)
+	var raw map[string]any
+	if err := idt.Claims(&raw); err != nil {
+		return nil, idt.Subject, errUpstream
+	}
+	attrs := claimAttributes(raw)
+	si, err := s.admit(ctx, c, idt.Subject, cl.Email, c.mappedName(attrs, cl.Name), attrs, meta)
 	return si, idt.Subject, err
 }
 
 // admit signs in the person whose identity c's provider vouched for
 // (OpenID Connect or SAML): the address must be in one of c's domains,
 // still verified by c's workspace.
-func (s *Service) admit(ctx context.Context, c *Connection, subject, rawEmail, name string, meta gatehouse.SessionMeta) (*identity.SignIn, error) {
+func (s *Service) admit(ctx context.Context, c *Connection, subject, rawEmail, name string, attrs attributes, meta gatehouse.SessionMeta) (*identity.SignIn, error) {
 	key, email, err := gatehouse.ParseEmail(rawEmail)
 	if err != nil {
 		return nil, gatehouse.Errorf(gatehouse.KindForbidden, "your identity provider sent no usable email address")
@@ -249,7 +268,7 @@ func (s *Service) admit(ctx context.Context, c *Connection, subject, rawEmail, n
 	if by, err := s.store.DomainVerifiedBy(ctx, domain); err != nil || by != c.OrgID {
 		return nil, gatehouse.Errorf(gatehouse.KindForbidden, "%s is no longer a verified domain of this workspace", clip(domain))
 	}
-	return s.signIn(ctx, c, subject, key, email, name, meta)
+	return s.signIn(ctx, c, subject, key, email, name, attrs, meta)
 }
 
 // verify is the one relying party's check of every upstream OpenID
@@ -295,8 +314,9 @@ func (s *Service) verify(ctx context.Context, c *Connection, f *Flow, code strin
 // their session: the account linked to the subject; else a new account
 // (just-in-time, with the connection's default role); an existing
 // account of the address is never linked silently (LinkRequired), and
-// one whose address is unconfirmed is refused.
-func (s *Service) signIn(ctx context.Context, c *Connection, subject, key, email, name string, meta gatehouse.SessionMeta) (*identity.SignIn, error) {
+// one whose address is unconfirmed is refused. The name and mapped
+// teams follow attrs at every sign-in (applyAttributes).
+func (s *Service) signIn(ctx context.Context, c *Connection, subject, key, email, name string, attrs attributes, meta gatehouse.SessionMeta) (*identity.SignIn, error) {
 	userID, err := s.store.LinkedUser(ctx, c.ID, subject)
 	if err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, gatehouse.Internal("find sso link", err)
@@ -318,7 +338,10 @@ func (s *Service) signIn(ctx context.Context, c *Connection, subject, key, email
 	err = s.store.Tx(ctx, func(tx Store) error {
 		in := identity.Proven{UserID: userID, Email: email, Name: name, OrgID: c.OrgID, Detail: map[string]any{"sso_connection_id": c.ID},
 			Before: func(itx identity.Store, u *gatehouse.User, created bool) error {
-				if err := s.join(ctx, itx, c, u.ID); err != nil || !created {
+				if err := s.join(ctx, itx, c, u.ID); err != nil {
+					return err
+				}
+				if err := s.applyAttributes(ctx, itx, c, u, name, attrs); err != nil || !created {
 					return err
 				}
 				// Provisioned here: linked, and at home in the workspace.

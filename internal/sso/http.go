@@ -63,26 +63,31 @@ type handlers struct {
 
 // connectionJSON is a connection; it never carries the secret.
 type connectionJSON struct {
-	ID          string    `json:"id"`
-	OrgID       string    `json:"org_id"`
-	Type        string    `json:"type"`
-	Name        string    `json:"name"`
-	Issuer      string    `json:"issuer"`
-	ClientID    string    `json:"client_id"`
-	Scopes      []string  `json:"scopes"`
-	DefaultRole string    `json:"default_role"`
-	Enforce     bool      `json:"enforce"`
-	Domains     []string  `json:"domains"`
-	RedirectURI string    `json:"redirect_uri"`
-	SAML        *samlJSON `json:"saml,omitempty"`
-	CreatedAt   string    `json:"created_at"`
-	UpdatedAt   string    `json:"updated_at"`
+	ID          string      `json:"id"`
+	OrgID       string      `json:"org_id"`
+	Type        string      `json:"type"`
+	Name        string      `json:"name"`
+	Issuer      string      `json:"issuer"`
+	ClientID    string      `json:"client_id"`
+	Scopes      []string    `json:"scopes"`
+	DefaultRole string      `json:"default_role"`
+	Enforce     bool        `json:"enforce"`
+	Domains     []string    `json:"domains"`
+	RedirectURI string      `json:"redirect_uri"`
+	SAML        *samlJSON   `json:"saml,omitempty"`
+	Mapping     mappingJSON `json:"attribute_mapping"`
+	CreatedAt   string      `json:"created_at"`
+	UpdatedAt   string      `json:"updated_at"`
 }
 
 func (h *handlers) toJSON(c *Connection) connectionJSON {
 	out := connectionJSON{ID: c.ID, OrgID: c.OrgID, Type: c.protocol(), Name: c.Name, Issuer: c.Issuer, ClientID: c.ClientID, Scopes: c.Scopes,
 		DefaultRole: c.DefaultRole, Enforce: c.Enforce, Domains: c.Domains, RedirectURI: h.svc.CallbackURL(),
-		CreatedAt: httpjson.Stamp(c.CreatedAt), UpdatedAt: httpjson.Stamp(c.UpdatedAt)}
+		CreatedAt: httpjson.Stamp(c.CreatedAt), UpdatedAt: httpjson.Stamp(c.UpdatedAt),
+		Mapping: mappingJSON{Name: c.Mapping.Name, Groups: c.Mapping.Groups, GroupTeams: c.Mapping.GroupTeams}}
+	if out.Mapping.GroupTeams == nil {
+		out.Mapping.GroupTeams = []GroupTeam{}
+	}
 	if c.SAML != nil {
 		out.SAML, out.RedirectURI = h.samlJSON(c), h.svc.SAMLACSURL(c.ID)
 	}
@@ -105,11 +110,21 @@ type body struct {
 	DefaultRole  *string   `json:"default_role"`
 	Enforce      *bool     `json:"enforce"`
 	Domains      *[]string `json:"domains"`
+	// Mapping replaces the attribute mapping; a group maps to a team
+	// only (an unknown field, such as a role, is refused).
+	Mapping *AttributeMapping `json:"attribute_mapping"`
+}
+
+// mappingJSON is a connection's attribute mapping as answered.
+type mappingJSON struct {
+	Name       string      `json:"name"`
+	Groups     string      `json:"groups"`
+	GroupTeams []GroupTeam `json:"group_teams"`
 }
 
 func (b *body) input() (Input, error) {
 	in := Input{Name: b.Name, Issuer: b.Issuer, ClientID: b.ClientID, ClientSecret: b.ClientSecret, Scopes: b.Scopes,
-		DefaultRole: b.DefaultRole, Enforce: b.Enforce, Domains: b.Domains}
+		DefaultRole: b.DefaultRole, Enforce: b.Enforce, Domains: b.Domains, Mapping: b.Mapping}
 	return in, b.samlInput(&in)
 }
 

@@ -155,6 +155,8 @@ func (s *Service) completeSAML(ctx context.Context, c *Connection, response, req
 		return nil, "", errUpstream
 	}
 	subject, email, name := samlIdentity(a)
+	attrs := samlAttributes(a)
+	name = c.mappedName(attrs, name)
 	if subject == "" {
 		return nil, "", gatehouse.Errorf(gatehouse.KindForbidden, "your identity provider sent no NameID")
 	}
@@ -163,7 +165,7 @@ func (s *Service) completeSAML(ctx context.Context, c *Connection, response, req
 	} else if err != nil {
 		return nil, subject, gatehouse.Internal("remember saml assertion", err)
 	}
-	si, err := s.admit(ctx, c, subject, email, name, meta)
+	si, err := s.admit(ctx, c, subject, email, name, attrs, meta)
 	return si, subject, err
 }
 
@@ -219,6 +221,20 @@ var (
 	nameAttributes = []string{"name", "displayName", "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name",
 		"urn:oid:2.16.840.1.113730.3.1.241"}
 )
+
+// samlAttributes are an assertion's attributes with their values.
+func samlAttributes(a *types.Assertion) attributes {
+	out := attributes{}
+	if a.AttributeStatement == nil {
+		return out
+	}
+	for _, at := range a.AttributeStatement.Attributes {
+		for _, v := range at.Values {
+			out[at.Name] = append(out[at.Name], v.Value)
+		}
+	}
+	return out
+}
 
 const nameIDTransient = "urn:oasis:names:tc:SAML:2.0:nameid-format:transient"
 

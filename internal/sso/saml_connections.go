@@ -2,6 +2,7 @@ package sso
 
 import (
 	"context"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 )
@@ -39,6 +40,10 @@ func (s *Service) applySAML(in *Input, c *Connection, md *idpMetadata, create bo
 	}
 	if md != nil {
 		cfg.IdPEntityID, cfg.SSOURL, cfg.Certs, cfg.MetadataURL = md.entityID, md.ssoURL, md.certs, md.from
+		cfg.FetchedAt, cfg.RefreshError = time.Time{}, ""
+		if md.from != "" {
+			cfg.FetchedAt = s.Now()
+		}
 	}
 	if in.SAML != nil && in.SAML.AllowIdPInitiated != nil {
 		cfg.AllowIdPInitiated = *in.SAML.AllowIdPInitiated

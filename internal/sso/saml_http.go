@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/httpjson"
 	saml2 "github.com/russellhaering/gosaml2"
 	"github.com/russellhaering/gosaml2/types"
 )
@@ -59,12 +60,21 @@ type samlJSON struct {
 	IdPMetadataURL    string `json:"idp_metadata_url,omitempty"`
 	IdPCertificates   int    `json:"idp_certificates"`
 	AllowIdPInitiated bool   `json:"allow_idp_initiated"`
+	// IdPMetadataFetchedAt is when the metadata was last read from its
+	// URL, and IdPMetadataError why that read failed (the last good
+	// metadata stays).
+	IdPMetadataFetchedAt string `json:"idp_metadata_fetched_at,omitempty"`
+	IdPMetadataError     string `json:"idp_metadata_error,omitempty"`
 }
 
 func (h *handlers) samlJSON(c *Connection) *samlJSON {
-	return &samlJSON{EntityID: h.svc.SAMLEntityID(c.ID), ACSURL: h.svc.SAMLACSURL(c.ID), MetadataURL: h.svc.SAMLEntityID(c.ID),
+	out := &samlJSON{EntityID: h.svc.SAMLEntityID(c.ID), ACSURL: h.svc.SAMLACSURL(c.ID), MetadataURL: h.svc.SAMLEntityID(c.ID),
 		IdPEntityID: c.SAML.IdPEntityID, IdPSSOURL: c.SAML.SSOURL, IdPMetadataURL: c.SAML.MetadataURL, IdPCertificates: len(c.SAML.Certs),
-		AllowIdPInitiated: c.SAML.AllowIdPInitiated}
+		AllowIdPInitiated: c.SAML.AllowIdPInitiated, IdPMetadataError: c.SAML.RefreshError}
+	if !c.SAML.FetchedAt.IsZero() {
+		out.IdPMetadataFetchedAt = httpjson.Stamp(c.SAML.FetchedAt)
+	}
+	return out
 }
 
 // handleSAMLMetadata handles "GET /v1/sso/saml/{conn_id}/metadata".

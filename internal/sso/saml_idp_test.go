@@ -18,6 +18,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,6 +36,8 @@ type samlIdP struct {
 	*httptest.Server
 	entityID string
 	cert     tls.Certificate
+	// down makes GET /metadata fail.
+	down atomic.Bool
 }
 
 // newKeyCert is a fresh RSA key and a self-signed certificate valid around now.
@@ -61,6 +64,10 @@ func newSAMLIdP(t *testing.T) *samlIdP {
 	t.Cleanup(p.Close)
 	p.entityID = p.URL + "/entity"
 	mux.HandleFunc("GET /metadata", func(w http.ResponseWriter, r *http.Request) {
+		if p.down.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
 		w.Header().Set("Content-Type", "application/samlmetadata+xml")
 		io.WriteString(w, p.metadata())
 	})
@@ -124,6 +131,8 @@ type assertion struct {
 	// signed Response; wrapUnsigned puts one before the signed Assertion
 	// of an unsigned Response (XML signature wrapping).
 	wrapAfterSigning, wrapUnsigned bool
+	// attributes are more saml:Attribute elements, as XML.
+	attributes string
 }
 
 func esc(s string) string {
@@ -158,10 +167,10 @@ func (p *samlIdP) assertionXML(a assertion, now time.Time, email string) string 
 		`<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData%s NotOnOrAfter="%s" Recipient="%s"/></saml:SubjectConfirmation></saml:Subject>`+
 		`<saml:Conditions NotBefore="%s" NotOnOrAfter="%s">%s</saml:Conditions>`+
 		`<saml:AuthnStatement AuthnInstant="%s" SessionIndex="s1"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>`+
-		`<saml:AttributeStatement><saml:Attribute Name="displayName"><saml:AttributeValue>Test Person</saml:AttributeValue></saml:Attribute></saml:AttributeStatement>`+
+		`<saml:AttributeStatement><saml:Attribute Name="displayName"><saml:AttributeValue>Test Person</saml:AttributeValue></saml:Attribute>%s</saml:AttributeStatement>`+
 		`</saml:Assertion>`,
 		esc(a.id), now.Format(samlTime), esc(p.entityID), nameID, irt, now.Add(5*time.Minute).Format(samlTime), esc(recipient),
-		a.notBefore.Format(samlTime), a.notOnOrAfter.Format(samlTime), audience, now.Format(samlTime))
+		a.notBefore.Format(samlTime), a.notOnOrAfter.Format(samlTime), audience, now.Format(samlTime), a.attributes)
 }
 
 // element parses one element.
@@ -281,6 +290,10 @@ func newSAMLFixture(t *testing.T, env *testenv.Env, extra map[string]any) *samlF
 	saml := map[string]any{"metadata_xml": f.idp.metadata()}
 	for k, v := range extra {
 		saml[k] = v
+	}
+	if u, ok := extra["metadata_url"].(string); ok {
+		delete(saml, "metadata_xml")
+		saml["metadata_url"] = strings.ReplaceAll(u, "{idp}", f.idp.URL)
 	}
 	r := env.Call(t, "POST", "/v1/orgs/"+f.org+"/sso", f.owner.Token, map[string]any{"type": "saml", "name": "Acme SAML",
 		"domains": []string{f.domain}, "saml": saml}).Want(t, 200)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/outbound"
@@ -40,6 +41,11 @@ type SAMLConfig struct {
 	// AllowIdPInitiated accepts responses no request of ours asked for
 	// (off unless the workspace turns it on).
 	AllowIdPInitiated bool `json:"allow_idp_initiated"`
+	// FetchedAt is when the metadata was last read from MetadataURL, and
+	// RefreshError why that read failed ("" when it succeeded): the
+	// metadata is the last good one (RefreshSAMLMetadata).
+	FetchedAt    time.Time `json:"fetched_at,omitzero"`
+	RefreshError string    `json:"refresh_error,omitempty"`
 }
 
 // SAMLInput is the saml object of POST and PATCH /v1/orgs/{id}/sso: the

@@ -183,6 +183,18 @@ func TestSignInRefusals(t *testing.T) {
 			resp, b := f.signIn(t, c)
 			refused(t, resp, b, 403)
 		})
+		t.Run("Entra's xms_edov false", func(t *testing.T) {
+			c := good()
+			c["email_verified"], c["xms_edov"] = nil, false
+			resp, b := f.signIn(t, c)
+			refused(t, resp, b, 403)
+		})
+		t.Run("xms_edov true beside email_verified false", func(t *testing.T) {
+			c := good()
+			c["email_verified"], c["xms_edov"] = false, true
+			resp, b := f.signIn(t, c)
+			refused(t, resp, b, 403)
+		})
 		t.Run("address outside the bound domains", func(t *testing.T) {
 			c := good()
 			c["email"] = "eve@" + testenv.Domain()
@@ -260,5 +272,20 @@ func TestSignInExistingAccount(t *testing.T) {
 				t.Errorf("callback answered %d %v; want 409 without link_token or session", resp.StatusCode, m)
 			}
 		})
+	})
+}
+
+// TestSignInEntraDomainOwnerVerified: Microsoft Entra sends no
+// email_verified for organization accounts but, when asked, xms_edov (the
+// address's domain verified by the tenant): a workspace connection takes
+// it in place of email_verified for an address of its verified domains.
+func TestSignInEntraDomainOwnerVerified(t *testing.T) {
+	testenv.RunWith(t, opts, func(t *testing.T, env *testenv.Env) {
+		f := newFixture(t, env)
+		email := "entra-" + testenv.RandomHex(3) + "@" + f.domain
+		resp, _ := f.signIn(t, map[string]any{"sub": "oid-" + testenv.RandomHex(4), "email": email, "xms_edov": true, "name": "Erin Entra"})
+		if resp.StatusCode != http.StatusSeeOther || userByEmail(t, env, email) == "" {
+			t.Fatalf("sign-in with xms_edov answered %d; want 303 and an account", resp.StatusCode)
+		}
 	})
 }

@@ -48,7 +48,10 @@ type Connection struct {
 	Enforce bool
 	Domains []string
 	// SAML is the identity provider of a SAML connection; nil for OIDC.
-	SAML      *SAMLConfig
+	SAML *SAMLConfig
+	// Mapping is what sign-ins read beyond the address (name, groups
+	// to teams).
+	Mapping   AttributeMapping
 	CreatedBy string
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -119,6 +122,7 @@ type Store interface {
 	AssertionStore
 	IDJAGStore
 	Identities
+	MetadataStore
 }
 
 // Identity is what sso asks of identity.

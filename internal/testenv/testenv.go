@@ -47,6 +47,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/gatehouse/gatehouse/internal/sso"
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/tools/links"
 	"github.com/gatehouse/gatehouse/internal/tools/sign"
@@ -95,7 +96,10 @@ type Env struct {
 	// Sign is the Sign tool, for running its lifecycle sweeps on the
 	// test clock.
 	Sign *sign.Service
-	DNS  *dnstest.Server // answers the service's TXT lookups
+	// SSO is single sign-on, for running its metadata refresh on the
+	// test clock.
+	SSO *sso.Service
+	DNS *dnstest.Server // answers the service's TXT lookups
 	// SQL is the database; Store is its identity store (which holds
 	// workspace's tables too), for tests that seed or check rows
 	// (Store.DB() is the raw writer pool).
@@ -209,7 +213,7 @@ func (env *Env) start(t testing.TB) {
 		t.Fatal(err)
 	}
 	env.Svc, env.OAuth, env.Forms, env.Links, env.Webhooks = a.Identity, a.OAuth, a.Forms, a.Links, a.Webhooks
-	env.Sign, env.Jobs, env.Keys, env.Signer = a.Sign, a.JobsDB(), a.Keys, a.Signer
+	env.Sign, env.Jobs, env.Keys, env.Signer, env.SSO = a.Sign, a.JobsDB(), a.Keys, a.Signer, a.SSO
 	srv.Config.Handler = env.validated(t, a.Handler)
 	if o.TLS {
 		srv.StartTLS()

@@ -1,0 +1,388 @@
+package pages
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sso"
+	"github.com/gatehouse/gatehouse/internal/workspace"
+)
+
+// A workspace's SSO connections (issue 27 item 2): the list at
+// /workspaces/{id}/sso, a step-by-step set-up per protocol at
+// …/sso/new/oidc and …/sso/new/saml, and each connection's page at
+// …/sso/{conn} with the values to paste into the identity provider, the
+// edit form and the delete button. The sso service decides who may
+// (owners and admins of a team org), what is valid and when a recent
+// sign-in is owed, as for the API.
+
+// ssoData is the SSO pages' data.
+type ssoData struct {
+	Org         workspace.OrgListing
+	Links       []orgLink
+	Here        string
+	Connections []sso.Connection
+	// Protocol is the form's ("oidc" or "saml"); Conn the edited
+	// connection (nil on a set-up page).
+	Protocol string
+	Conn     *sso.Connection
+	// Domains are the workspace's verified domains a connection may
+	// serve; Roles the default roles it may give.
+	Domains []string
+	Roles   []string
+	// Teams are the workspace's teams, which groups may map to.
+	Teams []workspace.Team
+	// Setup are the values to paste into the identity provider.
+	Setup []setupValue
+}
+
+// setupValue is one value to paste, with its copy button.
+type setupValue struct{ ID, Label, Value, Hint string }
+
+// ssoFields are the form fields a refusal may be placed next to.
+var ssoFields = []string{"name", "issuer", "client_id", "client_secret", "scopes", "default_role", "domains", "metadata_url", "metadata_xml",
+	"name_attribute", "groups_attribute", "group_teams"}
+
+// ssoFieldNames are the API's fields of a refusal by the form's names.
+var ssoFieldNames = map[string]string{"saml.metadata_url": "metadata_url", "saml.metadata_xml": "metadata_xml",
+	"attribute_mapping.name": "name_attribute", "attribute_mapping.groups": "groups_attribute", "attribute_mapping.group_teams": "group_teams"}
+
+// ssoRoles are the default roles a connection may give (never owner).
+var ssoRoles = []string{workspace.RoleMember, workspace.RoleAdmin, workspace.RoleBilling}
+
+func ssoPath(id string) string { return "/workspaces/" + id + "/sso" }
+
+func ssoConnPath(id, conn string) string { return ssoPath(id) + "/" + conn }
+
+// ssoPage is a page of the workspace in the path: its connections (403 to
+// the roles that may not manage them) and its verified domains.
+func (h *handlers) ssoPage(w http.ResponseWriter, r *http.Request, c *caller) (*page, *ssoData, bool) {
+	if h.sso == nil {
+		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
+		return nil, nil, false
+	}
+	o := h.orgPage(w, r, c)
+	if o == nil {
+		return nil, nil, false
+	}
+	cs, err := h.sso.Connections(r.Context(), c.p, o.ID)
+	if err != nil {
+		h.pageError(w, r, err)
+		return nil, nil, false
+	}
+	d := &ssoData{Org: *o, Links: orgLinks(o), Here: "sso", Connections: cs, Roles: ssoRoles}
+	if ds, err := h.ws.Domains(r.Context(), c.p, o.ID); err == nil {
+		for _, dc := range ds {
+			if dc.VerifiedAt != nil {
+				d.Domains = append(d.Domains, dc.Domain)
+			}
+		}
+	}
+	if ts, err := h.ws.Teams(r.Context(), c.p, o.ID); err == nil {
+		d.Teams = ts
+	}
+	p := c.page(r, o.Name+": single sign-on", "workspaces")
+	p.Data, p.Script = d, copyScriptPath
+	return p, d, true
+}
+
+// handleSSOPage handles "GET /workspaces/{id}/sso": the connections and
+// the two ways to add one.
+func (h *handlers) handleSSOPage(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	if p, _, ok := h.ssoPage(w, r, c); ok {
+		h.render(w, http.StatusOK, "sso", p)
+	}
+}
+
+// ssoNewPage is the set-up page of the protocol in the path: the values
+// the identity provider needs first (OpenID Connect's redirect URI; a SAML
+// connection's own URLs exist once it does, on its page), then the form.
+func (h *handlers) ssoNewPage(w http.ResponseWriter, r *http.Request, c *caller) (*page, bool) {
+	proto := ssoProtocol(r)
+	if proto != sso.ProtocolOIDC && proto != sso.ProtocolSAML {
+		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
+		return nil, false
+	}
+	p, d, ok := h.ssoPage(w, r, c)
+	if !ok {
+		return nil, false
+	}
+	d.Protocol = proto
+	if proto == sso.ProtocolOIDC {
+		p.Title = d.Org.Name + ": add an OpenID Connect connection"
+		d.Setup = []setupValue{{ID: "redirect-uri", Label: "Redirect URI (sign-in redirect URI, reply URL)", Value: h.sso.CallbackURL(),
+			Hint: "A web application; the authorization code flow."}}
+	} else {
+		p.Title = d.Org.Name + ": add a SAML connection"
+	}
+	p.Values = map[string]string{"name": "Single sign-on", "scopes": strings.Join(sso.DefaultScopes, " "), "default_role": workspace.RoleMember,
+		"domains": strings.Join(d.Domains, " ")}
+	return p, true
+}
+
+// ssoProtocol is the protocol a set-up page's path ends with.
+func ssoProtocol(r *http.Request) string {
+	return r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:]
+}
+
+// ssoView handles a GET of a form page build makes: "GET
+// /workspaces/{id}/sso/new/{protocol}" (ssoNewPage) and "GET
+// /workspaces/{id}/sso/{conn}" (ssoConnPage).
+func (h *handlers) ssoView(build func(http.ResponseWriter, *http.Request, *caller) (*page, bool)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c := h.caller(w, r)
+		if c == nil {
+			return
+		}
+		if p, ok := build(w, r, c); ok {
+			h.render(w, http.StatusOK, "ssoform", p)
+		}
+	}
+}
+
+// ssoCaller is the signed-in caller of an SSO form's post; nil, answered,
+// when there is none or the service has no SSO.
+func (h *handlers) ssoCaller(w http.ResponseWriter, r *http.Request) *caller {
+	c := h.caller(w, r)
+	if c != nil && h.sso == nil {
+		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
+		return nil
+	}
+	return c
+}
+
+// handleSSOCreate handles "POST /workspaces/{id}/sso/new/{protocol}";
+// CreateConnection decides who may (403, or a sign-in again), and what is
+// valid (400 by field, 409).
+func (h *handlers) handleSSOCreate(w http.ResponseWriter, r *http.Request) {
+	c := h.ssoCaller(w, r)
+	if c == nil {
+		return
+	}
+	id, saml := r.PathValue("id"), ssoProtocol(r) == sso.ProtocolSAML
+	in := ssoInput(r, nil, saml)
+	if saml {
+		in.SAML = samlInput(r, nil)
+	}
+	conn, err := h.sso.CreateConnection(r.Context(), c.p, id, in)
+	if err != nil {
+		if p, ok := h.ssoNewPage(w, asGet(r), c); ok {
+			p.Notice = ""
+			h.refuse(w, r, "ssoform", p, ssoRefusal(err), ssoValues(r), ssoFields...)
+		}
+		return
+	}
+	h.doneNamed(w, r, ssoConnPath(id, conn.ID), "sso-created", conn.Name)
+}
+
+// ssoConnPage is the page of the connection in the path: the values to
+// paste into its identity provider and the edit form, filled.
+func (h *handlers) ssoConnPage(w http.ResponseWriter, r *http.Request, c *caller) (*page, bool) {
+	p, d, ok := h.ssoPage(w, r, c)
+	if !ok {
+		return nil, false
+	}
+	conn, err := h.sso.Connection(r.Context(), c.p, d.Org.ID, r.PathValue("conn"))
+	if err != nil {
+		h.pageError(w, r, err)
+		return nil, false
+	}
+	d.Conn, d.Protocol, p.Title = conn, conn.Protocol, d.Org.Name+": "+conn.Name
+	if conn.SAML != nil {
+		d.Protocol = sso.ProtocolSAML
+		d.Setup = []setupValue{
+			{ID: "sp-entity-id", Label: "Entity ID (audience URI, identifier)", Value: h.sso.SAMLEntityID(conn.ID)},
+			{ID: "sp-acs-url", Label: "ACS URL (single sign-on URL, reply URL)", Value: h.sso.SAMLACSURL(conn.ID), Hint: "HTTP-POST binding."},
+			{ID: "sp-metadata-url", Label: "Service provider metadata URL", Value: h.sso.SAMLEntityID(conn.ID),
+				Hint: "For identity providers that read our metadata instead of the two values above."},
+		}
+	} else {
+		d.Protocol = sso.ProtocolOIDC
+		d.Setup = []setupValue{{ID: "redirect-uri", Label: "Redirect URI (sign-in redirect URI, reply URL)", Value: h.sso.CallbackURL()}}
+	}
+	enforce := ""
+	if conn.Enforce {
+		enforce = "on"
+	}
+	p.Values = map[string]string{"name": conn.Name, "issuer": conn.Issuer, "client_id": conn.ClientID, "scopes": strings.Join(conn.Scopes, " "),
+		"default_role": conn.DefaultRole, "domains": strings.Join(conn.Domains, " "), "enforce": enforce}
+	p.Values["name_attribute"], p.Values["groups_attribute"] = conn.Mapping.Name, conn.Mapping.Groups
+	for _, gt := range conn.Mapping.GroupTeams {
+		if v := p.Values["group_"+gt.TeamID]; v != "" {
+			p.Values["group_"+gt.TeamID] = v + ", " + gt.Group
+		} else {
+			p.Values["group_"+gt.TeamID] = gt.Group
+		}
+	}
+	if conn.SAML != nil {
+		p.Values["metadata_url"] = conn.SAML.MetadataURL
+		if conn.SAML.AllowIdPInitiated {
+			p.Values["allow_idp_initiated"] = "on"
+		}
+	}
+	return p, true
+}
+
+// handleSSOUpdate handles "POST /workspaces/{id}/sso/{conn}": the edit
+// form; an unchanged issuer, client id or metadata URL is not sent (no
+// new discovery or fetch), nor an empty client secret (kept).
+func (h *handlers) handleSSOUpdate(w http.ResponseWriter, r *http.Request) {
+	c := h.ssoCaller(w, r)
+	if c == nil {
+		return
+	}
+	id, connID := r.PathValue("id"), r.PathValue("conn")
+	old, err := h.sso.Connection(r.Context(), c.p, id, connID)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	in := ssoInput(r, old, old.SAML != nil)
+	if old.SAML != nil {
+		in.SAML = samlInput(r, old)
+	}
+	conn, err := h.sso.UpdateConnection(r.Context(), c.p, id, connID, in)
+	if err != nil {
+		if p, ok := h.ssoConnPage(w, asGet(r), c); ok {
+			p.Notice = ""
+			h.refuse(w, r, "ssoform", p, ssoRefusal(err), ssoValues(r), ssoFields...)
+		}
+		return
+	}
+	h.doneNamed(w, r, ssoConnPath(id, conn.ID), "sso-updated", conn.Name)
+}
+
+// handleSSODelete handles "POST /workspaces/{id}/sso/{conn}/delete",
+// after a confirmation step.
+func (h *handlers) handleSSODelete(w http.ResponseWriter, r *http.Request) {
+	c := h.ssoCaller(w, r)
+	if c == nil {
+		return
+	}
+	id, connID := r.PathValue("id"), r.PathValue("conn")
+	conn, err := h.sso.Connection(r.Context(), c.p, id, connID)
+	if err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	if !h.confirmed(w, r, c, "workspaces", confirmStep{Title: "Delete the connection " + conn.Name + "?",
+		Message: "People at " + strings.Join(conn.Domains, ", ") + " can no longer sign in through it, and the accounts linked to it are unlinked. " +
+			"Their sessions stay open. This cannot be undone: a new connection needs new values in the identity provider.",
+		Button: "Delete " + conn.Name, Back: ssoConnPath(id, connID)}) {
+		return
+	}
+	if err := h.sso.DeleteConnection(r.Context(), c.p, id, connID); err != nil {
+		if !h.signInAgain(w, r, err) {
+			h.pageError(w, r, err)
+		}
+		return
+	}
+	h.doneNamed(w, r, ssoPath(id), "sso-deleted", conn.Name)
+}
+
+// ssoInput is the common fields of the form (and OpenID Connect's unless
+// saml); on an edit (old set) the fields equal to old's are left out, so
+// an unchanged issuer is not discovered again.
+func ssoInput(r *http.Request, old *sso.Connection, saml bool) sso.Input {
+	str := func(name string) *string { v := strings.TrimSpace(r.PostFormValue(name)); return &v }
+	domains, scopes := strings.Fields(strings.ReplaceAll(strings.Join(r.PostForm["domains"], " "), ",", " ")), strings.Fields(r.PostFormValue("scopes"))
+	enforce := r.PostFormValue("enforce") == "on"
+	in := sso.Input{Name: str("name"), DefaultRole: str("default_role"), Enforce: &enforce, Domains: &domains}
+	if _, ok := r.PostForm["groups_attribute"]; ok {
+		in.Mapping = mappingInput(r)
+	}
+	if saml {
+		return in
+	}
+	in.Issuer, in.ClientID, in.Scopes = str("issuer"), str("client_id"), &scopes
+	if secret := r.PostFormValue("client_secret"); secret != "" || old == nil {
+		in.ClientSecret = &secret
+	}
+	if old != nil {
+		if *in.Issuer == old.Issuer {
+			in.Issuer = nil
+		}
+		if *in.ClientID == old.ClientID {
+			in.ClientID = nil
+		}
+	}
+	return in
+}
+
+// samlInput is the SAML fields of the form: the metadata by URL or as
+// XML (an edit sends the URL only when it changed, or to read it again),
+// and the IdP-initiated switch.
+func samlInput(r *http.Request, old *sso.Connection) *sso.SAMLInput {
+	allow := r.PostFormValue("allow_idp_initiated") == "on"
+	in := &sso.SAMLInput{AllowIdPInitiated: &allow}
+	u, x := strings.TrimSpace(r.PostFormValue("metadata_url")), strings.TrimSpace(r.PostFormValue("metadata_xml"))
+	if x != "" {
+		in.MetadataXML = &x
+	}
+	if u != "" && (old == nil || u != old.SAML.MetadataURL || r.PostFormValue("refetch") == "on") && (x == "" || old == nil) {
+		in.MetadataURL = &u
+	}
+	return in
+}
+
+// mappingInput is the attribute mapping of the edit form: the two
+// attribute names and, per team, the groups (separated by commas) that
+// put a person on it.
+func mappingInput(r *http.Request) *sso.AttributeMapping {
+	m := &sso.AttributeMapping{Name: r.PostFormValue("name_attribute"), Groups: r.PostFormValue("groups_attribute")}
+	for name := range r.PostForm {
+		team, ok := strings.CutPrefix(name, "group_")
+		if !ok || name == "group_teams" {
+			continue
+		}
+		for g := range strings.SplitSeq(r.PostFormValue(name), ",") {
+			if g = strings.TrimSpace(g); g != "" {
+				m.GroupTeams = append(m.GroupTeams, sso.GroupTeam{Group: g, TeamID: team})
+			}
+		}
+	}
+	slices.SortFunc(m.GroupTeams, func(a, b sso.GroupTeam) int { return strings.Compare(a.TeamID+"\x00"+a.Group, b.TeamID+"\x00"+b.Group) })
+	return m
+}
+
+// ssoValues are the typed values shown again with a refusal (never the
+// client secret).
+func ssoValues(r *http.Request) map[string]string {
+	v := map[string]string{}
+	for name := range r.PostForm {
+		if strings.HasPrefix(name, "group_") {
+			v[name] = r.PostFormValue(name)
+		}
+	}
+	for _, name := range []string{"name", "issuer", "client_id", "scopes", "default_role", "enforce", "metadata_url", "metadata_xml", "allow_idp_initiated",
+		"name_attribute", "groups_attribute"} {
+		v[name] = r.PostFormValue(name)
+	}
+	v["domains"] = strings.Join(r.PostForm["domains"], " ")
+	return v
+}
+
+// ssoRefusal names a refusal of a nested API field by the form's field
+// ("saml.metadata_url" is the form's metadata_url), its message too, so
+// it reads with the form's label.
+func ssoRefusal(err error) error {
+	var e *gatehouse.Error
+	if !errors.As(err, &e) || ssoFieldNames[e.Field] == "" {
+		return err
+	}
+	out := *e
+	out.Field = ssoFieldNames[e.Field]
+	if rest, ok := strings.CutPrefix(e.Message, e.Field); ok {
+		out.Message = out.Field + rest
+	} else if rest, ok := strings.CutPrefix(e.Message, strings.TrimPrefix(e.Field, "saml.")); ok {
+		out.Message = out.Field + rest
+	}
+	return &out
+}

@@ -65,6 +65,7 @@ func mountConsole(m Mux, h *handlers) {
 	m.Handle("POST /workspaces/{id}/settings/two-factor", form(h.handleOrgTwoFactor))
 	m.Handle("POST /workspaces/{id}/delete", form(h.handleOrgDelete))
 	m.HandleFunc("GET /workspaces/{id}/audit", h.handleAuditPage)
+	m.HandleFunc("GET /workspaces/{id}/audit.csv", h.handleAuditCSV)
 	m.HandleFunc("GET /workspaces/{id}/teams", h.handleTeamsPage)
 	m.Handle("POST /workspaces/{id}/teams", form(h.handleCreateTeam))
 	m.Handle("POST /workspaces/{id}/teams/delete", form(h.handleDeleteTeam))

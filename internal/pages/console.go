@@ -40,6 +40,7 @@ func mountConsole(m Mux, h *handlers) {
 	m.Handle("POST /account/email", form(h.handleChangeEmail))
 	m.Handle("POST /account/password", form(h.handlePassword))
 	m.HandleFunc("GET /account/sessions", h.handleSessionsPage)
+	m.HandleFunc("GET "+activityPath, h.handleActivityPage)
 	m.Handle("POST /account/sessions/revoke", form(h.handleRevokeSession))
 	m.Handle("POST /account/sessions/revoke-others", form(h.handleRevokeOtherSessions))
 	m.HandleFunc("GET "+twoFactorPath, h.handleTwoFactorPage)

@@ -213,6 +213,43 @@ func (s *Workspace) AuditLog(ctx context.Context, orgID, tool, action string, li
 	return s.AuditLogWhere(ctx, orgID, workspace.AuditFilter{Tool: tool, Action: action}, limit)
 }
 
+// PersonActivity implements identity.Store.
+func (s *Identity) PersonActivity(ctx context.Context, userID string, actions []string, at time.Time, id string, limit int) ([]gatehouse.AuditEntry, error) {
+	args := []any{userID}
+	for _, a := range actions {
+		args = append(args, a)
+	}
+	q := `SELECT id, org_id, tool, action, actor_id, target_type, target_id, meta, at FROM audit_log
+		WHERE (actor_id = $1 OR target_id = $1) AND action IN (` + placeholders(2, len(actions)) + `)`
+	if !at.IsZero() {
+		args = append(args, micros(at), id)
+		q += fmt.Sprintf(` AND (at < $%d OR (at = $%d AND id < $%d))`, len(args)-1, len(args)-1, len(args))
+	}
+	args = append(args, limit)
+	q += ` ORDER BY at DESC, id DESC LIMIT ` + placeholders(len(args), 1)
+	return s.auditRows(ctx, q, args...)
+}
+
+// auditRows reads the audit entries query q selects.
+func (s *Workspace) auditRows(ctx context.Context, q string, args ...any) ([]gatehouse.AuditEntry, error) {
+	rows, err := s.r().QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []gatehouse.AuditEntry{}
+	for rows.Next() {
+		var e gatehouse.AuditEntry
+		var at int64
+		if err := rows.Scan(&e.ID, &e.OrgID, &e.Tool, &e.Action, &e.ActorID, &e.TargetType, &e.TargetID, &e.Meta, &at); err != nil {
+			return nil, err
+		}
+		e.At = fromMicros(at)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
 // AuditLogWhere implements workspace.Store.
 func (s *Workspace) AuditLogWhere(ctx context.Context, orgID string, f workspace.AuditFilter, limit int) ([]gatehouse.AuditEntry, error) {
 	q := `SELECT id, org_id, tool, action, actor_id, target_type, target_id, meta, at FROM audit_log WHERE org_id = $1`
@@ -244,22 +281,7 @@ func (s *Workspace) AuditLogWhere(ctx context.Context, orgID string, f workspace
 	}
 	args = append(args, limit)
 	q += ` ORDER BY at DESC, id DESC LIMIT ` + placeholders(len(args), 1)
-	rows, err := s.r().QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []gatehouse.AuditEntry{}
-	for rows.Next() {
-		var e gatehouse.AuditEntry
-		var at int64
-		if err := rows.Scan(&e.ID, &e.OrgID, &e.Tool, &e.Action, &e.ActorID, &e.TargetType, &e.TargetID, &e.Meta, &at); err != nil {
-			return nil, err
-		}
-		e.At = fromMicros(at)
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return s.auditRows(ctx, q, args...)
 }
 
 // auditNameQueries are the reads of AuditNames by kind: the kind, id and

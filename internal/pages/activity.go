@@ -8,7 +8,7 @@ import (
 )
 
 // activityPath is the account's security activity page.
-const activityPath = "/account/activity"
+const activityPath = identity.ActivityPath
 
 // activityRow is one entry of the security activity page.
 type activityRow struct {

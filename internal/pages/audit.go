@@ -124,22 +124,30 @@ func (h *handlers) auditView(r *http.Request, c *caller, o *workspace.OrgListing
 // who may read it (403) and checks the filters (400, shown next to their
 // fields).
 func (h *handlers) handleAuditPage(w http.ResponseWriter, r *http.Request) {
+	if p := h.auditPage(w, r); p != nil {
+		h.render(w, http.StatusOK, "audit", p)
+	}
+}
+
+// auditPage is the audit page r asks for, its view read; nil when it has
+// answered: sign in first, an error, a refused filter shown on the page.
+func (h *handlers) auditPage(w http.ResponseWriter, r *http.Request) *page {
 	c := h.caller(w, r)
 	if c == nil {
-		return
+		return nil
 	}
 	o := h.orgPage(w, r, c)
 	if o == nil {
-		return
+		return nil
 	}
 	d, err := h.auditView(r, c, o)
 	p := c.page(r, o.Name+": audit log", "workspaces")
 	p.Data = d
 	if err != nil {
 		h.refuseAudit(w, r, p, d, err)
-		return
+		return nil
 	}
-	h.render(w, http.StatusOK, "audit", p)
+	return p
 }
 
 // refuseAudit answers a refused audit view: a filter's error next to its

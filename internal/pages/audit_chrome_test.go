@@ -1,6 +1,7 @@
 package pages_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -29,7 +30,7 @@ func TestChromiumAuditAndActivity(t *testing.T) {
 			tab := c.tab()
 			chromeSignIn(c, tab, env.URL, owner)
 			shot := func(name string) {
-				c.screenshot(tab, name+"-"+map[int]string{390: "390", 1280: "1280"}[width], testenv.Updating())
+				c.screenshot(tab, name+"-"+strconv.Itoa(width), testenv.Updating())
 			}
 
 			c.do(tab, "audit", chromedp.Navigate(base+"/audit"), chromedp.WaitVisible(chromedp.ID("action")))

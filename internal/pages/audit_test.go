@@ -35,7 +35,18 @@ func TestAuditReadable(t *testing.T) {
 		env.Exec(t, `INSERT INTO audit_log (id, org_id, tool, action, actor_id, target_type, target_id, meta, at) VALUES ($1, $2, 'identity', 'identity.tool.enabled', 'system', 'tool', 'tasks', '{}', $3)`,
 			"00000000-0000-4000-8000-0000000000a2", org, mar.UnixMicro())
 
+		// An entry naming another workspace's team: its name stays there.
+		other := env.Register(t)
+		elsewhere := env.TeamOrg(t, "Elsewhere", [2]string{other.UserID, "owner"})
+		secretTeam := env.Call(t, "POST", "/v1/orgs/"+elsewhere+"/teams", other.Access, map[string]string{"name": "Secret merger crew"}).Want(t, 200).Str("team.id")
+		env.Exec(t, `INSERT INTO audit_log (id, org_id, tool, action, actor_id, target_type, target_id, meta, at) VALUES ($1, $2, 'identity', 'identity.team.updated', $3, 'team', $4, '{}', $5)`,
+			"00000000-0000-4000-8000-0000000000a3", org, owner.UserID, secretTeam, jan.AddDate(-1, 0, 0).UnixMicro())
+
 		res := ob.Get(t, base)
+		if strings.Contains(res.Body, "Secret merger crew") {
+			t.Errorf("the audit page names another workspace's team")
+		}
+		wantPage(t, "stranger's csv", signedIn(t, env, other).Get(t, base+".csv"), 404)
 		wantPage(t, "audit", res, 200, `"item-title">Team created<`, "team “"+evil[:10], `"item-title">Team deleted<`,
 			"deleted team “Night shift”", `"item-title">API key created<`, "key “Billing sync”", "by Deleted person", "deleted person",
 			"by An operator (command line)", `tool “tasks”`, "by "+owner.Name)

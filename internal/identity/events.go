@@ -145,11 +145,15 @@ func (s *Service) auditSignIn(ctx context.Context, st Store, si *SignIn, method 
 	return s.auditPersonal(ctx, st, si.User.ID, org, "user.signed_in", meta)
 }
 
-// signInMeta is the meta of a sign-in's entry: its method and session, and
+// signInMeta is the meta of a sign-in's entry (or a refused one's): its
+// method and session (none: ""), and
 // the client's address and user agent, which the account's security
 // activity page shows.
 func signInMeta(method, sessionID string, cm gatehouse.SessionMeta) map[string]any {
-	meta := map[string]any{"method": method, "session_id": sessionID}
+	meta := map[string]any{"method": method}
+	if sessionID != "" {
+		meta["session_id"] = sessionID
+	}
 	if cm.IP != "" {
 		meta["ip"] = cm.IP
 	}

@@ -21,7 +21,8 @@ type activityRow struct {
 
 // signInMethods name the ways of signing in a sign-in entry records.
 var signInMethods = map[string]string{identity.MethodPassword: "with password", identity.MethodMagicLink: "with an email link",
-	identity.MethodPasskey: "with a passkey", identity.MethodSSO: "with single sign-on", identity.MethodSocial: "with another provider"}
+	identity.MethodPasskey: "with a passkey", identity.MethodSSO: "with single sign-on", identity.MethodSocial: "with another provider",
+	identity.FactorTOTP: "with an authenticator code", identity.FactorRecoveryCode: "with a recovery code"}
 
 // handleActivityPage handles "GET /account/activity": the account's
 // sign-ins and security changes, newest first, a page at a time (before:

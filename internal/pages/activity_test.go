@@ -40,6 +40,9 @@ func TestSecurityActivity(t *testing.T) {
 		wantPage(t, "activity", res, 200, `"item-title">Signed in<`, "with password", `"item-title">Password changed<`,
 			`"item-title">API key created</span> <span class="muted">“laptop”`, `"item-title">Sign-in refused: wrong password<`,
 			`<span class="badge">refused</span>`, "127.0.0.1")
+		if strings.Contains(res.Body, "Unknown device") {
+			t.Errorf("a sign-in, taken or refused, lacks its device")
+		}
 		for _, leak := range []string{"other-persons-key", "workspace-robot", other.Email, other.Name} {
 			if strings.Contains(res.Body, leak) {
 				t.Errorf("a's activity shows %q", leak)

@@ -129,11 +129,12 @@ func (s *Service) writeAudits() {
 // Wait waits for the audit entries written after their answers.
 func (s *Service) Wait() { s.audits.pending.Wait() }
 
-// auditSignIn records si, a sign-in by method, in the account's personal
-// workspace audit log, in the sign-in's transaction st.
-func (s *Service) auditSignIn(ctx context.Context, st Store, si *SignIn, method string) error {
+// auditSignIn records si, a sign-in by method from the client of cm, in
+// the account's personal workspace audit log, in the sign-in's transaction
+// st.
+func (s *Service) auditSignIn(ctx context.Context, st Store, si *SignIn, method string, cm gatehouse.SessionMeta) error {
 	sid, _ := splitRefresh(si.RefreshToken)
-	meta := map[string]any{"method": method, "session_id": sid}
+	meta := signInMeta(method, sid, cm)
 	if len(si.Factors) > 0 {
 		meta["second_factor_owed"] = true
 	}
@@ -142,6 +143,24 @@ func (s *Service) auditSignIn(ctx context.Context, st Store, si *SignIn, method 
 		org = si.Org.ID // scoped to it: no read
 	}
 	return s.auditPersonal(ctx, st, si.User.ID, org, "user.signed_in", meta)
+}
+
+// signInMeta is the meta of a sign-in's entry (or a refused one's): its
+// method and session (none: ""), and
+// the client's address and user agent, which the account's security
+// activity page shows.
+func signInMeta(method, sessionID string, cm gatehouse.SessionMeta) map[string]any {
+	meta := map[string]any{"method": method}
+	if sessionID != "" {
+		meta["session_id"] = sessionID
+	}
+	if cm.IP != "" {
+		meta["ip"] = cm.IP
+	}
+	if cm.UserAgent != "" {
+		meta["user_agent"] = truncate(cm.UserAgent, 256)
+	}
+	return meta
 }
 
 // auditPersonal writes an entry about userID's account in their personal

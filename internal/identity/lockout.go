@@ -102,7 +102,7 @@ func (s *Service) Login(ctx context.Context, email, pw string, meta gatehouse.Se
 	})
 	s.signInOutcome(ctx, MethodPassword, si, userID, err)
 	if userID != "" && errors.Is(err, ErrWrongPassword) {
-		s.auditLater(userID, "user.signin_failed", map[string]any{"method": MethodPassword, "ip": meta.IP})
+		s.auditLater(userID, "user.signin_failed", signInMeta(MethodPassword, "", meta))
 	}
 	if locked {
 		attrs := []slog.Attr{slog.String("reason", MethodPassword)}

@@ -308,7 +308,7 @@ func (s *Service) SecondFactor(ctx context.Context, p *gatehouse.Principal, st S
 	if err != nil {
 		s.event(ctx, gatehouse.EventSecondFactorFailure, slog.String("user_id", p.UserID), slog.String("method", st.Method), reason(err))
 		if gatehouse.ErrorKind(err) == gatehouse.KindUnauthorized {
-			s.auditLater(p.UserID, "user.second_factor_failed", map[string]any{"method": st.Method, "ip": meta.IP})
+			s.auditLater(p.UserID, "user.second_factor_failed", signInMeta(st.Method, "", meta))
 		}
 		return nil, err
 	}

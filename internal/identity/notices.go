@@ -24,6 +24,10 @@ const (
 	NoticePasskeyGone   = "A passkey was removed from your account."
 )
 
+// ActivityPath is the console page of an account's security activity,
+// which each notice points to.
+const ActivityPath = "/account/activity"
+
 // recoveryCodeNotice is the notice of a recovery code used, with left.
 func recoveryCodeNotice(left int) string {
 	switch left {
@@ -54,7 +58,8 @@ func (s *Service) notify(ctx context.Context, tx Store, userID, what string) err
 // noticeMail is the message of a security notice.
 func (s *Service) noticeMail(to, what string) mail.Message {
 	return mail.Message{To: to, Subject: "Security notice from " + s.brand.Product(),
-		Text: what + "\n\nIf it was you, there is nothing to do.\n\n" +
+		Text: what + "\n\nIf it was you, there is nothing to do. Your account's recent sign-ins and changes are listed at " +
+			s.webURL + ActivityPath + ".\n\n" +
 			"If it was not you, someone else can sign in to your account: reset your password at " + s.webURL + "/recover " +
 			"(the link goes to this address), then sign out every other session at " + s.webURL + "/account/sessions " +
 			"and check your two-factor settings, passkeys and API keys.\n"}

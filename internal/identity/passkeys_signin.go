@@ -47,7 +47,7 @@ func (s *Service) FinishPasskeySignIn(ctx context.Context, ceremonyID string, re
 		if out, err = s.startSessionAt(ctx, tx, a.user, oc, gatehouse.ViaPasskey, passkeyLevel(a), a.pk.ID, meta); err != nil {
 			return err
 		}
-		return s.auditSignIn(ctx, tx, out, MethodPasskey)
+		return s.auditSignIn(ctx, tx, out, MethodPasskey, meta)
 	})
 	s.signInOutcome(ctx, MethodPasskey, out, a.user.ID, err)
 	if err != nil {

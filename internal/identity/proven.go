@@ -70,7 +70,7 @@ func (s *Service) StartProvenSession(ctx context.Context, st Store, in Proven, m
 			return err
 		}
 		sid, _ := splitRefresh(out.RefreshToken)
-		detail := map[string]any{"method": in.Via, "session_id": sid}
+		detail := signInMeta(in.Via, sid, meta)
 		for k, v := range in.Detail {
 			detail[k] = v
 		}

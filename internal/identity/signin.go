@@ -240,7 +240,7 @@ func (s *Service) login(ctx context.Context, email, pw string, meta gatehouse.Se
 		if out, err = s.startSession(ctx, tx, u, oc, gatehouse.ViaPassword, meta); err != nil {
 			return err
 		}
-		return s.auditSignIn(ctx, tx, out, MethodPassword)
+		return s.auditSignIn(ctx, tx, out, MethodPassword, meta)
 	})
 	return out, u.ID, err
 }
@@ -347,7 +347,7 @@ func (s *Service) verifyMagicLink(ctx context.Context, secret string, meta gateh
 		if out, err = s.startSession(ctx, tx, u, oc, gatehouse.ViaMagicLink, meta); err != nil {
 			return err
 		}
-		return s.auditSignIn(ctx, tx, out, MethodMagicLink)
+		return s.auditSignIn(ctx, tx, out, MethodMagicLink, meta)
 	})
 	if out != nil {
 		s.users.Drop(out.User.ID)

@@ -225,4 +225,9 @@ type Store interface {
 	MFAAttempt(ctx context.Context, userID string, at, since time.Time) (int, time.Time, error)
 	// ClearMFAAttempts forgets the user's attempts (after a success).
 	ClearMFAAttempts(ctx context.Context, userID string) error
+
+	// PersonActivity returns up to limit entries of actions whose actor or
+	// target is userID, in any workspace, newest first, before the entry
+	// (at, id) when at is not zero.
+	PersonActivity(ctx context.Context, userID string, actions []string, at time.Time, id string, limit int) ([]gatehouse.AuditEntry, error)
 }

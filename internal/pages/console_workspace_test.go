@@ -74,16 +74,19 @@ func TestConsoleWorkspacePages(t *testing.T) {
 		env.Exec(t, `INSERT INTO audit_log (id, org_id, tool, action, actor_id, meta, at) VALUES ($1, $2, 'org', 'ghost.acted', $3, '{}', 1)`,
 			"00000000-0000-4000-8000-000000000001", org, "00000000-0000-4000-8000-0000000000ff")
 		res = ob.Get(t, base+"/audit")
-		wantPage(t, "audit", res, 200, "member.role_changed", "org.updated", "by "+owner.Name, "by "+admin.Name,
-			"<dt>new_role</dt><dd>admin</dd>", "by 00000000-0000-4000-8000-0000000000ff")
+		wantPage(t, "audit", res, 200, `"item-title">Member&#39;s role changed<`, `"item-title">Workspace settings changed<`,
+			"by "+owner.Name, "by "+admin.Name, "<dt>new role</dt><dd>admin</dd>", "by Deleted person", "person “"+member.Name+"”")
+		if strings.Contains(res.Body, "00000000-0000-4000-8000-0000000000ff") || strings.Contains(res.Body, member.UserID) {
+			t.Fatalf("the audit page shows a bare id")
+		}
 		res = ab.Get(t, base+"/audit?action=identity.org.updated&limit=5")
-		wantPage(t, "filtered", res, 200, `"item-title"><code>identity.org.updated</code>`)
-		if strings.Contains(res.Body, `"item-title"><code>identity.member.role_changed`) {
+		wantPage(t, "filtered", res, 200, `"item-title">Workspace settings changed<`, `<option value="identity.org.updated" selected>`)
+		if strings.Contains(res.Body, `"item-title">Member&#39;s role changed`) {
 			t.Fatalf("the action filter lets other actions through")
 		}
 		res = ob.Get(t, base+"/audit?tool=org")
-		wantPage(t, "by tool", res, 200, `<option value="org" selected>`, `"item-title"><code>ghost.acted`)
-		if strings.Contains(res.Body, `"item-title"><code>identity.`) {
+		wantPage(t, "by tool", res, 200, `<option value="org" selected>`, `"item-title">ghost.acted`)
+		if strings.Contains(res.Body, `<span class="badge">identity</span>`) {
 			t.Fatalf("the tool filter lets other tools' entries through")
 		}
 		wantPage(t, "bad limit", ob.Get(t, base+"/audit?limit=0"), 400, `id="limit-error"`, `value="0"`)

@@ -33,7 +33,7 @@ const copyScriptPath = "/assets/copy.js"
 
 var pageNames = []string{"error", "message", "signin", "confirm", "consent", "device", "invite", "recover", "reset",
 	"signup", "home", "profile", "sessions", "apps", "keys", "workspaces", "delete", "members", "invitations", "tools", "passkeys",
-	"overview", "orgsettings", "audit", "teams", "team", "orgkeys", "domains", "mfa", "twofactor", "orgapps", "orgapp", "logout", "scim", "confirmstep", "identities", "ssocontinue", "linkconfirm", "sso", "ssoform"}
+	"overview", "orgsettings", "audit", "teams", "team", "orgkeys", "domains", "mfa", "twofactor", "orgapps", "orgapp", "logout", "scim", "confirmstep", "identities", "ssocontinue", "linkconfirm", "sso", "ssoform", "activity"}
 
 // parseTemplates parses each page with the layout it fills.
 func parseTemplates() map[string]*template.Template {

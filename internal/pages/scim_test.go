@@ -45,7 +45,7 @@ func TestConsoleSCIM(t *testing.T) {
 			t.Fatalf("the token is shown a second time")
 		}
 		env.Do(t, "POST", "/scim/v2/Users", secret[1], map[string]any{"userName": "dir-" + testenv.RandomHex(4) + "@elsewhere.test"}).Want(t, 201)
-		wantPage(t, "audit", ob.Get(t, "/workspaces/"+org+"/audit?action=identity.scim.user_created"), 200, "SCIM directory (token ")
+		wantPage(t, "audit", ob.Get(t, "/workspaces/"+org+"/audit?action=identity.scim.user_created"), 200, `"item-title">Directory user created<`, "by SCIM token “")
 		id := regexp.MustCompile(`name="token_id" value="([^"]+)"`).FindStringSubmatch(res.Body)[1]
 
 		wantPage(t, "member page", mb.Get(t, path), 403)
@@ -111,10 +111,10 @@ func TestConsoleAuditByActor(t *testing.T) {
 		path := "/workspaces/" + org + "/audit"
 
 		wantPage(t, "audit", ob.Get(t, path), 200, `<select id="actor" name="actor">`, `<option value="scim">`, `<option value="scim:`+id+`">SCIM token Okta prod</option>`,
-			"identity.scim_token.created")
+			`"item-title">SCIM token created<`)
 		p := ob.Get(t, path+"?actor=scim:"+id)
-		wantPage(t, "one token", p, 200, `<option value="scim:`+id+`" selected>`, "identity.scim.user_created", "SCIM directory (token "+id+")")
-		if strings.Contains(p.Body, "identity.scim_token.created") {
+		wantPage(t, "one token", p, 200, `<option value="scim:`+id+`" selected>`, `"item-title">Directory user created<`, "by SCIM token “Okta prod”")
+		if strings.Contains(p.Body, `"item-title">SCIM token created<`) {
 			t.Errorf("the token's filter shows the owner's entries")
 		}
 		wantPage(t, "bad actor", ob.Get(t, path+"?actor=nobody"), 400, `id="actor-error"`)

@@ -3,6 +3,10 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -209,29 +213,25 @@ func (s *Workspace) AuditLog(ctx context.Context, orgID, tool, action string, li
 	return s.AuditLogWhere(ctx, orgID, workspace.AuditFilter{Tool: tool, Action: action}, limit)
 }
 
-// AuditLogWhere implements workspace.Store.
-func (s *Workspace) AuditLogWhere(ctx context.Context, orgID string, f workspace.AuditFilter, limit int) ([]gatehouse.AuditEntry, error) {
-	q := `SELECT id, org_id, tool, action, actor_id, target_type, target_id, meta, at FROM audit_log WHERE org_id = $1`
-	args := []any{orgID}
-	if f.Tool != "" {
-		args = append(args, f.Tool)
-		q += ` AND tool = $2`
+// PersonActivity implements identity.Store.
+func (s *Identity) PersonActivity(ctx context.Context, userID string, actions []string, at time.Time, id string, limit int) ([]gatehouse.AuditEntry, error) {
+	args := []any{userID}
+	for _, a := range actions {
+		args = append(args, a)
 	}
-	if f.Action != "" {
-		args = append(args, f.Action)
-		q += ` AND action = ` + placeholders(len(args), 1)
-	}
-	switch f.Actor {
-	case "":
-	case workspace.ActorSCIM:
-		// substr, not LIKE: SQLite's LIKE ignores case.
-		q += ` AND substr(actor_id, 1, 5) = 'scim:'`
-	default:
-		args = append(args, f.Actor)
-		q += ` AND actor_id = ` + placeholders(len(args), 1)
+	q := `SELECT id, org_id, tool, action, actor_id, target_type, target_id, meta, at FROM audit_log
+		WHERE (actor_id = $1 OR target_id = $1) AND action IN (` + placeholders(2, len(actions)) + `)`
+	if !at.IsZero() {
+		args = append(args, micros(at), id)
+		q += fmt.Sprintf(` AND (at < $%d OR (at = $%d AND id < $%d))`, len(args)-1, len(args)-1, len(args))
 	}
 	args = append(args, limit)
 	q += ` ORDER BY at DESC, id DESC LIMIT ` + placeholders(len(args), 1)
+	return s.auditRows(ctx, q, args...)
+}
+
+// auditRows reads the audit entries query q selects.
+func (s *Workspace) auditRows(ctx context.Context, q string, args ...any) ([]gatehouse.AuditEntry, error) {
 	rows, err := s.r().QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
@@ -246,6 +246,88 @@ func (s *Workspace) AuditLogWhere(ctx context.Context, orgID string, f workspace
 		}
 		e.At = fromMicros(at)
 		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// AuditLogWhere implements workspace.Store.
+func (s *Workspace) AuditLogWhere(ctx context.Context, orgID string, f workspace.AuditFilter, limit int) ([]gatehouse.AuditEntry, error) {
+	q := `SELECT id, org_id, tool, action, actor_id, target_type, target_id, meta, at FROM audit_log WHERE org_id = $1`
+	args := []any{orgID}
+	if f.Tool != "" {
+		args = append(args, f.Tool)
+		q += ` AND tool = $2`
+	}
+	if f.Action != "" {
+		args = append(args, f.Action)
+		q += ` AND action = ` + placeholders(len(args), 1)
+	}
+	if !f.From.IsZero() {
+		args = append(args, micros(f.From))
+		q += ` AND at >= ` + placeholders(len(args), 1)
+	}
+	if !f.To.IsZero() {
+		args = append(args, micros(f.To))
+		q += ` AND at < ` + placeholders(len(args), 1)
+	}
+	switch f.Actor {
+	case "":
+	case workspace.ActorSCIM:
+		// substr, not LIKE: SQLite's LIKE ignores case.
+		q += ` AND substr(actor_id, 1, 5) = 'scim:'`
+	default:
+		args = append(args, f.Actor)
+		q += ` AND actor_id = ` + placeholders(len(args), 1)
+	}
+	args = append(args, limit)
+	q += ` ORDER BY at DESC, id DESC LIMIT ` + placeholders(len(args), 1)
+	return s.auditRows(ctx, q, args...)
+}
+
+// auditNameQueries are the reads of AuditNames by kind: the kind, id and
+// name of each id asked for that still exists ($1 is the workspace, which
+// the user read names only so that PostgreSQL knows its type).
+var auditNameQueries = map[string]string{
+	"user":           `SELECT 'user', id, CASE WHEN name = '' THEN email ELSE name END FROM users WHERE CAST($1 AS TEXT) <> '' AND id IN (%s)`,
+	"team":           `SELECT 'team', id, name FROM teams WHERE org_id = $1 AND deleted_at IS NULL AND id IN (%s)`,
+	"api_key":        `SELECT 'api_key', id, name FROM api_keys WHERE org_id = $1 AND id IN (%s)`,
+	"scim_token":     `SELECT 'scim_token', id, name FROM scim_tokens WHERE org_id = $1 AND id IN (%s)`,
+	"application":    `SELECT 'application', id, client_name FROM applications WHERE org_id = $1 AND deleted_at IS NULL AND id IN (%s)`,
+	"sso_connection": `SELECT 'sso_connection', id, name FROM sso_connections WHERE org_id = $1 AND id IN (%s)`,
+	"domain":         `SELECT 'domain', id, domain FROM domains WHERE org_id = $1 AND id IN (%s)`,
+}
+
+// AuditNames implements workspace.Store: one query, a UNION ALL of one
+// SELECT per kind asked for.
+func (s *Workspace) AuditNames(ctx context.Context, orgID string, refs map[workspace.AuditRef]bool) (map[workspace.AuditRef]string, error) {
+	byType := map[string][]any{}
+	for r := range refs {
+		if auditNameQueries[r.Type] != "" {
+			byType[r.Type] = append(byType[r.Type], r.ID)
+		}
+	}
+	out := map[workspace.AuditRef]string{}
+	if len(byType) == 0 {
+		return out, nil
+	}
+	args := []any{orgID}
+	var parts []string
+	for _, t := range slices.Sorted(maps.Keys(byType)) {
+		parts = append(parts, fmt.Sprintf(auditNameQueries[t], placeholders(len(args)+1, len(byType[t]))))
+		args = append(args, byType[t]...)
+	}
+	rows, err := s.r().QueryContext(ctx, strings.Join(parts, " UNION ALL "), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r workspace.AuditRef
+		var name string
+		if err := rows.Scan(&r.Type, &r.ID, &name); err != nil {
+			return nil, err
+		}
+		out[r] = name
 	}
 	return out, rows.Err()
 }

@@ -1,11 +1,11 @@
 package workspace
 
 import (
-	"cmp"
 	"context"
-	"errors"
+	"encoding/json"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 )
@@ -22,14 +22,21 @@ type AuditFilter struct {
 	// Actor is an actor id (a user's, or "scim:<token id>" for one SCIM
 	// token), or ActorSCIM for every SCIM token.
 	Actor string
+	// From and To bound the entries' time, From included and To not (the
+	// zero time: no bound).
+	From, To time.Time
 }
 
 // ActorSCIM is the AuditFilter.Actor of every SCIM change (actors
 // "scim:<token id>").
 const ActorSCIM = "scim"
 
-// check refuses an actor that names no one.
+// check refuses an actor that names no one, and a range that ends before
+// it starts.
 func (f AuditFilter) check() error {
+	if !f.From.IsZero() && !f.To.IsZero() && !f.To.After(f.From) {
+		return gatehouse.InvalidField("to", "the end of the range must be after its start")
+	}
 	a := f.Actor
 	if a == "" || a == ActorSCIM || gatehouse.IsID(a) || (strings.HasPrefix(a, ActorSCIM+":") && gatehouse.IsID(a[len(ActorSCIM)+1:])) {
 		return nil
@@ -65,30 +72,55 @@ func (s *Service) AuditLog(ctx context.Context, p *gatehouse.Principal, orgID st
 	return entries, tools, nil
 }
 
-// ActorNames maps the actors of entries (an audit log the caller was just
-// allowed to read) to their users' names, or their addresses when they have
-// none; actors whose user no longer exists are left out, so a page shows
-// their id.
-func (s *Service) ActorNames(ctx context.Context, entries []gatehouse.AuditEntry) (map[string]string, error) {
-	names := map[string]string{}
-	for _, e := range entries {
-		if _, seen := names[e.ActorID]; seen || e.ActorID == "" {
-			continue
-		}
-		u, err := s.store.UserByID(ctx, e.ActorID)
-		if errors.Is(err, gatehouse.ErrNotFound) {
-			names[e.ActorID] = ""
-			continue
-		}
-		if err != nil {
-			return nil, gatehouse.Internal("audit actor", err)
-		}
-		names[e.ActorID] = cmp.Or(u.Name, u.Email)
+// AuditRef is a thing an audit entry names, by kind and id: a user
+// ("user"), or a thing of the workspace ("team", "api_key", "scim_token",
+// "application", "sso_connection", "domain").
+type AuditRef struct{ Type, ID string }
+
+// AuditNamed reports whether AuditNames resolves targets of kind t (so
+// one it leaves out is gone).
+func AuditNamed(t string) bool {
+	switch t {
+	case "user", "team", "api_key", "scim_token", "application", "sso_connection", "domain":
+		return true
 	}
-	for id, n := range names {
-		if n == "" {
-			delete(names, id)
+	return false
+}
+
+// AuditNames maps the actors and targets of entries (an audit log of org
+// orgID the caller was just allowed to read) to their names as they are
+// now, in one read: a user's name or address, a team's or key's name (the
+// targets, and the things the meta names by "<kind>_id"). A
+// thing gone since is left out, so a page can say it was deleted. The
+// workspace's things are looked up in orgID only.
+func (s *Service) AuditNames(ctx context.Context, orgID string, entries []gatehouse.AuditEntry) (map[AuditRef]string, error) {
+	refs := map[AuditRef]bool{}
+	for _, e := range entries {
+		switch a := e.ActorID; {
+		case gatehouse.IsID(a):
+			refs[AuditRef{"user", a}] = true
+		case strings.HasPrefix(a, ActorSCIM+":") && gatehouse.IsID(a[len(ActorSCIM)+1:]):
+			refs[AuditRef{"scim_token", a[len(ActorSCIM)+1:]}] = true
 		}
+		if AuditNamed(e.TargetType) && gatehouse.IsID(e.TargetID) {
+			refs[AuditRef{e.TargetType, e.TargetID}] = true
+		}
+		var meta map[string]any
+		_ = json.Unmarshal([]byte(e.Meta), &meta)
+		for k, v := range meta {
+			if kind, ok := strings.CutSuffix(k, "_id"); ok && AuditNamed(kind) {
+				if id, _ := v.(string); gatehouse.IsID(id) {
+					refs[AuditRef{kind, id}] = true
+				}
+			}
+		}
+	}
+	if len(refs) == 0 {
+		return map[AuditRef]string{}, nil
+	}
+	names, err := s.store.AuditNames(ctx, orgID, refs)
+	if err != nil {
+		return nil, gatehouse.Internal("audit names", err)
 	}
 	return names, nil
 }

@@ -155,6 +155,9 @@ type Tables interface {
 	// AuditLogWhere returns org's newest entries selected by f
 	// (f.Actor ActorSCIM: every "scim:" actor).
 	AuditLogWhere(ctx context.Context, orgID string, f AuditFilter, limit int) ([]gatehouse.AuditEntry, error)
+	// AuditNames returns the names of refs that still exist: users
+	// anywhere, the other kinds in org orgID only.
+	AuditNames(ctx context.Context, orgID string, refs map[AuditRef]bool) (map[AuditRef]string, error)
 	// AuditTools lists the distinct tools in org's log.
 	AuditTools(ctx context.Context, orgID string) ([]string, error)
 

@@ -76,7 +76,8 @@ func (s *Service) storeRefresh(ctx context.Context, read *Connection, md *idpMet
 		}
 		cfg := *c.SAML
 		cfg.FetchedAt = now
-		action, meta := "", map[string]any{"metadata_url": cfg.MetadataURL}
+		var action string // none when nothing changed
+		meta := map[string]any{"metadata_url": cfg.MetadataURL}
 		switch {
 		case ferr != nil:
 			if cfg.RefreshError == "" {

@@ -72,7 +72,7 @@ func TestConsoleWorkspacePages(t *testing.T) {
 		// Audit: entries with actor names and readable meta, filtered, a bad limit explained.
 		wantRedirect(t, "role", ob.Post(t, base+"/members/role", url.Values{"user_id": {member.UserID}, "role": {"admin"}}), base+"/members?done=role")
 		env.Exec(t, `INSERT INTO audit_log (id, org_id, tool, action, actor_id, meta, at) VALUES ($1, $2, 'org', 'ghost.acted', $3, '{}', 1)`,
-			"00000000-0000-4000-8000-000000000001", org, "00000000-0000-4000-8000-0000000000ff")
+			"00000000-0000-4000-8000-"+testenv.RandomHex(6), org, "00000000-0000-4000-8000-0000000000ff")
 		res = ob.Get(t, base+"/audit")
 		wantPage(t, "audit", res, 200, `"item-title">Member&#39;s role changed<`, `"item-title">Workspace settings changed<`,
 			"by "+owner.Name, "by "+admin.Name, "<dt>new role</dt><dd>admin</dd>", "by Deleted person", "person “"+member.Name+"”")

@@ -42,7 +42,16 @@ func setupIDJAG(ctx context.Context, e *env) (*idjag, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &idjag{token: e.baseURL + "/oauth/token", aud: e.baseURL, resource: e.baseURL + "/tasks", sub: "bench-" + randomHex(4)}
+	// The assertion names the issuer and the tool's URL the server knows
+	// itself by (its base URL: localhost for a loopback address), not the
+	// address the bench dials.
+	var md struct {
+		Issuer string `json:"issuer"`
+	}
+	if err := callJSON(ctx, e.client, http.MethodGet, e.baseURL+"/.well-known/oauth-authorization-server", nil, &md); err != nil {
+		return nil, err
+	}
+	s := &idjag{token: e.baseURL + "/oauth/token", aud: md.Issuer, resource: md.Issuer + "/tasks", sub: "bench-" + randomHex(4)}
 	if s.signer, err = jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key},
 		(&jose.SignerOptions{}).WithType("oauth-id-jag+jwt").WithHeader("kid", "k1")); err != nil {
 		return nil, err

@@ -75,24 +75,40 @@ func (h *handlers) handleSCIMPage(w http.ResponseWriter, r *http.Request) {
 	h.render(w, http.StatusOK, "scim", p)
 }
 
-// handleCreateSCIMToken handles "POST /workspaces/{id}/scim": name;
-// CreateToken decides who may (403) and what is valid (400, by its field).
-func (h *handlers) handleCreateSCIMToken(w http.ResponseWriter, r *http.Request) {
+// scimCaller is the signed-in caller of a provisioning form, or nil once
+// it answered: the sign-in page, or 404 when the service runs without SCIM.
+func (h *handlers) scimCaller(w http.ResponseWriter, r *http.Request) *caller {
 	c := h.caller(w, r)
 	if c == nil {
-		return
+		return nil
 	}
 	if h.scim == nil {
 		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
+		return nil
+	}
+	return c
+}
+
+// refuseSCIM shows the provisioning page again with err beside field,
+// which keeps value.
+func (h *handlers) refuseSCIM(w http.ResponseWriter, r *http.Request, c *caller, err error, field, value string) {
+	if p, ok := h.scimPage(w, asGet(r), c); ok {
+		p.Notice = ""
+		h.refuse(w, r, "scim", p, err, map[string]string{field: value}, field)
+	}
+}
+
+// handleCreateSCIMToken handles "POST /workspaces/{id}/scim": name;
+// CreateToken decides who may (403) and what is valid (400, by its field).
+func (h *handlers) handleCreateSCIMToken(w http.ResponseWriter, r *http.Request) {
+	c := h.scimCaller(w, r)
+	if c == nil {
 		return
 	}
 	id, name := r.PathValue("id"), r.PostFormValue("name")
 	nt, err := h.scim.CreateToken(r.Context(), c.p, id, name)
 	if err != nil {
-		if p, ok := h.scimPage(w, asGet(r), c); ok {
-			p.Notice = ""
-			h.refuse(w, r, "scim", p, err, map[string]string{"name": name}, "name")
-		}
+		h.refuseSCIM(w, r, c, err, "name", name)
 		return
 	}
 	h.showOnce(w, scimPath(id), nt.Token.ID, nt.Secret)
@@ -101,12 +117,8 @@ func (h *handlers) handleCreateSCIMToken(w http.ResponseWriter, r *http.Request)
 
 // handleDeleteSCIMToken handles "POST /workspaces/{id}/scim/delete".
 func (h *handlers) handleDeleteSCIMToken(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
+	c := h.scimCaller(w, r)
 	if c == nil {
-		return
-	}
-	if h.scim == nil {
-		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
 		return
 	}
 	id, tokenID := r.PathValue("id"), r.PostFormValue("token_id")
@@ -137,20 +149,13 @@ func (h *handlers) handleDeleteSCIMToken(w http.ResponseWriter, r *http.Request)
 // provision_role; SetProvisionRole decides who may (403) and which roles
 // are allowed (400, by its field; never owner).
 func (h *handlers) handleSCIMSettings(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
+	c := h.scimCaller(w, r)
 	if c == nil {
-		return
-	}
-	if h.scim == nil {
-		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
 		return
 	}
 	id, role := r.PathValue("id"), r.PostFormValue("provision_role")
 	if _, err := h.scim.SetProvisionRole(r.Context(), c.p, id, role); err != nil {
-		if p, ok := h.scimPage(w, asGet(r), c); ok {
-			p.Notice = ""
-			h.refuse(w, r, "scim", p, err, map[string]string{"provision_role": role}, "provision_role")
-		}
+		h.refuseSCIM(w, r, c, err, "provision_role", role)
 		return
 	}
 	done(w, r, scimPath(id), "scim-settings")

@@ -47,7 +47,15 @@ func TestUsersDisableEnable(t *testing.T) {
 					t.Fatalf("gatehouse %v: exit %d, %s", args, code, stderr.String())
 				}
 			}
-			cli("users", "disable", acc.Email)
+			// Tokens no session names: those its personal key and an org key
+			// it created were exchanged for.
+			team := a.CreateOrg(t, acc, "ops team")
+			orgKey := a.CreateOrgKey(t, acc.Token, team, map[string]any{"name": "deploy", "role": "member"}).Str("api_key.secret")
+			keyTokens := []string{a.Exchange(t, key).Want(t, 200).Str("access_token"), a.Exchange(t, orgKey).Want(t, 200).Str("access_token")}
+			otherKey := a.CreateUserKey(t, other.Access, map[string]any{"name": "theirs"}).Want(t, 200).Str("api_key.secret")
+			otherKeyToken := a.Exchange(t, otherKey).Want(t, 200).Str("access_token")
+
+			cli("users", "disable", acc.Email) // on the real clock
 
 			for deadline := time.Now().Add(5 * time.Second); b.Do(t, "GET", "/v1/auth/verify", acc.Access, nil).Status != 401; {
 				if time.Now().After(deadline) {
@@ -56,6 +64,14 @@ func TestUsersDisableEnable(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 			}
 			b.Refresh(t, acc.Refresh).Want(t, 401)
+			for i, tok := range keyTokens {
+				for _, e := range []*testenv.Env{a, b} {
+					if got := e.Do(t, "GET", "/v1/auth/verify", tok, nil).Status; got != 401 {
+						t.Errorf("key token %d issued before the disable: verify answers %d; want 401", i, got)
+					}
+				}
+			}
+			b.Do(t, "GET", "/v1/auth/verify", otherKeyToken, nil).Want(t, 200)
 			wrong := b.Login(t, acc.Email, "not the password at all").Want(t, 401)
 			right := b.Login(t, acc.Email, acc.Password).Want(t, 401)
 			if string(right.Body) != string(wrong.Body) {
@@ -75,9 +91,24 @@ func TestUsersDisableEnable(t *testing.T) {
 			b.Login(t, other.Email, other.Password).Want(t, 200)
 			b.Do(t, "GET", "/v1/auth/verify", other.Access, nil).Want(t, 200)
 
+			b.Exchange(t, orgKey).Want(t, 401)
+
+			// The servers' clock (fixed at the test's start) moves past the
+			// disable's second: a token iat has whole seconds, and one issued
+			// in the second of the disable is refused with those before it.
+			a.Clock.Advance(time.Since(a.Clock.Now()) + time.Second)
 			cli("users", "enable", acc.Email)
 			b.Login(t, acc.Email, acc.Password).Want(t, 200) // the reset did not take
-			b.Exchange(t, key).Want(t, 200)
+			for _, k := range []string{key, orgKey} {
+				tok := b.Exchange(t, k).Want(t, 200).Str("access_token")
+				a.Do(t, "GET", "/v1/auth/verify", tok, nil).Want(t, 200)
+				b.Do(t, "GET", "/v1/auth/verify", tok, nil).Want(t, 200)
+			}
+			for i, tok := range keyTokens {
+				if got := b.Do(t, "GET", "/v1/auth/verify", tok, nil).Status; got != 401 {
+					t.Errorf("key token %d issued before the disable works again after enable: %d", i, got)
+				}
+			}
 			if _, err := b.Svc.StartProvenSession(ctx, b.Store, proven, gatehouse.SessionMeta{}); err != nil {
 				t.Errorf("an SSO sign-in after enable: %v", err)
 			}

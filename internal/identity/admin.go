@@ -126,8 +126,8 @@ func (s *Service) CreateAccount(ctx context.Context, email, name string, verifie
 // DisableAccount disables the account of email, for an operator
 // (gatehouse users disable): in one transaction it sets disabled_at and
 // ends every session of the account, sign-in and OAuth grant sessions
-// alike (revocation rows: every instance refuses their tokens within a
-// poll). From then every sign-in is refused (storeSession; a password as
+// alike, and the tokens its keys were exchanged for (revocation rows:
+// every instance refuses their tokens within a poll). From then every sign-in is refused (storeSession; a password as
 // a wrong one) and so is the exchange of the account's personal keys and
 // of the org keys it created. Audited with the actor "system".
 func (s *Service) DisableAccount(ctx context.Context, email string) (*gatehouse.User, error) {
@@ -158,6 +158,9 @@ func (s *Service) setDisabled(ctx context.Context, email string, disable bool) (
 		if disable {
 			if err := tx.RevokeUserSessions(ctx, u.ID, "", now); err != nil {
 				return internal("revoke sessions", err)
+			}
+			if err := tx.RevokeTokensIssuedBefore(ctx, u.ID, now); err != nil {
+				return internal("revoke key tokens", err)
 			}
 		}
 		o, err := tx.PersonalOrg(ctx, u.ID)

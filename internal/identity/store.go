@@ -112,6 +112,10 @@ type Store interface {
 	ListSessions(ctx context.Context, userID string, now time.Time) ([]Session, error)
 	// RevokeUserSessions revokes the user's live sessions except keep.
 	RevokeUserSessions(ctx context.Context, userID, keep string, at time.Time) error
+	// RevokeTokensIssuedBefore refuses, on every instance, the unexpired
+	// tokens no session names that the user's keys (personal, and the org
+	// keys the user created) were exchanged for up to at; later ones work.
+	RevokeTokensIssuedBefore(ctx context.Context, userID string, at time.Time) error
 
 	ListGrants(ctx context.Context, userID string) ([]Grant, error)
 	CreateGrant(ctx context.Context, g *Grant) error

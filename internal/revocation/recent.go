@@ -45,7 +45,7 @@ func (o *overlay) find(member bool, subject, org string) (int, *Entry) {
 		if e == nil {
 			return i, nil
 		}
-		if e.Subject == subject && (e.Kind == KindMember) == member && (!member || e.OrgID == org) {
+		if e.Subject == subject && e.timed() == member && (!member || e.OrgID == org) {
 			return i, e
 		}
 	}
@@ -54,7 +54,7 @@ func (o *overlay) find(member bool, subject, org string) (int, *Entry) {
 // put adds e, or for a membership already held replaces it when e is
 // later. Under List.mu, and not when full.
 func (o *overlay) put(e Entry) {
-	member := e.Kind == KindMember
+	member := e.timed()
 	i, old := o.find(member, e.Subject, e.OrgID)
 	switch {
 	case old == nil:

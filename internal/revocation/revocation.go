@@ -34,6 +34,12 @@ const (
 	KindUser    = "user"    // Subject: the deleted account (token sub)
 	KindOrg     = "org"     // Subject: the deleted workspace (token org.id)
 	KindMember  = "member"  // Subject: the user removed from OrgID
+	// KindBefore refuses the tokens of Subject (the token's sub: an
+	// account, or the org key an org key's tokens name) issued at or before At, and none
+	// issued after: a disabled account's key-exchange tokens, which no
+	// session revocation reaches, without refusing those the account gets
+	// once enabled again.
+	KindBefore = "before"
 	// KindPolicy revokes no token: Subject is PolicyPrefix and OrgID, an
 	// org that began requiring two-factor, whose cached standings
 	// (workspace.ToolAccess) are then read again (PolicyRaised).
@@ -89,18 +95,28 @@ type List struct {
 	// policy is the latest At (unix nanoseconds) of a KindPolicy entry
 	// added, so that PolicyRaised answers most calls without a lookup.
 	policy atomic.Int64
+	// before is, like policy, the latest At of a KindBefore entry added,
+	// so that Refused looks for one only within Keep of it.
+	before atomic.Int64
 	mu     sync.Mutex // serializes the writers of snap and of its overlay
 	poll   sync.Mutex // serializes polls
 	last   time.Time  // clock reading of the last successful poll (under poll)
 }
 
+// memberKey names a membership (user and org) or, with org "", the
+// subject of a KindBefore entry: both refuse only the tokens issued up to
+// their time.
 type memberKey struct{ user, org string }
+
+// timed reports whether e refuses by issue time (a membership or a
+// KindBefore entry), keyed by memberKey rather than by its subject alone.
+func (e *Entry) timed() bool { return e.Kind == KindMember || e.Kind == KindBefore }
 
 // snapshot's maps are immutable once published; its overlay only gains
 // entries (under List.mu). Readers take both without a lock.
 type snapshot struct {
-	ids     map[string]time.Time // session, key, user and org ids (UUIDs, unique across kinds)
-	members map[memberKey]time.Time
+	ids     map[string]time.Time    // session, key, user and org ids (UUIDs, unique across kinds)
+	members map[memberKey]time.Time // memberships, and KindBefore entries under org ""
 	pruned  time.Time
 	recent  *overlay
 }
@@ -123,7 +139,8 @@ func New(src Source, now func() time.Time, every time.Duration, log *slog.Logger
 
 // Refused reports whether t names something revoked. A membership only
 // refuses tokens issued before or in the second of the removal (a token's
-// iat has whole seconds), so a member added back gets working tokens.
+// iat has whole seconds), so a member added back gets working tokens; so
+// does a KindBefore entry for its account or key.
 func (l *List) Refused(t Token) bool {
 	s := l.snap.Load()
 	if len(s.ids) == 0 && len(s.members) == 0 && s.recent.n.Load() == 0 {
@@ -140,11 +157,22 @@ func (l *List) Refused(t Token) bool {
 			return true
 		}
 	}
-	at, ok := s.members[memberKey{t.Subject, t.OrgID}]
-	if _, e := s.recent.find(true, t.Subject, t.OrgID); e != nil && e.At.After(at) {
+	if s.issuedBy(memberKey{t.Subject, t.OrgID}, t.IssuedAt) {
+		return true
+	}
+	if at := l.before.Load(); at == 0 || l.now().Sub(time.Unix(0, at)) > Keep {
+		return false // no KindBefore entry listed
+	}
+	return s.issuedBy(memberKey{t.Subject, ""}, t.IssuedAt)
+}
+
+// issuedBy reports whether s holds a timed entry for k at or after iat.
+func (s *snapshot) issuedBy(k memberKey, iat time.Time) bool {
+	at, ok := s.members[k]
+	if _, e := s.recent.find(true, k.user, k.org); e != nil && e.At.After(at) {
 		at, ok = e.At, true
 	}
-	return ok && !t.IssuedAt.After(at)
+	return ok && !iat.After(at)
 }
 
 // PolicyRaised reports whether org orgID began requiring two-factor less
@@ -184,6 +212,9 @@ func (l *List) add(es []Entry) {
 	for _, e := range es {
 		if e.Kind == KindPolicy && e.At.UnixNano() > l.policy.Load() {
 			l.policy.Store(e.At.UnixNano())
+		}
+		if e.Kind == KindBefore && e.At.UnixNano() > l.before.Load() {
+			l.before.Store(e.At.UnixNano())
 		}
 		if s.has(e) {
 			continue
@@ -265,7 +296,7 @@ func (s *snapshot) merged(now time.Time, prune bool) *snapshot {
 		if e == nil || !keep(e.At) {
 			continue
 		}
-		if e.Kind == KindMember {
+		if e.timed() {
 			k := memberKey{e.Subject, e.OrgID}
 			if e.At.After(next.members[k]) {
 				next.members[k] = e.At
@@ -282,7 +313,7 @@ func (s *snapshot) merged(now time.Time, prune bool) *snapshot {
 
 // has reports whether s already refuses what e names.
 func (s *snapshot) has(e Entry) bool {
-	member := e.Kind == KindMember
+	member := e.timed()
 	_, r := s.recent.find(member, e.Subject, e.OrgID)
 	if member {
 		at, ok := s.members[memberKey{e.Subject, e.OrgID}]

@@ -283,3 +283,50 @@ func TestPolicyRaised(t *testing.T) {
 		t.Error("raised after Keep")
 	}
 }
+
+// TestBefore: a KindBefore entry refuses the tokens its account (sub) or
+// key (key_id) had issued up to its time, in any workspace, polled or
+// added, before and after a merge, and none issued after it; it is not an
+// absolute revocation of the id.
+func TestBefore(t *testing.T) {
+	now := time.Date(2026, 11, 28, 13, 0, 0, 0, time.UTC)
+	src := &fakeSource{es: []Entry{{KindBefore, "u-polled", "", now}}}
+	l := New(src, func() time.Time { return now }, 0, nil)
+	if err := l.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	l.Add(Entry{KindBefore, "u1", "", now}, Entry{KindBefore, "k1", "", now})
+	check := func(when string) {
+		t.Helper()
+		for _, c := range []struct {
+			name string
+			tok  Token
+			want bool
+		}{
+			{"polled account, token from before", Token{Subject: "u-polled", OrgID: "o1", IssuedAt: now.Add(-time.Minute)}, true},
+			{"account's token from before, any workspace", Token{Subject: "u1", OrgID: "o9", KeyID: "k-personal", IssuedAt: now.Add(-time.Minute)}, true},
+			{"account's token in the same second", Token{Subject: "u1", OrgID: "o9", IssuedAt: now}, true},
+			{"account's token from after", Token{Subject: "u1", OrgID: "o9", IssuedAt: now.Add(time.Second)}, false},
+			{"org key's token from before", Token{Subject: "k1", KeyID: "k1", OrgID: "o1", IssuedAt: now.Add(-time.Minute)}, true},
+			{"org key's token from after", Token{Subject: "k1", KeyID: "k1", OrgID: "o1", IssuedAt: now.Add(time.Second)}, false},
+			{"another account", Token{Subject: "u2", OrgID: "o9", IssuedAt: now.Add(-time.Minute)}, false},
+			{"the account's id as a workspace id", Token{Subject: "u3", OrgID: "u1", IssuedAt: now.Add(-time.Minute)}, false},
+		} {
+			if got := l.Refused(c.tok); got != c.want {
+				t.Errorf("%s, %s: Refused = %v; want %v", when, c.name, got, c.want)
+			}
+		}
+	}
+	check("added")
+	for i := range 2 * minOverlay {
+		l.Add(Entry{KindSession, "s" + strconv.Itoa(i), "", now})
+	}
+	check("merged")
+	now = now.Add(Keep + time.Minute)
+	if err := l.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if l.Refused(Token{Subject: "u1", IssuedAt: now.Add(-Keep - 2*time.Minute)}) {
+		t.Error("a KindBefore entry still refuses after Keep")
+	}
+}

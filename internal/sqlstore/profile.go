@@ -122,6 +122,15 @@ func (s *Identity) ListSessions(ctx context.Context, userID string, now time.Tim
 	return out, rows.Err()
 }
 
+// RevokeTokensIssuedBefore implements identity.Store: a KindBefore row for
+// the user (the sub of a personal key's tokens) and for each live org key
+// the user created (an org key's tokens name the key as sub and key_id).
+func (s *Identity) RevokeTokensIssuedBefore(ctx context.Context, userID string, at time.Time) error {
+	return s.revoke(ctx, revocation.KindBefore, at, `SELECT id AS subject, '' AS org_id FROM users WHERE id = $1
+		UNION ALL SELECT id, '' FROM api_keys WHERE kind = 'org' AND created_by = $1 AND revoked_at IS NULL`,
+		[]any{userID}, func(conn) error { return nil })
+}
+
 // RevokeUserSessions implements identity.Store. The sessions still to be
 // opened go with them: the unspent authorization codes of grants another
 // sign-in session approved (every one when keep is "") and every device

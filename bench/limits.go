@@ -26,6 +26,8 @@ func (c *config) opsFlags(fs *flag.FlagSet) {
 		"local and shared give every request its own client address through a trusted X-Forwarded-For")
 	fs.DurationVar(&c.soak, "soak", 0, "instead of the measurements: mixed traffic (verify, refresh, tasks, login, myorgs) on PostgreSQL for this long at -c connections, "+
 		"reporting RSS and goroutines over time (not in CI)")
+	fs.IntVar(&c.backupRows, "backup-rows", 0, "instead of the measurements: seed this many audit entries into SQLite (1800000: about 1 GiB), "+
+		"then time gatehouse backup while refreshes write at -c connections (not in CI)")
 }
 
 func (c *config) opsChecks(check func(bad bool, format string, args ...any)) {
@@ -33,6 +35,8 @@ func (c *config) opsChecks(check func(bad bool, format string, args ...any)) {
 	check(c.url != "" && c.limits != "off", "-limits needs a server the bench starts (not -url)")
 	check(c.soak < 0, "-soak must not be negative")
 	check(c.soak > 0 && c.url != "", "-soak needs a server the bench starts (not -url)")
+	check(c.backupRows < 0, "-backup-rows must not be negative")
+	check(c.backupRows > 0 && c.url != "", "-backup-rows needs a server the bench starts (not -url)")
 }
 
 // limitsEnv is the server's settings for -limits.

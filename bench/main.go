@@ -66,6 +66,7 @@ type config struct {
 	jobsRate      float64
 	limits        string
 	soak          time.Duration
+	backupRows    int
 }
 
 var knownDBs = []string{"sqlite", "postgres"}
@@ -264,6 +265,9 @@ func (b *bench) run(ctx context.Context) error {
 
 	if b.cfg.soak > 0 {
 		return b.runSoak(ctx)
+	}
+	if b.cfg.backupRows > 0 {
+		return b.runBackup(ctx)
 	}
 	var errs []error
 	if b.cfg.want("baseline") {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"modernc.org/sqlite"
 )
 
 // SQLitePath is the file of a sqlite: URL, "" for any other.
@@ -23,10 +25,14 @@ func SQLitePath(url string) string {
 var ErrBackupPostgres = errors.New("PostgreSQL is backed up with pg_dump and restored with pg_restore (README, Backups)")
 
 // Backup writes a consistent copy of the SQLite database at url to file,
-// which must not exist, with VACUUM INTO: one read transaction, so the
-// copy is the database as it stood when it began, while the instances
-// using it go on writing. It does not migrate the database.
-func Backup(ctx context.Context, url, file string) error {
+// which must not exist, with SQLite's online backup in one step: pages are
+// copied as they are, under one read transaction, so the copy is the
+// database as it stood when it began, while the instances using it go on
+// writing (WAL: a reader blocks no writer). A backup in several steps would
+// start again after every write of another connection, and VACUUM INTO,
+// which rebuilds every table and index row by row, took 2 minutes for
+// 1 GiB here (BENCHMARKS.md). It does not migrate the database.
+func Backup(ctx context.Context, url, file string) (err error) {
 	src := SQLitePath(url)
 	if src == "" {
 		return ErrBackupPostgres
@@ -34,18 +40,52 @@ func Backup(ctx context.Context, url, file string) error {
 	if _, err := os.Stat(src); err != nil {
 		return fmt.Errorf("backup: no database at %s", src)
 	}
-	if _, err := os.Stat(file); err == nil {
-		return fmt.Errorf("backup: %s exists; name a new file", file)
+	f, err := os.OpenFile(file, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("backup: %s exists; name a new file", file)
+		}
+		return fmt.Errorf("backup: %w", err)
 	}
+	f.Close()
+	defer func() {
+		if err != nil {
+			os.Remove(file)
+		}
+	}()
 	db, err := sql.Open("sqlite", "file:"+uriEscaper.Replace(src)+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if _, err := db.ExecContext(ctx, "VACUUM INTO ?", file); err != nil {
+	c, err := db.Conn(ctx)
+	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
-	return os.Chmod(file, 0o600)
+	defer c.Close()
+	err = c.Raw(func(dc any) error {
+		b, err := dc.(interface {
+			NewBackup(string) (*sqlite.Backup, error)
+		}).NewBackup("file:" + uriEscaper.Replace(file))
+		if err != nil {
+			return err
+		}
+		_, err = b.Step(-1)
+		return errors.Join(err, b.Finish())
+	})
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	return syncFile(file)
+}
+
+// syncFile flushes file to the disk.
+func syncFile(file string) error {
+	f, err := os.OpenFile(file, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	return errors.Join(f.Sync(), f.Close())
 }
 
 // CheckBackup reports whether file is a sound SQLite database with

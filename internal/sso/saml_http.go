@@ -104,14 +104,21 @@ func (h *handlers) handleSAMLACS(w http.ResponseWriter, r *http.Request) error {
 }
 
 // SAMLMetadata is our service provider's metadata at SAML connection id:
-// entity id, the ACS (HTTP-POST), signed assertions wanted.
+// entity id, the ACS (HTTP-POST), signed assertions wanted, our
+// AuthnRequests signed, and the connection's keys (for signing and for
+// encryption; two while a new one is staged).
 func (s *Service) SAMLMetadata(ctx context.Context, id string) ([]byte, error) {
 	c, err := s.samlConnection(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	keys, err := s.samlKeys(ctx, c)
+	if err != nil {
+		return nil, err
+	}
 	ed := types.EntityDescriptor{ValidUntil: s.Now().Add(7 * 24 * time.Hour), EntityID: s.SAMLEntityID(c.ID),
-		SPSSODescriptor: &types.SPSSODescriptor{WantAssertionsSigned: true, ProtocolSupportEnumeration: saml2.SAMLProtocolNamespace,
+		SPSSODescriptor: &types.SPSSODescriptor{WantAssertionsSigned: true, AuthnRequestsSigned: true,
+			ProtocolSupportEnumeration: saml2.SAMLProtocolNamespace, KeyDescriptors: spKeyDescriptors(keys),
 			NameIDFormats:             []string{"urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress"},
 			AssertionConsumerServices: []types.IndexedEndpoint{{Binding: saml2.BindingHttpPost, Location: s.SAMLACSURL(c.ID), Index: 1}}}}
 	raw, err := xml.MarshalIndent(ed, "", "  ")

@@ -65,6 +65,8 @@ type cachedProvider struct {
 	p       *oidc.Provider
 	issuer  string
 	fetched time.Time
+	// keys is its key set for ID-JAGs, made on first use (verifier).
+	keys *keySet
 }
 
 // provider reads c's issuer's discovery document, or the copy read

@@ -16,6 +16,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,6 +40,8 @@ type Provider struct {
 	claims map[string]any
 	// signWith, when set, signs ID tokens with a key not in the JWKS.
 	signWith *rsa.PrivateKey
+	// jwksReads counts the reads of the JWK Set.
+	jwksReads atomic.Int64
 }
 
 type grant struct{ nonce, challenge, redirect string }
@@ -66,6 +69,7 @@ func New(t testing.TB) *Provider {
 			"id_token_signing_alg_values_supported": []string{"RS256"}})
 	})
 	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, r *http.Request) {
+		p.jwksReads.Add(1)
 		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &p.key.PublicKey, KeyID: "k1", Algorithm: "RS256", Use: "sig"}}})
 	})
 	mux.HandleFunc("GET /authorize", p.authorize)
@@ -147,10 +151,19 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(map[string]any{"access_token": "at-" + random(), "token_type": "Bearer", "expires_in": 300, "id_token": raw})
 }
 
+// JWKSReads is how many times the JWK Set was read.
+func (p *Provider) JWKSReads() int64 { return p.jwksReads.Load() }
+
 // Sign signs claims as a JWT whose header has typ, with the provider's
 // key (key id k1) or the one SignWith set: an ID-JAG as the provider
 // would issue it, or a forgery.
 func (p *Provider) Sign(t testing.TB, typ string, claims map[string]any) string {
+	t.Helper()
+	return p.SignKID(t, typ, "k1", claims)
+}
+
+// SignKID is Sign with the key id kid in the header.
+func (p *Provider) SignKID(t testing.TB, typ, kid string, claims map[string]any) string {
 	t.Helper()
 	p.mu.Lock()
 	key := p.signWith
@@ -158,7 +171,7 @@ func (p *Provider) Sign(t testing.TB, typ string, claims map[string]any) string 
 	if key == nil {
 		key = p.key
 	}
-	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: key}, (&jose.SignerOptions{}).WithType(jose.ContentType(typ)).WithHeader("kid", "k1"))
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: key}, (&jose.SignerOptions{}).WithType(jose.ContentType(typ)).WithHeader("kid", kid))
 	if err != nil {
 		t.Fatal(err)
 	}

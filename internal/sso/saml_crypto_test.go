@@ -182,3 +182,70 @@ func TestSAMLEncryptedAssertion(t *testing.T) {
 		}
 	})
 }
+
+// TestSAMLKeyRotation: a staged key is published beside the current one
+// and decrypts while the current one still signs; promoted, it alone
+// signs, is published and decrypts. Each step is audited; a second stage
+// or a promotion with nothing staged is 409; another workspace's admin
+// sees nothing.
+func TestSAMLKeyRotation(t *testing.T) {
+	testenv.RunWith(t, opts, func(t *testing.T, env *testenv.Env) {
+		f := newSAMLFixture(t, env, nil)
+		_, before := f.spMetadata(t)
+		old := before["signing"][0]
+		keys := "/v1/orgs/" + f.org + "/sso/" + f.conn + "/saml/keys"
+		r := env.Call(t, "POST", keys, f.owner.Token, nil).Want(t, 200)
+		if certs, _ := r.Get("connection.saml.sp_certificates").([]any); len(certs) != 2 || !certs[0].(map[string]any)["signing"].(bool) ||
+			certs[1].(map[string]any)["signing"].(bool) || !strings.Contains(certs[1].(map[string]any)["certificate"].(string), "BEGIN CERTIFICATE") {
+			t.Fatalf("sp_certificates after staging = %v; want the signing one, then a staged one", r.Get("connection.saml.sp_certificates"))
+		}
+		_, mid := f.spMetadata(t)
+		if len(mid["signing"]) != 2 || len(mid["encryption"]) != 2 || !bytes.Equal(mid["signing"][0], old) {
+			t.Fatalf("metadata after staging: %d signing, %d encryption certificates; want both keys for each, the current first", len(mid["signing"]), len(mid["encryption"]))
+		}
+		staged := mid["encryption"][1]
+		start := func() string {
+			return newBrowser(env).get(t, env.URL+"/v1/sso/start?connection="+f.conn).Header.Get("Location")
+		}
+		if err := verifyRedirect(start(), old); err != nil {
+			t.Errorf("after staging, the AuthnRequest does not verify with the current key: %v", err)
+		}
+		encryptedTo := func(cert []byte) int {
+			resp, _ := f.signIn(t, "r-"+testenv.RandomHex(3)+"@"+f.domain, func(a *assertion) { a.encryptTo = cert })
+			return resp.StatusCode
+		}
+		if got := encryptedTo(old); got != http.StatusSeeOther {
+			t.Errorf("encrypted to the current key while one is staged: %d; want 303", got)
+		}
+		if got := encryptedTo(staged); got != http.StatusSeeOther {
+			t.Errorf("encrypted to the staged key: %d; want 303", got)
+		}
+		env.Call(t, "POST", keys, f.owner.Token, nil).Want(t, 409)
+		other, _ := env.Team(t)
+		env.Call(t, "POST", keys+"/promote", other.Token, nil).Want(t, 404)
+
+		env.Call(t, "POST", keys+"/promote", f.owner.Token, nil).Want(t, 200)
+		_, after := f.spMetadata(t)
+		if len(after["signing"]) != 1 || len(after["encryption"]) != 1 || !bytes.Equal(after["signing"][0], staged) {
+			t.Fatalf("metadata after promotion: %d signing, %d encryption certificates; want the promoted key alone", len(after["signing"]), len(after["encryption"]))
+		}
+		loc := start()
+		if err := verifyRedirect(loc, staged); err != nil {
+			t.Errorf("after promotion, the AuthnRequest does not verify with the promoted key: %v", err)
+		}
+		if verifyRedirect(loc, old) == nil {
+			t.Error("after promotion, the AuthnRequest still verifies with the retired key")
+		}
+		if got := encryptedTo(old); got != http.StatusUnauthorized {
+			t.Errorf("encrypted to the retired key: %d; want 401", got)
+		}
+		env.Call(t, "POST", keys+"/promote", f.owner.Token, nil).Want(t, 409)
+		seen := map[string]bool{}
+		for _, e := range env.Audit(t, f.owner.Token, f.org, "") {
+			seen[e["action"].(string)] = true
+		}
+		if !seen["identity.sso.saml_key_staged"] || !seen["identity.sso.saml_key_promoted"] {
+			t.Errorf("audit actions %v; want the staging and the promotion", seen)
+		}
+	})
+}

@@ -11,8 +11,11 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
+	"fmt"
 	"math/big"
+	"strings"
 	"time"
 
 	"github.com/beevik/etree"
@@ -235,4 +238,133 @@ func checkEncryption(raw []byte) (encrypted bool, err error) {
 		}
 	}
 	return true, nil
+}
+
+// The steps of a key rotation (RotateSAMLKey).
+const (
+	// KeyStage adds a second key: published for signing and encryption
+	// and decrypting at once, signing nothing yet.
+	KeyStage = "stage"
+	// KeyPromote retires the signing key: the staged one signs.
+	KeyPromote = "promote"
+)
+
+var (
+	errKeyStaged   = gatehouse.Errorf(gatehouse.KindConflict, "a key is staged already: promote it (once the identity provider has the new certificate) before staging another")
+	errKeyNone     = gatehouse.Errorf(gatehouse.KindConflict, "no key is staged: stage one and give the identity provider its certificate first")
+	errKeysChanged = gatehouse.Errorf(gatehouse.KindConflict, "the connection's keys changed meanwhile; read them again")
+)
+
+// RotateSAMLKey takes one step of the rotation of SAML connection id's
+// own key (KeyStage, then KeyPromote once the identity provider reads
+// the new certificate from our metadata or has it pasted), for owners
+// and admins who signed in recently; audited.
+func (s *Service) RotateSAMLKey(ctx context.Context, p *gatehouse.Principal, orgID, id, step string) (*Connection, error) {
+	if step != KeyStage && step != KeyPromote {
+		return nil, gatehouse.InvalidField("step", "step must be stage or promote")
+	}
+	if err := s.id.RequireRecentAuth(ctx, p, "rotate a SAML key"); err != nil {
+		return nil, err
+	}
+	if _, err := s.ws.ManageSettings(ctx, s.store, p, orgID); err != nil {
+		return nil, err
+	}
+	c, err := connOf(ctx, s.store, orgID, id)
+	if err != nil {
+		return nil, err
+	}
+	if c.SAML == nil {
+		return nil, errNotSAML
+	}
+	if _, err := s.samlKeys(ctx, c); err != nil { // a connection made before keys gets its first
+		return nil, err
+	}
+	raw, err := s.secrets.Open(c.SealedSPKeys, []byte(spKeysLabel+c.ID))
+	if err != nil {
+		return nil, gatehouse.Internal("open saml keys", err)
+	}
+	var keys []spKey
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		return nil, gatehouse.Internal("open saml keys", err)
+	}
+	switch {
+	case step == KeyStage && len(keys) >= maxSPKeys:
+		return nil, errKeyStaged
+	case step == KeyStage:
+		k, err := s.newSPKey(c.ID)
+		if err != nil {
+			return nil, gatehouse.Internal("make saml key", err)
+		}
+		keys = append(keys, k)
+	case len(keys) < 2:
+		return nil, errKeyNone
+	default:
+		keys = keys[1:]
+	}
+	sealed, err := s.sealSPKeys(c.ID, keys)
+	if err != nil {
+		return nil, gatehouse.Internal("seal saml keys", err)
+	}
+	err = s.store.Tx(ctx, func(tx Store) error {
+		if _, err := s.ws.ManageSettings(ctx, tx, p, orgID); err != nil {
+			return err
+		}
+		if err := tx.SetSAMLKeys(ctx, c.ID, c.SealedSPKeys, sealed); errors.Is(err, gatehouse.ErrConflict) {
+			return errKeysChanged
+		} else if err != nil {
+			return gatehouse.Internal("set saml keys", err)
+		}
+		action := "sso.saml_key_staged"
+		if step == KeyPromote {
+			action = "sso.saml_key_promoted"
+		}
+		return s.ws.Audit(ctx, tx, orgID, p.UserID, action, "sso_connection", c.ID,
+			map[string]any{"signing_certificate": fingerprint(keys[0].Cert), "certificates": len(keys)})
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.SealedSPKeys = sealed
+	return c, nil
+}
+
+// fingerprint is a certificate's SHA-256, hex with colons as IdP
+// consoles show it.
+func fingerprint(der []byte) string {
+	sum := sha256.Sum256(der)
+	var b strings.Builder
+	for i, x := range sum {
+		if i > 0 {
+			b.WriteByte(':')
+		}
+		fmt.Fprintf(&b, "%02X", x)
+	}
+	return b.String()
+}
+
+// spCertJSON is one of a connection's own certificates as answered: PEM
+// to paste, its fingerprint, and whether it signs (else it is staged).
+type spCertJSON struct {
+	Certificate string `json:"certificate"`
+	SHA256      string `json:"sha256"`
+	Signing     bool   `json:"signing"`
+}
+
+// spCertificates are c's own certificates, the signing one first (none
+// before they are made).
+func (s *Service) spCertificates(c *Connection) []spCertJSON {
+	out := []spCertJSON{}
+	if len(c.SealedSPKeys) == 0 {
+		return out
+	}
+	keys, err := s.openSPKeys(c)
+	if err != nil {
+		s.log.Error("open saml keys", "connection", c.ID, "err", err)
+		return out
+	}
+	for i, k := range keys {
+		out = append(out, spCertJSON{Certificate: string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: k.Certificate[0]})),
+			SHA256: fingerprint(k.Certificate[0]), Signing: i == 0})
+	}
+	return out
 }

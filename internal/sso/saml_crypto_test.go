@@ -24,12 +24,26 @@ import (
 // its certificates (DER) by use.
 func (f *samlFixture) spMetadata(t *testing.T) (*types.EntityDescriptor, map[string][][]byte) {
 	t.Helper()
-	resp, err := f.env.Client.Get(f.entity)
+	raw, err := fetchBody(f.env, f.entity)
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	return parseSPMetadata(t, raw)
+}
+
+// fetchBody GETs raw's body (safe off the test's goroutine).
+func fetchBody(env *testenv.Env, raw string) ([]byte, error) {
+	resp, err := env.Client.Get(raw)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
+}
+
+// parseSPMetadata reads our metadata and its certificates by use.
+func parseSPMetadata(t *testing.T, raw []byte) (*types.EntityDescriptor, map[string][][]byte) {
+	t.Helper()
 	var ed types.EntityDescriptor
 	if err := xml.Unmarshal(raw, &ed); err != nil || ed.SPSSODescriptor == nil {
 		t.Fatalf("metadata %s: %v", raw, err)
@@ -246,6 +260,41 @@ func TestSAMLKeyRotation(t *testing.T) {
 		}
 		if !seen["identity.sso.saml_key_staged"] || !seen["identity.sso.saml_key_promoted"] {
 			t.Errorf("audit actions %v; want the staging and the promotion", seen)
+		}
+	})
+}
+
+// TestSAMLKeysMadeOnce: a connection made before it had keys of its own
+// gets one on first use; two instances asked at once publish the same
+// certificate, which then signs and decrypts on both.
+func TestSAMLKeysMadeOnce(t *testing.T) {
+	testenv.RunWith(t, opts, func(t *testing.T, env *testenv.Env) {
+		f := newSAMLFixture(t, env, nil)
+		env.Exec(t, `UPDATE sso_connections SET saml_sp_keys = '' WHERE id = $1`, f.conn)
+		second := env.Another(t)
+		g := samlFixture{env: second, entity: strings.Replace(f.entity, env.URL, second.URL, 1)}
+		got := make(chan []byte, 2)
+		for _, x := range []*samlFixture{f, &g} {
+			go func() {
+				raw, err := fetchBody(x.env, x.entity)
+				if err != nil {
+					t.Error(err)
+				}
+				got <- raw
+			}()
+		}
+		_, ca := parseSPMetadata(t, <-got)
+		_, cb := parseSPMetadata(t, <-got)
+		a, b := ca["signing"], cb["signing"]
+		if len(a) != 1 || len(b) != 1 || !bytes.Equal(a[0], b[0]) {
+			t.Fatalf("the two instances publish %d and %d certificates, equal %v; want one, the same", len(a), len(b), len(a) == 1 && len(b) == 1 && bytes.Equal(a[0], b[0]))
+		}
+		if err := verifyRedirect(newBrowser(second).get(t, second.URL+"/v1/sso/start?connection="+f.conn).Header.Get("Location"), a[0]); err != nil {
+			t.Errorf("the other instance's AuthnRequest: %v", err)
+		}
+		resp, _ := f.signIn(t, "m-"+testenv.RandomHex(3)+"@"+f.domain, func(as *assertion) { as.encryptTo = a[0] })
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Errorf("encrypted to the published certificate: %d; want 303", resp.StatusCode)
 		}
 	})
 }

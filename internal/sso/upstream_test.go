@@ -14,22 +14,27 @@ import (
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
-// siteBrowser does not follow redirects and keeps each site's cookies
-// apart (by host and port), as a browser does for two services on hosts
-// of their own: both Gatehouses here are on 127.0.0.1 and name their
-// cookies alike.
+// siteBrowser keeps each site's cookies apart (a browser of its own per
+// host and port), as a browser does for two services on hosts of their
+// own: both Gatehouses here are on 127.0.0.1 and name their cookies
+// alike.
 type siteBrowser struct {
-	c       *http.Client
-	cookies map[string]map[string]string
+	env   *testenv.Env
+	sites map[string]*browser
 }
 
 func newSiteBrowser(env *testenv.Env) *siteBrowser {
-	return &siteBrowser{c: &http.Client{Transport: env.Client.Transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		cookies: map[string]map[string]string{}}
+	return &siteBrowser{env: env, sites: map[string]*browser{}}
 }
 
-// do sends a GET (form nil) or a form POST to raw from b; the body is
-// closed when the test ends.
+func (b *siteBrowser) site(host string) *browser {
+	if b.sites[host] == nil {
+		b.sites[host] = newBrowser(b.env)
+	}
+	return b.sites[host]
+}
+
+// do sends a GET (form nil) or a form POST to raw from b.
 func (b *siteBrowser) do(t *testing.T, raw string, form url.Values) *http.Response {
 	t.Helper()
 	req, err := http.NewRequest("GET", raw, nil)
@@ -41,41 +46,13 @@ func (b *siteBrowser) do(t *testing.T, raw string, form url.Values) *http.Respon
 	if err != nil {
 		t.Fatal(err)
 	}
-	jar := b.cookies[req.URL.Host]
-	if jar == nil {
-		jar = map[string]string{}
-		b.cookies[req.URL.Host] = jar
-	}
-	for k, v := range jar {
-		req.AddCookie(&http.Cookie{Name: k, Value: v})
-	}
-	resp, err := b.c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	for _, c := range resp.Cookies() {
-		if c.MaxAge < 0 {
-			delete(jar, c.Name)
-		} else {
-			jar[c.Name] = c.Value
-		}
-	}
-	return resp
+	return b.site(req.URL.Host).do(t, req)
 }
 
 // session is the user of b's session at env ("" when none).
-func (b *siteBrowser) session(env *testenv.Env) string {
+func (b *siteBrowser) session(t *testing.T, env *testenv.Env) string {
 	u, _ := url.Parse(env.URL)
-	v := b.cookies[u.Host]["gatehouse_session"]
-	if v == "" {
-		return ""
-	}
-	s, err := env.Svc.BrowserUser(context.Background(), v)
-	if err != nil {
-		return ""
-	}
-	return s.User.ID
+	return sessionUser(t, env, b.site(u.Host))
 }
 
 // upstream is a second Gatehouse, with a database and keys of its own,
@@ -205,18 +182,18 @@ func TestUpstreamGatehouse(t *testing.T) {
 		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/console" {
 			t.Fatalf("callback answered %d to %q, %v; want 303 to /console\n%s", resp.StatusCode, resp.Header.Get("Location"), body(t, resp), env.Logs.String())
 		}
-		id := b.session(env)
+		id := b.session(t, env)
 		if id == "" || id != userByEmail(t, env, up.person.Email) {
 			t.Fatalf("session user %q; want the new account of %s", id, up.person.Email)
 		}
 		if role := env.Role(t, org, id); role != "member" {
 			t.Errorf("role %q; want member", role)
 		}
-		if b.session(up.env) != up.person.UserID {
+		if b.session(t, up.env) != up.person.UserID {
 			t.Error("the browser holds no upstream session of the person")
 		}
-		if resp, b := signIn(up.person); resp.StatusCode != http.StatusSeeOther || b.session(env) != id {
-			t.Errorf("second sign-in answered %d for %q; want 303 for %s", resp.StatusCode, b.session(env), id)
+		if resp, b := signIn(up.person); resp.StatusCode != http.StatusSeeOther || b.session(t, env) != id {
+			t.Errorf("second sign-in answered %d for %q; want 303 for %s", resp.StatusCode, b.session(t, env), id)
 		}
 
 		t.Run("code of another client", func(t *testing.T) {
@@ -230,8 +207,8 @@ func TestUpstreamGatehouse(t *testing.T) {
 			u.RawQuery = q.Encode()
 			back := up.authorize(t, b, u.String(), victim)
 			resp := b.do(t, back, nil)
-			if resp.StatusCode/100 == 2 || resp.StatusCode/100 == 3 || b.session(env) != "" || userByEmail(t, env, victim.Email) != "" {
-				t.Errorf("callback answered %d (session %q); want a refusal, no session, no account", resp.StatusCode, b.session(env))
+			if resp.StatusCode/100 == 2 || resp.StatusCode/100 == 3 || b.session(t, env) != "" || userByEmail(t, env, victim.Email) != "" {
+				t.Errorf("callback answered %d (session %q); want a refusal, no session, no account", resp.StatusCode, b.session(t, env))
 			}
 		})
 	})

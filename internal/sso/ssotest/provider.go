@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -42,6 +43,9 @@ type Provider struct {
 	signWith *rsa.PrivateKey
 	// jwksReads counts the reads of the JWK Set.
 	jwksReads atomic.Int64
+	// userInfo, when set, is served at the UserInfo endpoint, which
+	// discovery then names.
+	userInfo map[string]any
 }
 
 type grant struct{ nonce, challenge, redirect string }
@@ -64,9 +68,26 @@ func New(t testing.TB) *Provider {
 	p.Server = httptest.NewServer(mux)
 	t.Cleanup(p.Close)
 	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]any{"issuer": p.URL, "authorization_endpoint": p.URL + "/authorize", "token_endpoint": p.URL + "/token",
+		d := map[string]any{"issuer": p.URL, "authorization_endpoint": p.URL + "/authorize", "token_endpoint": p.URL + "/token",
 			"jwks_uri": p.URL + "/jwks", "response_types_supported": []string{"code"}, "subject_types_supported": []string{"public"},
-			"id_token_signing_alg_values_supported": []string{"RS256"}})
+			"id_token_signing_alg_values_supported": []string{"RS256"}}
+		p.mu.Lock()
+		if p.userInfo != nil {
+			d["userinfo_endpoint"] = p.URL + "/userinfo"
+		}
+		p.mu.Unlock()
+		json.NewEncoder(w).Encode(d)
+	})
+	mux.HandleFunc("GET /userinfo", func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		ui := p.userInfo
+		p.mu.Unlock()
+		if ui == nil || !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer at-") {
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(ui)
 	})
 	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, r *http.Request) {
 		p.jwksReads.Add(1)
@@ -149,6 +170,14 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	json.NewEncoder(w).Encode(map[string]any{"access_token": "at-" + random(), "token_type": "Bearer", "expires_in": 300, "id_token": raw})
+}
+
+// SetUserInfo makes the provider answer c at a UserInfo endpoint, named
+// by discovery documents read from then on.
+func (p *Provider) SetUserInfo(c map[string]any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.userInfo = c
 }
 
 // JWKSReads is how many times the JWK Set was read.

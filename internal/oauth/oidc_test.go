@@ -503,9 +503,24 @@ func TestOIDCIDTokenHint(t *testing.T) {
 		c["sub"] = other.UserID
 		raw, _ = json.Marshal(c)
 		tampered := parts[0] + "." + base64.RawURLEncoding.EncodeToString(raw) + "." + parts[2]
+		// My token's claims signed again by the server's own key under a
+		// typ header: "JWT" is an ID token's; a logout token or an ID-JAG
+		// (the same key signs them) is no hint.
+		mineClaims, _ := base64.RawURLEncoding.DecodeString(parts[1])
+		retyped := func(typ string) string {
+			jws, err := env.Keys.SignType(context.Background(), "RS256", typ, mineClaims)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return jws
+		}
+		if p := b.Get(t, authorizeURL(env, clientID, url.Values{"id_token_hint": {retyped("JWT")}})); p.Status != 200 {
+			t.Fatalf("own hint re-signed with typ JWT: %d %q; want consent", p.Status, p.Location())
+		}
 		// An HS256 access token, and a hint issued to another client.
 		otherClient := registerClient(t, env, map[string]any{"redirect_uris": []string{redirect}})
-		for name, hint := range map[string]string{"tampered": tampered, "access token": a.Access, "truncated": parts[0] + "." + parts[1]} {
+		for name, hint := range map[string]string{"tampered": tampered, "access token": a.Access, "truncated": parts[0] + "." + parts[1],
+			"typ logout+jwt": retyped("logout+jwt"), "typ oauth-id-jag+jwt": retyped("oauth-id-jag+jwt"), "typ at+jwt": retyped("at+jwt")} {
 			t.Run(name, func(t *testing.T) {
 				wantErrorRedirect(t, b.Get(t, authorizeURL(env, clientID, url.Values{"id_token_hint": {hint}})), env, "invalid_request")
 			})

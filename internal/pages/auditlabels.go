@@ -79,6 +79,8 @@ var auditLabels = map[string]string{
 	"identity.sso.sign_in":                     "Single sign-on attempt",
 	"identity.sso.attributes_applied":          "Single sign-on updated a name or teams",
 	"identity.sso.metadata_refreshed":          "Identity provider's SAML metadata renewed",
+	"identity.sso.saml_key_staged":             "New SAML certificate published",
+	"identity.sso.saml_key_promoted":           "New SAML certificate put in use",
 	"identity.sso.metadata_refresh_failed":     "Identity provider's SAML metadata could not be read",
 	"identity.sso.idjag_policy_updated":        "Identity assertion policy changed",
 	"identity.sso.idjag_issued":                "Identity assertion issued to an AI client",

@@ -31,14 +31,14 @@ func (s *SSO) Tx(ctx context.Context, fn func(tx sso.Store) error) error {
 // Identity implements sso.Store.
 func (s *SSO) Identity() identity.Store { return &Identity{s.Workspace} }
 
-const ssoColumns = `id, org_id, name, issuer, client_id, client_secret, scopes, default_role, enforce, domains, created_by, created_at, updated_at, protocol, saml, attributes`
+const ssoColumns = `id, org_id, name, issuer, client_id, client_secret, scopes, default_role, enforce, domains, created_by, created_at, updated_at, protocol, saml, attributes, saml_sp_keys`
 
 func scanConnection(row interface{ Scan(...any) error }) (*sso.Connection, error) {
 	var c sso.Connection
-	var secret, scopes, domains, saml, attrs string
+	var secret, scopes, domains, saml, attrs, spKeys string
 	var created, updated int64
 	if err := row.Scan(&c.ID, &c.OrgID, &c.Name, &c.Issuer, &c.ClientID, &secret, &scopes, &c.DefaultRole, &c.Enforce, &domains,
-		&c.CreatedBy, &created, &updated, &c.Protocol, &saml, &attrs); err != nil {
+		&c.CreatedBy, &created, &updated, &c.Protocol, &saml, &attrs, &spKeys); err != nil {
 		return nil, err
 	}
 	if attrs != "" {
@@ -53,6 +53,9 @@ func scanConnection(row interface{ Scan(...any) error }) (*sso.Connection, error
 	}
 	var err error
 	if c.SealedSecret, err = base64.StdEncoding.DecodeString(secret); err != nil {
+		return nil, err
+	}
+	if c.SealedSPKeys, err = base64.StdEncoding.DecodeString(spKeys); err != nil {
 		return nil, err
 	}
 	c.Scopes = strings.Fields(scopes)
@@ -81,7 +84,8 @@ func connectionArgs(c *sso.Connection) ([]any, error) {
 		return nil, err
 	}
 	return []any{c.ID, c.OrgID, c.Name, c.Issuer, c.ClientID, base64.StdEncoding.EncodeToString(c.SealedSecret), strings.Join(c.Scopes, " "),
-		c.DefaultRole, c.Enforce, string(domains), c.CreatedBy, micros(c.CreatedAt), micros(c.UpdatedAt), protocol, saml, string(attrs)}, nil
+		c.DefaultRole, c.Enforce, string(domains), c.CreatedBy, micros(c.CreatedAt), micros(c.UpdatedAt), protocol, saml, string(attrs),
+		base64.StdEncoding.EncodeToString(c.SealedSPKeys)}, nil
 }
 
 // CreateConnection implements sso.Store.
@@ -90,7 +94,7 @@ func (s *SSO) CreateConnection(ctx context.Context, c *sso.Connection) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.w().ExecContext(ctx, `INSERT INTO sso_connections (`+ssoColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`, args...)
+	_, err = s.w().ExecContext(ctx, `INSERT INTO sso_connections (`+ssoColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`, args...)
 	return s.db.dialect.translate(err)
 }
 
@@ -123,14 +127,15 @@ func (s *SSO) connections(ctx context.Context, q string, args ...any) ([]sso.Con
 	return out, rows.Err()
 }
 
-// UpdateConnection implements sso.Store.
+// UpdateConnection implements sso.Store. The SAML service-provider keys
+// are left as they are: only SetSAMLKeys changes them.
 func (s *SSO) UpdateConnection(ctx context.Context, c *sso.Connection) error {
 	args, err := connectionArgs(c)
 	if err != nil {
 		return err
 	}
 	return affected(s.w().ExecContext(ctx, `UPDATE sso_connections SET name = $3, issuer = $4, client_id = $5, client_secret = $6, scopes = $7,
-		default_role = $8, enforce = $9, domains = $10, updated_at = $13, protocol = $14, saml = $15, attributes = $16 WHERE id = $1 AND org_id = $2 AND created_by = $11 AND created_at = $12`, args...))
+		default_role = $8, enforce = $9, domains = $10, updated_at = $13, protocol = $14, saml = $15, attributes = $16 WHERE id = $1 AND org_id = $2 AND created_by = $11 AND created_at = $12`, args[:16]...))
 }
 
 // DeleteConnection implements sso.Store: its domains, links and flows go

@@ -2,7 +2,11 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/base64"
+	"errors"
 	"time"
+
+	"github.com/gatehouse/gatehouse"
 
 	"github.com/gatehouse/gatehouse/internal/sso"
 )
@@ -23,4 +27,16 @@ func (s *SSO) RememberAssertion(ctx context.Context, connID, assertionID string,
 // SAMLConnections implements sso.MetadataStore.
 func (s *SSO) SAMLConnections(ctx context.Context) ([]sso.Connection, error) {
 	return s.connections(ctx, `SELECT `+ssoColumns+` FROM sso_connections WHERE protocol = 'saml' ORDER BY id`)
+}
+
+// SetSAMLKeys implements sso.SPKeyStore: the keys change only while they
+// are still old, so two instances making or rotating them at once keep
+// one outcome (ErrConflict for the other).
+func (s *SSO) SetSAMLKeys(ctx context.Context, id string, old, keys []byte) error {
+	err := affected(s.w().ExecContext(ctx, `UPDATE sso_connections SET saml_sp_keys = $3 WHERE id = $1 AND saml_sp_keys = $2`,
+		id, base64.StdEncoding.EncodeToString(old), base64.StdEncoding.EncodeToString(keys)))
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return gatehouse.ErrConflict
+	}
+	return err
 }

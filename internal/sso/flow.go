@@ -65,6 +65,8 @@ type cachedProvider struct {
 	p       *oidc.Provider
 	issuer  string
 	fetched time.Time
+	// keys is its key set for ID-JAGs, made on first use (verifier).
+	keys *keySet
 }
 
 // provider reads c's issuer's discovery document, or the copy read
@@ -307,7 +309,40 @@ func (s *Service) verify(ctx context.Context, c *Connection, f *Flow, code strin
 	if err := idt.Claims(&cl); err != nil {
 		return idt, nil, errUpstream
 	}
+	if cl.Email == "" {
+		if err := s.userInfo(cctx, p, tok, idt.Subject, &cl); err != nil {
+			s.log.Info("sso userinfo refused", "connection", c.ID, "err", err)
+			return idt, nil, errUpstream
+		}
+	}
 	return idt, &cl, nil
+}
+
+// userInfo fills cl's address, whether it is verified, and a missing
+// name from the provider's UserInfo endpoint: OpenID Connect Core §5.4
+// lets a provider answer the email and profile scopes there only (as
+// Gatehouse itself does) when it issues an access token. Its sub must be
+// the ID token's (§5.3.2). No endpoint: cl stays as it is.
+func (s *Service) userInfo(ctx context.Context, p *oidc.Provider, tok *oauth2.Token, subject string, cl *claims) error {
+	if p.UserInfoEndpoint() == "" {
+		return nil
+	}
+	ui, err := p.UserInfo(ctx, oauth2.StaticTokenSource(tok))
+	if err != nil {
+		return err
+	}
+	if ui.Subject != subject {
+		return errors.New("userinfo names another subject")
+	}
+	var more claims
+	if err := ui.Claims(&more); err != nil {
+		return err
+	}
+	cl.Email, cl.EmailVerified = more.Email, more.EmailVerified
+	if cl.Name == "" {
+		cl.Name = more.Name
+	}
+	return nil
 }
 
 // signIn resolves the person of a verified upstream identity and opens

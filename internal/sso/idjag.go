@@ -128,14 +128,13 @@ func (s *Service) acceptIDJAG(ctx context.Context, raw, clientID string, found *
 	if err := s.checkIDJAG(&unverified, clientID); err != nil {
 		return nil, err
 	}
-	p, err := s.provider(ctx, cands[0].c)
+	// go-oidc checks the signature against the provider's JWK Set (read
+	// again for a key id it does not hold, at most once per
+	// JWKSMinInterval) and iss; the rest is ours.
+	v, err := s.verifier(ctx, cands[0].c, &oidc.Config{SkipClientIDCheck: true, SkipExpiryCheck: true, Now: s.Now})
 	if err != nil {
 		return nil, err
 	}
-	// go-oidc checks the signature against the provider's JWK Set (read
-	// again for a key id it does not hold) and iss; the rest is ours.
-	v := p.VerifierContext(oidc.ClientContext(context.WithoutCancel(ctx), s.client),
-		&oidc.Config{SkipClientIDCheck: true, SkipExpiryCheck: true, Now: s.Now})
 	idt, err := v.Verify(ctx, raw)
 	if err != nil {
 		return nil, refusal("", "the assertion's signature or issuer does not verify")

@@ -265,3 +265,37 @@ func TestIDJAGOffUnlessAllowed(t *testing.T) {
 		env.Call(t, "GET", "/v1/orgs/"+f.org+"/sso/idjag", env.Register(t).Token, nil).Want(t, 404)
 	})
 }
+
+// TestIDJAGJWKSRereadLimited: ID-JAGs naming key ids the provider's JWK
+// Set does not hold make us read it again at most once per
+// sso.JWKSMinInterval, however many arrive; valid ones keep verifying
+// against the keys held.
+func TestIDJAGJWKSRereadLimited(t *testing.T) {
+	testenv.RunWith(t, opts, func(t *testing.T, env *testenv.Env) {
+		f := newJagFixture(t, env)
+		exchange(t, env, f.client, f.jag(t, nil), nil).Want(t, 200)
+		reads := f.idp.JWKSReads()
+		if reads != 1 {
+			t.Fatalf("JWK Set reads after one ID-JAG = %d; want 1", reads)
+		}
+		flood := func() {
+			t.Helper()
+			for range 20 {
+				wantRefused(t, exchange(t, env, f.client, f.idp.SignKID(t, sso.IDJAGType, "unknown-"+testenv.RandomHex(4), f.claims(nil)), nil), "invalid_grant")
+			}
+		}
+		flood()
+		if got := f.idp.JWKSReads(); got != reads {
+			t.Errorf("JWK Set reads after 20 unknown kids = %d; want %d (none within the interval)", got, reads)
+		}
+		env.Clock.Advance(sso.JWKSMinInterval)
+		flood()
+		if got := f.idp.JWKSReads(); got != reads+1 {
+			t.Errorf("JWK Set reads after the interval and 20 more = %d; want %d", got, reads+1)
+		}
+		exchange(t, env, f.client, f.jag(t, nil), nil).Want(t, 200)
+		if got := f.idp.JWKSReads(); got != reads+1 {
+			t.Errorf("a valid ID-JAG read the JWK Set again (%d reads)", got)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package sso
 import (
 	"context"
 	"crypto/subtle"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
 	"errors"
@@ -48,8 +49,9 @@ func (s *Service) SAMLEntityID(id string) string { return s.base + "/v1/sso/saml
 func (s *Service) SAMLACSURL(id string) string { return s.base + "/v1/sso/saml/" + id + "/acs" }
 
 // serviceProvider is gosaml2's service provider for c at the service's
-// clock: it checks signatures against c's certificates only.
-func (s *Service) serviceProvider(c *Connection) (*saml2.SAMLServiceProvider, error) {
+// clock: it checks signatures against c's certificates only, and signs
+// our requests and decrypts with key (none: neither).
+func (s *Service) serviceProvider(c *Connection, key *tls.Certificate) (*saml2.SAMLServiceProvider, error) {
 	store := &dsig.MemoryX509CertificateStore{}
 	for _, b64 := range c.SAML.Certs {
 		der, err := base64.StdEncoding.DecodeString(b64)
@@ -62,10 +64,14 @@ func (s *Service) serviceProvider(c *Connection) (*saml2.SAMLServiceProvider, er
 		}
 		store.Roots = append(store.Roots, cert)
 	}
-	return &saml2.SAMLServiceProvider{IdentityProviderSSOURL: c.SAML.SSOURL, IdentityProviderSSOBinding: bindingRedirect,
+	sp := &saml2.SAMLServiceProvider{IdentityProviderSSOURL: c.SAML.SSOURL, IdentityProviderSSOBinding: bindingRedirect,
 		IdentityProviderIssuer: c.SAML.IdPEntityID, AssertionConsumerServiceURL: s.SAMLACSURL(c.ID), ServiceProviderIssuer: s.SAMLEntityID(c.ID),
 		AudienceURI: s.SAMLEntityID(c.ID), IDPCertificateStore: store, AllowMissingAttributes: true, MaximumXMLTokens: 20000,
-		Clock: dsig.NewFakeClockAt(s.Now())}, nil
+		Clock: dsig.NewFakeClockAt(s.Now())}
+	if key != nil {
+		sp.SPKeyStore, sp.SignAuthnRequests, sp.SignAuthnRequestsAlgorithm = dsig.TLSCertKeyStore(*key), true, dsig.RSASHA256SignatureMethod
+	}
+	return sp, nil
 }
 
 // samlConnection is connection id when it is a SAML one.
@@ -84,10 +90,16 @@ func (s *Service) samlConnection(ctx context.Context, id string) (*Connection, e
 }
 
 // startSAML begins a SP-initiated sign-in through c: an AuthnRequest
-// whose id the flow keeps (as its nonce) for InResponseTo, and a fresh
-// RelayState (the flow's state) bound to a browser secret.
+// whose id the flow keeps (as its nonce) for InResponseTo, signed with
+// c's first key as the HTTP-Redirect binding signs (SigAlg and Signature
+// query parameters, RSA-SHA256), and a fresh RelayState (the flow's
+// state) bound to a browser secret.
 func (s *Service) startSAML(ctx context.Context, c *Connection, next string) (*Started, error) {
-	sp, err := s.serviceProvider(c)
+	keys, err := s.samlKeys(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := s.serviceProvider(c, &keys[0])
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +161,7 @@ func (s *Service) ACS(ctx context.Context, id, response, relay, browser string, 
 // completeSAML verifies response as the answer to requestID ("" for an
 // IdP-initiated one), spends its assertion's id, and signs the person in.
 func (s *Service) completeSAML(ctx context.Context, c *Connection, response, requestID string, meta gatehouse.SessionMeta) (*identity.SignIn, string, error) {
-	a, until, err := s.verifySAML(c, response, requestID)
+	a, until, err := s.verifySAML(ctx, c, response, requestID)
 	if err != nil {
 		s.log.Info("saml response refused", "connection", c.ID, "err", err)
 		return nil, "", errUpstream
@@ -169,22 +181,30 @@ func (s *Service) completeSAML(ctx context.Context, c *Connection, response, req
 	return si, subject, err
 }
 
-// verifySAML checks a posted response: gosaml2 verifies the signature (of
-// the Response or of its Assertion, against the connection's certificates
-// only), the issuer, status, bearer confirmation, Recipient and its
-// expiry; here: a Destination equal to our ACS, exactly one assertion,
+// verifySAML checks a posted response: gosaml2 decrypts an encrypted
+// assertion with one of c's keys (its algorithms checked first) and
+// verifies the signature (of the Response or of its Assertion, against
+// the connection's certificates only), the issuer, status, bearer
+// confirmation, Recipient and its expiry, the same for an encrypted
+// assertion as for a plain one; here: a Destination equal to our ACS,
+// exactly one assertion,
 // an audience restriction naming us, NotBefore/NotOnOrAfter within
 // SAMLSkew, and InResponseTo equal to the request (empty when
 // unsolicited). until is when the assertion id may be forgotten.
-func (s *Service) verifySAML(c *Connection, response, requestID string) (*types.Assertion, time.Time, error) {
+func (s *Service) verifySAML(ctx context.Context, c *Connection, response, requestID string) (*types.Assertion, time.Time, error) {
 	if response == "" || len(response) > maxSAMLResponse {
 		return nil, time.Time{}, errors.New("no SAMLResponse or too long")
 	}
-	sp, err := s.serviceProvider(c)
+	response = strings.TrimSpace(response)
+	raw, err := base64.StdEncoding.DecodeString(response)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	resp, err := sp.ValidateEncodedResponse(strings.TrimSpace(response))
+	encrypted, err := checkEncryption(raw)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	sp, resp, err := s.validateSAML(ctx, c, response, encrypted)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
@@ -212,6 +232,37 @@ func (s *Service) verifySAML(c *Connection, response, requestID string) (*types.
 		return nil, time.Time{}, errors.New("InResponseTo is not our request")
 	}
 	return a, noa.Add(SAMLSkew), nil
+}
+
+// validateSAML is gosaml2's verdict on response; an encrypted one is
+// tried with each of c's keys (two while one is staged for rotation: the
+// identity provider encrypts to whichever it has), the same checks each
+// time.
+func (s *Service) validateSAML(ctx context.Context, c *Connection, response string, encrypted bool) (*saml2.SAMLServiceProvider, *types.Response, error) {
+	keys := []tls.Certificate{}
+	if encrypted {
+		var err error
+		if keys, err = s.samlKeys(ctx, c); err != nil {
+			return nil, nil, err
+		}
+	}
+	var last error
+	for i := 0; i == 0 || i < len(keys); i++ {
+		var key *tls.Certificate
+		if i < len(keys) {
+			key = &keys[i]
+		}
+		sp, err := s.serviceProvider(c, key)
+		if err != nil {
+			return nil, nil, err
+		}
+		resp, err := sp.ValidateEncodedResponse(response)
+		if err == nil {
+			return sp, resp, nil
+		}
+		last = err
+	}
+	return nil, nil, last
 }
 
 // The attributes an email address or a name is read from, in order.

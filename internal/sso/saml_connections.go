@@ -17,7 +17,7 @@ func (c *Connection) protocol() string {
 
 // applySAML checks in for a SAML connection and writes it to c: the
 // common fields through apply, the identity provider from md (required
-// on creation), the IdP-initiated switch.
+// on creation), the IdP-initiated switch; on creation, its own key.
 func (s *Service) applySAML(in *Input, c *Connection, md *idpMetadata, create bool) error {
 	if in.Issuer != nil || in.ClientID != nil || in.ClientSecret != nil || in.Scopes != nil {
 		return gatehouse.InvalidField("saml", "a SAML connection takes no issuer, client_id, client_secret or scopes")
@@ -49,6 +49,15 @@ func (s *Service) applySAML(in *Input, c *Connection, md *idpMetadata, create bo
 		cfg.AllowIdPInitiated = *in.SAML.AllowIdPInitiated
 	}
 	c.SAML, c.Issuer = &cfg, cfg.IdPEntityID
+	if create {
+		k, err := s.newSPKey(c.ID)
+		if err != nil {
+			return gatehouse.Internal("make saml key", err)
+		}
+		if c.SealedSPKeys, err = s.sealSPKeys(c.ID, []spKey{k}); err != nil {
+			return gatehouse.Internal("seal saml key", err)
+		}
+	}
 	return nil
 }
 

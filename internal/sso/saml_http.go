@@ -24,6 +24,21 @@ func mountSAML(m *http.ServeMux, k Kernel, h *handlers) {
 	m.Handle("GET /v1/sso/saml/{conn_id}/metadata", k.Public(h.handleSAMLMetadata))
 	acs := k.Limiter("sso_saml_acs", limitACS[0], time.Duration(limitACS[1])*time.Second)
 	m.Handle("POST /v1/sso/saml/{conn_id}/acs", k.PerIP(acs, h.handleSAMLACS))
+	m.Handle("POST /v1/orgs/{id}/sso/{conn_id}/saml/keys", k.FullIn("id", h.handleSAMLKey(KeyStage)))
+	m.Handle("POST /v1/orgs/{id}/sso/{conn_id}/saml/keys/promote", k.FullIn("id", h.handleSAMLKey(KeyPromote)))
+}
+
+// handleSAMLKey handles "POST /v1/orgs/{id}/sso/{conn_id}/saml/keys"
+// (stage a new key) and ".../saml/keys/promote" (the staged key signs).
+func (h *handlers) handleSAMLKey(step string) func(http.ResponseWriter, *http.Request, *gatehouse.Principal) error {
+	return func(w http.ResponseWriter, r *http.Request, p *gatehouse.Principal) error {
+		c, err := h.svc.RotateSAMLKey(r.Context(), p, r.PathValue("id"), r.PathValue("conn_id"), step)
+		if err != nil {
+			return err
+		}
+		h.writeConnection(w, c)
+		return nil
+	}
 }
 
 // samlBody is the saml object of POST and PATCH /v1/orgs/{id}/sso.
@@ -65,12 +80,15 @@ type samlJSON struct {
 	// metadata stays).
 	IdPMetadataFetchedAt string `json:"idp_metadata_fetched_at,omitempty"`
 	IdPMetadataError     string `json:"idp_metadata_error,omitempty"`
+	// SPCertificates are the connection's own certificates (ours), the
+	// signing one first, a staged one after it.
+	SPCertificates []spCertJSON `json:"sp_certificates"`
 }
 
 func (h *handlers) samlJSON(c *Connection) *samlJSON {
 	out := &samlJSON{EntityID: h.svc.SAMLEntityID(c.ID), ACSURL: h.svc.SAMLACSURL(c.ID), MetadataURL: h.svc.SAMLEntityID(c.ID),
 		IdPEntityID: c.SAML.IdPEntityID, IdPSSOURL: c.SAML.SSOURL, IdPMetadataURL: c.SAML.MetadataURL, IdPCertificates: len(c.SAML.Certs),
-		AllowIdPInitiated: c.SAML.AllowIdPInitiated, IdPMetadataError: c.SAML.RefreshError}
+		AllowIdPInitiated: c.SAML.AllowIdPInitiated, IdPMetadataError: c.SAML.RefreshError, SPCertificates: h.svc.spCertificates(c)}
 	if !c.SAML.FetchedAt.IsZero() {
 		out.IdPMetadataFetchedAt = httpjson.Stamp(c.SAML.FetchedAt)
 	}
@@ -104,14 +122,21 @@ func (h *handlers) handleSAMLACS(w http.ResponseWriter, r *http.Request) error {
 }
 
 // SAMLMetadata is our service provider's metadata at SAML connection id:
-// entity id, the ACS (HTTP-POST), signed assertions wanted.
+// entity id, the ACS (HTTP-POST), signed assertions wanted, our
+// AuthnRequests signed, and the connection's keys (for signing and for
+// encryption; two while a new one is staged).
 func (s *Service) SAMLMetadata(ctx context.Context, id string) ([]byte, error) {
 	c, err := s.samlConnection(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	keys, err := s.samlKeys(ctx, c)
+	if err != nil {
+		return nil, err
+	}
 	ed := types.EntityDescriptor{ValidUntil: s.Now().Add(7 * 24 * time.Hour), EntityID: s.SAMLEntityID(c.ID),
-		SPSSODescriptor: &types.SPSSODescriptor{WantAssertionsSigned: true, ProtocolSupportEnumeration: saml2.SAMLProtocolNamespace,
+		SPSSODescriptor: &types.SPSSODescriptor{WantAssertionsSigned: true, AuthnRequestsSigned: true,
+			ProtocolSupportEnumeration: saml2.SAMLProtocolNamespace, KeyDescriptors: spKeyDescriptors(keys),
 			NameIDFormats:             []string{"urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress"},
 			AssertionConsumerServices: []types.IndexedEndpoint{{Binding: saml2.BindingHttpPost, Location: s.SAMLACSURL(c.ID), Index: 1}}}}
 	raw, err := xml.MarshalIndent(ed, "", "  ")

@@ -3,8 +3,11 @@ package sso_test
 import (
 	"bytes"
 	"compress/flate"
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/sha1"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -133,6 +136,13 @@ type assertion struct {
 	wrapAfterSigning, wrapUnsigned bool
 	// attributes are more saml:Attribute elements, as XML.
 	attributes string
+	// encryptTo, a certificate (DER), encrypts the assertion to its key
+	// (and the wrapping assertions with it); encryption chooses how.
+	encryptTo  []byte
+	encryption encryption
+	// nestSigned encrypts an unsigned assertion that carries the signed
+	// one inside it (signature wrapping within the encrypted content).
+	nestSigned bool
 }
 
 func esc(s string) string {
@@ -230,10 +240,24 @@ func (p *samlIdP) response(t *testing.T, a assertion, now time.Time) string {
 	if a.signAssertion {
 		as = sign(t, signer, as)
 	}
-	evil := func() *etree.Element {
+	plainEvil := func() *etree.Element {
 		e := a
 		e.id, e.nameIDXML = "_evil"+testenv.RandomHex(4), ""
 		return element(t, p.assertionXML(e, now, "boss@"+strings.SplitN(a.email, "@", 2)[1]))
+	}
+	evil := func() *etree.Element {
+		if a.encryptTo != nil {
+			return encryptAssertion(t, plainEvil(), a.encryptTo, a.encryption)
+		}
+		return plainEvil()
+	}
+	if a.nestSigned {
+		outer := plainEvil()
+		outer.AddChild(as)
+		as = outer
+	}
+	if a.encryptTo != nil {
+		as = encryptAssertion(t, as, a.encryptTo, a.encryption)
 	}
 	if a.wrapUnsigned {
 		resp.AddChild(evil())
@@ -344,4 +368,71 @@ func (f *samlFixture) signIn(t *testing.T, email string, change func(*assertion)
 		change(&a)
 	}
 	return f.acsPost(t, b, f.idp.response(t, a, f.env.Clock.Now()), relay), b
+}
+
+// encryption is how the test IdP encrypts an assertion: AES-256-GCM and
+// RSA-OAEP (SHA-1 digest, as IdPs commonly send) unless set.
+type encryption struct {
+	cbc      bool // AES-256-CBC instead of GCM
+	pkcs1v15 bool // RSA PKCS#1 v1.5 key transport instead of OAEP
+}
+
+// encryptAssertion is el as an EncryptedAssertion to the key of cert
+// (DER), as XML Encryption 1.1 describes it: the element encrypted with a
+// fresh AES key, the key encrypted with RSA, the EncryptedKey inside the
+// EncryptedData's KeyInfo.
+func encryptAssertion(t *testing.T, el *etree.Element, cert []byte, how encryption) *etree.Element {
+	t.Helper()
+	doc := etree.NewDocument()
+	doc.SetRoot(el.Copy())
+	plain, err := doc.WriteToBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := x509.ParseCertificate(cert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := c.PublicKey.(*rsa.PublicKey)
+	key := make([]byte, 32)
+	rand.Read(key)
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data []byte
+	method := "http://www.w3.org/2009/xmlenc11#aes256-gcm"
+	if how.cbc {
+		method = "http://www.w3.org/2001/04/xmlenc#aes256-cbc"
+		pad := aes.BlockSize - len(plain)%aes.BlockSize
+		plain = append(plain, bytes.Repeat([]byte{byte(pad)}, pad)...)
+		data = make([]byte, aes.BlockSize+len(plain))
+		rand.Read(data[:aes.BlockSize])
+		cipher.NewCBCEncrypter(block, data[:aes.BlockSize]).CryptBlocks(data[aes.BlockSize:], plain)
+	} else {
+		gcm, err := cipher.NewGCM(block)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nonce := make([]byte, gcm.NonceSize())
+		rand.Read(nonce)
+		data = gcm.Seal(nonce, nonce, plain, nil)
+	}
+	transport := `<xenc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p"><ds:DigestMethod Algorithm="http://www.w3.org/2000/09/xmldsig#sha1"/></xenc:EncryptionMethod>`
+	var wrapped []byte
+	if how.pkcs1v15 {
+		transport = `<xenc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#rsa-1_5"/>`
+		wrapped, err = rsa.EncryptPKCS1v15(rand.Reader, pub, key)
+	} else {
+		wrapped, err = rsa.EncryptOAEP(sha1.New(), rand.Reader, pub, key, nil)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return element(t, `<saml:EncryptedAssertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion">`+
+		`<xenc:EncryptedData xmlns:xenc="http://www.w3.org/2001/04/xmlenc#" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" Type="http://www.w3.org/2001/04/xmlenc#Element">`+
+		`<xenc:EncryptionMethod Algorithm="`+method+`"/>`+
+		`<ds:KeyInfo><xenc:EncryptedKey>`+transport+`<xenc:CipherData><xenc:CipherValue>`+base64.StdEncoding.EncodeToString(wrapped)+`</xenc:CipherValue></xenc:CipherData></xenc:EncryptedKey></ds:KeyInfo>`+
+		`<xenc:CipherData><xenc:CipherValue>`+base64.StdEncoding.EncodeToString(data)+`</xenc:CipherValue></xenc:CipherData>`+
+		`</xenc:EncryptedData></saml:EncryptedAssertion>`)
 }

@@ -289,3 +289,24 @@ func TestSignInEntraDomainOwnerVerified(t *testing.T) {
 		}
 	})
 }
+
+// TestSignInUserInfo: a provider whose ID token carries no address gives
+// it at its UserInfo endpoint, which is read then; a UserInfo answer
+// about another subject is refused.
+func TestSignInUserInfo(t *testing.T) {
+	testenv.RunWith(t, opts, func(t *testing.T, env *testenv.Env) {
+		f := newFixture(t, env)
+		email := "ui-" + testenv.RandomHex(3) + "@" + f.domain
+		f.idp.SetUserInfo(map[string]any{"sub": "ui-sub", "email": email, "email_verified": true, "name": "Ui Person"})
+		resp, b := f.signIn(t, map[string]any{"sub": "ui-sub", "email": nil, "email_verified": nil})
+		if resp.StatusCode != http.StatusSeeOther || sessionUser(t, env, b) == "" || sessionUser(t, env, b) != userByEmail(t, env, email) {
+			t.Fatalf("callback answered %d %v; want 303 and a session for %s", resp.StatusCode, body(t, resp), email)
+		}
+		other := "ui2-" + testenv.RandomHex(3) + "@" + f.domain
+		f.idp.SetUserInfo(map[string]any{"sub": "someone-else", "email": other, "email_verified": true})
+		resp, b = f.signIn(t, map[string]any{"sub": "ui-sub-2", "email": nil, "email_verified": nil})
+		if resp.StatusCode/100 != 4 || sessionUser(t, env, b) != "" || userByEmail(t, env, other) != "" {
+			t.Errorf("UserInfo about another subject: callback answered %d; want a refusal, no session, no account", resp.StatusCode)
+		}
+	})
+}

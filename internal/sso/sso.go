@@ -49,6 +49,10 @@ type Connection struct {
 	Domains []string
 	// SAML is the identity provider of a SAML connection; nil for OIDC.
 	SAML *SAMLConfig
+	// SealedSPKeys are a SAML connection's own keys (ours as its service
+	// provider), sealed by the service's box bound to the connection id;
+	// nil until made. Only SetSAMLKeys changes them.
+	SealedSPKeys []byte
 	// Mapping is what sign-ins read beyond the address (name, groups
 	// to teams).
 	Mapping   AttributeMapping
@@ -120,6 +124,7 @@ type Store interface {
 	UsePendingLink(ctx context.Context, tokenHash string, now time.Time) (*PendingLink, error)
 
 	AssertionStore
+	SPKeyStore
 	IDJAGStore
 	Identities
 	MetadataStore
@@ -169,6 +174,9 @@ type Service struct {
 
 	mu        sync.Mutex
 	providers map[string]cachedProvider // by connection id
+	spKeys    map[string]spCached       // by connection id
+	// keyMu makes one SAML key at a time (makeSPKeys).
+	keyMu sync.Mutex
 
 	// social are the social providers as connections, by their id
 	// ("social:" and the name); socialList in the configured order.
@@ -180,7 +188,7 @@ type Service struct {
 func New(c Config) *Service {
 	s := &Service{store: c.Store, ws: c.Workspace, id: c.Identity, secrets: c.Secrets, base: strings.TrimRight(c.BaseURL, "/"),
 		log: c.Logger, now: c.Now, private: c.AllowPrivate, events: c.Events,
-		providers: map[string]cachedProvider{}}
+		providers: map[string]cachedProvider{}, spKeys: map[string]spCached{}}
 	if s.now == nil {
 		s.now = time.Now
 	}

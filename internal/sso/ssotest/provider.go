@@ -15,7 +15,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,6 +41,11 @@ type Provider struct {
 	claims map[string]any
 	// signWith, when set, signs ID tokens with a key not in the JWKS.
 	signWith *rsa.PrivateKey
+	// jwksReads counts the reads of the JWK Set.
+	jwksReads atomic.Int64
+	// userInfo, when set, is served at the UserInfo endpoint, which
+	// discovery then names.
+	userInfo map[string]any
 }
 
 type grant struct{ nonce, challenge, redirect string }
@@ -61,11 +68,29 @@ func New(t testing.TB) *Provider {
 	p.Server = httptest.NewServer(mux)
 	t.Cleanup(p.Close)
 	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]any{"issuer": p.URL, "authorization_endpoint": p.URL + "/authorize", "token_endpoint": p.URL + "/token",
+		d := map[string]any{"issuer": p.URL, "authorization_endpoint": p.URL + "/authorize", "token_endpoint": p.URL + "/token",
 			"jwks_uri": p.URL + "/jwks", "response_types_supported": []string{"code"}, "subject_types_supported": []string{"public"},
-			"id_token_signing_alg_values_supported": []string{"RS256"}})
+			"id_token_signing_alg_values_supported": []string{"RS256"}}
+		p.mu.Lock()
+		if p.userInfo != nil {
+			d["userinfo_endpoint"] = p.URL + "/userinfo"
+		}
+		p.mu.Unlock()
+		json.NewEncoder(w).Encode(d)
+	})
+	mux.HandleFunc("GET /userinfo", func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		ui := p.userInfo
+		p.mu.Unlock()
+		if ui == nil || !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer at-") {
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(ui)
 	})
 	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, r *http.Request) {
+		p.jwksReads.Add(1)
 		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &p.key.PublicKey, KeyID: "k1", Algorithm: "RS256", Use: "sig"}}})
 	})
 	mux.HandleFunc("GET /authorize", p.authorize)
@@ -147,10 +172,27 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(map[string]any{"access_token": "at-" + random(), "token_type": "Bearer", "expires_in": 300, "id_token": raw})
 }
 
+// SetUserInfo makes the provider answer c at a UserInfo endpoint, named
+// by discovery documents read from then on.
+func (p *Provider) SetUserInfo(c map[string]any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.userInfo = c
+}
+
+// JWKSReads is how many times the JWK Set was read.
+func (p *Provider) JWKSReads() int64 { return p.jwksReads.Load() }
+
 // Sign signs claims as a JWT whose header has typ, with the provider's
 // key (key id k1) or the one SignWith set: an ID-JAG as the provider
 // would issue it, or a forgery.
 func (p *Provider) Sign(t testing.TB, typ string, claims map[string]any) string {
+	t.Helper()
+	return p.SignKID(t, typ, "k1", claims)
+}
+
+// SignKID is Sign with the key id kid in the header.
+func (p *Provider) SignKID(t testing.TB, typ, kid string, claims map[string]any) string {
 	t.Helper()
 	p.mu.Lock()
 	key := p.signWith
@@ -158,7 +200,7 @@ func (p *Provider) Sign(t testing.TB, typ string, claims map[string]any) string 
 	if key == nil {
 		key = p.key
 	}
-	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: key}, (&jose.SignerOptions{}).WithType(jose.ContentType(typ)).WithHeader("kid", "k1"))
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: key}, (&jose.SignerOptions{}).WithType(jose.ContentType(typ)).WithHeader("kid", kid))
 	if err != nil {
 		t.Fatal(err)
 	}

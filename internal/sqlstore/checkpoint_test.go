@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
@@ -54,6 +55,46 @@ func TestCheckpointsOffTheWriter(t *testing.T) {
 	var n int
 	if err := db.DB().QueryRow(`SELECT count(*) FROM t`).Scan(&n); err != nil || n != rows {
 		t.Errorf("rows after the checkpoints = %d, %v; want %d", n, err, rows)
+	}
+}
+
+// On a server that never stops writing the rounds never truncate the WAL
+// (that waits for a round with no writes): a burst that grew it past
+// walSizeLimit is cut back to the limit by the first commit after a round
+// emptied it, instead of the file keeping its high-water size.
+func TestWALSizeBoundedWhileBusy(t *testing.T) {
+	const limit = 1 << 20
+	sqlstore.SetWALSizeLimit(t, limit)
+	url := testenv.FreshURL(t, "sqlite")
+	db := open(t, url)
+	db.StopCheckpointLoop()
+	wal := strings.TrimPrefix(url, "sqlite:") + "-wal"
+	exec(t, db, `CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)`)
+	const rows = 1500 // about 6 MB of WAL in one commit
+	err := db.InTx(context.Background(), func(exec func(ctx context.Context, query string, args ...any) error) error {
+		for i := range rows {
+			if err := exec(context.Background(), `INSERT INTO t (k, v) VALUES ($1, $2)`, i, strings.Repeat("x", 4000)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	burst, err := os.Stat(wal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.CheckpointRound(-1) // a busy round: never the idle truncation
+	exec(t, db, `INSERT INTO t (k, v) VALUES (-1, 'next')`)
+	after, err := os.Stat(wal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Size() > limit {
+		t.Errorf("WAL after the burst's checkpoint and one more commit = %d bytes (burst %d); want at most the limit, %d",
+			after.Size(), burst.Size(), limit)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/gatehouse/gatehouse/internal/testenv"
@@ -95,6 +96,55 @@ func TestWALSizeBoundedWhileBusy(t *testing.T) {
 	if after.Size() > limit {
 		t.Errorf("WAL after the burst's checkpoint and one more commit = %d bytes (burst %d); want at most the limit, %d",
 			after.Size(), burst.Size(), limit)
+	}
+}
+
+// A round holds the writer's gate (while it syncs the WAL and the
+// database file, no write commits) only once the WAL is restartFrames
+// long: a round below it does not wait for a write transaction in
+// progress, one above it does.
+func TestCheckpointStopsWritersOnlyForLongWAL(t *testing.T) {
+	sqlstore.SetRestartFrames(t, 100)
+	db := open(t, testenv.FreshURL(t, "sqlite"))
+	db.StopCheckpointLoop()
+	exec(t, db, `CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)`)
+	// round runs a round while a write transaction holds the writer and
+	// reports whether it finished before the transaction did.
+	round := func(rows int) bool {
+		db.CheckpointRound(-1) // the WAL starts over at the next write
+		exec(t, db, `DELETE FROM t`)
+		for i := range rows {
+			exec(t, db, `INSERT INTO t (k, v) VALUES ($1, $2)`, i, strings.Repeat("x", 4000))
+		}
+		started, release, txDone := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+		go func() {
+			txDone <- db.InTx(context.Background(), func(exec func(ctx context.Context, query string, args ...any) error) error {
+				close(started)
+				<-release
+				return exec(context.Background(), `INSERT INTO t (k, v) VALUES (-1, 'held')`)
+			})
+		}()
+		<-started
+		roundDone := make(chan struct{})
+		go func() { db.CheckpointRound(-1); close(roundDone) }()
+		var first bool
+		select {
+		case <-roundDone:
+			first = true
+		case <-time.After(time.Second):
+		}
+		close(release)
+		if err := <-txDone; err != nil {
+			t.Fatal(err)
+		}
+		<-roundDone
+		return first
+	}
+	if !round(10) {
+		t.Errorf("a round with a WAL under restartFrames waited for the writer")
+	}
+	if round(150) {
+		t.Errorf("a round with a WAL over restartFrames did not wait for the writer (the WAL would never start over)")
 	}
 }
 

@@ -119,3 +119,10 @@ func SetWALSizeLimit(t interface{ Cleanup(func()) }, n int64) {
 	walSizeLimit = n
 	t.Cleanup(func() { walSizeLimit = old })
 }
+
+// SetRestartFrames sets restartFrames until the test ends.
+func SetRestartFrames(t interface{ Cleanup(func()) }, n int) {
+	old := restartFrames
+	restartFrames = n
+	t.Cleanup(func() { restartFrames = old })
+}

@@ -24,17 +24,7 @@ func TestCheckpointsOffTheWriter(t *testing.T) {
 	path := strings.TrimPrefix(url, "sqlite:")
 	exec(t, db, `CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)`)
 	const rows = 1500 // pages, above the automatic checkpoint's 1000
-	err := db.InTx(context.Background(), func(exec func(ctx context.Context, query string, args ...any) error) error {
-		for i := range rows {
-			if err := exec(context.Background(), `INSERT INTO t (k, v) VALUES ($1, $2)`, i, strings.Repeat("x", 4000)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	writePages(t, db, rows)
 	size := func(p string) int64 {
 		fi, err := os.Stat(p)
 		if err != nil {
@@ -72,17 +62,7 @@ func TestWALSizeBoundedWhileBusy(t *testing.T) {
 	wal := strings.TrimPrefix(url, "sqlite:") + "-wal"
 	exec(t, db, `CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)`)
 	const rows = 1500 // about 6 MB of WAL in one commit
-	err := db.InTx(context.Background(), func(exec func(ctx context.Context, query string, args ...any) error) error {
-		for i := range rows {
-			if err := exec(context.Background(), `INSERT INTO t (k, v) VALUES ($1, $2)`, i, strings.Repeat("x", 4000)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	writePages(t, db, rows)
 	burst, err := os.Stat(wal)
 	if err != nil {
 		t.Fatal(err)
@@ -145,6 +125,23 @@ func TestCheckpointStopsWritersOnlyForLongWAL(t *testing.T) {
 	}
 	if round(150) {
 		t.Errorf("a round with a WAL over restartFrames did not wait for the writer (the WAL would never start over)")
+	}
+}
+
+// writePages writes rows rows of table t (k, v) of a page each in one
+// transaction.
+func writePages(t *testing.T, db *sqlstore.DB, rows int) {
+	t.Helper()
+	err := db.InTx(context.Background(), func(exec func(ctx context.Context, query string, args ...any) error) error {
+		for i := range rows {
+			if err := exec(context.Background(), `INSERT INTO t (k, v) VALUES ($1, $2)`, i, strings.Repeat("x", 4000)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -358,6 +358,44 @@ func TestPasskeyConcurrentCount(t *testing.T) {
 	})
 }
 
+// TestPasskeyCountRaceAtTheWriter: finishes with one sign count, each
+// checked against the stored count before any of them writes (the finish
+// reads, checks and mints before its write transaction; here, on SQLite,
+// the writer is held until all have checked): the conditional update in
+// the transaction, not the check before it, lets exactly one count.
+func TestPasskeyCountRaceAtTheWriter(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		auth := passkeytest.New(webOrigin, webRPID)
+		c, _ := addPasskey(t, env, a, auth)
+		c.Count = 7
+		const n = 6
+		bodies := make([]map[string]any, n)
+		for i := range bodies {
+			o := passkeyBegin(t, env, "/v1/auth/passkey/begin", "")
+			bodies[i] = finishBody(o, auth.Assert(c, o.Challenge()))
+		}
+		held, txDone := make(chan struct{}), make(chan error, 1)
+		go func() {
+			txDone <- env.Store.Tx(t.Context(), func(identity.Store) error {
+				close(held)
+				time.Sleep(2 * time.Second) // the finishes check meanwhile
+				return nil
+			})
+		}()
+		<-held
+		rs := testenv.AtOnceAnswers(n, func(i int) *testenv.Resp {
+			return env.Do(t, "POST", "/v1/auth/passkey/finish", "", bodies[i])
+		})
+		if err := <-txDone; err != nil {
+			t.Fatal(err)
+		}
+		if got := countStatus(rs); got[200] != 1 || got[401] != n-1 {
+			t.Fatalf("statuses %v of %d sign-ins with one count checked before any wrote; want one 200, the rest 401", got, n)
+		}
+	})
+}
+
 // TestVerifyPasskey is the second-factor seam: a check begun for an
 // account accepts that account's passkey once, and refuses another
 // account's passkey, a usernameless ceremony and a ceremony begun for

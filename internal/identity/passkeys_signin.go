@@ -28,30 +28,47 @@ func (s *Service) BeginPasskeySignIn(ctx context.Context) (*PasskeyOptions, erro
 }
 
 // FinishPasskeySignIn checks the assertion of a usernameless sign-in and
-// opens a session, as a password login does.
+// opens a session, as a password login does. Everything but the writes
+// (the workspace, the factors owed, the tokens) is read and computed
+// before the write transaction: on SQLite the finishes queue for the one
+// writer, and its transaction holds it through the commit's sync.
 func (s *Service) FinishPasskeySignIn(ctx context.Context, ceremonyID string, response []byte, meta gatehouse.SessionMeta) (*SignIn, error) {
 	a, err := s.assertPasskey(ctx, ceremonyID, "", response)
 	if err != nil {
 		s.signInOutcome(ctx, MethodPasskey, nil, "", err)
 		return nil, err
 	}
-	var out *SignIn
+	out, err := s.passkeySession(ctx, a, meta)
+	s.signInOutcome(ctx, MethodPasskey, out, a.user.ID, err)
+	if err != nil {
+		s.dropCeremony(ctx, a.ceremony)
+		return nil, err
+	}
+	return out, nil
+}
+
+// passkeySession opens the session of checked assertion a: its one write
+// transaction uses the ceremony, records the passkey's use (where the
+// sign count must still move forward), stores the session and audits.
+func (s *Service) passkeySession(ctx context.Context, a *assertion, meta gatehouse.SessionMeta) (*SignIn, error) {
+	oc, err := s.ws.HomeOrg(ctx, s.store, a.user)
+	if err != nil {
+		return nil, err
+	}
+	out, sess, err := s.signInAt(ctx, s.store, a.user, oc, gatehouse.ViaPasskey, passkeyLevel(a), a.pk.ID, meta)
+	if err != nil {
+		return nil, err
+	}
 	err = s.store.Tx(ctx, func(tx Store) error {
 		if err := s.recordAssertion(ctx, tx, a); err != nil {
 			return err
 		}
-		oc, err := s.ws.HomeOrg(ctx, tx, a.user)
-		if err != nil {
-			return err
-		}
-		if out, err = s.startSessionAt(ctx, tx, a.user, oc, gatehouse.ViaPasskey, passkeyLevel(a), a.pk.ID, meta); err != nil {
-			return err
+		if err := tx.CreateSession(ctx, sess); err != nil {
+			return internal("create session", err)
 		}
 		return s.auditSignIn(ctx, tx, out, MethodPasskey, meta)
 	})
-	s.signInOutcome(ctx, MethodPasskey, out, a.user.ID, err)
 	if err != nil {
-		s.dropCeremony(ctx, a.ceremony)
 		return nil, err
 	}
 	return out, nil

@@ -323,22 +323,31 @@ func TestPasskeyRateLimit(t *testing.T) {
 	})
 }
 
+// sameCountFinishes registers an account with a passkey and returns n
+// finish bodies of usernameless sign-ins, each of its own ceremony, all
+// asserting sign count 7.
+func sameCountFinishes(t *testing.T, env *testenv.Env, n int) (*passkeytest.Authenticator, *passkeytest.Credential, []map[string]any) {
+	t.Helper()
+	a := env.Register(t)
+	auth := passkeytest.New(webOrigin, webRPID)
+	c, _ := addPasskey(t, env, a, auth)
+	c.Count = 7
+	bodies := make([]map[string]any, n)
+	for i := range bodies {
+		o := passkeyBegin(t, env, "/v1/auth/passkey/begin", "")
+		bodies[i] = finishBody(o, auth.Assert(c, o.Challenge()))
+	}
+	return auth, c, bodies
+}
+
 // TestPasskeyConcurrentCount: assertions carrying one sign count, each
 // with its own ceremony and all checked against the same stored count,
 // race to sign in: exactly one counts (the conditional update), the rest
 // are 401. A ceremony finished by many at once is used once.
 func TestPasskeyConcurrentCount(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
-		a := env.Register(t)
-		auth := passkeytest.New(webOrigin, webRPID)
-		c, _ := addPasskey(t, env, a, auth)
-		c.Count = 7
 		const n = 10
-		bodies := make([]map[string]any, n)
-		for i := range bodies {
-			o := passkeyBegin(t, env, "/v1/auth/passkey/begin", "")
-			bodies[i] = finishBody(o, auth.Assert(c, o.Challenge()))
-		}
+		auth, c, bodies := sameCountFinishes(t, env, n)
 		rs := testenv.AtOnceAnswers(n, func(i int) *testenv.Resp {
 			return env.Do(t, "POST", "/v1/auth/passkey/finish", "", bodies[i])
 		})
@@ -354,6 +363,36 @@ func TestPasskeyConcurrentCount(t *testing.T) {
 		// taken (400): either way it signs nobody in.
 		if got := countStatus(rs); got[200] != 1 || got[400]+got[401] != n-1 {
 			t.Fatalf("statuses %v of %d finishes of one ceremony; want one 200, the rest 400 or 401", got, n)
+		}
+	})
+}
+
+// TestPasskeyCountRaceAtTheWriter: finishes with one sign count, each
+// checked against the stored count before any of them writes (the finish
+// reads, checks and mints before its write transaction; here, on SQLite,
+// the writer is held until all have checked): the conditional update in
+// the transaction, not the check before it, lets exactly one count.
+func TestPasskeyCountRaceAtTheWriter(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		const n = 6
+		_, _, bodies := sameCountFinishes(t, env, n)
+		held, txDone := make(chan struct{}), make(chan error, 1)
+		go func() {
+			txDone <- env.Store.Tx(t.Context(), func(identity.Store) error {
+				close(held)
+				time.Sleep(2 * time.Second) // the finishes check meanwhile
+				return nil
+			})
+		}()
+		<-held
+		rs := testenv.AtOnceAnswers(n, func(i int) *testenv.Resp {
+			return env.Do(t, "POST", "/v1/auth/passkey/finish", "", bodies[i])
+		})
+		if err := <-txDone; err != nil {
+			t.Fatal(err)
+		}
+		if got := countStatus(rs); got[200] != 1 || got[401] != n-1 {
+			t.Fatalf("statuses %v of %d sign-ins with one count checked before any wrote; want one 200, the rest 401", got, n)
 		}
 	})
 }

@@ -101,22 +101,46 @@ func (s *Service) startSession(ctx context.Context, st Store, u *gatehouse.User,
 // credential, so it is neither offered nor accepted (factorsOf).
 func (s *Service) startSessionAt(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, lvl gatehouse.Assurance,
 	firstPasskey string, meta gatehouse.SessionMeta) (*SignIn, error) {
+	out, sess, err := s.signInAt(ctx, st, u, oc, via, lvl, firstPasskey, meta)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.CreateSession(ctx, sess); err != nil {
+		return nil, internal("create session", err)
+	}
+	return out, nil
+}
+
+// signInAt is startSessionAt without its one write: the session to store
+// and the answer to give once it is stored. It only reads, so a caller
+// whose write transaction queues for the one SQLite writer (passkey
+// finishes) runs it before, beside the others, and keeps the transaction
+// to its writes.
+func (s *Service) signInAt(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, via string, lvl gatehouse.Assurance,
+	firstPasskey string, meta gatehouse.SessionMeta) (*SignIn, *Session, error) {
 	var factors []string
 	if lvl.AAL != gatehouse.AAL2 {
 		var err error
 		if factors, err = s.factorsOf(ctx, st, u.ID, firstPasskey); err != nil {
-			return nil, internal("find factors", err)
+			return nil, nil, internal("find factors", err)
 		}
 	}
 	lvl.Pending = len(factors) > 0
 	lvl = lvl.Level(via)
 	sess := s.newSession(u.ID, via, lvl, meta)
 	sess.FirstPasskeyID = firstPasskey
-	out, err := s.openSession(ctx, st, u, oc, sess)
-	if out != nil && lvl.Pending {
+	oc, err := s.scoped(ctx, st, u, oc, sess.Level)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := s.issueSession(u, oc, sess)
+	if err != nil {
+		return nil, nil, err
+	}
+	if lvl.Pending {
 		out.Factors = factors
 	}
-	return out, err
+	return out, sess, nil
 }
 
 // openSession stores sess and issues its first pair, scoped to oc unless
@@ -139,14 +163,24 @@ func (s *Service) newSession(userID, via string, lvl gatehouse.Assurance, meta g
 // storeSession stores sess with its first refresh token and issues the
 // pair, the access token scoped to oc (and resources, an OAuth grant's).
 func (s *Service) storeSession(ctx context.Context, st Store, u *gatehouse.User, oc *workspace.OrgContext, sess *Session, b ...binding) (*SignIn, error) {
+	out, err := s.issueSession(u, oc, sess, b...)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.CreateSession(ctx, sess); err != nil {
+		return nil, internal("create session", err)
+	}
+	return out, nil
+}
+
+// issueSession gives sess its first refresh token (its hash in sess, to
+// be stored) and mints the pair; it writes nothing.
+func (s *Service) issueSession(u *gatehouse.User, oc *workspace.OrgContext, sess *Session, b ...binding) (*SignIn, error) {
 	if u.DisabledAt != nil { // every sign-in and grant opens its session here
 		return nil, errDisabled
 	}
 	refresh, hash := newRefresh(sess.ID)
 	sess.RefreshHash = hash
-	if err := st.CreateSession(ctx, sess); err != nil {
-		return nil, internal("create session", err)
-	}
 	access, exp, err := s.mintUntil(s.policy.AbsoluteEnd(sess.CreatedAt), u.ID, sess.ID, sess.Via, sess.Level, oc, AccessTTL, b...)
 	if err != nil {
 		return nil, internal("mint", err)

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -69,6 +70,17 @@ func ValidateURL(url string) error {
 	return nil
 }
 
+// walSizeLimit bounds the SQLite WAL file on a busy server. The
+// checkpoint rounds truncate it only after a second with no writes; on a
+// server that always writes, a WAL grown by one burst (a long read holding
+// the checkpoints back, a bulk import) kept its high-water size. With
+// this limit the writer cuts the file back to it at the first commit
+// after each checkpoint has emptied the WAL. It is well above what a
+// second of writes needs (24 MB at this repository's refresh load), so a
+// file at its steady size is never cut and grown again: growing it makes
+// each sync also write the file's new size.
+var walSizeLimit int64 = 64 << 20
+
 // openSQLite opens one writer connection, so writes queue in Go instead of
 // failing with "database is locked", and a pool of query-only readers. Every
 // pooled connection gets the pragmas because they are in the DSN. The
@@ -83,7 +95,9 @@ func openSQLite(url string) (*sql.DB, *sql.DB, error) {
 	}
 	// temp_store MEMORY: the savepoints of shared transactions (txGroups)
 	// journal the pages they change in a temporary file otherwise.
-	writer, err := sql.Open("sqlite", dsn+"&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(2)&_txlock=immediate")
+	// journal_size_limit: see walSizeLimit.
+	writer, err := sql.Open("sqlite", dsn+"&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(2)"+
+		"&_pragma=journal_size_limit("+strconv.FormatInt(walSizeLimit, 10)+")&_txlock=immediate")
 	if err != nil {
 		return nil, nil, err
 	}

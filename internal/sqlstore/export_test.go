@@ -111,3 +111,18 @@ func (db *DB) StopCheckpointLoop() {
 	db.checkpoints.once.Do(func() { close(db.checkpoints.stop) })
 	<-db.checkpoints.done
 }
+
+// SetWALSizeLimit sets walSizeLimit for the databases opened until the
+// test ends.
+func SetWALSizeLimit(t interface{ Cleanup(func()) }, n int64) {
+	old := walSizeLimit
+	walSizeLimit = n
+	t.Cleanup(func() { walSizeLimit = old })
+}
+
+// SetRestartFrames sets restartFrames until the test ends.
+func SetRestartFrames(t interface{ Cleanup(func()) }, n int) {
+	old := restartFrames
+	restartFrames = n
+	t.Cleanup(func() { restartFrames = old })
+}

@@ -12,17 +12,19 @@ COPY . .
 ARG VERSION=""
 RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.version=${VERSION}" -o /out/gatehouse ./cmd/gatehouse
 # The user and group the image runs as, a data directory it owns, and a
-# /tmp (SQLite's temporary files), for the empty final image.
-RUN mkdir -p /out/etc /out/data /out/tmp \
+# /tmp (SQLite's temporary files), for the empty final image. COPY of a
+# directory copies what is in it, not the directory's owner and mode: so
+# data and tmp are copied as entries of /out/owned (modes kept) with
+# --chown.
+RUN mkdir -p /out/etc /out/owned/data /out/owned/tmp \
  && echo 'gatehouse:x:65532:65532:gatehouse:/data:/sbin/nologin' > /out/etc/passwd \
  && echo 'gatehouse:x:65532:' > /out/etc/group \
- && chown 65532:65532 /out/data && chmod 0700 /out/data && chmod 1777 /out/tmp
+ && chmod 0700 /out/owned/data && chmod 1777 /out/owned/tmp
 
 FROM scratch
 COPY --from=build /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
 COPY --from=build /out/etc/passwd /out/etc/group /etc/
-COPY --from=build /out/data /data
-COPY --from=build /out/tmp /tmp
+COPY --from=build --chown=65532:65532 /out/owned/ /
 COPY --from=build /out/gatehouse /gatehouse
 USER 65532:65532
 WORKDIR /data

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the end-to-end tests need (the OAuth clients, the console in
-# Chromium checked by axe-core), from registries only (no
+# Chromium checked by axe-core, the container image), from registries only (no
 # browser downloads): Debian's chromium when /usr/bin/chromium is missing,
 # node and npm when missing, and the pinned npm packages of test/node from
 # the committed lockfile. Safe to run again.
@@ -22,6 +22,11 @@ apt_install() {
 
 if [ ! -x /usr/bin/chromium ]; then
   apt_install chromium
+fi
+# podman (and a static busybox for the stand-in build image of
+# scripts/podman-go-base.sh) for the container image test.
+if ! command -v podman >/dev/null 2>&1 || ! command -v busybox >/dev/null 2>&1; then
+  apt_install podman busybox-static
 fi
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   apt_install nodejs npm

@@ -25,8 +25,11 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 # podman (and a static busybox for the stand-in build image of
 # scripts/podman-go-base.sh) for the container image test.
+# With its recommended packages, as on the machine where the test was
+# written (fuse-overlayfs, netavark, buildah).
 if ! command -v podman >/dev/null 2>&1 || ! command -v busybox >/dev/null 2>&1; then
-  apt_install podman busybox-static
+  apt_install busybox-static
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman
 fi
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   apt_install nodejs npm

@@ -66,6 +66,7 @@ type config struct {
 	jobsRate      float64
 	limits        string
 	soak          time.Duration
+	metricsAddr   string
 }
 
 var knownDBs = []string{"sqlite", "postgres"}

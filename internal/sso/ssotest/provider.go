@@ -39,6 +39,8 @@ type Provider struct {
 	claims map[string]any
 	// signWith, when set, signs ID tokens with a key not in the JWKS.
 	signWith *rsa.PrivateKey
+	// keySetReads counts the reads of the JWKS.
+	keySetReads int
 }
 
 type grant struct{ nonce, challenge, redirect string }
@@ -66,6 +68,9 @@ func New(t testing.TB) *Provider {
 			"id_token_signing_alg_values_supported": []string{"RS256"}})
 	})
 	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		p.keySetReads++
+		p.mu.Unlock()
 		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &p.key.PublicKey, KeyID: "k1", Algorithm: "RS256", Use: "sig"}}})
 	})
 	mux.HandleFunc("GET /authorize", p.authorize)
@@ -79,6 +84,13 @@ func (p *Provider) SetClaims(c map[string]any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.claims = c
+}
+
+// KeySetReads is how many times the JWKS was read.
+func (p *Provider) KeySetReads() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.keySetReads
 }
 
 // SignWith makes the next ID tokens signed with key, which the JWKS does

@@ -26,8 +26,9 @@ func (c *config) opsFlags(fs *flag.FlagSet) {
 		"local and shared give every request its own client address through a trusted X-Forwarded-For")
 	fs.DurationVar(&c.soak, "soak", 0, "instead of the measurements: mixed traffic (verify, refresh, tasks, login, myorgs) on PostgreSQL for this long at -c connections, "+
 		"reporting RSS and goroutines over time (not in CI)")
-	fs.IntVar(&c.backupRows, "backup-rows", 0, "instead of the measurements: seed this many audit entries into SQLite (1800000: about 1 GiB), "+
+	fs.IntVar(&c.backupRows, "backup-rows", 0, "instead of the measurements: seed this many audit entries into SQLite (1400000: about 1 GiB), "+
 		"then time gatehouse backup while refreshes write at -c connections (not in CI)")
+	fs.StringVar(&c.metricsAddr, "metrics", "", "GATEHOUSE_METRICS_ADDR of the started server (127.0.0.1:6061), to take CPU profiles from /debug/pprof/ during a run")
 }
 
 func (c *config) opsChecks(check func(bad bool, format string, args ...any)) {
@@ -37,14 +38,19 @@ func (c *config) opsChecks(check func(bad bool, format string, args ...any)) {
 	check(c.soak > 0 && c.url != "", "-soak needs a server the bench starts (not -url)")
 	check(c.backupRows < 0, "-backup-rows must not be negative")
 	check(c.backupRows > 0 && c.url != "", "-backup-rows needs a server the bench starts (not -url)")
+	check(c.metricsAddr != "" && c.url != "", "-metrics needs a server the bench starts (not -url)")
 }
 
-// limitsEnv is the server's settings for -limits.
+// limitsEnv is the server's settings for -limits and -metrics.
 func (c *config) limitsEnv() []string {
-	if c.limits == "off" {
-		return nil
+	var env []string
+	if c.metricsAddr != "" {
+		env = append(env, "GATEHOUSE_METRICS_ADDR="+c.metricsAddr)
 	}
-	return []string{"GATEHOUSE_RATE_LIMIT=" + limitModes[c.limits], "GATEHOUSE_TRUSTED_PROXIES=127.0.0.1/32,::1/128"}
+	if c.limits == "off" {
+		return env
+	}
+	return append(env, "GATEHOUSE_RATE_LIMIT="+limitModes[c.limits], "GATEHOUSE_TRUSTED_PROXIES=127.0.0.1/32,::1/128")
 }
 
 // spread is r, its requests from many clients (spreadClients) when the

@@ -188,7 +188,7 @@ func work(ctx context.Context, client *http.Client, t *runner, w int, measureFro
 		late := done.After(end)
 		if late {
 			s.late++
-			if ctx.Err() == nil && (err != nil || status < 200 || status > 299) {
+			if ctx.Err() == nil && (err != nil || !t.ok(status)) {
 				s.lateErrors++
 				if err != nil {
 					s.noteError(fmt.Sprintf("after the deadline, transport: %v", err))
@@ -208,7 +208,7 @@ func work(ctx context.Context, client *http.Client, t *runner, w int, measureFro
 				s.noteError(fmt.Sprintf("transport: %v", err))
 			}
 			t.response(w, 0, nil) // a chain may have lost its token
-		case status < 200 || status > 299:
+		case !t.ok(status):
 			if measured {
 				s.statuses[status]++
 				s.errors++

@@ -67,6 +67,7 @@ type config struct {
 	limits        string
 	soak          time.Duration
 	backupRows    int
+	metricsAddr   string
 }
 
 var knownDBs = []string{"sqlite", "postgres"}

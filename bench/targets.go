@@ -62,9 +62,17 @@ type runner struct {
 	request    func(worker int) (*http.Request, error)
 	onResponse func(worker, status int, body []byte) // nil: bodies are discarded
 	notes      func() (info, problems []string)      // nil, or remarks for the report after the run
+	// redirect, when set, is a redirect status that answers a request
+	// well (a browser form post answered 303); other non-2xx are errors.
+	redirect int
 }
 
 func (r *runner) wantsBody() bool { return r.onResponse != nil }
+
+// ok reports whether status answers a request well.
+func (r *runner) ok(status int) bool {
+	return (status >= 200 && status <= 299) || (r.redirect != 0 && status == r.redirect)
+}
 
 func (r *runner) response(worker, status int, body []byte) {
 	if r.onResponse != nil {
@@ -120,6 +128,7 @@ func targets() []target {
 		exchangeTarget(),
 		codeTarget(),
 		idjagTarget(),
+		samlACSTarget(),
 		linkGetTarget(),
 		myOrgsTarget(),
 		membersTarget("members50", 50),

@@ -86,22 +86,11 @@ func setupIDJAG(ctx context.Context, e *env) (*idjag, error) {
 		return nil, err
 	}
 	defer db.Close()
-	org, domain, now := newUUID(), "bench-idjag-"+randomHex(4)+".example", nowMicros()
-	if err := db.insert(ctx, "orgs", orgCols, [][]any{teamOrgRow(org, "Bench ID-JAG", "bench-idjag-"+randomHex(4), now)}); err != nil {
-		return nil, err
-	}
-	if err := db.exec(ctx, `INSERT INTO memberships (org_id, user_id, role, joined_at) VALUES ($1, $2, 'owner', $3)`, org, e.user.session.User.ID, now); err != nil {
-		return nil, err
-	}
-	if err := db.exec(ctx, `INSERT INTO domains (id, org_id, domain, mode, token, verified_at, created_at) VALUES ($1, $2, $3, 'suggest', $4, $5, $5)`,
-		newUUID(), org, domain, randomHex(16), now); err != nil {
-		return nil, err
-	}
-	// The connection and the policy need a recent sign-in.
-	sess, err := login(ctx, e.client, e.baseURL, e.user)
+	org, domain, sess, err := ssoOrg(ctx, e, db, "idjag")
 	if err != nil {
 		return nil, err
 	}
+	now := nowMicros()
 	var conn struct {
 		Connection struct {
 			ID string `json:"id"`
@@ -192,4 +181,23 @@ func (s *idjag) request() (*http.Request, error) {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	return req, err
+}
+
+// ssoOrg seeds a team org of the bench user, owner, with a verified
+// domain (bench-<kind>-….example), and signs the user in again: creating
+// a connection or a policy needs a recent sign-in.
+func ssoOrg(ctx context.Context, e *env, db *seedDB, kind string) (org, domain string, sess session, err error) {
+	org, domain, now := newUUID(), "bench-"+kind+"-"+randomHex(4)+".example", nowMicros()
+	if err = db.insert(ctx, "orgs", orgCols, [][]any{teamOrgRow(org, "Bench "+kind, "bench-"+kind+"-"+randomHex(4), now)}); err != nil {
+		return
+	}
+	if err = db.exec(ctx, `INSERT INTO memberships (org_id, user_id, role, joined_at) VALUES ($1, $2, 'owner', $3)`, org, e.user.session.User.ID, now); err != nil {
+		return
+	}
+	if err = db.exec(ctx, `INSERT INTO domains (id, org_id, domain, mode, token, verified_at, created_at) VALUES ($1, $2, $3, 'suggest', $4, $5, $5)`,
+		newUUID(), org, domain, randomHex(16), now); err != nil {
+		return
+	}
+	sess, err = login(ctx, e.client, e.baseURL, e.user)
+	return
 }

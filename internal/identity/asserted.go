@@ -22,6 +22,12 @@ type Asserted struct {
 	Detail map[string]any
 }
 
+// OpenAsserted opens the access a checked assertion vouches for, in st's
+// transaction: the one that spends the assertion, so the access and the
+// spent assertion commit together (internal/oauth's JWT-bearer grant
+// gives internal/sso one that calls StartAssertedSession).
+type OpenAsserted func(st Store, a *Asserted) (*SignIn, error)
+
 // errAssertedGone answers an assertion whose member left meanwhile.
 var errAssertedGone = gatehouse.Errorf(gatehouse.KindForbidden, "the person is not a member of this workspace")
 
@@ -30,10 +36,11 @@ var errAssertedGone = gatehouse.Errorf(gatehouse.KindForbidden, "the person is n
 // session ends when its access token does; a new token takes a new
 // assertion from the identity provider, which decides again). The level
 // is aal1, so a workspace requiring two-factor refuses it. Audited in the
-// workspace as oauth.assertion_accepted.
-func (s *Service) StartAssertedSession(ctx context.Context, in Asserted, meta gatehouse.SessionMeta) (*SignIn, error) {
+// workspace as oauth.assertion_accepted. It runs in st's transaction (as
+// StartProvenSession), the one that spends the assertion.
+func (s *Service) StartAssertedSession(ctx context.Context, st Store, in Asserted, meta gatehouse.SessionMeta) (*SignIn, error) {
 	var out *SignIn
-	err := s.store.Tx(ctx, func(tx Store) error {
+	err := st.Tx(ctx, func(tx Store) error {
 		u, err := tx.PinUser(ctx, in.UserID)
 		if errors.Is(err, gatehouse.ErrNotFound) {
 			return errProvenGone

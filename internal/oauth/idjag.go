@@ -41,8 +41,9 @@ const (
 // the app wires: the workspace's policy both ways.
 type Assertions interface {
 	// AcceptIDJAG checks an ID-JAG that client clientID presents and
-	// returns the access it vouches for.
-	AcceptIDJAG(ctx context.Context, raw, clientID string) (*identity.Asserted, error)
+	// has open start the access it vouches for, in the one write
+	// transaction that also spends the assertion's jti.
+	AcceptIDJAG(ctx context.Context, raw, clientID string, open identity.OpenAsserted) (*identity.SignIn, error)
 	// IssueIDJAG applies org orgID's policy to an ID-JAG asked for and
 	// returns the scope it may carry.
 	IssueIDJAG(ctx context.Context, orgID, userID, clientID, audience, resource, scope string) (string, error)
@@ -88,36 +89,49 @@ func (g jwtBearerGrant) exchange(ctx context.Context, r *tokenRequest) (*identit
 	if raw == "" {
 		return nil, invalidRequest("assertion is required")
 	}
-	a, err := s.assertions.AcceptIDJAG(ctx, raw, r.client.ID)
+	si, err := s.assertions.AcceptIDJAG(ctx, raw, r.client.ID, func(st identity.Store, a *identity.Asserted) (*identity.SignIn, error) {
+		if err := g.fit(r, a); err != nil {
+			return nil, err
+		}
+		return s.svc.StartAssertedSession(ctx, st, *a, r.meta)
+	})
 	if err != nil {
 		return nil, assertionError(err, "")
 	}
+	return si, nil
+}
+
+// fit checks an accepted assertion against the request and this server:
+// the client's workspace, the resource (the request may repeat the
+// assertion's, nothing else; an API of this server) and the scope (the
+// request's, when given, narrows the assertion's and keeps a tool
+// scope). Its errors are the domain's, which assertionError maps, so the
+// refusal is audited with the assertion's other refusals.
+func (g jwtBearerGrant) fit(r *tokenRequest, a *identity.Asserted) error {
 	if r.client.OrgID != "" && r.client.OrgID != a.OrgID {
-		return nil, invalidGrant("the client is another workspace's application")
+		return gatehouse.Errorf(gatehouse.KindUnauthorized, "the client is another workspace's application")
 	}
 	if res := r.form["resource"]; len(res) > 1 || (len(res) == 1 && strings.TrimRight(res[0], "/") != a.Resource) {
-		return nil, oauthErr("invalid_target", http.StatusBadRequest, "resource differs from the assertion's")
+		return gatehouse.InvalidField("resource", "resource differs from the assertion's")
 	}
-	if !s.knownResource(a.Resource) || strings.TrimRight(a.Resource, "/") == s.issuer {
-		return nil, oauthErr("invalid_target", http.StatusBadRequest, "the assertion's resource is not an API of this server")
+	if !g.s.knownResource(a.Resource) || strings.TrimRight(a.Resource, "/") == g.s.issuer {
+		return gatehouse.InvalidField("resource", "the assertion's resource is not an API of this server")
 	}
-	if asked := r.form.Get("scope"); asked != "" {
-		granted := gatehouse.Scopes(a.Scope)
-		for _, w := range gatehouse.Scopes(asked) {
-			if !slices.Contains(granted, w) {
-				return nil, oauthErr("invalid_scope", http.StatusBadRequest, "the scope asks for more than the assertion grants")
-			}
+	asked := r.form.Get("scope")
+	if asked == "" {
+		return nil
+	}
+	granted := gatehouse.Scopes(a.Scope)
+	for _, w := range gatehouse.Scopes(asked) {
+		if !slices.Contains(granted, w) {
+			return gatehouse.InvalidField("scope", "the scope asks for more than the assertion grants")
 		}
-		if !gatehouse.ToolScoped(asked) {
-			return nil, oauthErr("invalid_scope", http.StatusBadRequest, "the scope must keep a tool scope")
-		}
-		a.Scope = strings.Join(gatehouse.Scopes(asked), " ")
 	}
-	si, err := s.svc.StartAssertedSession(ctx, *a, r.meta)
-	if err != nil {
-		return nil, grantError(err)
+	if !gatehouse.ToolScoped(asked) {
+		return gatehouse.InvalidField("scope", "the scope must keep a tool scope")
 	}
-	return si, nil
+	a.Scope = strings.Join(gatehouse.Scopes(asked), " ")
+	return nil
 }
 
 // exchangeResponse is the answer of an RFC 8693 token exchange (§2.2.1;

@@ -223,10 +223,16 @@ func (s *SSO) CreateFlow(ctx context.Context, f *sso.Flow) error {
 func (s *SSO) UseFlow(ctx context.Context, stateHash string, now time.Time) (*sso.Flow, error) {
 	var f sso.Flow
 	var exp int64
-	err := s.w().QueryRowContext(ctx, `DELETE FROM sso_flows WHERE state_hash = $1
-		RETURNING state_hash, connection_id, browser_hash, nonce, verifier, next_path, expires_at`, stateHash).
-		Scan(&f.StateHash, &f.ConnectionID, &f.BrowserHash, &f.Nonce, &f.Verifier, &f.Next, &exp)
-	if err := s.one(err); err != nil {
+	// In a transaction: on SQLite a DELETE … RETURNING outside one runs
+	// alone at the writer, its own commit and sync (every SSO callback
+	// and SAML ACS waited in line for them); in one it shares its commit
+	// with the writes queued beside it (txGroups).
+	err := s.inTx(ctx, func(c conn) error {
+		return c.one(c.w().QueryRowContext(ctx, `DELETE FROM sso_flows WHERE state_hash = $1
+			RETURNING state_hash, connection_id, browser_hash, nonce, verifier, next_path, expires_at`, stateHash).
+			Scan(&f.StateHash, &f.ConnectionID, &f.BrowserHash, &f.Nonce, &f.Verifier, &f.Next, &exp))
+	})
+	if err != nil {
 		return nil, err
 	}
 	f.ExpiresAt = fromMicros(exp)

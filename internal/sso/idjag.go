@@ -76,20 +76,22 @@ type candidate struct {
 	pol *IDJAGPolicy
 }
 
-// AcceptIDJAG checks an ID-JAG that client clientID presents and returns
-// the access it vouches for: its signature by a key in the JWK Set of the
-// connection's provider, typ, iss (the connection's issuer), aud (this
-// service's issuer), client_id (the caller), exp (IDJAGSkew, lifetime at
-// most IDJAGMaxLifetime), resource and scope within the workspace's
-// policy (the scope narrowed to it, at least one tool scope left), the
-// subject a member of the workspace (linked at the connection, or an
-// address in its bound domains), and its jti spent, once on every
-// instance. Refusals are audited in the workspace when one was found.
-func (s *Service) AcceptIDJAG(ctx context.Context, raw, clientID string) (*identity.Asserted, error) {
+// AcceptIDJAG checks an ID-JAG that client clientID presents and has
+// open start the access it vouches for: its signature by a key in the
+// JWK Set of the connection's provider, typ, iss (the connection's
+// issuer), aud (this service's issuer), client_id (the caller), exp
+// (IDJAGSkew, lifetime at most IDJAGMaxLifetime), resource and scope
+// within the workspace's policy (the scope narrowed to it, at least one
+// tool scope left), the subject a member of the workspace (linked at the
+// connection, or an address in its bound domains). Its jti is spent, once
+// on every instance, in the one write transaction in which open runs, so
+// an access is started exactly when its assertion is spent. Refusals
+// (open's among them) are audited in the workspace when one was found.
+func (s *Service) AcceptIDJAG(ctx context.Context, raw, clientID string, open identity.OpenAsserted) (*identity.SignIn, error) {
 	var cand *candidate
-	a, err := s.acceptIDJAG(ctx, raw, clientID, &cand)
+	si, err := s.acceptIDJAG(ctx, raw, clientID, open, &cand)
 	if err != nil && cand != nil {
-		reason := err.Error()
+		reason := "refused"
 		var e *gatehouse.Error
 		if errors.As(err, &e) {
 			reason = e.Message
@@ -99,10 +101,10 @@ func (s *Service) AcceptIDJAG(ctx context.Context, raw, clientID string) (*ident
 			s.log.Error("audit id-jag refusal", "err", aerr)
 		}
 	}
-	return a, err
+	return si, err
 }
 
-func (s *Service) acceptIDJAG(ctx context.Context, raw, clientID string, found **candidate) (*identity.Asserted, error) {
+func (s *Service) acceptIDJAG(ctx context.Context, raw, clientID string, open identity.OpenAsserted, found **candidate) (*identity.SignIn, error) {
 	if raw == "" || len(raw) > maxAssertion {
 		return nil, errIDJAG
 	}
@@ -157,12 +159,21 @@ func (s *Service) acceptIDJAG(ctx context.Context, raw, clientID string, found *
 		return nil, err
 	}
 	until := cl.Expiry.Time().Add(IDJAGSkew)
-	if err := s.store.RememberAssertion(ctx, "idjag:"+cl.Issuer, cl.JTI, until, s.Now()); errors.Is(err, gatehouse.ErrConflict) {
-		return nil, refusal("", "the assertion was already used")
-	} else if err != nil {
-		return nil, gatehouse.Internal("remember id-jag", err)
+	var si *identity.SignIn
+	err = s.store.Tx(ctx, func(tx Store) error {
+		if err := tx.RememberAssertion(ctx, "idjag:"+cl.Issuer, cl.JTI, until, s.Now()); errors.Is(err, gatehouse.ErrConflict) {
+			return refusal("", "the assertion was already used")
+		} else if err != nil {
+			return gatehouse.Internal("remember id-jag", err)
+		}
+		var err error
+		si, err = open(tx.Identity(), a)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return a, nil
+	return si, nil
 }
 
 // isIDJAGType reports whether a typ header names an ID-JAG (RFC 7515

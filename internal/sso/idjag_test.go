@@ -130,6 +130,22 @@ func TestIDJAGAccepted(t *testing.T) {
 	})
 }
 
+// TestIDJAGKeySetKept: the provider's JWK Set is read once for many
+// exchanges, and again only for a key id it does not hold (an exchange
+// that read it every time would cost a request to the provider each, and
+// hand the provider our token endpoint's load).
+func TestIDJAGKeySetKept(t *testing.T) {
+	testenv.RunWith(t, opts, func(t *testing.T, env *testenv.Env) {
+		f := newJagFixture(t, env)
+		for range 3 {
+			exchange(t, env, f.client, f.jag(t, nil), nil).Want(t, 200)
+		}
+		if n := f.idp.JWKSReads(); n != 1 {
+			t.Fatalf("the JWK Set was read %d times for 3 exchanges; want 1", n)
+		}
+	})
+}
+
 // TestIDJAGReplayRace: the same ID-JAG sent at once to two instances
 // is accepted once.
 func TestIDJAGReplayRace(t *testing.T) {
@@ -226,9 +242,22 @@ func TestIDJAGRefused(t *testing.T) {
 			}
 		})
 		t.Run("workspace requires two-factor", func(t *testing.T) {
+			// The session is refused in the transaction that spends the jti:
+			// refused and audited, the assertion is not spent, and once the
+			// workspace allows it the same assertion starts one session.
+			refused := len(env.StoredAudit(t, f.org, "identity.sso.idjag_refused"))
+			jag := f.jag(t, nil)
 			env.Exec(t, `UPDATE orgs SET require_mfa = TRUE WHERE id = $1`, f.org)
-			defer env.Exec(t, `UPDATE orgs SET require_mfa = FALSE WHERE id = $1`, f.org)
-			wantRefused(t, exchange(t, env, f.client, f.jag(t, nil), nil), "invalid_grant")
+			wantRefused(t, exchange(t, env, f.client, jag, nil), "invalid_grant")
+			env.Exec(t, `UPDATE orgs SET require_mfa = FALSE WHERE id = $1`, f.org)
+			if n := len(env.StoredAudit(t, f.org, "identity.sso.idjag_refused")); n != refused+1 {
+				t.Errorf("%d refused audit entries; want %d", n, refused+1)
+			}
+			if n := len(env.StoredAudit(t, f.org, "identity.oauth.assertion_accepted")); n != 0 {
+				t.Errorf("%d accepted audit entries after a refused session; want 0", n)
+			}
+			exchange(t, env, f.client, jag, nil).Want(t, 200)
+			wantRefused(t, exchange(t, env, f.client, jag, nil), "invalid_grant")
 		})
 		t.Run("expired by the clock", func(t *testing.T) {
 			jag := f.jag(t, nil)

@@ -108,6 +108,7 @@ func Mount(m Mux, k Kernel, d Deps) {
 	m.HandleFunc("GET /assets/favicon.svg", handleAsset("image/svg+xml", favicon))
 	m.HandleFunc("GET /favicon.ico", handleAsset("image/svg+xml", favicon))
 	m.HandleFunc("GET "+copyScriptPath, handleAsset("text/javascript; charset=utf-8", copyScript))
+	m.HandleFunc("GET "+confirmScriptPath, handleAsset("text/javascript; charset=utf-8", confirmScript))
 	mountConsole(m, h)
 	m.HandleFunc("GET "+passkeyScriptPath, handlePasskeyScript)
 	m.Handle("POST /signin/passkey", h.csrf.Handler(http.HandlerFunc(h.handleSignInPasskey)))

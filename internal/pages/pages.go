@@ -115,6 +115,7 @@ func Mount(m Mux, k Kernel, d Deps) {
 	m.Handle("POST "+stepPath+"/passkey/begin", h.csrf.Handler(http.HandlerFunc(h.handleStepPasskeyBegin)))
 	m.Handle("POST "+stepPath+"/passkey", h.csrf.Handler(http.HandlerFunc(h.handleStepPasskey)))
 	m.HandleFunc("GET /account/passkeys", h.handleAccountPasskeysPage)
+	m.Handle("POST "+passkeyAddPath, h.form(h.handleAccountPasskeyAdd))
 	m.Handle("POST /account/passkeys/begin", h.csrf.Handler(http.HandlerFunc(h.handleAccountPasskeyBegin)))
 	m.Handle("POST /account/passkeys/finish", h.csrf.Handler(http.HandlerFunc(h.handleAccountPasskeyFinish)))
 	m.Handle("POST /account/passkeys/remove", form(h.handleAccountPasskeyRemove))

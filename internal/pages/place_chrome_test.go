@@ -3,6 +3,8 @@ package pages_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -119,10 +121,23 @@ func TestChromiumSenseOfPlace(t *testing.T) {
 			darkMode(c, tab, false)
 			look(c, tab, "place-"+strings.ReplaceAll(p.name, " ", "-")+"-320")
 		}
-		for _, p := range pages[:6] {
+		for _, p := range pages {
 			c.do(tab, p.name, chromedp.EmulateViewport(390, 900), chromedp.Navigate(env.URL+p.path), chromedp.WaitVisible(chromedp.CSS(p.wait)))
 			checkA11yBoth(c, tab, p.name)
 		}
+		// The console's navigation shows whole at any width (it wraps).
+		for _, width := range []int64{320, 1280} {
+			c.do(tab, "navigation", chromedp.EmulateViewport(width, 900), chromedp.Navigate(env.URL+"/"), chromedp.WaitVisible(chromedp.ID("ws-title")))
+			if whole, _ := chromedp.Run(tab, chromedp.Evaluate[bool](`(n => n.scrollWidth <= n.clientWidth)(document.querySelector(".console-nav"))`)); !whole {
+				t.Errorf("the console's navigation is cut at %d px", width)
+			}
+		}
+		c.do(tab, "390 px", chromedp.EmulateViewport(390, 900))
+		c.do(tab, "switcher open", chromedp.Click(chromedp.CSS(".switcher summary")), chromedp.WaitVisible(chromedp.CSS(".switcher ul")))
+		checkA11yBoth(c, tab, "switcher open")
+		out := c.tab()
+		c.do(out, "sign-in page", chromedp.EmulateViewport(390, 900), chromedp.Navigate(env.URL+"/signin"), chromedp.WaitVisible(chromedp.ID("email")))
+		checkA11yBoth(c, out, "sign-in page")
 		// The navigation names personal and workspace keys apart.
 		c.do(tab, "personal overview", chromedp.Navigate(env.URL+"/workspaces/"+a.OrgID), chromedp.WaitVisible(chromedp.CSS(".facts")))
 		if n := c.count(tab, `.org-nav a[href$="/invitations"], .org-nav a[href$="/keys"]`); n != 0 {
@@ -195,9 +210,16 @@ func TestChromiumConfirmDialog(t *testing.T) {
 		}
 		if testenv.Updating() && env.DB == testenv.Databases[0] {
 			env.Do(t, "POST", "/v1/me/api-keys", a.Access, map[string]any{"name": "nightly backup"}).Want(t, 200)
-			c.do(tab, "dialog shot", chromedp.Navigate(env.URL+"/account/keys"), chromedp.WaitVisible(chromedp.ID("key-name")),
+			c.do(tab, "dialog shot", chromedp.EmulateViewport(390, 760), chromedp.Navigate(env.URL+"/account/keys"), chromedp.WaitVisible(chromedp.ID("key-name")),
 				revoke, chromedp.WaitVisible(chromedp.CSS(`dialog.confirm-dialog[open] button.danger`)))
-			c.screenshot(tab, "confirm-dialog-390", true)
+			// The viewport only: the dialog and its backdrop.
+			png, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join("..", "..", "docs", "screenshots", "confirm-dialog-390.png"), png, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 
 		// Without JavaScript: the page.

@@ -19,7 +19,7 @@ func TestWorkspaceSwitcher(t *testing.T) {
 		b := signedIn(t, env, a)
 		home := b.Get(t, "/account/sessions")
 		wantPage(t, "account page", home, 200, `<details class="switcher">`, "Your workspaces", `href="/workspaces/`+team+`">Switcher Team</a>`,
-			`href="/workspaces/`+a.OrgID+`">Test User</a> <span class="badge">personal</span> <span class="badge ok">default</span>`)
+			`href="/workspaces/`+a.OrgID+`">Test User</a> <span class="place-tag">personal</span> <span class="place-tag default">default</span>`)
 		if strings.Contains(home.Body, "Someone Else") {
 			t.Fatalf("the switcher lists another person's workspace")
 		}

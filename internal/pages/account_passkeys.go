@@ -41,6 +41,28 @@ func (h *handlers) handleAccountPasskeysPage(w http.ResponseWriter, r *http.Requ
 	h.render(w, http.StatusOK, "passkeys", p)
 }
 
+// passkeyAddPath is the form of "Add a passkey". The script runs the
+// ceremony itself; it posts the form only when the sign-in is too old, and
+// the answer is signing in again in place (signin_again.go), which brings
+// the person back to the passkeys page with the form ready: its button
+// starts the ceremony there.
+const passkeyAddPath = "/account/passkeys/add"
+
+// handleAccountPasskeyAdd handles "POST /account/passkeys/add": signing in
+// again when the sign-in is too old to add a passkey, else back to the
+// page, whose script adds it.
+func (h *handlers) handleAccountPasskeyAdd(w http.ResponseWriter, r *http.Request) {
+	c := h.caller(w, r)
+	if c == nil {
+		return
+	}
+	if err := h.svc.RequireRecentAuth(r.Context(), c.p, "add a passkey"); err != nil {
+		h.pageError(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/account/passkeys", http.StatusSeeOther)
+}
+
 // handleAccountPasskeyBegin handles "POST /account/passkeys/begin": the
 // script's start of a registration, for the signed-in browser.
 func (h *handlers) handleAccountPasskeyBegin(w http.ResponseWriter, r *http.Request) {

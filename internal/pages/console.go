@@ -23,7 +23,7 @@ var consoleNav = []navItem{
 	{"identities", "Linked sign-ins", "/account/identities"},
 	{"two-factor", "Two-factor", twoFactorPath},
 	{"apps", "Connected apps", "/account/apps"},
-	{"keys", "API keys", "/account/keys"},
+	{"keys", "Personal API keys", "/account/keys"},
 	{"workspaces", "Workspaces", "/account/workspaces"},
 }
 
@@ -172,6 +172,9 @@ func (c *caller) page(r *http.Request, title, nav string) *page {
 		notice = notices[key]
 	}
 	p := &page{Title: title, Nav: nav, User: c.b.User, Notice: notice}
+	if c.h != nil {
+		p.Switcher = c.h.switcher(r, c)
+	}
 	if c.w != nil && c.h != nil {
 		if p.Resume = c.h.takeResume(c.w, r, c.b.User.ID); p.Resume != nil {
 			p.Notice = "You signed in again. Check the form below and send it."

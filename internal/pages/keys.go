@@ -31,7 +31,7 @@ func (h *handlers) keysPage(w http.ResponseWriter, r *http.Request, c *caller) (
 	for _, k := range keys {
 		rows = append(rows, keyRow{APIKey: k, Workspace: orgName(orgs, k.OrgID)})
 	}
-	p := c.page(r, "API keys", "keys")
+	p := c.page(r, "Personal API keys", "keys")
 	p.Data = map[string]any{"Keys": rows, "Orgs": orgs, "Tools": workspace.Tools, "Expiries": keyExpiries}
 	p.Values = map[string]string{"org_id": def, "expires_in_days": "90", "scope": "all"}
 	return p, true

@@ -40,7 +40,7 @@ func (h *handlers) orgKeysPage(w http.ResponseWriter, r *http.Request, c *caller
 			live = append(live, k)
 		}
 	}
-	p := c.page(r, o.Name+": API keys", "workspaces")
+	p := c.page(r, o.Name+": workspace API keys", "workspaces")
 	p.Data = &orgKeysData{Org: *o, Links: orgLinks(o), Here: "keys", Keys: live, Tools: workspace.Tools, Expiries: keyExpiries,
 		Roles: []string{workspace.RoleMember, workspace.RoleBilling, workspace.RoleAdmin}}
 	p.Values = map[string]string{"role": workspace.RoleMember, "expires_in_days": "90", "scope": "all"}

@@ -11,7 +11,8 @@ type orgLink struct{ Key, Label, Path string }
 
 // orgLinks are the workspace pages org o's role may open, from the
 // workspace's role table: members, teams and tools for everyone; the
-// others for the roles holding their permission.
+// others for the roles holding their permission. A personal workspace has
+// no invitations or workspace keys (the API's are for team workspaces).
 func orgLinks(o *workspace.OrgListing) []orgLink {
 	base := "/workspaces/" + o.ID
 	links := []orgLink{{"overview", "Overview", base}, {"members", "Members", base + "/members"}}
@@ -22,10 +23,10 @@ func orgLinks(o *workspace.OrgListing) []orgLink {
 			links = append(links, orgLink{key, label, base + "/" + key})
 		}
 	}
-	add(can(workspace.PermMembers), "invitations", "Invitations")
+	add(team && can(workspace.PermMembers), "invitations", "Invitations")
 	add(team, "teams", "Teams")
 	add(true, "tools", "Tools")
-	add(can(workspace.PermSettings), "keys", "API keys")
+	add(team && can(workspace.PermSettings), "keys", "Workspace API keys")
 	add(can(workspace.PermDomains), "domains", "Domains")
 	add(team && can(workspace.PermSettings), "applications", "Applications")
 	add(team && can(workspace.PermSettings), "scim", "Provisioning")

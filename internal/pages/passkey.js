@@ -48,7 +48,7 @@
     return fetch(url, { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
       body: JSON.stringify(body || {}) }).then(function (res) {
       return res.json().catch(function () { return {}; }).then(function (data) {
-        if (!res.ok) throw new Error(data.error || "The request failed.");
+        if (!res.ok) throw Object.assign(new Error(data.error || "The request failed."), { code: data.code });
         return data;
       });
     });
@@ -144,21 +144,29 @@
     });
   }
 
-  // Account page: add a passkey.
-  var add = document.getElementById("passkey-add");
-  if (add) {
+  // Account page: add a passkey, from its form or from the same form kept
+  // across signing in again (the card "Finish what you started"). A
+  // sign-in too old to add one posts the form: the page answers with
+  // signing in again, then comes back here with the form ready.
+  var addForm = document.getElementById("passkey-add-form");
+  if (addForm) {
     var addError = document.getElementById("passkey-error");
-    var nameEl = document.getElementById("passkey-name");
-    add.hidden = false;
-    if (nameEl) nameEl.closest("p").hidden = false;
-    add.addEventListener("click", function () {
-      show(addError, "");
-      post("/account/passkeys/begin").then(function (begun) {
-        return navigator.credentials.create({ publicKey: creationOptions(begun.publicKey) }).then(function (cred) {
-          return post("/account/passkeys/finish", { ceremony_id: begun.ceremony_id, credential: credentialJSON(cred), name: nameEl ? nameEl.value : "" });
-        });
-      }).then(function () { window.location.reload(); })
-        .catch(function (err) { show(addError, failed(err)); });
+    addForm.hidden = false;
+    document.querySelectorAll('form[action="/account/passkeys/add"]').forEach(function (form) {
+      form.addEventListener("submit", function (ev) {
+        ev.preventDefault();
+        show(addError, "");
+        var name = form.elements.name ? form.elements.name.value : "";
+        post("/account/passkeys/begin").then(function (begun) {
+          return navigator.credentials.create({ publicKey: creationOptions(begun.publicKey) }).then(function (cred) {
+            return post("/account/passkeys/finish", { ceremony_id: begun.ceremony_id, credential: credentialJSON(cred), name: name });
+          });
+        }).then(function () { window.location.assign("/account/passkeys"); })
+          .catch(function (err) {
+            if (err.code === "reauth_required") form.submit();
+            else show(addError, failed(err));
+          });
+      });
     });
   }
 })();

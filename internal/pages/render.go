@@ -31,6 +31,18 @@ var copyScript []byte
 // copyScriptPath serves copyScript, the copy buttons' script.
 const copyScriptPath = "/assets/copy.js"
 
+//go:embed assets/confirm.js
+var confirmScript []byte
+
+// confirmScriptPath serves confirmScript, which shows the confirmation
+// step of a form marked data-confirm as a dialog (confirm.go).
+const confirmScriptPath = "/assets/confirm.js"
+
+// confirmPages are the pages whose lists carry forms marked data-confirm:
+// they load confirmScript.
+var confirmPages = map[string]bool{"keys": true, "sessions": true, "passkeys": true, "identities": true, "workspaces": true,
+	"members": true, "teams": true, "domains": true, "orgkeys": true, "scim": true, "ssoform": true, "twofactor": true}
+
 var pageNames = []string{"error", "message", "signin", "confirm", "consent", "device", "invite", "recover", "reset",
 	"signup", "home", "profile", "sessions", "apps", "keys", "workspaces", "delete", "members", "invitations", "tools", "passkeys",
 	"overview", "orgsettings", "audit", "teams", "team", "orgkeys", "domains", "mfa", "twofactor", "orgapps", "orgapp", "logout", "scim", "confirmstep", "identities", "ssocontinue", "linkconfirm", "sso", "ssoform", "activity"}
@@ -76,7 +88,10 @@ type page struct {
 	// the typed values shown again (never a password).
 	Fields, Values map[string]string
 	// Data is the page's own data (console pages).
-	Data     any
+	Data any
+	// Switcher is the header's workspace switcher (console pages; nil
+	// elsewhere).
+	Switcher *switcher
 	Passkeys []identity.Passkey
 	// Social are the social sign-in buttons (sign-in and sign-up pages).
 	Social []socialButton
@@ -87,9 +102,11 @@ type page struct {
 	// Resend is a check-your-email page's "Send again" (the same form
 	// posted again) beside "Back to sign in".
 	Resend *resend
-	// Script is the page's one script (same origin), "" for none; the
-	// CSP then also allows scripts and fetches of this origin.
-	Script string
+	// Script is the page's own script (same origin), "" for none; the
+	// CSP then also allows scripts and fetches of this origin. Confirm,
+	// set by render for confirmPages, loads confirmScript beside it.
+	Script  string
+	Confirm bool
 	// formTarget is an extra form-action source (the client's redirect
 	// origin on consent pages).
 	formTarget string
@@ -142,6 +159,7 @@ func (p *page) Ticked(name, value string) bool {
 // render writes a page with its security headers.
 func (h *handlers) render(w http.ResponseWriter, status int, name string, p *page) {
 	p.Brand = h.brand
+	p.Confirm = confirmPages[name]
 	if name == "signin" || name == "signup" {
 		p.Social = h.socialButtons(p.Next)
 	}
@@ -160,7 +178,7 @@ func (h *handlers) render(w http.ResponseWriter, status int, name string, p *pag
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("Cache-Control", "no-store")
 	scripts := ""
-	if p.Script != "" {
+	if p.Script != "" || p.Confirm {
 		scripts = "; script-src 'self'; connect-src 'self'"
 	}
 	imgSrc := h.imgSrc

@@ -180,6 +180,8 @@ func formPage(action string) string {
 	switch action {
 	case "/account/profile", "/account/email", "/account/password", "/account/verify-email":
 		return "/account"
+	case passkeyAddPath:
+		return "/account/passkeys"
 	}
 	if org, ok := strings.CutSuffix(action, "/delete"); ok && strings.HasPrefix(action, "/workspaces/") && strings.Count(action, "/") == 3 {
 		return org + "/settings"
@@ -225,6 +227,7 @@ var resumeTexts = map[string][2]string{
 	"/account/sessions/revoke":                   {"Sign out the session you chose.", "Sign out the session"},
 	"/account/sessions/revoke-others":            {"Sign out every other session.", "Sign out other sessions"},
 	"/account/passkeys/remove":                   {"Remove the passkey you chose.", "Remove passkey"},
+	passkeyAddPath:                               {"Add the passkey you named: your device asks for its screen lock or security key.", "Add a passkey"},
 	"/account/two-factor/totp":                   {"Set up an authenticator app.", "Set up an authenticator app"},
 	"/account/two-factor/remove":                 {"Turn off the authenticator app.", "Turn off the authenticator app"},
 	"/account/two-factor/recovery-codes":         {"Make new recovery codes; the old ones stop working.", "Make new recovery codes"},

@@ -28,15 +28,16 @@ func (h *handlers) handleWorkspacesPage(w http.ResponseWriter, r *http.Request) 
 }
 
 // handleCreateWorkspace handles "POST /account/workspaces": a team
-// workspace the caller owns.
+// workspace the caller owns, made the default only when the person ticks
+// "as_default" (the default never changes without their asking).
 func (h *handlers) handleCreateWorkspace(w http.ResponseWriter, r *http.Request) {
 	c := h.caller(w, r)
 	if c == nil {
 		return
 	}
 	name := r.PostFormValue("name")
-	if _, _, err := h.ws.CreateOrg(r.Context(), c.p, name); err != nil {
-		h.workspaceRefused(w, r, c, err, map[string]string{"name": name}, "name")
+	if _, _, err := h.ws.CreateOrg(r.Context(), c.p, name, r.PostFormValue("as_default") == "yes"); err != nil {
+		h.workspaceRefused(w, r, c, err, map[string]string{"name": name, "as_default": r.PostFormValue("as_default")}, "name")
 		return
 	}
 	done(w, r, "/account/workspaces", "created")

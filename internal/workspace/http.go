@@ -74,7 +74,7 @@ func (h *handlers) handleCreateOrg(w http.ResponseWriter, r *http.Request, p *ga
 	if err := httpjson.Decode(r, &in); err != nil {
 		return err
 	}
-	o, t, err := h.svc.CreateOrg(r.Context(), p, in.Name)
+	o, t, err := h.svc.CreateOrg(r.Context(), p, in.Name, true)
 	if err != nil {
 		return err
 	}

@@ -192,8 +192,11 @@ func (s *Service) lockOrg(ctx context.Context, tx Tables, p *gatehouse.Principal
 }
 
 // CreateOrg creates a team org owned by the caller, makes it their default
-// org and mints a token scoped to it that keeps the caller's via and session.
-func (s *Service) CreateOrg(ctx context.Context, p *gatehouse.Principal, name string) (*Org, *OrgToken, error) {
+// org when asDefault (the API always asks: its spec says so; the console
+// asks only when the person ticks the box, so the default never changes
+// silently) and mints a token scoped to it that keeps the caller's via and
+// session.
+func (s *Service) CreateOrg(ctx context.Context, p *gatehouse.Principal, name string, asDefault bool) (*Org, *OrgToken, error) {
 	name, err := checkOrgName(name)
 	if err != nil {
 		return nil, nil, err
@@ -213,8 +216,10 @@ func (s *Service) CreateOrg(ctx context.Context, p *gatehouse.Principal, name st
 		if o, err = s.createOrg(ctx, tx, name, OrgTeam, p.UserID); err != nil {
 			return err
 		}
-		if err := tx.SetDefaultOrg(ctx, p.UserID, o.ID); err != nil {
-			return gatehouse.Internal("set default org", err)
+		if asDefault {
+			if err := tx.SetDefaultOrg(ctx, p.UserID, o.ID); err != nil {
+				return gatehouse.Internal("set default org", err)
+			}
 		}
 		if err := s.Audit(ctx, tx, o.ID, p.UserID, "org.created", "org", o.ID, map[string]any{"name": o.Name, "slug": o.Slug}); err != nil {
 			return gatehouse.Internal("audit", err)

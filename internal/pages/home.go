@@ -44,8 +44,8 @@ func (h *handlers) handleHome(w http.ResponseWriter, r *http.Request) {
 
 // handleJoinDiscoverable handles "POST /join": joins the workspace the
 // home page offers, in one step; JoinDiscoverable decides (the address
-// confirmed, a suggest-mode claim on its domain) and the default
-// workspace stays as it was.
+// confirmed, a suggest-mode claim on its domain) and makes it the default
+// workspace, as the API's join does and the offer says.
 func (h *handlers) handleJoinDiscoverable(w http.ResponseWriter, r *http.Request) {
 	c := h.caller(w, r)
 	if c == nil {

@@ -9,6 +9,8 @@ package i18n
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 	"time"
 
 	"golang.org/x/text/language"
@@ -135,6 +137,27 @@ func Keys(lang language.Tag) []string {
 	out := make([]string, 0, len(catalogues[lang]))
 	for k := range catalogues[lang] {
 		out = append(out, k)
+	}
+	return out
+}
+
+// formatVerb is a fmt verb of a catalogue key.
+var formatVerb = regexp.MustCompile(`%(\[\d+\])?[sdv]`)
+
+// EnglishLeaks are the catalogue's English sentences (of two words or
+// more, unlike their German) that text shows: what a German page or mail
+// must not (tests).
+func EnglishLeaks(text string) []string {
+	var out []string
+	for k, de := range catalogues[German] {
+		if de == k {
+			continue
+		}
+		for _, part := range formatVerb.Split(k, -1) {
+			if part = strings.TrimSpace(part); len(strings.Fields(part)) >= 2 && strings.Contains(text, part) {
+				out = append(out, part)
+			}
+		}
 	}
 	return out
 }

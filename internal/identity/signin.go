@@ -268,10 +268,7 @@ func (s *Service) RequestMagicLink(ctx context.Context, email, client string) er
 		base = s.mobileURL
 	}
 	link := base + "/auth/magic?token=" + url.QueryEscape(secret)
-	lang := i18n.From(ctx)
-	m := mail.Message{To: email, Subject: i18n.T(lang, "Your sign-in link"),
-		Text: i18n.Tf(lang, "Open this link to sign in to %s:\n\n%s\n\nThe link works once and expires in 15 minutes. If you did not ask for it, ignore this message.\n",
-			s.brand.Product(), link)}
+	m := s.magicMail(i18n.From(ctx), email, link)
 	return s.store.Tx(ctx, func(tx Store) error {
 		if err := tx.CreateEmailToken(ctx, t); err != nil {
 			return internal("create magic link", err)
@@ -281,6 +278,13 @@ func (s *Service) RequestMagicLink(ctx context.Context, email, client string) er
 		}
 		return nil
 	})
+}
+
+// magicMail is the message that carries a sign-in link, in lang.
+func (s *Service) magicMail(lang language.Tag, email, link string) mail.Message {
+	return mail.Message{To: email, Subject: i18n.T(lang, "Your sign-in link"),
+		Text: i18n.Tf(lang, "Open this link to sign in to %s:\n\n%s\n\nThe link works once and expires in 15 minutes. If you did not ask for it, ignore this message.\n",
+			s.brand.Product(), link)}
 }
 
 // verifyMagicLink is VerifyMagicLink without the unlock.

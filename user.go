@@ -19,4 +19,7 @@ type User struct {
 	// DisabledAt is when an operator disabled the account (gatehouse users
 	// disable); nil: it may sign in.
 	DisabledAt *time.Time
+	// Language is the person's language for pages and mail ("en", "de");
+	// "" follows the browser's Accept-Language.
+	Language string
 }

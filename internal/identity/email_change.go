@@ -7,9 +7,12 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/i18n"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/token"
 	"github.com/gatehouse/gatehouse/internal/workspace"
+
+	"golang.org/x/text/language"
 )
 
 // The change of an account's email address (issue 30 item 1). The person
@@ -89,7 +92,7 @@ func (s *Service) RequestEmailChange(ctx context.Context, p *gatehouse.Principal
 			UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(ChangeEmailTTL)}); err != nil {
 			return internal("create change token", err)
 		}
-		if err := tx.QueueMail(ctx, s.changeEmailMail(u.Email, email, secret)); err != nil {
+		if err := tx.QueueMail(ctx, s.changeEmailMail(i18n.For(ctx, u.Language), u.Email, email, secret)); err != nil {
 			return internal("queue change mail", err)
 		}
 		out = email
@@ -128,7 +131,7 @@ func (s *Service) ConfirmEmailChange(ctx context.Context, secret string) (*Email
 			UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(UndoEmailTTL)}); err != nil {
 			return internal("create undo token", err)
 		}
-		if err := tx.QueueMail(ctx, s.emailChangedMail(from, email, undo)); err != nil {
+		if err := tx.QueueMail(ctx, s.emailChangedMail(i18n.For(ctx, u.Language), from, email, undo)); err != nil {
 			return internal("queue notice", err)
 		}
 		if err := s.auditPersonal(ctx, tx, u.ID, "", "user.email_changed", map[string]any{"from": from, "to": email}); err != nil {
@@ -176,7 +179,7 @@ func (s *Service) UndoEmailChange(ctx context.Context, secret string) (*gatehous
 			return err
 		}
 		// The address that was taken away learns why it no longer signs in.
-		if err := tx.QueueMail(ctx, s.emailUndoneMail(from, email)); err != nil {
+		if err := tx.QueueMail(ctx, s.emailUndoneMail(i18n.For(ctx, u.Language), from, email)); err != nil {
 			return internal("queue notice", err)
 		}
 		u.Email, u.EmailKey, u.EmailVerified, u.UpdatedAt = email, key, true, now
@@ -192,28 +195,31 @@ func (s *Service) UndoEmailChange(ctx context.Context, secret string) (*gatehous
 }
 
 // changeEmailMail carries the link that confirms a new address.
-func (s *Service) changeEmailMail(from, to, secret string) mail.Message {
+func (s *Service) changeEmailMail(lang language.Tag, from, to, secret string) mail.Message {
 	link := s.webURL + ChangeEmailPath + "?token=" + url.QueryEscape(secret)
-	return mail.Message{To: to, Subject: "Confirm your new email address",
-		Text: "Someone asked to move the " + s.brand.Product() + " account of " + from + " to this address. If it was you, confirm by opening this link:\n\n" + link +
-			"\n\nThe link works once and expires in 24 hours. Until then the account keeps its current address.\n\nIf it was not you, ignore this message.\n"}
+	return mail.Message{To: to, Subject: i18n.T(lang, "Confirm your new email address"),
+		Text: i18n.Tf(lang, "Someone asked to move the %s account of %s to this address. If it was you, confirm by opening this link:\n\n%s\n\n"+
+			"The link works once and expires in 24 hours. Until then the account keeps its current address.\n\nIf it was not you, ignore this message.\n",
+			s.brand.Product(), from, link)}
 }
 
 // emailChangedMail is the notice to the old address, with the undo link.
-func (s *Service) emailChangedMail(from, to, secret string) mail.Message {
+func (s *Service) emailChangedMail(lang language.Tag, from, to, secret string) mail.Message {
 	link := s.webURL + UndoEmailPath + "?token=" + url.QueryEscape(secret)
-	return mail.Message{To: from, Subject: "Your email address was changed",
-		Text: "The " + s.brand.Product() + " account of " + from + " now uses the address " + to + ". If you made this change, there is nothing to do.\n\n" +
-			"If it was not you, open this link to report it:\n\n" + link +
-			"\n\nIt puts " + from + " back, signs everyone out and removes the account's password, two-factor settings, passkeys and API keys; then sign in with an emailed sign-in link and choose a new password. The link works once, for 7 days.\n"}
+	return mail.Message{To: from, Subject: i18n.T(lang, "Your email address was changed"),
+		Text: i18n.Tf(lang, "The %[1]s account of %[2]s now uses the address %[3]s. If you made this change, there is nothing to do.\n\n"+
+			"If it was not you, open this link to report it:\n\n%[4]s\n\n"+
+			"It puts %[2]s back, signs everyone out and removes the account's password, two-factor settings, passkeys and API keys; then sign in with an emailed sign-in link and choose a new password. The link works once, for 7 days.\n",
+			s.brand.Product(), from, to, link)}
 }
 
 // emailUndoneMail tells the address a change had moved to that the change
 // was undone from the old one.
-func (s *Service) emailUndoneMail(to, back string) mail.Message {
-	return mail.Message{To: to, Subject: "Your email address change was undone",
-		Text: "The change of a " + s.brand.Product() + " account to this address was reported as not made by its owner, from " + back + ". " +
-			"The account uses " + back + " again and everyone was signed out of it. If you made the change, sign in with an emailed sign-in link sent to " + back + ".\n"}
+func (s *Service) emailUndoneMail(lang language.Tag, to, back string) mail.Message {
+	return mail.Message{To: to, Subject: i18n.T(lang, "Your email address change was undone"),
+		Text: i18n.Tf(lang, "The change of a %[1]s account to this address was reported as not made by its owner, from %[2]s. "+
+			"The account uses %[2]s again and everyone was signed out of it. If you made the change, sign in with an emailed sign-in link sent to %[2]s.\n",
+			s.brand.Product(), back)}
 }
 
 // moveAddress uses an email-change or undo link (purpose) and moves its

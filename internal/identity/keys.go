@@ -66,7 +66,7 @@ func (s *Service) CreateUserKey(ctx context.Context, p *gatehouse.Principal, in 
 		if err := s.ws.Audit(ctx, tx, orgID, p.UserID, "api_key.created", "api_key", k.ID, map[string]any{"kind": workspace.KeyUser, "name": name, "tools": tools}); err != nil {
 			return err
 		}
-		return s.notify(ctx, tx, p.UserID, "A personal API key named “"+name+"” was made for your account: it acts as you.")
+		return s.notifyf(ctx, tx, p.UserID, "A personal API key named “%s” was made for your account: it acts as you.", name)
 	})
 	return out, err
 }

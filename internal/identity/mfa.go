@@ -444,7 +444,8 @@ func (s *Service) codeCheck(ctx context.Context, userID, method, code string) (f
 			if err != nil {
 				return internal("count recovery codes", err)
 			}
-			return s.notify(ctx, tx, userID, recoveryCodeNotice(left))
+			what, args := recoveryCodeNotice(left)
+			return s.notifyf(ctx, tx, userID, what, args...)
 		}, nil
 	}
 	return nil, gatehouse.Invalid("method must be totp, recovery_code or passkey")

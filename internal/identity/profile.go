@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/i18n"
 	"github.com/gatehouse/gatehouse/internal/token"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
@@ -17,11 +18,14 @@ import (
 type ProfilePatch struct {
 	Name      *string
 	AvatarURL *string
+	// Language is the pages' and mail's language ("" for the browser's);
+	// the account page sets it, the API leaves it nil.
+	Language *string
 }
 
 // UpdateProfile applies a partial profile change. API-key sessions may call it.
 func (s *Service) UpdateProfile(ctx context.Context, p *gatehouse.Principal, in ProfilePatch) (*gatehouse.User, error) {
-	if in.Name == nil && in.AvatarURL == nil {
+	if in.Name == nil && in.AvatarURL == nil && in.Language == nil {
 		return nil, gatehouse.Invalid("nothing to update: give name or avatar_url")
 	}
 	var u *gatehouse.User
@@ -52,6 +56,12 @@ func (s *Service) UpdateProfile(ctx context.Context, p *gatehouse.Principal, in 
 				return err
 			}
 			before["avatar_url"], after["avatar_url"], u.AvatarURL = u.AvatarURL, av, av
+		}
+		if in.Language != nil {
+			if !i18n.Known(*in.Language) {
+				return gatehouse.InvalidField("language", "language must be one of: %s", strings.Join(i18n.Codes(), ", "))
+			}
+			before["language"], after["language"], u.Language = u.Language, *in.Language, *in.Language
 		}
 		u.UpdatedAt = s.Now()
 		if err := tx.UpdateUser(ctx, u); err != nil {
@@ -260,7 +270,7 @@ func (s *Service) ResendVerification(ctx context.Context, p *gatehouse.Principal
 			UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(VerifyEmailTTL)}); err != nil {
 			return internal("create confirmation token", err)
 		}
-		if err := tx.QueueMail(ctx, s.verifyMail(u.Email, secret)); err != nil {
+		if err := tx.QueueMail(ctx, s.verifyMail(i18n.For(ctx, u.Language), u.Email, secret)); err != nil {
 			return internal("queue confirmation mail", err)
 		}
 		outcome = ResendSent

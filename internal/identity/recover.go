@@ -9,8 +9,11 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/i18n"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/token"
+
+	"golang.org/x/text/language"
 )
 
 // errBadReset is the one answer to a reset link that is unknown, expired,
@@ -78,7 +81,7 @@ func (s *Service) requestRecovery(ctx context.Context, key, email string) error 
 		if u == nil {
 			return nil
 		}
-		if err := tx.QueueMail(ctx, s.resetMail(u.Email, secret)); err != nil {
+		if err := tx.QueueMail(ctx, s.resetMail(i18n.For(ctx, u.Language), u.Email, secret)); err != nil {
 			return internal("queue reset mail", err)
 		}
 		return nil
@@ -86,11 +89,12 @@ func (s *Service) requestRecovery(ctx context.Context, key, email string) error 
 }
 
 // resetMail is the message that carries a password reset link.
-func (s *Service) resetMail(email, secret string) mail.Message {
+func (s *Service) resetMail(lang language.Tag, email, secret string) mail.Message {
 	link := s.webURL + "/reset-password?token=" + url.QueryEscape(secret)
-	return mail.Message{To: email, Subject: "Set a new " + s.brand.Product() + " password",
-		Text: "Someone asked to set a new password for the " + s.brand.Product() + " account of this address. If it was you, open this link to choose one:\n\n" + link +
-			"\n\nThe link works once and expires in 1 hour. Setting a new password signs you out everywhere else and revokes your personal API keys.\n\nIf you did not ask for it, ignore this message: your password stays as it is.\n"}
+	return mail.Message{To: email, Subject: i18n.Tf(lang, "Set a new %s password", s.brand.Product()),
+		Text: i18n.Tf(lang, "Someone asked to set a new password for the %s account of this address. If it was you, open this link to choose one:\n\n%s\n\n"+
+			"The link works once and expires in 1 hour. Setting a new password signs you out everywhere else and revokes your personal API keys.\n\nIf you did not ask for it, ignore this message: your password stays as it is.\n",
+			s.brand.Product(), link)}
 }
 
 // errFactorOwed answers a reset of an account with a second factor that
@@ -316,7 +320,7 @@ func (s *Service) resetInTx(ctx context.Context, tx Store, userID, hash, pwHash 
 	if err != nil {
 		return nil, internal("revoke keys", err)
 	}
-	if err := tx.QueueMail(ctx, s.noticeMail(u.Email, NoticePasswordReset)); err != nil {
+	if err := tx.QueueMail(ctx, s.noticeMail(i18n.For(ctx, u.Language), u.Email, i18n.T(i18n.For(ctx, u.Language), NoticePasswordReset))); err != nil {
 		return nil, internal("queue security notice", err)
 	}
 	oc, err := s.ws.HomeOrg(ctx, tx, u)

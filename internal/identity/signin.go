@@ -9,9 +9,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/i18n"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/token"
 	"github.com/gatehouse/gatehouse/internal/workspace"
+
+	"golang.org/x/text/language"
 )
 
 // RegisterInput is the body of POST /v1/auth/register.
@@ -65,7 +68,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, meta gatehouse
 			UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(VerifyEmailTTL)}); err != nil {
 			return internal("create confirmation token", err)
 		}
-		if err := tx.QueueMail(ctx, s.verifyMail(email, verifyToken)); err != nil {
+		if err := tx.QueueMail(ctx, s.verifyMail(i18n.From(ctx), email, verifyToken)); err != nil {
 			return internal("queue confirmation mail", err)
 		}
 		if err := s.ws.Audit(ctx, tx, oc.ID, u.ID, "user.registered", "user", u.ID, map[string]any{"via": gatehouse.ViaPassword}); err != nil {
@@ -78,12 +81,13 @@ func (s *Service) Register(ctx context.Context, in RegisterInput, meta gatehouse
 }
 
 // verifyMail is the message that carries an address's confirmation link.
-func (s *Service) verifyMail(email, secret string) mail.Message {
+func (s *Service) verifyMail(lang language.Tag, email, secret string) mail.Message {
 	link := s.webURL + "/verify-email?token=" + url.QueryEscape(secret)
-	return mail.Message{To: email, Subject: "Confirm your email address",
-		Text: "Someone signed up for " + s.brand.Product() + " with this address. If it was you, confirm your address by opening this link:\n\n" + link +
-			"\n\nThe link works once and expires in 24 hours.\n\nIf you did not sign up, ignore this message and do not open the link: whoever signed up chose the password. " +
-			"To use " + s.brand.Product() + " with this address yourself, sign in with an emailed sign-in link instead; that removes the password, two-factor settings and passkeys set before and signs everyone else out.\n"}
+	return mail.Message{To: email, Subject: i18n.T(lang, "Confirm your email address"),
+		Text: i18n.Tf(lang, "Someone signed up for %[1]s with this address. If it was you, confirm your address by opening this link:\n\n%[2]s\n\n"+
+			"The link works once and expires in 24 hours.\n\nIf you did not sign up, ignore this message and do not open the link: whoever signed up chose the password. "+
+			"To use %[1]s with this address yourself, sign in with an emailed sign-in link instead; that removes the password, two-factor settings and passkeys set before and signs everyone else out.\n",
+			s.brand.Product(), link)}
 }
 
 // startSession opens a sign-in session for u scoped to oc and returns its
@@ -298,8 +302,7 @@ func (s *Service) RequestMagicLink(ctx context.Context, email, client string) er
 		base = s.mobileURL
 	}
 	link := base + "/auth/magic?token=" + url.QueryEscape(secret)
-	m := mail.Message{To: email, Subject: "Your sign-in link",
-		Text: "Open this link to sign in to " + s.brand.Product() + ":\n\n" + link + "\n\nThe link works once and expires in 15 minutes. If you did not ask for it, ignore this message.\n"}
+	m := s.magicMail(i18n.From(ctx), email, link)
 	return s.store.Tx(ctx, func(tx Store) error {
 		if err := tx.CreateEmailToken(ctx, t); err != nil {
 			return internal("create magic link", err)
@@ -309,6 +312,13 @@ func (s *Service) RequestMagicLink(ctx context.Context, email, client string) er
 		}
 		return nil
 	})
+}
+
+// magicMail is the message that carries a sign-in link, in lang.
+func (s *Service) magicMail(lang language.Tag, email, link string) mail.Message {
+	return mail.Message{To: email, Subject: i18n.T(lang, "Your sign-in link"),
+		Text: i18n.Tf(lang, "Open this link to sign in to %s:\n\n%s\n\nThe link works once and expires in 15 minutes. If you did not ask for it, ignore this message.\n",
+			s.brand.Product(), link)}
 }
 
 // verifyMagicLink is VerifyMagicLink without the unlock.

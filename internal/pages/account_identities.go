@@ -27,7 +27,7 @@ func (h *handlers) handleIdentitiesPage(w http.ResponseWriter, r *http.Request) 
 	}
 	p := c.page(r, "Linked sign-ins", "identities")
 	p.Data = map[string]any{"Identities": is, "Providers": h.sso.SocialProviders()}
-	h.render(w, http.StatusOK, "identities", p)
+	h.render(w, r, http.StatusOK, "identities", p)
 }
 
 // handleUnlinkIdentity handles "POST /account/identities/unlink", after
@@ -57,8 +57,8 @@ func (h *handlers) handleUnlinkIdentity(w http.ResponseWriter, r *http.Request) 
 			}
 		}
 	}
-	if !h.confirmed(w, r, c, "identities", confirmStep{Title: "Unlink " + name + "?",
-		Message: "You can no longer sign in to this account with " + name + ".", Button: "Unlink", Back: "/account/identities"}) {
+	if !h.confirmed(w, r, c, "identities", confirmStep{Title: tr(r, "Unlink %s?", name),
+		Message: tr(r, "You can no longer sign in to this account with %s.", name), Button: "Unlink", Back: "/account/identities"}) {
 		return
 	}
 	if err := h.sso.Unlink(r.Context(), c.p, id); err != nil {

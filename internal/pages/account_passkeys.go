@@ -38,7 +38,7 @@ func (h *handlers) handleAccountPasskeysPage(w http.ResponseWriter, r *http.Requ
 	}
 	p := (&caller{b: b, p: browserPrincipal(b), h: h, w: w}).page(r, "Passkeys", "passkeys")
 	p.Passkeys, p.Script = pks, passkeyScriptPath
-	h.render(w, http.StatusOK, "passkeys", p)
+	h.render(w, r, http.StatusOK, "passkeys", p)
 }
 
 // passkeyAddPath is the form of "Add a passkey". The script runs the
@@ -123,8 +123,8 @@ func (h *handlers) handleAccountPasskeyRemove(w http.ResponseWriter, r *http.Req
 			name = "the passkey " + short
 		}
 	}
-	if !h.confirmed(w, r, c, "passkeys", confirmStep{Title: "Remove " + name + "?",
-		Message: "You can no longer sign in with " + name + ". The device keeps it until you delete it there too.",
+	if !h.confirmed(w, r, c, "passkeys", confirmStep{Title: tr(r, "Remove %s?", name),
+		Message: tr(r, "You can no longer sign in with %s. The device keeps it until you delete it there too.", name),
 		Button:  "Remove the passkey", Back: "/account/passkeys"}) {
 		return
 	}

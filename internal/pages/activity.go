@@ -64,5 +64,5 @@ func (h *handlers) handleActivityPage(w http.ResponseWriter, r *http.Request) {
 	}
 	p := c.page(r, "Security activity", "profile")
 	p.Data = map[string]any{"Rows": rows, "Next": next, "First": r.URL.Query().Get("before") == ""}
-	h.render(w, http.StatusOK, "activity", p)
+	h.render(w, r, http.StatusOK, "activity", p)
 }

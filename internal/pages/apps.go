@@ -35,7 +35,7 @@ func (h *handlers) handleAppsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	p := c.page(r, "Connected apps", "apps")
 	p.Data = rows
-	h.render(w, http.StatusOK, "apps", p)
+	h.render(w, r, http.StatusOK, "apps", p)
 }
 
 // orgName is the name of org id among orgs, "a workspace you left" if none.

@@ -125,7 +125,7 @@ func (h *handlers) auditView(r *http.Request, c *caller, o *workspace.OrgListing
 // fields).
 func (h *handlers) handleAuditPage(w http.ResponseWriter, r *http.Request) {
 	if p := h.auditPage(w, r); p != nil {
-		h.render(w, http.StatusOK, "audit", p)
+		h.render(w, r, http.StatusOK, "audit", p)
 	}
 }
 
@@ -141,7 +141,7 @@ func (h *handlers) auditPage(w http.ResponseWriter, r *http.Request) *page {
 		return nil
 	}
 	d, err := h.auditView(r, c, o)
-	p := c.page(r, o.Name+": audit log", "workspaces")
+	p := c.page(r, tr(r, "%s: audit log", o.Name), "workspaces")
 	p.Data = d
 	if err != nil {
 		h.refuseAudit(w, r, p, d, err)

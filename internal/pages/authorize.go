@@ -136,7 +136,7 @@ func (h *handlers) authRequest(w http.ResponseWriter, r *http.Request, q url.Val
 		http.Redirect(w, r, ref.RedirectTo, http.StatusSeeOther)
 		return nil, false
 	case errors.As(err, &ref):
-		h.render(w, http.StatusBadRequest, "error", &page{Title: "This sign-in request cannot go on", Message: sentence(ref.Message)})
+		h.render(w, r, http.StatusBadRequest, "error", &page{Title: "This sign-in request cannot go on", Message: sentence(ref.Message)})
 		return nil, false
 	case err != nil:
 		h.pageError(w, r, err)

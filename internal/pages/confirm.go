@@ -48,7 +48,7 @@ func (h *handlers) confirmed(w http.ResponseWriter, r *http.Request, c *caller, 
 			p.Hidden = append(p.Hidden, hidden{k, v})
 		}
 	}
-	h.render(w, http.StatusOK, "confirmstep", p)
+	h.render(w, r, http.StatusOK, "confirmstep", p)
 	return false
 }
 

@@ -112,7 +112,7 @@ func (h *handlers) consent(w http.ResponseWriter, r *http.Request, b *identity.B
 	if problem != "" {
 		status = http.StatusBadRequest
 	}
-	h.render(w, status, "consent", p)
+	h.render(w, r, status, "consent", p)
 }
 
 // unverified says why client is not verified: every client today

@@ -295,7 +295,7 @@ func (h *handlers) refuse(w http.ResponseWriter, r *http.Request, name string, p
 	}
 	var e *gatehouse.Error
 	errors.As(err, &e)
-	h.render(w, h.k.StatusOf(e.Kind), name, p)
+	h.render(w, r, h.k.StatusOf(e.Kind), name, p)
 }
 
 // asGet is r as the GET of its page, to build a page again around a

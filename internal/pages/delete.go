@@ -11,7 +11,7 @@ import (
 // and a form that asks for the address to be typed.
 func (h *handlers) handleDeletePage(w http.ResponseWriter, r *http.Request) {
 	if c := h.caller(w, r); c != nil {
-		h.render(w, http.StatusOK, "delete", c.page(r, "Delete your account", "profile"))
+		h.render(w, r, http.StatusOK, "delete", c.page(r, "Delete your account", "profile"))
 	}
 }
 
@@ -27,13 +27,13 @@ func (h *handlers) handleDelete(w http.ResponseWriter, r *http.Request) {
 	if !strings.EqualFold(strings.TrimSpace(typed), c.b.User.Email) {
 		p.Values = map[string]string{"confirm": typed}
 		p.Fields = map[string]string{"confirm": "Type your email address, " + c.b.User.Email + ", to confirm."}
-		h.render(w, http.StatusBadRequest, "delete", p)
+		h.render(w, r, http.StatusBadRequest, "delete", p)
 		return
 	}
 	err := h.svc.DeleteAccount(r.Context(), c.p)
 	if gatehouse.ErrorKind(err) == gatehouse.KindConflict {
 		p.Data = sentence(err.(*gatehouse.Error).Message)
-		h.render(w, http.StatusConflict, "delete", p)
+		h.render(w, r, http.StatusConflict, "delete", p)
 		return
 	}
 	if err != nil {

@@ -25,7 +25,7 @@ func (h *handlers) handleDevicePage(w http.ResponseWriter, r *http.Request) {
 	}
 	code := r.URL.Query().Get("user_code")
 	if code == "" {
-		h.render(w, http.StatusOK, "device", &page{Title: "Connect a device", User: b.User})
+		h.render(w, r, http.StatusOK, "device", &page{Title: "Connect a device", User: b.User})
 		return
 	}
 	if h.deviceCodesLimited(w, r, b) {
@@ -87,11 +87,11 @@ func (h *handlers) handleDeviceDecision(w http.ResponseWriter, r *http.Request) 
 	// The outcome is a signed-in page: it offers sign-out (the layout's)
 	// and a way on into the console.
 	if !approve {
-		h.render(w, http.StatusOK, "message", &page{Title: "Request denied", User: b.User,
+		h.render(w, r, http.StatusOK, "message", &page{Title: "Request denied", User: b.User,
 			Message: "The device was not connected. You can close this page.", Next: "/", Button: "Go to your console"})
 		return
 	}
-	h.render(w, http.StatusOK, "message", &page{Title: "Device connected", User: b.User,
+	h.render(w, r, http.StatusOK, "message", &page{Title: "Device connected", User: b.User,
 		Message: "You can return to your device; it will finish signing in by itself.", Next: "/account/apps", Button: "See your connected apps"})
 }
 
@@ -113,5 +113,5 @@ func (h *handlers) deviceCodesLimited(w http.ResponseWriter, r *http.Request, b 
 func (h *handlers) wrongDeviceCode(w http.ResponseWriter, r *http.Request, b *identity.BrowserSession, code, msg string) {
 	h.failedDeviceCodes.Allow("ip " + h.k.ClientIP(r))
 	h.failedDeviceCodes.Allow("session " + b.SessionID)
-	h.render(w, http.StatusNotFound, "device", &page{Title: "Connect a device", User: b.User, Code: code, Error: sentence(msg)})
+	h.render(w, r, http.StatusNotFound, "device", &page{Title: "Connect a device", User: b.User, Code: code, Error: sentence(msg)})
 }

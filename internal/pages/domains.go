@@ -46,7 +46,7 @@ func (h *handlers) domainsPage(w http.ResponseWriter, r *http.Request, c *caller
 		}
 		d.Domains = append(d.Domains, row)
 	}
-	p := c.page(r, o.Name+": domains", "workspaces")
+	p := c.page(r, tr(r, "%s: domains", o.Name), "workspaces")
 	p.Data, p.Script = d, copyScriptPath // copy buttons for the TXT records
 	p.Values = map[string]string{"mode": workspace.ModeSuggest}
 	return p, true
@@ -59,7 +59,7 @@ func (h *handlers) handleDomainsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p, ok := h.domainsPage(w, r, c); ok {
-		h.render(w, http.StatusOK, "domains", p)
+		h.render(w, r, http.StatusOK, "domains", p)
 	}
 }
 
@@ -136,7 +136,7 @@ func (h *handlers) confirmDomainDelete(w http.ResponseWriter, r *http.Request, c
 			name = d.Domain
 		}
 	}
-	return name, h.confirmed(w, r, c, "", confirmStep{Title: "Delete the claim of " + name + "?",
-		Message: "People with an address at " + name + " are no longer offered this workspace or joined to it. Claiming it again needs a new TXT record.",
+	return name, h.confirmed(w, r, c, "", confirmStep{Title: tr(r, "Delete the claim of %s?", name),
+		Message: tr(r, "People with an address at %s are no longer offered this workspace or joined to it. Claiming it again needs a new TXT record.", name),
 		Button:  "Delete the claim", Back: domainsPath(id)})
 }

@@ -30,15 +30,15 @@ func (h *handlers) handleChangeEmail(w http.ResponseWriter, r *http.Request) {
 // link mailed to the new address. It only shows a button: mail scanners
 // open links, so the change is made on POST.
 func (h *handlers) handleEmailChangePage(w http.ResponseWriter, r *http.Request) {
-	h.render(w, http.StatusOK, "confirm", &page{Title: "Confirm your new email address",
-		Message: "Confirm that this address is yours and that you asked to move your " + h.brand.Name + " account to it. If you did not ask, close this page.",
+	h.render(w, r, http.StatusOK, "confirm", &page{Title: "Confirm your new email address",
+		Message: tr(r, "Confirm that this address is yours and that you asked to move your %s account to it. If you did not ask, close this page.", h.brand.Name),
 		Action:  identity.ChangeEmailPath, Token: r.URL.Query().Get("token"), Button: "Use this email address"})
 }
 
 // handleEmailChange handles "POST /account/email/confirm".
 func (h *handlers) handleEmailChange(w http.ResponseWriter, r *http.Request) {
 	if h.limited(r, h.verify) {
-		h.tooMany(w)
+		h.tooMany(w, r)
 		return
 	}
 	ch, err := h.svc.ConfirmEmailChange(r.Context(), r.PostFormValue("token"))
@@ -46,23 +46,22 @@ func (h *handlers) handleEmailChange(w http.ResponseWriter, r *http.Request) {
 		h.pageError(w, r, err)
 		return
 	}
-	h.render(w, http.StatusOK, "message", &page{Title: "Email address changed",
-		Message: "Your account now uses " + ch.User.Email + ". Sign in with it from now on; " + ch.From + " was told of the change.", Next: "/"})
+	h.render(w, r, http.StatusOK, "message", &page{Title: "Email address changed",
+		Message: tr(r, "Your account now uses %s. Sign in with it from now on; %s was told of the change.", ch.User.Email, ch.From), Next: "/"})
 }
 
 // handleEmailUndoPage handles "GET /account/email/undo?token=…", the link
 // of the notice mailed to the old address.
 func (h *handlers) handleEmailUndoPage(w http.ResponseWriter, r *http.Request) {
-	h.render(w, http.StatusOK, "confirm", &page{Title: "Report an email change you did not make",
-		Message: "This puts this address back on the account, signs everyone out and removes its password, two-factor settings, passkeys and API keys. " +
-			"Then sign in with an emailed sign-in link and choose a new password.",
-		Action: identity.UndoEmailPath, Token: r.URL.Query().Get("token"), Button: "It was not me: undo the change"})
+	h.render(w, r, http.StatusOK, "confirm", &page{Title: "Report an email change you did not make",
+		Message: "This puts this address back on the account, signs everyone out and removes its password, two-factor settings, passkeys and API keys. Then sign in with an emailed sign-in link and choose a new password.",
+		Action:  identity.UndoEmailPath, Token: r.URL.Query().Get("token"), Button: "It was not me: undo the change"})
 }
 
 // handleEmailUndo handles "POST /account/email/undo".
 func (h *handlers) handleEmailUndo(w http.ResponseWriter, r *http.Request) {
 	if h.limited(r, h.verify) {
-		h.tooMany(w)
+		h.tooMany(w, r)
 		return
 	}
 	u, err := h.svc.UndoEmailChange(r.Context(), r.PostFormValue("token"))
@@ -70,7 +69,7 @@ func (h *handlers) handleEmailUndo(w http.ResponseWriter, r *http.Request) {
 		h.pageError(w, r, err)
 		return
 	}
-	h.render(w, http.StatusOK, "message", &page{Title: "Change undone",
-		Message: "Your account uses " + u.Email + " again and everyone was signed out of it. Sign in with an emailed link and choose a new password.",
+	h.render(w, r, http.StatusOK, "message", &page{Title: "Change undone",
+		Message: tr(r, "Your account uses %s again and everyone was signed out of it. Sign in with an emailed link and choose a new password.", u.Email),
 		Next:    "/signin", Button: "Sign in"})
 }

@@ -28,7 +28,7 @@ func (h *handlers) bigForm(next http.HandlerFunc) http.Handler {
 func (h *handlers) formUpTo(max int, next http.HandlerFunc) http.Handler {
 	return h.csrf.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := r.ParseForm(); err != nil || !gatehouse.CleanValues(r.Form, max) {
-			h.render(w, http.StatusBadRequest, "error", &page{Title: "Request refused",
+			h.render(w, r, http.StatusBadRequest, "error", &page{Title: "Request refused",
 				Message: "This form could not be read. Go back to the page and try again."})
 			return
 		}

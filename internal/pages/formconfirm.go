@@ -15,7 +15,7 @@ var confirmAction = strings.TrimPrefix(forms.ConfirmPath, "/")
 // mailed to a new destination address. It only shows a button: mail
 // scanners open links, so the address is confirmed on POST.
 func (h *handlers) handleFormConfirmPage(w http.ResponseWriter, r *http.Request) {
-	h.render(w, http.StatusOK, "confirm", &page{Title: "Receive form submissions",
+	h.render(w, r, http.StatusOK, "confirm", &page{Title: "Receive form submissions",
 		Message: "Confirm that you want the submissions of a form mailed to this address.",
 		Action:  confirmAction, Token: r.URL.Query().Get("token"), Button: "Send me the submissions"})
 }
@@ -23,7 +23,7 @@ func (h *handlers) handleFormConfirmPage(w http.ResponseWriter, r *http.Request)
 // handleFormConfirm handles "POST /forms/confirm".
 func (h *handlers) handleFormConfirm(w http.ResponseWriter, r *http.Request) {
 	if h.limited(r, h.verify) {
-		h.tooMany(w)
+		h.tooMany(w, r)
 		return
 	}
 	rec, f, err := h.forms.ConfirmRecipient(r.Context(), r.PostFormValue("token"))
@@ -31,6 +31,6 @@ func (h *handlers) handleFormConfirm(w http.ResponseWriter, r *http.Request) {
 		h.pageError(w, r, err)
 		return
 	}
-	h.render(w, http.StatusOK, "message", &page{Title: "Address confirmed",
-		Message: rec.Email + " will receive the submissions of the form " + f.Name + ". You can close this page."})
+	h.render(w, r, http.StatusOK, "message", &page{Title: "Address confirmed",
+		Message: tr(r, "%s will receive the submissions of the form %s. You can close this page.", rec.Email, f.Name)})
 }

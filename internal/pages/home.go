@@ -24,7 +24,7 @@ func (h *handlers) handleHome(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if c == nil {
-		h.render(w, http.StatusOK, "signin", &page{Title: "Sign in", Next: "/", Script: passkeyScriptPath})
+		h.render(w, r, http.StatusOK, "signin", &page{Title: "Sign in", Next: "/", Script: passkeyScriptPath})
 		return
 	}
 	orgs, def, err := h.svc.OrgsOf(r.Context(), c.b.User)
@@ -37,9 +37,9 @@ func (h *handlers) handleHome(w http.ResponseWriter, r *http.Request) {
 		h.pageError(w, r, err)
 		return
 	}
-	p := c.page(r, "Welcome, "+c.b.User.Name, "home")
+	p := c.page(r, tr(r, "Welcome, %s", c.b.User.Name), "home")
 	p.Data = homeData{Orgs: orgs, DefaultID: def, Offer: offer}
-	h.render(w, http.StatusOK, "home", p)
+	h.render(w, r, http.StatusOK, "home", p)
 }
 
 // handleJoinDiscoverable handles "POST /join": joins the workspace the

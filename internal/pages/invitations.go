@@ -29,7 +29,7 @@ func (h *handlers) invitationsPage(w http.ResponseWriter, r *http.Request, c *ca
 		h.pageError(w, r, err)
 		return nil, false
 	}
-	p := c.page(r, o.Name+": invitations", "workspaces")
+	p := c.page(r, tr(r, "%s: invitations", o.Name), "workspaces")
 	p.Data = &invitationsData{Org: *o, Invitations: invs, Links: orgLinks(o), Here: "invitations"}
 	p.Values = map[string]string{"role": workspace.RoleMember}
 	return p, true
@@ -55,7 +55,7 @@ func (h *handlers) handleInvitationsPage(w http.ResponseWriter, r *http.Request)
 			}
 		}
 	}
-	h.render(w, http.StatusOK, "invitations", p)
+	h.render(w, r, http.StatusOK, "invitations", p)
 }
 
 func invitationsPath(orgID string) string { return "/workspaces/" + orgID + "/invitations" }
@@ -80,7 +80,7 @@ func (h *handlers) handleInvite(w http.ResponseWriter, r *http.Request) {
 			p.Notice = ""
 			p.Values = map[string]string{"emails": strings.Join(invalid, ", "), "role": in.Role}
 			p.Fields = map[string]string{"emails": "Invitations went to the other addresses; these are not addresses: " + strings.Join(invalid, ", ") + "."}
-			h.render(w, http.StatusBadRequest, "invitations", p)
+			h.render(w, r, http.StatusBadRequest, "invitations", p)
 		}
 		return
 	}

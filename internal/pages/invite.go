@@ -19,13 +19,13 @@ func (h *handlers) handleInvitePage(w http.ResponseWriter, r *http.Request) {
 		h.pageError(w, r, err)
 		return
 	}
-	p := &page{Title: "Join " + inv.Org.Name, Invite: inv, Token: tok,
+	p := &page{Title: tr(r, "Join %s", inv.Org.Name), Invite: inv, Token: tok,
 		SignIn: "/signin?" + url.Values{"next": {r.URL.RequestURI()}, "intro": {"invite"}}.Encode(),
 		Next:   "/signup?" + url.Values{"next": {r.URL.RequestURI()}}.Encode()}
 	if b != nil {
 		p.User = b.User
 	}
-	h.render(w, http.StatusOK, "invite", p)
+	h.render(w, r, http.StatusOK, "invite", p)
 }
 
 // handleInviteAccept handles "POST /invite" and lands on the workspaces

@@ -63,7 +63,7 @@ func (h *handlers) handleKeysPage(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	h.render(w, http.StatusOK, "keys", p)
+	h.render(w, r, http.StatusOK, "keys", p)
 }
 
 // handleCreateKey handles "POST /account/keys": name, workspace, tools
@@ -132,9 +132,9 @@ func (h *handlers) handleRevokeKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := keyName(keys, id)
-	if !h.confirmed(w, r, c, "keys", confirmStep{Title: "Revoke the API key " + name + "?",
-		Message: "Every program that uses " + name + " stops working at once. This cannot be undone: a new key has a new secret.",
-		Button:  "Revoke " + name, Back: "/account/keys"}) {
+	if !h.confirmed(w, r, c, "keys", confirmStep{Title: tr(r, "Revoke the API key %s?", name),
+		Message: tr(r, "Every program that uses %s stops working at once. This cannot be undone: a new key has a new secret.", name),
+		Button:  tr(r, "Revoke %s", name), Back: "/account/keys"}) {
 		return
 	}
 	if err := h.svc.RevokeUserKey(r.Context(), c.p, id); err != nil {

@@ -57,7 +57,7 @@ func (h *handlers) handleLogout(w http.ResponseWriter, r *http.Request) {
 			h.signedOut(w, r, l)
 			return
 		}
-		h.signedOutPage(w, l)
+		h.signedOutPage(w, r, l)
 		return
 	}
 	if l.Subject != "" && l.Subject == b.User.ID {
@@ -76,7 +76,7 @@ func (h *handlers) handleLogout(w http.ResponseWriter, r *http.Request) {
 		p.Hidden = append(p.Hidden, hidden{k, v[0]})
 	}
 	sortHidden(p.Hidden)
-	h.render(w, http.StatusOK, "logout", p)
+	h.render(w, r, http.StatusOK, "logout", p)
 }
 
 // handleLogoutConfirm handles "POST /oauth/logout/confirm", the
@@ -116,7 +116,7 @@ func (h *handlers) logoutRefused(w http.ResponseWriter, r *http.Request, msg str
 	if b, err := h.browser(r); err == nil && b != nil {
 		p.User = b.User
 	}
-	h.render(w, http.StatusBadRequest, "error", p)
+	h.render(w, r, http.StatusBadRequest, "error", p)
 }
 
 // endBrowser signs the browser out (its session ends, and the clients of
@@ -140,18 +140,18 @@ func (h *handlers) signedOut(w http.ResponseWriter, r *http.Request, l *oauth.Lo
 		http.Redirect(w, r, to, http.StatusSeeOther)
 		return
 	}
-	h.signedOutPage(w, l)
+	h.signedOutPage(w, r, l)
 }
 
 // signedOutPage shows the signed-out page: its button returns to the
 // relying party when the request named a registered address, else it
 // leads to the sign-in page.
-func (h *handlers) signedOutPage(w http.ResponseWriter, l *oauth.LogoutRequest) {
-	p := &page{Title: "Signed out", Message: "You are signed out of " + h.brand.Name + " in this browser.", Next: "/signin", Button: "Sign in again"}
+func (h *handlers) signedOutPage(w http.ResponseWriter, r *http.Request, l *oauth.LogoutRequest) {
+	p := &page{Title: "Signed out", Message: tr(r, "You are signed out of %s in this browser.", h.brand.Name), Next: "/signin", Button: "Sign in again"}
 	if to := l.Redirect(); to != "" {
-		p.Next, p.Button = to, "Return to "+hostOf(to)
+		p.Next, p.Button = to, tr(r, "Return to %s", hostOf(to))
 	}
-	h.render(w, http.StatusOK, "message", p)
+	h.render(w, r, http.StatusOK, "message", p)
 }
 
 // hostOf is the host a URL returns to, for the page to name.

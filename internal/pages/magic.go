@@ -5,7 +5,7 @@ import "net/http"
 // handleMagicPage handles "GET /auth/magic?token=…". It only shows a
 // button: mail scanners open links, so the token is consumed on POST.
 func (h *handlers) handleMagicPage(w http.ResponseWriter, r *http.Request) {
-	h.render(w, http.StatusOK, "confirm", &page{Title: "Sign in to " + h.brand.Name, Message: "Continue to sign in with the link from your email.",
+	h.render(w, r, http.StatusOK, "confirm", &page{Title: tr(r, "Sign in to %s", h.brand.Name), Message: "Continue to sign in with the link from your email.",
 		Action: "/auth/magic", Token: r.URL.Query().Get("token"), Button: "Sign in"})
 }
 
@@ -13,7 +13,7 @@ func (h *handlers) handleMagicPage(w http.ResponseWriter, r *http.Request) {
 // browser session and continues where the sign-in began.
 func (h *handlers) handleMagic(w http.ResponseWriter, r *http.Request) {
 	if h.limited(r, h.verify) {
-		h.tooMany(w)
+		h.tooMany(w, r)
 		return
 	}
 	si, err := h.svc.VerifyMagicLink(r.Context(), r.PostFormValue("token"), h.k.SessionMeta(r))

@@ -104,7 +104,7 @@ func (h *handlers) membersPage(w http.ResponseWriter, r *http.Request, c *caller
 		d.NextPage = link(d.Page+1, strconv.FormatInt(last.JoinedAt.UnixMicro(), 10)+"."+last.UserID)
 	}
 	d.Links, d.Here = orgLinks(o), "members"
-	p := c.page(r, o.Name+": members", "workspaces")
+	p := c.page(r, tr(r, "%s: members", o.Name), "workspaces")
 	p.Data = d
 	return p, true
 }
@@ -187,7 +187,7 @@ func (h *handlers) handleMembersPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p, ok := h.membersPage(w, r, c, r.PathValue("id")); ok {
-		h.render(w, http.StatusOK, "members", p)
+		h.render(w, r, http.StatusOK, "members", p)
 	}
 }
 
@@ -224,8 +224,8 @@ func (h *handlers) handleMemberRemove(w http.ResponseWriter, r *http.Request) {
 			name = personName(m)
 		}
 	}
-	if !h.confirmed(w, r, c, "", confirmStep{Title: "Remove " + name + "?",
-		Message: name + " loses access to this workspace, its teams and its tools. To come back, they need a new invitation.",
+	if !h.confirmed(w, r, c, "", confirmStep{Title: tr(r, "Remove %s?", name),
+		Message: tr(r, "%s loses access to this workspace, its teams and its tools. To come back, they need a new invitation.", name),
 		Button:  "Remove from the workspace", Back: "/workspaces/" + id + "/members"}) {
 		return
 	}

@@ -64,7 +64,7 @@ func (h *handlers) orgAppsPage(w http.ResponseWriter, r *http.Request, c *caller
 		h.pageError(w, r, err)
 		return nil, false
 	}
-	p := c.page(r, o.Name+": applications", "workspaces")
+	p := c.page(r, tr(r, "%s: applications", o.Name), "workspaces")
 	p.Data = &orgAppsData{Org: *o, Links: orgLinks(o), Here: "applications", Apps: apps, Methods: appMethods,
 		Algs: []string{"RS256", "ES256"}, Graces: graceChoices}
 	if h.oauth != nil {
@@ -159,7 +159,7 @@ func (h *handlers) handleOrgAppsPage(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	h.render(w, http.StatusOK, "orgapps", p)
+	h.render(w, r, http.StatusOK, "orgapps", p)
 }
 
 // handleCreateOrgApp handles "POST /workspaces/{id}/applications".
@@ -211,7 +211,7 @@ func (h *handlers) handleOrgAppPage(w http.ResponseWriter, r *http.Request) {
 	if id, secret := h.takeShown(w, r, orgAppPath(d.Org.ID, d.App.ID)); secret != "" && id == d.App.ID && token.Hash(secret) == d.App.SecretHash {
 		d.Secret, d.SecretName, p.Script = secret, d.App.ClientName, copyScriptPath
 	}
-	h.render(w, http.StatusOK, "orgapp", p)
+	h.render(w, r, http.StatusOK, "orgapp", p)
 }
 
 // handleOrgAppAction handles "POST /workspaces/{id}/applications/{app}/{action}":

@@ -40,7 +40,7 @@ func (h *handlers) orgKeysPage(w http.ResponseWriter, r *http.Request, c *caller
 			live = append(live, k)
 		}
 	}
-	p := c.page(r, o.Name+": workspace API keys", "workspaces")
+	p := c.page(r, tr(r, "%s: workspace API keys", o.Name), "workspaces")
 	p.Data = &orgKeysData{Org: *o, Links: orgLinks(o), Here: "keys", Keys: live, Tools: workspace.Tools, Expiries: keyExpiries,
 		Roles: []string{workspace.RoleMember, workspace.RoleBilling, workspace.RoleAdmin}}
 	p.Values = map[string]string{"role": workspace.RoleMember, "expires_in_days": "90", "scope": "all"}
@@ -67,7 +67,7 @@ func (h *handlers) handleOrgKeysPage(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	h.render(w, http.StatusOK, "orgkeys", p)
+	h.render(w, r, http.StatusOK, "orgkeys", p)
 }
 
 // handleCreateOrgKey handles "POST /workspaces/{id}/keys": name, role,
@@ -110,9 +110,9 @@ func (h *handlers) handleRevokeOrgKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := keyName(keys, keyID)
-	if !h.confirmed(w, r, c, "", confirmStep{Title: "Revoke the API key " + name + "?",
-		Message: "Every program that uses " + name + " stops working at once. This cannot be undone: a new key has a new secret.",
-		Button:  "Revoke " + name, Back: orgKeysPath(id)}) {
+	if !h.confirmed(w, r, c, "", confirmStep{Title: tr(r, "Revoke the API key %s?", name),
+		Message: tr(r, "Every program that uses %s stops working at once. This cannot be undone: a new key has a new secret.", name),
+		Button:  tr(r, "Revoke %s", name), Back: orgKeysPath(id)}) {
 		return
 	}
 	if err := h.ws.RevokeOrgKey(r.Context(), c.p, id, keyID); err != nil {

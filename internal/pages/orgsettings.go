@@ -37,7 +37,7 @@ func (h *handlers) orgSettingsPage(w http.ResponseWriter, r *http.Request, c *ca
 		return nil, false
 	}
 	o.RequireMFA = prof.Org.RequireMFA
-	p := c.page(r, o.Name+": settings", "workspaces")
+	p := c.page(r, tr(r, "%s: settings", o.Name), "workspaces")
 	p.Data = orgSettingsData{Org: *o, Links: orgLinks(o), Here: "settings", CanDelete: workspace.RoleHas(o.Role, workspace.PermDelete)}
 	p.Values = map[string]string{"name": o.Name, "slug": o.Slug, "avatar_url": o.AvatarURL}
 	return p, true
@@ -50,7 +50,7 @@ func (h *handlers) handleOrgSettingsPage(w http.ResponseWriter, r *http.Request)
 		return
 	}
 	if p, ok := h.orgSettingsPage(w, r, c); ok {
-		h.render(w, http.StatusOK, "orgsettings", p)
+		h.render(w, r, http.StatusOK, "orgsettings", p)
 	}
 }
 

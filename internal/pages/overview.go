@@ -73,5 +73,5 @@ func (h *handlers) handleOverviewPage(w http.ResponseWriter, r *http.Request) {
 	}
 	p := c.page(r, o.Name, "workspaces")
 	p.Data = overviewData{Org: *o, Profile: prof, Links: orgLinks(o), Here: "overview"}
-	h.render(w, http.StatusOK, "overview", p)
+	h.render(w, r, http.StatusOK, "overview", p)
 }

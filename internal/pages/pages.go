@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/i18n"
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
@@ -24,6 +25,8 @@ import (
 	"github.com/gatehouse/gatehouse/internal/tools/forms"
 	"github.com/gatehouse/gatehouse/internal/web"
 	"github.com/gatehouse/gatehouse/internal/workspace"
+
+	"golang.org/x/text/language"
 )
 
 // Kernel is what the pages need from the HTTP kernel (internal/web).
@@ -80,6 +83,7 @@ type Mux interface {
 // h.form (cross-origin and field checks).
 func Mount(m Mux, k Kernel, d Deps) {
 	h := newHandlers(k, d)
+	m = langMux{m}
 	form := h.form
 	m.HandleFunc("GET /signin", h.handleSignInPage)
 	m.Handle("POST /signin", form(h.handleSignIn))
@@ -153,9 +157,9 @@ type handlers struct {
 	sso       *sso.Service
 	log       *slog.Logger
 	brand     Brand
-	imgSrc    string // the CSP's img-src: 'self' and an external logo's origin
-	templates map[string]*template.Template
-	secure    bool // Secure cookies; false only on plain-http loopback
+	imgSrc    string                                         // the CSP's img-src: 'self' and an external logo's origin
+	templates map[language.Tag]map[string]*template.Template // by language
+	secure    bool                                           // Secure cookies; false only on plain-http loopback
 	csrf      *http.CrossOriginProtection
 	shown     *seal.Box // seals the show-once cookie
 	// The abuse limits (docs/decisions.md gives the numbers' reasons):
@@ -170,7 +174,7 @@ type handlers struct {
 func newHandlers(k Kernel, d Deps) *handlers {
 	h := &handlers{k: k, svc: d.Identity, ws: d.Workspace, oauth: d.OAuth, forms: d.Forms, scim: d.SCIM, sso: d.SSO, log: d.Logger,
 		brand: d.Brand.withDefaults(), imgSrc: "'self'",
-		templates: parseTemplates(), secure: true, csrf: http.NewCrossOriginProtection(), shown: d.Shown,
+		templates: map[language.Tag]map[string]*template.Template{i18n.English: parseTemplates(i18n.English), i18n.German: parseTemplates(i18n.German)}, secure: true, csrf: http.NewCrossOriginProtection(), shown: d.Shown,
 		register:          identity.LimitRegister.From(k),
 		login:             identity.LimitLogin.From(k),
 		magic:             identity.LimitMagic.From(k),
@@ -194,7 +198,7 @@ func newHandlers(k Kernel, d Deps) *handlers {
 		h.secure = web.SecureCookies(h.oauth.Issuer())
 	}
 	h.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.render(w, http.StatusForbidden, "error", &page{Title: "Request refused",
+		h.render(w, r, http.StatusForbidden, "error", &page{Title: "Request refused",
 			Message: "This form was sent from another site. Go back to the page and try again."})
 	}))
 	return h

@@ -17,7 +17,7 @@ func (h *handlers) profilePage(r *http.Request, c *caller) *page {
 // handleProfilePage handles "GET /account".
 func (h *handlers) handleProfilePage(w http.ResponseWriter, r *http.Request) {
 	if c := h.caller(w, r); c != nil {
-		h.render(w, http.StatusOK, "profile", h.profilePage(r, c))
+		h.render(w, r, http.StatusOK, "profile", h.profilePage(r, c))
 	}
 }
 
@@ -33,10 +33,15 @@ func (h *handlers) handleProfile(w http.ResponseWriter, r *http.Request) {
 	if avatar != "" || c.b.User.AvatarURL != "" {
 		patch.AvatarURL = &avatar
 	}
+	// The language preference (issue 30 item 10), when the form has it.
+	if r.PostForm.Has("language") {
+		lang := r.PostFormValue("language")
+		patch.Language = &lang
+	}
 	if _, err := h.svc.UpdateProfile(r.Context(), c.p, patch); err != nil {
 		p := h.profilePage(r, c)
 		p.Notice = ""
-		h.refuse(w, r, "profile", p, err, map[string]string{"name": name, "avatar_url": avatar}, "name", "avatar_url")
+		h.refuse(w, r, "profile", p, err, map[string]string{"name": name, "avatar_url": avatar}, "name", "avatar_url", "language")
 		return
 	}
 	done(w, r, "/account", "profile")
@@ -49,7 +54,7 @@ func (h *handlers) handleResend(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if h.limited(r, h.verify) {
-		h.tooMany(w)
+		h.tooMany(w, r)
 		return
 	}
 	outcome, err := h.svc.ResendVerification(r.Context(), c.p)

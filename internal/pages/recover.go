@@ -16,7 +16,7 @@ import (
 // handleRecoverPage handles "GET /recover", the form that asks for a
 // password-reset link (linked from the sign-in page).
 func (h *handlers) handleRecoverPage(w http.ResponseWriter, r *http.Request) {
-	h.render(w, http.StatusOK, "recover", &page{Title: "Forgot your password?", Email: h.prefill(w, r, "/recover")})
+	h.render(w, r, http.StatusOK, "recover", &page{Title: "Forgot your password?", Email: h.prefill(w, r, "/recover")})
 }
 
 // handleRecover handles "POST /recover": the API's request with its
@@ -25,13 +25,13 @@ func (h *handlers) handleRecover(w http.ResponseWriter, r *http.Request) {
 	email := r.PostFormValue("email")
 	key, display, err := gatehouse.ParseEmail(email)
 	if err != nil {
-		h.render(w, http.StatusBadRequest, "recover", &page{Title: "Forgot your password?", Email: email, Error: sentence(err.(*gatehouse.Error).Message)})
+		h.render(w, r, http.StatusBadRequest, "recover", &page{Title: "Forgot your password?", Email: email, Error: sentence(err.(*gatehouse.Error).Message)})
 		return
 	}
 	okIP, _ := h.recover.Allow(h.k.ClientIP(r))
 	okMail, _ := h.recoverPerEmail.Allow(key)
 	if !okIP || !okMail {
-		h.render(w, http.StatusTooManyRequests, "recover", &page{Title: "Forgot your password?", Email: email,
+		h.render(w, r, http.StatusTooManyRequests, "recover", &page{Title: "Forgot your password?", Email: email,
 			Error: "Too many links requested. Wait a few minutes and try again."})
 		return
 	}
@@ -39,8 +39,8 @@ func (h *handlers) handleRecover(w http.ResponseWriter, r *http.Request) {
 		h.pageError(w, r, err)
 		return
 	}
-	h.render(w, http.StatusOK, "message", &page{Title: "Check your email",
-		Message: "If " + display + " has an account, a link to choose a new password is on its way. It works once, within 1 hour.",
+	h.render(w, r, http.StatusOK, "message", &page{Title: "Check your email",
+		Message: tr(r, "If %s has an account, a link to choose a new password is on its way. It works once, within 1 hour.", display),
 		Resend:  &resend{Action: "/recover", Hidden: []hidden{{"email", email}}}})
 }
 
@@ -58,7 +58,7 @@ func (h *handlers) handleResetPage(w http.ResponseWriter, r *http.Request) {
 		if state == identity.LinkExpired {
 			p.Title, p.Message = "This link has expired", "This link to choose a new password has expired: each works for 1 hour. Ask for a new link."
 		}
-		h.render(w, http.StatusGone, "message", p)
+		h.render(w, r, http.StatusGone, "message", p)
 		return
 	}
 	owed, err := h.svc.ResetFactors(r.Context(), tok)
@@ -66,7 +66,7 @@ func (h *handlers) handleResetPage(w http.ResponseWriter, r *http.Request) {
 		h.pageError(w, r, err)
 		return
 	}
-	h.render(w, http.StatusOK, "reset", resetPage(tok, owed, "", nil))
+	h.render(w, r, http.StatusOK, "reset", resetPage(tok, owed, "", nil))
 }
 
 // resetPage is the reset form of the link tok, asking for a second
@@ -88,7 +88,7 @@ func resetPage(tok string, owed []string, msg string, fields map[string]string) 
 // works (it is not spent); a bad link shows the error page.
 func (h *handlers) handleReset(w http.ResponseWriter, r *http.Request) {
 	if h.limited(r, h.verify) {
-		h.tooMany(w)
+		h.tooMany(w, r)
 		return
 	}
 	in := identity.Reset{Token: r.PostFormValue("token"), NewPassword: r.PostFormValue("new_password")}
@@ -102,7 +102,7 @@ func (h *handlers) handleReset(w http.ResponseWriter, r *http.Request) {
 	if errors.As(err, &e) && e.Kind != gatehouse.KindInternal && in.Token != "" {
 		// The link still works: the form again, with the reason.
 		if owed, lerr := h.svc.ResetFactors(r.Context(), in.Token); lerr == nil {
-			h.refuseReset(w, in, owed, e)
+			h.refuseReset(w, r, in, owed, e)
 			return
 		}
 	}
@@ -115,7 +115,7 @@ func (h *handlers) handleReset(w http.ResponseWriter, r *http.Request) {
 
 // refuseReset shows the reset form again with e's reason next to the
 // field it is about.
-func (h *handlers) refuseReset(w http.ResponseWriter, in identity.Reset, owed []string, e *gatehouse.Error) {
+func (h *handlers) refuseReset(w http.ResponseWriter, r *http.Request, in identity.Reset, owed []string, e *gatehouse.Error) {
 	msg := sentence(strings.Replace(e.Message, "new_password", "the new password", 1))
 	field := "new_password"
 	switch {
@@ -129,7 +129,7 @@ func (h *handlers) refuseReset(w http.ResponseWriter, in identity.Reset, owed []
 	case in.Method != "":
 		field = "code"
 	}
-	h.render(w, h.k.StatusOf(e.Kind), "reset", resetPage(in.Token, owed, msg, map[string]string{field: msg}))
+	h.render(w, r, h.k.StatusOf(e.Kind), "reset", resetPage(in.Token, owed, msg, map[string]string{field: msg}))
 }
 
 // handleResetPasskeyBegin handles "POST /reset-password/passkey/begin":

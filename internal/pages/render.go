@@ -4,16 +4,21 @@ import (
 	"bytes"
 	"embed"
 	"errors"
+	"fmt"
 	"html/template"
 	"math"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/i18n"
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/workspace"
+
+	"golang.org/x/text/language"
 )
 
 //go:embed templates/*.html
@@ -47,16 +52,77 @@ var pageNames = []string{"error", "message", "signin", "confirm", "consent", "de
 	"signup", "home", "profile", "sessions", "apps", "keys", "workspaces", "delete", "members", "invitations", "tools", "passkeys",
 	"overview", "orgsettings", "audit", "teams", "team", "orgkeys", "domains", "mfa", "twofactor", "orgapps", "orgapp", "logout", "scim", "confirmstep", "identities", "ssocontinue", "linkconfirm", "sso", "ssoform", "activity"}
 
-// parseTemplates parses each page with the layout it fills.
-func parseTemplates() map[string]*template.Template {
+// parseTemplates parses each page with the layout it fills, once per
+// language: the set of lang has its words (t, tf) and dates in lang.
+func parseTemplates(lang language.Tag) map[string]*template.Template {
 	out := map[string]*template.Template{}
 	funcs := template.FuncMap{"navItems": func() []navItem { return consoleNav },
-		"field": func(p *page, name, label, hint string) formField { return formField{p, name, label, hint} }}
+		// field's label and hint are catalogue keys.
+		"field": func(p *page, name, label, hint string) formField {
+			if hint != "" {
+				hint = i18n.T(lang, hint)
+			}
+			return formField{p, name, i18n.T(lang, label), hint}
+		}}
+	for k, f := range langFuncs(lang) {
+		funcs[k] = f
+	}
 	for _, name := range pageNames {
 		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/orgnav.html", "templates/keyparts.html", "templates/"+name+".html"))
 	}
 	return out
 }
+
+// langFuncs are the templates' words and dates in lang: {{t "Sign in"}},
+// {{tf "Signed in as %s" .Email}}, {{date .CreatedAt}}, {{datetime .At}},
+// {{datetimesec .At}} and {{lang}} (the <html lang>).
+func langFuncs(lang language.Tag) template.FuncMap {
+	return template.FuncMap{
+		"t":           func(key string) template.HTML { return escapeText(i18n.T(lang, key)) },
+		"tf":          func(key string, args ...any) template.HTML { return escapeText(i18n.Tf(lang, key, args...)) },
+		"tfb":         func(key string, args ...any) template.HTML { return boldArgs(lang, key, args) },
+		"tfs":         func(key string, args ...any) string { return i18n.Tf(lang, key, args...) }, // an argument of another func
+		"date":        func(t time.Time) string { return i18n.Date(lang, t) },
+		"datetime":    func(t time.Time) string { return i18n.DateTime(lang, t) },
+		"datetimesec": func(t time.Time) string { return i18n.DateTimeSeconds(lang, t) },
+		"lang":        func() string { return lang.String() },
+		"join":        strings.Join,
+		"languages":   func() []languageChoice { return languageChoices },
+	}
+}
+
+// languageChoice is a language a person may prefer, named in itself.
+type languageChoice struct{ Code, Name string }
+
+// languageChoices are the account page's languages besides "Automatic".
+var languageChoices = []languageChoice{{"en", "English"}, {"de", "Deutsch"}}
+
+// textEscaper escapes a catalogue sentence for HTML text and attribute
+// values; unlike html/template's own escaping it leaves apostrophes as
+// they are, so a page reads byte for byte as before the catalogue.
+var textEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;")
+
+// escapeText is s, escaped, as HTML the templates insert as it is.
+func escapeText(s string) template.HTML { return template.HTML(textEscaper.Replace(s)) }
+
+// boldArgs is key in lang with each argument escaped and in <strong>: a
+// sentence that names things in bold ({{tfb "Continue only if you trust
+// %s." .Host}}).
+func boldArgs(lang language.Tag, key string, args []any) template.HTML {
+	strong := make([]any, len(args))
+	for i, a := range args {
+		strong[i] = template.HTML("<strong>" + textEscaper.Replace(fmt.Sprint(a)) + "</strong>")
+	}
+	format := textEscaper.Replace(i18n.T(lang, key))
+	return template.HTML(i18n.Tf(lang, format, strong...))
+}
+
+// langOf is the language of r's pages: the signed-in person's preference
+// once browser has read it, else the browser's Accept-Language.
+func langOf(r *http.Request) language.Tag { return i18n.From(r.Context()) }
+
+// tr is key (an English sentence, a fmt format with args) in r's language.
+func tr(r *http.Request, key string, args ...any) string { return i18n.Tf(langOf(r), key, args...) }
 
 // formField is one field of a form template ("appfield", "appbox"): the
 // page, for the value and error, and the field's name, label and hint.
@@ -156,15 +222,29 @@ func (p *page) Ticked(name, value string) bool {
 	return false
 }
 
-// render writes a page with its security headers.
-func (h *handlers) render(w http.ResponseWriter, status int, name string, p *page) {
+// render writes a page with its security headers, in the language of r
+// (the page's person's preference, else the browser's): the templates'
+// words, and the page's sentences set in Go, which are the catalogue's
+// English keys.
+func (h *handlers) render(w http.ResponseWriter, r *http.Request, status int, name string, p *page) {
 	p.Brand = h.brand
 	p.Confirm = confirmPages[name]
 	if name == "signin" || name == "signup" {
 		p.Social = h.socialButtons(p.Next)
 	}
+	lang := langOf(r)
+	if p.User != nil {
+		if t, ok := i18n.Parse(p.User.Language); ok {
+			lang = t
+		}
+	}
+	p.translate(lang)
+	templates := h.templates[lang]
+	if templates == nil {
+		templates = h.templates[i18n.English]
+	}
 	var buf bytes.Buffer
-	if err := h.templates[name].ExecuteTemplate(&buf, "layout", p); err != nil {
+	if err := templates[name].ExecuteTemplate(&buf, "layout", p); err != nil {
 		h.log.Error("render page", "page", name, "err", err)
 		status = http.StatusInternalServerError
 		buf.Reset()
@@ -210,18 +290,18 @@ func (h *handlers) pageError(w http.ResponseWriter, r *http.Request, err error) 
 		if b, err := h.browser(r); err == nil && b != nil {
 			p.User = b.User
 		}
-		h.render(w, h.k.StatusOf(e.Kind), "error", p)
+		h.render(w, r, h.k.StatusOf(e.Kind), "error", p)
 		return
 	}
 	id := h.k.RequestID(r)
 	h.log.Error("page internal error", "request_id", id, "path", r.URL.Path, "err", err)
-	h.render(w, http.StatusInternalServerError, "error", &page{Title: "Something went wrong",
-		Message: h.brand.Name + " could not finish this request (request id " + id + "). Try again in a moment."})
+	h.render(w, r, http.StatusInternalServerError, "error", &page{Title: "Something went wrong",
+		Message: tr(r, "%s could not finish this request (request id %s). Try again in a moment.", h.brand.Name, id)})
 }
 
 // tooMany renders the error page of a form refused by an abuse limit.
-func (h *handlers) tooMany(w http.ResponseWriter) {
-	h.render(w, http.StatusTooManyRequests, "error", &page{Title: "Too many attempts", Message: "Wait a moment and try again."})
+func (h *handlers) tooMany(w http.ResponseWriter, r *http.Request) {
+	h.render(w, r, http.StatusTooManyRequests, "error", &page{Title: "Too many attempts", Message: "Wait a moment and try again."})
 }
 
 // sentence turns an error message of the API into a sentence for a page.

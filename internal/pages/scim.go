@@ -46,7 +46,7 @@ func (h *handlers) scimPage(w http.ResponseWriter, r *http.Request, c *caller) (
 		h.pageError(w, r, err)
 		return nil, false
 	}
-	p := c.page(r, o.Name+": provisioning", "workspaces")
+	p := c.page(r, tr(r, "%s: provisioning", o.Name), "workspaces")
 	p.Data = &scimData{Org: *o, Links: orgLinks(o), Here: "scim", BaseURL: h.scim.BaseURL(), Tokens: toks,
 		ProvisionRole: set.ProvisionRole, Roles: scim.ProvisionRoles}
 	return p, true
@@ -72,7 +72,7 @@ func (h *handlers) handleSCIMPage(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	h.render(w, http.StatusOK, "scim", p)
+	h.render(w, r, http.StatusOK, "scim", p)
 }
 
 // scimCaller is the signed-in caller of a provisioning form, or nil once
@@ -133,9 +133,9 @@ func (h *handlers) handleDeleteSCIMToken(w http.ResponseWriter, r *http.Request)
 			name = t.Name
 		}
 	}
-	if !h.confirmed(w, r, c, "", confirmStep{Title: "Delete the SCIM token " + name + "?",
-		Message: "Your directory stops provisioning with " + name + " at once. This cannot be undone: a new token has a new secret.",
-		Button:  "Delete " + name, Back: scimPath(id)}) {
+	if !h.confirmed(w, r, c, "", confirmStep{Title: tr(r, "Delete the SCIM token %s?", name),
+		Message: tr(r, "Your directory stops provisioning with %s at once. This cannot be undone: a new token has a new secret.", name),
+		Button:  tr(r, "Delete %s", name), Back: scimPath(id)}) {
 		return
 	}
 	if err := h.scim.DeleteToken(r.Context(), c.p, id, tokenID); err != nil {

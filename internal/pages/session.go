@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/i18n"
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
@@ -54,6 +55,9 @@ func (h *handlers) browser(r *http.Request) (*identity.BrowserSession, error) {
 	b, err := h.svc.BrowserUser(r.Context(), c.Value)
 	if gatehouse.ErrorKind(err) == gatehouse.KindUnauthorized {
 		return nil, nil
+	}
+	if b != nil {
+		i18n.Prefer(r.Context(), b.User.Language)
 	}
 	return b, err
 }

@@ -61,7 +61,7 @@ func (h *handlers) handleSessionsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	p := c.page(r, "Sessions", "sessions")
 	p.Data = map[string]any{"Sessions": rows, "Others": others}
-	h.render(w, http.StatusOK, "sessions", p)
+	h.render(w, r, http.StatusOK, "sessions", p)
 }
 
 // handleRevokeSession handles "POST /account/sessions/revoke": one session
@@ -86,9 +86,9 @@ func (h *handlers) handleRevokeSession(w http.ResponseWriter, r *http.Request) {
 	if id == c.b.SessionID {
 		name = "this browser"
 	}
-	if !h.confirmed(w, r, c, "sessions", confirmStep{Title: "Sign out the session on " + name + "?",
-		Message: "Whoever uses the session on " + name + " is signed out and has to sign in again.",
-		Button:  "Sign out " + name, Back: "/account/sessions"}) {
+	if !h.confirmed(w, r, c, "sessions", confirmStep{Title: tr(r, "Sign out the session on %s?", name),
+		Message: tr(r, "Whoever uses the session on %s is signed out and has to sign in again.", name),
+		Button:  tr(r, "Sign out %s", name), Back: "/account/sessions"}) {
 		return
 	}
 	if err := h.svc.RevokeSession(r.Context(), c.p, id); err != nil {

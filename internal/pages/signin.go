@@ -39,7 +39,7 @@ func (h *handlers) handleSignInPage(w http.ResponseWriter, r *http.Request) {
 	if b != nil {
 		intro = "Sign in again to continue to the application."
 	}
-	h.render(w, http.StatusOK, "signin", &page{Title: "Sign in", Next: next, Email: email, Intro: intro,
+	h.render(w, r, http.StatusOK, "signin", &page{Title: "Sign in", Next: next, Email: email, Intro: intro,
 		Notice: notices[q.Get("done")], Script: passkeyScriptPath})
 }
 
@@ -74,7 +74,7 @@ func introText(key string) string {
 func (h *handlers) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	email, next := r.PostFormValue("email"), safeNext(r.PostFormValue("next"))
 	fail := func(status int, msg string) {
-		h.render(w, status, "signin", &page{Title: "Sign in", Next: next, Email: email, Error: msg, Script: passkeyScriptPath})
+		h.render(w, r, status, "signin", &page{Title: "Sign in", Next: next, Email: email, Error: msg, Script: passkeyScriptPath})
 	}
 	if h.limited(r, h.login) {
 		fail(http.StatusTooManyRequests, "Too many attempts. Wait a minute and try again.")
@@ -85,7 +85,7 @@ func (h *handlers) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	// (by the domain alone: the same for every address there).
 	if r.PostFormValue("password") == "" {
 		if u, name := h.ssoStart(r, email, next, false); u != "" {
-			h.continueSSO(w, u, name, next)
+			h.continueSSO(w, r, u, name, next)
 			return
 		}
 	}
@@ -113,14 +113,14 @@ func (h *handlers) handleSignInMagic(w http.ResponseWriter, r *http.Request) {
 	key, display, err := gatehouse.ParseEmail(email)
 	if err != nil {
 		// Next to the link form's field, not above the password form.
-		h.render(w, http.StatusBadRequest, "signin", &page{Title: "Sign in", Next: next, Email: email, Script: passkeyScriptPath,
+		h.render(w, r, http.StatusBadRequest, "signin", &page{Title: "Sign in", Next: next, Email: email, Script: passkeyScriptPath,
 			Fields: map[string]string{"magic-email": sentence(err.(*gatehouse.Error).Message)}})
 		return
 	}
 	okIP, _ := h.magic.Allow(h.k.ClientIP(r))
 	okMail, _ := h.magicPerEmail.Allow(key)
 	if !okIP || !okMail {
-		h.render(w, http.StatusTooManyRequests, "signin", &page{Title: "Sign in", Next: next, Email: email,
+		h.render(w, r, http.StatusTooManyRequests, "signin", &page{Title: "Sign in", Next: next, Email: email,
 			Error: "Too many links requested. Wait a few minutes and try again.", Script: passkeyScriptPath})
 		return
 	}
@@ -129,7 +129,7 @@ func (h *handlers) handleSignInMagic(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.setCookie(w, h.hostCookie(cookieNext), next, int(identity.MagicLinkTTL/time.Second))
-	h.render(w, http.StatusOK, "message", &page{Title: "Check your email",
-		Message: "If " + display + " can sign in, a link is on its way. Open it in this browser within 15 minutes to continue.",
+	h.render(w, r, http.StatusOK, "message", &page{Title: "Check your email",
+		Message: tr(r, "If %s can sign in, a link is on its way. Open it in this browser within 15 minutes to continue.", display),
 		Resend:  &resend{Action: "/signin/magic", Hidden: []hidden{{"email", email}, {"next", next}}}})
 }

@@ -80,7 +80,7 @@ func (h *handlers) signInAgain(w http.ResponseWriter, r *http.Request, err error
 	if pks, err := h.svc.ListPasskeys(r.Context(), browserPrincipal(b)); err == nil {
 		again.HasPasskey = len(pks) > 0
 	}
-	h.render(w, h.k.StatusOf(e.Kind), "signin", &page{Title: "Sign in again", Next: back, Email: b.User.Email, User: b.User,
+	h.render(w, r, h.k.StatusOf(e.Kind), "signin", &page{Title: "Sign in again", Next: back, Email: b.User.Email, User: b.User,
 		Error: sentence(e.Message), Again: again, Script: passkeyScriptPath,
 		Intro: "Then you come back to the page with your form kept, ready to send."})
 	return true

@@ -26,7 +26,7 @@ func (h *handlers) linkToken(r *http.Request) string {
 // handleLinkPage handles "GET /signin/link".
 func (h *handlers) handleLinkPage(w http.ResponseWriter, r *http.Request) {
 	if h.linkToken(r) == "" {
-		h.render(w, http.StatusNotFound, "message", &page{Title: "Nothing to link",
+		h.render(w, r, http.StatusNotFound, "message", &page{Title: "Nothing to link",
 			Message: "This link request expired or was used. Sign in with the provider again to start over."})
 		return
 	}
@@ -39,12 +39,12 @@ func (h *handlers) handleLinkPage(w http.ResponseWriter, r *http.Request) {
 		signInFirst(w, r, "link")
 		return
 	}
-	h.renderLink(w, b, http.StatusOK, "")
+	h.renderLink(w, r, b, http.StatusOK, "")
 }
 
 // renderLink shows the confirmation to b's account, with msg as its error.
-func (h *handlers) renderLink(w http.ResponseWriter, b *identity.BrowserSession, status int, msg string) {
-	h.render(w, status, "linkconfirm", &page{Title: "Link your sign-in", User: b.User, Error: msg, Next: sso.LinkPath,
+func (h *handlers) renderLink(w http.ResponseWriter, r *http.Request, b *identity.BrowserSession, status int, msg string) {
+	h.render(w, r, status, "linkconfirm", &page{Title: "Link your sign-in", User: b.User, Error: msg, Next: sso.LinkPath,
 		SignIn: "/signin?fresh=1&next=" + sso.LinkPath})
 }
 
@@ -63,7 +63,7 @@ func (h *handlers) handleLink(w http.ResponseWriter, r *http.Request) {
 	err = h.sso.ConfirmLink(r.Context(), p, h.linkToken(r))
 	var e *gatehouse.Error
 	if errors.As(err, &e) && e.Kind != gatehouse.KindInternal {
-		h.renderLink(w, b, h.k.StatusOf(e.Kind), sentence(e.Message))
+		h.renderLink(w, r, b, h.k.StatusOf(e.Kind), sentence(e.Message))
 		return
 	}
 	if err != nil {

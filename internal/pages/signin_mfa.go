@@ -103,7 +103,7 @@ func (h *handlers) renderStep(w http.ResponseWriter, r *http.Request, p *gatehou
 	} else if slices.Contains(fs, identity.FactorPasskey) {
 		pg.Script = passkeyScriptPath
 	}
-	h.render(w, status, "mfa", pg)
+	h.render(w, r, status, "mfa", pg)
 }
 
 // handleStep handles "POST /signin/mfa": a TOTP code (method totp) or a

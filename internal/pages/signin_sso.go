@@ -49,11 +49,11 @@ func (h *handlers) ssoStart(r *http.Request, email, next string, anyConn bool) (
 // organization: a page with a link to the provider. Not a redirect: the
 // page's CSP (form-action 'self') would stop a form's redirect to the
 // provider's origin; a link is a navigation of its own.
-func (h *handlers) continueSSO(w http.ResponseWriter, start, name, next string) {
+func (h *handlers) continueSSO(w http.ResponseWriter, r *http.Request, start, name, next string) {
 	if name == "" {
 		name = "your organization's sign-in"
 	}
-	h.render(w, http.StatusOK, "ssocontinue", &page{Title: "Sign in with single sign-on", Next: next, Action: start, Button: "Continue to " + name,
+	h.render(w, r, http.StatusOK, "ssocontinue", &page{Title: "Sign in with single sign-on", Next: next, Action: start, Button: tr(r, "Continue to %s", name),
 		Message: "Your organization signs you in with its own identity provider."})
 }
 
@@ -63,17 +63,17 @@ func (h *handlers) continueSSO(w http.ResponseWriter, start, name, next string) 
 func (h *handlers) handleSignInSSO(w http.ResponseWriter, r *http.Request) {
 	email, next := r.PostFormValue("email"), safeNext(r.PostFormValue("next"))
 	if h.limited(r, h.login) {
-		h.render(w, http.StatusTooManyRequests, "signin", &page{Title: "Sign in", Next: next, Email: email,
+		h.render(w, r, http.StatusTooManyRequests, "signin", &page{Title: "Sign in", Next: next, Email: email,
 			Error: "Too many attempts. Wait a minute and try again.", Script: passkeyScriptPath})
 		return
 	}
 	if u, name := h.ssoStart(r, email, next, true); u != "" {
-		h.continueSSO(w, u, name, next)
+		h.continueSSO(w, r, u, name, next)
 		return
 	}
 	msg := "No single sign-on is set up for this address. Sign in with your password, a passkey or an emailed link."
 	if _, _, err := gatehouse.ParseEmail(email); err != nil {
 		msg = "Enter your email address to sign in with single sign-on."
 	}
-	h.render(w, http.StatusOK, "signin", &page{Title: "Sign in", Next: next, Email: email, Error: msg, Script: passkeyScriptPath})
+	h.render(w, r, http.StatusOK, "signin", &page{Title: "Sign in", Next: next, Email: email, Error: msg, Script: passkeyScriptPath})
 }

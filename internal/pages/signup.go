@@ -19,7 +19,7 @@ func (h *handlers) handleSignUpPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
-	h.render(w, http.StatusOK, "signup", h.signUpPage(r.URL.Query().Get("next")))
+	h.render(w, r, http.StatusOK, "signup", h.signUpPage(r.URL.Query().Get("next")))
 }
 
 // signUpPage is the sign-up form with its password rules.
@@ -40,7 +40,7 @@ func (h *handlers) handleSignUp(w http.ResponseWriter, r *http.Request) {
 	p := h.signUpPage(r.PostFormValue("next"))
 	if h.limited(r, h.register) {
 		p.Values, p.Error = values, "Too many accounts created from here. Wait a minute and try again."
-		h.render(w, http.StatusTooManyRequests, "signup", p)
+		h.render(w, r, http.StatusTooManyRequests, "signup", p)
 		return
 	}
 	si, err := h.svc.Register(r.Context(), identity.RegisterInput{Email: values["email"], Password: r.PostFormValue("password"),
@@ -53,7 +53,7 @@ func (h *handlers) handleSignUp(w http.ResponseWriter, r *http.Request) {
 		h.showOnce(w, "/recover", prefillID, values["email"])
 		p.Values, p.Email = values, values["email"]
 		p.Fields = map[string]string{"email": "An account with this email address already exists."}
-		h.render(w, http.StatusConflict, "signup", p)
+		h.render(w, r, http.StatusConflict, "signup", p)
 		return
 	}
 	if err != nil {

@@ -84,7 +84,7 @@ func (h *handlers) ssoPage(w http.ResponseWriter, r *http.Request, c *caller) (*
 	if ts, err := h.ws.Teams(r.Context(), c.p, o.ID); err == nil {
 		d.Teams = ts
 	}
-	p := c.page(r, o.Name+": single sign-on", "workspaces")
+	p := c.page(r, tr(r, "%s: single sign-on", o.Name), "workspaces")
 	p.Data, p.Script = d, copyScriptPath
 	return p, d, true
 }
@@ -97,7 +97,7 @@ func (h *handlers) handleSSOPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p, _, ok := h.ssoPage(w, r, c); ok {
-		h.render(w, http.StatusOK, "sso", p)
+		h.render(w, r, http.StatusOK, "sso", p)
 	}
 }
 
@@ -116,11 +116,11 @@ func (h *handlers) ssoNewPage(w http.ResponseWriter, r *http.Request, c *caller)
 	}
 	d.Protocol = proto
 	if proto == sso.ProtocolOIDC {
-		p.Title = d.Org.Name + ": add an OpenID Connect connection"
+		p.Title = tr(r, "%s: add an OpenID Connect connection", d.Org.Name)
 		d.Setup = []setupValue{{ID: "redirect-uri", Label: "Redirect URI (sign-in redirect URI, reply URL)", Value: h.sso.CallbackURL(),
 			Hint: "A web application; the authorization code flow."}}
 	} else {
-		p.Title = d.Org.Name + ": add a SAML connection"
+		p.Title = tr(r, "%s: add a SAML connection", d.Org.Name)
 	}
 	p.Values = map[string]string{"name": "Single sign-on", "scopes": strings.Join(sso.DefaultScopes, " "), "default_role": workspace.RoleMember,
 		"domains": strings.Join(d.Domains, " ")}
@@ -142,7 +142,7 @@ func (h *handlers) ssoView(build func(http.ResponseWriter, *http.Request, *calle
 			return
 		}
 		if p, ok := build(w, r, c); ok {
-			h.render(w, http.StatusOK, "ssoform", p)
+			h.render(w, r, http.StatusOK, "ssoform", p)
 		}
 	}
 }
@@ -272,10 +272,9 @@ func (h *handlers) handleSSODelete(w http.ResponseWriter, r *http.Request) {
 		h.pageError(w, r, err)
 		return
 	}
-	if !h.confirmed(w, r, c, "workspaces", confirmStep{Title: "Delete the connection " + conn.Name + "?",
-		Message: "People at " + strings.Join(conn.Domains, ", ") + " can no longer sign in through it, and the accounts linked to it are unlinked. " +
-			"Their sessions stay open. This cannot be undone: a new connection needs new values in the identity provider.",
-		Button: "Delete " + conn.Name, Back: ssoConnPath(id, connID)}) {
+	if !h.confirmed(w, r, c, "workspaces", confirmStep{Title: tr(r, "Delete the connection %s?", conn.Name),
+		Message: tr(r, "People at %s can no longer sign in through it, and the accounts linked to it are unlinked. Their sessions stay open. This cannot be undone: a new connection needs new values in the identity provider.", strings.Join(conn.Domains, ", ")),
+		Button:  tr(r, "Delete %s", conn.Name), Back: ssoConnPath(id, connID)}) {
 		return
 	}
 	if err := h.sso.DeleteConnection(r.Context(), c.p, id, connID); err != nil {

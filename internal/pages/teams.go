@@ -31,7 +31,7 @@ func (h *handlers) handleTeamsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p, ok := h.teamsPage(w, r, c); ok {
-		h.render(w, http.StatusOK, "teams", p)
+		h.render(w, r, http.StatusOK, "teams", p)
 	}
 }
 
@@ -49,7 +49,7 @@ func (h *handlers) teamsPage(w http.ResponseWriter, r *http.Request, c *caller) 
 	for _, t := range ts {
 		d.Teams = append(d.Teams, teamRow{Team: t, CanManage: canManageTeam(o.Role, t.MyRole)})
 	}
-	p := c.page(r, o.Name+": teams", "workspaces")
+	p := c.page(r, tr(r, "%s: teams", o.Name), "workspaces")
 	p.Data = d
 	return p, true
 }
@@ -96,9 +96,9 @@ func (h *handlers) handleDeleteTeam(w http.ResponseWriter, r *http.Request) {
 			name = "“" + tm.Name + "”"
 		}
 	}
-	if !h.confirmed(w, r, c, "", confirmStep{Title: "Delete the team " + name + "?",
-		Message: "The team " + name + " and its member list are deleted; its members stay in the workspace.",
-		Button:  "Delete " + name, Back: "/workspaces/" + id + "/teams"}) {
+	if !h.confirmed(w, r, c, "", confirmStep{Title: tr(r, "Delete the team %s?", name),
+		Message: tr(r, "The team %s and its member list are deleted; its members stay in the workspace.", name),
+		Button:  tr(r, "Delete %s", name), Back: "/workspaces/" + id + "/teams"}) {
 		return
 	}
 	if err := h.ws.DeleteTeam(r.Context(), c.p, id, teamID); err != nil {
@@ -156,7 +156,7 @@ func (h *handlers) handleTeamPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p, ok := h.teamPage(w, r, c); ok {
-		h.render(w, http.StatusOK, "team", p)
+		h.render(w, r, http.StatusOK, "team", p)
 	}
 }
 

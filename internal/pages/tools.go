@@ -32,10 +32,10 @@ func (h *handlers) handleToolsPage(w http.ResponseWriter, r *http.Request) {
 		h.pageError(w, r, err)
 		return
 	}
-	p := c.page(r, o.Name+": tools", "workspaces")
+	p := c.page(r, tr(r, "%s: tools", o.Name), "workspaces")
 	p.Data = toolsData{Org: *o, Tools: rows, CanSwitch: o.Kind == workspace.OrgTeam && workspace.RoleHas(o.Role, workspace.PermTools),
 		Links: orgLinks(o), Here: "tools"}
-	h.render(w, http.StatusOK, "tools", p)
+	h.render(w, r, http.StatusOK, "tools", p)
 }
 
 // handleSetTool handles "POST /workspaces/{id}/tools": tool and enabled

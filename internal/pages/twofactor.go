@@ -82,7 +82,7 @@ func (h *handlers) handleTwoFactorPage(w http.ResponseWriter, r *http.Request) {
 		d.Codes = strings.Split(codes, ":")
 		p.Script = copyScriptPath
 	}
-	h.render(w, http.StatusOK, "twofactor", p)
+	h.render(w, r, http.StatusOK, "twofactor", p)
 }
 
 // handleEnrolTOTP handles "POST /account/two-factor/totp": begins a TOTP
@@ -112,7 +112,7 @@ func (h *handlers) showEnrolment(w http.ResponseWriter, r *http.Request, c *call
 	if codeErr != "" {
 		p.Fields = map[string]string{"code": codeErr}
 	}
-	h.render(w, status, "twofactor", p)
+	h.render(w, r, status, "twofactor", p)
 }
 
 // handleConfirmTOTP handles "POST /account/two-factor/confirm": the first
@@ -204,7 +204,7 @@ func (h *handlers) twoFactorRefused(w http.ResponseWriter, r *http.Request, c *c
 		return
 	}
 	p.Error = sentence(e.Message)
-	h.render(w, h.k.StatusOf(e.Kind), "twofactor", p)
+	h.render(w, r, h.k.StatusOf(e.Kind), "twofactor", p)
 }
 
 // recoveryCodeRE is the form of a recovery code (identity.newRecoveryCode:
@@ -221,7 +221,7 @@ func (h *handlers) handleDownloadCodes(w http.ResponseWriter, r *http.Request) {
 	}
 	codes := r.PostForm["code"]
 	if len(codes) == 0 || len(codes) > identity.RecoveryCodes || !allMatch(codes, recoveryCodeRE) {
-		h.render(w, http.StatusBadRequest, "error", &page{Title: "Request refused", User: c.b.User,
+		h.render(w, r, http.StatusBadRequest, "error", &page{Title: "Request refused", User: c.b.User,
 			Message: "These are not recovery codes. Go back to the page and try again."})
 		return
 	}

@@ -15,14 +15,14 @@ func (h *handlers) handleVerifyEmailPage(w http.ResponseWriter, r *http.Request)
 	if h.spentVerifyLink(w, r, tok) {
 		return
 	}
-	h.render(w, http.StatusOK, "confirm", &page{Title: "Confirm your email address", Message: "Confirm that this address is yours and that you signed up for " + h.brand.Name + ". If you did not sign up, close this page: whoever did chose the password.",
+	h.render(w, r, http.StatusOK, "confirm", &page{Title: "Confirm your email address", Message: tr(r, "Confirm that this address is yours and that you signed up for %s. If you did not sign up, close this page: whoever did chose the password.", h.brand.Name),
 		Action: "/verify-email", Token: tok, Button: "Confirm my email address"})
 }
 
 // handleVerifyEmailForm handles "POST /verify-email".
 func (h *handlers) handleVerifyEmailForm(w http.ResponseWriter, r *http.Request) {
 	if h.limited(r, h.verify) {
-		h.tooMany(w)
+		h.tooMany(w, r)
 		return
 	}
 	tok := r.PostFormValue("token")
@@ -39,7 +39,7 @@ func (h *handlers) handleVerifyEmailForm(w http.ResponseWriter, r *http.Request)
 		done(w, r, "/", "email-checked")
 		return
 	}
-	h.render(w, http.StatusOK, "message", &page{Title: "Email confirmed", Message: u.Email + " is confirmed.", Next: "/signin"})
+	h.render(w, r, http.StatusOK, "message", &page{Title: "Email confirmed", Message: tr(r, "%s is confirmed.", u.Email), Next: "/signin"})
 }
 
 // spentVerifyLink answers for a confirmation link that was used (a
@@ -60,6 +60,6 @@ func (h *handlers) spentVerifyLink(w http.ResponseWriter, r *http.Request, tok s
 	default:
 		p.Title, p.Message = "This link has expired", "This confirmation link has expired. Ask for a new one on your account page."
 	}
-	h.render(w, http.StatusGone, "message", p)
+	h.render(w, r, http.StatusGone, "message", p)
 	return true
 }

@@ -23,7 +23,7 @@ func (h *handlers) handleWorkspacesPage(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	if p, ok := h.workspacesPage(w, r, c); ok {
-		h.render(w, http.StatusOK, "workspaces", p)
+		h.render(w, r, http.StatusOK, "workspaces", p)
 	}
 }
 
@@ -78,9 +78,9 @@ func (h *handlers) handleLeave(w http.ResponseWriter, r *http.Request) {
 		h.workspaceRefused(w, r, c, err, nil)
 		return
 	}
-	if !h.confirmed(w, r, c, "workspaces", confirmStep{Title: "Leave " + o.Name + "?",
-		Message: "You lose access to " + o.Name + " and everything in it. To come back, someone in it has to invite you again.",
-		Button:  "Leave " + o.Name, Back: "/account/workspaces"}) {
+	if !h.confirmed(w, r, c, "workspaces", confirmStep{Title: tr(r, "Leave %s", o.Name) + "?",
+		Message: tr(r, "You lose access to %s and everything in it. To come back, someone in it has to invite you again.", o.Name),
+		Button:  tr(r, "Leave %s", o.Name), Back: "/account/workspaces"}) {
 		return
 	}
 	if err := h.ws.RemoveMember(r.Context(), c.p, orgID, c.p.UserID); err != nil {

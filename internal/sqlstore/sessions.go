@@ -185,7 +185,7 @@ func (s *Identity) BrowserRead(ctx context.Context, sid, hash string) (*identity
 // them.
 const sessionUserColumns = `s.id, s.user_id, s.via, s.grant_id, s.org_id, s.user_agent, s.ip, s.created_at, s.expires_at, s.last_used_at, s.revoked_at, s.aal, s.amr, s.mfa_pending,
 			u.id, u.email, u.email_key, u.name, u.avatar_url, u.password_hash, u.email_verified, u.default_org_id, u.created_at, u.updated_at,
-			u.disabled_at`
+			u.disabled_at, u.language`
 
 // refreshReadColumns are the columns scanRefreshRead reads with org:
 // sessionUserColumns, then org o with membership m.

@@ -21,18 +21,19 @@ func (s *Identity) SettingOrCreate(ctx context.Context, key, value string) (stri
 const userColumns = `id, email, email_key, name, avatar_url, password_hash, email_verified, default_org_id, created_at, updated_at`
 
 // userRead is what scanUser reads: userColumns and disabled_at.
-const userRead = userColumns + `, disabled_at`
+const userRead = userColumns + `, disabled_at, language`
 
 func scanUser(row interface{ Scan(...any) error }) (*gatehouse.User, error) {
 	var u gatehouse.User
 	var defOrg sql.NullString
 	var created, updated int64
 	var disabled sql.NullInt64
+	var lang sql.NullString
 	if err := row.Scan(&u.ID, &u.Email, &u.EmailKey, &u.Name, &u.AvatarURL, &u.PasswordHash, &u.EmailVerified, &defOrg, &created, &updated,
-		&disabled); err != nil {
+		&disabled, &lang); err != nil {
 		return nil, err
 	}
-	u.DefaultOrgID = defOrg.String
+	u.DefaultOrgID, u.Language = defOrg.String, lang.String
 	u.CreatedAt, u.UpdatedAt, u.DisabledAt = fromMicros(created), fromMicros(updated), fromNullMicros(disabled)
 	return &u, nil
 }
@@ -55,11 +56,11 @@ func (s *Identity) UserByEmail(ctx context.Context, key string) (*gatehouse.User
 	return u, s.one(err)
 }
 
-// UpdateUser implements identity.Store: it writes the profile fields and the
-// verification flag.
+// UpdateUser implements identity.Store: it writes the profile fields
+// (with the language) and the verification flag.
 func (s *Identity) UpdateUser(ctx context.Context, u *gatehouse.User) error {
-	return affected(s.w().ExecContext(ctx, `UPDATE users SET name = $2, avatar_url = $3, email_verified = $4, updated_at = $5 WHERE id = $1`,
-		u.ID, u.Name, u.AvatarURL, u.EmailVerified, micros(u.UpdatedAt)))
+	return affected(s.w().ExecContext(ctx, `UPDATE users SET name = $2, avatar_url = $3, email_verified = $4, updated_at = $5, language = $6 WHERE id = $1`,
+		u.ID, u.Name, u.AvatarURL, u.EmailVerified, micros(u.UpdatedAt), nullString(u.Language)))
 }
 
 // SetUserEmail implements identity.Store: the address and its key change

@@ -8,8 +8,11 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/i18n"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/token"
+
+	"golang.org/x/text/language"
 )
 
 // InvitationTTL is the life of an email invitation (spec §8). Link
@@ -109,7 +112,7 @@ func (s *Service) Invite(ctx context.Context, p *gatehouse.Principal, orgID stri
 				return gatehouse.Internal("create invitation", err)
 			}
 			if kind == InviteEmail {
-				if err := tx.QueueMail(ctx, s.invitationMail(inv, org, inviter)); err != nil {
+				if err := tx.QueueMail(ctx, s.invitationMail(i18n.From(ctx), inv, org, inviter)); err != nil {
 					return gatehouse.Internal("queue invitation mail", err)
 				}
 			}
@@ -197,7 +200,7 @@ func (s *Service) ResendInvitation(ctx context.Context, p *gatehouse.Principal, 
 		if err := tx.CreateInvitation(ctx, inv); err != nil {
 			return gatehouse.Internal("create invitation", err)
 		}
-		if err := tx.QueueMail(ctx, s.invitationMail(inv, a.org, inviter)); err != nil {
+		if err := tx.QueueMail(ctx, s.invitationMail(i18n.From(ctx), inv, a.org, inviter)); err != nil {
 			return gatehouse.Internal("queue invitation mail", err)
 		}
 		if err := s.Audit(ctx, tx, orgID, p.UserID, "invitation.resent", "invitation", inv.ID, map[string]any{"email": inv.Email, "renews": old.ID}); err != nil {
@@ -241,15 +244,17 @@ func (s *Service) inviteURL(secret string) string {
 }
 
 // invitationMail is the message of an email invitation.
-func (s *Service) invitationMail(inv *Invitation, org *Org, inviter *gatehouse.User) mail.Message {
+// It is in the language of the request that sent it (the inviter's).
+func (s *Service) invitationMail(lang language.Tag, inv *Invitation, org *Org, inviter *gatehouse.User) mail.Message {
 	who := inviter.Name
 	if who == "" {
 		who = inviter.Email
 	}
-	return mail.Message{To: inv.Email, Subject: "You are invited to join " + org.Name + " on " + s.brand.Product(),
-		Text: who + " invited you to join the organization " + org.Name + " on " + s.brand.Product() + " as " + inv.Role + ".\n\n" +
-			"Open this link to accept:\n\n" + inv.URL + "\n\n" +
-			"The link works once, for this address, and expires in 14 days. If you did not expect it, ignore this message.\n"}
+	return mail.Message{To: inv.Email, Subject: i18n.Tf(lang, "You are invited to join %s on %s", org.Name, s.brand.Product()),
+		Text: i18n.Tf(lang, "%[1]s invited you to join the organization %[2]s on %[3]s as %[4]s.\n\n"+
+			"Open this link to accept:\n\n%[5]s\n\n"+
+			"The link works once, for this address, and expires in 14 days. If you did not expect it, ignore this message.\n",
+			who, org.Name, s.brand.Product(), inv.Role, inv.URL)}
 }
 
 // Invitations lists org orgID's usable invitations, newest first, without

@@ -16,10 +16,12 @@ import (
 )
 
 // TestKeysRotate runs `gatehouse keys rotate` beside two running
-// instances: each signs with the new keys within its reload interval,
-// without a restart; a token signed before the rotation keeps verifying
-// with the JWK Set, whose old keys stay published until keys.Keep has
-// passed (the instances' clock advanced) and then leave it.
+// instances: each publishes the new keys within its reload interval,
+// without a restart, goes on signing with the old ones, and signs with the
+// new ones once keys.Ahead has passed; a token signed before the rotation
+// keeps verifying with the JWK Set, whose old keys stay published until
+// keys.Keep has passed (the instances' clock advanced) and then leave it.
+// With -now the new key signs at once.
 func TestKeysRotate(t *testing.T) {
 	for _, db := range testenv.Databases {
 		t.Run(db, func(t *testing.T) {
@@ -62,24 +64,37 @@ func TestKeysRotate(t *testing.T) {
 			if len(added) != 2 || added[keys.RS256] == "" || added[keys.ES256] == "" || before[added[keys.RS256]] != "" {
 				t.Fatalf("keys rotate printed %q; want a new kid per algorithm", stdout.String())
 			}
-			for _, env := range []*testenv.Env{a, b} {
-				for _, alg := range keys.Algs {
-					deadline := time.Now().Add(5 * time.Second)
-					for signedKid(t, env, alg) != added[alg] {
-						if time.Now().After(deadline) {
-							t.Fatalf("%s: an instance still signs with %s after 5 s", alg, signedKid(t, env, alg))
-						}
-						time.Sleep(20 * time.Millisecond)
-					}
-				}
+			if !strings.Contains(stderr.String(), "published now and sign from") {
+				t.Errorf("stderr %q; want when the new keys sign", stderr.String())
 			}
-			// The old keys stay published a day (keys.Keep) after the rotation (the
-			// command's time), on the services' clocks (one per Env).
+			// The old keys stop signing keys.Ahead after the command (its
+			// time), when the new ones start, and stay published a day
+			// (keys.Keep) after that, on the services' clocks (one per Env).
 			var retired int64
 			if err := adb.DB().QueryRow(`SELECT max(retired_at) FROM signing_keys`).Scan(&retired); err != nil {
 				t.Fatal(err)
 			}
 			rotated := time.UnixMicro(retired)
+			for _, env := range []*testenv.Env{a, b} {
+				deadline := time.Now().Add(5 * time.Second)
+				for kids := publishedKids(t, env); kids[added[keys.RS256]] == "" || kids[added[keys.ES256]] == ""; kids = publishedKids(t, env) {
+					if time.Now().After(deadline) {
+						t.Fatalf("an instance does not publish the new keys after 5 s: %v", kids)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				for _, alg := range keys.Algs {
+					if signedKid(t, env, alg) == added[alg] {
+						t.Errorf("%s: an instance signs with the new key before keys.Ahead", alg)
+					}
+				}
+				env.Clock.Advance(rotated.Sub(env.Clock.Now()))
+				for _, alg := range keys.Algs {
+					if got := signedKid(t, env, alg); got != added[alg] {
+						t.Errorf("%s: an instance signs with %s at keys.Ahead; want %s", alg, got, added[alg])
+					}
+				}
+			}
 			for _, env := range []*testenv.Env{a, b} {
 				env.Clock.Advance(rotated.Add(23 * time.Hour).Sub(env.Clock.Now())) // documented: a day
 				kids := publishedKids(t, env)
@@ -101,11 +116,19 @@ func TestKeysRotate(t *testing.T) {
 			if code := run(ctx, []string{"keys", "rotate", "-alg", "HS256"}, testGetenv(map[string]string{"GATEHOUSE_DATABASE_URL": url}), &stdout, &stderr); code != 2 {
 				t.Errorf("keys rotate -alg HS256: exit %d; want 2", code)
 			}
-			if code := run(ctx, []string{"keys", "rotate", "-alg", "ES256"}, testGetenv(map[string]string{"GATEHOUSE_DATABASE_URL": url}), &stdout, &stderr); code != 0 {
-				t.Fatalf("keys rotate -alg ES256: exit %d, stderr %q", code, stderr.String())
+			if code := run(ctx, []string{"keys", "rotate", "-alg", "ES256", "-now"}, testGetenv(map[string]string{"GATEHOUSE_DATABASE_URL": url}), &stdout, &stderr); code != 0 {
+				t.Fatalf("keys rotate -alg ES256 -now: exit %d, stderr %q", code, stderr.String())
 			}
+			_, now, _ := strings.Cut(strings.TrimSpace(stdout.String()), "\t")
 			if got := strings.Count(stdout.String(), "\n"); got != 1 || !strings.HasPrefix(stdout.String(), "ES256\t") {
-				t.Errorf("keys rotate -alg ES256 printed %q; want one ES256 kid", stdout.String())
+				t.Errorf("keys rotate -alg ES256 -now printed %q; want one ES256 kid", stdout.String())
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for signedKid(t, a, keys.ES256) != now {
+				if time.Now().After(deadline) {
+					t.Fatalf("-now: the instance still signs with %s after 5 s", signedKid(t, a, keys.ES256))
+				}
+				time.Sleep(20 * time.Millisecond)
 			}
 		})
 	}
@@ -194,6 +217,12 @@ func TestKeysRotateHS256(t *testing.T) {
 			if !strings.Contains(stderr.String(), "GATEHOUSE_JWT_SECRET") {
 				t.Errorf("stderr %q; want the warning about the shared secret", stderr.String())
 			}
+			// It signs keys.Ahead after the command.
+			var from int64
+			if err := s.DB().QueryRow(`SELECT created_at FROM signing_keys WHERE kid = $1`, kid).Scan(&from); err != nil {
+				t.Fatal(err)
+			}
+			a.Clock.Advance(time.UnixMicro(from).Sub(a.Clock.Now()))
 			deadline := time.Now().Add(5 * time.Second)
 			for {
 				tok := a.Login(t, acc.Email, acc.Password).Want(t, 200).Str("access_token")

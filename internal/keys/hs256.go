@@ -20,6 +20,10 @@ const MissReload = 10 * time.Second
 type hsKeys struct {
 	current string            // kid of the HS256 key of record; "" while the configured secret is
 	keys    map[string][]byte // every HS256 key loaded, by kid
+	signing []signingKey      // the ring's keys that sign now or later, oldest first (key unset)
+	// secretUntil is when the configured secret stops signing once a
+	// ring key is of record (its retirement row); zero: no row loaded.
+	secretUntil time.Time
 }
 
 // hsKey is a loaded HS256 key.
@@ -28,12 +32,18 @@ type hsKey struct {
 	key      []byte
 }
 
-// loadHS opens the HS256 keys of recs. A row without a private key marks
-// the configured secret of its kid retired (secretRetired).
-func (r *Ring) loadHS(recs []Record) (hsKeys, error) {
+// loadHS opens the HS256 keys of recs at now. A row without a private key
+// marks the configured secret of its kid retired (secretRetired).
+func (r *Ring) loadHS(recs []Record, now time.Time) (hsKeys, error) {
 	hs := hsKeys{keys: map[string][]byte{}}
 	for _, rec := range recs {
-		if rec.Alg != HS256 || rec.Private == "" {
+		if rec.Alg != HS256 {
+			continue
+		}
+		if rec.Private == "" {
+			if r.secret != nil && rec.KID == r.secret.kid {
+				hs.secretUntil = until(rec)
+			}
 			continue
 		}
 		sealed, err := base64.StdEncoding.DecodeString(rec.Private)
@@ -48,6 +58,9 @@ func (r *Ring) loadHS(recs []Record) (hsKeys, error) {
 		if rec.RetiredAt == nil {
 			hs.current = rec.KID
 		}
+		if rec.RetiredAt == nil || now.Before(*rec.RetiredAt) {
+			hs.signing = append(hs.signing, signingKey{kid: rec.KID, from: rec.CreatedAt, until: until(rec)})
+		}
 	}
 	return hs, nil
 }
@@ -61,29 +74,35 @@ func (r *Ring) generateHS() Record {
 		CreatedAt: r.now()}
 }
 
-// secretRetired returns, when the configured secret is still the HS256 key
-// of record, the row that retires it at at: it then verifies for Keep,
+// secretRetired returns, for an HS256 rotation while the configured secret
+// is still the HS256 key of record, the row that retires it at at: it then verifies for Keep,
 // longer than any access token lives, and not after. Nothing of the
 // secret is stored but its kid.
-func (r *Ring) secretRetired(at time.Time) []Record {
+func (r *Ring) secretRetired(alg string, at time.Time) []Record {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	if r.secret == nil || r.hs.current != "" {
+	if alg != HS256 || r.secret == nil || r.hs.current != "" {
 		return nil
 	}
 	expires := at.Add(Keep)
 	return []Record{{KID: r.secret.kid, Alg: HS256, CreatedAt: at, RetiredAt: &at, ExpiresAt: &expires}}
 }
 
-// signingHS returns the HS256 key of record: the ring's newest, else the
-// configured secret.
-func (r *Ring) signingHS() (hsKey, bool) {
+// signingHS returns the HS256 key that signs at now: the ring's newest
+// whose time has come, else the configured secret while it is the key of
+// record or until its retirement (a rotated-in key signs Ahead after its
+// rotation).
+func (r *Ring) signingHS(now time.Time) (hsKey, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	if kid := r.hs.current; kid != "" {
-		return hsKey{kid: kid, hdr: hs256Header(kid), key: r.hs.keys[kid]}, true
-	}
-	if r.secret != nil {
+	k, ok := pick(r.hs.signing, now)
+	// The secret signs while it is the key of record, or until its
+	// retirement; a ring key whose start has come is newer.
+	secret := r.secret != nil && (r.hs.current == "" || now.Before(r.hs.secretUntil))
+	switch {
+	case ok && (!now.Before(k.from) || !secret):
+		return hsKey{kid: k.kid, hdr: hs256Header(k.kid), key: r.hs.keys[k.kid]}, true
+	case secret:
 		return hsKey{kid: r.secret.kid, hdr: r.secret.hdr, key: r.secret.key}, true
 	}
 	return hsKey{}, false
@@ -147,7 +166,7 @@ func (a access) Sign(_ context.Context, alg string, payload []byte) (string, err
 	if alg != HS256 {
 		return "", fmt.Errorf("keys: access tokens are HS256, not %q", alg)
 	}
-	k, ok := a.r.signingHS()
+	k, ok := a.r.signingHS(a.r.now())
 	if !ok {
 		return "", fmt.Errorf("keys: no %s signing key", HS256)
 	}

@@ -52,10 +52,14 @@ func payloadOf(t *testing.T, jws string) []byte {
 // TestHS256RotationAcrossInstances: three instances on one database whose
 // rings reload only once an hour. Before any rotation the configured
 // secret signs, its kid (derived from it) in the header, and a token of
-// before kids verifies. `keys rotate --hs256` on one instance: what the
-// secret signed keeps verifying on all three; a token signed with the new
-// kid verifies on the two that have not reloaded (an unknown kid reloads
-// the ring); the secret's tokens stop verifying Keep after the rotation.
+// before kids verifies. `keys rotate --hs256` on one instance: until
+// keys.Ahead has passed every instance, the rotating one too, still signs
+// with the secret; then all three sign with the new key at once (the
+// instant is the database's, not each reload's); what the secret signed
+// keeps verifying on all three. A rotation with no time ahead (a leaked
+// key) signs at once on its instance, and its tokens verify on one that has
+// not reloaded (an unknown kid reloads the ring). The secret's tokens stop
+// verifying Keep after its retirement.
 func TestHS256RotationAcrossInstances(t *testing.T) {
 	for _, db := range testenv.Databases {
 		t.Run(db, func(t *testing.T) {
@@ -70,20 +74,39 @@ func TestHS256RotationAcrossInstances(t *testing.T) {
 			}
 			legacy := hsJWS(`{"alg":"HS256","typ":"JWT"}`, []byte(testenv.JWTSecret), payloadOf(t, acc.Access))
 			before := acc.Access
-			kid, err := a.Keys.Rotate(ctx, keys.HS256)
+			kid, err := a.Keys.Rotate(ctx, keys.HS256, keys.Ahead)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if kid == secretKID || kid == "" {
 				t.Fatalf("rotated kid %q", kid)
 			}
-			// c has not reloaded: it still signs with the secret.
-			if got := kidOf(t, c.Login(t, acc.Email, acc.Password).Want(t, 200).Str("access_token")); got != secretKID {
-				t.Fatalf("the instance that has not reloaded signs with kid %q; want the secret's", got)
+			login := func(env *testenv.Env) string {
+				return env.Login(t, acc.Email, acc.Password).Want(t, 200).Str("access_token")
 			}
-			after := a.Login(t, acc.Email, acc.Password).Want(t, 200).Str("access_token")
-			if got := kidOf(t, after); got != kid {
-				t.Fatalf("kid of a token after rotation = %q; want the new %q", got, kid)
+			for i, env := range envs {
+				if got := kidOf(t, login(env)); got != secretKID {
+					t.Fatalf("instance %d signs with kid %q before keys.Ahead; want the secret's", i, got)
+				}
+			}
+			// Every instance reads the ring within keys.Reload, less than
+			// keys.Ahead: the new key signs everywhere at the same instant.
+			for _, env := range envs[1:] {
+				if err := env.Keys.Load(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a.Clock.Advance(keys.Ahead - time.Second)
+			if got := kidOf(t, login(b)); got != secretKID {
+				t.Fatalf("a second before keys.Ahead an instance signs with kid %q; want the secret's", got)
+			}
+			a.Clock.Advance(time.Second)
+			var after string
+			for i, env := range envs {
+				after = login(env)
+				if got := kidOf(t, after); got != kid {
+					t.Fatalf("instance %d at keys.Ahead signs with kid %q; want the new %q", i, got, kid)
+				}
 			}
 			for i, env := range envs {
 				for name, tok := range map[string]string{"before": before, "without kid": legacy, "after": after} {
@@ -91,6 +114,23 @@ func TestHS256RotationAcrossInstances(t *testing.T) {
 						t.Errorf("instance %d: the token %s the rotation answers %d; want 200", i, name, r.Status)
 					}
 				}
+			}
+			// A leaked key is replaced at once: the new key signs on the
+			// rotating instance now, and c, which has not reloaded, verifies
+			// it by reading the ring on the unknown kid.
+			now, err := a.Keys.Rotate(ctx, keys.HS256, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			leakedAfter := login(a)
+			if got := kidOf(t, leakedAfter); got != now {
+				t.Fatalf("after a rotation with no time ahead the instance signs with kid %q; want %q", got, now)
+			}
+			if r := c.Do(t, "GET", "/v1/auth/verify", leakedAfter, nil); r.Status != 200 {
+				t.Errorf("an instance that has not reloaded refuses the new key's token: %d", r.Status)
+			}
+			if _, err := a.Keys.Rotate(ctx, keys.HS256, -time.Second); err == nil {
+				t.Error("a rotation signing before it is published was accepted")
 			}
 			// Past Keep the secret verifies nowhere (every instance has
 			// reloaded by then); the new key still does.
@@ -209,6 +249,57 @@ func TestAccessTokenForgery(t *testing.T) {
 		s.Verify(ctx, keys.HS256, hsJWS(`{"alg":"HS256","kid":"forged"}`, key, payload))
 		if got := store.loads.Load() - loads; got != 2 {
 			t.Errorf("after MissReload the ring was read %d times; want 2", got)
+		}
+	})
+}
+
+// TestSecretRetiredOnlyByHS256: rotating RS256 or ES256 leaves the
+// configured secret the HS256 key of record, verifying for ever; a
+// retirement row an earlier build wrote at such a rotation (expired by now)
+// is renewed by the first HS256 rotation, so the secret's tokens verify
+// keys.Keep after that one, and the secret signs until the new key does.
+func TestSecretRetiredOnlyByHS256(t *testing.T) {
+	each(t, func(t *testing.T, env *testenv.Env) {
+		ctx := context.Background()
+		acc := env.Register(t)
+		secretKID := keys.SecretKID([]byte(testenv.JWTSecret))
+		if _, err := env.Keys.Rotate(ctx, keys.ES256, 0); err != nil {
+			t.Fatal(err)
+		}
+		var rows int
+		if err := env.SQL.DB().QueryRow(`SELECT count(*) FROM signing_keys WHERE kid = $1`, secretKID).Scan(&rows); err != nil || rows != 0 {
+			t.Fatalf("an ES256 rotation wrote %d rows retiring the secret (%v); want none", rows, err)
+		}
+		// The row of an earlier build's ES256 rotation, a day and more ago.
+		at := env.Clock.Now().Add(-keys.Keep - time.Hour)
+		expires := at.Add(keys.Keep)
+		if _, err := env.SQL.Keys().AddSigningKey(ctx, keys.Record{KID: secretKID, Alg: keys.HS256, CreatedAt: at, RetiredAt: &at, ExpiresAt: &expires}); err != nil {
+			t.Fatal(err)
+		}
+		env.Clock.Advance(keys.Keep + time.Second)
+		if err := env.Keys.Load(ctx); err != nil {
+			t.Fatal(err)
+		}
+		old := hsJWS(`{"alg":"HS256","kid":"`+secretKID+`","typ":"JWT"}`, []byte(testenv.JWTSecret), []byte(`{}`))
+		verifies := func(when string) {
+			t.Helper()
+			if _, err := env.Signer.Verify(ctx, keys.HS256, old); err != nil {
+				t.Errorf("%s: the secret's JWS refused: %v", when, err)
+			}
+		}
+		verifies("after an ES256 rotation")
+		kid, err := env.Keys.Rotate(ctx, keys.HS256, keys.Ahead)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := kidOf(t, env.Login(t, acc.Email, acc.Password).Want(t, 200).Str("access_token")); got != secretKID {
+			t.Errorf("before keys.Ahead the instance signs with %q; want the secret's %q", got, secretKID)
+		}
+		verifies("after the HS256 rotation")
+		env.Clock.Advance(keys.Ahead + keys.Keep - time.Second)
+		verifies("just before keys.Keep after the new key signs")
+		if got := kidOf(t, env.Login(t, acc.Email, acc.Password).Want(t, 200).Str("access_token")); got != kid {
+			t.Errorf("after keys.Ahead the instance signs with %q; want the new %q", got, kid)
 		}
 	})
 }

@@ -4,10 +4,13 @@
 // (internal/seal, purpose "signing-keys", bound to the kid), and published
 // as a JWK Set at /.well-known/jwks.json.
 //
-// Every instance reads the ring at start and again every Reload, so a key
-// added by `gatehouse keys rotate` or by the rotation schedule on another
-// instance signs here within a minute, without a restart. A rotated key
-// stops signing at once and stays published for Keep, longer than anything
+// Every instance reads the ring at start and again every Reload. A key
+// added by `gatehouse keys rotate` or by the rotation schedule is published
+// at once and signs only Ahead later (two reloads): by then every instance
+// has read it, so no instance signs with a key another does not publish
+// or verify yet. At that instant the key it replaces stops signing, on
+// every instance alike (the instants are in the database, not in each
+// instance's reload), and stays published for Keep, longer than anything
 // it signed lives; then it leaves the JWK Set.
 //
 // The ring also holds the access tokens' HS256 keys once one is rotated
@@ -62,6 +65,9 @@ const (
 	RotateEvery = 90 * 24 * time.Hour
 	// Reload is how often an instance reads the ring again.
 	Reload = time.Minute
+	// Ahead is how long a rotated-in key is published before it signs:
+	// two reloads, so every instance has read it first.
+	Ahead = 2 * Reload
 	// Purpose is the seal purpose of the private keys.
 	Purpose = "signing-keys"
 )
@@ -72,8 +78,10 @@ type Record struct {
 	Public    string // the public key, a JWK
 	Private   string // the PKCS#8 private key, sealed (bound to KID), base64
 	CreatedAt time.Time
-	// RetiredAt is when the key stopped signing (nil: it signs);
-	// ExpiresAt when it leaves the JWK Set (nil: it is published).
+	// CreatedAt is also when the key starts signing (a rotated-in key's
+	// is Ahead after its rotation: published before it signs); RetiredAt
+	// when it stops signing (nil: it signs on), ExpiresAt when it leaves
+	// the JWK Set (nil: it is published).
 	RetiredAt, ExpiresAt *time.Time
 }
 
@@ -85,7 +93,8 @@ type Store interface {
 	// (then it reports false): instances starting together add one.
 	AddSigningKey(ctx context.Context, r Record) (bool, error)
 	// RotateSigningKey, in one transaction, retires the signing key of
-	// r.Alg at r.CreatedAt, to expire at expires, and adds r and also
+	// r.Alg at r.CreatedAt (when r starts signing), to expire at expires,
+	// and adds r and also
 	// (each unless its kid is there); false when a concurrent rotation's
 	// key won.
 	RotateSigningKey(ctx context.Context, r Record, expires time.Time, also ...Record) (bool, error)
@@ -134,9 +143,9 @@ type Ring struct {
 
 	loading sync.Mutex // held by Load
 	mu      sync.RWMutex
-	signing map[string]signingKey // by alg
-	records []Record              // every key not expired at the last load
-	hs      hsKeys                // the HS256 keys (hs256.go)
+	signing map[string][]signingKey // by alg: the keys that sign now or later, oldest first
+	records []Record                // every key not expired at the last load
+	hs      hsKeys                  // the HS256 keys (hs256.go)
 
 	secret   *Secret
 	missMu   sync.Mutex // held by reloadOnMiss
@@ -144,8 +153,29 @@ type Ring struct {
 }
 
 type signingKey struct {
-	kid string
-	key crypto.Signer
+	kid         string
+	key         crypto.Signer
+	from, until time.Time // it signs at from and after, before until (zero: no end)
+}
+
+// pick returns the key of ks (oldest first) that signs at now: of those
+// not retired at now, the newest whose start has come, else the oldest (a
+// key another instance added on first start, its clock a little ahead of
+// ours, signs here at once rather than leaving none).
+func pick(ks []signingKey, now time.Time) (signingKey, bool) {
+	var first signingKey
+	found := false
+	for i := len(ks) - 1; i >= 0; i-- {
+		k := ks[i]
+		if !k.until.IsZero() && !now.Before(k.until) {
+			continue
+		}
+		if !now.Before(k.from) {
+			return k, true
+		}
+		first, found = k, true
+	}
+	return first, found
 }
 
 var _ Signer = (*Ring)(nil)
@@ -199,32 +229,44 @@ func (r *Ring) Load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load signing keys: %w", err)
 	}
+	now := r.now()
 	r.mu.RLock()
-	opened := r.signing
+	opened := map[string]crypto.Signer{}
+	for _, ks := range r.signing {
+		for _, k := range ks {
+			opened[k.kid] = k.key
+		}
+	}
 	r.mu.RUnlock()
-	signing := map[string]signingKey{}
-	hs, err := r.loadHS(recs)
+	signing := map[string][]signingKey{}
+	hs, err := r.loadHS(recs, now)
 	if err != nil {
 		return err
 	}
 	for _, rec := range recs {
-		if rec.RetiredAt != nil || rec.Alg == HS256 {
+		if rec.Alg == HS256 || rec.RetiredAt != nil && !now.Before(*rec.RetiredAt) {
 			continue
 		}
-		if k, ok := opened[rec.Alg]; ok && k.kid == rec.KID {
-			signing[rec.Alg] = k // already opened
-			continue
+		key, ok := opened[rec.KID]
+		if !ok {
+			if key, err = r.open(rec); err != nil {
+				return fmt.Errorf("signing key %s: %w", rec.KID, err)
+			}
 		}
-		key, err := r.open(rec)
-		if err != nil {
-			return fmt.Errorf("signing key %s: %w", rec.KID, err)
-		}
-		signing[rec.Alg] = signingKey{kid: rec.KID, key: key}
+		signing[rec.Alg] = append(signing[rec.Alg], signingKey{kid: rec.KID, key: key, from: rec.CreatedAt, until: until(rec)})
 	}
 	r.mu.Lock()
 	r.signing, r.records, r.hs = signing, recs, hs
 	r.mu.Unlock()
 	return nil
+}
+
+// until is when rec stops signing; zero when it has no end.
+func until(rec Record) time.Time {
+	if rec.RetiredAt == nil {
+		return time.Time{}
+	}
+	return *rec.RetiredAt
 }
 
 // Run reloads the ring every period until ctx ends; a failed load keeps
@@ -244,18 +286,24 @@ func (r *Ring) Run(ctx context.Context) {
 	}
 }
 
-// Rotate adds a new signing key for alg (RS256, ES256 or HS256); the key
-// it replaces stops signing and stays published (HS256: verifying) for
-// Keep. It returns the new kid.
-func (r *Ring) Rotate(ctx context.Context, alg string) (string, error) {
+// Rotate adds a new signing key for alg (RS256, ES256 or HS256), published
+// (HS256: verifying) at once; ahead later (Ahead, or 0 for a key that must
+// stop at once, such as a leaked one) it signs and the key it replaces stops
+// signing, staying published (HS256: verifying) for Keep after that. It
+// returns the new kid.
+func (r *Ring) Rotate(ctx context.Context, alg string, ahead time.Duration) (string, error) {
 	if !slices.Contains(Algs, alg) && alg != HS256 {
 		return "", gatehouse.Invalid("unknown algorithm %q: want one of %v or %s", alg, Algs, HS256)
+	}
+	if ahead < 0 {
+		return "", gatehouse.Invalid("a key cannot sign before it is published")
 	}
 	rec, err := r.generate(alg)
 	if err != nil {
 		return "", err
 	}
-	if _, err := r.store.RotateSigningKey(ctx, rec, rec.CreatedAt.Add(Keep), r.secretRetired(rec.CreatedAt)...); err != nil {
+	rec.CreatedAt = rec.CreatedAt.Add(ahead)
+	if _, err := r.store.RotateSigningKey(ctx, rec, rec.CreatedAt.Add(Keep), r.secretRetired(alg, rec.CreatedAt)...); err != nil {
 		return "", fmt.Errorf("rotate %s: %w", alg, err)
 	}
 	if err := r.Load(ctx); err != nil {
@@ -281,7 +329,7 @@ func (r *Ring) RotateDue(ctx context.Context) ([]string, error) {
 	}
 	r.mu.RUnlock()
 	for _, alg := range rotated {
-		if _, err := r.Rotate(ctx, alg); err != nil {
+		if _, err := r.Rotate(ctx, alg, Ahead); err != nil {
 			return nil, err
 		}
 	}
@@ -296,9 +344,7 @@ func (r *Ring) Sign(ctx context.Context, alg string, payload []byte) (string, er
 // SignType is Sign with typ as the header's type (logout tokens are
 // "logout+jwt", Back-Channel Logout 1.0 §2.4).
 func (r *Ring) SignType(ctx context.Context, alg, typ string, payload []byte) (string, error) {
-	r.mu.RLock()
-	k, ok := r.signing[alg]
-	r.mu.RUnlock()
+	k, ok := r.signer(alg, r.now())
 	if !ok {
 		return "", fmt.Errorf("keys: no %s signing key", alg)
 	}
@@ -372,14 +418,27 @@ func (r *Ring) Verify(_ context.Context, alg, jws string) ([]byte, error) {
 // Algorithms implements Signer.
 func (r *Ring) Algorithms() []string { return slices.Clone(Algs) }
 
-// current returns the kid of alg's signing key, "" when it has none.
+// signer returns alg's key that signs at now (pick).
+func (r *Ring) signer(alg string, now time.Time) (signingKey, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return pick(r.signing[alg], now)
+}
+
+// current returns the kid of alg's key of record (the one not retired:
+// it signs now or will after Ahead), "" when it has none.
 func (r *Ring) current(alg string) string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if alg == HS256 {
 		return r.hs.current
 	}
-	return r.signing[alg].kid
+	for _, k := range r.signing[alg] {
+		if k.until.IsZero() {
+			return k.kid
+		}
+	}
+	return ""
 }
 
 // generate makes a new key of alg, sealed, created now.

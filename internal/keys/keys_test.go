@@ -267,7 +267,8 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 // TestRotateDue is the rotation schedule's rule: a signing key is replaced
 // once it is 90 days old, not before, and the new key is not due again;
-// another instance signs with the new key without a restart.
+// another instance publishes the new key without a restart and signs with
+// it once keys.Ahead has passed.
 func TestRotateDue(t *testing.T) {
 	each(t, func(t *testing.T, env *testenv.Env) {
 		other := env.Another(t) // its own clock
@@ -290,11 +291,66 @@ func TestRotateDue(t *testing.T) {
 		if len(set.Keys) != 4 {
 			t.Errorf("%d keys published after the rotation; want 4", len(set.Keys))
 		}
+		waitFor(t, "the other instance publishes the new keys", func() bool {
+			_, set := jwks(t, other)
+			return len(set.Keys) == 4
+		})
 		for _, alg := range keys.Algs {
-			waitFor(t, "the other instance signs with the new "+alg+" key", func() bool {
-				_, set := jwks(t, env)
-				return first[verify(t, other, set, alg)] == ""
-			})
+			if first[verify(t, other, set, alg)] == "" {
+				t.Errorf("the other instance signs with the new %s key before keys.Ahead", alg)
+			}
+		}
+		env.Clock.Advance(keys.Ahead)
+		for _, alg := range keys.Algs {
+			if first[verify(t, other, set, alg)] != "" {
+				t.Errorf("the other instance still signs with the old %s key at keys.Ahead", alg)
+			}
+		}
+	})
+}
+
+// TestRotationAhead: a rotated-in key is published at once and signs
+// keys.Ahead later, on every instance at that instant; a second rotation
+// within that time queues behind the first (each signs in its turn); no
+// key signs before every instance could have read it.
+func TestRotationAhead(t *testing.T) {
+	each(t, func(t *testing.T, env *testenv.Env) {
+		ctx := context.Background()
+		other := env.Another(t)
+		_, set := jwks(t, env)
+		old := verify(t, env, set, keys.RS256)
+		first, err := env.Keys.Rotate(ctx, keys.RS256, keys.Ahead)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.Clock.Advance(30 * time.Second)
+		second, err := env.Keys.Rotate(ctx, keys.RS256, keys.Ahead)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := other.Keys.Load(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, at := range []struct {
+			advance time.Duration
+			want    string
+		}{
+			{0, old},
+			{keys.Ahead - 30*time.Second - time.Second, old},
+			{time.Second, first},
+			{30*time.Second - time.Second, first},
+			{time.Second, second},
+		} {
+			env.Clock.Advance(at.advance)
+			for i, in := range []*testenv.Env{env, other} {
+				_, set := jwks(t, in)
+				if len(set.Keys) != 4 { // the three RS256 keys and ES256
+					t.Fatalf("instance %d publishes %d keys; want 4", i, len(set.Keys))
+				}
+				if got := verify(t, in, set, keys.RS256); got != at.want {
+					t.Errorf("instance %d signs with %s; want %s", i, got, at.want)
+				}
+			}
 		}
 	})
 }

@@ -78,13 +78,13 @@ func TestSignerSeam(t *testing.T) {
 
 		// A rotated key verifies what it signed until it leaves the set.
 		old := signed[keys.ES256]
-		if _, err := env.Keys.Rotate(ctx, keys.ES256); err != nil {
+		if _, err := env.Keys.Rotate(ctx, keys.ES256, keys.Ahead); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.Verify(ctx, keys.ES256, old); err != nil {
 			t.Errorf("a rotated key's JWS refused while published: %v", err)
 		}
-		env.Clock.Advance(keys.Keep + time.Second)
+		env.Clock.Advance(keys.Ahead + keys.Keep + time.Second)
 		if _, err := s.Verify(ctx, keys.ES256, old); err == nil {
 			t.Error("a JWS of a key no longer published verifies")
 		}

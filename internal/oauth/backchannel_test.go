@@ -288,7 +288,7 @@ func TestBackchannelLogout(t *testing.T) {
 			rc.Fail.Store(true)
 			wantRevokeOK(t, postForm(t, env, "/oauth/revoke", url.Values{"token": {g.refresh}, "client_id": {clientID}}))
 			first := waitLogout(t, env, rc, clientID, a.UserID, g.sid, 1)
-			kid, err := env.Keys.Rotate(context.Background(), "RS256")
+			kid, err := env.Keys.Rotate(context.Background(), "RS256", 0)
 			if err != nil {
 				t.Fatal(err)
 			}

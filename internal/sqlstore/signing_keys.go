@@ -52,7 +52,12 @@ func (s *Keys) RotateSigningKey(ctx context.Context, r keys.Record, expires time
 			return err
 		}
 		for _, a := range also {
-			if _, err := s.insert(ctx, c.w(), a); err != nil {
+			// A keyless row (the configured secret's retirement) takes the
+			// new times: earlier builds wrote it at a rotation of any algorithm.
+			if _, err := c.w().ExecContext(ctx, `INSERT INTO signing_keys (kid, alg, public_jwk, private_key, created_at, retired_at, expires_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (kid) DO UPDATE SET retired_at = excluded.retired_at, expires_at = excluded.expires_at
+				WHERE signing_keys.private_key = ''`,
+				a.KID, a.Alg, a.Public, a.Private, micros(a.CreatedAt), nullMicros(a.RetiredAt), nullMicros(a.ExpiresAt)); err != nil {
 				return err
 			}
 		}

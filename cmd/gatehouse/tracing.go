@@ -13,12 +13,14 @@ import (
 
 // otelEnv is what OpenTelemetry's own variables ask: an exporter endpoint
 // (OTEL_EXPORTER_OTLP_ENDPOINT or its _TRACES_ form, which the exporter
-// reads itself) and OTEL_SDK_DISABLED.
-type otelEnv struct{ endpoint, disabled bool }
+// reads itself), OTEL_SDK_DISABLED
+// and OTEL_TRACES_SAMPLER (the SDK reads it; unset, one trace in ten is
+// recorded: tracing.DefaultSampler).
+type otelEnv struct{ endpoint, disabled, sampler bool }
 
 func readOTelEnv(getenv func(string) string) otelEnv {
 	return otelEnv{endpoint: getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "",
-		disabled: strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true")}
+		disabled: strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true"), sampler: getenv("OTEL_TRACES_SAMPLER") != ""}
 }
 
 // tracing reports whether traces are exported: an endpoint is configured
@@ -46,7 +48,8 @@ func startTracing(ctx context.Context, c *Config, log *slog.Logger) (*tracing.Tr
 	if !c.tracing() {
 		return nil, log, func() {}, nil
 	}
-	t, err := tracing.New(ctx, tracing.Config{Endpoint: c.OTelEndpoint, Service: "gatehouse", Version: versionString()})
+	t, err := tracing.New(ctx, tracing.Config{Endpoint: c.OTelEndpoint, Service: "gatehouse", Version: versionString(),
+		EnvSampler: c.otel.sampler})
 	if err != nil {
 		return nil, log, nil, err
 	}

@@ -14,31 +14,51 @@ type discard struct{}
 func (discard) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
 func (discard) Shutdown(context.Context) error                             { return nil }
 
+// samplers are the two ways traces run: every request recorded, and the
+// default (one trace in ten).
+var samplers = []struct {
+	name string
+	s    sdktrace.Sampler
+}{{"always", sdktrace.ParentBased(sdktrace.AlwaysSample())}, {"default", DefaultSampler()}}
+
 // BenchmarkRequestSpan is what tracing adds to a request that touches no
 // database (verify): its server span, batched as in production.
-// BenchmarkQuerySpan is each statement's client span (refresh has a few).
+// BenchmarkQuerySpan is each statement's client span (refresh has a few)
+// within a request's.
 func BenchmarkRequestSpan(b *testing.B) {
-	t := newTracer(Config{Service: "gatehouse"}, sdktrace.WithBatcher(discard{}))
-	defer t.Shutdown(context.Background())
-	r := httptest.NewRequest("GET", "/v1/auth/verify", nil)
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			_, end := t.Request(r, false)
-			end("GET /v1/auth/verify", 200)
-		}
-	})
+	for _, sm := range samplers {
+		b.Run(sm.name, func(b *testing.B) {
+			t := newTracer(Config{Service: "gatehouse"}, sdktrace.WithBatcher(discard{}), sdktrace.WithSampler(sm.s))
+			defer t.Shutdown(context.Background())
+			r := httptest.NewRequest("GET", "/v1/auth/verify", nil)
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					_, end := t.Request(r, false)
+					end("GET /v1/auth/verify", 200)
+				}
+			})
+		})
+	}
 }
 
 func BenchmarkQuerySpan(b *testing.B) {
-	t := newTracer(Config{Service: "gatehouse"}, sdktrace.WithBatcher(discard{}))
-	defer t.Shutdown(context.Background())
-	ctx := context.Background()
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			_, end := t.Query(ctx, "sqlite", "UPDATE sessions SET refresh_hash = $1 WHERE id = $2")
-			end(nil)
-		}
-	})
+	for _, sm := range samplers {
+		b.Run(sm.name, func(b *testing.B) {
+			t := newTracer(Config{Service: "gatehouse"}, sdktrace.WithBatcher(discard{}), sdktrace.WithSampler(sm.s))
+			defer t.Shutdown(context.Background())
+			r := httptest.NewRequest("POST", "/v1/auth/refresh", nil)
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					ctx, endRequest := t.Request(r, false)
+					for range 4 {
+						_, end := t.Query(ctx, "sqlite", "UPDATE sessions SET refresh_hash = $1 WHERE id = $2")
+						end(nil)
+					}
+					endRequest("POST /v1/auth/refresh", 200)
+				}
+			})
+		})
+	}
 }

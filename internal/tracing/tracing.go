@@ -40,6 +40,21 @@ type Config struct {
 	Endpoint string
 	// Service and Version name the resource (service.name, service.version).
 	Service, Version string
+	// EnvSampler says OTEL_TRACES_SAMPLER is set: the SDK's sampler from
+	// it applies. Otherwise DefaultSampler does.
+	EnvSampler bool
+}
+
+// DefaultRatio is the share of traces DefaultSampler records.
+const DefaultRatio = 0.1
+
+// DefaultSampler records one trace in ten, decided at its root from the
+// trace id (so a trace is whole or absent), and follows a trusted
+// caller's decision: a span of every request costs verify 3-4% of its CPU
+// and refresh more (BENCHMARKS.md), over the 3% an operator should pay for
+// traces by default. OTEL_TRACES_SAMPLER=parentbased_always_on records all.
+func DefaultSampler() sdktrace.Sampler {
+	return sdktrace.ParentBased(sdktrace.TraceIDRatioBased(DefaultRatio))
 }
 
 // New returns a Tracer exporting over OTLP/HTTP in batches. The SDK's
@@ -53,7 +68,11 @@ func New(ctx context.Context, c Config) (*Tracer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newTracer(c, sdktrace.WithBatcher(exp)), nil
+	popts := []sdktrace.TracerProviderOption{sdktrace.WithBatcher(exp)}
+	if !c.EnvSampler {
+		popts = append(popts, sdktrace.WithSampler(DefaultSampler()))
+	}
+	return newTracer(c, popts...), nil
 }
 
 // NewWith returns a Tracer handing each ended span to exp at once (tests:
@@ -62,9 +81,9 @@ func NewWith(exp sdktrace.SpanExporter, c Config) *Tracer {
 	return newTracer(c, sdktrace.WithSyncer(exp))
 }
 
-func newTracer(c Config, export sdktrace.TracerProviderOption) *Tracer {
+func newTracer(c Config, opts ...sdktrace.TracerProviderOption) *Tracer {
 	res := resource.NewSchemaless(attribute.String("service.name", c.Service), attribute.String("service.version", c.Version))
-	p := sdktrace.NewTracerProvider(export, sdktrace.WithResource(res))
+	p := sdktrace.NewTracerProvider(append(opts, sdktrace.WithResource(res))...)
 	return &Tracer{tracer: p.Tracer("github.com/gatehouse/gatehouse"), provider: p}
 }
 
@@ -86,17 +105,21 @@ func (t *Tracer) Request(r *http.Request, trusted bool) (context.Context, func(p
 	if trusted {
 		ctx = t.prop.Extract(ctx, propagation.HeaderCarrier(r.Header))
 	}
-	ctx, span := t.tracer.Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(attribute.String("http.request.method", r.Method)))
+	ctx, span := t.tracer.Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer))
 	return ctx, func(pattern string, status int) {
-		name := r.Method
+		if !span.IsRecording() { // not sampled: nothing to name
+			span.End()
+			return
+		}
+		attrs := [3]attribute.KeyValue{attribute.String("http.request.method", r.Method), attribute.Int("http.response.status_code", status)}
+		n := 2
 		if pattern != "" {
 			_, route, _ := strings.Cut(pattern, " ")
-			name = r.Method + " " + route
-			span.SetAttributes(attribute.String("http.route", route))
+			span.SetName(r.Method + " " + route)
+			attrs[n] = attribute.String("http.route", route)
+			n++
 		}
-		span.SetName(name)
-		span.SetAttributes(attribute.Int("http.response.status_code", status))
+		span.SetAttributes(attrs[:n]...)
 		if status >= 500 {
 			span.SetStatus(codes.Error, strconv.Itoa(status))
 		}
@@ -104,9 +127,21 @@ func (t *Tracer) Request(r *http.Request, trusted bool) (context.Context, func(p
 	}
 }
 
+// unsampled reports whether ctx carries a span context that was not
+// sampled: its children record nothing, so they are not started.
+func unsampled(ctx context.Context) bool {
+	sc := trace.SpanContextFromContext(ctx)
+	return sc.IsValid() && !sc.IsSampled()
+}
+
+func nop(error) {}
+
 // Query starts the client span of one database statement or transaction
 // (statement "BEGIN…COMMIT"): its text has placeholders, never values.
 func (t *Tracer) Query(ctx context.Context, system, statement string) (context.Context, func(error)) {
+	if unsampled(ctx) {
+		return ctx, nop
+	}
 	op, _, _ := strings.Cut(strings.TrimSpace(statement), " ")
 	ctx, span := t.tracer.Start(ctx, strings.ToUpper(op), trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attribute.String("db.system.name", system), attribute.String("db.query.text", statement)))

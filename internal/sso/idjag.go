@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/go-jose/go-jose/v4"
+	josejson "github.com/go-jose/go-jose/v4/json"
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/gatehouse/gatehouse"
@@ -108,15 +108,18 @@ func (s *Service) acceptIDJAG(ctx context.Context, raw, clientID string, open id
 	if raw == "" || len(raw) > maxAssertion {
 		return nil, errIDJAG
 	}
-	tok, err := jwt.ParseSigned(raw, idjagAlgs)
-	if err != nil || len(tok.Headers) != 1 || !isIDJAGType(tok.Headers[0].ExtraHeaders[jose.HeaderType]) {
+	// Parsed once: the claims are read from the payload before the
+	// signature is checked, and that same payload is what the signature
+	// is then verified over (keySet.verify), so they need no second read.
+	jws, err := jose.ParseSignedCompact(raw, idjagAlgs)
+	if err != nil || len(jws.Signatures) != 1 || !isIDJAGType(jws.Signatures[0].Header.ExtraHeaders[jose.HeaderType]) {
 		return nil, refusal("", "the assertion must be a signed JWT of type %s", IDJAGType)
 	}
-	var unverified idjagClaims
-	if err := tok.UnsafeClaimsWithoutVerification(&unverified); err != nil || unverified.Issuer == "" {
+	var cl idjagClaims
+	if err := josejson.Unmarshal(jws.UnsafePayloadWithoutVerification(), &cl); err != nil || cl.Issuer == "" {
 		return nil, errIDJAG
 	}
-	cands, err := s.candidates(ctx, unverified.Issuer)
+	cands, err := s.candidates(ctx, cl.Issuer)
 	if err != nil {
 		return nil, err
 	}
@@ -124,29 +127,24 @@ func (s *Service) acceptIDJAG(ctx context.Context, raw, clientID string, open id
 		return nil, refusal("", "no workspace accepts identity assertions from this issuer")
 	}
 	*found = &cands[0]
-	// The claims are checked before the signature (and again after, on the
-	// verified copy): a forged assertion for no client or audience of ours
-	// never makes us read the provider's key set again.
-	if err := s.checkIDJAG(&unverified, clientID); err != nil {
-		return nil, err
-	}
-	// go-oidc checks the signature against the provider's JWK Set (read
-	// again for a key id it does not hold, at most once per
-	// JWKSMinInterval) and iss; the rest is ours.
-	v, err := s.verifier(ctx, cands[0].c, &oidc.Config{SkipClientIDCheck: true, SkipExpiryCheck: true, Now: s.Now})
-	if err != nil {
-		return nil, err
-	}
-	idt, err := v.Verify(ctx, raw)
-	if err != nil {
-		return nil, refusal("", "the assertion's signature or issuer does not verify")
-	}
-	var cl idjagClaims
-	if err := idt.Claims(&cl); err != nil {
-		return nil, errIDJAG
-	}
+	// The claims are checked before the signature: a forged assertion for
+	// no client or audience of ours never makes us read the provider's
+	// key set again.
 	if err := s.checkIDJAG(&cl, clientID); err != nil {
 		return nil, err
+	}
+	// The signature: an algorithm the provider announces, by a key of its
+	// JWK Set (read again for a key it does not hold, at most once per
+	// JWKSMinInterval); iss is the connection's issuer exactly.
+	ks, err := s.keySet(ctx, cands[0].c)
+	if err != nil {
+		return nil, err
+	}
+	if !ks.allows(jws.Signatures[0].Header.Algorithm) || cl.Issuer != cands[0].c.Issuer {
+		return nil, refusal("", "the assertion's signature or issuer does not verify")
+	}
+	if _, err := ks.verify(ctx, jws); err != nil {
+		return nil, refusal("", "the assertion's signature or issuer does not verify")
 	}
 	var a *identity.Asserted
 	for i := range cands {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
+
 	"github.com/gatehouse/gatehouse/internal/sso"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
@@ -228,6 +230,16 @@ func TestIDJAGRefused(t *testing.T) {
 			f.idp.SignWith(key)
 			defer f.idp.SignWith(nil)
 			wantRefused(t, exchange(t, env, f.client, f.jag(t, nil), nil), "invalid_grant")
+		})
+		t.Run("algorithm the provider does not announce", func(t *testing.T) {
+			// PS256 with the provider's own RSA key verifies; the provider
+			// announces RS256 only.
+			wantRefused(t, exchange(t, env, f.client, f.idp.SignAlg(t, sso.IDJAGType, "k1", jose.PS256, f.claims(nil)), nil), "invalid_grant")
+		})
+		t.Run("JSON serialization", func(t *testing.T) {
+			parts := strings.Split(f.jag(t, nil), ".")
+			flat := `{"protected":"` + parts[0] + `","payload":"` + parts[1] + `","signature":"` + parts[2] + `"}`
+			wantRefused(t, exchange(t, env, f.client, flat, nil), "invalid_grant")
 		})
 		t.Run("request resource differs", func(t *testing.T) {
 			wantRefused(t, exchange(t, env, f.client, f.jag(t, nil), url.Values{"resource": {env.URL + "/links"}}), "invalid_target")

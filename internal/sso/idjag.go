@@ -146,10 +146,13 @@ func (s *Service) acceptIDJAG(ctx context.Context, raw, clientID string, open id
 	if _, err := ks.verify(ctx, jws); err != nil {
 		return nil, refusal("", "the assertion's signature or issuer does not verify")
 	}
+	// Membership is checked in the transaction that spends the assertion
+	// (StartAssertedSession); read before it too only to choose among
+	// several workspaces whose connections share the issuer.
 	var a *identity.Asserted
 	for i := range cands {
 		*found = &cands[i]
-		if a, err = s.mapIDJAG(ctx, &cands[i], &cl, clientID); err == nil {
+		if a, err = s.mapIDJAG(ctx, &cands[i], &cl, clientID, len(cands) > 1); err == nil {
 			break
 		}
 	}
@@ -165,7 +168,9 @@ func (s *Service) acceptIDJAG(ctx context.Context, raw, clientID string, open id
 			return gatehouse.Internal("remember id-jag", err)
 		}
 		var err error
-		si, err = open(tx.Identity(), a)
+		if si, err = open(tx.Identity(), a); errors.Is(err, identity.ErrAssertedGone) {
+			return errNotMember
+		}
 		return err
 	})
 	if err != nil {
@@ -227,8 +232,8 @@ func (s *Service) checkIDJAG(cl *idjagClaims, clientID string) error {
 }
 
 // mapIDJAG applies the workspace's policy to an assertion and finds the
-// member it names.
-func (s *Service) mapIDJAG(ctx context.Context, cd *candidate, cl *idjagClaims, clientID string) (*identity.Asserted, error) {
+// person it names, and with member checks now that they are a member.
+func (s *Service) mapIDJAG(ctx context.Context, cd *candidate, cl *idjagClaims, clientID string, member bool) (*identity.Asserted, error) {
 	pol := cd.pol.Accept
 	if !slices.Contains(pol.Clients, clientID) {
 		return nil, refusal("", "the workspace does not accept identity assertions for this client")
@@ -252,10 +257,12 @@ func (s *Service) mapIDJAG(ctx context.Context, cd *candidate, cl *idjagClaims, 
 	if err != nil {
 		return nil, err
 	}
-	if _, _, err := workspace.LiveMember(ctx, s.store, cd.c.OrgID, uid); errors.Is(err, gatehouse.ErrNotFound) {
-		return nil, errNotMember
-	} else if err != nil {
-		return nil, gatehouse.Internal("find member", err)
+	if member {
+		if _, _, err := workspace.LiveMember(ctx, s.store, cd.c.OrgID, uid); errors.Is(err, gatehouse.ErrNotFound) {
+			return nil, errNotMember
+		} else if err != nil {
+			return nil, gatehouse.Internal("find member", err)
+		}
 	}
 	return &identity.Asserted{UserID: uid, OrgID: cd.c.OrgID, ClientID: clientID, Resource: res, Scope: strings.Join(scope, " "),
 		Detail: map[string]any{"connection_id": cd.c.ID, "jti": cl.JTI}}, nil

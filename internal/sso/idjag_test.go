@@ -340,3 +340,29 @@ func TestIDJAGJWKSRereadLimited(t *testing.T) {
 		}
 	})
 }
+
+// TestIDJAGTwoWorkspacesOneIssuer: when two workspaces' connections
+// share the provider and both accept its ID-JAGs, the assertion opens
+// access in the workspace its subject is a member of, though the other
+// (checked first) has the subject linked: membership chooses among them
+// before the assertion is spent.
+func TestIDJAGTwoWorkspacesOneIssuer(t *testing.T) {
+	testenv.RunWith(t, opts, func(t *testing.T, env *testenv.Env) {
+		f := newJagFixture(t, env)
+		ownerA, orgA := env.Team(t)
+		domainA := testenv.Domain()
+		env.VerifiedDomain(t, ownerA.Token, orgA, domainA, "")
+		connA := env.Call(t, "POST", "/v1/orgs/"+orgA+"/sso", ownerA.Token, map[string]any{"name": "A", "issuer": f.idp.URL,
+			"client_id": idpClient, "client_secret": idpSecret, "domains": []string{domainA}}).Want(t, 200).Str("connection.id")
+		env.Call(t, "PUT", "/v1/orgs/"+orgA+"/sso/idjag", ownerA.Token, map[string]any{"accept": map[string]any{"connections": []string{connA},
+			"clients": []string{f.client}, "resources": []string{f.resource}, "scopes": []string{"tasks:read"}}}).Want(t, 200)
+		// A's connection is the older (checked first) and has the subject
+		// linked to the person, who is not a member of A.
+		env.Exec(t, `UPDATE sso_connections SET created_at = 0 WHERE id = $1`, connA)
+		env.Exec(t, `INSERT INTO sso_links (connection_id, subject, user_id, created_at) VALUES ($1, 'shared-sub', $2, 0)`, connA, f.person.UserID)
+		r := exchange(t, env, f.client, f.jag(t, map[string]any{"sub": "shared-sub"}), nil).Want(t, 200)
+		if org, _, _ := testenv.TokenOrg(t, r.Str("access_token")); org != f.org {
+			t.Fatalf("token org = %s; want %s, the workspace the person is a member of", org, f.org)
+		}
+	})
+}

@@ -28,8 +28,10 @@ type Asserted struct {
 // gives internal/sso one that calls StartAssertedSession).
 type OpenAsserted func(st Store, a *Asserted) (*SignIn, error)
 
-// errAssertedGone answers an assertion whose member left meanwhile.
-var errAssertedGone = gatehouse.Errorf(gatehouse.KindForbidden, "the person is not a member of this workspace")
+// ErrAssertedGone answers an assertion whose person is not (or no
+// longer) a member of its workspace: the check made in the transaction
+// that spends it, which internal/sso relies on.
+var ErrAssertedGone = gatehouse.Errorf(gatehouse.KindForbidden, "the person is not a member of this workspace")
 
 // StartAssertedSession opens the session of an asserted access and
 // returns its access token only: no grant and no refresh token (the
@@ -50,7 +52,7 @@ func (s *Service) StartAssertedSession(ctx context.Context, st Store, in Asserte
 		}
 		o, m, err := workspace.LiveMember(ctx, tx, in.OrgID, u.ID)
 		if errors.Is(err, gatehouse.ErrNotFound) {
-			return errAssertedGone
+			return ErrAssertedGone
 		}
 		if err != nil {
 			return internal("asserted org", err)

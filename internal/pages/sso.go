@@ -37,6 +37,10 @@ type ssoData struct {
 	Teams []workspace.Team
 	// Setup are the values to paste into the identity provider.
 	Setup []setupValue
+	// Certs are a SAML connection's own certificates, the signing one
+	// first; MetadataURL serves our metadata, which publishes them.
+	Certs       []sso.SPCertificate
+	MetadataURL string
 }
 
 // setupValue is one value to paste, with its copy button.
@@ -195,8 +199,19 @@ func (h *handlers) ssoConnPage(w http.ResponseWriter, r *http.Request, c *caller
 		return nil, false
 	}
 	d.Conn, d.Protocol, p.Title = conn, conn.Protocol, d.Org.Name+": "+conn.Name
+	if n := ssoKeyNotices[r.URL.Query().Get("done")]; n != "" {
+		p.Notice = n
+	}
 	if conn.SAML != nil {
-		d.Protocol = sso.ProtocolSAML
+		if d.Certs, err = h.sso.SAMLCertificates(r.Context(), conn); err != nil {
+			h.pageError(w, r, err)
+			return nil, false
+		}
+		if which := r.URL.Query().Get("certificate"); which != "" {
+			h.ssoCertDownload(w, r, conn, d.Certs, which)
+			return nil, false
+		}
+		d.Protocol, d.MetadataURL = sso.ProtocolSAML, h.sso.SAMLEntityID(conn.ID)
 		d.Setup = []setupValue{
 			{ID: "sp-entity-id", Label: "Entity ID (audience URI, identifier)", Value: h.sso.SAMLEntityID(conn.ID)},
 			{ID: "sp-acs-url", Label: "ACS URL (single sign-on URL, reply URL)", Value: h.sso.SAMLACSURL(conn.ID), Hint: "HTTP-POST binding."},
@@ -242,6 +257,10 @@ func (h *handlers) handleSSOUpdate(w http.ResponseWriter, r *http.Request) {
 	old, err := h.sso.Connection(r.Context(), c.p, id, connID)
 	if err != nil {
 		h.pageError(w, r, err)
+		return
+	}
+	if step := r.PostFormValue("key"); step != "" {
+		h.ssoKeyStep(w, r, c, old, step)
 		return
 	}
 	in := ssoInput(r, old, old.SAML != nil)
@@ -384,4 +403,57 @@ func ssoRefusal(err error) error {
 		out.Message = out.Field + rest
 	}
 	return &out
+}
+
+// A SAML connection's own keys (issue 27): its page lists our
+// certificates (the current one that signs, and during a rotation the
+// next one, published but not signing yet) with their fingerprints and a
+// download each, and offers the rotation's two steps as the API does
+// (POST …/saml/keys and …/saml/keys/promote): add a next key, then, once
+// the identity provider has its certificate, make it current after a
+// confirmation step. The steps post to the connection's page with a key
+// field (stage or promote) beside the edit form's fields.
+
+// ssoKeyNotices are the notices of the key steps on the connection's page.
+var ssoKeyNotices = map[string]string{
+	"sso-key-stage":   "A next key was added. Give your identity provider its certificate (or let it read our metadata again), then make it current.",
+	"sso-key-promote": "The next key is current: it signs from now on, and the old one is no longer published.",
+}
+
+// ssoKeyStep takes step (sso.KeyStage or sso.KeyPromote) of the rotation
+// of conn's key; promoting asks for a confirmation first (the old key
+// cannot come back). RotateSAMLKey decides who may (403, or a sign-in
+// again) and audits; a step out of turn (409) is told on the page.
+func (h *handlers) ssoKeyStep(w http.ResponseWriter, r *http.Request, c *caller, conn *sso.Connection, step string) {
+	id := r.PathValue("id")
+	if step == sso.KeyPromote && !h.confirmed(w, r, c, "workspaces", confirmStep{Title: tr(r, "Make the next key of %s current?", conn.Name),
+		Message: tr(r, "It signs our requests from now on, and the current key is no longer published nor accepted for encrypted assertions. This cannot be undone: check first that your identity provider has the next certificate."),
+		Button:  tr(r, "Make the next key current"), Back: ssoConnPath(id, conn.ID)}) {
+		return
+	}
+	if _, err := h.sso.RotateSAMLKey(r.Context(), c.p, id, conn.ID, step); err != nil {
+		if h.signInAgain(w, r, err) {
+			return
+		}
+		if p, ok := h.ssoConnPage(w, asGet(r), c); ok {
+			p.Notice = ""
+			h.refuse(w, r, "ssoform", p, err, p.Values)
+		}
+		return
+	}
+	done(w, r, ssoConnPath(id, conn.ID), "sso-key-"+step)
+}
+
+// ssoCertDownload answers the certificate which ("current" or "next") of
+// certs, PEM, as a file named after conn.
+func (h *handlers) ssoCertDownload(w http.ResponseWriter, r *http.Request, conn *sso.Connection, certs []sso.SPCertificate, which string) {
+	i := slices.Index([]string{"current", "next"}, which)
+	if i < 0 || i >= len(certs) {
+		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-pem-file")
+	w.Header().Set("Content-Disposition", `attachment; filename="gatehouse-saml-`+conn.ID+"-"+which+`.pem"`)
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write([]byte(certs[i].PEM))
 }

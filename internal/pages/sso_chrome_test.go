@@ -87,3 +87,45 @@ func (c *chrome) shot(tab context.Context, name string) {
 	c.screenshot(tab, name+"-1280", true)
 	c.do(tab, "phone", chromedp.EmulateViewport(int64(c.width), 900))
 }
+
+// TestChromiumSSOSAMLKeys is a SAML connection's key rotation on its
+// page in headless Chromium on both databases, axe-clean at 390 and 1280
+// px (light and dark), without sideways scrolling: the current
+// certificate, a next key added, the confirmation dialog before making
+// it current, then the next key alone. Under -update it writes
+// docs/screenshots/sso-saml-keys-{390,1280}.png (both keys shown).
+func TestChromiumSSOSAMLKeys(t *testing.T) {
+	c := newChrome(t, 390)
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		c.t = t
+		owner := env.Register(t)
+		org := env.TeamOrg(t, "Acme", [2]string{owner.UserID, "owner"})
+		domain := testenv.Domain()
+		env.VerifiedDomain(t, owner.Access, org, domain, "")
+		conn := env.Call(t, "POST", "/v1/orgs/"+org+"/sso", owner.Access, map[string]any{"type": "saml", "name": "Okta", "domains": []string{domain},
+			"saml": map[string]any{"metadata_xml": idpMetadata(t, "https://acme.okta.example")}}).Want(t, 200).Str("connection.id")
+		tab := c.tab()
+		chromeSignIn(c, tab, env.URL, owner)
+		c.do(tab, "the connection", chromedp.Navigate(env.URL+"/workspaces/"+org+"/sso/"+conn), chromedp.WaitVisible(chromedp.ID("sp-keys-title")))
+		c.wantText(tab, "one key", "Current key", "Signs", "Add a next key")
+		checkA11yBoth(c, tab, "sso saml keys")
+		c.do(tab, "add a next key", chromedp.Click(chromedp.CSS(`form input[value="stage"] ~ button`)),
+			chromedp.WaitReady(chromedp.CSS(`input[value="promote"]`)), chromedp.WaitVisible(chromedp.CSS(".notice")))
+		c.wantText(tab, "two keys", "A next key was added.", "Next key", "Published, not signing yet")
+		checkA11yBoth(c, tab, "sso saml keys staged")
+		noSidewaysScroll(c, tab, "sso saml keys staged")
+		c.do(tab, "to the keys", chromedp.ScrollIntoView(chromedp.ID("sp-keys-title")))
+		c.shot(tab, "sso-saml-keys")
+		c.do(tab, "make it current", chromedp.Click(chromedp.CSS(`form input[value="promote"] ~ button`)),
+			chromedp.WaitVisible(chromedp.CSS(`dialog.confirm-dialog[open] button`)))
+		c.wantText(tab, "the dialog", "Make the next key of Okta current?")
+		checkA11yBoth(c, tab, "sso saml keys confirmation")
+		// The page after the promotion offers a next key again.
+		c.do(tab, "confirm", chromedp.Click(chromedp.CSS(`dialog.confirm-dialog form button[type=submit]`)),
+			chromedp.WaitReady(chromedp.CSS(`input[value="stage"]`)), chromedp.WaitVisible(chromedp.CSS(".notice")))
+		c.wantText(tab, "promoted", "The next key is current", "Current key", "Add a next key")
+		if n := c.count(tab, `[id^="sp-cert-"]`); n != 1 {
+			t.Fatalf("%d certificates shown after the promotion; want 1", n)
+		}
+	})
+}

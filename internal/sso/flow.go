@@ -297,7 +297,15 @@ func (s *Service) verify(ctx context.Context, c *Connection, f *Flow, code strin
 	if raw == "" {
 		return nil, nil, errUpstream
 	}
-	idt, err := p.Verifier(&oidc.Config{ClientID: c.ClientID, Now: s.Now}).Verify(cctx, raw)
+	// The provider's keys are kept and read again for an unknown key at
+	// most once per JWKSMinInterval (keySet), not on every token that
+	// names one (go-oidc's RemoteKeySet): forged tokens cannot make us
+	// hammer the provider.
+	v, err := s.verifier(ctx, c, &oidc.Config{ClientID: c.ClientID, Now: s.Now})
+	if err != nil {
+		return nil, nil, err
+	}
+	idt, err := v.Verify(cctx, raw)
 	if err != nil {
 		s.log.Info("sso id token refused", "connection", c.ID, "err", err)
 		return nil, nil, errUpstream

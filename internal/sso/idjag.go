@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/go-jose/go-jose/v4"
+	josejson "github.com/go-jose/go-jose/v4/json"
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/gatehouse/gatehouse"
@@ -108,15 +108,18 @@ func (s *Service) acceptIDJAG(ctx context.Context, raw, clientID string, open id
 	if raw == "" || len(raw) > maxAssertion {
 		return nil, errIDJAG
 	}
-	tok, err := jwt.ParseSigned(raw, idjagAlgs)
-	if err != nil || len(tok.Headers) != 1 || !isIDJAGType(tok.Headers[0].ExtraHeaders[jose.HeaderType]) {
+	// Parsed once: the claims are read from the payload before the
+	// signature is checked, and that same payload is what the signature
+	// is then verified over (keySet.verify), so they need no second read.
+	jws, err := jose.ParseSignedCompact(raw, idjagAlgs)
+	if err != nil || len(jws.Signatures) != 1 || !isIDJAGType(jws.Signatures[0].Header.ExtraHeaders[jose.HeaderType]) {
 		return nil, refusal("", "the assertion must be a signed JWT of type %s", IDJAGType)
 	}
-	var unverified idjagClaims
-	if err := tok.UnsafeClaimsWithoutVerification(&unverified); err != nil || unverified.Issuer == "" {
+	var cl idjagClaims
+	if err := josejson.Unmarshal(jws.UnsafePayloadWithoutVerification(), &cl); err != nil || cl.Issuer == "" {
 		return nil, errIDJAG
 	}
-	cands, err := s.candidates(ctx, unverified.Issuer)
+	cands, err := s.candidates(ctx, cl.Issuer)
 	if err != nil {
 		return nil, err
 	}
@@ -124,34 +127,32 @@ func (s *Service) acceptIDJAG(ctx context.Context, raw, clientID string, open id
 		return nil, refusal("", "no workspace accepts identity assertions from this issuer")
 	}
 	*found = &cands[0]
-	// The claims are checked before the signature (and again after, on the
-	// verified copy): a forged assertion for no client or audience of ours
-	// never makes us read the provider's key set again.
-	if err := s.checkIDJAG(&unverified, clientID); err != nil {
-		return nil, err
-	}
-	// go-oidc checks the signature against the provider's JWK Set (read
-	// again for a key id it does not hold, at most once per
-	// JWKSMinInterval) and iss; the rest is ours.
-	v, err := s.verifier(ctx, cands[0].c, &oidc.Config{SkipClientIDCheck: true, SkipExpiryCheck: true, Now: s.Now})
-	if err != nil {
-		return nil, err
-	}
-	idt, err := v.Verify(ctx, raw)
-	if err != nil {
-		return nil, refusal("", "the assertion's signature or issuer does not verify")
-	}
-	var cl idjagClaims
-	if err := idt.Claims(&cl); err != nil {
-		return nil, errIDJAG
-	}
+	// The claims are checked before the signature: a forged assertion for
+	// no client or audience of ours never makes us read the provider's
+	// key set again.
 	if err := s.checkIDJAG(&cl, clientID); err != nil {
 		return nil, err
 	}
+	// The signature: an algorithm the provider announces, by a key of its
+	// JWK Set (read again for a key it does not hold, at most once per
+	// JWKSMinInterval); iss is the connection's issuer exactly.
+	ks, err := s.keySet(ctx, cands[0].c)
+	if err != nil {
+		return nil, err
+	}
+	if !ks.allows(jws.Signatures[0].Header.Algorithm) || cl.Issuer != cands[0].c.Issuer {
+		return nil, refusal("", "the assertion's signature or issuer does not verify")
+	}
+	if _, err := ks.verify(ctx, jws); err != nil {
+		return nil, refusal("", "the assertion's signature or issuer does not verify")
+	}
+	// Membership is checked in the transaction that spends the assertion
+	// (StartAssertedSession); read before it too only to choose among
+	// several workspaces whose connections share the issuer.
 	var a *identity.Asserted
 	for i := range cands {
 		*found = &cands[i]
-		if a, err = s.mapIDJAG(ctx, &cands[i], &cl, clientID); err == nil {
+		if a, err = s.mapIDJAG(ctx, &cands[i], &cl, clientID, len(cands) > 1); err == nil {
 			break
 		}
 	}
@@ -167,7 +168,9 @@ func (s *Service) acceptIDJAG(ctx context.Context, raw, clientID string, open id
 			return gatehouse.Internal("remember id-jag", err)
 		}
 		var err error
-		si, err = open(tx.Identity(), a)
+		if si, err = open(tx.Identity(), a); errors.Is(err, identity.ErrAssertedGone) {
+			return errNotMember
+		}
 		return err
 	})
 	if err != nil {
@@ -229,8 +232,8 @@ func (s *Service) checkIDJAG(cl *idjagClaims, clientID string) error {
 }
 
 // mapIDJAG applies the workspace's policy to an assertion and finds the
-// member it names.
-func (s *Service) mapIDJAG(ctx context.Context, cd *candidate, cl *idjagClaims, clientID string) (*identity.Asserted, error) {
+// person it names, and with member checks now that they are a member.
+func (s *Service) mapIDJAG(ctx context.Context, cd *candidate, cl *idjagClaims, clientID string, member bool) (*identity.Asserted, error) {
 	pol := cd.pol.Accept
 	if !slices.Contains(pol.Clients, clientID) {
 		return nil, refusal("", "the workspace does not accept identity assertions for this client")
@@ -254,10 +257,12 @@ func (s *Service) mapIDJAG(ctx context.Context, cd *candidate, cl *idjagClaims, 
 	if err != nil {
 		return nil, err
 	}
-	if _, _, err := workspace.LiveMember(ctx, s.store, cd.c.OrgID, uid); errors.Is(err, gatehouse.ErrNotFound) {
-		return nil, errNotMember
-	} else if err != nil {
-		return nil, gatehouse.Internal("find member", err)
+	if member {
+		if _, _, err := workspace.LiveMember(ctx, s.store, cd.c.OrgID, uid); errors.Is(err, gatehouse.ErrNotFound) {
+			return nil, errNotMember
+		} else if err != nil {
+			return nil, gatehouse.Internal("find member", err)
+		}
 	}
 	return &identity.Asserted{UserID: uid, OrgID: cd.c.OrgID, ClientID: clientID, Resource: res, Scope: strings.Join(scope, " "),
 		Detail: map[string]any{"connection_id": cd.c.ID, "jti": cl.JTI}}, nil

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
+
 	"github.com/gatehouse/gatehouse/internal/sso"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
@@ -229,6 +231,16 @@ func TestIDJAGRefused(t *testing.T) {
 			defer f.idp.SignWith(nil)
 			wantRefused(t, exchange(t, env, f.client, f.jag(t, nil), nil), "invalid_grant")
 		})
+		t.Run("algorithm the provider does not announce", func(t *testing.T) {
+			// PS256 with the provider's own RSA key verifies; the provider
+			// announces RS256 only.
+			wantRefused(t, exchange(t, env, f.client, f.idp.SignAlg(t, sso.IDJAGType, "k1", jose.PS256, f.claims(nil)), nil), "invalid_grant")
+		})
+		t.Run("JSON serialization", func(t *testing.T) {
+			parts := strings.Split(f.jag(t, nil), ".")
+			flat := `{"protected":"` + parts[0] + `","payload":"` + parts[1] + `","signature":"` + parts[2] + `"}`
+			wantRefused(t, exchange(t, env, f.client, flat, nil), "invalid_grant")
+		})
 		t.Run("request resource differs", func(t *testing.T) {
 			wantRefused(t, exchange(t, env, f.client, f.jag(t, nil), url.Values{"resource": {env.URL + "/links"}}), "invalid_target")
 		})
@@ -325,6 +337,32 @@ func TestIDJAGJWKSRereadLimited(t *testing.T) {
 		exchange(t, env, f.client, f.jag(t, nil), nil).Want(t, 200)
 		if got := f.idp.JWKSReads(); got != reads+1 {
 			t.Errorf("a valid ID-JAG read the JWK Set again (%d reads)", got)
+		}
+	})
+}
+
+// TestIDJAGTwoWorkspacesOneIssuer: when two workspaces' connections
+// share the provider and both accept its ID-JAGs, the assertion opens
+// access in the workspace its subject is a member of, though the other
+// (checked first) has the subject linked: membership chooses among them
+// before the assertion is spent.
+func TestIDJAGTwoWorkspacesOneIssuer(t *testing.T) {
+	testenv.RunWith(t, opts, func(t *testing.T, env *testenv.Env) {
+		f := newJagFixture(t, env)
+		ownerA, orgA := env.Team(t)
+		domainA := testenv.Domain()
+		env.VerifiedDomain(t, ownerA.Token, orgA, domainA, "")
+		connA := env.Call(t, "POST", "/v1/orgs/"+orgA+"/sso", ownerA.Token, map[string]any{"name": "A", "issuer": f.idp.URL,
+			"client_id": idpClient, "client_secret": idpSecret, "domains": []string{domainA}}).Want(t, 200).Str("connection.id")
+		env.Call(t, "PUT", "/v1/orgs/"+orgA+"/sso/idjag", ownerA.Token, map[string]any{"accept": map[string]any{"connections": []string{connA},
+			"clients": []string{f.client}, "resources": []string{f.resource}, "scopes": []string{"tasks:read"}}}).Want(t, 200)
+		// A's connection is the older (checked first) and has the subject
+		// linked to the person, who is not a member of A.
+		env.Exec(t, `UPDATE sso_connections SET created_at = 0 WHERE id = $1`, connA)
+		env.Exec(t, `INSERT INTO sso_links (connection_id, subject, user_id, created_at) VALUES ($1, 'shared-sub', $2, 0)`, connA, f.person.UserID)
+		r := exchange(t, env, f.client, f.jag(t, map[string]any{"sub": "shared-sub"}), nil).Want(t, 200)
+		if org, _, _ := testenv.TokenOrg(t, r.Str("access_token")); org != f.org {
+			t.Fatalf("token org = %s; want %s, the workspace the person is a member of", org, f.org)
 		}
 	})
 }

@@ -46,6 +46,13 @@ func (k *keySet) VerifySignature(ctx context.Context, raw string) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
+	return k.verify(ctx, jws)
+}
+
+// verify is jws's payload when one of the provider's keys verifies its
+// one signature, the set read again (reread) when none of the keys held
+// does.
+func (k *keySet) verify(ctx context.Context, jws *jose.JSONWebSignature) ([]byte, error) {
 	if len(jws.Signatures) != 1 {
 		return nil, errors.New("not one signature")
 	}
@@ -56,7 +63,7 @@ func (k *keySet) VerifySignature(ctx context.Context, raw string) ([]byte, error
 	if payload, ok := verifyWith(jws, kid, keys); ok {
 		return payload, nil
 	}
-	keys, err = k.reread(ctx)
+	keys, err := k.reread(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -135,11 +142,39 @@ func (k *keySet) get(ctx context.Context) ([]jose.JSONWebKey, error) {
 	return keys, nil
 }
 
-// verifier is an ID token (or ID-JAG) verifier for c's provider, its
-// signatures checked against the provider's key set read at most once
-// per JWKSMinInterval (keySet), with the algorithms the provider
-// announces.
+// allows reports whether the provider signs with alg: one it announces
+// (RS256 when it announces none, as go-oidc's verifier assumes) that
+// we verify.
+func (k *keySet) allows(alg string) bool {
+	if !slices.Contains(jwsAlgs, jose.SignatureAlgorithm(alg)) {
+		return false
+	}
+	if len(k.algs) == 0 {
+		return alg == string(jose.RS256)
+	}
+	return slices.Contains(k.algs, alg)
+}
+
+// verifier is an ID token verifier for c's provider, its signatures
+// checked against the provider's key set read at most once per
+// JWKSMinInterval (keySet), with the algorithms the provider announces.
 func (s *Service) verifier(ctx context.Context, c *Connection, cfg *oidc.Config) (*oidc.IDTokenVerifier, error) {
+	ks, err := s.keySet(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	conf := *cfg
+	for _, a := range ks.algs {
+		if slices.Contains(jwsAlgs, jose.SignatureAlgorithm(a)) {
+			conf.SupportedSigningAlgs = append(conf.SupportedSigningAlgs, a)
+		}
+	}
+	return oidc.NewVerifier(c.Issuer, ks, &conf), nil
+}
+
+// keySet is the kept key set of c's provider (made with the cached
+// provider, whose discovery names its JWK Set and algorithms).
+func (s *Service) keySet(ctx context.Context, c *Connection) (*keySet, error) {
 	p, err := s.provider(ctx, c)
 	if err != nil {
 		return nil, err
@@ -160,11 +195,5 @@ func (s *Service) verifier(ctx context.Context, c *Connection, cfg *oidc.Config)
 		}
 	}
 	s.mu.Unlock()
-	conf := *cfg
-	for _, a := range ks.algs {
-		if slices.Contains(jwsAlgs, jose.SignatureAlgorithm(a)) {
-			conf.SupportedSigningAlgs = append(conf.SupportedSigningAlgs, a)
-		}
-	}
-	return oidc.NewVerifier(c.Issuer, ks, &conf), nil
+	return ks, nil
 }

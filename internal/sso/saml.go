@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,6 +53,37 @@ func (s *Service) SAMLACSURL(id string) string { return s.base + "/v1/sso/saml/"
 // clock: it checks signatures against c's certificates only, and signs
 // our requests and decrypts with key (none: neither).
 func (s *Service) serviceProvider(c *Connection, key *tls.Certificate) (*saml2.SAMLServiceProvider, error) {
+	store, err := s.idpCertificates(c)
+	if err != nil {
+		return nil, err
+	}
+	sp := &saml2.SAMLServiceProvider{IdentityProviderSSOURL: c.SAML.SSOURL, IdentityProviderSSOBinding: bindingRedirect,
+		IdentityProviderIssuer: c.SAML.IdPEntityID, AssertionConsumerServiceURL: s.SAMLACSURL(c.ID), ServiceProviderIssuer: s.SAMLEntityID(c.ID),
+		AudienceURI: s.SAMLEntityID(c.ID), IDPCertificateStore: store, AllowMissingAttributes: true, MaximumXMLTokens: 20000,
+		Clock: dsig.NewFakeClockAt(s.Now())}
+	if key != nil {
+		sp.SPKeyStore, sp.SignAuthnRequests, sp.SignAuthnRequestsAlgorithm = dsig.TLSCertKeyStore(*key), true, dsig.RSASHA256SignatureMethod
+	}
+	return sp, nil
+}
+
+// idpCached is a connection's identity-provider certificates as parsed,
+// kept while its metadata names the same ones.
+type idpCached struct {
+	certs []string // base64 DER, as in the metadata
+	store *dsig.MemoryX509CertificateStore
+}
+
+// idpCertificates are the certificates c's identity provider signs
+// with, parsed once per connection and set of certificates (every
+// sign-in read them again before); the store is only read after.
+func (s *Service) idpCertificates(c *Connection) (*dsig.MemoryX509CertificateStore, error) {
+	s.mu.Lock()
+	cached, ok := s.idpCerts[c.ID]
+	s.mu.Unlock()
+	if ok && slices.Equal(cached.certs, c.SAML.Certs) {
+		return cached.store, nil
+	}
 	store := &dsig.MemoryX509CertificateStore{}
 	for _, b64 := range c.SAML.Certs {
 		der, err := base64.StdEncoding.DecodeString(b64)
@@ -64,14 +96,13 @@ func (s *Service) serviceProvider(c *Connection, key *tls.Certificate) (*saml2.S
 		}
 		store.Roots = append(store.Roots, cert)
 	}
-	sp := &saml2.SAMLServiceProvider{IdentityProviderSSOURL: c.SAML.SSOURL, IdentityProviderSSOBinding: bindingRedirect,
-		IdentityProviderIssuer: c.SAML.IdPEntityID, AssertionConsumerServiceURL: s.SAMLACSURL(c.ID), ServiceProviderIssuer: s.SAMLEntityID(c.ID),
-		AudienceURI: s.SAMLEntityID(c.ID), IDPCertificateStore: store, AllowMissingAttributes: true, MaximumXMLTokens: 20000,
-		Clock: dsig.NewFakeClockAt(s.Now())}
-	if key != nil {
-		sp.SPKeyStore, sp.SignAuthnRequests, sp.SignAuthnRequestsAlgorithm = dsig.TLSCertKeyStore(*key), true, dsig.RSASHA256SignatureMethod
+	s.mu.Lock()
+	if len(s.idpCerts) >= 1000 {
+		clear(s.idpCerts)
 	}
-	return sp, nil
+	s.idpCerts[c.ID] = idpCached{certs: slices.Clone(c.SAML.Certs), store: store}
+	s.mu.Unlock()
+	return store, nil
 }
 
 // samlConnection is connection id when it is a SAML one.

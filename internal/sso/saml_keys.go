@@ -342,6 +342,41 @@ func fingerprint(der []byte) string {
 	return b.String()
 }
 
+// SPCertificate is one of a SAML connection's own (service-provider)
+// certificates as the console shows it: PEM to download, its SHA-256
+// fingerprint, when it was made, and whether it signs (else it is the
+// staged next one).
+type SPCertificate struct {
+	PEM     string
+	SHA256  string
+	Created time.Time
+	Signing bool
+}
+
+// SAMLCertificates are SAML connection c's own certificates, the signing
+// one first; a connection made before it had keys gets its first now, as
+// when its metadata is read. c is one the caller may see (Connection).
+func (s *Service) SAMLCertificates(ctx context.Context, c *Connection) ([]SPCertificate, error) {
+	if c.SAML == nil {
+		return nil, errNotSAML
+	}
+	keys, err := s.samlKeys(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SPCertificate, 0, len(keys))
+	for i, k := range keys {
+		cert, err := x509.ParseCertificate(k.Certificate[0])
+		if err != nil {
+			return nil, gatehouse.Internal("parse saml certificate", err)
+		}
+		// newSPKey dates a certificate an hour back (clock skew at the IdP).
+		out = append(out, SPCertificate{PEM: string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: k.Certificate[0]})),
+			SHA256: fingerprint(k.Certificate[0]), Created: cert.NotBefore.Add(time.Hour), Signing: i == 0})
+	}
+	return out, nil
+}
+
 // spCertJSON is one of a connection's own certificates as answered: PEM
 // to paste, its fingerprint, and whether it signs (else it is staged).
 type spCertJSON struct {

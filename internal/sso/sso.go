@@ -175,6 +175,7 @@ type Service struct {
 	mu        sync.Mutex
 	providers map[string]cachedProvider // by connection id
 	spKeys    map[string]spCached       // by connection id
+	idpCerts  map[string]idpCached      // by connection id
 	// keyMu makes one SAML key at a time (makeSPKeys).
 	keyMu sync.Mutex
 
@@ -188,7 +189,7 @@ type Service struct {
 func New(c Config) *Service {
 	s := &Service{store: c.Store, ws: c.Workspace, id: c.Identity, secrets: c.Secrets, base: strings.TrimRight(c.BaseURL, "/"),
 		log: c.Logger, now: c.Now, private: c.AllowPrivate, events: c.Events,
-		providers: map[string]cachedProvider{}, spKeys: map[string]spCached{}}
+		providers: map[string]cachedProvider{}, spKeys: map[string]spCached{}, idpCerts: map[string]idpCached{}}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -194,13 +194,20 @@ func (p *Provider) Sign(t testing.TB, typ string, claims map[string]any) string 
 // SignKID is Sign with the key id kid in the header.
 func (p *Provider) SignKID(t testing.TB, typ, kid string, claims map[string]any) string {
 	t.Helper()
+	return p.SignAlg(t, typ, kid, jose.RS256, claims)
+}
+
+// SignAlg is SignKID with the provider's key used with alg (an RSA
+// algorithm), which the discovery document need not announce.
+func (p *Provider) SignAlg(t testing.TB, typ, kid string, alg jose.SignatureAlgorithm, claims map[string]any) string {
+	t.Helper()
 	p.mu.Lock()
 	key := p.signWith
 	p.mu.Unlock()
 	if key == nil {
 		key = p.key
 	}
-	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: key}, (&jose.SignerOptions{}).WithType(jose.ContentType(typ)).WithHeader("kid", kid))
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: alg, Key: key}, (&jose.SignerOptions{}).WithType(jose.ContentType(typ)).WithHeader("kid", kid))
 	if err != nil {
 		t.Fatal(err)
 	}

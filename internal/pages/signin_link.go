@@ -24,22 +24,22 @@ func (h *handlers) linkToken(r *http.Request) string {
 }
 
 // handleLinkPage handles "GET /signin/link".
-func (h *handlers) handleLinkPage(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleLinkPage(w http.ResponseWriter, r *http.Request) error {
 	if h.linkToken(r) == "" {
 		h.render(w, r, http.StatusNotFound, "message", &page{Title: "Nothing to link",
 			Message: "This link request expired or was used. Sign in with the provider again to start over."})
-		return
+		return nil
 	}
 	b, err := h.browser(r)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	if b == nil {
 		signInFirst(w, r, "link")
-		return
+		return nil
 	}
 	h.renderLink(w, r, b, http.StatusOK, "")
+	return nil
 }
 
 // renderLink shows the confirmation to b's account, with msg as its error.
@@ -49,27 +49,26 @@ func (h *handlers) renderLink(w http.ResponseWriter, r *http.Request, b *identit
 }
 
 // handleLink handles "POST /signin/link": the person's confirmation.
-func (h *handlers) handleLink(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleLink(w http.ResponseWriter, r *http.Request) error {
 	b, err := h.browser(r)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	if b == nil {
 		signInFirst(w, r, "link")
-		return
+		return nil
 	}
 	p := browserPrincipal(b)
 	err = h.sso.ConfirmLink(r.Context(), p, h.linkToken(r))
 	var e *gatehouse.Error
 	if errors.As(err, &e) && e.Kind != gatehouse.KindInternal {
 		h.renderLink(w, r, b, h.k.StatusOf(e.Kind), sentence(e.Message))
-		return
+		return nil
 	}
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	h.setCookie(w, h.hostCookie(sso.LinkCookie), "", -1)
 	done(w, r, "/account/identities", "linked")
+	return nil
 }

@@ -109,11 +109,11 @@ func (h *handlers) renderStep(w http.ResponseWriter, r *http.Request, p *gatehou
 // handleStep handles "POST /signin/mfa": a TOTP code (method totp) or a
 // recovery code (method recovery_code). Success replaces the pending
 // sign-in with an aal2 browser session; a wrong code shows the page again.
-func (h *handlers) handleStep(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleStep(w http.ResponseWriter, r *http.Request) error {
 	next := safeNext(r.PostFormValue("next"))
 	p, _, ok := h.pending(w, r, next)
 	if !ok {
-		return
+		return nil
 	}
 	method := r.PostFormValue("method")
 	if method != identity.FactorRecoveryCode {
@@ -130,12 +130,12 @@ func (h *handlers) handleStep(w http.ResponseWriter, r *http.Request) {
 			msg = "Too many attempts. Wait a few minutes and try again."
 		}
 		h.renderStep(w, r, p, h.k.StatusOf(e.Kind), next, msg)
-		return
+		return nil
 	}
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	h.setPending(w, "", -1)
 	h.startBrowser(w, r, si.RefreshToken, next)
+	return nil
 }

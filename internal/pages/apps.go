@@ -7,6 +7,11 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "disconnected", Text: "Application disconnected."},
+}.add()
+
 // appRow is one connected application with its workspace's name.
 type appRow struct {
 	identity.Grant

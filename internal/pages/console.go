@@ -28,7 +28,9 @@ var consoleNav = []navItem{
 }
 
 // mountConsole serves the signed-in console: home and the account pages.
-// Every POST goes through h.form and answers with a redirect (PRG).
+// Every page action goes through the adapter (adapter.go: h.console,
+// h.inWorkspace), which answers its errors; every POST goes through
+// h.form and answers with a redirect (PRG).
 func mountConsole(m Mux, h *handlers) {
 	form := h.form
 	m.HandleFunc("GET /{$}", h.flow(h.handleHome))
@@ -184,56 +186,29 @@ func (c *caller) page(r *http.Request, title, nav string) *page {
 }
 
 // notices are the outcomes a console redirect names (?done=key): fixed
-// sentences, so no text of the URL reaches the page.
+// sentences, so no text of the URL reaches the page. Each page declares
+// its own beside it (pageNotices); the two here are the SCIM page's,
+// left beside the page list while scim.go changes elsewhere.
 var notices = map[string]string{
-	"step-expired":       "Your sign-in expired before its second step. Sign in again.",
-	"profile":            "Profile saved.",
-	"linked":             "The sign-in is linked to your account.",
-	"resent":             "A new confirmation link is on its way.",
-	"email-link":         "A confirmation link is on its way to your new address. Your address stays as it is until you open it.",
-	"throttled":          "A confirmation link was sent less than a minute ago: check your inbox.",
-	"verified":           "Your email address is already confirmed.",
-	"password":           "Password saved. Your other sessions were signed out.",
-	"password-keys":      "Password saved. Your other sessions were signed out and your personal API keys revoked.",
-	"revoked":            "Session signed out.",
-	"others":             "Every other session was signed out.",
-	"disconnected":       "Application disconnected.",
-	"key-revoked":        "API key revoked.",
 	"scim-token-deleted": "SCIM token deleted.",
 	"scim-settings":      "Provisioning role saved: the directory's next members get it.",
-	"totp-added":         "Authenticator app added: signing in now asks for its code. Your other sessions were signed out.",
-	"factor-removed":     "Authenticator app removed: signing in no longer asks for its code. Your other sessions were signed out.",
-	"setup-cancelled":    "Setup cancelled.",
-	"codes-new":          "New recovery codes made: the old ones no longer work.",
-	"created":            "Workspace created.",
-	"default":            "Default workspace changed.",
-	"left":               "You left the workspace.",
-	"email-checked":      "Email confirmed.",
-	"joined":             "You joined the workspace.",
-	"member":             "You were already a member of this workspace.",
-	"deleted":            "Your account was deleted.",
-	"role":               "Role changed.",
-	"removed":            "Member removed.",
-	"invited":            "Invitations sent.",
-	"invitation-revoked": "Invitation revoked.",
-	"tool":               "Tool switched.",
-	"org-saved":          "Workspace settings saved.",
-	"org-mfa-on":         "Two-factor sign-in is now required: members without it are asked to set it up before they reach the workspace.",
-	"org-mfa-off":        "Two-factor sign-in is no longer required in this workspace.",
-	"org-deleted":        "Workspace deleted.",
-	"team-created":       "Team created.",
-	"team-deleted":       "Team deleted.",
-	"team-member":        "Team member saved.",
-	"team-removed":       "Taken off the team.",
-	"team-saved":         "Team saved.",
-	"domain-claimed":     "Domain claimed: publish its TXT record, then verify.",
-	"domain-verify":      "Domain verified.",
-	"domain-mode":        "Domain mode changed.",
-	"domain-delete":      "Domain claim deleted.",
-	"app-created":        "Application registered.",
-	"app-saved":          "Application saved.",
-	"app-rotated":        "New secret made.",
-	"app-deleted":        "Application deleted: its sign-ins and tokens were ended.",
+}
+
+// pageNotices are the notices of one page, declared beside it:
+//
+//	var _ = pageNotices{{Key: "team-created", Text: "Team created."}}.add()
+type pageNotices []struct{ Key, Text string }
+
+// add puts ns among the notices; a key declared twice panics as the
+// package starts, so two pages cannot silently claim one outcome.
+func (ns pageNotices) add() bool {
+	for _, n := range ns {
+		if _, dup := notices[n.Key]; dup {
+			panic("pages: notice " + n.Key + " declared twice")
+		}
+		notices[n.Key] = n.Text
+	}
+	return true
 }
 
 // done redirects (303) to path with the notice key.

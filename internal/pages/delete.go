@@ -7,6 +7,11 @@ import (
 	"github.com/gatehouse/gatehouse"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "deleted", Text: "Your account was deleted."},
+}.add()
+
 // deletePage is "GET /account/delete": what deleting removes, and a form
 // that asks for the address to be typed.
 func (h *handlers) deletePage(r *http.Request, c *caller) (*page, error) {

@@ -7,6 +7,14 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "domain-claimed", Text: "Domain claimed: publish its TXT record, then verify."},
+	{Key: "domain-verify", Text: "Domain verified."},
+	{Key: "domain-mode", Text: "Domain mode changed."},
+	{Key: "domain-delete", Text: "Domain claim deleted."},
+}.add()
+
 // domainRow is one claim as the domains page lists it, with the TXT record
 // to publish while it is not verified.
 type domainRow struct {

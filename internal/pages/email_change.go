@@ -6,6 +6,11 @@ import (
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "email-link", Text: "A confirmation link is on its way to your new address. Your address stays as it is until you open it."},
+}.add()
+
 // handleChangeEmail handles "POST /account/email": a confirmation link to
 // the new address; the account keeps its address until it is opened. A
 // stale sign-in signs in again and comes back to this form (refuse).

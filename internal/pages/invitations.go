@@ -7,6 +7,12 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "invited", Text: "Invitations sent."},
+	{Key: "invitation-revoked", Text: "Invitation revoked."},
+}.add()
+
 // invitationsData is the invitations page's data.
 type invitationsData struct {
 	Org         workspace.OrgListing

@@ -5,6 +5,12 @@ import (
 	"net/url"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "joined", Text: "You joined the workspace."},
+	{Key: "member", Text: "You were already a member of this workspace."},
+}.add()
+
 // handleInvitePage handles "GET /invite?token=…": a preview, and an accept
 // button for a signed-in user (a sign-in link otherwise).
 func (h *handlers) handleInvitePage(w http.ResponseWriter, r *http.Request) error {

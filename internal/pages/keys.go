@@ -9,6 +9,11 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "key-revoked", Text: "API key revoked."},
+}.add()
+
 // keyExpiries are the expiry choices of the create form, in days (0: never).
 var keyExpiries = []struct {
 	Days  int

@@ -13,6 +13,12 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "role", Text: "Role changed."},
+	{Key: "removed", Text: "Member removed."},
+}.add()
+
 // errOrgNotFound answers a workspace page of an org the caller is not in.
 var errOrgNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "organization not found")
 

@@ -11,6 +11,14 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "app-created", Text: "Application registered."},
+	{Key: "app-saved", Text: "Application saved."},
+	{Key: "app-rotated", Text: "New secret made."},
+	{Key: "app-deleted", Text: "Application deleted: its sign-ins and tokens were ended."},
+}.add()
+
 // The workspace's applications (issue 25 item 3): list and register at
 // /workspaces/{id}/applications, edit, rotate the secret and delete at
 // …/applications/{app}. The service decides who may (owners and admins of

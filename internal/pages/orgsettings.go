@@ -9,6 +9,14 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "org-saved", Text: "Workspace settings saved."},
+	{Key: "org-mfa-on", Text: "Two-factor sign-in is now required: members without it are asked to set it up before they reach the workspace."},
+	{Key: "org-mfa-off", Text: "Two-factor sign-in is no longer required in this workspace."},
+	{Key: "org-deleted", Text: "Workspace deleted."},
+}.add()
+
 // orgSettingsData is the workspace settings page's data.
 type orgSettingsData struct {
 	Org       workspace.OrgListing

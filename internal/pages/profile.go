@@ -6,6 +6,16 @@ import (
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "profile", Text: "Profile saved."},
+	{Key: "resent", Text: "A new confirmation link is on its way."},
+	{Key: "throttled", Text: "A confirmation link was sent less than a minute ago: check your inbox."},
+	{Key: "verified", Text: "Your email address is already confirmed."},
+	{Key: "password", Text: "Password saved. Your other sessions were signed out."},
+	{Key: "password-keys", Text: "Password saved. Your other sessions were signed out and your personal API keys revoked."},
+}.add()
+
 // profilePage is "GET /account", the account page of c: profile, email
 // and password.
 func (h *handlers) profilePage(r *http.Request, c *caller) *page {

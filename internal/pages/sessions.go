@@ -8,6 +8,12 @@ import (
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "revoked", Text: "Session signed out."},
+	{Key: "others", Text: "Every other session was signed out."},
+}.add()
+
 // sessionRow is one session as the sessions page lists it.
 type sessionRow struct {
 	identity.Session

@@ -9,6 +9,11 @@ import (
 	"github.com/gatehouse/gatehouse/internal/sso"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "linked", Text: "The sign-in is linked to your account."},
+}.add()
+
 // The page that confirms a pending link (issue 27): a single sign-on or
 // social sign-in found an existing account of its address, and the
 // callback sent the browser here with the link_token in a cookie. The

@@ -12,6 +12,11 @@ import (
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "step-expired", Text: "Your sign-in expired before its second step. Sign in again."},
+}.add()
+
 // The pending cookie holds the refresh token of a sign-in that owes its
 // second factor, for the step page: its 15 minutes, and SameSite=Strict
 // since only the pages' own forms lead there. It is never the browser

@@ -8,6 +8,15 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "team-created", Text: "Team created."},
+	{Key: "team-deleted", Text: "Team deleted."},
+	{Key: "team-member", Text: "Team member saved."},
+	{Key: "team-removed", Text: "Taken off the team."},
+	{Key: "team-saved", Text: "Team saved."},
+}.add()
+
 // teamRow is one team as the teams page lists it, with whether the caller
 // may manage it (the workspace's ManageTeam capability).
 type teamRow struct {

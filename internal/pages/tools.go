@@ -6,6 +6,11 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "tool", Text: "Tool switched."},
+}.add()
+
 // toolsData is the tools page's data.
 type toolsData struct {
 	Org       workspace.OrgListing

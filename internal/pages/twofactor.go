@@ -11,6 +11,14 @@ import (
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "totp-added", Text: "Authenticator app added: signing in now asks for its code. Your other sessions were signed out."},
+	{Key: "factor-removed", Text: "Authenticator app removed: signing in no longer asks for its code. Your other sessions were signed out."},
+	{Key: "setup-cancelled", Text: "Setup cancelled."},
+	{Key: "codes-new", Text: "New recovery codes made: the old ones no longer work."},
+}.add()
+
 // The account's two-factor page: the TOTP factor (set up, confirmed with a
 // first code, removed) and the recovery codes (counted, made again), for a
 // signed-in browser, without a script. New recovery codes cross the

@@ -7,6 +7,11 @@ import (
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "email-checked", Text: "Email confirmed."},
+}.add()
+
 // handleVerifyEmailPage handles "GET /verify-email?token=…" (confirm
 // button; consumed on POST). A link used already says so, and whether
 // the address is confirmed, instead of offering the button again.

@@ -4,6 +4,13 @@ import (
 	"net/http"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "created", Text: "Workspace created."},
+	{Key: "default", Text: "Default workspace changed."},
+	{Key: "left", Text: "You left the workspace."},
+}.add()
+
 // workspacesPage is "GET /account/workspaces": c's memberships and default.
 func (h *handlers) workspacesPage(r *http.Request, c *caller) (*page, error) {
 	orgs, def, err := h.svc.OrgsOf(r.Context(), c.b.User)

@@ -9,44 +9,41 @@ import (
 // service the page is not mounted.
 
 // handleIdentitiesPage handles "GET /account/identities".
-func (h *handlers) handleIdentitiesPage(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleIdentitiesPage(w http.ResponseWriter, r *http.Request) error {
 	b, err := h.browser(r)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	if b == nil {
 		signInFirst(w, r, "")
-		return
+		return nil
 	}
 	c := &caller{b: b, p: browserPrincipal(b), h: h}
 	is, err := h.sso.Identities(r.Context(), c.p)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	p := c.page(r, "Linked sign-ins", "identities")
 	p.Data = map[string]any{"Identities": is, "Providers": h.sso.SocialProviders()}
 	h.render(w, r, http.StatusOK, "identities", p)
+	return nil
 }
 
 // handleUnlinkIdentity handles "POST /account/identities/unlink", after
 // its confirmation step.
-func (h *handlers) handleUnlinkIdentity(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleUnlinkIdentity(w http.ResponseWriter, r *http.Request) error {
 	b, err := h.browser(r)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	if b == nil {
 		signInFirst(w, r, "")
-		return
+		return nil
 	}
 	c, id := &caller{b: b, p: browserPrincipal(b), h: h}, r.PostFormValue("id")
 	is, err := h.sso.Identities(r.Context(), c.p)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	name := "this sign-in"
 	for _, i := range is {
@@ -59,11 +56,11 @@ func (h *handlers) handleUnlinkIdentity(w http.ResponseWriter, r *http.Request) 
 	}
 	if !h.confirmed(w, r, c, "identities", confirmStep{Title: tr(r, "Unlink %s?", name),
 		Message: tr(r, "You can no longer sign in to this account with %s.", name), Button: "Unlink", Back: "/account/identities"}) {
-		return
+		return nil
 	}
 	if err := h.sso.Unlink(r.Context(), c.p, id); err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	h.doneNamed(w, r, "/account/identities", "identity-gone", name)
+	return nil
 }

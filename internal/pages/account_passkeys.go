@@ -51,16 +51,12 @@ const passkeyAddPath = "/account/passkeys/add"
 // handleAccountPasskeyAdd handles "POST /account/passkeys/add": signing in
 // again when the sign-in is too old to add a passkey, else back to the
 // page, whose script adds it.
-func (h *handlers) handleAccountPasskeyAdd(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleAccountPasskeyAdd(w http.ResponseWriter, r *http.Request, c *caller) error {
 	if err := h.svc.RequireRecentAuth(r.Context(), c.p, "add a passkey"); err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	http.Redirect(w, r, "/account/passkeys", http.StatusSeeOther)
+	return nil
 }
 
 // handleAccountPasskeyBegin handles "POST /account/passkeys/begin": the
@@ -137,28 +133,22 @@ func (h *handlers) handleAccountPasskeyRemove(w http.ResponseWriter, r *http.Req
 
 // handleAccountPasskeyRename handles "POST /account/passkeys/rename": a
 // passkey's new name (404 for another's, 400 next to the field).
-func (h *handlers) handleAccountPasskeyRename(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleAccountPasskeyRename(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id, name := r.PostFormValue("id"), r.PostFormValue("name")
 	if _, err := h.svc.RenamePasskey(r.Context(), c.p, id, name); err != nil {
 		if gatehouse.ErrorKind(err) != gatehouse.KindInvalid {
-			h.pageError(w, r, err)
-			return
+			return err
 		}
 		pks, lerr := h.svc.ListPasskeys(r.Context(), c.p)
 		if lerr != nil {
-			h.pageError(w, r, lerr)
-			return
+			return lerr
 		}
 		p := c.page(asGet(r), "Passkeys", "passkeys")
 		p.Passkeys, p.Script, p.Data = pks, passkeyScriptPath, id
-		h.refuse(w, r, "passkeys", p, err, map[string]string{"name-" + id: name}, "name")
-		return
+		return refused("passkeys", p, err, map[string]string{"name-" + id: name}, "name")
 	}
 	h.doneNamed(w, r, "/account/passkeys", "passkey-renamed", strings.TrimSpace(name))
+	return nil
 }
 
 // orSignedOut is err, or the answer to a browser that is not signed in.

@@ -27,15 +27,10 @@ var signInMethods = map[string]string{identity.MethodPassword: "with password", 
 // handleActivityPage handles "GET /account/activity": the account's
 // sign-ins and security changes, newest first, a page at a time (before:
 // the cursor of the page's last entry).
-func (h *handlers) handleActivityPage(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleActivityPage(w http.ResponseWriter, r *http.Request, c *caller) error {
 	es, next, err := h.svc.SecurityActivity(r.Context(), c.p, r.URL.Query().Get("before"))
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	rows := make([]activityRow, 0, len(es))
 	for _, e := range es {
@@ -65,4 +60,5 @@ func (h *handlers) handleActivityPage(w http.ResponseWriter, r *http.Request) {
 	p := c.page(r, "Security activity", "profile")
 	p.Data = map[string]any{"Rows": rows, "Next": next, "First": r.URL.Query().Get("before") == ""}
 	h.render(w, r, http.StatusOK, "activity", p)
+	return nil
 }

@@ -7,6 +7,11 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "disconnected", Text: "Application disconnected."},
+}.add()
+
 // appRow is one connected application with its workspace's name.
 type appRow struct {
 	identity.Grant
@@ -14,20 +19,14 @@ type appRow struct {
 }
 
 // handleAppsPage handles "GET /account/apps": the OAuth grants.
-func (h *handlers) handleAppsPage(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleAppsPage(w http.ResponseWriter, r *http.Request, c *caller) error {
 	gs, err := h.svc.Grants(r.Context(), c.p)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	orgs, _, err := h.svc.OrgsOf(r.Context(), c.b.User)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	rows := make([]appRow, 0, len(gs))
 	for _, g := range gs {
@@ -36,6 +35,7 @@ func (h *handlers) handleAppsPage(w http.ResponseWriter, r *http.Request) {
 	p := c.page(r, "Connected apps", "apps")
 	p.Data = rows
 	h.render(w, r, http.StatusOK, "apps", p)
+	return nil
 }
 
 // orgName is the name of org id among orgs, "a workspace you left" if none.
@@ -49,14 +49,10 @@ func orgName(orgs []workspace.OrgListing, id string) string {
 }
 
 // handleDisconnect handles "POST /account/apps/disconnect": revokes a grant.
-func (h *handlers) handleDisconnect(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleDisconnect(w http.ResponseWriter, r *http.Request, c *caller) error {
 	if err := h.svc.RevokeGrant(r.Context(), c.p, r.PostFormValue("id")); err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	done(w, r, "/account/apps", "disconnected")
+	return nil
 }

@@ -123,45 +123,38 @@ func (h *handlers) auditView(r *http.Request, c *caller, o *workspace.OrgListing
 // filtered by tool, action, actor and days, up to limit; AuditLog decides
 // who may read it (403) and checks the filters (400, shown next to their
 // fields).
-func (h *handlers) handleAuditPage(w http.ResponseWriter, r *http.Request) {
-	if p := h.auditPage(w, r); p != nil {
-		h.render(w, r, http.StatusOK, "audit", p)
+func (h *handlers) handleAuditPage(w http.ResponseWriter, r *http.Request, c *caller, o *workspace.OrgListing) error {
+	p, err := h.auditPage(r, c, o)
+	if err != nil {
+		return err
 	}
+	h.render(w, r, http.StatusOK, "audit", p)
+	return nil
 }
 
-// auditPage is the audit page r asks for, its view read; nil when it has
-// answered: sign in first, an error, a refused filter shown on the page.
-func (h *handlers) auditPage(w http.ResponseWriter, r *http.Request) *page {
-	c := h.caller(w, r)
-	if c == nil {
-		return nil
-	}
-	o := h.orgPage(w, r, c)
-	if o == nil {
-		return nil
-	}
+// auditPage is the audit page r asks for, its view read; a refused filter
+// is a refusal shown on the page, with the filters as typed.
+func (h *handlers) auditPage(r *http.Request, c *caller, o *workspace.OrgListing) (*page, error) {
 	d, err := h.auditView(r, c, o)
 	p := c.page(r, tr(r, "%s: audit log", o.Name), "workspaces")
 	p.Data = d
 	if err != nil {
-		h.refuseAudit(w, r, p, d, err)
-		return nil
+		return nil, auditRefused(p, d, err)
 	}
-	return p
+	return p, nil
 }
 
-// refuseAudit answers a refused audit view: a filter's error next to its
+// auditRefused is a refused audit view: a filter's error next to its
 // field, on the page with the filters as typed; any other, the error page.
-func (h *handlers) refuseAudit(w http.ResponseWriter, r *http.Request, p *page, d *auditData, err error) {
+func auditRefused(p *page, d *auditData, err error) error {
 	if e := (*gatehouse.Error)(nil); !errors.As(err, &e) || e.Kind != gatehouse.KindInvalid {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	if d.Actors == nil {
 		d.Actors = []actorOption{{"", "Anyone"}}
 	}
 	d.Actions = actionGroups(nil, d.Action)
-	h.refuse(w, r, "audit", p, err, map[string]string{"limit": d.Limit}, "limit", "actor", "from", "to")
+	return refused("audit", p, err, map[string]string{"limit": d.Limit}, "limit", "actor", "from", "to")
 }
 
 // auditActors are the actors the audit page of o offers: anyone, and on a

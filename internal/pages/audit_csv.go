@@ -6,15 +6,17 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // handleAuditCSV handles "GET /workspaces/{id}/audit.csv": the audit
 // page's view (the same filters and limit) as a CSV download. A refused
 // filter shows the page with its error.
-func (h *handlers) handleAuditCSV(w http.ResponseWriter, r *http.Request) {
-	p := h.auditPage(w, r)
-	if p == nil {
-		return
+func (h *handlers) handleAuditCSV(w http.ResponseWriter, r *http.Request, c *caller, o *workspace.OrgListing) error {
+	p, err := h.auditPage(r, c, o)
+	if err != nil {
+		return err
 	}
 	d := p.Data.(*auditData)
 	var buf bytes.Buffer
@@ -34,6 +36,7 @@ func (h *handlers) handleAuditCSV(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	_, _ = w.Write(buf.Bytes())
+	return nil
 }
 
 // csvCells are cells made safe to open in a spreadsheet: one that starts

@@ -14,15 +14,14 @@ import (
 // sends an anonymous browser to sign in (and a signed-in one to sign in
 // again when prompt, max_age or id_token_hint ask for it), then asks for
 // consent.
-func (h *handlers) handleAuthorize(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleAuthorize(w http.ResponseWriter, r *http.Request) error {
 	b, err := h.browser(r)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	a, ok := h.authRequest(w, r, r.URL.Query(), b)
 	if !ok {
-		return
+		return nil
 	}
 	if b == nil || a.Reauthenticate {
 		// Back to the request without what asked for this sign-in
@@ -35,19 +34,20 @@ func (h *handlers) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 			q.Set("login_hint", a.LoginHint)
 		}
 		http.Redirect(w, r, "/signin?"+q.Encode(), http.StatusSeeOther)
-		return
+		return nil
 	}
 	orgID, ok := h.appMember(w, r, a, b)
 	if !ok {
-		return
+		return nil
 	}
 	if a.Client.FirstParty {
 		// A first-party workspace application skips the consent page; a
 		// refusal (the workspace's two-factor policy) shows it with why.
 		h.approve(w, r, a, b, orgID)
-		return
+		return nil
 	}
 	h.consent(w, r, b, authorizeConsent(a), "")
+	return nil
 }
 
 // appMember answers a workspace application's request by someone outside
@@ -90,34 +90,34 @@ func (h *handlers) approve(w http.ResponseWriter, r *http.Request, a *oauth.Auth
 
 // handleAuthorizeDecision handles "POST /oauth/authorize": the consent
 // form. The request is validated again from the posted fields.
-func (h *handlers) handleAuthorizeDecision(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleAuthorizeDecision(w http.ResponseWriter, r *http.Request) error {
 	r.ParseForm()
 	b, err := h.browser(r)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	a, ok := h.authRequest(w, r, r.PostForm, b)
 	if !ok {
-		return
+		return nil
 	}
 	if b == nil {
 		q := a.Params()
 		http.Redirect(w, r, "/signin?"+url.Values{"next": {"/oauth/authorize?" + q.Encode()}, "intro": {"oauth"}}.Encode(), http.StatusSeeOther)
-		return
+		return nil
 	}
 	orgID, ok := h.appMember(w, r, a, b)
 	if !ok {
-		return
+		return nil
 	}
 	if r.PostFormValue("decision") != "approve" {
 		http.Redirect(w, r, h.oauth.Deny(a), http.StatusSeeOther)
-		return
+		return nil
 	}
 	if orgID == "" {
 		orgID = r.PostFormValue("org_id")
 	}
 	h.approve(w, r, a, b, orgID)
+	return nil
 }
 
 // authRequest parses an authorization request from browser b (nil before

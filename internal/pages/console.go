@@ -28,56 +28,58 @@ var consoleNav = []navItem{
 }
 
 // mountConsole serves the signed-in console: home and the account pages.
-// Every POST goes through h.form and answers with a redirect (PRG).
+// Every page action goes through the adapter (adapter.go: h.console,
+// h.inWorkspace), which answers its errors; every POST goes through
+// h.form and answers with a redirect (PRG).
 func mountConsole(m Mux, h *handlers) {
 	form := h.form
-	m.HandleFunc("GET /{$}", h.handleHome)
-	m.Handle("POST /join", form(h.handleJoinDiscoverable))
-	m.HandleFunc("GET /signup", h.handleSignUpPage)
+	m.HandleFunc("GET /{$}", h.flow(h.handleHome))
+	m.Handle("POST /join", form(h.console(h.handleJoinDiscoverable)))
+	m.HandleFunc("GET /signup", h.flow(h.handleSignUpPage))
 	m.Handle("POST /signup", form(h.handleSignUp))
-	m.HandleFunc("GET /account", h.handleProfilePage)
-	m.Handle("POST /account/profile", form(h.handleProfile))
-	m.Handle("POST /account/verify-email", form(h.handleResend))
-	m.Handle("POST /account/email", form(h.handleChangeEmail))
-	m.Handle("POST /account/password", form(h.handlePassword))
-	m.HandleFunc("GET /account/sessions", h.handleSessionsPage)
-	m.HandleFunc("GET "+activityPath, h.handleActivityPage)
-	m.Handle("POST /account/sessions/revoke", form(h.handleRevokeSession))
-	m.Handle("POST /account/sessions/revoke-others", form(h.handleRevokeOtherSessions))
-	m.HandleFunc("GET "+twoFactorPath, h.handleTwoFactorPage)
-	m.Handle("POST "+twoFactorPath+"/totp", form(h.handleEnrolTOTP))
-	m.Handle("POST "+twoFactorPath+"/confirm", form(h.handleConfirmTOTP))
-	m.Handle("POST "+twoFactorPath+"/remove", form(h.handleRemoveFactor))
-	m.Handle("POST "+twoFactorPath+"/recovery-codes", form(h.handleNewRecoveryCodes))
-	m.Handle("POST "+twoFactorPath+"/recovery-codes.txt", form(h.handleDownloadCodes))
-	m.HandleFunc("GET /account/apps", h.handleAppsPage)
-	m.Handle("POST /account/apps/disconnect", form(h.handleDisconnect))
-	m.HandleFunc("GET /account/keys", h.handleKeysPage)
-	m.Handle("POST /account/keys", form(h.handleCreateKey))
-	m.Handle("POST /account/keys/revoke", form(h.handleRevokeKey))
-	m.HandleFunc("GET /account/workspaces", h.handleWorkspacesPage)
-	m.Handle("POST /account/workspaces", form(h.handleCreateWorkspace))
-	m.Handle("POST /account/workspaces/default", form(h.handleSwitchDefault))
-	m.Handle("POST /account/workspaces/leave", form(h.handleLeave))
-	m.HandleFunc("GET /account/delete", h.handleDeletePage)
-	m.Handle("POST /account/delete", form(h.handleDelete))
-	m.HandleFunc("GET /workspaces/{id}", h.handleOverviewPage)
-	m.HandleFunc("GET /workspaces/{id}/settings", h.handleOrgSettingsPage)
-	m.Handle("POST /workspaces/{id}/settings", form(h.handleOrgSettings))
-	m.Handle("POST /workspaces/{id}/settings/two-factor", form(h.handleOrgTwoFactor))
-	m.Handle("POST /workspaces/{id}/delete", form(h.handleOrgDelete))
-	m.HandleFunc("GET /workspaces/{id}/audit", h.handleAuditPage)
-	m.HandleFunc("GET /workspaces/{id}/audit.csv", h.handleAuditCSV)
-	m.HandleFunc("GET /workspaces/{id}/teams", h.handleTeamsPage)
-	m.Handle("POST /workspaces/{id}/teams", form(h.handleCreateTeam))
-	m.Handle("POST /workspaces/{id}/teams/delete", form(h.handleDeleteTeam))
-	m.HandleFunc("GET /workspaces/{id}/teams/{team}", h.handleTeamPage)
-	m.Handle("POST /workspaces/{id}/teams/{team}", form(h.handleUpdateTeam))
-	m.Handle("POST /workspaces/{id}/teams/{team}/members", form(h.handleTeamMember))
-	m.Handle("POST /workspaces/{id}/teams/{team}/remove", form(h.handleTeamRemove))
-	m.HandleFunc("GET /workspaces/{id}/keys", h.handleOrgKeysPage)
-	m.Handle("POST /workspaces/{id}/keys", form(h.handleCreateOrgKey))
-	m.Handle("POST /workspaces/{id}/keys/revoke", form(h.handleRevokeOrgKey))
+	m.HandleFunc("GET /account", h.consoleView("profile", h.profileView))
+	m.Handle("POST /account/profile", form(h.console(h.handleProfile)))
+	m.Handle("POST /account/verify-email", form(h.console(h.handleResend)))
+	m.Handle("POST /account/email", form(h.console(h.handleChangeEmail)))
+	m.Handle("POST /account/password", form(h.console(h.handlePassword)))
+	m.HandleFunc("GET /account/sessions", h.console(h.handleSessionsPage))
+	m.HandleFunc("GET "+activityPath, h.console(h.handleActivityPage))
+	m.Handle("POST /account/sessions/revoke", form(h.console(h.handleRevokeSession)))
+	m.Handle("POST /account/sessions/revoke-others", form(h.console(h.handleRevokeOtherSessions)))
+	m.HandleFunc("GET "+twoFactorPath, h.console(h.handleTwoFactorPage))
+	m.Handle("POST "+twoFactorPath+"/totp", form(h.console(h.handleEnrolTOTP)))
+	m.Handle("POST "+twoFactorPath+"/confirm", form(h.console(h.handleConfirmTOTP)))
+	m.Handle("POST "+twoFactorPath+"/remove", form(h.console(h.handleRemoveFactor)))
+	m.Handle("POST "+twoFactorPath+"/recovery-codes", form(h.console(h.handleNewRecoveryCodes)))
+	m.Handle("POST "+twoFactorPath+"/recovery-codes.txt", form(h.console(h.handleDownloadCodes)))
+	m.HandleFunc("GET /account/apps", h.console(h.handleAppsPage))
+	m.Handle("POST /account/apps/disconnect", form(h.console(h.handleDisconnect)))
+	m.HandleFunc("GET /account/keys", h.console(h.handleKeysPage))
+	m.Handle("POST /account/keys", form(h.console(h.handleCreateKey)))
+	m.Handle("POST /account/keys/revoke", form(h.console(h.handleRevokeKey)))
+	m.HandleFunc("GET /account/workspaces", h.consoleView("workspaces", h.workspacesPage))
+	m.Handle("POST /account/workspaces", form(h.console(h.handleCreateWorkspace)))
+	m.Handle("POST /account/workspaces/default", form(h.console(h.handleSwitchDefault)))
+	m.Handle("POST /account/workspaces/leave", form(h.console(h.handleLeave)))
+	m.HandleFunc("GET /account/delete", h.consoleView("delete", h.deletePage))
+	m.Handle("POST /account/delete", form(h.console(h.handleDelete)))
+	m.HandleFunc("GET /workspaces/{id}", h.workspaceView("overview", h.overviewPage))
+	m.HandleFunc("GET /workspaces/{id}/settings", h.workspaceView("orgsettings", h.orgSettingsPage))
+	m.Handle("POST /workspaces/{id}/settings", form(h.inWorkspace(h.handleOrgSettings)))
+	m.Handle("POST /workspaces/{id}/settings/two-factor", form(h.console(h.handleOrgTwoFactor)))
+	m.Handle("POST /workspaces/{id}/delete", form(h.inWorkspace(h.handleOrgDelete)))
+	m.HandleFunc("GET /workspaces/{id}/audit", h.inWorkspace(h.handleAuditPage))
+	m.HandleFunc("GET /workspaces/{id}/audit.csv", h.inWorkspace(h.handleAuditCSV))
+	m.HandleFunc("GET /workspaces/{id}/teams", h.workspaceView("teams", h.teamsPage))
+	m.Handle("POST /workspaces/{id}/teams", form(h.console(h.handleCreateTeam)))
+	m.Handle("POST /workspaces/{id}/teams/delete", form(h.console(h.handleDeleteTeam)))
+	m.HandleFunc("GET /workspaces/{id}/teams/{team}", h.workspaceView("team", h.teamPage))
+	m.Handle("POST /workspaces/{id}/teams/{team}", form(h.console(h.handleUpdateTeam)))
+	m.Handle("POST /workspaces/{id}/teams/{team}/members", form(h.console(h.handleTeamMember)))
+	m.Handle("POST /workspaces/{id}/teams/{team}/remove", form(h.console(h.handleTeamRemove)))
+	m.HandleFunc("GET /workspaces/{id}/keys", h.inWorkspace(h.handleOrgKeysPage))
+	m.Handle("POST /workspaces/{id}/keys", form(h.console(h.handleCreateOrgKey)))
+	m.Handle("POST /workspaces/{id}/keys/revoke", form(h.console(h.handleRevokeOrgKey)))
 	m.HandleFunc("GET /workspaces/{id}/scim", h.handleSCIMPage)
 	m.Handle("POST /workspaces/{id}/scim", form(h.handleCreateSCIMToken))
 	m.Handle("POST /workspaces/{id}/scim/delete", form(h.handleDeleteSCIMToken))
@@ -90,22 +92,22 @@ func mountConsole(m Mux, h *handlers) {
 	m.HandleFunc("GET /workspaces/{id}/sso/{conn}", h.ssoView(h.ssoConnPage))
 	m.Handle("POST /workspaces/{id}/sso/{conn}", h.bigForm(h.handleSSOUpdate))
 	m.Handle("POST /workspaces/{id}/sso/{conn}/delete", form(h.handleSSODelete))
-	m.HandleFunc("GET /workspaces/{id}/applications", h.handleOrgAppsPage)
-	m.Handle("POST /workspaces/{id}/applications", form(h.handleCreateOrgApp))
-	m.HandleFunc("GET /workspaces/{id}/applications/{app}", h.handleOrgAppPage)
-	m.Handle("POST /workspaces/{id}/applications/{app}/{action}", form(h.handleOrgAppAction))
-	m.HandleFunc("GET /workspaces/{id}/domains", h.handleDomainsPage)
-	m.Handle("POST /workspaces/{id}/domains", form(h.handleClaimDomain))
-	m.Handle("POST /workspaces/{id}/domains/{action}", form(h.handleDomainAction))
-	m.HandleFunc("GET /workspaces/{id}/members", h.handleMembersPage)
-	m.Handle("POST /workspaces/{id}/members/role", form(h.handleMemberRole))
-	m.Handle("POST /workspaces/{id}/members/remove", form(h.handleMemberRemove))
-	m.HandleFunc("GET /workspaces/{id}/invitations", h.handleInvitationsPage)
-	m.Handle("POST /workspaces/{id}/invitations", form(h.handleInvite))
-	m.Handle("POST /workspaces/{id}/invitations/revoke", form(h.handleRevokeInvitation))
-	m.Handle("POST /workspaces/{id}/invitations/resend", form(h.handleResendInvitation))
-	m.HandleFunc("GET /workspaces/{id}/tools", h.handleToolsPage)
-	m.Handle("POST /workspaces/{id}/tools", form(h.handleSetTool))
+	m.HandleFunc("GET /workspaces/{id}/applications", h.inWorkspace(h.handleOrgAppsPage))
+	m.Handle("POST /workspaces/{id}/applications", form(h.console(h.handleCreateOrgApp)))
+	m.HandleFunc("GET /workspaces/{id}/applications/{app}", h.inWorkspace(h.handleOrgAppPage))
+	m.Handle("POST /workspaces/{id}/applications/{app}/{action}", form(h.console(h.handleOrgAppAction)))
+	m.HandleFunc("GET /workspaces/{id}/domains", h.workspaceView("domains", h.domainsPage))
+	m.Handle("POST /workspaces/{id}/domains", form(h.console(h.handleClaimDomain)))
+	m.Handle("POST /workspaces/{id}/domains/{action}", form(h.console(h.handleDomainAction)))
+	m.HandleFunc("GET /workspaces/{id}/members", h.workspaceView("members", h.membersPage))
+	m.Handle("POST /workspaces/{id}/members/role", form(h.console(h.handleMemberRole)))
+	m.Handle("POST /workspaces/{id}/members/remove", form(h.console(h.handleMemberRemove)))
+	m.HandleFunc("GET /workspaces/{id}/invitations", h.inWorkspace(h.handleInvitationsPage))
+	m.Handle("POST /workspaces/{id}/invitations", form(h.console(h.handleInvite)))
+	m.Handle("POST /workspaces/{id}/invitations/revoke", form(h.console(h.handleRevokeInvitation)))
+	m.Handle("POST /workspaces/{id}/invitations/resend", form(h.console(h.handleResendInvitation)))
+	m.HandleFunc("GET /workspaces/{id}/tools", h.workspaceView("tools", h.toolsPage))
+	m.Handle("POST /workspaces/{id}/tools", form(h.console(h.handleSetTool)))
 }
 
 // caller is the signed-in user of a console page and the principal the
@@ -184,56 +186,29 @@ func (c *caller) page(r *http.Request, title, nav string) *page {
 }
 
 // notices are the outcomes a console redirect names (?done=key): fixed
-// sentences, so no text of the URL reaches the page.
+// sentences, so no text of the URL reaches the page. Each page declares
+// its own beside it (pageNotices); the two here are the SCIM page's,
+// left beside the page list while scim.go changes elsewhere.
 var notices = map[string]string{
-	"step-expired":       "Your sign-in expired before its second step. Sign in again.",
-	"profile":            "Profile saved.",
-	"linked":             "The sign-in is linked to your account.",
-	"resent":             "A new confirmation link is on its way.",
-	"email-link":         "A confirmation link is on its way to your new address. Your address stays as it is until you open it.",
-	"throttled":          "A confirmation link was sent less than a minute ago: check your inbox.",
-	"verified":           "Your email address is already confirmed.",
-	"password":           "Password saved. Your other sessions were signed out.",
-	"password-keys":      "Password saved. Your other sessions were signed out and your personal API keys revoked.",
-	"revoked":            "Session signed out.",
-	"others":             "Every other session was signed out.",
-	"disconnected":       "Application disconnected.",
-	"key-revoked":        "API key revoked.",
 	"scim-token-deleted": "SCIM token deleted.",
 	"scim-settings":      "Provisioning role saved: the directory's next members get it.",
-	"totp-added":         "Authenticator app added: signing in now asks for its code. Your other sessions were signed out.",
-	"factor-removed":     "Authenticator app removed: signing in no longer asks for its code. Your other sessions were signed out.",
-	"setup-cancelled":    "Setup cancelled.",
-	"codes-new":          "New recovery codes made: the old ones no longer work.",
-	"created":            "Workspace created.",
-	"default":            "Default workspace changed.",
-	"left":               "You left the workspace.",
-	"email-checked":      "Email confirmed.",
-	"joined":             "You joined the workspace.",
-	"member":             "You were already a member of this workspace.",
-	"deleted":            "Your account was deleted.",
-	"role":               "Role changed.",
-	"removed":            "Member removed.",
-	"invited":            "Invitations sent.",
-	"invitation-revoked": "Invitation revoked.",
-	"tool":               "Tool switched.",
-	"org-saved":          "Workspace settings saved.",
-	"org-mfa-on":         "Two-factor sign-in is now required: members without it are asked to set it up before they reach the workspace.",
-	"org-mfa-off":        "Two-factor sign-in is no longer required in this workspace.",
-	"org-deleted":        "Workspace deleted.",
-	"team-created":       "Team created.",
-	"team-deleted":       "Team deleted.",
-	"team-member":        "Team member saved.",
-	"team-removed":       "Taken off the team.",
-	"team-saved":         "Team saved.",
-	"domain-claimed":     "Domain claimed: publish its TXT record, then verify.",
-	"domain-verify":      "Domain verified.",
-	"domain-mode":        "Domain mode changed.",
-	"domain-delete":      "Domain claim deleted.",
-	"app-created":        "Application registered.",
-	"app-saved":          "Application saved.",
-	"app-rotated":        "New secret made.",
-	"app-deleted":        "Application deleted: its sign-ins and tokens were ended.",
+}
+
+// pageNotices are the notices of one page, declared beside it:
+//
+//	var _ = pageNotices{{Key: "team-created", Text: "Team created."}}.add()
+type pageNotices []struct{ Key, Text string }
+
+// add puts ns among the notices; a key declared twice panics as the
+// package starts, so two pages cannot silently claim one outcome.
+func (ns pageNotices) add() bool {
+	for _, n := range ns {
+		if _, dup := notices[n.Key]; dup {
+			panic("pages: notice " + n.Key + " declared twice")
+		}
+		notices[n.Key] = n.Text
+	}
+	return true
 }
 
 // done redirects (303) to path with the notice key.

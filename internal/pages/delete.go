@@ -7,39 +7,38 @@ import (
 	"github.com/gatehouse/gatehouse"
 )
 
-// handleDeletePage handles "GET /account/delete": what deleting removes,
-// and a form that asks for the address to be typed.
-func (h *handlers) handleDeletePage(w http.ResponseWriter, r *http.Request) {
-	if c := h.caller(w, r); c != nil {
-		h.render(w, r, http.StatusOK, "delete", c.page(r, "Delete your account", "profile"))
-	}
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "deleted", Text: "Your account was deleted."},
+}.add()
+
+// deletePage is "GET /account/delete": what deleting removes, and a form
+// that asks for the address to be typed.
+func (h *handlers) deletePage(r *http.Request, c *caller) (*page, error) {
+	return c.page(r, "Delete your account", "profile"), nil
 }
 
 // handleDelete handles "POST /account/delete". A sole owner of a workspace
 // that has other members is told how to hand it over (the service's 409).
-func (h *handlers) handleDelete(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleDelete(w http.ResponseWriter, r *http.Request, c *caller) error {
 	p := c.page(r, "Delete your account", "profile")
 	typed := r.PostFormValue("confirm")
 	if !strings.EqualFold(strings.TrimSpace(typed), c.b.User.Email) {
 		p.Values = map[string]string{"confirm": typed}
 		p.Fields = map[string]string{"confirm": "Type your email address, " + c.b.User.Email + ", to confirm."}
 		h.render(w, r, http.StatusBadRequest, "delete", p)
-		return
+		return nil
 	}
 	err := h.svc.DeleteAccount(r.Context(), c.p)
 	if gatehouse.ErrorKind(err) == gatehouse.KindConflict {
 		p.Data = sentence(err.(*gatehouse.Error).Message)
 		h.render(w, r, http.StatusConflict, "delete", p)
-		return
+		return nil
 	}
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	h.setCookie(w, h.sessionCookieName(), "", -1)
 	http.Redirect(w, r, "/signin?done=deleted", http.StatusSeeOther)
+	return nil
 }

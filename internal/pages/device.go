@@ -13,35 +13,34 @@ import (
 // handleDevicePage handles "GET /device": the signed-in user types the
 // code shown on the device (or follows verification_uri_complete), then
 // sees the client and picks the workspace.
-func (h *handlers) handleDevicePage(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleDevicePage(w http.ResponseWriter, r *http.Request) error {
 	b, err := h.browser(r)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	if b == nil {
 		signInFirst(w, r, "device")
-		return
+		return nil
 	}
 	code := r.URL.Query().Get("user_code")
 	if code == "" {
 		h.render(w, r, http.StatusOK, "device", &page{Title: "Connect a device", User: b.User})
-		return
+		return nil
 	}
 	if h.deviceCodesLimited(w, r, b) {
-		return
+		return nil
 	}
 	d, err := h.oauth.LookupDevice(r.Context(), code)
 	if err != nil {
 		var e *gatehouse.Error
 		if errors.As(err, &e) && e.Kind == gatehouse.KindNotFound {
 			h.wrongDeviceCode(w, r, b, code, e.Message)
-			return
+			return nil
 		}
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	h.deviceConsent(w, r, b, d, "")
+	return nil
 }
 
 // deviceConsent renders the consent page for the pending device d.
@@ -53,19 +52,18 @@ func (h *handlers) deviceConsent(w http.ResponseWriter, r *http.Request, b *iden
 
 // handleDeviceDecision handles "POST /device": approve (with the chosen
 // workspace) or deny a device authorization.
-func (h *handlers) handleDeviceDecision(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleDeviceDecision(w http.ResponseWriter, r *http.Request) error {
 	b, err := h.browser(r)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	code := r.PostFormValue("user_code")
 	if b == nil {
 		http.Redirect(w, r, "/signin?"+url.Values{"next": {"/device?user_code=" + url.QueryEscape(code)}, "intro": {"device"}}.Encode(), http.StatusSeeOther)
-		return
+		return nil
 	}
 	if h.deviceCodesLimited(w, r, b) {
-		return
+		return nil
 	}
 	approve := r.PostFormValue("decision") == "approve"
 	err = h.oauth.DecideDevice(r.Context(), code, b.User.ID, b.Level, b.AuthTime, r.PostFormValue("org_id"), approve)
@@ -74,25 +72,25 @@ func (h *handlers) handleDeviceDecision(w http.ResponseWriter, r *http.Request) 
 		if errors.As(err, &e) && (e.Kind == gatehouse.KindInvalid || e.Kind == gatehouse.KindForbidden) {
 			if d, lerr := h.oauth.LookupDevice(r.Context(), code); lerr == nil {
 				h.deviceConsent(w, r, b, d, sentence(e.Message))
-				return
+				return nil
 			}
 		}
 		if errors.As(err, &e) && e.Kind == gatehouse.KindNotFound {
 			h.wrongDeviceCode(w, r, b, code, e.Message)
-			return
+			return nil
 		}
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	// The outcome is a signed-in page: it offers sign-out (the layout's)
 	// and a way on into the console.
 	if !approve {
 		h.render(w, r, http.StatusOK, "message", &page{Title: "Request denied", User: b.User,
 			Message: "The device was not connected. You can close this page.", Next: "/", Button: "Go to your console"})
-		return
+		return nil
 	}
 	h.render(w, r, http.StatusOK, "message", &page{Title: "Device connected", User: b.User,
 		Message: "You can return to your device; it will finish signing in by itself.", Next: "/account/apps", Button: "See your connected apps"})
+	return nil
 }
 
 // deviceCodesLimited answers 429 (the error page, with Retry-After) when

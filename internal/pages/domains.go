@@ -7,6 +7,14 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "domain-claimed", Text: "Domain claimed: publish its TXT record, then verify."},
+	{Key: "domain-verify", Text: "Domain verified."},
+	{Key: "domain-mode", Text: "Domain mode changed."},
+	{Key: "domain-delete", Text: "Domain claim deleted."},
+}.add()
+
 // domainRow is one claim as the domains page lists it, with the TXT record
 // to publish while it is not verified.
 type domainRow struct {
@@ -26,17 +34,12 @@ type domainsData struct {
 // domainsPath is the domains page of workspace id.
 func domainsPath(id string) string { return "/workspaces/" + id + "/domains" }
 
-// domainsPage is the domains page of the workspace in the path; Domains
-// answers 403 to the roles without org.domains.manage.
-func (h *handlers) domainsPage(w http.ResponseWriter, r *http.Request, c *caller) (*page, bool) {
-	o := h.orgPage(w, r, c)
-	if o == nil {
-		return nil, false
-	}
+// domainsPage is "GET /workspaces/{id}/domains"; Domains answers 403 to
+// the roles without org.domains.manage.
+func (h *handlers) domainsPage(r *http.Request, c *caller, o *workspace.OrgListing) (*page, error) {
 	ds, err := h.ws.Domains(r.Context(), c.p, o.ID)
 	if err != nil {
-		h.pageError(w, r, err)
-		return nil, false
+		return nil, err
 	}
 	d := domainsData{Org: *o, Links: orgLinks(o), Here: "domains", Modes: []string{workspace.ModeSuggest, workspace.ModeAutoJoin}}
 	for _, dc := range ds {
@@ -49,42 +52,23 @@ func (h *handlers) domainsPage(w http.ResponseWriter, r *http.Request, c *caller
 	p := c.page(r, tr(r, "%s: domains", o.Name), "workspaces")
 	p.Data, p.Script = d, copyScriptPath // copy buttons for the TXT records
 	p.Values = map[string]string{"mode": workspace.ModeSuggest}
-	return p, true
-}
-
-// handleDomainsPage handles "GET /workspaces/{id}/domains".
-func (h *handlers) handleDomainsPage(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
-	if p, ok := h.domainsPage(w, r, c); ok {
-		h.render(w, r, http.StatusOK, "domains", p)
-	}
+	return p, nil
 }
 
 // handleClaimDomain handles "POST /workspaces/{id}/domains": domain and
 // mode; ClaimDomain decides who may (403) and what is valid (400, 409).
-func (h *handlers) handleClaimDomain(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleClaimDomain(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id, domain, mode := r.PathValue("id"), strings.TrimSpace(r.PostFormValue("domain")), r.PostFormValue("mode")
 	if _, err := h.ws.ClaimDomain(r.Context(), c.p, id, domain, mode); err != nil {
-		h.domainsRefused(w, r, c, err, map[string]string{"domain": domain, "mode": mode}, "domain", "mode")
-		return
+		return h.refusedIn(r, c, "domains", h.domainsPage, err, map[string]string{"domain": domain, "mode": mode}, "domain", "mode")
 	}
 	done(w, r, domainsPath(id), "domain-claimed")
+	return nil
 }
 
 // handleDomainAction handles "POST /workspaces/{id}/domains/{action}"
 // (verify, mode, delete) of the claim domain_id.
-func (h *handlers) handleDomainAction(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleDomainAction(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id, claim := r.PathValue("id"), r.PostFormValue("domain_id")
 	var err error
 	key := "domain-" + r.PathValue("action")
@@ -94,49 +78,44 @@ func (h *handlers) handleDomainAction(w http.ResponseWriter, r *http.Request) {
 	case "mode":
 		_, err = h.ws.SetDomainMode(r.Context(), c.p, id, claim, r.PostFormValue("mode"))
 	case "delete":
-		name, ok := h.confirmDomainDelete(w, r, c, id, claim)
-		if !ok {
-			return
+		var name string
+		name, err = h.domainName(r, c, id, claim)
+		if err == nil && !h.confirmed(w, r, c, "", confirmStep{Title: tr(r, "Delete the claim of %s?", name),
+			Message: tr(r, "People with an address at %s are no longer offered this workspace or joined to it. Claiming it again needs a new TXT record.", name),
+			Button:  "Delete the claim", Back: domainsPath(id)}) {
+			return nil
 		}
-		if err = h.ws.DeleteDomain(r.Context(), c.p, id, claim); err == nil {
+		if err == nil {
+			err = h.ws.DeleteDomain(r.Context(), c.p, id, claim)
+		}
+		if err == nil {
 			h.doneNamed(w, r, domainsPath(id), key, name)
-			return
+			return nil
 		}
 	default:
 		http.NotFound(w, r)
-		return
+		return nil
 	}
 	if err != nil {
-		h.domainsRefused(w, r, c, err, nil)
-		return
+		// Next to its field, or above the list: the verification's
+		// propagation hint.
+		return h.refusedIn(r, c, "domains", h.domainsPage, err, nil)
 	}
 	done(w, r, domainsPath(id), key)
+	return nil
 }
 
-// domainsRefused shows the domains page again with the refusal (next to
-// its field, or above the list: the verification's propagation hint).
-func (h *handlers) domainsRefused(w http.ResponseWriter, r *http.Request, c *caller, err error, values map[string]string, fields ...string) {
-	if p, ok := h.domainsPage(w, asGet(r), c); ok {
-		p.Notice = ""
-		h.refuse(w, r, "domains", p, err, values, fields...)
-	}
-}
-
-// confirmDomainDelete names the claim and asks first (confirmed); ok is
-// true on the confirmation page's post.
-func (h *handlers) confirmDomainDelete(w http.ResponseWriter, r *http.Request, c *caller, id, claim string) (name string, ok bool) {
+// domainName is how the deletion's confirmation names the claim.
+func (h *handlers) domainName(r *http.Request, c *caller, id, claim string) (string, error) {
 	ds, err := h.ws.Domains(r.Context(), c.p, id)
 	if err != nil {
-		h.domainsRefused(w, r, c, err, nil)
-		return "", false
+		return "", err
 	}
-	name = "this domain"
+	name := "this domain"
 	for _, d := range ds {
 		if d.ID == claim {
 			name = d.Domain
 		}
 	}
-	return name, h.confirmed(w, r, c, "", confirmStep{Title: tr(r, "Delete the claim of %s?", name),
-		Message: tr(r, "People with an address at %s are no longer offered this workspace or joined to it. Claiming it again needs a new TXT record.", name),
-		Button:  "Delete the claim", Back: domainsPath(id)})
+	return name, nil
 }

@@ -6,24 +6,25 @@ import (
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "email-link", Text: "A confirmation link is on its way to your new address. Your address stays as it is until you open it."},
+}.add()
+
 // handleChangeEmail handles "POST /account/email": a confirmation link to
 // the new address; the account keeps its address until it is opened. A
 // stale sign-in signs in again and comes back to this form (refuse).
-func (h *handlers) handleChangeEmail(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleChangeEmail(w http.ResponseWriter, r *http.Request, c *caller) error {
 	email := r.PostFormValue("email")
 	if _, err := h.svc.RequestEmailChange(r.Context(), c.p, email); err != nil {
 		p := h.profilePage(r, c)
 		p.Notice = ""
 		values := p.Values
 		values["email"] = email
-		h.refuse(w, r, "profile", p, err, values, "email")
-		return
+		return refused("profile", p, err, values, "email")
 	}
 	done(w, r, "/account", "email-link")
+	return nil
 }
 
 // handleEmailChangePage handles "GET /account/email/confirm?token=…", the
@@ -36,18 +37,18 @@ func (h *handlers) handleEmailChangePage(w http.ResponseWriter, r *http.Request)
 }
 
 // handleEmailChange handles "POST /account/email/confirm".
-func (h *handlers) handleEmailChange(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleEmailChange(w http.ResponseWriter, r *http.Request) error {
 	if h.limited(r, h.verify) {
 		h.tooMany(w, r)
-		return
+		return nil
 	}
 	ch, err := h.svc.ConfirmEmailChange(r.Context(), r.PostFormValue("token"))
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	h.render(w, r, http.StatusOK, "message", &page{Title: "Email address changed",
 		Message: tr(r, "Your account now uses %s. Sign in with it from now on; %s was told of the change.", ch.User.Email, ch.From), Next: "/"})
+	return nil
 }
 
 // handleEmailUndoPage handles "GET /account/email/undo?token=…", the link
@@ -59,17 +60,17 @@ func (h *handlers) handleEmailUndoPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleEmailUndo handles "POST /account/email/undo".
-func (h *handlers) handleEmailUndo(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleEmailUndo(w http.ResponseWriter, r *http.Request) error {
 	if h.limited(r, h.verify) {
 		h.tooMany(w, r)
-		return
+		return nil
 	}
 	u, err := h.svc.UndoEmailChange(r.Context(), r.PostFormValue("token"))
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	h.render(w, r, http.StatusOK, "message", &page{Title: "Change undone",
 		Message: tr(r, "Your account uses %s again and everyone was signed out of it. Sign in with an emailed link and choose a new password.", u.Email),
 		Next:    "/signin", Button: "Sign in"})
+	return nil
 }

@@ -21,16 +21,16 @@ func (h *handlers) handleFormConfirmPage(w http.ResponseWriter, r *http.Request)
 }
 
 // handleFormConfirm handles "POST /forms/confirm".
-func (h *handlers) handleFormConfirm(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleFormConfirm(w http.ResponseWriter, r *http.Request) error {
 	if h.limited(r, h.verify) {
 		h.tooMany(w, r)
-		return
+		return nil
 	}
 	rec, f, err := h.forms.ConfirmRecipient(r.Context(), r.PostFormValue("token"))
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	h.render(w, r, http.StatusOK, "message", &page{Title: "Address confirmed",
 		Message: tr(r, "%s will receive the submissions of the form %s. You can close this page.", rec.Email, f.Name)})
+	return nil
 }

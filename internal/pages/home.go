@@ -17,44 +17,38 @@ type homeData struct {
 
 // handleHome handles "GET /": the sign-in page for an anonymous browser,
 // the console home for a signed-in one.
-func (h *handlers) handleHome(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleHome(w http.ResponseWriter, r *http.Request) error {
 	c, err := h.lookup(r)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	if c == nil {
 		h.render(w, r, http.StatusOK, "signin", &page{Title: "Sign in", Next: "/", Script: passkeyScriptPath})
-		return
+		return nil
 	}
 	orgs, def, err := h.svc.OrgsOf(r.Context(), c.b.User)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	offer, err := h.ws.Discoverable(r.Context(), c.p)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	p := c.page(r, tr(r, "Welcome, %s", c.b.User.Name), "home")
 	p.Data = homeData{Orgs: orgs, DefaultID: def, Offer: offer}
 	h.render(w, r, http.StatusOK, "home", p)
+	return nil
 }
 
 // handleJoinDiscoverable handles "POST /join": joins the workspace the
 // home page offers, in one step; JoinDiscoverable decides (the address
 // confirmed, a suggest-mode claim on its domain) and makes it the default
 // workspace, as the API's join does and the offer says.
-func (h *handlers) handleJoinDiscoverable(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleJoinDiscoverable(w http.ResponseWriter, r *http.Request, c *caller) error {
 	ot, err := h.ws.JoinDiscoverable(r.Context(), c.p)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	done(w, r, "/workspaces/"+ot.Org.ID, "joined")
+	return nil
 }

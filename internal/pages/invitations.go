@@ -7,6 +7,12 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "invited", Text: "Invitations sent."},
+	{Key: "invitation-revoked", Text: "Invitation revoked."},
+}.add()
+
 // invitationsData is the invitations page's data.
 type invitationsData struct {
 	Org         workspace.OrgListing
@@ -17,37 +23,27 @@ type invitationsData struct {
 	Here    string
 }
 
-// invitationsPage builds the invitations page of org id; the workspace
-// answers 403 to a role that may not manage members.
-func (h *handlers) invitationsPage(w http.ResponseWriter, r *http.Request, c *caller, id string) (*page, bool) {
-	o, err := h.orgOf(r, c, id)
-	var invs []*workspace.Invitation
-	if err == nil {
-		invs, err = h.ws.Invitations(r.Context(), c.p, id)
-	}
+// invitationsPage builds the invitations page of workspace o; the
+// workspace answers 403 to a role that may not manage members.
+func (h *handlers) invitationsPage(r *http.Request, c *caller, o *workspace.OrgListing) (*page, error) {
+	invs, err := h.ws.Invitations(r.Context(), c.p, o.ID)
 	if err != nil {
-		h.pageError(w, r, err)
-		return nil, false
+		return nil, err
 	}
 	p := c.page(r, tr(r, "%s: invitations", o.Name), "workspaces")
 	p.Data = &invitationsData{Org: *o, Invitations: invs, Links: orgLinks(o), Here: "invitations"}
 	p.Values = map[string]string{"role": workspace.RoleMember}
-	return p, true
+	return p, nil
 }
 
 // handleInvitationsPage handles "GET /workspaces/{id}/invitations": the
 // usable invitations, the forms to invite, and once a new link.
-func (h *handlers) handleInvitationsPage(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
+func (h *handlers) handleInvitationsPage(w http.ResponseWriter, r *http.Request, c *caller, o *workspace.OrgListing) error {
+	p, err := h.invitationsPage(r, c, o)
+	if err != nil {
+		return err
 	}
-	id := r.PathValue("id")
-	p, ok := h.invitationsPage(w, r, c, id)
-	if !ok {
-		return
-	}
-	if invID, link := h.takeShown(w, r, invitationsPath(id)); link != "" {
+	if invID, link := h.takeShown(w, r, invitationsPath(o.ID)); link != "" {
 		d := p.Data.(*invitationsData)
 		for _, inv := range d.Invitations {
 			if inv.ID == invID && inv.Kind == workspace.InviteLink {
@@ -56,17 +52,14 @@ func (h *handlers) handleInvitationsPage(w http.ResponseWriter, r *http.Request)
 		}
 	}
 	h.render(w, r, http.StatusOK, "invitations", p)
+	return nil
 }
 
 func invitationsPath(orgID string) string { return "/workspaces/" + orgID + "/invitations" }
 
 // handleInvite handles "POST /workspaces/{id}/invitations": addresses
 // (separated by commas, spaces or lines) and a role, or kind=link.
-func (h *handlers) handleInvite(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleInvite(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id := r.PathValue("id")
 	in := workspace.InviteInput{Kind: r.PostFormValue("kind"), Role: r.PostFormValue("role")}
 	if in.Kind != workspace.InviteLink {
@@ -75,62 +68,57 @@ func (h *handlers) handleInvite(w http.ResponseWriter, r *http.Request) {
 	invs, invalid, err := h.ws.Invite(r.Context(), c.p, id, in)
 	if err == nil && len(invalid) > 0 {
 		// The valid ones were sent; the page keeps the refused ones to fix.
-		p, ok := h.invitationsPage(w, r, c, id)
-		if ok {
-			p.Notice = ""
-			p.Values = map[string]string{"emails": strings.Join(invalid, ", "), "role": in.Role}
-			p.Fields = map[string]string{"emails": "Invitations went to the other addresses; these are not addresses: " + strings.Join(invalid, ", ") + "."}
-			h.render(w, r, http.StatusBadRequest, "invitations", p)
+		p, err := h.pageIn(r, c, h.invitationsPage)
+		if err != nil {
+			return err
 		}
-		return
+		p.Notice = ""
+		p.Values = map[string]string{"emails": strings.Join(invalid, ", "), "role": in.Role}
+		p.Fields = map[string]string{"emails": "Invitations went to the other addresses; these are not addresses: " + strings.Join(invalid, ", ") + "."}
+		h.render(w, r, http.StatusBadRequest, "invitations", p)
+		return nil
 	}
 	if err != nil {
-		if p, ok := h.invitationsPage(w, r, c, id); ok {
-			p.Notice = ""
-			h.refuse(w, r, "invitations", p, err, map[string]string{"emails": r.PostFormValue("emails"), "role": in.Role}, "emails", "role")
+		p, perr := h.pageIn(r, c, h.invitationsPage)
+		if perr != nil {
+			return perr
 		}
-		return
+		p.Notice = ""
+		return refused("invitations", p, err, map[string]string{"emails": r.PostFormValue("emails"), "role": in.Role}, "emails", "role")
 	}
 	if in.Kind == workspace.InviteLink && len(invs) == 1 {
 		h.showOnce(w, invitationsPath(id), invs[0].ID, invs[0].URL)
 		http.Redirect(w, r, invitationsPath(id), http.StatusSeeOther)
-		return
+		return nil
 	}
 	done(w, r, invitationsPath(id), "invited")
+	return nil
 }
 
 // handleRevokeInvitation handles "POST /workspaces/{id}/invitations/revoke".
-func (h *handlers) handleRevokeInvitation(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleRevokeInvitation(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id := r.PathValue("id")
 	if err := h.ws.RevokeInvitation(r.Context(), c.p, id, r.PostFormValue("invitation_id")); err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	done(w, r, invitationsPath(id), "invitation-revoked")
+	return nil
 }
 
 // handleResendInvitation handles "POST /workspaces/{id}/invitations/resend":
 // a new link mailed for a pending email invitation (the old one stops
 // working), counted by the invitation mail limits.
-func (h *handlers) handleResendInvitation(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleResendInvitation(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id := r.PathValue("id")
 	inv, err := h.ws.ResendInvitation(r.Context(), c.p, id, r.PostFormValue("invitation_id"))
 	if err != nil {
-		p, ok := h.invitationsPage(w, r, c, id)
-		if !ok {
-			return
+		p, perr := h.pageIn(r, c, h.invitationsPage)
+		if perr != nil {
+			return perr
 		}
 		p.Notice = ""
-		h.refuse(w, r, "invitations", p, err, map[string]string{})
-		return
+		return refused("invitations", p, err, map[string]string{})
 	}
 	h.doneNamed(w, r, invitationsPath(id), "invitation-resent", inv.Email)
+	return nil
 }

@@ -28,23 +28,22 @@ const (
 // handleLogout handles "GET /oauth/logout" and "POST /oauth/logout": the
 // relying party's request (a POST comes from its site, so it gets no
 // cross-origin check; it signs out only as a GET would).
-func (h *handlers) handleLogout(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleLogout(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	if r.Method == http.MethodPost {
 		if err := r.ParseForm(); err != nil {
 			h.logoutRefused(w, r, "The sign-out request could not be read.")
-			return
+			return nil
 		}
 		q = r.PostForm
 	}
 	l, ok := h.logoutRequest(w, r, q)
 	if !ok {
-		return
+		return nil
 	}
 	b, err := h.browser(r)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	if b == nil {
 		// Nobody is signed in here: nothing to end, nobody to ask. Only a
@@ -55,14 +54,14 @@ func (h *handlers) handleLogout(w http.ResponseWriter, r *http.Request) {
 		// link naming the host.
 		if l.Client != nil && l.Client.RedirectsErrors {
 			h.signedOut(w, r, l)
-			return
+			return nil
 		}
 		h.signedOutPage(w, r, l)
-		return
+		return nil
 	}
 	if l.Subject != "" && l.Subject == b.User.ID {
 		h.endBrowser(w, r, l)
-		return
+		return nil
 	}
 	p := &page{Title: "Sign out?", User: b.User, Action: logoutConfirmPath}
 	if l.Client != nil {
@@ -77,6 +76,7 @@ func (h *handlers) handleLogout(w http.ResponseWriter, r *http.Request) {
 	}
 	sortHidden(p.Hidden)
 	h.render(w, r, http.StatusOK, "logout", p)
+	return nil
 }
 
 // handleLogoutConfirm handles "POST /oauth/logout/confirm", the

@@ -11,19 +11,19 @@ func (h *handlers) handleMagicPage(w http.ResponseWriter, r *http.Request) {
 
 // handleMagic handles "POST /auth/magic": consumes the link, starts the
 // browser session and continues where the sign-in began.
-func (h *handlers) handleMagic(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleMagic(w http.ResponseWriter, r *http.Request) error {
 	if h.limited(r, h.verify) {
 		h.tooMany(w, r)
-		return
+		return nil
 	}
 	si, err := h.svc.VerifyMagicLink(r.Context(), r.PostFormValue("token"), h.k.SessionMeta(r))
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	next := ""
 	if c, err := r.Cookie(h.hostCookie(cookieNext)); err == nil {
 		next = c.Value
 	}
 	h.signedIn(w, r, si, next)
+	return nil
 }

@@ -13,6 +13,12 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "role", Text: "Role changed."},
+	{Key: "removed", Text: "Member removed."},
+}.add()
+
 // errOrgNotFound answers a workspace page of an org the caller is not in.
 var errOrgNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "organization not found")
 
@@ -60,34 +66,25 @@ func (h *handlers) orgOf(r *http.Request, c *caller, id string) (*workspace.OrgL
 	return o, err
 }
 
-// membersPage builds the members page of org id: one page of its
-// directory, searched by q, both done by the store (MemberPage).
-func (h *handlers) membersPage(w http.ResponseWriter, r *http.Request, c *caller, id string) (*page, bool) {
-	o, err := h.orgOf(r, c, id)
-	d := membersData{Org: *orgOrEmpty(o), Query: strings.TrimSpace(r.URL.Query().Get("q"))}
+// membersPage is "GET /workspaces/{id}/members": one page of workspace o's
+// directory, searched by q, both done by the store (MemberPage), with what
+// the caller may do to each member (the workspace's capabilities).
+func (h *handlers) membersPage(r *http.Request, c *caller, o *workspace.OrgListing) (*page, error) {
+	d := membersData{Org: *o, Query: strings.TrimSpace(r.URL.Query().Get("q"))}
 	d.Page, _ = strconv.Atoi(r.URL.Query().Get("page"))
 	d.Page = max(1, min(d.Page, 100000))
-	var ms []workspace.PersonRow
-	var more bool
-	if err == nil {
-		ms, more, err = h.memberRows(r, c, &d, parseCursor(r.URL.Query().Get("after")))
-	}
+	ms, more, err := h.memberRows(r, c, &d, parseCursor(r.URL.Query().Get("after")))
 	if err != nil {
-		h.pageError(w, r, err)
-		return nil, false
+		return nil, err
 	}
-	d.CanManage = workspace.RoleHas(o.Role, workspace.PermMembers)
-	owners := workspace.RoleHas(o.Role, workspace.PermOwners)
-	for _, role := range []string{workspace.RoleOwner, workspace.RoleAdmin, workspace.RoleBilling, workspace.RoleMember} {
-		if role != workspace.RoleOwner || owners {
-			d.Roles = append(d.Roles, role)
-		}
-	}
+	caps := o.Capabilities()
+	d.CanManage = caps.Can(workspace.PermMembers)
+	d.Roles = caps.AssignableRoles()
 	d.RoleOptions = roleOptions(d.Roles)
 	for _, m := range ms {
 		self := m.UserID == c.b.User.ID
 		d.Members = append(d.Members, memberRow{UserID: m.UserID, Name: m.Name, Email: m.Email, Role: m.Role,
-			Joined: m.JoinedAt.Format("2 Jan 2006"), Self: self, CanManage: d.CanManage && !self && (m.Role != workspace.RoleOwner || owners)})
+			Joined: m.JoinedAt.Format("2 Jan 2006"), Self: self, CanManage: !self && caps.Remove(m.Role)})
 	}
 	link := func(n int, after string) string {
 		v := url.Values{"q": {d.Query}, "page": {strconv.Itoa(n)}}
@@ -106,7 +103,7 @@ func (h *handlers) membersPage(w http.ResponseWriter, r *http.Request, c *caller
 	d.Links, d.Here = orgLinks(o), "members"
 	p := c.page(r, tr(r, "%s: members", o.Name), "workspaces")
 	p.Data = d
-	return p, true
+	return p, nil
 }
 
 // memberRows reads d's page of the directory: after the cursor when there
@@ -172,51 +169,23 @@ func roleOptions(roles []string) map[string]template.HTML {
 	return out
 }
 
-// orgOrEmpty is *o, or an empty listing when o is nil (an error page follows).
-func orgOrEmpty(o *workspace.OrgListing) *workspace.OrgListing {
-	if o == nil {
-		return &workspace.OrgListing{}
-	}
-	return o
-}
-
-// handleMembersPage handles "GET /workspaces/{id}/members".
-func (h *handlers) handleMembersPage(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
-	if p, ok := h.membersPage(w, r, c, r.PathValue("id")); ok {
-		h.render(w, r, http.StatusOK, "members", p)
-	}
-}
-
 // handleMemberRole handles "POST /workspaces/{id}/members/role"; the
 // workspace decides who may (403) and keeps an owner (409).
-func (h *handlers) handleMemberRole(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleMemberRole(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id := r.PathValue("id")
 	if err := h.ws.SetMemberRole(r.Context(), c.p, id, r.PostFormValue("user_id"), r.PostFormValue("role")); err != nil {
-		h.membersRefused(w, r, c, id, err)
-		return
+		return h.refusedIn(r, c, "members", h.membersPage, err, nil)
 	}
 	done(w, r, "/workspaces/"+id+"/members", "role")
+	return nil
 }
 
 // handleMemberRemove handles "POST /workspaces/{id}/members/remove".
-func (h *handlers) handleMemberRemove(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleMemberRemove(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id, userID := r.PathValue("id"), r.PostFormValue("user_id")
 	people, err := h.ws.OrgMembers(r.Context(), c.p, id)
 	if err != nil {
-		h.membersRefused(w, r, c, id, err)
-		return
+		return h.refusedIn(r, c, "members", h.membersPage, err, nil)
 	}
 	name := "this member"
 	for _, m := range people {
@@ -227,19 +196,11 @@ func (h *handlers) handleMemberRemove(w http.ResponseWriter, r *http.Request) {
 	if !h.confirmed(w, r, c, "", confirmStep{Title: tr(r, "Remove %s?", name),
 		Message: tr(r, "%s loses access to this workspace, its teams and its tools. To come back, they need a new invitation.", name),
 		Button:  "Remove from the workspace", Back: "/workspaces/" + id + "/members"}) {
-		return
+		return nil
 	}
 	if err := h.ws.RemoveMember(r.Context(), c.p, id, userID); err != nil {
-		h.membersRefused(w, r, c, id, err)
-		return
+		return h.refusedIn(r, c, "members", h.membersPage, err, nil)
 	}
 	h.doneNamed(w, r, "/workspaces/"+id+"/members", "removed", name)
-}
-
-// membersRefused shows the members page again with the service's refusal
-// above the list (a 404 or 403 of the workspace itself is the error page).
-func (h *handlers) membersRefused(w http.ResponseWriter, r *http.Request, c *caller, id string, err error) {
-	if p, ok := h.membersPage(w, asGet(r), c, id); ok {
-		h.refuse(w, r, "members", p, err, nil)
-	}
+	return nil
 }

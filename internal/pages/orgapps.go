@@ -11,6 +11,14 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "app-created", Text: "Application registered."},
+	{Key: "app-saved", Text: "Application saved."},
+	{Key: "app-rotated", Text: "New secret made."},
+	{Key: "app-deleted", Text: "Application deleted: its sign-ins and tokens were ended."},
+}.add()
+
 // The workspace's applications (issue 25 item 3): list and register at
 // /workspaces/{id}/applications, edit, rotate the secret and delete at
 // …/applications/{app}. The service decides who may (owners and admins of
@@ -53,16 +61,11 @@ func orgAppsPath(id string) string { return "/workspaces/" + id + "/applications
 
 func orgAppPath(id, app string) string { return orgAppsPath(id) + "/" + app }
 
-// orgAppsPage is the list page of the workspace in the path.
-func (h *handlers) orgAppsPage(w http.ResponseWriter, r *http.Request, c *caller) (*page, bool) {
-	o := h.orgPage(w, r, c)
-	if o == nil {
-		return nil, false
-	}
+// orgAppsPage is the list page of workspace o.
+func (h *handlers) orgAppsPage(r *http.Request, c *caller, o *workspace.OrgListing) (*page, error) {
 	apps, err := h.ws.Applications(r.Context(), c.p, o.ID)
 	if err != nil {
-		h.pageError(w, r, err)
-		return nil, false
+		return nil, err
 	}
 	p := c.page(r, tr(r, "%s: applications", o.Name), "workspaces")
 	p.Data = &orgAppsData{Org: *o, Links: orgLinks(o), Here: "applications", Apps: apps, Methods: appMethods,
@@ -72,20 +75,20 @@ func (h *handlers) orgAppsPage(w http.ResponseWriter, r *http.Request, c *caller
 	}
 	p.Values = map[string]string{"token_endpoint_auth_method": workspace.AuthClientSecretBasic, "scope": "openid profile email offline_access",
 		"id_token_signed_response_alg": "RS256"}
-	return p, true
+	return p, nil
 }
 
-// orgAppPage is the edit page of the application in the path.
-func (h *handlers) orgAppPage(w http.ResponseWriter, r *http.Request, c *caller) (*page, bool) {
-	p, ok := h.orgAppsPage(w, r, c)
-	if !ok {
-		return nil, false
+// orgAppPage is the edit page of the application in the path, in
+// workspace o.
+func (h *handlers) orgAppPage(r *http.Request, c *caller, o *workspace.OrgListing) (*page, error) {
+	p, err := h.orgAppsPage(r, c, o)
+	if err != nil {
+		return nil, err
 	}
 	d := p.Data.(*orgAppsData)
 	a, err := h.ws.Application(r.Context(), c.p, d.Org.ID, r.PathValue("app"))
 	if err != nil {
-		h.pageError(w, r, err)
-		return nil, false
+		return nil, err
 	}
 	d.App = a
 	if now := h.ws.Now(); a.PrevSecretHash != "" && now.Before(a.PrevSecretUntil) {
@@ -93,7 +96,7 @@ func (h *handlers) orgAppPage(w http.ResponseWriter, r *http.Request, c *caller)
 	}
 	p.Title = d.Org.Name + ": " + a.ClientName
 	p.Values = appValues(a)
-	return p, true
+	return p, nil
 }
 
 // appValues are an application's fields as the form shows them.
@@ -142,14 +145,10 @@ func appForm(r *http.Request) (workspace.ApplicationInput, map[string]string) {
 // handleOrgAppsPage handles "GET /workspaces/{id}/applications": the
 // applications, the register form, and once, right after registering one,
 // its secret (only when it is that application's secret).
-func (h *handlers) handleOrgAppsPage(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
-	p, ok := h.orgAppsPage(w, r, c)
-	if !ok {
-		return
+func (h *handlers) handleOrgAppsPage(w http.ResponseWriter, r *http.Request, c *caller, o *workspace.OrgListing) error {
+	p, err := h.orgAppsPage(r, c, o)
+	if err != nil {
+		return err
 	}
 	d := p.Data.(*orgAppsData)
 	if id, secret := h.takeShown(w, r, orgAppsPath(d.Org.ID)); secret != "" {
@@ -160,14 +159,11 @@ func (h *handlers) handleOrgAppsPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.render(w, r, http.StatusOK, "orgapps", p)
+	return nil
 }
 
 // handleCreateOrgApp handles "POST /workspaces/{id}/applications".
-func (h *handlers) handleCreateOrgApp(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleCreateOrgApp(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id := r.PathValue("id")
 	in, values := appForm(r)
 	in.JWKSURI = nilIfEmpty(in.JWKSURI)
@@ -176,16 +172,13 @@ func (h *handlers) handleCreateOrgApp(w http.ResponseWriter, r *http.Request) {
 	}
 	na, err := h.ws.CreateApplication(r.Context(), c.p, id, in)
 	if err != nil {
-		if p, ok := h.orgAppsPage(w, asGet(r), c); ok {
-			p.Notice = ""
-			h.refuse(w, r, "orgapps", p, err, values, appFields...)
-		}
-		return
+		return h.refusedIn(r, c, "orgapps", h.orgAppsPage, err, values, appFields...)
 	}
 	if na.Secret != "" {
 		h.showOnce(w, orgAppsPath(id), na.App.ID, na.Secret)
 	}
 	done(w, r, orgAppsPath(id), "app-created")
+	return nil
 }
 
 func nilIfEmpty(s *string) *string {
@@ -198,29 +191,22 @@ func nilIfEmpty(s *string) *string {
 // handleOrgAppPage handles "GET /workspaces/{id}/applications/{app}": the
 // edit form, the rotate and delete forms, and once, right after a
 // rotation, the new secret.
-func (h *handlers) handleOrgAppPage(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
-	p, ok := h.orgAppPage(w, r, c)
-	if !ok {
-		return
+func (h *handlers) handleOrgAppPage(w http.ResponseWriter, r *http.Request, c *caller, o *workspace.OrgListing) error {
+	p, err := h.orgAppPage(r, c, o)
+	if err != nil {
+		return err
 	}
 	d := p.Data.(*orgAppsData)
 	if id, secret := h.takeShown(w, r, orgAppPath(d.Org.ID, d.App.ID)); secret != "" && id == d.App.ID && token.Hash(secret) == d.App.SecretHash {
 		d.Secret, d.SecretName, p.Script = secret, d.App.ClientName, copyScriptPath
 	}
 	h.render(w, r, http.StatusOK, "orgapp", p)
+	return nil
 }
 
 // handleOrgAppAction handles "POST /workspaces/{id}/applications/{app}/{action}":
 // save (the edit form), secret (rotate with the grace chosen) and delete.
-func (h *handlers) handleOrgAppAction(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleOrgAppAction(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id, app := r.PathValue("id"), r.PathValue("app")
 	var values map[string]string
 	var err error
@@ -230,7 +216,7 @@ func (h *handlers) handleOrgAppAction(w http.ResponseWriter, r *http.Request) {
 		in, values = appForm(r)
 		if _, err = h.ws.UpdateApplication(r.Context(), c.p, id, app, in); err == nil {
 			done(w, r, orgAppPath(id, app), "app-saved")
-			return
+			return nil
 		}
 	case "secret":
 		grace, convErr := strconv.Atoi(r.PostFormValue("grace_seconds"))
@@ -241,22 +227,23 @@ func (h *handlers) handleOrgAppAction(w http.ResponseWriter, r *http.Request) {
 		if na, err = h.ws.RotateApplicationSecret(r.Context(), c.p, id, app, time.Duration(grace)*time.Second); err == nil {
 			h.showOnce(w, orgAppPath(id, app), na.App.ID, na.Secret)
 			done(w, r, orgAppPath(id, app), "app-rotated")
-			return
+			return nil
 		}
 	case "delete":
 		if err = h.ws.DeleteApplication(r.Context(), c.p, id, app); err == nil {
 			done(w, r, orgAppsPath(id), "app-deleted")
-			return
+			return nil
 		}
 	default:
 		http.NotFound(w, r)
-		return
+		return nil
 	}
-	if p, ok := h.orgAppPage(w, asGet(r), c); ok {
-		p.Notice = ""
-		if values == nil {
-			values = p.Values
-		}
-		h.refuse(w, r, "orgapp", p, err, values, appFields...)
+	p, perr := h.pageIn(asGet(r), c, h.orgAppPage)
+	if perr != nil {
+		return perr
 	}
+	if values == nil {
+		values = p.Values
+	}
+	return refused("orgapp", p, err, values, appFields...)
 }

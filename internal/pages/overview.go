@@ -10,29 +10,28 @@ import (
 type orgLink struct{ Key, Label, Path string }
 
 // orgLinks are the workspace pages org o's role may open, from the
-// workspace's role table: members, teams and tools for everyone; the
+// workspace's capabilities: members, teams and tools for everyone; the
 // others for the roles holding their permission. A personal workspace has
 // no invitations or workspace keys (the API's are for team workspaces).
 func orgLinks(o *workspace.OrgListing) []orgLink {
 	base := "/workspaces/" + o.ID
 	links := []orgLink{{"overview", "Overview", base}, {"members", "Members", base + "/members"}}
-	can := func(p workspace.Permission) bool { return workspace.RoleHas(o.Role, p) }
-	team := o.Kind == workspace.OrgTeam
+	caps := o.Capabilities()
 	add := func(ok bool, key, label string) {
 		if ok {
 			links = append(links, orgLink{key, label, base + "/" + key})
 		}
 	}
-	add(team && can(workspace.PermMembers), "invitations", "Invitations")
-	add(team, "teams", "Teams")
+	add(caps.CanInTeam(workspace.PermMembers), "invitations", "Invitations")
+	add(caps.Team, "teams", "Teams")
 	add(true, "tools", "Tools")
-	add(team && can(workspace.PermSettings), "keys", "Workspace API keys")
-	add(can(workspace.PermDomains), "domains", "Domains")
-	add(team && can(workspace.PermSettings), "applications", "Applications")
-	add(team && can(workspace.PermSettings), "scim", "Provisioning")
-	add(team && can(workspace.PermSettings), "sso", "Single sign-on")
-	add(can(workspace.PermSettings), "audit", "Audit log")
-	add(team && can(workspace.PermSettings), "settings", "Settings")
+	add(caps.CanInTeam(workspace.PermSettings), "keys", "Workspace API keys")
+	add(caps.Can(workspace.PermDomains), "domains", "Domains")
+	add(caps.CanInTeam(workspace.PermSettings), "applications", "Applications")
+	add(caps.CanInTeam(workspace.PermSettings), "scim", "Provisioning")
+	add(caps.CanInTeam(workspace.PermSettings), "sso", "Single sign-on")
+	add(caps.Can(workspace.PermSettings), "audit", "Audit log")
+	add(caps.CanInTeam(workspace.PermSettings), "settings", "Settings")
 	return links
 }
 
@@ -45,7 +44,8 @@ type overviewData struct {
 }
 
 // orgPage resolves the caller's membership of the workspace in the path;
-// nil when it has answered (not a member: 404).
+// nil when it has answered (not a member: 404). The pages on the adapter
+// have it from inWorkspace.
 func (h *handlers) orgPage(w http.ResponseWriter, r *http.Request, c *caller) *workspace.OrgListing {
 	o, err := h.orgOf(r, c, r.PathValue("id"))
 	if err != nil {
@@ -55,23 +55,14 @@ func (h *handlers) orgPage(w http.ResponseWriter, r *http.Request, c *caller) *w
 	return o
 }
 
-// handleOverviewPage handles "GET /workspaces/{id}": the workspace's name,
-// the caller's role, its counts and the pages the role may open.
-func (h *handlers) handleOverviewPage(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
-	o := h.orgPage(w, r, c)
-	if o == nil {
-		return
-	}
+// overviewPage is "GET /workspaces/{id}": the workspace's name, the
+// caller's role, its counts and the pages the role may open.
+func (h *handlers) overviewPage(r *http.Request, c *caller, o *workspace.OrgListing) (*page, error) {
 	prof, err := h.ws.OrgProfile(r.Context(), c.p, o.ID)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return nil, err
 	}
 	p := c.page(r, o.Name, "workspaces")
 	p.Data = overviewData{Org: *o, Profile: prof, Links: orgLinks(o), Here: "overview"}
-	h.render(w, r, http.StatusOK, "overview", p)
+	return p, nil
 }

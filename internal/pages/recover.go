@@ -21,34 +21,34 @@ func (h *handlers) handleRecoverPage(w http.ResponseWriter, r *http.Request) {
 
 // handleRecover handles "POST /recover": the API's request with its
 // limits, and the same answer for every well-formed address.
-func (h *handlers) handleRecover(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleRecover(w http.ResponseWriter, r *http.Request) error {
 	email := r.PostFormValue("email")
 	key, display, err := gatehouse.ParseEmail(email)
 	if err != nil {
 		h.render(w, r, http.StatusBadRequest, "recover", &page{Title: "Forgot your password?", Email: email, Error: sentence(err.(*gatehouse.Error).Message)})
-		return
+		return nil
 	}
 	okIP, _ := h.recover.Allow(h.k.ClientIP(r))
 	okMail, _ := h.recoverPerEmail.Allow(key)
 	if !okIP || !okMail {
 		h.render(w, r, http.StatusTooManyRequests, "recover", &page{Title: "Forgot your password?", Email: email,
 			Error: "Too many links requested. Wait a few minutes and try again."})
-		return
+		return nil
 	}
 	if err := h.svc.RequestRecovery(r.Context(), email); err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	h.render(w, r, http.StatusOK, "message", &page{Title: "Check your email",
 		Message: tr(r, "If %s has an account, a link to choose a new password is on its way. It works once, within 1 hour.", display),
 		Resend:  &resend{Action: "/recover", Hidden: []hidden{{"email", email}}}})
+	return nil
 }
 
 // handleResetPage handles "GET /reset-password?token=…": the form for
 // the new password, with the second factor's fields when the link's
 // account has one. Only the POST uses the link (mail scanners open
 // links); a link used already or expired says so instead of the form.
-func (h *handlers) handleResetPage(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleResetPage(w http.ResponseWriter, r *http.Request) error {
 	tok := r.URL.Query().Get("token")
 	if state, _, err := h.svc.MailedLink(r.Context(), tok, identity.PurposePasswordReset); err == nil && (state == identity.LinkUsed || state == identity.LinkExpired) {
 		// Said before anyone types a new password into a form that
@@ -59,14 +59,14 @@ func (h *handlers) handleResetPage(w http.ResponseWriter, r *http.Request) {
 			p.Title, p.Message = "This link has expired", "This link to choose a new password has expired: each works for 1 hour. Ask for a new link."
 		}
 		h.render(w, r, http.StatusGone, "message", p)
-		return
+		return nil
 	}
 	owed, err := h.svc.ResetFactors(r.Context(), tok)
 	if err != nil && gatehouse.ErrorKind(err) == gatehouse.KindInternal {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	h.render(w, r, http.StatusOK, "reset", resetPage(tok, owed, "", nil))
+	return nil
 }
 
 // resetPage is the reset form of the link tok, asking for a second
@@ -86,10 +86,10 @@ func resetPage(tok string, owed []string, msg string, fields map[string]string) 
 // recovery code ("recovery_code") in the same form. A refused password
 // or code shows the form again with the reason while the link still
 // works (it is not spent); a bad link shows the error page.
-func (h *handlers) handleReset(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleReset(w http.ResponseWriter, r *http.Request) error {
 	if h.limited(r, h.verify) {
 		h.tooMany(w, r)
-		return
+		return nil
 	}
 	in := identity.Reset{Token: r.PostFormValue("token"), NewPassword: r.PostFormValue("new_password")}
 	if code := strings.TrimSpace(r.PostFormValue("code")); code != "" {
@@ -103,14 +103,14 @@ func (h *handlers) handleReset(w http.ResponseWriter, r *http.Request) {
 		// The link still works: the form again, with the reason.
 		if owed, lerr := h.svc.ResetFactors(r.Context(), in.Token); lerr == nil {
 			h.refuseReset(w, r, in, owed, e)
-			return
+			return nil
 		}
 	}
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	h.signedIn(w, r, si, "")
+	return nil
 }
 
 // refuseReset shows the reset form again with e's reason next to the

@@ -8,6 +8,12 @@ import (
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "revoked", Text: "Session signed out."},
+	{Key: "others", Text: "Every other session was signed out."},
+}.add()
+
 // sessionRow is one session as the sessions page lists it.
 type sessionRow struct {
 	identity.Session
@@ -43,15 +49,10 @@ func device(ua string) string {
 
 // handleSessionsPage handles "GET /account/sessions": the live sign-in
 // sessions, this browser's marked.
-func (h *handlers) handleSessionsPage(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleSessionsPage(w http.ResponseWriter, r *http.Request, c *caller) error {
 	ss, err := h.svc.Sessions(r.Context(), c.p)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	rows := make([]sessionRow, 0, len(ss))
 	others := false
@@ -62,20 +63,16 @@ func (h *handlers) handleSessionsPage(w http.ResponseWriter, r *http.Request) {
 	p := c.page(r, "Sessions", "sessions")
 	p.Data = map[string]any{"Sessions": rows, "Others": others}
 	h.render(w, r, http.StatusOK, "sessions", p)
+	return nil
 }
 
 // handleRevokeSession handles "POST /account/sessions/revoke": one session
 // (this browser's too, which signs it out).
-func (h *handlers) handleRevokeSession(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleRevokeSession(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id := r.PostFormValue("id")
 	ss, err := h.svc.Sessions(r.Context(), c.p)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	name := "another device"
 	for _, s := range ss {
@@ -89,32 +86,27 @@ func (h *handlers) handleRevokeSession(w http.ResponseWriter, r *http.Request) {
 	if !h.confirmed(w, r, c, "sessions", confirmStep{Title: tr(r, "Sign out the session on %s?", name),
 		Message: tr(r, "Whoever uses the session on %s is signed out and has to sign in again.", name),
 		Button:  tr(r, "Sign out %s", name), Back: "/account/sessions"}) {
-		return
+		return nil
 	}
 	if err := h.svc.RevokeSession(r.Context(), c.p, id); err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	if id == c.b.SessionID {
 		h.setCookie(w, h.sessionCookieName(), "", -1)
 		http.Redirect(w, r, "/signin", http.StatusSeeOther)
-		return
+		return nil
 	}
 	h.doneNamed(w, r, "/account/sessions", "revoked", name)
+	return nil
 }
 
 // handleRevokeOtherSessions handles "POST /account/sessions/revoke-others":
 // every sign-in session but this browser's. Applications' sessions are
 // left to the connected-apps page.
-func (h *handlers) handleRevokeOtherSessions(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleRevokeOtherSessions(w http.ResponseWriter, r *http.Request, c *caller) error {
 	ss, err := h.svc.Sessions(r.Context(), c.p)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	for _, s := range ss {
 		if s.ID == c.b.SessionID || s.GrantID != "" {
@@ -122,9 +114,9 @@ func (h *handlers) handleRevokeOtherSessions(w http.ResponseWriter, r *http.Requ
 		}
 		// Not found: revoked meanwhile by another request.
 		if err := h.svc.RevokeSession(r.Context(), c.p, s.ID); err != nil && gatehouse.ErrorKind(err) != gatehouse.KindNotFound {
-			h.pageError(w, r, err)
-			return
+			return err
 		}
 	}
 	done(w, r, "/account/sessions", "others")
+	return nil
 }

@@ -10,11 +10,10 @@ import (
 )
 
 // handleSignInPage handles "GET /signin".
-func (h *handlers) handleSignInPage(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleSignInPage(w http.ResponseWriter, r *http.Request) error {
 	b, err := h.browser(r)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	q := r.URL.Query()
 	next := safeNext(q.Get("next"))
@@ -26,7 +25,7 @@ func (h *handlers) handleSignInPage(w http.ResponseWriter, r *http.Request) {
 			next = "/"
 		}
 		http.Redirect(w, r, next, http.StatusSeeOther)
-		return
+		return nil
 	}
 	email := h.prefill(w, r, "/signin")
 	if hint := q.Get("login_hint"); email == "" && hint != "" {
@@ -41,6 +40,7 @@ func (h *handlers) handleSignInPage(w http.ResponseWriter, r *http.Request) {
 	}
 	h.render(w, r, http.StatusOK, "signin", &page{Title: "Sign in", Next: next, Email: email, Intro: intro,
 		Notice: notices[q.Get("done")], Script: passkeyScriptPath})
+	return nil
 }
 
 // prefillID names the address that the sign-up page, finding it taken,
@@ -108,28 +108,28 @@ func (h *handlers) handleSignIn(w http.ResponseWriter, r *http.Request) {
 
 // handleSignInMagic handles "POST /signin/magic": mails a sign-in link and
 // remembers in a cookie where to continue once it is opened here.
-func (h *handlers) handleSignInMagic(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleSignInMagic(w http.ResponseWriter, r *http.Request) error {
 	email, next := r.PostFormValue("email"), safeNext(r.PostFormValue("next"))
 	key, display, err := gatehouse.ParseEmail(email)
 	if err != nil {
 		// Next to the link form's field, not above the password form.
 		h.render(w, r, http.StatusBadRequest, "signin", &page{Title: "Sign in", Next: next, Email: email, Script: passkeyScriptPath,
 			Fields: map[string]string{"magic-email": sentence(err.(*gatehouse.Error).Message)}})
-		return
+		return nil
 	}
 	okIP, _ := h.magic.Allow(h.k.ClientIP(r))
 	okMail, _ := h.magicPerEmail.Allow(key)
 	if !okIP || !okMail {
 		h.render(w, r, http.StatusTooManyRequests, "signin", &page{Title: "Sign in", Next: next, Email: email,
 			Error: "Too many links requested. Wait a few minutes and try again.", Script: passkeyScriptPath})
-		return
+		return nil
 	}
 	if err := h.svc.RequestMagicLink(r.Context(), email, "web"); err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	h.setCookie(w, h.hostCookie(cookieNext), next, int(identity.MagicLinkTTL/time.Second))
 	h.render(w, r, http.StatusOK, "message", &page{Title: "Check your email",
 		Message: tr(r, "If %s can sign in, a link is on its way. Open it in this browser within 15 minutes to continue.", display),
 		Resend:  &resend{Action: "/signin/magic", Hidden: []hidden{{"email", email}, {"next", next}}}})
+	return nil
 }

@@ -9,6 +9,11 @@ import (
 	"github.com/gatehouse/gatehouse/internal/sso"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "linked", Text: "The sign-in is linked to your account."},
+}.add()
+
 // The page that confirms a pending link (issue 27): a single sign-on or
 // social sign-in found an existing account of its address, and the
 // callback sent the browser here with the link_token in a cookie. The
@@ -24,22 +29,22 @@ func (h *handlers) linkToken(r *http.Request) string {
 }
 
 // handleLinkPage handles "GET /signin/link".
-func (h *handlers) handleLinkPage(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleLinkPage(w http.ResponseWriter, r *http.Request) error {
 	if h.linkToken(r) == "" {
 		h.render(w, r, http.StatusNotFound, "message", &page{Title: "Nothing to link",
 			Message: "This link request expired or was used. Sign in with the provider again to start over."})
-		return
+		return nil
 	}
 	b, err := h.browser(r)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	if b == nil {
 		signInFirst(w, r, "link")
-		return
+		return nil
 	}
 	h.renderLink(w, r, b, http.StatusOK, "")
+	return nil
 }
 
 // renderLink shows the confirmation to b's account, with msg as its error.
@@ -49,27 +54,26 @@ func (h *handlers) renderLink(w http.ResponseWriter, r *http.Request, b *identit
 }
 
 // handleLink handles "POST /signin/link": the person's confirmation.
-func (h *handlers) handleLink(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleLink(w http.ResponseWriter, r *http.Request) error {
 	b, err := h.browser(r)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	if b == nil {
 		signInFirst(w, r, "link")
-		return
+		return nil
 	}
 	p := browserPrincipal(b)
 	err = h.sso.ConfirmLink(r.Context(), p, h.linkToken(r))
 	var e *gatehouse.Error
 	if errors.As(err, &e) && e.Kind != gatehouse.KindInternal {
 		h.renderLink(w, r, b, h.k.StatusOf(e.Kind), sentence(e.Message))
-		return
+		return nil
 	}
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	h.setCookie(w, h.hostCookie(sso.LinkCookie), "", -1)
 	done(w, r, "/account/identities", "linked")
+	return nil
 }

@@ -12,6 +12,11 @@ import (
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "step-expired", Text: "Your sign-in expired before its second step. Sign in again."},
+}.add()
+
 // The pending cookie holds the refresh token of a sign-in that owes its
 // second factor, for the step page: its 15 minutes, and SameSite=Strict
 // since only the pages' own forms lead there. It is never the browser
@@ -109,11 +114,11 @@ func (h *handlers) renderStep(w http.ResponseWriter, r *http.Request, p *gatehou
 // handleStep handles "POST /signin/mfa": a TOTP code (method totp) or a
 // recovery code (method recovery_code). Success replaces the pending
 // sign-in with an aal2 browser session; a wrong code shows the page again.
-func (h *handlers) handleStep(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleStep(w http.ResponseWriter, r *http.Request) error {
 	next := safeNext(r.PostFormValue("next"))
 	p, _, ok := h.pending(w, r, next)
 	if !ok {
-		return
+		return nil
 	}
 	method := r.PostFormValue("method")
 	if method != identity.FactorRecoveryCode {
@@ -130,12 +135,12 @@ func (h *handlers) handleStep(w http.ResponseWriter, r *http.Request) {
 			msg = "Too many attempts. Wait a few minutes and try again."
 		}
 		h.renderStep(w, r, p, h.k.StatusOf(e.Kind), next, msg)
-		return
+		return nil
 	}
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	h.setPending(w, "", -1)
 	h.startBrowser(w, r, si.RefreshToken, next)
+	return nil
 }

@@ -7,11 +7,10 @@ import (
 
 // handleSignOut handles "POST /signout"; a next (the consent page's "Use
 // another account") is where the sign-in page then returns.
-func (h *handlers) handleSignOut(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleSignOut(w http.ResponseWriter, r *http.Request) error {
 	if c, err := r.Cookie(h.sessionCookieName()); err == nil && c.Value != "" {
 		if err := h.svc.Logout(r.Context(), c.Value); err != nil {
-			h.pageError(w, r, err)
-			return
+			return err
 		}
 	}
 	h.setCookie(w, h.sessionCookieName(), "", -1)
@@ -21,4 +20,5 @@ func (h *handlers) handleSignOut(w http.ResponseWriter, r *http.Request) {
 		to += "?" + url.Values{"next": {safeNext(next)}}.Encode()
 	}
 	http.Redirect(w, r, to, http.StatusSeeOther)
+	return nil
 }

@@ -9,17 +9,17 @@ import (
 
 // handleSignUpPage handles "GET /signup"; a signed-in browser goes on to
 // the console.
-func (h *handlers) handleSignUpPage(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleSignUpPage(w http.ResponseWriter, r *http.Request) error {
 	b, err := h.browser(r)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	if b != nil {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
-		return
+		return nil
 	}
 	h.render(w, r, http.StatusOK, "signup", h.signUpPage(r.URL.Query().Get("next")))
+	return nil
 }
 
 // signUpPage is the sign-up form with its password rules.

@@ -8,8 +8,17 @@ import (
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "team-created", Text: "Team created."},
+	{Key: "team-deleted", Text: "Team deleted."},
+	{Key: "team-member", Text: "Team member saved."},
+	{Key: "team-removed", Text: "Taken off the team."},
+	{Key: "team-saved", Text: "Team saved."},
+}.add()
+
 // teamRow is one team as the teams page lists it, with whether the caller
-// may manage it (org.teams.manage or the team's lead, as the service decides).
+// may manage it (the workspace's ManageTeam capability).
 type teamRow struct {
 	workspace.Team
 	CanManage bool
@@ -23,72 +32,58 @@ type teamsData struct {
 	Teams []teamRow
 }
 
-// handleTeamsPage handles "GET /workspaces/{id}/teams": the workspace's
-// teams; any member may create one (and leads it).
-func (h *handlers) handleTeamsPage(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
-	if p, ok := h.teamsPage(w, r, c); ok {
-		h.render(w, r, http.StatusOK, "teams", p)
-	}
-}
-
-func (h *handlers) teamsPage(w http.ResponseWriter, r *http.Request, c *caller) (*page, bool) {
-	o := h.orgPage(w, r, c)
-	if o == nil {
-		return nil, false
-	}
+// teamsPage is "GET /workspaces/{id}/teams": the workspace's teams, with
+// what the caller may do to each (the workspace's capabilities, not
+// decided here); any member may create one (and leads it).
+func (h *handlers) teamsPage(r *http.Request, c *caller, o *workspace.OrgListing) (*page, error) {
 	ts, err := h.ws.Teams(r.Context(), c.p, o.ID)
 	if err != nil {
-		h.pageError(w, r, err)
-		return nil, false
+		return nil, err
 	}
 	d := teamsData{Org: *o, Links: orgLinks(o), Here: "teams"}
+	caps := o.Capabilities()
 	for _, t := range ts {
-		d.Teams = append(d.Teams, teamRow{Team: t, CanManage: canManageTeam(o.Role, t.MyRole)})
+		d.Teams = append(d.Teams, teamRow{Team: t, CanManage: caps.ManageTeam(t.MyRole)})
 	}
 	p := c.page(r, tr(r, "%s: teams", o.Name), "workspaces")
 	p.Data = d
-	return p, true
+	return p, nil
 }
 
-// canManageTeam is the service's rule for team changes (teamAccess): the
-// org's org.teams.manage, or leading the team.
-func canManageTeam(orgRole, teamRole string) bool {
-	return workspace.RoleHas(orgRole, workspace.PermTeams) || teamRole == workspace.TeamLead
+// teamForm is a team's name and description, as the create and edit forms
+// send them.
+type teamForm struct{ Name, Description string }
+
+func parseTeamForm(r *http.Request) teamForm {
+	return teamForm{Name: r.PostFormValue("name"), Description: r.PostFormValue("description")}
+}
+
+func (f teamForm) patch() workspace.TeamPatch {
+	return workspace.TeamPatch{Name: &f.Name, Description: &f.Description}
+}
+
+func (f teamForm) values() map[string]string {
+	return map[string]string{"name": f.Name, "description": f.Description}
 }
 
 // handleCreateTeam handles "POST /workspaces/{id}/teams": name and description.
-func (h *handlers) handleCreateTeam(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
-	name, desc := r.PostFormValue("name"), r.PostFormValue("description")
-	t, err := h.ws.CreateTeam(r.Context(), c.p, r.PathValue("id"), workspace.TeamPatch{Name: &name, Description: &desc})
+func (h *handlers) handleCreateTeam(w http.ResponseWriter, r *http.Request, c *caller) error {
+	f := parseTeamForm(r)
+	t, err := h.ws.CreateTeam(r.Context(), c.p, r.PathValue("id"), f.patch())
 	if err != nil {
-		if p, ok := h.teamsPage(w, asGet(r), c); ok {
-			h.refuse(w, r, "teams", p, err, map[string]string{"name": name, "description": desc}, "name", "description")
-		}
-		return
+		return h.refusedIn(r, c, "teams", h.teamsPage, err, f.values(), "name", "description")
 	}
 	done(w, r, "/workspaces/"+r.PathValue("id")+"/teams/"+t.ID, "team-created")
+	return nil
 }
 
 // handleDeleteTeam handles "POST /workspaces/{id}/teams/delete"; the
 // service decides who may (403).
-func (h *handlers) handleDeleteTeam(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleDeleteTeam(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id, teamID := r.PathValue("id"), r.PostFormValue("team_id")
 	teams, err := h.ws.Teams(r.Context(), c.p, id)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	name := "this team"
 	for _, tm := range teams {
@@ -99,13 +94,13 @@ func (h *handlers) handleDeleteTeam(w http.ResponseWriter, r *http.Request) {
 	if !h.confirmed(w, r, c, "", confirmStep{Title: tr(r, "Delete the team %s?", name),
 		Message: tr(r, "The team %s and its member list are deleted; its members stay in the workspace.", name),
 		Button:  tr(r, "Delete %s", name), Back: "/workspaces/" + id + "/teams"}) {
-		return
+		return nil
 	}
 	if err := h.ws.DeleteTeam(r.Context(), c.p, id, teamID); err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	h.doneNamed(w, r, "/workspaces/"+id+"/teams", "team-deleted", name)
+	return nil
 }
 
 // teamData is a team page's data.
@@ -119,12 +114,9 @@ type teamData struct {
 	Self      string
 }
 
-// teamPage builds the page of team tid in the caller's workspace.
-func (h *handlers) teamPage(w http.ResponseWriter, r *http.Request, c *caller) (*page, bool) {
-	o := h.orgPage(w, r, c)
-	if o == nil {
-		return nil, false
-	}
+// teamPage is "GET /workspaces/{id}/teams/{team}": the team of the path in
+// workspace o, its members and, for its managers, its forms.
+func (h *handlers) teamPage(r *http.Request, c *caller, o *workspace.OrgListing) (*page, error) {
 	ts, err := h.ws.Teams(r.Context(), c.p, o.ID)
 	var t *workspace.Team
 	for i := range ts {
@@ -140,34 +132,18 @@ func (h *handlers) teamPage(w http.ResponseWriter, r *http.Request, c *caller) (
 		ms, err = h.ws.TeamMembers(r.Context(), c.p, o.ID, t.ID)
 	}
 	if err != nil {
-		h.pageError(w, r, err)
-		return nil, false
+		return nil, err
 	}
 	p := c.page(r, o.Name+": "+t.Name, "workspaces")
-	p.Values = map[string]string{"name": t.Name, "description": t.Description}
-	p.Data = teamData{Org: *o, Links: orgLinks(o), Here: "teams", Team: *t, Members: ms, CanManage: canManageTeam(o.Role, t.MyRole), Self: c.b.User.ID}
-	return p, true
-}
-
-// handleTeamPage handles "GET /workspaces/{id}/teams/{team}".
-func (h *handlers) handleTeamPage(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
-	if p, ok := h.teamPage(w, r, c); ok {
-		h.render(w, r, http.StatusOK, "team", p)
-	}
+	p.Values = teamForm{Name: t.Name, Description: t.Description}.values()
+	p.Data = teamData{Org: *o, Links: orgLinks(o), Here: "teams", Team: *t, Members: ms, CanManage: o.Capabilities().ManageTeam(t.MyRole), Self: c.b.User.ID}
+	return p, nil
 }
 
 // handleTeamMember handles "POST /workspaces/{id}/teams/{team}/members":
 // a member's email address and the team role; SetTeamMember decides who may
 // (403) and that they are in the workspace (400).
-func (h *handlers) handleTeamMember(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleTeamMember(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id, team, email := r.PathValue("id"), r.PathValue("team"), strings.TrimSpace(r.PostFormValue("email"))
 	userID := r.PostFormValue("user_id")
 	var err error
@@ -178,42 +154,30 @@ func (h *handlers) handleTeamMember(w http.ResponseWriter, r *http.Request) {
 		err = h.ws.SetTeamMember(r.Context(), c.p, id, team, userID, r.PostFormValue("role"))
 	}
 	if err != nil {
-		if p, ok := h.teamPage(w, asGet(r), c); ok {
-			h.refuse(w, r, "team", p, err, map[string]string{"email": email, "role": r.PostFormValue("role")}, "email", "role")
-		}
-		return
+		return h.refusedIn(r, c, "team", h.teamPage, err, map[string]string{"email": email, "role": r.PostFormValue("role")}, "email", "role")
 	}
 	done(w, r, "/workspaces/"+id+"/teams/"+team, "team-member")
+	return nil
 }
 
 // handleUpdateTeam handles "POST /workspaces/{id}/teams/{team}": name and
 // description; UpdateTeam decides who may (403) and what is valid (400).
-func (h *handlers) handleUpdateTeam(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleUpdateTeam(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id, team := r.PathValue("id"), r.PathValue("team")
-	name, desc := r.PostFormValue("name"), r.PostFormValue("description")
-	if err := h.ws.UpdateTeam(r.Context(), c.p, id, team, workspace.TeamPatch{Name: &name, Description: &desc}); err != nil {
-		if p, ok := h.teamPage(w, asGet(r), c); ok {
-			h.refuse(w, r, "team", p, err, map[string]string{"name": name, "description": desc}, "name", "description")
-		}
-		return
+	f := parseTeamForm(r)
+	if err := h.ws.UpdateTeam(r.Context(), c.p, id, team, f.patch()); err != nil {
+		return h.refusedIn(r, c, "team", h.teamPage, err, f.values(), "name", "description")
 	}
 	done(w, r, "/workspaces/"+id+"/teams/"+team, "team-saved")
+	return nil
 }
 
 // handleTeamRemove handles "POST /workspaces/{id}/teams/{team}/remove".
-func (h *handlers) handleTeamRemove(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleTeamRemove(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id, team := r.PathValue("id"), r.PathValue("team")
 	if err := h.ws.RemoveTeamMember(r.Context(), c.p, id, team, r.PostFormValue("user_id")); err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	done(w, r, "/workspaces/"+id+"/teams/"+team, "team-removed")
+	return nil
 }

@@ -11,6 +11,14 @@ import (
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "totp-added", Text: "Authenticator app added: signing in now asks for its code. Your other sessions were signed out."},
+	{Key: "factor-removed", Text: "Authenticator app removed: signing in no longer asks for its code. Your other sessions were signed out."},
+	{Key: "setup-cancelled", Text: "Setup cancelled."},
+	{Key: "codes-new", Text: "New recovery codes made: the old ones no longer work."},
+}.add()
+
 // The account's two-factor page: the TOTP factor (set up, confirmed with a
 // first code, removed) and the recovery codes (counted, made again), for a
 // signed-in browser, without a script. New recovery codes cross the
@@ -51,11 +59,10 @@ func newEnrolView(id, uri, secret, qr string) *enrolView {
 }
 
 // twoFactorPage is the page of c with its factors and codes left.
-func (h *handlers) twoFactorPage(w http.ResponseWriter, r *http.Request, c *caller) (*page, *twoFactorData, bool) {
+func (h *handlers) twoFactorPage(r *http.Request, c *caller) (*page, *twoFactorData, error) {
 	fs, left, err := h.svc.Factors(r.Context(), c.p)
 	if err != nil {
-		h.pageError(w, r, err)
-		return nil, nil, false
+		return nil, nil, err
 	}
 	d := &twoFactorData{Factors: fs, CodesLeft: left}
 	for _, f := range fs {
@@ -63,19 +70,15 @@ func (h *handlers) twoFactorPage(w http.ResponseWriter, r *http.Request, c *call
 	}
 	p := c.page(r, "Two-factor authentication", "two-factor")
 	p.Data = d
-	return p, d, true
+	return p, d, nil
 }
 
 // handleTwoFactorPage handles "GET /account/two-factor": the factors, the
 // codes left, and once, right after they were made, the new codes.
-func (h *handlers) handleTwoFactorPage(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
-	p, d, ok := h.twoFactorPage(w, r, c)
-	if !ok {
-		return
+func (h *handlers) handleTwoFactorPage(w http.ResponseWriter, r *http.Request, c *caller) error {
+	p, d, err := h.twoFactorPage(r, c)
+	if err != nil {
+		return err
 	}
 	// Shown only to the session that made them, while codes are left.
 	if id, codes := h.takeShown(w, r, twoFactorPath); codes != "" && id == c.b.SessionID && d.CodesLeft > 0 {
@@ -83,46 +86,39 @@ func (h *handlers) handleTwoFactorPage(w http.ResponseWriter, r *http.Request) {
 		p.Script = copyScriptPath
 	}
 	h.render(w, r, http.StatusOK, "twofactor", p)
+	return nil
 }
 
 // handleEnrolTOTP handles "POST /account/two-factor/totp": begins a TOTP
 // factor and shows what the authenticator app needs, with the form of the
 // first code.
-func (h *handlers) handleEnrolTOTP(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleEnrolTOTP(w http.ResponseWriter, r *http.Request, c *caller) error {
 	e, err := h.svc.EnrolTOTP(r.Context(), c.p)
 	if err != nil {
-		h.twoFactorRefused(w, r, c, err)
-		return
+		return h.twoFactorRefused(r, c, err)
 	}
-	h.showEnrolment(w, r, c, newEnrolView(e.Factor.ID, e.URI, e.Secret, e.QRCode), http.StatusOK, "")
+	return h.showEnrolment(w, r, c, newEnrolView(e.Factor.ID, e.URI, e.Secret, e.QRCode), http.StatusOK, "")
 }
 
 // showEnrolment renders the page with enrolment v and, after a refused
 // code, its message next to the code field.
-func (h *handlers) showEnrolment(w http.ResponseWriter, r *http.Request, c *caller, v *enrolView, status int, codeErr string) {
-	p, d, ok := h.twoFactorPage(w, r, c)
-	if !ok {
-		return
+func (h *handlers) showEnrolment(w http.ResponseWriter, r *http.Request, c *caller, v *enrolView, status int, codeErr string) error {
+	p, d, err := h.twoFactorPage(r, c)
+	if err != nil {
+		return err
 	}
 	d.Enrolment, p.Script, p.imgData = v, copyScriptPath, true
 	if codeErr != "" {
 		p.Fields = map[string]string{"code": codeErr}
 	}
 	h.render(w, r, status, "twofactor", p)
+	return nil
 }
 
 // handleConfirmTOTP handles "POST /account/two-factor/confirm": the first
 // code of the factor begun. A refused code keeps the enrolment on screen
 // (rebuilt from its otpauth URI) with the message next to the code field.
-func (h *handlers) handleConfirmTOTP(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleConfirmTOTP(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id, uri := r.PostFormValue("factor_id"), r.PostFormValue("uri")
 	out, err := h.svc.ConfirmTOTP(r.Context(), c.p, id, r.PostFormValue("code"))
 	if err != nil {
@@ -131,30 +127,24 @@ func (h *handlers) handleConfirmTOTP(w http.ResponseWriter, r *http.Request) {
 		// A sign-in grown too old (403) is the page's refusal, which
 		// offers to sign in again, not a wrong code.
 		if !errors.As(err, &e) || e.Kind == gatehouse.KindInternal || e.Kind == gatehouse.KindForbidden || uriErr != nil {
-			h.twoFactorRefused(w, r, c, err)
-			return
+			return h.twoFactorRefused(r, c, err)
 		}
-		h.showEnrolment(w, r, c, newEnrolView(id, uri, secret, qr), h.k.StatusOf(e.Kind), sentence(e.Message))
-		return
+		return h.showEnrolment(w, r, c, newEnrolView(id, uri, secret, qr), h.k.StatusOf(e.Kind), sentence(e.Message))
 	}
 	if len(out.RecoveryCodes) > 0 {
 		h.showOnce(w, twoFactorPath, c.b.SessionID, strings.Join(out.RecoveryCodes, ":"))
 	}
 	done(w, r, twoFactorPath, "totp-added")
+	return nil
 }
 
 // handleRemoveFactor handles "POST /account/two-factor/remove": the
 // factor, or a setup never confirmed (which ends no session).
-func (h *handlers) handleRemoveFactor(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleRemoveFactor(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id, outcome := r.PostFormValue("id"), "factor-removed"
 	fs, _, err := h.svc.Factors(r.Context(), c.p)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	for _, f := range fs {
 		if f.ID == id && f.ConfirmedAt == nil {
@@ -165,46 +155,40 @@ func (h *handlers) handleRemoveFactor(w http.ResponseWriter, r *http.Request) {
 	if outcome == "factor-removed" && !h.confirmed(w, r, c, "two-factor", confirmStep{Title: "Turn off the authenticator app?",
 		Message: "Signing in no longer asks for a code from your authenticator app, so a stolen password is enough to get in. Your other sessions are signed out.",
 		Button:  "Turn off two-factor", Back: twoFactorPath}) {
-		return
+		return nil
 	}
 	if err := h.svc.RemoveFactor(r.Context(), c.p, id); err != nil {
-		h.twoFactorRefused(w, r, c, err)
-		return
+		return h.twoFactorRefused(r, c, err)
 	}
 	done(w, r, twoFactorPath, outcome)
+	return nil
 }
 
 // handleNewRecoveryCodes handles "POST /account/two-factor/recovery-codes":
 // a new set, shown once; the old set is void.
-func (h *handlers) handleNewRecoveryCodes(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleNewRecoveryCodes(w http.ResponseWriter, r *http.Request, c *caller) error {
 	codes, err := h.svc.NewRecoveryCodes(r.Context(), c.p)
 	if err != nil {
-		h.twoFactorRefused(w, r, c, err)
-		return
+		return h.twoFactorRefused(r, c, err)
 	}
 	h.showOnce(w, twoFactorPath, c.b.SessionID, strings.Join(codes, ":"))
 	done(w, r, twoFactorPath, "codes-new")
+	return nil
 }
 
 // twoFactorRefused shows the page with the service's refusal above it; a
 // change that needs a recent sign-in offers to sign in again and come
 // back. An internal error is the error page.
-func (h *handlers) twoFactorRefused(w http.ResponseWriter, r *http.Request, c *caller, err error) {
+func (h *handlers) twoFactorRefused(r *http.Request, c *caller, err error) error {
 	var e *gatehouse.Error
 	if !errors.As(err, &e) || e.Kind == gatehouse.KindInternal || e.Code == gatehouse.CodeReauthRequired {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
-	p, _, ok := h.twoFactorPage(w, r, c)
-	if !ok {
-		return
+	p, _, perr := h.twoFactorPage(r, c)
+	if perr != nil {
+		return perr
 	}
-	p.Error = sentence(e.Message)
-	h.render(w, r, h.k.StatusOf(e.Kind), "twofactor", p)
+	return refused("twofactor", p, err, nil)
 }
 
 // recoveryCodeRE is the form of a recovery code (identity.newRecoveryCode:
@@ -214,16 +198,12 @@ var recoveryCodeRE = regexp.MustCompile(`^[a-z2-7]{4}(-[a-z2-7]{4}){3}((-[a-z2-7
 // handleDownloadCodes handles "POST /account/two-factor/recovery-codes.txt":
 // the codes on the page, sent back by its form, as a text file to keep
 // (no script needed). Only codes of the recovery codes' form are written.
-func (h *handlers) handleDownloadCodes(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleDownloadCodes(w http.ResponseWriter, r *http.Request, c *caller) error {
 	codes := r.PostForm["code"]
 	if len(codes) == 0 || len(codes) > identity.RecoveryCodes || !allMatch(codes, recoveryCodeRE) {
 		h.render(w, r, http.StatusBadRequest, "error", &page{Title: "Request refused", User: c.b.User,
 			Message: "These are not recovery codes. Go back to the page and try again."})
-		return
+		return nil
 	}
 	hd := w.Header()
 	hd.Set("Content-Type", "text/plain; charset=utf-8")
@@ -231,6 +211,7 @@ func (h *handlers) handleDownloadCodes(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	w.Write([]byte(h.brand.Name + " recovery codes for " + c.b.User.Email + "\nEach code works once.\n\n" + strings.Join(codes, "\n") + "\n"))
+	return nil
 }
 
 // allMatch reports whether every s matches re.

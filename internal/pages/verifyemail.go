@@ -7,6 +7,11 @@ import (
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "email-checked", Text: "Email confirmed."},
+}.add()
+
 // handleVerifyEmailPage handles "GET /verify-email?token=…" (confirm
 // button; consumed on POST). A link used already says so, and whether
 // the address is confirmed, instead of offering the button again.
@@ -20,26 +25,26 @@ func (h *handlers) handleVerifyEmailPage(w http.ResponseWriter, r *http.Request)
 }
 
 // handleVerifyEmailForm handles "POST /verify-email".
-func (h *handlers) handleVerifyEmailForm(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleVerifyEmailForm(w http.ResponseWriter, r *http.Request) error {
 	if h.limited(r, h.verify) {
 		h.tooMany(w, r)
-		return
+		return nil
 	}
 	tok := r.PostFormValue("token")
 	u, err := h.svc.VerifyEmail(r.Context(), tok)
 	if gatehouse.ErrorKind(err) == gatehouse.KindUnauthorized && h.spentVerifyLink(w, r, tok) {
-		return
+		return nil
 	}
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	// A browser signed in to this account goes on to the console.
 	if b, err := h.browser(r); err == nil && b != nil && b.User.ID == u.ID {
 		done(w, r, "/", "email-checked")
-		return
+		return nil
 	}
 	h.render(w, r, http.StatusOK, "message", &page{Title: "Email confirmed", Message: tr(r, "%s is confirmed.", u.Email), Next: "/signin"})
+	return nil
 }
 
 // spentVerifyLink answers for a confirmation link that was used (a

@@ -112,6 +112,11 @@ func (a *access) require(perm Permission) error {
 	return nil
 }
 
+// capabilities is what a's role lets the caller do in its org.
+func (a *access) capabilities() Capabilities {
+	return Capabilities{Role: a.role, Team: a.org.Kind == OrgTeam}
+}
+
 // teamOnly answers 403 on a personal org.
 func (a *access) teamOnly() error {
 	if a.org.Kind != OrgTeam {
@@ -175,4 +180,61 @@ func (s *Service) ManageSettings(ctx context.Context, st Tables, p *gatehouse.Pr
 		return nil, err
 	}
 	return a.org, nil
+}
+
+// Capabilities is what a member may do in one org, from the role table and
+// the org's kind. The operations ask the same methods before they act
+// (teamAccess, SetMemberRole, RemoveMember), so a page that offers a
+// control only when its capability allows it offers what the service
+// would do, and never re-derives a rule of its own.
+type Capabilities struct {
+	Role string // the member's org role
+	Team bool   // a team org, not a personal workspace
+}
+
+// Capabilities is the caller's capabilities in the org of this listing.
+func (o *OrgListing) Capabilities() Capabilities {
+	return Capabilities{Role: o.Role, Team: o.Kind == OrgTeam}
+}
+
+// Can reports whether the role holds perm (RoleHas).
+func (c Capabilities) Can(perm Permission) bool { return RoleHas(c.Role, perm) }
+
+// CanInTeam reports whether an operation for team orgs only that needs
+// perm is allowed (authorize with teamOnly): a team org and the permission.
+func (c Capabilities) CanInTeam(perm Permission) bool { return c.Team && c.Can(perm) }
+
+// ManageTeam reports whether the member may change a team in which they
+// have teamRole ("" for none): org.teams.manage, or leading the team.
+func (c Capabilities) ManageTeam(teamRole string) bool {
+	return c.Team && (c.Can(PermTeams) || teamRole == TeamLead)
+}
+
+// ChangeRole reports whether the member may move another member from role
+// from to role to: org.members.manage, and org.owners.manage when either
+// is owner.
+func (c Capabilities) ChangeRole(from, to string) bool {
+	return c.Can(PermMembers) && ((from != RoleOwner && to != RoleOwner) || c.Can(PermOwners))
+}
+
+// Remove reports whether the member may remove another member whose role
+// is target: org.members.manage, and org.owners.manage for an owner.
+// (Leaving, removing oneself, needs no permission.)
+func (c Capabilities) Remove(target string) bool {
+	return c.Can(PermMembers) && (target != RoleOwner || c.Can(PermOwners))
+}
+
+// AssignableRoles are the roles the member may give another member, most
+// powerful first: none without org.members.manage, owner only to an owner.
+func (c Capabilities) AssignableRoles() []string {
+	if !c.Can(PermMembers) {
+		return nil
+	}
+	var roles []string
+	for _, role := range []string{RoleOwner, RoleAdmin, RoleBilling, RoleMember} {
+		if role != RoleOwner || c.Can(PermOwners) {
+			roles = append(roles, role)
+		}
+	}
+	return roles
 }

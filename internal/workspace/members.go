@@ -131,7 +131,7 @@ func (s *Service) SetMemberRole(ctx context.Context, p *gatehouse.Principal, org
 		if target.Role == role {
 			return nil
 		}
-		if (target.Role == RoleOwner || role == RoleOwner) && !RoleHas(a.role, PermOwners) {
+		if !a.capabilities().ChangeRole(target.Role, role) {
 			return errOwnersOnly
 		}
 		if err := s.keepAnOwner(ctx, tx, orgID, target); err != nil {
@@ -169,7 +169,7 @@ func (s *Service) RemoveMember(ctx context.Context, p *gatehouse.Principal, orgI
 		if err != nil {
 			return err
 		}
-		if !self && target.Role == RoleOwner && !RoleHas(a.role, PermOwners) {
+		if !self && !a.capabilities().Remove(target.Role) {
 			return errOwnersOnly
 		}
 		if err := s.keepAnOwner(ctx, tx, orgID, target); err != nil {

@@ -95,12 +95,12 @@ func (s *Service) teamAccess(ctx context.Context, st Tables, p *gatehouse.Princi
 	if err != nil {
 		return nil, nil, gatehouse.Internal("find team", err)
 	}
-	if manage && !RoleHas(a.role, PermTeams) {
+	if caps := a.capabilities(); manage && !caps.Can(PermTeams) {
 		role, err := st.TeamRole(ctx, teamID, p.UserID)
 		if err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
 			return nil, nil, gatehouse.Internal("team role", err)
 		}
-		if role != TeamLead {
+		if !caps.ManageTeam(role) {
 			return nil, nil, gatehouse.Errorf(gatehouse.KindForbidden, "only the team's lead or a holder of %s may do this", PermTeams)
 		}
 	}

@@ -1,0 +1,143 @@
+package pages
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gatehouse/gatehouse/internal/workspace"
+)
+
+// The console's adapter, as the kernel's Authed is the API's: a console
+// page action takes the signed-in caller and returns its error, and the
+// adapter answers that error in one place. A page action is then: parse
+// its form, call the domain, render its page or redirect with a notice.
+
+// consoleAction is a console page action of a signed-in caller.
+type consoleAction func(w http.ResponseWriter, r *http.Request, c *caller) error
+
+// workspaceAction is a console page action in the workspace of the path
+// ({id}), of which the caller is a member.
+type workspaceAction func(w http.ResponseWriter, r *http.Request, c *caller, o *workspace.OrgListing) error
+
+// console serves a console page action: an anonymous GET goes to sign in
+// and comes back, an anonymous POST goes to sign in, and the action's
+// error is answered by h.answer.
+func (h *handlers) console(f consoleAction) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c := h.caller(w, r)
+		if c == nil {
+			return
+		}
+		if err := f(w, r, c); err != nil {
+			h.answer(w, r, err)
+		}
+	}
+}
+
+// inWorkspace is console for a page of the workspace in the path: a
+// workspace the caller is not in is not found (404) before f runs.
+func (h *handlers) inWorkspace(f workspaceAction) http.HandlerFunc {
+	return h.console(func(w http.ResponseWriter, r *http.Request, c *caller) error {
+		o, err := h.orgOf(r, c, r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		return f(w, r, c, o)
+	})
+}
+
+// answer renders the error of a page action: a form refused by the
+// service on its page again (refuse), an action that needs a recent
+// sign-in as signing in again in place, anything else as the error page
+// with the status of its kind (pageError).
+func (h *handlers) answer(w http.ResponseWriter, r *http.Request, err error) {
+	if rf, ok := errors.AsType[*refusal](err); ok {
+		h.refuse(w, r, rf.name, rf.page, rf.err, rf.values, rf.fields...)
+		return
+	}
+	h.pageError(w, r, err)
+}
+
+// refusal is a form the service refused, to be shown again on its page:
+// the message next to one of fields (or above the form) and the typed
+// values kept.
+type refusal struct {
+	name   string // the page's template
+	page   *page
+	err    error
+	values map[string]string
+	fields []string
+}
+
+func (e *refusal) Error() string { return e.err.Error() }
+func (e *refusal) Unwrap() error { return e.err }
+
+// refused is err shown on page p (template name) around its form; an error
+// that is not a refusal (an internal one) is the error page, and one that
+// needs a recent sign-in offers it, as refuse decides.
+func refused(name string, p *page, err error, values map[string]string, fields ...string) error {
+	return &refusal{name: name, page: p, err: err, values: values, fields: fields}
+}
+
+// consolePage builds a console page for the caller.
+type consolePage func(r *http.Request, c *caller) (*page, error)
+
+// workspacePage builds a page of workspace o for the caller.
+type workspacePage func(r *http.Request, c *caller, o *workspace.OrgListing) (*page, error)
+
+// consoleView serves the GET of a console page that build makes, rendered
+// with template name.
+func (h *handlers) consoleView(name string, build consolePage) http.HandlerFunc {
+	return h.console(func(w http.ResponseWriter, r *http.Request, c *caller) error {
+		p, err := build(r, c)
+		if err != nil {
+			return err
+		}
+		h.render(w, r, http.StatusOK, name, p)
+		return nil
+	})
+}
+
+// workspaceView is consoleView for a page of the workspace in the path.
+func (h *handlers) workspaceView(name string, build workspacePage) http.HandlerFunc {
+	return h.inWorkspace(func(w http.ResponseWriter, r *http.Request, c *caller, o *workspace.OrgListing) error {
+		p, err := build(r, c, o)
+		if err != nil {
+			return err
+		}
+		h.render(w, r, http.StatusOK, name, p)
+		return nil
+	})
+}
+
+// refusedIn is err refused on the page build makes, again, of the
+// workspace in the path (template name), around the form the caller sent.
+func (h *handlers) refusedIn(r *http.Request, c *caller, name string, build workspacePage, err error, values map[string]string, fields ...string) error {
+	p, perr := h.pageIn(asGet(r), c, build)
+	if perr != nil {
+		return perr
+	}
+	return refused(name, p, err, values, fields...)
+}
+
+// pageIn is the page build makes of the workspace in the path of r.
+func (h *handlers) pageIn(r *http.Request, c *caller, build workspacePage) (*page, error) {
+	o, err := h.orgOf(r, c, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return build(r, c, o)
+}
+
+// pageAction is a page of the sign-in flows (no console caller): it
+// returns its error, and the adapter answers it.
+type pageAction func(w http.ResponseWriter, r *http.Request) error
+
+// flow serves a page action, answering its error with h.answer.
+func (h *handlers) flow(f pageAction) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := f(w, r); err != nil {
+			h.answer(w, r, err)
+		}
+	}
+}

@@ -117,6 +117,11 @@ func (s *Service) beginCeremony(ctx context.Context, kind, userID string, sessio
 		return nil, internal("encode ceremony", err)
 	}
 	id := token.NewSecret("")
+	if kind == CeremonyLogin && userID == "" {
+		if hint, ok := s.sessionHint(session, raw); ok {
+			id += hintSep + hint
+		}
+	}
 	now := s.Now()
 	if err := s.store.PurgeCeremonies(ctx, now); err != nil {
 		return nil, internal("purge ceremonies", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/go-webauthn/webauthn/webauthn"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/token"
 )
 
 // BeginPasskeySignIn starts a usernameless sign-in: no allowCredentials,
@@ -133,6 +134,10 @@ type assertion struct {
 	// verified is this assertion's UV flag (the credential's own flag is
 	// latched at its first verification).
 	verified bool
+	// session is the stored session the assertion was checked against
+	// when the ceremony id carried it (nil when it was read): the
+	// ceremony taken must hold exactly it.
+	session []byte
 }
 
 // assertPasskey checks an assertion against the login ceremony it names,
@@ -151,6 +156,9 @@ func (s *Service) assertPasskey(ctx context.Context, ceremonyID, userID string, 
 	if err != nil {
 		return nil, errPasskeyInvalid
 	}
+	if session, raw, ok := s.hintedCeremony(ceremonyID); ok && userID == "" {
+		return s.assertHinted(ctx, ceremonyID, session, raw, parsed)
+	}
 	c, session, err := s.readCeremony(ctx, ceremonyID, CeremonyLogin, s.store.PeekCeremony)
 	if err != nil {
 		return nil, err
@@ -160,6 +168,27 @@ func (s *Service) assertPasskey(ctx context.Context, ceremonyID, userID string, 
 		s.dropCeremony(ctx, c.IDHash)
 		return nil, err
 	}
+	return a, nil
+}
+
+// assertHinted is assertPasskey for a usernameless ceremony whose id
+// carries its session (raw as stored): the assertion is checked without
+// reading the ceremony, which recordAssertion uses, and compares, in the
+// transaction. A refused assertion reads it to answer as assertPasskey
+// would: 400 for a ceremony unknown, used or expired, else 401 and the
+// ceremony used up.
+func (s *Service) assertHinted(ctx context.Context, id string, session *webauthn.SessionData, raw []byte,
+	parsed *protocol.ParsedCredentialAssertionData) (*assertion, error) {
+	c := &Ceremony{IDHash: token.Hash(id), Kind: CeremonyLogin}
+	a, err := s.checkAssertion(ctx, c, session, "", parsed)
+	if err != nil {
+		if _, _, rerr := s.readCeremony(ctx, id, CeremonyLogin, s.store.PeekCeremony); rerr != nil {
+			return nil, rerr
+		}
+		s.dropCeremony(ctx, c.IDHash)
+		return nil, err
+	}
+	a.session = raw
 	return a, nil
 }
 
@@ -206,12 +235,15 @@ func (s *Service) checkAssertion(ctx context.Context, c *Ceremony, session *weba
 // recordAssertion uses a's ceremony (of concurrent finishes of one
 // ceremony one gets it, the others 400) and records the passkey's use.
 func (s *Service) recordAssertion(ctx context.Context, tx Store, a *assertion) error {
-	_, err := tx.TakeCeremony(ctx, a.ceremony, CeremonyLogin, s.Now())
+	c, err := tx.TakeCeremony(ctx, a.ceremony, CeremonyLogin, s.Now())
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return errCeremony
 	}
 	if err != nil {
 		return internal("take ceremony", err)
+	}
+	if a.session != nil && (c.UserID != "" || !bytes.Equal(c.Session, a.session)) {
+		return errCeremony
 	}
 	return s.usePasskey(ctx, tx, a.pk, a.cred)
 }

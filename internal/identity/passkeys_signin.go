@@ -198,25 +198,31 @@ func (s *Service) checkAssertion(ctx context.Context, c *Ceremony, session *weba
 	if c.UserID != userID {
 		return nil, errCeremony
 	}
-	pk, err := s.store.PasskeyByCredentialID(ctx, parsed.RawID)
-	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && userID != "" && pk.UserID != userID) {
-		return nil, errPasskeyFailed
-	}
-	if err != nil {
-		return nil, internal("find passkey", err)
-	}
+	var pk *Passkey
 	var pu *passkeyUser
 	if userID == "" {
-		u, err := s.store.UserByID(ctx, pk.UserID)
+		// The passkey and its account in one read (none: an unknown
+		// passkey, or its account deleted meanwhile).
+		p, u, err := s.store.PasskeyOwner(ctx, parsed.RawID)
 		if errors.Is(err, gatehouse.ErrNotFound) {
-			return nil, errPasskeyFailed // deleted meanwhile
+			return nil, errPasskeyFailed
 		}
 		if err != nil {
-			return nil, internal("find user", err)
+			return nil, internal("find passkey", err)
 		}
-		pu = &passkeyUser{u: u, creds: []webauthn.Credential{pk.credential()}}
-	} else if pu, err = s.passkeyUser(ctx, userID); err != nil {
-		return nil, err
+		pk, pu = p, &passkeyUser{u: u, creds: []webauthn.Credential{p.credential()}}
+	} else {
+		p, err := s.store.PasskeyByCredentialID(ctx, parsed.RawID)
+		if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && p.UserID != userID) {
+			return nil, errPasskeyFailed
+		}
+		if err != nil {
+			return nil, internal("find passkey", err)
+		}
+		if pu, err = s.passkeyUser(ctx, userID); err != nil {
+			return nil, err
+		}
+		pk = p
 	}
 	cred, err := s.validateAssertion(pu, session, parsed)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
@@ -55,6 +56,34 @@ func (s *Identity) PasskeyByCredentialID(ctx context.Context, credentialID []byt
 		return nil, s.one(err)
 	}
 	return pk, nil
+}
+
+// passkeyOwnerQuery reads a passkey by credential id beside its account.
+var passkeyOwnerQuery = `SELECT ` + qualify("p.", passkeyColumns) + `, ` + qualify("u.", userRead) + `
+	FROM passkeys p JOIN users u ON u.id = p.user_id WHERE p.credential_id = $1`
+
+// PasskeyOwner implements identity.Store: one read where a usernameless
+// sign-in made two.
+func (s *Identity) PasskeyOwner(ctx context.Context, credentialID []byte) (*identity.Passkey, *gatehouse.User, error) {
+	var p passkeyRow
+	var u userRow
+	if err := s.r().QueryRowContext(ctx, passkeyOwnerQuery, b64.EncodeToString(credentialID)).Scan(append(p.dest(), u.dest()...)...); err != nil {
+		return nil, nil, s.one(err)
+	}
+	pk, err := p.get()
+	if err != nil {
+		return nil, nil, err
+	}
+	return pk, u.get(), nil
+}
+
+// qualify prefixes each of the comma-separated columns with table.
+func qualify(table, columns string) string {
+	cols := strings.Split(columns, ",")
+	for i, c := range cols {
+		cols[i] = table + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
 }
 
 // RenamePasskey implements identity.Store.
@@ -158,27 +187,42 @@ func (s *Identity) PurgeCeremonies(ctx context.Context, at time.Time) error {
 
 // scanPasskey reads a row of passkeyColumns.
 func scanPasskey(row interface{ Scan(...any) error }) (*identity.Passkey, error) {
-	var pk identity.Passkey
-	var credID, pub, transports, aaguid string
-	var count, created int64
-	var used sql.NullInt64
-	if err := row.Scan(&pk.ID, &pk.UserID, &credID, &pub, &count, &transports, &aaguid, &pk.Attestation,
-		&pk.UserVerified, &pk.BackupEligible, &pk.BackedUp, &pk.Name, &created, &used); err != nil {
+	var r passkeyRow
+	if err := row.Scan(r.dest()...); err != nil {
 		return nil, err
 	}
+	return r.get()
+}
+
+// passkeyRow receives passkeyColumns, alone or beside other columns.
+type passkeyRow struct {
+	pk                              identity.Passkey
+	credID, pub, transports, aaguid string
+	count, created                  int64
+	used                            sql.NullInt64
+}
+
+func (r *passkeyRow) dest() []any {
+	pk := &r.pk
+	return []any{&pk.ID, &pk.UserID, &r.credID, &r.pub, &r.count, &r.transports, &r.aaguid, &pk.Attestation,
+		&pk.UserVerified, &pk.BackupEligible, &pk.BackedUp, &pk.Name, &r.created, &r.used}
+}
+
+func (r *passkeyRow) get() (*identity.Passkey, error) {
+	pk := r.pk
 	var err error
-	if pk.CredentialID, err = b64.DecodeString(credID); err != nil {
+	if pk.CredentialID, err = b64.DecodeString(r.credID); err != nil {
 		return nil, err
 	}
-	if pk.PublicKey, err = b64.DecodeString(pub); err != nil {
+	if pk.PublicKey, err = b64.DecodeString(r.pub); err != nil {
 		return nil, err
 	}
-	if pk.AAGUID, err = hex.DecodeString(aaguid); err != nil {
+	if pk.AAGUID, err = hex.DecodeString(r.aaguid); err != nil {
 		return nil, err
 	}
-	if transports != "" {
-		pk.Transports = strings.Split(transports, ",")
+	if r.transports != "" {
+		pk.Transports = strings.Split(r.transports, ",")
 	}
-	pk.SignCount, pk.CreatedAt, pk.LastUsedAt = uint32(count), fromMicros(created), fromNullMicros(used)
+	pk.SignCount, pk.CreatedAt, pk.LastUsedAt = uint32(r.count), fromMicros(r.created), fromNullMicros(r.used)
 	return &pk, nil
 }

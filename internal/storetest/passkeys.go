@@ -58,6 +58,14 @@ func testPasskeyCount(t *testing.T, s Stores) {
 	if got.ID != pk.ID || len(got.Transports) != 2 || len(got.AAGUID) != 16 || got.LastUsedAt != nil {
 		t.Fatalf("read %+v; want %+v", got, pk)
 	}
+	owned, owner, err := s.Identity.PasskeyOwner(ctx, pk.CredentialID)
+	wantErr(t, "PasskeyOwner", err, nil)
+	if owned.ID != got.ID || owned.UserID != pk.UserID || len(owned.Transports) != 2 || string(owned.PublicKey) != "cose" ||
+		owner.ID != pk.UserID || owner.Email == "" || owner.Name != "Test User" || owner.CreatedAt.IsZero() {
+		t.Fatalf("PasskeyOwner read %+v of %+v; want %+v of user %s", owned, owner, got, pk.UserID)
+	}
+	_, _, err = s.Identity.PasskeyOwner(ctx, []byte("never-registered"))
+	wantErr(t, "PasskeyOwner of an unknown credential", err, gatehouse.ErrNotFound)
 	at := now()
 	wantErr(t, "use with count 0", s.Identity.UsePasskey(ctx, pk.ID, 0, true, false, at), nil)
 	wantErr(t, "use with count 0 again", s.Identity.UsePasskey(ctx, pk.ID, 0, true, false, at), nil)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/token"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // BeginPasskeySignIn starts a usernameless sign-in: no allowCredentials,
@@ -52,7 +53,7 @@ func (s *Service) FinishPasskeySignIn(ctx context.Context, ceremonyID string, re
 // transaction uses the ceremony, records the passkey's use (where the
 // sign count must still move forward), stores the session and audits.
 func (s *Service) passkeySession(ctx context.Context, a *assertion, meta gatehouse.SessionMeta) (*SignIn, error) {
-	oc, err := s.ws.HomeOrg(ctx, s.store, a.user)
+	oc, err := s.ws.HomeOrgRead(ctx, s.store, a.user, a.home, a.homeRole)
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +135,10 @@ type assertion struct {
 	// verified is this assertion's UV flag (the credential's own flag is
 	// latched at its first verification).
 	verified bool
+	// home is the account's default workspace and role there as read
+	// with the passkey (nil: not read, or none).
+	home     *workspace.Org
+	homeRole string
 	// session is the stored session the assertion was checked against
 	// when the ceremony id carried it (nil when it was read): the
 	// ceremony taken must hold exactly it.
@@ -200,17 +205,20 @@ func (s *Service) checkAssertion(ctx context.Context, c *Ceremony, session *weba
 	}
 	var pk *Passkey
 	var pu *passkeyUser
+	var home *workspace.Org
+	var homeRole string
 	if userID == "" {
 		// The passkey and its account in one read (none: an unknown
 		// passkey, or its account deleted meanwhile).
-		p, u, err := s.store.PasskeyOwner(ctx, parsed.RawID)
+		acct, err := s.store.PasskeyOwner(ctx, parsed.RawID)
 		if errors.Is(err, gatehouse.ErrNotFound) {
 			return nil, errPasskeyFailed
 		}
 		if err != nil {
 			return nil, internal("find passkey", err)
 		}
-		pk, pu = p, &passkeyUser{u: u, creds: []webauthn.Credential{p.credential()}}
+		pk, pu = acct.Passkey, &passkeyUser{u: acct.User, creds: []webauthn.Credential{acct.Passkey.credential()}}
+		home, homeRole = acct.Home, acct.HomeRole
 	} else {
 		p, err := s.store.PasskeyByCredentialID(ctx, parsed.RawID)
 		if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && p.UserID != userID) {
@@ -234,7 +242,7 @@ func (s *Service) checkAssertion(ctx context.Context, c *Ceremony, session *weba
 			"stored", pk.SignCount, "presented", parsed.Response.AuthenticatorData.Counter)
 		return nil, errPasskeyFailed
 	}
-	return &assertion{pk: pk, cred: cred, user: pu.u, ceremony: c.IDHash,
+	return &assertion{pk: pk, cred: cred, user: pu.u, ceremony: c.IDHash, home: home, homeRole: homeRole,
 		verified: parsed.Response.AuthenticatorData.Flags.HasUserVerified()}, nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
@@ -58,23 +57,27 @@ func (s *Identity) PasskeyByCredentialID(ctx context.Context, credentialID []byt
 	return pk, nil
 }
 
-// passkeyOwnerQuery reads a passkey by credential id beside its account.
-var passkeyOwnerQuery = `SELECT ` + qualify("p.", passkeyColumns) + `, ` + qualify("u.", userRead) + `
-	FROM passkeys p JOIN users u ON u.id = p.user_id WHERE p.credential_id = $1`
-
 // PasskeyOwner implements identity.Store: one read where a usernameless
-// sign-in made two.
-func (s *Identity) PasskeyOwner(ctx context.Context, credentialID []byte) (*identity.Passkey, *gatehouse.User, error) {
+// sign-in made three (the passkey, its account, the account's default
+// workspace with the account's role and the tool states there).
+func (s *Identity) PasskeyOwner(ctx context.Context, credentialID []byte) (*identity.PasskeyAccount, error) {
 	var p passkeyRow
 	var u userRow
-	if err := s.r().QueryRowContext(ctx, passkeyOwnerQuery, b64.EncodeToString(credentialID)).Scan(append(p.dest(), u.dest()...)...); err != nil {
-		return nil, nil, s.one(err)
+	var o nullOrg
+	q := `SELECT ` + qualify("p.", passkeyColumns) + `, ` + qualify("u.", userRead) + `, ` + s.orgRoleColumns() + `
+		FROM passkeys p JOIN users u ON u.id = p.user_id
+		LEFT JOIN orgs o ON o.id = u.default_org_id LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id
+		WHERE p.credential_id = $1`
+	dest := append(append(p.dest(), u.dest()...), o.dest()...)
+	if err := s.r().QueryRowContext(ctx, q, b64.EncodeToString(credentialID)).Scan(dest...); err != nil {
+		return nil, s.one(err)
 	}
 	pk, err := p.get()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return pk, u.get(), nil
+	home, role := o.get()
+	return &identity.PasskeyAccount{Passkey: pk, User: u.get(), Home: home, HomeRole: role}, nil
 }
 
 // qualify prefixes each of the comma-separated columns with table.

@@ -208,8 +208,9 @@ func (s *Service) checkAssertion(ctx context.Context, c *Ceremony, session *weba
 	var home *workspace.Org
 	var homeRole string
 	if userID == "" {
-		// The passkey and its account in one read (none: an unknown
-		// passkey, or its account deleted meanwhile).
+		// The passkey, its account and the account's default workspace
+		// in one read (none: an unknown passkey, or its account deleted
+		// meanwhile).
 		acct, err := s.store.PasskeyOwner(ctx, parsed.RawID)
 		if errors.Is(err, gatehouse.ErrNotFound) {
 			return nil, errPasskeyFailed

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/token"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // Passkey bounds and lifetimes (docs/decisions.md).
@@ -54,6 +55,17 @@ type Ceremony struct {
 	UserID    string
 	Session   []byte
 	ExpiresAt time.Time
+}
+
+// PasskeyAccount is a passkey read with its account and the account's
+// default workspace (nil when it has none or that workspace is gone) with
+// the account's role there ("" for none): the reads of a usernameless
+// sign-in, in one.
+type PasskeyAccount struct {
+	Passkey  *Passkey
+	User     *gatehouse.User
+	Home     *workspace.Org
+	HomeRole string
 }
 
 // PasskeyOptions is a begun ceremony: its id, to send back with the
@@ -117,6 +129,11 @@ func (s *Service) beginCeremony(ctx context.Context, kind, userID string, sessio
 		return nil, internal("encode ceremony", err)
 	}
 	id := token.NewSecret("")
+	if kind == CeremonyLogin && userID == "" {
+		if hint, ok := s.sessionHint(session, raw); ok {
+			id += hintSep + hint
+		}
+	}
 	now := s.Now()
 	if err := s.store.PurgeCeremonies(ctx, now); err != nil {
 		return nil, internal("purge ceremonies", err)

@@ -11,6 +11,8 @@ import (
 	"github.com/go-webauthn/webauthn/webauthn"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/token"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // BeginPasskeySignIn starts a usernameless sign-in: no allowCredentials,
@@ -51,7 +53,7 @@ func (s *Service) FinishPasskeySignIn(ctx context.Context, ceremonyID string, re
 // transaction uses the ceremony, records the passkey's use (where the
 // sign count must still move forward), stores the session and audits.
 func (s *Service) passkeySession(ctx context.Context, a *assertion, meta gatehouse.SessionMeta) (*SignIn, error) {
-	oc, err := s.ws.HomeOrg(ctx, s.store, a.user)
+	oc, err := s.ws.HomeOrgRead(ctx, s.store, a.user, a.home, a.homeRole)
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +135,14 @@ type assertion struct {
 	// verified is this assertion's UV flag (the credential's own flag is
 	// latched at its first verification).
 	verified bool
+	// home is the account's default workspace and role there as read
+	// with the passkey (nil: not read, or none).
+	home     *workspace.Org
+	homeRole string
+	// session is the stored session the assertion was checked against
+	// when the ceremony id carried it (nil when it was read): the
+	// ceremony taken must hold exactly it.
+	session []byte
 }
 
 // assertPasskey checks an assertion against the login ceremony it names,
@@ -151,6 +161,9 @@ func (s *Service) assertPasskey(ctx context.Context, ceremonyID, userID string, 
 	if err != nil {
 		return nil, errPasskeyInvalid
 	}
+	if session, raw, ok := s.hintedCeremony(ceremonyID); ok && userID == "" {
+		return s.assertHinted(ctx, ceremonyID, session, raw, parsed)
+	}
 	c, session, err := s.readCeremony(ctx, ceremonyID, CeremonyLogin, s.store.PeekCeremony)
 	if err != nil {
 		return nil, err
@@ -163,31 +176,62 @@ func (s *Service) assertPasskey(ctx context.Context, ceremonyID, userID string, 
 	return a, nil
 }
 
+// assertHinted is assertPasskey for a usernameless ceremony whose id
+// carries its session (raw as stored): the assertion is checked without
+// reading the ceremony, which recordAssertion uses, and compares, in the
+// transaction. A refused assertion reads it to answer as assertPasskey
+// would: 400 for a ceremony unknown, used or expired, else 401 and the
+// ceremony used up.
+func (s *Service) assertHinted(ctx context.Context, id string, session *webauthn.SessionData, raw []byte,
+	parsed *protocol.ParsedCredentialAssertionData) (*assertion, error) {
+	c := &Ceremony{IDHash: token.Hash(id), Kind: CeremonyLogin}
+	a, err := s.checkAssertion(ctx, c, session, "", parsed)
+	if err != nil {
+		if _, _, rerr := s.readCeremony(ctx, id, CeremonyLogin, s.store.PeekCeremony); rerr != nil {
+			return nil, rerr
+		}
+		s.dropCeremony(ctx, c.IDHash)
+		return nil, err
+	}
+	a.session = raw
+	return a, nil
+}
+
 // checkAssertion is assertPasskey's check of parsed against ceremony c.
 func (s *Service) checkAssertion(ctx context.Context, c *Ceremony, session *webauthn.SessionData, userID string,
 	parsed *protocol.ParsedCredentialAssertionData) (*assertion, error) {
 	if c.UserID != userID {
 		return nil, errCeremony
 	}
-	pk, err := s.store.PasskeyByCredentialID(ctx, parsed.RawID)
-	if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && userID != "" && pk.UserID != userID) {
-		return nil, errPasskeyFailed
-	}
-	if err != nil {
-		return nil, internal("find passkey", err)
-	}
+	var pk *Passkey
 	var pu *passkeyUser
+	var home *workspace.Org
+	var homeRole string
 	if userID == "" {
-		u, err := s.store.UserByID(ctx, pk.UserID)
+		// The passkey, its account and the account's default workspace
+		// in one read (none: an unknown passkey, or its account deleted
+		// meanwhile).
+		acct, err := s.store.PasskeyOwner(ctx, parsed.RawID)
 		if errors.Is(err, gatehouse.ErrNotFound) {
-			return nil, errPasskeyFailed // deleted meanwhile
+			return nil, errPasskeyFailed
 		}
 		if err != nil {
-			return nil, internal("find user", err)
+			return nil, internal("find passkey", err)
 		}
-		pu = &passkeyUser{u: u, creds: []webauthn.Credential{pk.credential()}}
-	} else if pu, err = s.passkeyUser(ctx, userID); err != nil {
-		return nil, err
+		pk, pu = acct.Passkey, &passkeyUser{u: acct.User, creds: []webauthn.Credential{acct.Passkey.credential()}}
+		home, homeRole = acct.Home, acct.HomeRole
+	} else {
+		p, err := s.store.PasskeyByCredentialID(ctx, parsed.RawID)
+		if errors.Is(err, gatehouse.ErrNotFound) || (err == nil && p.UserID != userID) {
+			return nil, errPasskeyFailed
+		}
+		if err != nil {
+			return nil, internal("find passkey", err)
+		}
+		if pu, err = s.passkeyUser(ctx, userID); err != nil {
+			return nil, err
+		}
+		pk = p
 	}
 	cred, err := s.validateAssertion(pu, session, parsed)
 	if err != nil {
@@ -199,19 +243,22 @@ func (s *Service) checkAssertion(ctx context.Context, c *Ceremony, session *weba
 			"stored", pk.SignCount, "presented", parsed.Response.AuthenticatorData.Counter)
 		return nil, errPasskeyFailed
 	}
-	return &assertion{pk: pk, cred: cred, user: pu.u, ceremony: c.IDHash,
+	return &assertion{pk: pk, cred: cred, user: pu.u, ceremony: c.IDHash, home: home, homeRole: homeRole,
 		verified: parsed.Response.AuthenticatorData.Flags.HasUserVerified()}, nil
 }
 
 // recordAssertion uses a's ceremony (of concurrent finishes of one
 // ceremony one gets it, the others 400) and records the passkey's use.
 func (s *Service) recordAssertion(ctx context.Context, tx Store, a *assertion) error {
-	_, err := tx.TakeCeremony(ctx, a.ceremony, CeremonyLogin, s.Now())
+	c, err := tx.TakeCeremony(ctx, a.ceremony, CeremonyLogin, s.Now())
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return errCeremony
 	}
 	if err != nil {
 		return internal("take ceremony", err)
+	}
+	if a.session != nil && (c.UserID != "" || !bytes.Equal(c.Session, a.session)) {
+		return errCeremony
 	}
 	return s.usePasskey(ctx, tx, a.pk, a.cred)
 }

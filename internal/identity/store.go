@@ -150,6 +150,10 @@ type Store interface {
 	ListPasskeys(ctx context.Context, userID string) ([]Passkey, error)
 	// PasskeyByCredentialID finds the passkey of a credential id.
 	PasskeyByCredentialID(ctx context.Context, credentialID []byte) (*Passkey, error)
+	// PasskeyOwner finds the passkey of a credential id, its account and
+	// the account's default workspace in one read; ErrNotFound when the
+	// passkey or the account is missing.
+	PasskeyOwner(ctx context.Context, credentialID []byte) (*PasskeyAccount, error)
 	// RenamePasskey renames the user's passkey id; ErrNotFound when the
 	// user has no such passkey.
 	RenamePasskey(ctx context.Context, userID, id, name string) (*Passkey, error)

@@ -57,6 +57,38 @@ func (s *Identity) PasskeyByCredentialID(ctx context.Context, credentialID []byt
 	return pk, nil
 }
 
+// PasskeyOwner implements identity.Store: one read where a usernameless
+// sign-in made three (the passkey, its account, the account's default
+// workspace with the account's role and the tool states there).
+func (s *Identity) PasskeyOwner(ctx context.Context, credentialID []byte) (*identity.PasskeyAccount, error) {
+	var p passkeyRow
+	var u userRow
+	var o nullOrg
+	q := `SELECT ` + qualify("p.", passkeyColumns) + `, ` + qualify("u.", userRead) + `, ` + s.orgRoleColumns() + `
+		FROM passkeys p JOIN users u ON u.id = p.user_id
+		LEFT JOIN orgs o ON o.id = u.default_org_id LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id
+		WHERE p.credential_id = $1`
+	dest := append(append(p.dest(), u.dest()...), o.dest()...)
+	if err := s.r().QueryRowContext(ctx, q, b64.EncodeToString(credentialID)).Scan(dest...); err != nil {
+		return nil, s.one(err)
+	}
+	pk, err := p.get()
+	if err != nil {
+		return nil, err
+	}
+	home, role := o.get()
+	return &identity.PasskeyAccount{Passkey: pk, User: u.get(), Home: home, HomeRole: role}, nil
+}
+
+// qualify prefixes each of the comma-separated columns with table.
+func qualify(table, columns string) string {
+	cols := strings.Split(columns, ",")
+	for i, c := range cols {
+		cols[i] = table + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}
+
 // RenamePasskey implements identity.Store.
 func (s *Identity) RenamePasskey(ctx context.Context, userID, id, name string) (*identity.Passkey, error) {
 	pk, err := scanPasskey(s.w().QueryRowContext(ctx, `UPDATE passkeys SET name = $3 WHERE id = $1 AND user_id = $2
@@ -158,27 +190,42 @@ func (s *Identity) PurgeCeremonies(ctx context.Context, at time.Time) error {
 
 // scanPasskey reads a row of passkeyColumns.
 func scanPasskey(row interface{ Scan(...any) error }) (*identity.Passkey, error) {
-	var pk identity.Passkey
-	var credID, pub, transports, aaguid string
-	var count, created int64
-	var used sql.NullInt64
-	if err := row.Scan(&pk.ID, &pk.UserID, &credID, &pub, &count, &transports, &aaguid, &pk.Attestation,
-		&pk.UserVerified, &pk.BackupEligible, &pk.BackedUp, &pk.Name, &created, &used); err != nil {
+	var r passkeyRow
+	if err := row.Scan(r.dest()...); err != nil {
 		return nil, err
 	}
+	return r.get()
+}
+
+// passkeyRow receives passkeyColumns, alone or beside other columns.
+type passkeyRow struct {
+	pk                              identity.Passkey
+	credID, pub, transports, aaguid string
+	count, created                  int64
+	used                            sql.NullInt64
+}
+
+func (r *passkeyRow) dest() []any {
+	pk := &r.pk
+	return []any{&pk.ID, &pk.UserID, &r.credID, &r.pub, &r.count, &r.transports, &r.aaguid, &pk.Attestation,
+		&pk.UserVerified, &pk.BackupEligible, &pk.BackedUp, &pk.Name, &r.created, &r.used}
+}
+
+func (r *passkeyRow) get() (*identity.Passkey, error) {
+	pk := r.pk
 	var err error
-	if pk.CredentialID, err = b64.DecodeString(credID); err != nil {
+	if pk.CredentialID, err = b64.DecodeString(r.credID); err != nil {
 		return nil, err
 	}
-	if pk.PublicKey, err = b64.DecodeString(pub); err != nil {
+	if pk.PublicKey, err = b64.DecodeString(r.pub); err != nil {
 		return nil, err
 	}
-	if pk.AAGUID, err = hex.DecodeString(aaguid); err != nil {
+	if pk.AAGUID, err = hex.DecodeString(r.aaguid); err != nil {
 		return nil, err
 	}
-	if transports != "" {
-		pk.Transports = strings.Split(transports, ",")
+	if r.transports != "" {
+		pk.Transports = strings.Split(r.transports, ",")
 	}
-	pk.SignCount, pk.CreatedAt, pk.LastUsedAt = uint32(count), fromMicros(created), fromNullMicros(used)
+	pk.SignCount, pk.CreatedAt, pk.LastUsedAt = uint32(r.count), fromMicros(r.created), fromNullMicros(r.used)
 	return &pk, nil
 }

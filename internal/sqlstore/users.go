@@ -24,18 +24,32 @@ const userColumns = `id, email, email_key, name, avatar_url, password_hash, emai
 const userRead = userColumns + `, disabled_at, language`
 
 func scanUser(row interface{ Scan(...any) error }) (*gatehouse.User, error) {
-	var u gatehouse.User
-	var defOrg sql.NullString
-	var created, updated int64
-	var disabled sql.NullInt64
-	var lang sql.NullString
-	if err := row.Scan(&u.ID, &u.Email, &u.EmailKey, &u.Name, &u.AvatarURL, &u.PasswordHash, &u.EmailVerified, &defOrg, &created, &updated,
-		&disabled, &lang); err != nil {
+	var r userRow
+	if err := row.Scan(r.dest()...); err != nil {
 		return nil, err
 	}
-	u.DefaultOrgID, u.Language = defOrg.String, lang.String
-	u.CreatedAt, u.UpdatedAt, u.DisabledAt = fromMicros(created), fromMicros(updated), fromNullMicros(disabled)
-	return &u, nil
+	return r.get(), nil
+}
+
+// userRow receives userRead, alone or beside other columns.
+type userRow struct {
+	u                gatehouse.User
+	defOrg, lang     sql.NullString
+	created, updated int64
+	disabled         sql.NullInt64
+}
+
+func (r *userRow) dest() []any {
+	u := &r.u
+	return []any{&u.ID, &u.Email, &u.EmailKey, &u.Name, &u.AvatarURL, &u.PasswordHash, &u.EmailVerified, &r.defOrg, &r.created, &r.updated,
+		&r.disabled, &r.lang}
+}
+
+func (r *userRow) get() *gatehouse.User {
+	u := r.u
+	u.DefaultOrgID, u.Language = r.defOrg.String, r.lang.String
+	u.CreatedAt, u.UpdatedAt, u.DisabledAt = fromMicros(r.created), fromMicros(r.updated), fromNullMicros(r.disabled)
+	return &u
 }
 
 // CreateUser implements identity.Store.

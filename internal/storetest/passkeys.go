@@ -7,6 +7,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/identity"
+	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
 // newPasskey stores a passkey of u with a fresh credential id.
@@ -58,6 +59,23 @@ func testPasskeyCount(t *testing.T, s Stores) {
 	if got.ID != pk.ID || len(got.Transports) != 2 || len(got.AAGUID) != 16 || got.LastUsedAt != nil {
 		t.Fatalf("read %+v; want %+v", got, pk)
 	}
+	acct, err := s.Identity.PasskeyOwner(ctx, pk.CredentialID)
+	wantErr(t, "PasskeyOwner", err, nil)
+	if owned, owner := acct.Passkey, acct.User; owned.ID != got.ID || owned.UserID != pk.UserID || len(owned.Transports) != 2 ||
+		string(owned.PublicKey) != "cose" || owner.ID != pk.UserID || owner.Email == "" || owner.Name != "Test User" ||
+		owner.CreatedAt.IsZero() || acct.Home != nil || acct.HomeRole != "" {
+		t.Fatalf("PasskeyOwner read %+v; want %+v of user %s, no default workspace", acct, got, pk.UserID)
+	}
+	home := newOrg(t, s, acct.User, workspace.OrgTeam)
+	wantErr(t, "SetDefaultOrg", s.Identity.SetDefaultOrg(ctx, pk.UserID, home.ID), nil)
+	acct, err = s.Identity.PasskeyOwner(ctx, pk.CredentialID)
+	wantErr(t, "PasskeyOwner with a default workspace", err, nil)
+	if acct.User.DefaultOrgID != home.ID || acct.Home == nil || acct.Home.ID != home.ID || acct.Home.Slug != home.Slug ||
+		acct.HomeRole != workspace.RoleOwner || acct.Home.ToolStates == nil {
+		t.Fatalf("PasskeyOwner read home %+v, role %q; want workspace %s, owner", acct.Home, acct.HomeRole, home.ID)
+	}
+	_, err = s.Identity.PasskeyOwner(ctx, []byte("never-registered"))
+	wantErr(t, "PasskeyOwner of an unknown credential", err, gatehouse.ErrNotFound)
 	at := now()
 	wantErr(t, "use with count 0", s.Identity.UsePasskey(ctx, pk.ID, 0, true, false, at), nil)
 	wantErr(t, "use with count 0 again", s.Identity.UsePasskey(ctx, pk.ID, 0, true, false, at), nil)

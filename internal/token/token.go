@@ -128,7 +128,9 @@ func Issue(ctx context.Context, s keys.Signer, issuer string, c Claims, subject 
 	if c.Org.Tools == nil {
 		c.Org.Tools = []string{}
 	}
-	payload, err := json.Marshal(c)
+	// MarshalJSON directly: json.Marshal would copy and check its
+	// (already compact and escaped) output once more.
+	payload, err := c.MarshalJSON()
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("sign access token: %w", err)
 	}

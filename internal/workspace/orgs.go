@@ -121,6 +121,16 @@ func (s *Service) HomeOrg(ctx context.Context, st Tables, u *gatehouse.User) (*O
 	return s.OrgContext(ctx, st, o, RoleOwner)
 }
 
+// HomeOrgRead is HomeOrg for a caller that read u's default org o and
+// u's role there beside u (o nil: not read, or gone): used as read when
+// it is live and u a member, else HomeOrg decides.
+func (s *Service) HomeOrgRead(ctx context.Context, st Tables, u *gatehouse.User, o *Org, role string) (*OrgContext, error) {
+	if o != nil && u.DefaultOrgID != "" && o.ID == u.DefaultOrgID && o.DeletedAt == nil && role != "" {
+		return s.OrgContext(ctx, st, o, role)
+	}
+	return s.HomeOrg(ctx, st, u)
+}
+
 // LiveMember returns org orgID and the user's membership in it, or
 // ErrNotFound when the org is deleted or the user is not a member.
 func LiveMember(ctx context.Context, st Tables, orgID, userID string) (*Org, *Membership, error) {

@@ -71,7 +71,7 @@ type passkeyNext struct {
 func (h *handlers) jsonError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *gatehouse.Error
 	if errors.As(err, &e) && e.Kind != gatehouse.KindInternal {
-		body := map[string]string{"error": sentence(e.Message)}
+		body := map[string]string{"error": errorText(langOf(r), sentence(e.Message))}
 		if e.Code != "" {
 			body["code"] = e.Code // the script signs in again on reauth_required
 		}

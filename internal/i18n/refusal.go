@@ -136,3 +136,17 @@ func Refusal(lang language.Tag, msg string) (string, bool) {
 	}
 	return msg, false
 }
+
+// Term is word (a role, a tool, a field's name) in lang: the catalogue's
+// translation, else germanTerms', else word itself.
+func Term(lang language.Tag, word string) string {
+	if s, ok := catalogues[lang][word]; ok {
+		return s
+	}
+	if lang == German {
+		if s, ok := germanTerms[word]; ok {
+			return s
+		}
+	}
+	return word
+}

@@ -31,7 +31,7 @@ var supported = []language.Tag{English, German}
 var matcher = language.NewMatcher(supported)
 
 // catalogues are the translations by language, keyed by the English text.
-var catalogues = map[language.Tag]map[string]string{German: merged(german, germanMail, germanAudit, germanErrors, germanWords)}
+var catalogues = map[language.Tag]map[string]string{German: merged(german, germanMail, germanAudit, germanErrors, germanWords, germanTools)}
 
 // merged is the union of the maps ms.
 func merged(ms ...map[string]string) map[string]string {

@@ -49,7 +49,7 @@ func verbs(format string) []string {
 // English key, so no value is lost or shows as %!; and no key has two
 // different translations in the catalogue's parts.
 func TestGermanKeepsTheValues(t *testing.T) {
-	parts := map[string]map[string]string{"german": german, "germanMail": germanMail, "germanAudit": germanAudit, "germanErrors": germanErrors, "germanWords": germanWords}
+	parts := map[string]map[string]string{"german": german, "germanMail": germanMail, "germanAudit": germanAudit, "germanErrors": germanErrors, "germanWords": germanWords, "germanTools": germanTools}
 	seen := map[string]string{}
 	for name, m := range parts {
 		for k, de := range m {

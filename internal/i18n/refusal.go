@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"golang.org/x/text/feature/plural"
 	"golang.org/x/text/language"
 )
 
@@ -32,7 +33,7 @@ var germanTerms = map[string]string{
 	// "which still has other members"
 	"has": "hat", "have": "haben",
 	// Roles (admin, member and lead are in german) and tools.
-	"owner": "Inhaber", "billing": "Abrechnung",
+	"owner": "Inhaber", "billing": "Abrechnung", "team": "Team",
 	"tasks": "Aufgaben", "notes": "Notizen", "sign": "Signieren", "links": "Links", "forms": "Formulare",
 	"croncrunch": "Croncrunch", "crm": "CRM",
 }
@@ -149,4 +150,17 @@ func Term(lang language.Tag, word string) string {
 		}
 	}
 	return word
+}
+
+// Plural is one or other (a fmt format of n), by the plural rule of lang
+// for n ("1 member", "%d members"; German has the same two forms, other
+// languages more), in lang.
+func Plural(lang language.Tag, n int, one, other string) string {
+	if plural.Cardinal.MatchPlural(lang, n, 0, 0, 0, 0) == plural.One {
+		if strings.Contains(one, "%d") {
+			return Tf(lang, one, n)
+		}
+		return T(lang, one)
+	}
+	return Tf(lang, other, n)
 }

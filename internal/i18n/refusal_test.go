@@ -63,3 +63,35 @@ func TestGermanKeepsTheValues(t *testing.T) {
 		}
 	}
 }
+
+// TestPluralAndTerm: counts take the language's plural form with its
+// numbers; roles and tools are named in the language.
+func TestPluralAndTerm(t *testing.T) {
+	for _, c := range []struct {
+		lang      string
+		n         int
+		want      string
+		wantCodes string
+	}{
+		{"de", 1, "1 Mitglied", "Sie haben noch 1 unbenutzten Wiederherstellungscode."},
+		{"de", 10001, "10.001 Mitglieder", "Sie haben noch 10.001 unbenutzte Wiederherstellungscodes."},
+		{"en", 0, "0 members", "0 unused recovery codes are left."},
+		{"en", 1, "1 member", "1 unused recovery code is left."},
+	} {
+		lang, _ := Parse(c.lang)
+		if got := Plural(lang, c.n, "1 member", "%d members"); got != c.want {
+			t.Errorf("Plural(%s, %d) = %q; want %q", c.lang, c.n, got, c.want)
+		}
+		if got := Plural(lang, c.n, "1 unused recovery code is left.", "%d unused recovery codes are left."); got != c.wantCodes {
+			t.Errorf("Plural(%s, %d) = %q; want %q", c.lang, c.n, got, c.wantCodes)
+		}
+	}
+	for word, want := range map[string]string{"owner": "Inhaber", "member": "Mitglied", "billing": "Abrechnung", "tasks": "Aufgaben", "someone@example.com": "someone@example.com"} {
+		if got := Term(German, word); got != want {
+			t.Errorf("Term(de, %q) = %q; want %q", word, got, want)
+		}
+	}
+	if got := Term(English, "owner"); got != "owner" {
+		t.Errorf("Term(en, owner) = %q", got)
+	}
+}

@@ -10,7 +10,10 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/i18n"
 	"github.com/gatehouse/gatehouse/internal/workspace"
+
+	"golang.org/x/text/language"
 )
 
 // errOrgNotFound answers a workspace page of an org the caller is not in.
@@ -83,11 +86,11 @@ func (h *handlers) membersPage(w http.ResponseWriter, r *http.Request, c *caller
 			d.Roles = append(d.Roles, role)
 		}
 	}
-	d.RoleOptions = roleOptions(d.Roles)
+	d.RoleOptions = roleOptions(langOf(r), d.Roles)
 	for _, m := range ms {
 		self := m.UserID == c.b.User.ID
 		d.Members = append(d.Members, memberRow{UserID: m.UserID, Name: m.Name, Email: m.Email, Role: m.Role,
-			Joined: m.JoinedAt.Format("2 Jan 2006"), Self: self, CanManage: d.CanManage && !self && (m.Role != workspace.RoleOwner || owners)})
+			Joined: i18n.Date(langOf(r), m.JoinedAt), Self: self, CanManage: d.CanManage && !self && (m.Role != workspace.RoleOwner || owners)})
 	}
 	link := func(n int, after string) string {
 		v := url.Values{"q": {d.Query}, "page": {strconv.Itoa(n)}}
@@ -155,7 +158,7 @@ func parseCursor(s string) *workspace.MemberCursor {
 
 // roleOptions is, for each role a member may have, the <option>s of roles
 // with that one selected.
-func roleOptions(roles []string) map[string]template.HTML {
+func roleOptions(lang language.Tag, roles []string) map[string]template.HTML {
 	out := map[string]template.HTML{}
 	for _, has := range []string{workspace.RoleOwner, workspace.RoleAdmin, workspace.RoleBilling, workspace.RoleMember} {
 		var b strings.Builder
@@ -164,8 +167,7 @@ func roleOptions(roles []string) map[string]template.HTML {
 			if r == has {
 				sel = " selected"
 			}
-			e := template.HTMLEscapeString(r)
-			fmt.Fprintf(&b, "<option value=\"%s\"%s>%s</option>\n", e, sel, e)
+			fmt.Fprintf(&b, "<option value=\"%s\"%s>%s</option>\n", template.HTMLEscapeString(r), sel, template.HTMLEscapeString(i18n.Term(lang, r)))
 		}
 		out[has] = template.HTML(b.String()) // each role escaped above
 	}

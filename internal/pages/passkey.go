@@ -80,5 +80,5 @@ func (h *handlers) jsonError(w http.ResponseWriter, r *http.Request, err error) 
 	}
 	id := h.k.RequestID(r)
 	h.log.Error("page internal error", "request_id", id, "path", r.URL.Path, "err", err)
-	httpjson.Write(w, http.StatusInternalServerError, map[string]string{"error": "Gatehouse could not finish this request (request id " + id + ")."})
+	httpjson.Write(w, http.StatusInternalServerError, map[string]string{"error": tr(r, "%s could not finish this request (request id %s). Try again in a moment.", h.brand.Name, id)})
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/text/language"
@@ -31,7 +32,7 @@ var supported = []language.Tag{English, German}
 var matcher = language.NewMatcher(supported)
 
 // catalogues are the translations by language, keyed by the English text.
-var catalogues = map[language.Tag]map[string]string{German: merged(german, germanMail, germanAudit)}
+var catalogues = map[language.Tag]map[string]string{German: merged(german, germanMail, germanAudit, germanErrors, germanWords, germanTools)}
 
 // merged is the union of the maps ms.
 func merged(ms ...map[string]string) map[string]string {
@@ -191,13 +192,25 @@ func DateTimeSeconds(lang language.Tag, t time.Time) string {
 type ctxKey struct{}
 
 // choice is a request's language: the header's, until the person's
-// preference is known (Prefer).
-type choice struct{ tag language.Tag }
+// preference is known (Prefer). The header is matched when the language
+// is first asked for, so a request that never needs it (most API
+// requests) does not pay for parsing it.
+type choice struct {
+	once   sync.Once
+	header string
+	tag    language.Tag
+}
+
+// get is the choice's language, the header matched on first use.
+func (c *choice) get() language.Tag {
+	c.once.Do(func() { c.tag = Match(c.header) })
+	return c.tag
+}
 
 // WithRequest is ctx carrying the language of a request's Accept-Language,
 // which Prefer may later replace with the person's preference.
 func WithRequest(ctx context.Context, acceptLanguage string) context.Context {
-	return context.WithValue(ctx, ctxKey{}, &choice{tag: Match(acceptLanguage)})
+	return context.WithValue(ctx, ctxKey{}, &choice{header: acceptLanguage})
 }
 
 // Prefer makes the person's preference code (when set) the language of
@@ -205,6 +218,7 @@ func WithRequest(ctx context.Context, acceptLanguage string) context.Context {
 func Prefer(ctx context.Context, code string) {
 	if c, ok := ctx.Value(ctxKey{}).(*choice); ok {
 		if t, ok := Parse(code); ok {
+			c.get()
 			c.tag = t
 		}
 	}
@@ -213,7 +227,7 @@ func Prefer(ctx context.Context, code string) {
 // From is the language of ctx's request, English when none was set.
 func From(ctx context.Context) language.Tag {
 	if c, ok := ctx.Value(ctxKey{}).(*choice); ok {
-		return c.tag
+		return c.get()
 	}
 	return English
 }

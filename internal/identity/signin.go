@@ -302,7 +302,13 @@ func (s *Service) RequestMagicLink(ctx context.Context, email, client string) er
 		base = s.mobileURL
 	}
 	link := base + "/auth/magic?token=" + url.QueryEscape(secret)
-	m := s.magicMail(i18n.From(ctx), email, link)
+	// In the account's language when the address has one, else the
+	// request's (the same query runs either way).
+	code := ""
+	if u, err := s.store.UserByEmail(ctx, gatehouse.EmailKey(email)); err == nil {
+		code = u.Language
+	}
+	m := s.magicMail(i18n.For(ctx, code), email, link)
 	return s.store.Tx(ctx, func(tx Store) error {
 		if err := tx.CreateEmailToken(ctx, t); err != nil {
 			return internal("create magic link", err)

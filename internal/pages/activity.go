@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/gatehouse/gatehouse/internal/i18n"
 	"github.com/gatehouse/gatehouse/internal/identity"
 )
 
@@ -39,20 +40,22 @@ func (h *handlers) handleActivityPage(w http.ResponseWriter, r *http.Request, c 
 		switch e.Action {
 		case "identity.user.signed_in", "identity.user.signin_failed", "identity.user.second_factor_failed", "identity.user.locked_out":
 			row.SignIn, row.Bad = true, e.Action != "identity.user.signed_in"
-			row.Detail = signInMethods[meta["method"]]
+			if m, ok := signInMethods[meta["method"]]; ok {
+				row.Detail = i18n.T(langOf(r), m)
+			}
 			row.IP = meta["ip"]
 			if ua, ok := meta["user_agent"]; ok {
-				row.Device = device(ua)
+				row.Device = device(langOf(r), ua)
 			}
 		case "identity.user.second_factor_verified":
 			row.What = "Recovery code used to sign in"
 		case "identity.api_key.created", "identity.api_key.revoked", "identity.user.passkey_added", "identity.user.passkey_removed":
 			if n := meta["name"]; n != "" {
-				row.Detail = "“" + n + "”"
+				row.Detail = tr(r, "“%s”", n)
 			}
 		case "identity.user.email_changed", "identity.user.email_change_requested":
 			if to := meta["to"]; to != "" {
-				row.Detail = "to " + to
+				row.Detail = tr(r, "to %s", to)
 			}
 		}
 		rows = append(rows, row)

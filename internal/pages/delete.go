@@ -25,13 +25,13 @@ func (h *handlers) handleDelete(w http.ResponseWriter, r *http.Request, c *calle
 	typed := r.PostFormValue("confirm")
 	if !strings.EqualFold(strings.TrimSpace(typed), c.b.User.Email) {
 		p.Values = map[string]string{"confirm": typed}
-		p.Fields = map[string]string{"confirm": "Type your email address, " + c.b.User.Email + ", to confirm."}
+		p.Fields = map[string]string{"confirm": tr(r, "Type your email address, %s, to confirm.", c.b.User.Email)}
 		h.render(w, r, http.StatusBadRequest, "delete", p)
 		return nil
 	}
 	err := h.svc.DeleteAccount(r.Context(), c.p)
 	if gatehouse.ErrorKind(err) == gatehouse.KindConflict {
-		p.Data = sentence(err.(*gatehouse.Error).Message)
+		p.Data = errorText(langOf(r), sentence(err.(*gatehouse.Error).Message))
 		h.render(w, r, http.StatusConflict, "delete", p)
 		return nil
 	}

@@ -38,19 +38,21 @@ func (p *page) translate(lang language.Tag) {
 	if lang == i18n.English {
 		return
 	}
-	for _, s := range []*string{&p.Title, &p.Error, &p.Message, &p.Notice, &p.Intro, &p.Button} {
+	for _, s := range []*string{&p.Title, &p.Notice, &p.Intro, &p.Button} {
 		*s = i18n.T(lang, *s)
 	}
+	// Error, Message and Fields may hold a domain error's message.
+	p.Error, p.Message = errorText(lang, p.Error), errorText(lang, p.Message)
 	if len(p.Fields) > 0 {
 		fields := make(map[string]string, len(p.Fields))
 		for k, v := range p.Fields {
-			fields[k] = i18n.T(lang, v)
+			fields[k] = errorText(lang, v)
 		}
 		p.Fields = fields
 	}
 	if p.Resume != nil {
 		rs := *p.Resume
-		rs.Text, rs.Button = i18n.T(lang, rs.Text), i18n.T(lang, rs.Button)
+		rs.Text, rs.Button = errorText(lang, rs.Text), i18n.T(lang, rs.Button)
 		rs.Shown = translateHidden(lang, rs.Shown)
 		rs.Secrets = translateHidden(lang, rs.Secrets)
 		p.Resume = &rs

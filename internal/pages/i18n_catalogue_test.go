@@ -24,6 +24,8 @@ import (
 var (
 	templateAction = regexp.MustCompile(`(?s)\{\{.*?\}\}`)
 	templateKey    = regexp.MustCompile(`\{\{-?\s*t[fbs]* ("(?:[^"\\]|\\.)*")|\(t[fbs]* ("(?:[^"\\]|\\.)*")`)
+	// pluralKeys are the two forms of {{plural n "1 member" "%d members"}}.
+	pluralKeys = regexp.MustCompile(`plural \S+ ("(?:[^"\\]|\\.)*") ("(?:[^"\\]|\\.)*")`)
 	// fieldKeys are the label and hint of a form field: (field . "name" "Label" "Hint").
 	fieldKeys = regexp.MustCompile(`\(field \S+ (?:"[^"]*"|\([^)]*\)) ("(?:[^"\\]|\\.)*"|\([^)]*\)) ("(?:[^"\\]|\\.)*")`)
 )
@@ -121,7 +123,7 @@ func TestLiteralTextsCatches(t *testing.T) {
 
 // pageFields are the fields of the pages' data whose Go-set sentences
 // render translates (page.translate) or that are catalogue keys already.
-var pageFields = map[string]bool{"Title": true, "Error": true, "Message": true, "Notice": true, "Intro": true, "Button": true, "Text": true, "Label": true, "Hint": true, "What": true}
+var pageFields = map[string]bool{"Title": true, "Error": true, "Message": true, "Notice": true, "Intro": true, "Button": true, "Text": true, "Label": true, "Hint": true, "What": true, "Detail": true}
 
 // goKeys are the catalogue keys of the pages' Go source: the sentences
 // given to pageFields, the values of the notices maps and the formats
@@ -242,7 +244,7 @@ func goKeys(t *testing.T, dir string, maps ...string) (keys map[string]string, b
 // TestCatalogueHasEveryPageKey: every key the templates and the pages'
 // Go source use has its German.
 func TestCatalogueHasEveryPageKey(t *testing.T) {
-	keys, bad := goKeys(t, ".", "notices", "namedNotices", "consoleNav", "orgNav", "auditLabels")
+	keys, bad := goKeys(t, ".", "notices", "namedNotices", "consoleNav", "orgNav", "auditLabels", "signInMethods")
 	for _, where := range bad {
 		t.Errorf("%s: a sentence built with +; use tr(r, format, args...)", where)
 	}
@@ -254,6 +256,9 @@ func TestCatalogueHasEveryPageKey(t *testing.T) {
 			quoted = append(quoted, m[1]+m[2])
 		}
 		for _, m := range fieldKeys.FindAllStringSubmatch(string(src), -1) {
+			quoted = append(quoted, m[1], m[2])
+		}
+		for _, m := range pluralKeys.FindAllStringSubmatch(string(src), -1) {
 			quoted = append(quoted, m[1], m[2])
 		}
 		for _, q := range quoted {

@@ -10,7 +10,10 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/i18n"
 	"github.com/gatehouse/gatehouse/internal/workspace"
+
+	"golang.org/x/text/language"
 )
 
 // The notices of this page (?done=key).
@@ -80,11 +83,11 @@ func (h *handlers) membersPage(r *http.Request, c *caller, o *workspace.OrgListi
 	caps := o.Capabilities()
 	d.CanManage = caps.Can(workspace.PermMembers)
 	d.Roles = caps.AssignableRoles()
-	d.RoleOptions = roleOptions(d.Roles)
+	d.RoleOptions = roleOptions(langOf(r), d.Roles)
 	for _, m := range ms {
 		self := m.UserID == c.b.User.ID
 		d.Members = append(d.Members, memberRow{UserID: m.UserID, Name: m.Name, Email: m.Email, Role: m.Role,
-			Joined: m.JoinedAt.Format("2 Jan 2006"), Self: self, CanManage: !self && caps.Remove(m.Role)})
+			Joined: i18n.Date(langOf(r), m.JoinedAt), Self: self, CanManage: !self && caps.Remove(m.Role)})
 	}
 	link := func(n int, after string) string {
 		v := url.Values{"q": {d.Query}, "page": {strconv.Itoa(n)}}
@@ -152,7 +155,7 @@ func parseCursor(s string) *workspace.MemberCursor {
 
 // roleOptions is, for each role a member may have, the <option>s of roles
 // with that one selected.
-func roleOptions(roles []string) map[string]template.HTML {
+func roleOptions(lang language.Tag, roles []string) map[string]template.HTML {
 	out := map[string]template.HTML{}
 	for _, has := range []string{workspace.RoleOwner, workspace.RoleAdmin, workspace.RoleBilling, workspace.RoleMember} {
 		var b strings.Builder
@@ -161,8 +164,7 @@ func roleOptions(roles []string) map[string]template.HTML {
 			if r == has {
 				sel = " selected"
 			}
-			e := template.HTMLEscapeString(r)
-			fmt.Fprintf(&b, "<option value=\"%s\"%s>%s</option>\n", e, sel, e)
+			fmt.Fprintf(&b, "<option value=\"%s\"%s>%s</option>\n", template.HTMLEscapeString(r), sel, template.HTMLEscapeString(i18n.Term(lang, r)))
 		}
 		out[has] = template.HTML(b.String()) // each role escaped above
 	}

@@ -71,7 +71,7 @@ type passkeyNext struct {
 func (h *handlers) jsonError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *gatehouse.Error
 	if errors.As(err, &e) && e.Kind != gatehouse.KindInternal {
-		body := map[string]string{"error": sentence(e.Message)}
+		body := map[string]string{"error": errorText(langOf(r), sentence(e.Message))}
 		if e.Code != "" {
 			body["code"] = e.Code // the script signs in again on reauth_required
 		}
@@ -80,5 +80,5 @@ func (h *handlers) jsonError(w http.ResponseWriter, r *http.Request, err error) 
 	}
 	id := h.k.RequestID(r)
 	h.log.Error("page internal error", "request_id", id, "path", r.URL.Path, "err", err)
-	httpjson.Write(w, http.StatusInternalServerError, map[string]string{"error": "Gatehouse could not finish this request (request id " + id + ")."})
+	httpjson.Write(w, http.StatusInternalServerError, map[string]string{"error": tr(r, "%s could not finish this request (request id %s). Try again in a moment.", h.brand.Name, id)})
 }

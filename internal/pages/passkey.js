@@ -7,6 +7,11 @@
 // before and these buttons stay hidden.
 (function () {
   "use strict";
+  // The script's own messages come in the page's language from its tag's
+  // data attributes (filled through the catalogue); English if absent.
+  var tag = document.currentScript || document.querySelector('script[src="/assets/passkey.js"]');
+  var words = (tag && tag.dataset) || {};
+  function say(key, english) { return words[key] || english; }
   if (!window.PublicKeyCredential || !navigator.credentials) return;
 
   function fromB64(s) {
@@ -48,7 +53,7 @@
     return fetch(url, { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
       body: JSON.stringify(body || {}) }).then(function (res) {
       return res.json().catch(function () { return {}; }).then(function (data) {
-        if (!res.ok) throw Object.assign(new Error(data.error || "The request failed."), { code: data.code });
+        if (!res.ok) throw Object.assign(new Error(data.error || say("failed", "The request failed.")), { code: data.code });
         return data;
       });
     });
@@ -59,8 +64,8 @@
     el.hidden = !msg;
   }
   function failed(err) {
-    if (err && (err.name === "NotAllowedError" || err.name === "AbortError")) return "The passkey request was cancelled or timed out.";
-    return (err && err.message) || "Something went wrong.";
+    if (err && (err.name === "NotAllowedError" || err.name === "AbortError")) return say("cancelled", "The passkey request was cancelled or timed out.");
+    return (err && err.message) || say("unknown", "Something went wrong.");
   }
 
   // Sign-in page.
@@ -130,7 +135,7 @@
     reset.addEventListener("click", function () {
       show(resetError, "");
       if (!pwEl.value) {
-        show(resetError, "Enter the new password first.");
+        show(resetError, say("passwordFirst", "Enter the new password first."));
         pwEl.focus();
         return;
       }

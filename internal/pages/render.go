@@ -88,6 +88,8 @@ func langFuncs(lang language.Tag) template.FuncMap {
 		"lang":        func() string { return lang.String() },
 		"join":        strings.Join,
 		"languages":   func() []languageChoice { return languageChoices },
+		"term":        func(word string) string { return i18n.Term(lang, word) }, // a role, a tool, a workspace's kind
+		"plural":      func(n int, one, other string) template.HTML { return escapeText(i18n.Plural(lang, n, one, other)) },
 	}
 }
 

@@ -5,7 +5,10 @@ import (
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/i18n"
 	"github.com/gatehouse/gatehouse/internal/identity"
+
+	"golang.org/x/text/language"
 )
 
 // The notices of this page (?done=key).
@@ -22,10 +25,11 @@ type sessionRow struct {
 }
 
 // device names the browser and system of a user agent in a few words, as
-// a person recognises them; an agent it does not know is shown as sent.
-func device(ua string) string {
+// a person recognises them, in lang; an agent it does not know is shown
+// as sent.
+func device(lang language.Tag, ua string) string {
 	if ua == "" {
-		return "Unknown device"
+		return i18n.T(lang, "Unknown device")
 	}
 	pick := func(pairs [][2]string) string {
 		for _, p := range pairs {
@@ -40,7 +44,7 @@ func device(ua string) string {
 	system := pick([][2]string{{"Android", "Android"}, {"iPhone", "iPhone"}, {"iPad", "iPad"}, {"Windows", "Windows"}, {"Mac OS X", "macOS"}, {"CrOS", "ChromeOS"}, {"Linux", "Linux"}})
 	switch {
 	case browser != "" && system != "":
-		return browser + " on " + system
+		return i18n.Tf(lang, "%s on %s", browser, system)
 	case browser != "":
 		return browser
 	}
@@ -57,7 +61,7 @@ func (h *handlers) handleSessionsPage(w http.ResponseWriter, r *http.Request, c 
 	rows := make([]sessionRow, 0, len(ss))
 	others := false
 	for _, s := range ss {
-		rows = append(rows, sessionRow{Session: s, Current: s.ID == c.b.SessionID, Device: device(s.UserAgent)})
+		rows = append(rows, sessionRow{Session: s, Current: s.ID == c.b.SessionID, Device: device(langOf(r), s.UserAgent)})
 		others = others || (s.ID != c.b.SessionID && s.GrantID == "")
 	}
 	p := c.page(r, "Sessions", "sessions")
@@ -77,7 +81,7 @@ func (h *handlers) handleRevokeSession(w http.ResponseWriter, r *http.Request, c
 	name := "another device"
 	for _, s := range ss {
 		if s.ID == id {
-			name = device(s.UserAgent)
+			name = device(langOf(r), s.UserAgent)
 		}
 	}
 	if id == c.b.SessionID {

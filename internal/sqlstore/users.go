@@ -64,8 +64,8 @@ func (s *Workspace) UserByID(ctx context.Context, id string) (*gatehouse.User, e
 	return u, s.one(err)
 }
 
-// UserByEmail implements identity.Store.
-func (s *Identity) UserByEmail(ctx context.Context, key string) (*gatehouse.User, error) {
+// UserByEmail implements identity.Store and workspace.Tables.
+func (s *Workspace) UserByEmail(ctx context.Context, key string) (*gatehouse.User, error) {
 	u, err := scanUser(s.r().QueryRowContext(ctx, `SELECT `+userRead+` FROM users WHERE email_key = $1`, key))
 	return u, s.one(err)
 }

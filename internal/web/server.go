@@ -22,6 +22,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/httpjson"
+	"github.com/gatehouse/gatehouse/internal/i18n"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 )
 
@@ -277,6 +278,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.harden(w.Header())
 	conn := w // MaxBytesReader tells the connection's writer to close it
 	w, r = withRequest(w, r, id, s.clientIP(r))
+	if al := r.Header.Get("Accept-Language"); al != "" {
+		// The language of mail this request causes to a person with no
+		// preference (i18n.For); the API's own answers stay English.
+		r = r.WithContext(i18n.WithRequest(r.Context(), al))
+	}
 	pattern := ""
 	if s.observer != nil || s.tracer != nil {
 		start := time.Now()

@@ -112,7 +112,7 @@ func (s *Service) Invite(ctx context.Context, p *gatehouse.Principal, orgID stri
 				return gatehouse.Internal("create invitation", err)
 			}
 			if kind == InviteEmail {
-				if err := tx.QueueMail(ctx, s.invitationMail(i18n.From(ctx), inv, org, inviter)); err != nil {
+				if err := tx.QueueMail(ctx, s.invitationMail(inviteeLanguage(ctx, tx, inv.Email), inv, org, inviter)); err != nil {
 					return gatehouse.Internal("queue invitation mail", err)
 				}
 			}
@@ -200,7 +200,7 @@ func (s *Service) ResendInvitation(ctx context.Context, p *gatehouse.Principal, 
 		if err := tx.CreateInvitation(ctx, inv); err != nil {
 			return gatehouse.Internal("create invitation", err)
 		}
-		if err := tx.QueueMail(ctx, s.invitationMail(i18n.From(ctx), inv, a.org, inviter)); err != nil {
+		if err := tx.QueueMail(ctx, s.invitationMail(inviteeLanguage(ctx, tx, inv.Email), inv, a.org, inviter)); err != nil {
 			return gatehouse.Internal("queue invitation mail", err)
 		}
 		if err := s.Audit(ctx, tx, orgID, p.UserID, "invitation.resent", "invitation", inv.ID, map[string]any{"email": inv.Email, "renews": old.ID}); err != nil {
@@ -243,8 +243,8 @@ func (s *Service) inviteURL(secret string) string {
 	return s.webURL + "/invite?token=" + url.QueryEscape(secret)
 }
 
-// invitationMail is the message of an email invitation.
-// It is in the language of the request that sent it (the inviter's).
+// invitationMail is the message of an email invitation, in lang
+// (inviteeLanguage).
 func (s *Service) invitationMail(lang language.Tag, inv *Invitation, org *Org, inviter *gatehouse.User) mail.Message {
 	who := inviter.Name
 	if who == "" {
@@ -254,7 +254,19 @@ func (s *Service) invitationMail(lang language.Tag, inv *Invitation, org *Org, i
 		Text: i18n.Tf(lang, "%[1]s invited you to join the organization %[2]s on %[3]s as %[4]s.\n\n"+
 			"Open this link to accept:\n\n%[5]s\n\n"+
 			"The link works once, for this address, and expires in 14 days. If you did not expect it, ignore this message.\n",
-			who, org.Name, s.brand.Product(), inv.Role, inv.URL)}
+			who, org.Name, s.brand.Product(), i18n.Term(lang, inv.Role), inv.URL)}
+}
+
+// inviteeLanguage is the language of an invitation's mail to email: the
+// invitee's preference when the address has an account, else the
+// language of the request that sent it (the inviter's page, or the API
+// request's Accept-Language), else English.
+func inviteeLanguage(ctx context.Context, tx Tables, email string) language.Tag {
+	code := ""
+	if u, err := tx.UserByEmail(ctx, gatehouse.EmailKey(email)); err == nil {
+		code = u.Language
+	}
+	return i18n.For(ctx, code)
 }
 
 // Invitations lists org orgID's usable invitations, newest first, without

@@ -25,6 +25,10 @@ type Store interface {
 // Audit...) as it is.
 type Tables interface {
 	UserByID(ctx context.Context, id string) (*gatehouse.User, error)
+	// UserByEmail is the account whose address has the normalised key
+	// (gatehouse.EmailKey); ErrNotFound. An invitation's mail is in its
+	// language.
+	UserByEmail(ctx context.Context, key string) (*gatehouse.User, error)
 	SetDefaultOrg(ctx context.Context, userID, orgID string) error
 	// LockUser takes the user's row lock until the transaction ends.
 	LockUser(ctx context.Context, userID string) error

@@ -3,14 +3,16 @@ package forms
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/i18n"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/maillimit"
 	"github.com/gatehouse/gatehouse/internal/token"
+
+	"golang.org/x/text/language"
 )
 
 // ConfirmTTL is how long a destination's confirmation link works.
@@ -162,7 +164,11 @@ func (s *Service) addRecipients(ctx context.Context, tx Store, f *Form, d *Desti
 		} else {
 			secret := token.NewSecret("")
 			r.TokenHash, r.ExpiresAt, r.MailedAt = token.Hash(secret), now.Add(ConfirmTTL), &now
-			if err := tx.QueueMail(ctx, s.confirmMail(f, to, secret)); err != nil {
+			lang, err := mailLanguage(ctx, tx, to, f.CreatedBy)
+			if err != nil {
+				return err
+			}
+			if err := tx.QueueMail(ctx, s.confirmMail(lang, f, to, secret)); err != nil {
 				return gatehouse.Internal("queue confirmation mail", err)
 			}
 		}
@@ -202,13 +208,26 @@ func (s *Service) confirmMailRoom(ctx context.Context, tx Store, orgID string, n
 	return nil
 }
 
-// confirmMail is the one message asking to to confirm a destination.
-func (s *Service) confirmMail(f *Form, to, secret string) mail.Message {
-	return mail.Message{To: to, Subject: "Confirm that you want form submissions by email",
-		Text: fmt.Sprintf("Someone asked %s to email the submissions of the form %q to %s.\n\n"+
+// confirmMail is the one message asking to to confirm a destination, in
+// lang.
+func (s *Service) confirmMail(lang language.Tag, f *Form, to, secret string) mail.Message {
+	return mail.Message{To: to, Subject: i18n.T(lang, "Confirm that you want form submissions by email"),
+		Text: i18n.Tf(lang, "Someone asked %s to email the submissions of the form %q to %s.\n\n"+
 			"To receive them, open this link within %d days and press the button:\n\n%s?token=%s\n\n"+
 			"If you did not expect this, ignore this message: nothing will be sent to you.\n",
 			s.brand.Product(), f.Name, to, int(ConfirmTTL/(24*time.Hour)), s.confirm, secret)}
+}
+
+// mailLanguage is the language of the tool's mail to email about a form
+// of the account owner: the recipient's preference when the address is a
+// Gatehouse account's, else the form owner's, else the request's
+// (Accept-Language), else English.
+func mailLanguage(ctx context.Context, tx Store, email, owner string) (language.Tag, error) {
+	code, err := tx.MailLanguage(ctx, gatehouse.EmailKey(email), owner)
+	if err != nil {
+		return i18n.English, gatehouse.Internal("read mail language", err)
+	}
+	return i18n.For(ctx, code), nil
 }
 
 var errBadConfirmation = gatehouse.Errorf(gatehouse.KindNotFound, "this confirmation link is not valid: it may be used or expired")

@@ -101,6 +101,9 @@ type Store interface {
 	// QueueMail queues m in the transaction: it is sent once that
 	// commits, never if it rolls back.
 	QueueMail(ctx context.Context, m mail.Message) error
+	// MailLanguage is the language preference of the account with the
+	// address key emailKey, else of the account senderID, else "".
+	MailLanguage(ctx context.Context, emailKey, senderID string) (string, error)
 }
 
 // Service is the Forms tool.

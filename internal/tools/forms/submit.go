@@ -10,8 +10,11 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/i18n"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/maillimit"
+
+	"golang.org/x/text/language"
 )
 
 // MaxAutoresponsesPerHour bounds a workspace's autoresponses, all its
@@ -126,10 +129,13 @@ func (s *Service) deliver(ctx context.Context, tx Store, f *Form, sub *Submissio
 	if err != nil {
 		return gatehouse.Internal("list destinations", err)
 	}
-	body := summary(f, sub)
 	for _, d := range dests {
 		for _, to := range d.Confirmed {
-			msgs = append(msgs, mail.Message{To: to, ReplyTo: submitter, Subject: "New submission: " + f.Name, Text: body})
+			lang, err := mailLanguage(ctx, tx, to, f.CreatedBy)
+			if err != nil {
+				return err
+			}
+			msgs = append(msgs, mail.Message{To: to, ReplyTo: submitter, Subject: i18n.Tf(lang, "New submission: %s", f.Name), Text: summary(lang, f, sub)})
 		}
 	}
 	if sub.AutorespondedAt != nil {
@@ -143,15 +149,16 @@ func (s *Service) deliver(ctx context.Context, tx Store, f *Form, sub *Submissio
 	return nil
 }
 
-// summary is the text of a submission mail: one line per field, sorted.
-func summary(f *Form, sub *Submission) string {
+// summary is the text of a submission mail in lang: one line per field,
+// sorted.
+func summary(lang language.Tag, f *Form, sub *Submission) string {
 	keys := make([]string, 0, len(sub.Data))
 	for k := range sub.Data {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	var b strings.Builder
-	fmt.Fprintf(&b, "A new submission to %s (%s):\n\n", f.Name, sub.Created.Format(time.RFC3339))
+	b.WriteString(i18n.Tf(lang, "A new submission to %s (%s):\n\n", f.Name, sub.Created.Format(time.RFC3339)))
 	for _, k := range keys {
 		fmt.Fprintf(&b, "%s: %s\n", k, text(sub.Data[k]))
 	}

@@ -3,13 +3,15 @@ package sign
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/i18n"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/maillimit"
+
+	"golang.org/x/text/language"
 )
 
 // MaxRemindDays bounds autoRemindDays (a year).
@@ -21,6 +23,9 @@ type reminderStore interface {
 	// QueueMail queues m in the transaction: it is sent once that
 	// commits, never if it rolls back.
 	QueueMail(ctx context.Context, m mail.Message) error
+	// MailLanguage is the language preference of the account with the
+	// address key emailKey, else of the account senderID, else "".
+	MailLanguage(ctx context.Context, emailKey, senderID string) (string, error)
 	// DueReminders lists the ids and orgs of pending documents with
 	// reminders whose last reminder (or, before the first, their sending)
 	// is autoRemindDays or more before now (at most limit).
@@ -117,7 +122,11 @@ func (s *Service) requestSignatures(ctx context.Context, tx Store, d *Document, 
 	var msgs []mail.Message
 	for _, r := range d.Recipients {
 		if r.Role == Signer {
-			msgs = append(msgs, mail.Message{To: r.Email, Subject: "Please sign: " + oneLine(d.Name), Text: s.signingText(d, r, false)})
+			lang, err := mailLanguage(ctx, tx, r.Email, sender)
+			if err != nil {
+				return err
+			}
+			msgs = append(msgs, mail.Message{To: r.Email, Subject: i18n.Tf(lang, "Please sign: %s", oneLine(d.Name)), Text: s.signingText(lang, d, r, false)})
 		}
 	}
 	if err := s.mailRoom(ctx, tx, d.OrgID, sender, len(msgs)); err != nil {
@@ -193,7 +202,11 @@ func (s *Service) remind(ctx context.Context, id, org string, now time.Time) (bo
 			if r.Role != Signer || r.Status == Signed || r.Status == Refused {
 				continue
 			}
-			msgs = append(msgs, mail.Message{To: r.Email, Subject: "Reminder: please sign " + oneLine(d.Name), Text: s.signingText(d, r, true)})
+			lang, err := mailLanguage(ctx, tx, r.Email, d.OwnerID)
+			if err != nil {
+				return err
+			}
+			msgs = append(msgs, mail.Message{To: r.Email, Subject: i18n.Tf(lang, "Reminder: please sign %s", oneLine(d.Name)), Text: s.signingText(lang, d, r, true)})
 		}
 		if err := s.mailRoom(ctx, tx, d.OrgID, d.OwnerID, len(msgs)); err != nil {
 			var e *gatehouse.Error
@@ -241,23 +254,40 @@ func (s *Service) postpone(ctx context.Context, id, org string, now time.Time, w
 	return nil
 }
 
-// signingText is the body of a signing request or reminder to r.
-func (s *Service) signingText(d *Document, r *Recipient, reminder bool) string {
+// signingText is the body of a signing request (or, reminder, of its
+// reminder) to signer r of d, in lang.
+func (s *Service) signingText(lang language.Tag, d *Document, r *Recipient, reminder bool) string {
 	var b strings.Builder
 	if reminder {
-		fmt.Fprintf(&b, "Hello %s,\n\nThis is a reminder: the document %q is still waiting for your signature.\n", r.Name, d.Name)
+		b.WriteString(i18n.Tf(lang, "Hello %s,\n\nThis is a reminder: the document %q is still waiting for your signature.\n", r.Name, d.Name))
 	} else {
-		fmt.Fprintf(&b, "Hello %s,\n\nYou are asked to sign the document %q.\n", r.Name, d.Name)
+		b.WriteString(i18n.Tf(lang, "Hello %s,\n\nYou are asked to sign the document %q.\n", r.Name, d.Name))
 	}
 	if msg := strings.TrimSpace(d.Message); msg != "" {
-		fmt.Fprintf(&b, "\nMessage from the sender:\n\n%s\n", msg)
+		b.WriteString(i18n.Tf(lang, "\nMessage from the sender:\n\n%s\n", msg))
 	}
-	fmt.Fprintf(&b, "\nOpen this link to read and sign it:\n\n%s\n", s.SigningURL(r))
+	b.WriteString(i18n.Tf(lang, "\nOpen this link to read and sign it:\n\n%s\n", s.SigningURL(r)))
 	if d.ExpiresAt != nil {
-		fmt.Fprintf(&b, "\nThe link works until %s.\n", d.ExpiresAt.Format(time.RFC1123))
+		until := d.ExpiresAt.Format(time.RFC1123)
+		if lang != i18n.English {
+			until = i18n.DateTime(lang, *d.ExpiresAt)
+		}
+		b.WriteString(i18n.Tf(lang, "\nThe link works until %s.\n", until))
 	}
-	b.WriteString("\nThe link is yours alone: do not forward this message. If you did not expect it, ignore it.\n")
+	b.WriteString(i18n.T(lang, "\nThe link is yours alone: do not forward this message. If you did not expect it, ignore it.\n"))
 	return b.String()
+}
+
+// mailLanguage is the language of a tool's mail to email sent by the
+// account sender: the recipient's preference when the address is a
+// Gatehouse account's, else the sender's, else the request's
+// (Accept-Language), else English.
+func mailLanguage(ctx context.Context, tx reminderStore, email, sender string) (language.Tag, error) {
+	code, err := tx.MailLanguage(ctx, gatehouse.EmailKey(email), sender)
+	if err != nil {
+		return i18n.English, gatehouse.Internal("read mail language", err)
+	}
+	return i18n.For(ctx, code), nil
 }
 
 // oneLine makes a document name fit a subject: its words, one space apart.

@@ -230,6 +230,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *gatehouse.Prin
 				`", error_description="`+msg+`"`)
 			return gatehouse.Errorf(gatehouse.KindForbidden, "%s", msg)
 		}
+		if stateless && s.fastCall(w, r, body, p) {
+			return nil
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	if r.Method == http.MethodGet {

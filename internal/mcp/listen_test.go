@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"runtime"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gatehouse/gatehouse/internal/mcp"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
@@ -182,6 +184,49 @@ func TestMCPListenToolListChanged(t *testing.T) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%d goroutines of listen streams left after they closed (%d before)", listenGoroutines(), before)
 			}
+		}
+	})
+}
+
+// TestMCPListenCap: a listen stream counts as one of the account's
+// mcp.MaxSessions in a workspace, with the sessions of the earlier
+// revisions: past them a listen is 429, and closing one frees its place.
+func TestMCPListenCap(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a, _ := env.Team(t)
+		tok := bound(t, env, a.Token, "", nil, env.URL+"/mcp")
+		rpc(t, env, tok, "", "", initialize).Want(t, 200) // a session of 2025-06-18
+		var first *stream
+		for i := range mcp.MaxSessions - 1 {
+			s := listenRaw(t, env, tok)
+			if i == 0 {
+				first = s
+			}
+		}
+		// Read as a stream: a listen let through would not end.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "POST", env.URL+"/mcp", strings.NewReader(listenBody))
+		req.Header = http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"subscriptions/listen"},
+			"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}, "Authorization": {"Bearer " + tok}}
+		res, err := env.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := make([]byte, 300)
+		n, _ := io.ReadFull(res.Body, body)
+		res.Body.Close()
+		if res.StatusCode != 429 || !strings.Contains(string(body[:n]), "too many open MCP sessions") {
+			t.Fatalf("listen past the cap: %d %s", res.StatusCode, body[:n])
+		}
+		rpc(t, env, tok, "", "", initialize).Want(t, 429)
+		first.close()
+		deadline := time.Now().Add(5 * time.Second)
+		for rpc(t, env, tok, "", "", initialize).Status != 200 {
+			if time.Now().After(deadline) {
+				t.Fatal("a listen's end did not free its place")
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	})
 }

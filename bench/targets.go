@@ -121,6 +121,7 @@ func targets() []target {
 		introspectTarget(),
 		tasksIssuesTarget(),
 		mcpCallTarget(),
+		mcpStatelessTarget(),
 		loginTarget(),
 		registerTarget(),
 		passkeyTarget(),

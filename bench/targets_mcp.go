@@ -24,6 +24,8 @@ type mcpWorld struct {
 	mcpToken string
 	sessions []string
 	call     []byte
+	// stateless is call as revision 2026-07-28 sends it (no session).
+	stateless []byte
 }
 
 // mcpIssues is how many issues the listed team holds.
@@ -56,6 +58,24 @@ func mcpCallTarget() target {
 			}
 			req.Header.Set("Mcp-Session-Id", s.sessions[w%len(s.sessions)])
 			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+			return req, nil
+		}, nil)
+}
+
+// mcpStatelessTarget measures the same tools/call of revision
+// 2026-07-28: no session, its revision in the headers and _meta (what the
+// Go SDK's client sends by default), answered by Gatehouse's fast path.
+func mcpStatelessTarget() target {
+	return newTarget("mcp_stateless_tasks_list_issues",
+		func(ctx context.Context, e *env) (*mcpWorld, error) { return mcpSetup(ctx, e, true) },
+		func(_ int, s *mcpWorld) (*http.Request, error) {
+			req, err := s.post(s.stateless)
+			if err != nil {
+				return nil, err
+			}
+			req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+			req.Header.Set("Mcp-Method", "tools/call")
+			req.Header.Set("Mcp-Name", "tasks_list_issues")
 			return req, nil
 		}, nil)
 }
@@ -100,7 +120,9 @@ func mcpSetup(ctx context.Context, e *env, sessions bool) (*mcpWorld, error) {
 		}
 	}
 	s := &mcpWorld{base: e.baseURL, orgToken: org.AccessToken,
-		call: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"tasks_list_issues","arguments":{"teamId":"` + team.Team.ID + `"}}}`)}
+		call: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"tasks_list_issues","arguments":{"teamId":"` + team.Team.ID + `"}}}`),
+		stateless: []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"tasks_list_issues","arguments":{"teamId":"` + team.Team.ID +
+			`"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)}
 	if !sessions {
 		return s, nil
 	}

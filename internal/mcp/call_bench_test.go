@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/gatehouse/gatehouse/internal/mcp"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
@@ -77,20 +78,29 @@ func BenchmarkListIssues(b *testing.B) {
 	// _meta and the headers, answered by a kept stateless server.
 	stateless := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tasks_list_issues","arguments":{"teamId":"` + team +
 		`"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-	b.Run("stateless", func(b *testing.B) {
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				req, _ := http.NewRequest("POST", env.URL+"/mcp", strings.NewReader(stateless))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				req.Header.Set("Authorization", "Bearer "+tok)
-				req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-				req.Header.Set("Mcp-Method", "tools/call")
-				req.Header.Set("Mcp-Name", "tasks_list_issues")
-				send(b, req)
-			}
+	// stateless is answered by Gatehouse's fast path (fastcall.go),
+	// stateless-sdk by the SDK's stateless handler.
+	for _, fast := range []bool{true, false} {
+		name := "stateless"
+		if !fast {
+			name += "-sdk"
+		}
+		b.Run(name, func(b *testing.B) {
+			defer mcp.SetFastCalls(mcp.SetFastCalls(fast))
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					req, _ := http.NewRequest("POST", env.URL+"/mcp", strings.NewReader(stateless))
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("Accept", "application/json, text/event-stream")
+					req.Header.Set("Authorization", "Bearer "+tok)
+					req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+					req.Header.Set("Mcp-Method", "tools/call")
+					req.Header.Set("Mcp-Name", "tasks_list_issues")
+					send(b, req)
+				}
+			})
 		})
-	})
+	}
 	b.Run("api", func(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {

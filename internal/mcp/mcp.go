@@ -99,7 +99,9 @@ type Server struct {
 	// sessions are the open sessions, ended by Close; closed refuses new
 	// ones.
 	sessions map[*sdk.ServerSession]struct{}
-	closed   bool
+	// listens are the open subscriptions/listen streams (listen.go).
+	listens map[*listening]struct{}
+	closed  bool
 }
 
 // Limits: requests per token (a burst, then one per requestEvery), and the
@@ -119,7 +121,7 @@ func New(cfg Config) *Server {
 		return nil
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, now: time.Now, tools: map[string]*tool{}, sdkTools: map[string]*sdk.Tool{},
-		open: map[string]int{}, sessions: map[*sdk.ServerSession]struct{}{}, base: newSDKServer(false)}
+		open: map[string]int{}, sessions: map[*sdk.ServerSession]struct{}{}, listens: map[*listening]struct{}{}, base: newSDKServer(false)}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -202,7 +204,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *gatehouse.Prin
 	// starts: a POST that may start a session, for which a server of its
 	// own is built (any other request without a session gets the base
 	// server, whose session the SDK ends with the request).
-	starts, stateless, handler := false, modern(r), s.handler
+	// listen: a subscriptions/listen of revision 2026-07-28, served with
+	// a server of its own (listen.go).
+	starts, listen, stateless, handler := false, false, modern(r), s.handler
 	if stateless {
 		handler = s.stateless
 	}
@@ -212,9 +216,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *gatehouse.Prin
 			return err // over the kernel's bound: 413
 		}
 		starts = !stateless && r.Header.Get("Mcp-Session-Id") == "" && bytes.Contains(body, []byte(`"initialize"`))
+		listen = stateless && isListen(body)
 		if starts && s.full(p) {
-			return &gatehouse.Error{Kind: gatehouse.KindTooMany, RetryAfter: time.Minute,
-				Message: fmt.Sprintf("too many open MCP sessions for this account in this workspace (at most %d); end one (DELETE) or let one time out", MaxSessions)}
+			return tooManySessions()
 		}
 		if need := s.scopesNeeded(body, p); len(need) > 0 {
 			// The challenge's scope is what the client should ask for next:
@@ -226,6 +230,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *gatehouse.Prin
 				`", error_description="`+msg+`"`)
 			return gatehouse.Errorf(gatehouse.KindForbidden, "%s", msg)
 		}
+		if stateless && s.fastCall(w, r, body, p) {
+			return nil
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	if r.Method == http.MethodGet {
@@ -235,11 +242,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *gatehouse.Prin
 	}
 	r.Header.Set("Authorization", "Bearer verified") // RequireBearerToken wants one; the kernel verified it
 	ctx := context.WithValue(r.Context(), principalKey{}, p)
+	if listen {
+		return s.listen(w, r.WithContext(ctx), p, handler)
+	}
 	if starts {
 		ctx = context.WithValue(ctx, newSessionKey{}, &newSession{})
 	}
 	handler.ServeHTTP(w, r.WithContext(ctx))
 	return nil
+}
+
+// tooManySessions is the 429 of a session or listen stream beyond
+// MaxSessions.
+func tooManySessions() error {
+	return &gatehouse.Error{Kind: gatehouse.KindTooMany, RetryAfter: time.Minute,
+		Message: fmt.Sprintf("too many open MCP sessions for this account in this workspace (at most %d); end one (DELETE) or let one time out", MaxSessions)}
 }
 
 // tokenKey is what the request rate is counted by: the token's grant

@@ -51,9 +51,12 @@ func modern(r *http.Request) bool {
 }
 
 // statelessServerFor is the stateless handler's getServer: the server of
-// the tools the request's caller may call now. Nil once the server is
-// closed.
+// the tools the request's caller may call now (for a subscriptions/listen,
+// the one built for it). Nil once the server is closed.
 func (s *Server) statelessServerFor(r *http.Request) *sdk.Server {
+	if srv := listenServer(r); srv != nil {
+		return srv
+	}
 	p, _ := r.Context().Value(principalKey{}).(*gatehouse.Principal)
 	s.mu.Lock()
 	closed := s.closed

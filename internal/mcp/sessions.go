@@ -65,15 +65,15 @@ func (s *Server) serverFor(r *http.Request) *sdk.Server {
 	return ns.srv
 }
 
-// newSDKServer is an SDK server with Gatehouse's name and capabilities.
-// A stateless one (modern, revision 2026-07-28) sends no
-// notifications/tools/list_changed (it has no session to send them to);
-// its lists say they are fresh for modernTTL and the caller's alone, so
-// a client lists again to see a tool turned off.
+// newSDKServer is an SDK server with Gatehouse's name and capabilities,
+// notifications/tools/list_changed among them (on a session's stream, or
+// in revision 2026-07-28 on a subscriptions/listen stream). A stateless
+// one's lists say they are fresh for modernTTL and the caller's alone, so
+// a client that does not listen lists again to see a tool turned off.
 func newSDKServer(stateless bool) *sdk.Server {
 	opts := &sdk.ServerOptions{
 		Instructions: "Gatehouse's tools (Tasks, Links, Forms, Sign) in the workspace your token was issued for.",
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: !stateless}, Resources: &sdk.ResourceCapabilities{}},
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}, Resources: &sdk.ResourceCapabilities{}},
 	}
 	if stateless {
 		opts.SetCacheable = func(_ context.Context, _ sdk.Request, c *sdk.Cacheable) {
@@ -250,7 +250,8 @@ func (s *Server) enabled(ctx context.Context, org string) ([]string, error) {
 	return v, nil
 }
 
-// Close ends every open MCP session, so their GET streams end at once
+// Close ends every open MCP session and subscriptions/listen stream, so
+// their streams end at once
 // (before the HTTP server's Shutdown, which would wait for them), and
 // refuses new ones. It is safe on a nil Server.
 func (s *Server) Close() {
@@ -262,6 +263,9 @@ func (s *Server) Close() {
 	open := make([]*sdk.ServerSession, 0, len(s.sessions))
 	for ss := range s.sessions {
 		open = append(open, ss)
+	}
+	for l := range s.listens {
+		l.cancel()
 	}
 	s.mu.Unlock()
 	for _, ss := range open {

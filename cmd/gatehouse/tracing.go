@@ -14,8 +14,8 @@ import (
 // otelEnv is what OpenTelemetry's own variables ask: an exporter endpoint
 // (OTEL_EXPORTER_OTLP_ENDPOINT or its _TRACES_ form, which the exporter
 // reads itself), OTEL_SDK_DISABLED
-// and OTEL_TRACES_SAMPLER (the SDK reads it; unset, one trace in ten is
-// recorded: tracing.DefaultSampler).
+// and OTEL_TRACES_SAMPLER (the SDK reads it; unset, one trace in twenty is
+// recorded: tracing.DefaultRatio).
 type otelEnv struct{ endpoint, disabled, sampler bool }
 
 func readOTelEnv(getenv func(string) string) otelEnv {

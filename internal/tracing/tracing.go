@@ -10,6 +10,7 @@ package tracing
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -30,6 +31,9 @@ type Tracer struct {
 	tracer   trace.Tracer
 	provider *sdktrace.TracerProvider
 	prop     propagation.TraceContext
+	// ratio is the share of root spans recorded, decided before the SDK
+	// is asked (sampled); 0: the SDK's sampler decides every span.
+	ratio float64
 }
 
 // Config says where spans go.
@@ -41,20 +45,33 @@ type Config struct {
 	// Service and Version name the resource (service.name, service.version).
 	Service, Version string
 	// EnvSampler says OTEL_TRACES_SAMPLER is set: the SDK's sampler from
-	// it applies. Otherwise DefaultSampler does.
+	// it decides every span. Otherwise a share DefaultRatio of traces is
+	// recorded (sampled).
 	EnvSampler bool
 }
 
-// DefaultRatio is the share of traces DefaultSampler records.
-const DefaultRatio = 0.1
-
-// DefaultSampler records one trace in ten, decided at its root from the
-// trace id (so a trace is whole or absent), and follows a trusted
-// caller's decision: a span of every request costs verify 3-4% of its CPU
-// and refresh more (BENCHMARKS.md), over the 3% an operator should pay for
+// DefaultRatio is the share of traces recorded unless OTEL_TRACES_SAMPLER
+// says otherwise: a span of every request cost verify 3-4% of its CPU and
+// refresh more (BENCHMARKS.md), over the 3% an operator should pay for
 // traces by default. OTEL_TRACES_SAMPLER=parentbased_always_on records all.
-func DefaultSampler() sdktrace.Sampler {
-	return sdktrace.ParentBased(sdktrace.TraceIDRatioBased(DefaultRatio))
+const DefaultRatio = 0.05
+
+// dropped marks the context of a root the ratio left out: its children
+// start no span either (unsampled), and no log line names it.
+var dropped = trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{0xff}, SpanID: trace.SpanID{0xff}})
+
+// sampled decides, for a span about to start in ctx, whether it records:
+// a span with a parent follows it (the SDK's parent-based sampler); a root
+// records with probability t.ratio, and one left out gets the dropped
+// mark without the SDK's span, ids or context (most of a span's cost).
+func (t *Tracer) sampled(ctx context.Context) (context.Context, bool) {
+	if t.ratio == 0 || trace.SpanContextFromContext(ctx).IsValid() {
+		return ctx, true
+	}
+	if rand.Float64() < t.ratio {
+		return ctx, true
+	}
+	return trace.ContextWithSpanContext(ctx, dropped), false
 }
 
 // New returns a Tracer exporting over OTLP/HTTP in batches. The SDK's
@@ -68,11 +85,12 @@ func New(ctx context.Context, c Config) (*Tracer, error) {
 	if err != nil {
 		return nil, err
 	}
-	popts := []sdktrace.TracerProviderOption{sdktrace.WithBatcher(exp)}
-	if !c.EnvSampler {
-		popts = append(popts, sdktrace.WithSampler(DefaultSampler()))
+	if c.EnvSampler {
+		return newTracer(c, sdktrace.WithBatcher(exp)), nil
 	}
-	return newTracer(c, popts...), nil
+	t := newTracer(c, sdktrace.WithBatcher(exp), sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.AlwaysSample())))
+	t.ratio = DefaultRatio
+	return t, nil
 }
 
 // NewWith returns a Tracer handing each ended span to exp at once (tests:
@@ -105,6 +123,10 @@ func (t *Tracer) Request(r *http.Request, trusted bool) (context.Context, func(p
 	if trusted {
 		ctx = t.prop.Extract(ctx, propagation.HeaderCarrier(r.Header))
 	}
+	ctx, ok := t.sampled(ctx)
+	if !ok {
+		return ctx, endNothing
+	}
 	ctx, span := t.tracer.Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer))
 	return ctx, func(pattern string, status int) {
 		if !span.IsRecording() { // not sampled: nothing to name
@@ -136,10 +158,18 @@ func unsampled(ctx context.Context) bool {
 
 func nop(error) {}
 
+func endNothing(string, int) {}
+
+func endNoJob(string, error) {}
+
 // Query starts the client span of one database statement or transaction
 // (statement "BEGIN…COMMIT"): its text has placeholders, never values.
 func (t *Tracer) Query(ctx context.Context, system, statement string) (context.Context, func(error)) {
 	if unsampled(ctx) {
+		return ctx, nop
+	}
+	ctx, ok := t.sampled(ctx)
+	if !ok {
 		return ctx, nop
 	}
 	op, _, _ := strings.Cut(strings.TrimSpace(statement), " ")
@@ -150,6 +180,10 @@ func (t *Tracer) Query(ctx context.Context, system, statement string) (context.C
 
 // Job starts the span of one try of a background job of kind.
 func (t *Tracer) Job(ctx context.Context, kind string, attempt int) (context.Context, func(outcome string, err error)) {
+	ctx, ok := t.sampled(ctx)
+	if !ok {
+		return ctx, endNoJob
+	}
 	ctx, span := t.tracer.Start(ctx, "job "+kind, trace.WithSpanKind(trace.SpanKindConsumer),
 		trace.WithAttributes(attribute.String("job.kind", kind), attribute.Int("job.attempt", attempt)))
 	return ctx, func(outcome string, err error) {

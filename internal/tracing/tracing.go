@@ -61,14 +61,18 @@ const DefaultRatio = 0.05
 var dropped = trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{0xff}, SpanID: trace.SpanID{0xff}})
 
 // sampled decides, for a span about to start in ctx, whether it records:
-// a span with a parent follows it (the SDK's parent-based sampler); a root
-// records with probability t.ratio, and one left out gets the dropped
-// mark without the SDK's span, ids or context (most of a span's cost).
-func (t *Tracer) sampled(ctx context.Context) (context.Context, bool) {
-	if t.ratio == 0 || trace.SpanContextFromContext(ctx).IsValid() {
-		return ctx, true
+// a span with a parent follows it (the SDK's parent-based sampler: an
+// unsampled parent's children start nothing); a root records with
+// probability t.ratio, and one left out gets the dropped mark without the
+// SDK's span, ids or context (most of a span's cost). root says ctx holds
+// no span (an untrusted request): no need to look.
+func (t *Tracer) sampled(ctx context.Context, root bool) (context.Context, bool) {
+	if !root {
+		if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+			return ctx, sc.IsSampled() || t.ratio == 0
+		}
 	}
-	if rand.Float64() < t.ratio {
+	if t.ratio == 0 || rand.Float64() < t.ratio {
 		return ctx, true
 	}
 	return trace.ContextWithSpanContext(ctx, dropped), false
@@ -123,7 +127,7 @@ func (t *Tracer) Request(r *http.Request, trusted bool) (context.Context, func(p
 	if trusted {
 		ctx = t.prop.Extract(ctx, propagation.HeaderCarrier(r.Header))
 	}
-	ctx, ok := t.sampled(ctx)
+	ctx, ok := t.sampled(ctx, !trusted)
 	if !ok {
 		return ctx, endNothing
 	}
@@ -149,13 +153,6 @@ func (t *Tracer) Request(r *http.Request, trusted bool) (context.Context, func(p
 	}
 }
 
-// unsampled reports whether ctx carries a span context that was not
-// sampled: its children record nothing, so they are not started.
-func unsampled(ctx context.Context) bool {
-	sc := trace.SpanContextFromContext(ctx)
-	return sc.IsValid() && !sc.IsSampled()
-}
-
 func nop(error) {}
 
 func endNothing(string, int) {}
@@ -165,10 +162,7 @@ func endNoJob(string, error) {}
 // Query starts the client span of one database statement or transaction
 // (statement "BEGIN…COMMIT"): its text has placeholders, never values.
 func (t *Tracer) Query(ctx context.Context, system, statement string) (context.Context, func(error)) {
-	if unsampled(ctx) {
-		return ctx, nop
-	}
-	ctx, ok := t.sampled(ctx)
+	ctx, ok := t.sampled(ctx, false)
 	if !ok {
 		return ctx, nop
 	}
@@ -180,7 +174,7 @@ func (t *Tracer) Query(ctx context.Context, system, statement string) (context.C
 
 // Job starts the span of one try of a background job of kind.
 func (t *Tracer) Job(ctx context.Context, kind string, attempt int) (context.Context, func(outcome string, err error)) {
-	ctx, ok := t.sampled(ctx)
+	ctx, ok := t.sampled(ctx, false)
 	if !ok {
 		return ctx, endNoJob
 	}

@@ -284,6 +284,9 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 		ResourceMetadataURL: a.OAuth.ResourceMetadataURL, Issuer: a.OAuth.Issuer(), APIURL: a.OAuth.APIURL(), HSTS: strings.HasPrefix(cfg.BaseURL, "https://") && !cfg.NoHSTS,
 		Observer: obs.web, Ready: a.ready, TrustedProxies: cfg.TrustedProxies, Limits: limits,
 		Tracer: webTracer})
+	// The links mailed to one address are bounded in the service, whichever
+	// edge asks, with the kernel's named (and shared) limiters.
+	a.Identity.LimitAddresses(k)
 	a.routes(k)
 	a.Handler = k
 	if a.jobs, err = jobs.New(ctx, jobs.Config{DB: db, Logger: log, Webhooks: a.Webhooks, WebhookSeal: hooks, PollInterval: deps.JobPollInterval, RescueAfter: cfg.JobRescueAfter,

@@ -31,8 +31,7 @@ type Kernel interface {
 // gives; the sign-in pages ask for the same names, so an address has one
 // budget for the API and its page.
 func Mount(m *http.ServeMux, k Kernel, svc *Service) {
-	h := &handlers{svc: svc, k: k, perEmail: LimitMagicPerEmail.From(k),
-		recoverPerEmail: LimitRecoverPerEmail.From(k)}
+	h := &handlers{svc: svc, k: k}
 	verify := LimitVerify.From(k)
 	m.Handle("POST /v1/auth/register", k.PerIP(LimitRegister.From(k), h.handleRegister))
 	m.Handle("POST /v1/auth/login", k.PerIP(LimitLogin.From(k), h.handleLogin))
@@ -79,9 +78,6 @@ func Mount(m *http.ServeMux, k Kernel, svc *Service) {
 type handlers struct {
 	svc *Service
 	k   Kernel
-	// perEmail bounds the magic links asked for one address, whatever
-	// the asking IP, and recoverPerEmail the reset links (nil: no limits).
-	perEmail, recoverPerEmail *ratelimit.Limiter
 }
 
 // handleRegister handles "POST /v1/auth/register".
@@ -121,8 +117,7 @@ func (h *handlers) handleLogin(w http.ResponseWriter, r *http.Request) error {
 }
 
 // handleMagicLink handles "POST /v1/auth/magic-link": besides the per-IP
-// limit, the links asked for one address are bounded (keyed by the
-// address's account key).
+// limit, the service bounds the links asked for one address.
 func (h *handlers) handleMagicLink(w http.ResponseWriter, r *http.Request) error {
 	var in struct {
 		Email  string `json:"email"`
@@ -130,13 +125,6 @@ func (h *handlers) handleMagicLink(w http.ResponseWriter, r *http.Request) error
 	}
 	if err := httpjson.Decode(r, &in); err != nil {
 		return err
-	}
-	key, _, err := gatehouse.ParseEmail(in.Email)
-	if err != nil {
-		return err
-	}
-	if ok, wait := h.perEmail.Allow(key); !ok {
-		return gatehouse.TooMany(wait)
 	}
 	if err := h.svc.RequestMagicLink(r.Context(), in.Email, in.Client); err != nil {
 		return err

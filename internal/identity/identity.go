@@ -124,6 +124,17 @@ type Service struct {
 	audits auditQueue // entries written after their answers (auditLater)
 	// grantOf is what introspection keeps of an OAuth session's grant.
 	grantOf cache.Short[string, sessionGrant]
+	// magicPerEmail bounds the sign-in links asked for one address,
+	// whatever the asking IP, and recoverPerEmail the reset links (nil:
+	// no limits; see LimitAddresses).
+	magicPerEmail, recoverPerEmail *ratelimit.Limiter
+}
+
+// LimitAddresses bounds the links mailed to one address with k's limiters
+// LimitMagicPerEmail and LimitRecoverPerEmail, whichever edge asks (the API
+// or a page): an address has one budget. Call it before serving.
+func (s *Service) LimitAddresses(k Limiters) {
+	s.magicPerEmail, s.recoverPerEmail = LimitMagicPerEmail.From(k), LimitRecoverPerEmail.From(k)
 }
 
 // New returns a Service.

@@ -36,11 +36,15 @@ const RecoveryFloor = 100 * time.Millisecond
 // be used); a known address's mail is queued in the same transaction (one
 // more row) and sent by the job engine; and the answer waits until
 // RecoveryFloor has passed since the request began. A malformed address
-// is a 400.
+// is a 400; past the address's budget (LimitAddresses), known or not, it
+// is a KindTooMany error at once.
 func (s *Service) RequestRecovery(ctx context.Context, email string) error {
 	key, email, err := gatehouse.ParseEmail(email)
 	if err != nil {
 		return err
+	}
+	if ok, wait := s.recoverPerEmail.Allow(key); !ok {
+		return gatehouse.TooMany(wait)
 	}
 	// Wall time, not the service's clock: the floor is about how long
 	// the answer takes, which an injected clock does not measure.

@@ -285,13 +285,17 @@ func (s *Service) login(ctx context.Context, email, pw string, meta gatehouse.Se
 
 // RequestMagicLink mails a single-use sign-in link to email. It answers the
 // same whether or not an account exists: verifying the link signs the
-// address up when it has none.
+// address up when it has none. Past the address's budget
+// (LimitAddresses) it is a KindTooMany error and mails nothing.
 func (s *Service) RequestMagicLink(ctx context.Context, email, client string) error {
-	email, err := gatehouse.NormalizeEmail(email)
+	key, email, err := gatehouse.ParseEmail(email)
 	if err != nil {
 		return err
 	}
-	if err := s.allowSignIn(ctx, MethodMagicLink, "", gatehouse.EmailKey(email)); err != nil {
+	if ok, wait := s.magicPerEmail.Allow(key); !ok {
+		return gatehouse.TooMany(wait)
+	}
+	if err := s.allowSignIn(ctx, MethodMagicLink, "", key); err != nil {
 		return err
 	}
 	secret := token.NewSecret("")

@@ -3,6 +3,8 @@ package pages_test
 import (
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gatehouse/gatehouse/internal/testenv"
@@ -39,5 +41,40 @@ func TestPagesShareAPILimits(t *testing.T) {
 			}
 		}
 		env.From(t, ip2).Call(t, "POST", "/v1/auth/recover", "", map[string]string{"email": testenv.Email()}).Want(t, http.StatusTooManyRequests)
+	})
+}
+
+// TestPagesShareAddressLimits: the links mailed to one address have one
+// budget (5, then 1 per 2 minutes), kept by the service, whichever edge
+// asks and from whichever IP: three through the API and two through the
+// page spend it, and the sixth is refused by both without a mail.
+func TestPagesShareAddressLimits(t *testing.T) {
+	testenv.RunWith(t, testenv.Options{RateLimit: true}, func(t *testing.T, env *testenv.Env) {
+		for _, c := range []struct{ api, page string }{{"/v1/auth/magic-link", "/signin/magic"}, {"/v1/auth/recover", "/recover"}} {
+			t.Run(c.page, func(t *testing.T) {
+				a := env.Register(t)
+				env.WaitMail(t)
+				before := env.MailsTo(t, a.Email)
+				ip := 10
+				from := func() string { ip++; return "127.0.2." + strconv.Itoa(ip) }
+				for i := range 3 {
+					if r := env.From(t, from()).Call(t, "POST", c.api, "", map[string]string{"email": a.Email}); r.Status != http.StatusOK {
+						t.Fatalf("API request %d: %d; want 200", i+1, r.Status)
+					}
+				}
+				for i := range 2 {
+					if p := env.NewBrowser(t).From(t, from()).Post(t, c.page, url.Values{"email": {strings.ToUpper(a.Email)}}); p.Status != http.StatusOK {
+						t.Fatalf("page request %d: %d; want 200", i+1, p.Status)
+					}
+				}
+				p := env.NewBrowser(t).From(t, from()).Post(t, c.page, url.Values{"email": {a.Email}})
+				wantPage(t, "sixth link through the page", p, http.StatusTooManyRequests, "Too many links requested")
+				env.From(t, from()).Call(t, "POST", c.api, "", map[string]string{"email": a.Email}).Want(t, http.StatusTooManyRequests)
+				env.WaitMail(t)
+				if n := env.MailsTo(t, a.Email) - before; n != 5 {
+					t.Errorf("%d mails for the address; want 5", n)
+				}
+			})
+		}
 	})
 }

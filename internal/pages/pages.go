@@ -164,9 +164,9 @@ type handlers struct {
 	shown     *seal.Box // seals the show-once cookie
 	// The abuse limits (docs/decisions.md gives the numbers' reasons):
 	// login, magic, recover and verify are shared with the API endpoints
-	// of the same names; failedDeviceCodes counts wrong user codes on the
+	// of the same names (the per-address ones are the service's); failedDeviceCodes counts wrong user codes on the
 	// device page per IP and per browser session (RFC 8628 §5.1).
-	register, login, magic, magicPerEmail, recover, recoverPerEmail, verify, passkey, failedDeviceCodes *ratelimit.Limiter
+	register, login, magic, recover, verify, passkey, failedDeviceCodes *ratelimit.Limiter
 }
 
 // newHandlers builds the pages' shared state: templates, the cookie
@@ -178,9 +178,7 @@ func newHandlers(k Kernel, d Deps) *handlers {
 		register:          identity.LimitRegister.From(k),
 		login:             identity.LimitLogin.From(k),
 		magic:             identity.LimitMagic.From(k),
-		magicPerEmail:     identity.LimitMagicPerEmail.From(k),
 		recover:           identity.LimitRecover.From(k),
-		recoverPerEmail:   identity.LimitRecoverPerEmail.From(k),
 		verify:            identity.LimitVerify.From(k),
 		passkey:           identity.LimitPasskey.From(k),
 		failedDeviceCodes: k.Limiter("failedDeviceCodes", 10, time.Minute),

@@ -19,23 +19,35 @@ func (h *handlers) handleRecoverPage(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "recover", &page{Title: "Forgot your password?", Email: h.prefill(w, r, "/recover")})
 }
 
+// tooManyLinks is the answer of this page and of the sign-in link's past
+// the per-IP or the per-address limit.
+const tooManyLinks = "Too many links requested. Wait a few minutes and try again."
+
+// tooMany reports whether err is a limit's refusal.
+func tooMany(err error) bool {
+	e, ok := errors.AsType[*gatehouse.Error](err)
+	return ok && e.Kind == gatehouse.KindTooMany
+}
+
 // handleRecover handles "POST /recover": the API's request with its
 // limits, and the same answer for every well-formed address.
 func (h *handlers) handleRecover(w http.ResponseWriter, r *http.Request) error {
 	email := r.PostFormValue("email")
-	key, display, err := gatehouse.ParseEmail(email)
+	_, display, err := gatehouse.ParseEmail(email)
 	if err != nil {
 		h.render(w, r, http.StatusBadRequest, "recover", &page{Title: "Forgot your password?", Email: email, Error: sentence(err.(*gatehouse.Error).Message)})
 		return nil
 	}
-	okIP, _ := h.recover.Allow(h.k.ClientIP(r))
-	okMail, _ := h.recoverPerEmail.Allow(key)
-	if !okIP || !okMail {
-		h.render(w, r, http.StatusTooManyRequests, "recover", &page{Title: "Forgot your password?", Email: email,
-			Error: "Too many links requested. Wait a few minutes and try again."})
-		return nil
+	// The per-IP limit is the API route's; the service keeps the address's.
+	if ok, _ := h.recover.Allow(h.k.ClientIP(r)); !ok {
+		err = gatehouse.TooMany(0)
+	} else {
+		err = h.svc.RequestRecovery(r.Context(), email)
 	}
-	if err := h.svc.RequestRecovery(r.Context(), email); err != nil {
+	if tooMany(err) {
+		h.render(w, r, http.StatusTooManyRequests, "recover", &page{Title: "Forgot your password?", Email: email, Error: tooManyLinks})
+		return nil
+	} else if err != nil {
 		return err
 	}
 	h.render(w, r, http.StatusOK, "message", &page{Title: "Check your email",

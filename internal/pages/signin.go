@@ -110,21 +110,24 @@ func (h *handlers) handleSignIn(w http.ResponseWriter, r *http.Request) {
 // remembers in a cookie where to continue once it is opened here.
 func (h *handlers) handleSignInMagic(w http.ResponseWriter, r *http.Request) error {
 	email, next := r.PostFormValue("email"), safeNext(r.PostFormValue("next"))
-	key, display, err := gatehouse.ParseEmail(email)
+	_, display, err := gatehouse.ParseEmail(email)
 	if err != nil {
 		// Next to the link form's field, not above the password form.
 		h.render(w, r, http.StatusBadRequest, "signin", &page{Title: "Sign in", Next: next, Email: email, Script: passkeyScriptPath,
 			Fields: map[string]string{"magic-email": sentence(err.(*gatehouse.Error).Message)}})
 		return nil
 	}
-	okIP, _ := h.magic.Allow(h.k.ClientIP(r))
-	okMail, _ := h.magicPerEmail.Allow(key)
-	if !okIP || !okMail {
-		h.render(w, r, http.StatusTooManyRequests, "signin", &page{Title: "Sign in", Next: next, Email: email,
-			Error: "Too many links requested. Wait a few minutes and try again.", Script: passkeyScriptPath})
-		return nil
+	// The per-IP limit is the API route's; the service keeps the address's.
+	if ok, _ := h.magic.Allow(h.k.ClientIP(r)); !ok {
+		err = gatehouse.TooMany(0)
+	} else {
+		err = h.svc.RequestMagicLink(r.Context(), email, "web")
 	}
-	if err := h.svc.RequestMagicLink(r.Context(), email, "web"); err != nil {
+	if tooMany(err) {
+		h.render(w, r, http.StatusTooManyRequests, "signin", &page{Title: "Sign in", Next: next, Email: email,
+			Error: tooManyLinks, Script: passkeyScriptPath})
+		return nil
+	} else if err != nil {
 		return err
 	}
 	h.setCookie(w, h.hostCookie(cookieNext), next, int(identity.MagicLinkTTL/time.Second))

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync/atomic"
 )
 
@@ -28,6 +29,8 @@ func (c *config) opsFlags(fs *flag.FlagSet) {
 		"reporting RSS and goroutines over time (not in CI)")
 	fs.IntVar(&c.backupRows, "backup-rows", 0, "instead of the measurements: seed this many audit entries into SQLite (1400000: about 1 GiB), "+
 		"then time gatehouse backup while refreshes write at -c connections (not in CI)")
+	fs.IntVar(&c.observe, "observe", 0, "instead of the measurements: this many pairs of runs of each -targets target (verify,refresh) on a plain server and on one with "+
+		"metrics and traces on (default sampling, spans to a sink in the bench), alternating which runs first; reports the paired differences (not in CI)")
 	fs.StringVar(&c.metricsAddr, "metrics", "", "GATEHOUSE_METRICS_ADDR of the started server (127.0.0.1:6061), to take CPU profiles from /debug/pprof/ during a run")
 }
 
@@ -39,6 +42,10 @@ func (c *config) opsChecks(check func(bad bool, format string, args ...any)) {
 	check(c.backupRows < 0, "-backup-rows must not be negative")
 	check(c.backupRows > 0 && c.url != "", "-backup-rows needs a server the bench starts (not -url)")
 	check(c.metricsAddr != "" && c.url != "", "-metrics needs a server the bench starts (not -url)")
+	check(c.observe < 0, "-observe must not be negative")
+	check(c.observe > 0 && (c.url != "" || c.metricsAddr != "" || c.limits != "off"), "-observe starts its own servers: no -url, -metrics or -limits")
+	check(c.observe > 0 && slices.ContainsFunc(c.targets, func(t string) bool { return t == "baseline" || finiteTarget(t) }),
+		"-observe measures servers again and again: no baseline and no target that uses up its work")
 }
 
 // limitsEnv is the server's settings for -limits and -metrics.

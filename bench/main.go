@@ -68,6 +68,7 @@ type config struct {
 	soak          time.Duration
 	backupRows    int
 	metricsAddr   string
+	observe       int
 }
 
 var knownDBs = []string{"sqlite", "postgres"}
@@ -115,11 +116,21 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	c.dbs = splitList(dbs)
 	c.targets = splitList(targets)
+	if c.observe > 0 && !flagSet(fs, "targets") {
+		c.targets = []string{"verify", "refresh"}
+	}
 	c.jobs = splitList(jobs)
 	if c.want("audit") && !c.want("audit_tool") {
 		c.targets = append(c.targets, "audit_tool")
 	}
 	return c, c.validate()
+}
+
+// flagSet reports whether the command line set the flag called name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // validate reports every problem at once.
@@ -269,6 +280,9 @@ func (b *bench) run(ctx context.Context) error {
 	}
 	if b.cfg.backupRows > 0 {
 		return b.runBackup(ctx)
+	}
+	if b.cfg.observe > 0 {
+		return b.runObserve(ctx)
 	}
 	var errs []error
 	if b.cfg.want("baseline") {

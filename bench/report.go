@@ -23,6 +23,7 @@ type report struct {
 	Jobs     []jobRow    `json:"jobs,omitempty"`
 	Skipped  []string    `json:"skipped,omitempty"`
 	Failures []string    `json:"failures,omitempty"`
+	Notes    []string    `json:"notes,omitempty"` // -observe's paired differences
 }
 
 // seedRow is how long filling the audit log took on one database.
@@ -298,6 +299,9 @@ func (r *report) writeFindings(w io.Writer) {
 	}
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped: %s\n", s)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, n)
 	}
 }
 

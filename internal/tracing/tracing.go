@@ -60,6 +60,10 @@ const DefaultRatio = 0.05
 // start no span either (unsampled), and no log line names it.
 var dropped = trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{0xff}, SpanID: trace.SpanID{0xff}})
 
+// droppedSpan is the span of dropped, made once: marking a context is
+// then one value, not a span and a value each time.
+var droppedSpan = trace.SpanFromContext(trace.ContextWithSpanContext(context.Background(), dropped))
+
 // sampled decides, for a span about to start in ctx, whether it records:
 // a span with a parent follows it (the SDK's parent-based sampler: an
 // unsampled parent's children start nothing); a root records with
@@ -75,7 +79,7 @@ func (t *Tracer) sampled(ctx context.Context, root bool) (context.Context, bool)
 	if t.ratio == 0 || rand.Float64() < t.ratio {
 		return ctx, true
 	}
-	return trace.ContextWithSpanContext(ctx, dropped), false
+	return trace.ContextWithSpan(ctx, droppedSpan), false
 }
 
 // New returns a Tracer exporting over OTLP/HTTP in batches. The SDK's

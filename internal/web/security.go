@@ -113,9 +113,9 @@ func hasAttr(attrs []slog.Attr, key string) bool {
 	return false
 }
 
-// withRequest is r carrying its request record, and w recording the
-// status of its answer.
-func withRequest(w http.ResponseWriter, r *http.Request, id, ip string) (http.ResponseWriter, *http.Request) {
+// withRequest is r with context ctx (r's own, or its server span's)
+// carrying its request record, and w recording the status of its answer.
+func withRequest(w http.ResponseWriter, r *http.Request, ctx context.Context, id, ip string) (http.ResponseWriter, *http.Request) {
 	ua := r.UserAgent()
 	if len(ua) > maxUserAgent {
 		n := maxUserAgent
@@ -125,7 +125,7 @@ func withRequest(w http.ResponseWriter, r *http.Request, id, ip string) (http.Re
 		ua = ua[:n]
 	}
 	rq := &request{id: id, ip: ip, ua: ua, w: statusWriter{ResponseWriter: w}}
-	return &rq.w, r.WithContext(context.WithValue(r.Context(), requestKey, rq))
+	return &rq.w, r.WithContext(context.WithValue(ctx, requestKey, rq))
 }
 
 // refusedElsewhere logs the refusal of r when its answer was a 401, 403

@@ -277,7 +277,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Request-Id", id)
 	s.harden(w.Header())
 	conn := w // MaxBytesReader tells the connection's writer to close it
-	w, r = withRequest(w, r, id, s.clientIP(r))
+	var start time.Time
+	if s.observer != nil || s.tracer != nil {
+		start = time.Now()
+	}
+	// The server span's context goes into the one copy of r that
+	// withRequest makes.
+	ctx, traced := r.Context(), (func(pattern string, status int))(nil)
+	if s.tracer != nil {
+		ctx, traced = s.tracer.Request(r, len(s.trusted) > 0 && s.isTrusted(peerIP(r)))
+	}
+	w, r = withRequest(w, r, ctx, id, s.clientIP(r))
 	if al := r.Header.Get("Accept-Language"); al != "" {
 		// The language of mail this request causes to a person with no
 		// preference (i18n.For); the API's own answers stay English.
@@ -285,13 +295,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	pattern := ""
 	if s.observer != nil || s.tracer != nil {
-		start := time.Now()
-		var traced func(pattern string, status int)
-		if s.tracer != nil {
-			var ctx context.Context
-			ctx, traced = s.tracer.Request(r, len(s.trusted) > 0 && s.isTrusted(peerIP(r)))
-			r = r.WithContext(ctx)
-		}
 		defer func() {
 			status := http.StatusOK
 			if rq := requestOf(r.Context()); rq != nil {

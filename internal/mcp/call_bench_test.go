@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse/internal/mcp"
 	"github.com/gatehouse/gatehouse/internal/testenv"
@@ -61,19 +63,29 @@ func BenchmarkListIssues(b *testing.B) {
 			b.Fatalf("%d %s", res.StatusCode, out)
 		}
 	}
-	b.Run("mcp", func(b *testing.B) {
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				req, _ := http.NewRequest("POST", env.URL+"/mcp", strings.NewReader(body()))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				req.Header.Set("Authorization", "Bearer "+tok)
-				req.Header.Set("Mcp-Session-Id", sid)
-				req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-				send(b, req)
-			}
+	// mcp is answered by Gatehouse's fast path in sessions
+	// (sessioncall.go), mcp-sdk by the SDK's session.
+	for _, fast := range []bool{true, false} {
+		name := "mcp"
+		if !fast {
+			name += "-sdk"
+		}
+		b.Run(name, func(b *testing.B) {
+			defer mcp.SetFastCalls(mcp.SetFastCalls(fast))
+			defer cpuPerOp(b)()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					req, _ := http.NewRequest("POST", env.URL+"/mcp", strings.NewReader(body()))
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("Accept", "application/json, text/event-stream")
+					req.Header.Set("Authorization", "Bearer "+tok)
+					req.Header.Set("Mcp-Session-Id", sid)
+					req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+					send(b, req)
+				}
+			})
 		})
-	})
+	}
 	// The same call of revision 2026-07-28: no session, its revision in
 	// _meta and the headers, answered by a kept stateless server.
 	stateless := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tasks_list_issues","arguments":{"teamId":"` + team +
@@ -87,6 +99,7 @@ func BenchmarkListIssues(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			defer mcp.SetFastCalls(mcp.SetFastCalls(fast))
+			defer cpuPerOp(b)()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					req, _ := http.NewRequest("POST", env.URL+"/mcp", strings.NewReader(stateless))
@@ -102,6 +115,7 @@ func BenchmarkListIssues(b *testing.B) {
 		})
 	}
 	b.Run("api", func(b *testing.B) {
+		defer cpuPerOp(b)()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				req, _ := http.NewRequest("GET", env.URL+"/tasks/v1/issues?teamId="+team, nil)
@@ -110,4 +124,22 @@ func BenchmarkListIssues(b *testing.B) {
 			}
 		})
 	})
+}
+
+// cpuPerOp reports, when the returned function runs, the process's CPU
+// time (user and system, client and server alike) per operation since
+// cpuPerOp was called: steadier than ns/op on a shared machine.
+func cpuPerOp(b *testing.B) func() {
+	start := cpuTime()
+	return func() {
+		b.ReportMetric(float64((cpuTime()-start).Microseconds())/float64(b.N), "cpu-µs/op")
+	}
+}
+
+func cpuTime() time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }

@@ -26,12 +26,12 @@ const modernMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.
 
 // TestMCPFastCallSameAnswers: a stateless tools/call is answered by
 // Gatehouse's fast path exactly as by the SDK: the same status, content
-// type and bytes, for results, tool errors (not found, bad input, another
-// workspace's item, a tool turned off) and requests the fast path leaves
-// to the SDK (a float id, a mismatched header, no client capabilities, an
-// unknown tool, a field name in another case, nesting deeper than the
-// SDK reads, data after the message); the well-formed calls are the fast
-// path's.
+// type, cache control and bytes, for results, tool errors (not found, bad
+// input, another workspace's item, a tool turned off) and requests the
+// fast path leaves to the SDK (a float id, a mismatched header, no client
+// capabilities, an unknown tool, a field name in another case, nesting
+// deeper than the SDK reads, data after the message); the well-formed
+// calls are the fast path's.
 func TestMCPFastCallSameAnswers(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		defer mcp.SetFastCalls(mcp.SetFastCalls(true))
@@ -92,7 +92,8 @@ func TestMCPFastCallSameAnswers(t *testing.T) {
 				if went := mcp.FastAnswered() > before; went != c.fast {
 					t.Fatalf("%s %s id %s: answered by the fast path %v, want %v", when, c.name, c.id, went, c.fast)
 				}
-				if fast.Status != sdkAnswer.Status || fast.Header.Get("Content-Type") != sdkAnswer.Header.Get("Content-Type") || !bytes.Equal(fast.Body, sdkAnswer.Body) {
+				if fast.Status != sdkAnswer.Status || fast.Header.Get("Content-Type") != sdkAnswer.Header.Get("Content-Type") ||
+					fast.Header.Get("Cache-Control") != sdkAnswer.Header.Get("Cache-Control") || !bytes.Equal(fast.Body, sdkAnswer.Body) {
 					t.Fatalf("%s %s id %s:\nthe SDK: %d %s %s\nfast:    %d %s %s", when, c.name, c.id,
 						sdkAnswer.Status, sdkAnswer.Header.Get("Content-Type"), sdkAnswer.Body, fast.Status, fast.Header.Get("Content-Type"), fast.Body)
 				}

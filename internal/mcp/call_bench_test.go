@@ -63,57 +63,42 @@ func BenchmarkListIssues(b *testing.B) {
 			b.Fatalf("%d %s", res.StatusCode, out)
 		}
 	}
-	// mcp is answered by Gatehouse's fast path in sessions
-	// (sessioncall.go), mcp-sdk by the SDK's session.
-	for _, fast := range []bool{true, false} {
-		name := "mcp"
-		if !fast {
-			name += "-sdk"
-		}
-		b.Run(name, func(b *testing.B) {
-			defer mcp.SetFastCalls(mcp.SetFastCalls(fast))
-			defer cpuPerOp(b)()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					req, _ := http.NewRequest("POST", env.URL+"/mcp", strings.NewReader(body()))
-					req.Header.Set("Content-Type", "application/json")
-					req.Header.Set("Accept", "application/json, text/event-stream")
-					req.Header.Set("Authorization", "Bearer "+tok)
-					req.Header.Set("Mcp-Session-Id", sid)
-					req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-					send(b, req)
-				}
+	// paired runs the calls of req as name, answered by Gatehouse's fast
+	// path, and as name-sdk, by the SDK.
+	paired := func(name string, req func() *http.Request) {
+		for _, fast := range []bool{true, false} {
+			n := name
+			if !fast {
+				n += "-sdk"
+			}
+			b.Run(n, func(b *testing.B) {
+				defer mcp.SetFastCalls(mcp.SetFastCalls(fast))
+				defer cpuPerOp(b)()
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						send(b, req())
+					}
+				})
 			})
-		})
+		}
 	}
-	// The same call of revision 2026-07-28: no session, its revision in
-	// _meta and the headers, answered by a kept stateless server.
+	mcpPost := func(body string, h http.Header) *http.Request {
+		req, _ := http.NewRequest("POST", env.URL+"/mcp", strings.NewReader(body))
+		req.Header = h.Clone()
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		return req
+	}
+	// In the session (sessioncall.go).
+	inSession := http.Header{"Mcp-Session-Id": {sid}, "Mcp-Protocol-Version": {"2025-06-18"}}
+	paired("mcp", func() *http.Request { return mcpPost(body(), inSession) })
+	// The same call of revision 2026-07-28 (fastcall.go): no session, its
+	// revision in _meta and the headers.
 	stateless := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tasks_list_issues","arguments":{"teamId":"` + team +
 		`"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-	// stateless is answered by Gatehouse's fast path (fastcall.go),
-	// stateless-sdk by the SDK's stateless handler.
-	for _, fast := range []bool{true, false} {
-		name := "stateless"
-		if !fast {
-			name += "-sdk"
-		}
-		b.Run(name, func(b *testing.B) {
-			defer mcp.SetFastCalls(mcp.SetFastCalls(fast))
-			defer cpuPerOp(b)()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					req, _ := http.NewRequest("POST", env.URL+"/mcp", strings.NewReader(stateless))
-					req.Header.Set("Content-Type", "application/json")
-					req.Header.Set("Accept", "application/json, text/event-stream")
-					req.Header.Set("Authorization", "Bearer "+tok)
-					req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-					req.Header.Set("Mcp-Method", "tools/call")
-					req.Header.Set("Mcp-Name", "tasks_list_issues")
-					send(b, req)
-				}
-			})
-		})
-	}
+	modern := http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"tasks_list_issues"}}
+	paired("stateless", func() *http.Request { return mcpPost(stateless, modern) })
 	b.Run("api", func(b *testing.B) {
 		defer cpuPerOp(b)()
 		b.RunParallel(func(pb *testing.PB) {

@@ -1,7 +1,7 @@
 package mcp_test
 
 import (
-	"bytes"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -53,16 +53,11 @@ func TestMCPSessionFastCallSameAnswers(t *testing.T) {
 			header         http.Header // replaces the standard headers' values (nil: removes)
 			fast           bool        // answered by the fast path
 		}
-		cases := []req{
-			{name: "tasks_list_issues", id: "1", args: `{"teamId":"` + team + `"}`, fast: true},
-			{name: "tasks_list_issues", id: `"call-2"`, args: `{"teamId":"` + team + `","limit":1}`, fast: true},
-			{name: "tasks_list_teams", id: "3", fast: true},
-			{name: "tasks_get_issue", id: "4", args: `{"id":"` + issue + `"}`, fast: true},
-			{name: "tasks_get_issue", id: "5", args: `{"id":"` + missing + `"}`, fast: true},
-			{name: "tasks_get_issue", id: "6", args: `{"id":"` + other + `"}`, fast: true},
-			{name: "tasks_create_issue", id: "7", args: `{"teamId":"` + team + `","title":5}`, fast: true},
-			{name: "tasks_list_issues", id: "8", args: `{"deleted":"maybe"}`, fast: true},
-			{name: "links_list_links", id: "-9", args: `null`, fast: true},
+		var cases []req
+		for _, c := range fastCalls(team, issue, other) {
+			cases = append(cases, req{name: c.name, id: c.id, args: c.args, fast: true})
+		}
+		cases = append(cases, []req{
 			{name: "tasks_list_teams", id: "10", header: http.Header{"Mcp-Protocol-Version": nil}, fast: true},
 			{name: "tasks_list_teams", id: "11", header: http.Header{"Mcp-Protocol-Version": {"2025-11-25"}}, fast: true},
 			{name: "tasks_list_issues", id: "12", args: `{"teamId":"` + team + `"}`, tok: tokB},
@@ -79,7 +74,7 @@ func TestMCPSessionFastCallSameAnswers(t *testing.T) {
 			{name: "tasks_list_teams", id: "22", body: `[` + sessionCallBody("22", "tasks_list_teams", "") + `]`,
 				header: http.Header{"Mcp-Protocol-Version": {"2025-03-26"}}},
 			{name: "tasks_list_teams", id: "23", args: strings.Repeat("[", 1001) + strings.Repeat("]", 1001)},
-		}
+		}...)
 		send := func(c req) *testenv.Resp {
 			h := http.Header{"Mcp-Session-Id": {sid}, "Mcp-Protocol-Version": {"2025-06-18"}}
 			for k, v := range c.header {
@@ -97,22 +92,7 @@ func TestMCPSessionFastCallSameAnswers(t *testing.T) {
 		}
 		compare := func(when string, fastOK bool) {
 			for _, c := range cases {
-				mcp.SetFastCalls(false)
-				sdkAnswer := send(c)
-				mcp.SetFastCalls(true)
-				before := mcp.FastAnswered()
-				fast := send(c)
-				if went := mcp.FastAnswered() > before; went != (c.fast && fastOK) {
-					t.Fatalf("%s %s id %s: answered by the fast path %v, want %v", when, c.name, c.id, went, c.fast && fastOK)
-				}
-				for _, h := range []string{"Content-Type", "Cache-Control", "Mcp-Session-Id"} {
-					if fast.Header.Get(h) != sdkAnswer.Header.Get(h) {
-						t.Fatalf("%s %s id %s: %s %q; the SDK's %q", when, c.name, c.id, h, fast.Header.Get(h), sdkAnswer.Header.Get(h))
-					}
-				}
-				if fast.Status != sdkAnswer.Status || !bytes.Equal(fast.Body, sdkAnswer.Body) {
-					t.Fatalf("%s %s id %s:\nthe SDK: %d %s\nfast:    %d %s", when, c.name, c.id, sdkAnswer.Status, sdkAnswer.Body, fast.Status, fast.Body)
-				}
+				fast := sameAnswer(t, fmt.Sprintf("%s %s id %s", when, c.name, c.id), c.fast && fastOK, func() *testenv.Resp { return send(c) })
 				if when == "Tasks on" && c.id == "1" && !strings.Contains(string(fast.Body), `\u003cFast\u003e \u0026`) {
 					t.Fatalf("the issue's title as sent: %s", fast.Body)
 				}

@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse/internal/mcp"
 	"github.com/gatehouse/gatehouse/internal/testenv"
@@ -61,47 +63,44 @@ func BenchmarkListIssues(b *testing.B) {
 			b.Fatalf("%d %s", res.StatusCode, out)
 		}
 	}
-	b.Run("mcp", func(b *testing.B) {
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				req, _ := http.NewRequest("POST", env.URL+"/mcp", strings.NewReader(body()))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				req.Header.Set("Authorization", "Bearer "+tok)
-				req.Header.Set("Mcp-Session-Id", sid)
-				req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-				send(b, req)
+	// paired runs the calls of req as name, answered by Gatehouse's fast
+	// path, and as name-sdk, by the SDK.
+	paired := func(name string, req func() *http.Request) {
+		for _, fast := range []bool{true, false} {
+			n := name
+			if !fast {
+				n += "-sdk"
 			}
-		})
-	})
-	// The same call of revision 2026-07-28: no session, its revision in
-	// _meta and the headers, answered by a kept stateless server.
+			b.Run(n, func(b *testing.B) {
+				defer mcp.SetFastCalls(mcp.SetFastCalls(fast))
+				defer cpuPerOp(b)()
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						send(b, req())
+					}
+				})
+			})
+		}
+	}
+	mcpPost := func(body string, h http.Header) *http.Request {
+		req, _ := http.NewRequest("POST", env.URL+"/mcp", strings.NewReader(body))
+		req.Header = h.Clone()
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		return req
+	}
+	// In the session (sessioncall.go).
+	inSession := http.Header{"Mcp-Session-Id": {sid}, "Mcp-Protocol-Version": {"2025-06-18"}}
+	paired("mcp", func() *http.Request { return mcpPost(body(), inSession) })
+	// The same call of revision 2026-07-28 (fastcall.go): no session, its
+	// revision in _meta and the headers.
 	stateless := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tasks_list_issues","arguments":{"teamId":"` + team +
 		`"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-	// stateless is answered by Gatehouse's fast path (fastcall.go),
-	// stateless-sdk by the SDK's stateless handler.
-	for _, fast := range []bool{true, false} {
-		name := "stateless"
-		if !fast {
-			name += "-sdk"
-		}
-		b.Run(name, func(b *testing.B) {
-			defer mcp.SetFastCalls(mcp.SetFastCalls(fast))
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					req, _ := http.NewRequest("POST", env.URL+"/mcp", strings.NewReader(stateless))
-					req.Header.Set("Content-Type", "application/json")
-					req.Header.Set("Accept", "application/json, text/event-stream")
-					req.Header.Set("Authorization", "Bearer "+tok)
-					req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-					req.Header.Set("Mcp-Method", "tools/call")
-					req.Header.Set("Mcp-Name", "tasks_list_issues")
-					send(b, req)
-				}
-			})
-		})
-	}
+	modern := http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"tasks_list_issues"}}
+	paired("stateless", func() *http.Request { return mcpPost(stateless, modern) })
 	b.Run("api", func(b *testing.B) {
+		defer cpuPerOp(b)()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				req, _ := http.NewRequest("GET", env.URL+"/tasks/v1/issues?teamId="+team, nil)
@@ -110,4 +109,22 @@ func BenchmarkListIssues(b *testing.B) {
 			}
 		})
 	})
+}
+
+// cpuPerOp reports, when the returned function runs, the process's CPU
+// time (user and system, client and server alike) per operation since
+// cpuPerOp was called: steadier than ns/op on a shared machine.
+func cpuPerOp(b *testing.B) func() {
+	start := cpuTime()
+	return func() {
+		b.ReportMetric(float64((cpuTime()-start).Microseconds())/float64(b.N), "cpu-µs/op")
+	}
+}
+
+func cpuTime() time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -43,9 +44,13 @@ type fastCallMsg struct {
 	ID      json.RawMessage `json:"id"`
 	Method  string          `json:"method"`
 	Params  struct {
-		Name      string                     `json:"name"`
-		Arguments json.RawMessage            `json:"arguments"`
-		Meta      map[string]json.RawMessage `json:"_meta"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Meta      json.RawMessage `json:"_meta"`
+		// Fields of multi-round-trip calls, which the fast path leaves to
+		// the SDK.
+		InputResponses json.RawMessage `json:"inputResponses"`
+		RequestState   json.RawMessage `json:"requestState"`
 	} `json:"params"`
 }
 
@@ -55,24 +60,19 @@ var serverInfo = &sdk.Implementation{Name: "gatehouse", Title: "Gatehouse", Vers
 // fastCall answers r (a stateless POST with body, of caller p) when it is
 // a tools/call the fast path can answer; false leaves it to the SDK.
 func (s *Server) fastCall(w http.ResponseWriter, r *http.Request, body []byte, p *gatehouse.Principal) bool {
-	if !fastCalls.Load() || r.Method != http.MethodPost || r.Header.Get("Mcp-Protocol-Version") != modernVersion ||
-		r.Header.Get("Mcp-Method") != "tools/call" || !accepts(r.Header.Values("Accept")) {
+	if r.Header.Get("Mcp-Protocol-Version") != modernVersion || r.Header.Get("Mcp-Method") != "tools/call" {
 		return false
 	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		return false
-	}
-	var m fastCallMsg
-	if b := bytes.TrimSpace(body); len(b) == 0 || b[0] != '{' || tooDeep(b) || strictDecode(b, &m) != nil {
-		return false
-	}
-	t := s.tools[m.Params.Name]
-	if m.JSONRPC != "2.0" || m.Method != "tools/call" || t == nil || r.Header.Get("Mcp-Name") != t.name || !plainID(m.ID) {
+	m, t := s.fastMessage(r, body)
+	if m == nil || r.Header.Get("Mcp-Name") != t.name {
 		return false
 	}
 	// The _meta the SDK requires of a request of this revision: the same
 	// revision, the client's capabilities (an object), its info if any.
-	meta := m.Params.Meta
+	var meta map[string]json.RawMessage
+	if strictDecode(m.Params.Meta, &meta) != nil {
+		return false
+	}
 	var version string
 	if strictDecode(meta["io.modelcontextprotocol/protocolVersion"], &version) != nil || version != modernVersion {
 		return false
@@ -87,46 +87,81 @@ func (s *Server) fastCall(w http.ResponseWriter, r *http.Request, body []byte, p
 			return false
 		}
 	}
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
+	if s.isClosed() {
 		return false // the SDK's refusal
 	}
-
 	ctx := r.Context()
-	req := &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Name: t.name, Arguments: m.Params.Arguments},
-		Extra: &sdk.RequestExtra{TokenInfo: &auth.TokenInfo{UserID: ownerKey(p), Scopes: gatehouse.Scopes(p.Scope),
-			Extra: map[string]any{principalExtra: p}}}}
 	// The SDK marks a result "complete" (resultType) only when the tool is
 	// on the request's server, that is when the caller may call it; a
 	// refusal comes from the hidden middleware without it.
 	live, lerr := s.enabled(ctx, p.OrgID)
 	shown := lerr == nil && t.refusal(p, live) == nil
+	writeResult(w, m.ID, s.fastRun(ctx, t, m, p), true, shown)
+	fastAnswered.Add(1)
+	return true
+}
+
+// fastMessage decodes body as the SDK would read it, when it is one
+// well-formed tools/call of a Gatehouse tool with a plain id sent as the
+// SDK accepts it (Content-Type, Accept), and no multi-round-trip fields;
+// nil when the fast path is not sure.
+func (s *Server) fastMessage(r *http.Request, body []byte) (*fastCallMsg, *tool) {
+	if !fastCalls.Load() || r.Method != http.MethodPost || !accepts(r.Header.Values("Accept")) {
+		return nil, nil
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return nil, nil
+	}
+	var m fastCallMsg
+	if b := bytes.TrimSpace(body); len(b) == 0 || b[0] != '{' || tooDeep(b) || strictDecode(b, &m) != nil {
+		return nil, nil
+	}
+	t := s.tools[m.Params.Name]
+	if m.JSONRPC != "2.0" || m.Method != "tools/call" || t == nil || !plainID(m.ID) ||
+		len(m.Params.InputResponses) > 0 || len(m.Params.RequestState) > 0 {
+		return nil, nil
+	}
+	return &m, t
+}
+
+// fastRun calls t through its handler (callHandler: the enabled-tool,
+// scope and domain rules) for caller p, as the SDK would.
+func (s *Server) fastRun(ctx context.Context, t *tool, m *fastCallMsg, p *gatehouse.Principal) *sdk.CallToolResult {
+	req := &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Name: t.name, Arguments: m.Params.Arguments},
+		Extra: &sdk.RequestExtra{TokenInfo: &auth.TokenInfo{UserID: ownerKey(p), Scopes: gatehouse.Scopes(p.Scope),
+			Extra: map[string]any{principalExtra: p}}}}
 	res, err := s.callHandler(t)(ctx, req)
 	if err != nil || res == nil {
 		// callHandler fails only without a caller, which serve always has.
 		s.log.ErrorContext(ctx, "mcp: fast tools/call", "tool", t.name, "err", err)
 		res = s.toolError(ctx, t, err)
 	}
-	writeResult(w, m.ID, res, shown)
-	fastAnswered.Add(1)
-	return true
+	return res
 }
 
-// writeResult writes res as the SDK's JSON response to the request id: a
-// result of revision 2026-07-28 carries the server's info in _meta, and,
-// complete (the tool on the server), resultType "complete".
-func writeResult(w http.ResponseWriter, id json.RawMessage, res *sdk.CallToolResult, complete bool) {
+// isClosed reports whether Close has run.
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// writeResult writes res as the SDK's JSON response to the request id.
+// A result of revision 2026-07-28 (modern) carries the server's info in
+// _meta and, complete (the tool on the server), resultType "complete";
+// one in a session of an earlier revision carries neither.
+func writeResult(w http.ResponseWriter, id json.RawMessage, res *sdk.CallToolResult, modern, complete bool) {
 	if res.Content == nil && complete {
 		res.Content = []sdk.Content{}
 	}
-	m := res.GetMeta()
-	if m == nil {
-		m = map[string]any{}
+	if modern {
+		m := res.GetMeta()
+		if m == nil {
+			m = map[string]any{}
+		}
+		m["io.modelcontextprotocol/serverInfo"] = serverInfo
+		res.SetMeta(m)
 	}
-	m["io.modelcontextprotocol/serverInfo"] = serverInfo
-	res.SetMeta(m)
 	b, err := json.Marshal(res)
 	if err != nil || len(b) < 2 || b[len(b)-1] != '}' {
 		http.Error(w, "internal server error", http.StatusInternalServerError)
@@ -136,12 +171,13 @@ func writeResult(w http.ResponseWriter, id json.RawMessage, res *sdk.CallToolRes
 	// buffers): the envelope, the result, and (complete) its resultType
 	// last, where the SDK's CallToolResult encodes it.
 	tail := "}"
-	if complete {
+	if modern && complete {
 		b, tail = b[:len(b)-1], `,"resultType":"complete"}}`
 		if len(b) == 1 { // {}
 			tail = tail[1:]
 		}
 	}
+	w.Header().Set("Cache-Control", "no-cache, no-transform")
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`)

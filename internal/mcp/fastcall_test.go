@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -26,12 +27,12 @@ const modernMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.
 
 // TestMCPFastCallSameAnswers: a stateless tools/call is answered by
 // Gatehouse's fast path exactly as by the SDK: the same status, content
-// type and bytes, for results, tool errors (not found, bad input, another
-// workspace's item, a tool turned off) and requests the fast path leaves
-// to the SDK (a float id, a mismatched header, no client capabilities, an
-// unknown tool, a field name in another case, nesting deeper than the
-// SDK reads, data after the message); the well-formed calls are the fast
-// path's.
+// type, cache control and bytes, for results, tool errors (not found, bad
+// input, another workspace's item, a tool turned off) and requests the
+// fast path leaves to the SDK (a float id, a mismatched header, no client
+// capabilities, an unknown tool, a field name in another case, nesting
+// deeper than the SDK reads, data after the message); the well-formed
+// calls are the fast path's.
 func TestMCPFastCallSameAnswers(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		defer mcp.SetFastCalls(mcp.SetFastCalls(true))
@@ -49,16 +50,11 @@ func TestMCPFastCallSameAnswers(t *testing.T) {
 			header               http.Header // replaces the standard headers' values
 			fast                 bool        // answered by the fast path
 		}
-		cases := []req{
-			{name: "tasks_list_issues", id: "1", args: `{"teamId":"` + team + `"}`, fast: true},
-			{name: "tasks_list_issues", id: `"call-2"`, args: `{"teamId":"` + team + `","limit":1}`, fast: true},
-			{name: "tasks_list_teams", id: "3", fast: true},
-			{name: "tasks_get_issue", id: "4", args: `{"id":"` + issue + `"}`, fast: true},
-			{name: "tasks_get_issue", id: "5", args: `{"id":"` + missing + `"}`, fast: true},
-			{name: "tasks_get_issue", id: "6", args: `{"id":"` + other + `"}`, fast: true},
-			{name: "tasks_create_issue", id: "7", args: `{"teamId":"` + team + `","title":5}`, fast: true},
-			{name: "tasks_list_issues", id: "8", args: `{"deleted":"maybe"}`, fast: true},
-			{name: "links_list_links", id: "-9", args: `null`, fast: true},
+		var cases []req
+		for _, c := range fastCalls(team, issue, other) {
+			cases = append(cases, req{name: c.name, id: c.id, args: c.args, fast: true})
+		}
+		cases = append(cases, []req{
 			{name: "tasks_list_issues", id: "1.0", args: `{"teamId":"` + team + `"}`},
 			{name: "tasks_list_issues", id: "10", header: http.Header{"Mcp-Name": {"tasks_get_issue"}}},
 			{name: "tasks_list_issues", id: "11", meta: `{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`},
@@ -66,7 +62,7 @@ func TestMCPFastCallSameAnswers(t *testing.T) {
 			{name: "tasks_list_teams", id: "13", body: `{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"Name":"tasks_list_teams","_meta":` + modernMeta + `}}`},
 			{name: "tasks_list_teams", id: "14", args: strings.Repeat("[", 1001) + strings.Repeat("]", 1001)},
 			{name: "tasks_list_teams", id: "15", body: statelessCall("15", "tasks_list_teams", "", modernMeta) + ` {}`},
-		}
+		}...)
 		send := func(c req) *testenv.Resp {
 			meta := c.meta
 			if meta == "" {
@@ -84,18 +80,7 @@ func TestMCPFastCallSameAnswers(t *testing.T) {
 		}
 		compare := func(when string) {
 			for _, c := range cases {
-				mcp.SetFastCalls(false)
-				sdkAnswer := send(c)
-				mcp.SetFastCalls(true)
-				before := mcp.FastAnswered()
-				fast := send(c)
-				if went := mcp.FastAnswered() > before; went != c.fast {
-					t.Fatalf("%s %s id %s: answered by the fast path %v, want %v", when, c.name, c.id, went, c.fast)
-				}
-				if fast.Status != sdkAnswer.Status || fast.Header.Get("Content-Type") != sdkAnswer.Header.Get("Content-Type") || !bytes.Equal(fast.Body, sdkAnswer.Body) {
-					t.Fatalf("%s %s id %s:\nthe SDK: %d %s %s\nfast:    %d %s %s", when, c.name, c.id,
-						sdkAnswer.Status, sdkAnswer.Header.Get("Content-Type"), sdkAnswer.Body, fast.Status, fast.Header.Get("Content-Type"), fast.Body)
-				}
+				fast := sameAnswer(t, fmt.Sprintf("%s %s id %s", when, c.name, c.id), c.fast, func() *testenv.Resp { return send(c) })
 				if when == "Tasks on" && c.fast && strings.Contains(c.name, "list_issues") && c.id == "1" && !strings.Contains(string(fast.Body), `\u003cFast\u003e \u0026`) {
 					t.Fatalf("the issue's title as sent: %s", fast.Body)
 				}
@@ -125,4 +110,51 @@ func waitRefused(t *testing.T, env *testenv.Env, tok, tool string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("%s still answers after the tool was turned off", tool)
+}
+
+// sameAnswer sends a request (send) with the fast path off, then on, and
+// checks both answers have the same status, Content-Type, Cache-Control,
+// Mcp-Session-Id and bytes, and that the fast path answered it when fast;
+// it returns the fast path's answer.
+func sameAnswer(t *testing.T, what string, fast bool, send func() *testenv.Resp) *testenv.Resp {
+	t.Helper()
+	mcp.SetFastCalls(false)
+	sdkAnswer := send()
+	mcp.SetFastCalls(true)
+	before := mcp.FastAnswered()
+	got := send()
+	if went := mcp.FastAnswered() > before; went != fast {
+		t.Fatalf("%s: answered by the fast path %v, want %v", what, went, fast)
+	}
+	for _, h := range []string{"Content-Type", "Cache-Control", "Mcp-Session-Id"} {
+		if got.Header.Get(h) != sdkAnswer.Header.Get(h) {
+			t.Fatalf("%s: %s %q; the SDK's %q", what, h, got.Header.Get(h), sdkAnswer.Header.Get(h))
+		}
+	}
+	if got.Status != sdkAnswer.Status || !bytes.Equal(got.Body, sdkAnswer.Body) {
+		t.Fatalf("%s:\nthe SDK: %d %s\nfast:    %d %s", what, sdkAnswer.Status, sdkAnswer.Body, got.Status, got.Body)
+	}
+	return got
+}
+
+// fastCallCase is a tools/call both fast paths answer (name, id, arguments):
+// results and tool errors.
+type fastCallCase struct{ name, id, args string }
+
+// fastCalls are the tools/call each fast path's comparison sends, in a
+// workspace with team and issue, other being another workspace's issue:
+// lists, a page, an item, not found, another workspace's item, bad input
+// and no arguments.
+func fastCalls(team, issue, other string) []fastCallCase {
+	return []fastCallCase{
+		{"tasks_list_issues", "1", `{"teamId":"` + team + `"}`},
+		{"tasks_list_issues", `"call-2"`, `{"teamId":"` + team + `","limit":1}`},
+		{"tasks_list_teams", "3", ""},
+		{"tasks_get_issue", "4", `{"id":"` + issue + `"}`},
+		{"tasks_get_issue", "5", `{"id":"` + missing + `"}`},
+		{"tasks_get_issue", "6", `{"id":"` + other + `"}`},
+		{"tasks_create_issue", "7", `{"teamId":"` + team + `","title":5}`},
+		{"tasks_list_issues", "8", `{"deleted":"maybe"}`},
+		{"links_list_links", "-9", `null`},
+	}
 }

@@ -51,9 +51,11 @@ func (s *Server) listen(w http.ResponseWriter, r *http.Request, p *gatehouse.Pri
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	if !p.ExpiresAt.IsZero() {
-		// The stream grants nothing beyond its token's lifetime.
+		// The stream grants nothing beyond its token's lifetime: a timer
+		// for the time left by the server's clock, which the watcher also
+		// checks (expired).
 		var stop context.CancelFunc
-		ctx, stop = context.WithDeadline(ctx, p.ExpiresAt)
+		ctx, stop = context.WithTimeout(ctx, p.ExpiresAt.Sub(s.now()))
 		defer stop()
 	}
 	k := ownerKey(p)
@@ -80,7 +82,7 @@ func (s *Server) listen(w http.ResponseWriter, r *http.Request, p *gatehouse.Pri
 		s.mu.Unlock()
 	}()
 
-	ses := &session{s: s, srv: newSDKServer(true), p: p, shown: map[string]bool{}}
+	ses := &session{s: s, srv: newSDKServer(true), p: p, shown: map[string]bool{}, expires: p.ExpiresAt, stop: cancel}
 	ses.sync(ctx, nil)
 	watched := make(chan struct{})
 	go func() {

@@ -230,3 +230,59 @@ func TestMCPListenCap(t *testing.T) {
 		}
 	})
 }
+
+// TestMCPListenEnds: a subscriptions/listen stream ends when its token
+// expires by the server's clock, and when the server closes (a graceful
+// shutdown), leaving no goroutine of its own; once closed, the server
+// opens no new stream.
+func TestMCPListenEnds(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		mcp.SetNow(env.MCP, env.Clock.Now)
+		before := listenGoroutines()
+		a, _ := env.Team(t)
+		tok := bound(t, env, a.Token, "", nil, env.URL+"/mcp") // an hour from the clock's now
+
+		s := listenRaw(t, env, tok)
+		env.Clock.Advance(59 * time.Minute)
+		select {
+		case <-s.done:
+			t.Fatal("the listen stream ended before its token expired")
+		case <-time.After(2500 * time.Millisecond): // a tick of its watcher
+		}
+		env.Clock.Advance(time.Minute)
+		ended(t, s, "its token expired")
+		gone(t, before)
+
+		// A fresh token: the clock has passed the first one's expiry.
+		tok = bound(t, env, a.Token, "", nil, env.URL+"/mcp")
+		s, other := listenRaw(t, env, tok), listenRaw(t, env, tok)
+		env.MCP.Close()
+		ended(t, s, "the server closed")
+		ended(t, other, "the server closed")
+		gone(t, before)
+		if r := rpcAt(t, env, tok, "2026-07-28", "subscriptions/listen", listenBody); r.Status != 400 {
+			t.Fatalf("a listen after Close: %d %s", r.Status, r.Body)
+		}
+		gone(t, before)
+	})
+}
+
+// ended waits for the listen stream to end.
+func ended(t *testing.T, s *stream, why string) {
+	t.Helper()
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the listen stream still open after %s", why)
+	}
+}
+
+// gone waits until no more goroutines serve listen streams than before.
+func gone(t *testing.T, before int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); listenGoroutines() > before; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines of listen streams left (%d before)", listenGoroutines(), before)
+		}
+	}
+}

@@ -99,6 +99,8 @@ type Server struct {
 	// sessions are the open sessions, ended by Close; closed refuses new
 	// ones.
 	sessions map[*sdk.ServerSession]struct{}
+	// byID are the established sessions by id (sessions.go).
+	byID map[string]*session
 	// listens are the open subscriptions/listen streams (listen.go).
 	listens map[*listening]struct{}
 	closed  bool
@@ -121,7 +123,7 @@ func New(cfg Config) *Server {
 		return nil
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, now: time.Now, tools: map[string]*tool{}, sdkTools: map[string]*sdk.Tool{},
-		open: map[string]int{}, sessions: map[*sdk.ServerSession]struct{}{}, listens: map[*listening]struct{}{}, base: newSDKServer(false)}
+		open: map[string]int{}, sessions: map[*sdk.ServerSession]struct{}{}, byID: map[string]*session{}, listens: map[*listening]struct{}{}, base: newSDKServer(false)}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -139,7 +141,7 @@ func New(cfg Config) *Server {
 		}
 	}
 	opts := &sdk.StreamableHTTPOptions{
-		Logger: s.log, SessionTimeout: sessionIdle, MaxRequestBodyBytes: -1, // the kernel bounds bodies
+		Logger: s.log, MaxRequestBodyBytes: -1, // the kernel bounds bodies; sessions.go the idle time
 		JSONResponse:               true, // a POST is answered in JSON; the GET stream carries notifications
 		DisableLocalhostProtection: true, // Origin is checked here, and Host is the operator's
 	}
@@ -207,8 +209,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *gatehouse.Prin
 	// listen: a subscriptions/listen of revision 2026-07-28, served with
 	// a server of its own (listen.go).
 	starts, listen, stateless, handler := false, false, modern(r), s.handler
+	var ses *session // the established session r names, if p's
 	if stateless {
 		handler = s.stateless
+	} else {
+		ses = s.established(r.Header.Get("Mcp-Session-Id"), p)
 	}
 	if r.Method == http.MethodPost {
 		body, err := io.ReadAll(r.Body)
@@ -230,10 +235,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, p *gatehouse.Prin
 				`", error_description="`+msg+`"`)
 			return gatehouse.Errorf(gatehouse.KindForbidden, "%s", msg)
 		}
-		if stateless && s.fastCall(w, r, body, p) {
+		if ses != nil {
+			ses.begin()
+			defer ses.finish()
+		}
+		if stateless && s.fastCall(w, r, body, p) || ses != nil && s.sessionCall(w, r, body, p, ses) {
 			return nil
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	if r.Method == http.MethodDelete && ses != nil {
+		s.forget(ses) // the SDK ends it
 	}
 	if r.Method == http.MethodGet {
 		// The server's stream outlives the server's write timeout (a

@@ -32,6 +32,19 @@ type session struct {
 	p   *gatehouse.Principal // the latest verified caller
 	// shown are the names of the tools on srv.
 	shown map[string]bool
+	// Set once the session is established (start), for the fast path
+	// (sessioncall.go) and the idle bound: the SDK's session, its id, its
+	// owner (ownerKey of whoever initialized it), the POSTs in flight and
+	// when the last one ended.
+	ss    *sdk.ServerSession
+	id    string
+	owner string
+	refs  int
+	last  time.Time
+	// A subscriptions/listen's: when its token expires (zero: never) and
+	// how its stream is ended.
+	expires time.Time
+	stop    func()
 }
 
 // newSessionKey carries, in a request's context, the server built for
@@ -195,6 +208,10 @@ func (ses *session) start(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		s.open[k]++
 		s.sessions[ss] = struct{}{}
+		ses.mu.Lock()
+		ses.ss, ses.id, ses.owner, ses.last = ss, ss.ID(), k, s.now()
+		ses.mu.Unlock()
+		s.byID[ses.id] = ses
 		s.mu.Unlock()
 		done := make(chan struct{})
 		go func() {
@@ -205,6 +222,7 @@ func (ses *session) start(next sdk.MethodHandler) sdk.MethodHandler {
 			}
 			delete(s.sessions, ss)
 			s.mu.Unlock()
+			s.forget(ses)
 			close(done)
 		}()
 		go ses.watch(done)
@@ -212,7 +230,9 @@ func (ses *session) start(next sdk.MethodHandler) sdk.MethodHandler {
 	}
 }
 
-// watch syncs the session's tools every watchEvery until done.
+// watch syncs the session's tools every watchEvery until done, and ends
+// an established session idle for sessionIdle and a listen whose token
+// has expired.
 func (ses *session) watch(done <-chan struct{}) {
 	t := time.NewTicker(watchEvery)
 	defer t.Stop()
@@ -221,11 +241,79 @@ func (ses *session) watch(done <-chan struct{}) {
 		case <-done:
 			return
 		case <-t.C:
+			if ses.idle() {
+				ses.s.end(ses)
+				return
+			}
+			if ses.stop != nil && !ses.expires.IsZero() && !ses.s.now().Before(ses.expires) {
+				ses.stop()
+				return
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), watchEvery)
 			ses.sync(ctx, nil)
 			cancel()
 		}
 	}
+}
+
+// The idle bound: a session is ended once no POST of it has run for
+// sessionIdle, as the SDK's SessionTimeout did (its GET stream does not
+// count). It is kept here, not by the SDK, because the fast path answers
+// POSTs the SDK never sees.
+
+// begin and finish bracket a POST of the session.
+func (ses *session) begin() {
+	ses.mu.Lock()
+	ses.refs++
+	ses.mu.Unlock()
+}
+
+func (ses *session) finish() {
+	ses.mu.Lock()
+	if ses.refs--; ses.refs == 0 {
+		ses.last = ses.s.now()
+	}
+	ses.mu.Unlock()
+}
+
+// idle reports whether the established session has had no POST in
+// flight for sessionIdle.
+func (ses *session) idle() bool {
+	ses.mu.Lock()
+	defer ses.mu.Unlock()
+	return ses.ss != nil && ses.refs == 0 && ses.s.now().Sub(ses.last) >= sessionIdle
+}
+
+// established is the session of id when its owner is p's subject in
+// p's workspace, as the SDK would serve it; nil for any other (the SDK
+// answers: 404 for an unknown or ended session, 403 for another owner).
+func (s *Server) established(id string, p *gatehouse.Principal) *session {
+	if id == "" {
+		return nil
+	}
+	s.mu.Lock()
+	ses := s.byID[id]
+	s.mu.Unlock()
+	if ses == nil || ses.owner != ownerKey(p) {
+		return nil
+	}
+	return ses
+}
+
+// forget takes the session from the fast path before it ends, so no
+// request of it is answered after the SDK would refuse them.
+func (s *Server) forget(ses *session) {
+	s.mu.Lock()
+	if s.byID[ses.id] == ses {
+		delete(s.byID, ses.id)
+	}
+	s.mu.Unlock()
+}
+
+// end ends the session (idle).
+func (s *Server) end(ses *session) {
+	s.forget(ses)
+	ses.ss.Close()
 }
 
 // enabled lists the tools enabled in org now (Config.EnabledTools), kept
@@ -260,6 +348,7 @@ func (s *Server) Close() {
 	}
 	s.mu.Lock()
 	s.closed = true
+	clear(s.byID)
 	open := make([]*sdk.ServerSession, 0, len(s.sessions))
 	for ss := range s.sessions {
 		open = append(open, ss)

@@ -44,6 +44,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/keys"
 	"github.com/gatehouse/gatehouse/internal/mail"
 	"github.com/gatehouse/gatehouse/internal/mail/mailtest"
+	"github.com/gatehouse/gatehouse/internal/mcp"
 	"github.com/gatehouse/gatehouse/internal/oauth"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
@@ -99,6 +100,9 @@ type Env struct {
 	// SSO is single sign-on, for running its metadata refresh on the
 	// test clock.
 	SSO *sso.Service
+	// MCP is the MCP server, for putting it on the test clock and closing
+	// it as a shutdown does.
+	MCP *mcp.Server
 	DNS *dnstest.Server // answers the service's TXT lookups
 	// SQL is the database; Store is its identity store (which holds
 	// workspace's tables too), for tests that seed or check rows
@@ -213,7 +217,7 @@ func (env *Env) start(t testing.TB) {
 		t.Fatal(err)
 	}
 	env.Svc, env.OAuth, env.Forms, env.Links, env.Webhooks = a.Identity, a.OAuth, a.Forms, a.Links, a.Webhooks
-	env.Sign, env.Jobs, env.Keys, env.Signer, env.SSO = a.Sign, a.JobsDB(), a.Keys, a.Signer, a.SSO
+	env.Sign, env.Jobs, env.Keys, env.Signer, env.SSO, env.MCP = a.Sign, a.JobsDB(), a.Keys, a.Signer, a.SSO, a.MCP
 	srv.Config.Handler = env.validated(t, a.Handler)
 	if o.TLS {
 		srv.StartTLS()

@@ -126,3 +126,13 @@ func SetRestartFrames(t interface{ Cleanup(func()) }, n int) {
 	restartFrames = n
 	t.Cleanup(func() { restartFrames = old })
 }
+
+// Prepared reports whether the statement cache holds query compiled on
+// the writer.
+func (db *DB) Prepared(query string) bool {
+	if db.stmts == nil {
+		return false
+	}
+	_, ok := db.stmts.m.Load(stmtKey{db.writer, query})
+	return ok
+}

@@ -13,6 +13,19 @@ import (
 // txGroupMax is the most transactions one SQLite commit carries.
 const txGroupMax = 64
 
+// savepoint is the text of the statements around a group's member i: its
+// name is the same for every group ("m" and i), so the statement cache
+// compiles each text once instead of SQLite parsing it at every member.
+type savepoint struct{ begin, undo, release string }
+
+var savepoints = func() (sps [txGroupMax]savepoint) {
+	for i := range sps {
+		name := "m" + strconv.Itoa(i)
+		sps[i] = savepoint{"SAVEPOINT " + name, "ROLLBACK TO " + name, "RELEASE " + name}
+	}
+	return sps
+}()
+
 // txGroups lets SQLite write transactions that queue together share one
 // commit, and so one WAL sync (synchronous=FULL syncs at every commit;
 // on a disk that takes 10 ms each, one writer committed at most 100
@@ -149,24 +162,27 @@ func (db *DB) txShared(ctx context.Context, members []*txMember) error {
 		return fmt.Errorf("begin: %w", err)
 	}
 	c := conn{db: db, tx: tx, fixed: ctx}
+	// The savepoints' statements go through the statement cache, which
+	// keeps them compiled: the same texts every group.
+	q := c.inTxQuerier()
 	for i, m := range members {
 		if !m.state.CompareAndSwap(txWaiting, txStarted) {
 			continue
 		}
-		sp := "m" + strconv.Itoa(i)
-		if _, err := tx.ExecContext(ctx, "SAVEPOINT "+sp); err != nil {
+		sp := &savepoints[i]
+		if _, err := q.ExecContext(ctx, sp.begin); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("savepoint: %w", err)
 		}
 		if m.err = runMember(m.fn, c); m.err != nil {
 			// An error SQLite ends the whole transaction with (a full
 			// disk, an I/O error) leaves no savepoint to go back to.
-			if _, err := tx.ExecContext(ctx, "ROLLBACK TO "+sp); err != nil {
+			if _, err := q.ExecContext(ctx, sp.undo); err != nil {
 				tx.Rollback()
 				return errors.Join(m.err, err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, "RELEASE "+sp); err != nil {
+		if _, err := q.ExecContext(ctx, sp.release); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("release savepoint: %w", err)
 		}

@@ -127,12 +127,16 @@ func SetRestartFrames(t interface{ Cleanup(func()) }, n int) {
 	t.Cleanup(func() { restartFrames = old })
 }
 
-// Prepared reports whether the statement cache holds query compiled on
-// the writer.
-func (db *DB) Prepared(query string) bool {
-	if db.stmts == nil {
-		return false
+// HoldReaders takes every place at the reader's gate, as running reads
+// would, until release is called.
+func (db *DB) HoldReaders() (release func()) {
+	n := cap(db.rgate)
+	for range n {
+		db.rgate <- struct{}{}
 	}
-	_, ok := db.stmts.m.Load(stmtKey{db.writer, query})
-	return ok
+	return func() {
+		for range n {
+			<-db.rgate
+		}
+	}
 }

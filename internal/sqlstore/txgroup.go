@@ -13,9 +13,10 @@ import (
 // txGroupMax is the most transactions one SQLite commit carries.
 const txGroupMax = 64
 
-// savepoint is the text of the statements around a group's member i: its
-// name is the same for every group ("m" and i), so the statement cache
-// compiles each text once instead of SQLite parsing it at every member.
+// savepoint is the text of the statements around a group's member i,
+// built once. They run unprepared: SQLite parses such a text in less
+// than the statement cache's prepared path costs in database/sql
+// (Tx.StmtContext), measured in BENCHMARKS.md (2026-11-28 perf31c).
 type savepoint struct{ begin, undo, release string }
 
 var savepoints = func() (sps [txGroupMax]savepoint) {
@@ -162,27 +163,24 @@ func (db *DB) txShared(ctx context.Context, members []*txMember) error {
 		return fmt.Errorf("begin: %w", err)
 	}
 	c := conn{db: db, tx: tx, fixed: ctx}
-	// The savepoints' statements go through the statement cache, which
-	// keeps them compiled: the same texts every group.
-	q := c.inTxQuerier()
 	for i, m := range members {
 		if !m.state.CompareAndSwap(txWaiting, txStarted) {
 			continue
 		}
 		sp := &savepoints[i]
-		if _, err := q.ExecContext(ctx, sp.begin); err != nil {
+		if _, err := tx.ExecContext(ctx, sp.begin); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("savepoint: %w", err)
 		}
 		if m.err = runMember(m.fn, c); m.err != nil {
 			// An error SQLite ends the whole transaction with (a full
 			// disk, an I/O error) leaves no savepoint to go back to.
-			if _, err := q.ExecContext(ctx, sp.undo); err != nil {
+			if _, err := tx.ExecContext(ctx, sp.undo); err != nil {
 				tx.Rollback()
 				return errors.Join(m.err, err)
 			}
 		}
-		if _, err := q.ExecContext(ctx, sp.release); err != nil {
+		if _, err := tx.ExecContext(ctx, sp.release); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("release savepoint: %w", err)
 		}

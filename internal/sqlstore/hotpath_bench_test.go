@@ -20,15 +20,7 @@ import (
 // the work on every goroutine, unlike ns/op, which also counts the waits
 // that form the groups); BENCHMARKS.md has the figures.
 
-func openBench(b *testing.B) *sqlstore.DB {
-	b.Helper()
-	db, err := sqlstore.Open(context.Background(), testenv.FreshURL(b, "sqlite"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	return db
-}
+func openBench(b *testing.B) *sqlstore.DB { return open(b, testenv.FreshURL(b, "sqlite")) }
 
 // cpuTime is the process's user and system time so far.
 func cpuTime(b *testing.B) time.Duration {

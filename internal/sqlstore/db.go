@@ -259,6 +259,7 @@ func (c conn) rKey() querier {
 // of a caller that gave up waiting.
 type uncancelled struct{ q querier }
 
+// lasting is ctx without its end, or ctx itself once it has ended.
 func lasting(ctx context.Context) context.Context {
 	if ctx.Err() != nil {
 		return ctx

@@ -240,6 +240,45 @@ func (c conn) r() querier {
 	return c.db.trace(gated{c.db.stmts.on(c.db.reader, nil), c.db.rgate})
 }
 
+// rKey is r for a read that finds its rows by unique keys, bounded and
+// too short to be worth interrupting: it waits for the reader's gate
+// under the caller's context, which may end the wait, but its statement
+// runs under a context that cannot end, so neither the driver nor
+// database/sql starts a goroutine to watch it (two a query). Inside a
+// transaction it is r.
+func (c conn) rKey() querier {
+	if c.tx != nil {
+		return c.r()
+	}
+	return c.db.trace(gated{uncancelled{c.db.stmts.on(c.db.reader, nil)}, c.db.rgate})
+}
+
+// uncancelled is a querier whose calls run under their context without
+// its end (context.WithoutCancel), unless it has ended already: then the
+// call fails at once with its error, as gated's QueryRowContext expects
+// of a caller that gave up waiting.
+type uncancelled struct{ q querier }
+
+// lasting is ctx without its end, or ctx itself once it has ended.
+func lasting(ctx context.Context) context.Context {
+	if ctx.Err() != nil {
+		return ctx
+	}
+	return context.WithoutCancel(ctx)
+}
+
+func (q uncancelled) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return q.q.ExecContext(lasting(ctx), query, args...)
+}
+
+func (q uncancelled) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return q.q.QueryContext(lasting(ctx), query, args...)
+}
+
+func (q uncancelled) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return q.q.QueryRowContext(lasting(ctx), query, args...)
+}
+
 func (c conn) w() querier {
 	if c.tx != nil {
 		return c.db.trace(c.inTxQuerier())

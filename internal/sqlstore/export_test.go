@@ -126,3 +126,17 @@ func SetRestartFrames(t interface{ Cleanup(func()) }, n int) {
 	restartFrames = n
 	t.Cleanup(func() { restartFrames = old })
 }
+
+// HoldReaders takes every place at the reader's gate, as running reads
+// would, until release is called.
+func (db *DB) HoldReaders() (release func()) {
+	n := cap(db.rgate)
+	for range n {
+		db.rgate <- struct{}{}
+	}
+	return func() {
+		for range n {
+			<-db.rgate
+		}
+	}
+}

@@ -64,12 +64,12 @@ func (s *Identity) PasskeyOwner(ctx context.Context, credentialID []byte) (*iden
 	var p passkeyRow
 	var u userRow
 	var o nullOrg
-	q := `SELECT ` + qualify("p.", passkeyColumns) + `, ` + qualify("u.", userRead) + `, ` + s.orgRoleColumns() + `
+	q := `SELECT ` + passkeyOwnerColumns + `, ` + s.orgRoleColumns() + `
 		FROM passkeys p JOIN users u ON u.id = p.user_id
 		LEFT JOIN orgs o ON o.id = u.default_org_id LEFT JOIN memberships m ON m.org_id = o.id AND m.user_id = u.id
 		WHERE p.credential_id = $1`
 	dest := append(append(p.dest(), u.dest()...), o.dest()...)
-	if err := s.r().QueryRowContext(ctx, q, b64.EncodeToString(credentialID)).Scan(dest...); err != nil {
+	if err := s.rKey().QueryRowContext(ctx, q, b64.EncodeToString(credentialID)).Scan(dest...); err != nil {
 		return nil, s.one(err)
 	}
 	pk, err := p.get()
@@ -79,6 +79,10 @@ func (s *Identity) PasskeyOwner(ctx context.Context, credentialID []byte) (*iden
 	home, role := o.get()
 	return &identity.PasskeyAccount{Passkey: pk, User: u.get(), Home: home, HomeRole: role}, nil
 }
+
+// passkeyOwnerColumns are PasskeyOwner's passkey and account columns,
+// qualified once rather than at every sign-in.
+var passkeyOwnerColumns = qualify("p.", passkeyColumns) + `, ` + qualify("u.", userRead)
 
 // qualify prefixes each of the comma-separated columns with table.
 func qualify(table, columns string) string {

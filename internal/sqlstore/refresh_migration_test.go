@@ -108,7 +108,7 @@ func TestRefreshTokensMigrate(t *testing.T) {
 }
 
 // open opens and migrates the database at url, closed when t ends.
-func open(t *testing.T, url string) *sqlstore.DB {
+func open(t testing.TB, url string) *sqlstore.DB {
 	t.Helper()
 	db, err := sqlstore.Open(context.Background(), url)
 	if err != nil {

@@ -13,6 +13,20 @@ import (
 // txGroupMax is the most transactions one SQLite commit carries.
 const txGroupMax = 64
 
+// savepoint is the text of the statements around a group's member i,
+// built once. They run unprepared: SQLite parses such a text in less
+// than the statement cache's prepared path costs in database/sql
+// (Tx.StmtContext), measured in BENCHMARKS.md (2026-11-28 perf31c).
+type savepoint struct{ begin, undo, release string }
+
+var savepoints = func() (sps [txGroupMax]savepoint) {
+	for i := range sps {
+		name := "m" + strconv.Itoa(i)
+		sps[i] = savepoint{"SAVEPOINT " + name, "ROLLBACK TO " + name, "RELEASE " + name}
+	}
+	return sps
+}()
+
 // txGroups lets SQLite write transactions that queue together share one
 // commit, and so one WAL sync (synchronous=FULL syncs at every commit;
 // on a disk that takes 10 ms each, one writer committed at most 100
@@ -153,20 +167,20 @@ func (db *DB) txShared(ctx context.Context, members []*txMember) error {
 		if !m.state.CompareAndSwap(txWaiting, txStarted) {
 			continue
 		}
-		sp := "m" + strconv.Itoa(i)
-		if _, err := tx.ExecContext(ctx, "SAVEPOINT "+sp); err != nil {
+		sp := &savepoints[i]
+		if _, err := tx.ExecContext(ctx, sp.begin); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("savepoint: %w", err)
 		}
 		if m.err = runMember(m.fn, c); m.err != nil {
 			// An error SQLite ends the whole transaction with (a full
 			// disk, an I/O error) leaves no savepoint to go back to.
-			if _, err := tx.ExecContext(ctx, "ROLLBACK TO "+sp); err != nil {
+			if _, err := tx.ExecContext(ctx, sp.undo); err != nil {
 				tx.Rollback()
 				return errors.Join(m.err, err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, "RELEASE "+sp); err != nil {
+		if _, err := tx.ExecContext(ctx, sp.release); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("release savepoint: %w", err)
 		}

@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -85,6 +86,39 @@ func TestTxGroupKeepsEachOutcome(t *testing.T) {
 	}
 	if !has(t, db, "a") || has(t, db, "b") || !has(t, db, "d") {
 		t.Errorf("committed a %v, b %v, d %v; want a and d only", has(t, db, "a"), has(t, db, "b"), has(t, db, "d"))
+	}
+}
+
+// The statements around a group's members are the same texts in every
+// group (built once): round after round, each member keeps its own
+// outcome, the failing one's savepoint rolled back by its own name.
+func TestTxGroupSavepointsEachRound(t *testing.T) {
+	db := txFixture(t)
+	ctx := context.Background()
+	bad := errors.New("refused")
+	for round := range 3 {
+		release := db.HoldWriter()
+		a, b, c := make(chan error, 1), make(chan error, 1), make(chan error, 1)
+		ka, kb, kc := fmt.Sprint("a", round), fmt.Sprint("b", round), fmt.Sprint("c", round)
+		go insert(db, ctx, ka, nil, a)
+		waitTxs(t, db, 1, release)
+		go insert(db, ctx, kb, bad, b)
+		waitTxs(t, db, 2, release)
+		go insert(db, ctx, kc, nil, c)
+		waitTxs(t, db, 3, release)
+		release()
+		if err := <-a; err != nil {
+			t.Errorf("round %d, a: %v; want committed", round, err)
+		}
+		if err := <-b; !errors.Is(err, bad) {
+			t.Errorf("round %d, b: %v; want its own error", round, err)
+		}
+		if err := <-c; err != nil {
+			t.Errorf("round %d, c: %v; want committed", round, err)
+		}
+		if !has(t, db, ka) || has(t, db, kb) || !has(t, db, kc) {
+			t.Errorf("round %d: committed a %v, b %v, c %v; want a and c only", round, has(t, db, ka), has(t, db, kb), has(t, db, kc))
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
@@ -44,6 +45,19 @@ func (h *handlers) inWorkspace(f workspaceAction) http.HandlerFunc {
 		}
 		return f(w, r, c, o)
 	})
+}
+
+// errPageNotFound is the answer (404) of a page the service does not
+// serve, such as SSO's when it runs without SSO.
+var errPageNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "page not found")
+
+// when is f when on (a service the pages of f need is configured), else
+// an action answering 404, once the caller is known as for every page.
+func when(on bool, f consoleAction) consoleAction {
+	if on {
+		return f
+	}
+	return func(http.ResponseWriter, *http.Request, *caller) error { return errPageNotFound }
 }
 
 // answer renders the error of a page action: a form refused by the

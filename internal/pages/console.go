@@ -80,18 +80,18 @@ func mountConsole(m Mux, h *handlers) {
 	m.HandleFunc("GET /workspaces/{id}/keys", h.inWorkspace(h.handleOrgKeysPage))
 	m.Handle("POST /workspaces/{id}/keys", form(h.console(h.handleCreateOrgKey)))
 	m.Handle("POST /workspaces/{id}/keys/revoke", form(h.console(h.handleRevokeOrgKey)))
-	m.HandleFunc("GET /workspaces/{id}/scim", h.handleSCIMPage)
-	m.Handle("POST /workspaces/{id}/scim", form(h.handleCreateSCIMToken))
-	m.Handle("POST /workspaces/{id}/scim/delete", form(h.handleDeleteSCIMToken))
-	m.Handle("POST /workspaces/{id}/scim/settings", form(h.handleSCIMSettings))
-	m.HandleFunc("GET /workspaces/{id}/sso", h.handleSSOPage)
+	m.HandleFunc("GET /workspaces/{id}/scim", h.inWorkspace(h.handleSCIMPage))
+	m.Handle("POST /workspaces/{id}/scim", form(h.console(when(h.scim != nil, h.handleCreateSCIMToken))))
+	m.Handle("POST /workspaces/{id}/scim/delete", form(h.console(when(h.scim != nil, h.handleDeleteSCIMToken))))
+	m.Handle("POST /workspaces/{id}/scim/settings", form(h.console(when(h.scim != nil, h.handleSCIMSettings))))
+	m.HandleFunc("GET /workspaces/{id}/sso", h.workspaceView("sso", h.ssoListPage))
 	for _, proto := range []string{sso.ProtocolOIDC, sso.ProtocolSAML} {
-		m.HandleFunc("GET /workspaces/{id}/sso/new/"+proto, h.ssoView(h.ssoNewPage))
-		m.Handle("POST /workspaces/{id}/sso/new/"+proto, h.bigForm(h.handleSSOCreate))
+		m.HandleFunc("GET /workspaces/{id}/sso/new/"+proto, h.workspaceView("ssoform", h.ssoNewPage))
+		m.Handle("POST /workspaces/{id}/sso/new/"+proto, h.bigForm(h.console(when(h.sso != nil, h.handleSSOCreate))))
 	}
-	m.HandleFunc("GET /workspaces/{id}/sso/{conn}", h.ssoView(h.ssoConnPage))
-	m.Handle("POST /workspaces/{id}/sso/{conn}", h.bigForm(h.handleSSOUpdate))
-	m.Handle("POST /workspaces/{id}/sso/{conn}/delete", form(h.handleSSODelete))
+	m.HandleFunc("GET /workspaces/{id}/sso/{conn}", h.inWorkspace(h.handleSSOConnPage))
+	m.Handle("POST /workspaces/{id}/sso/{conn}", h.bigForm(h.console(when(h.sso != nil, h.handleSSOUpdate))))
+	m.Handle("POST /workspaces/{id}/sso/{conn}/delete", form(h.console(when(h.sso != nil, h.handleSSODelete))))
 	m.HandleFunc("GET /workspaces/{id}/applications", h.inWorkspace(h.handleOrgAppsPage))
 	m.Handle("POST /workspaces/{id}/applications", form(h.console(h.handleCreateOrgApp)))
 	m.HandleFunc("GET /workspaces/{id}/applications/{app}", h.inWorkspace(h.handleOrgAppPage))
@@ -187,12 +187,8 @@ func (c *caller) page(r *http.Request, title, nav string) *page {
 
 // notices are the outcomes a console redirect names (?done=key): fixed
 // sentences, so no text of the URL reaches the page. Each page declares
-// its own beside it (pageNotices); the two here are the SCIM page's,
-// left beside the page list while scim.go changes elsewhere.
-var notices = map[string]string{
-	"scim-token-deleted": "SCIM token deleted.",
-	"scim-settings":      "Provisioning role saved: the directory's next members get it.",
-}
+// its own beside it (pageNotices).
+var notices = map[string]string{}
 
 // pageNotices are the notices of one page, declared beside it:
 //

@@ -118,11 +118,11 @@ func Mount(m Mux, k Kernel, d Deps) {
 	m.Handle("POST /signin/passkey", h.csrf.Handler(http.HandlerFunc(h.handleSignInPasskey)))
 	m.Handle("POST "+stepPath+"/passkey/begin", h.csrf.Handler(http.HandlerFunc(h.handleStepPasskeyBegin)))
 	m.Handle("POST "+stepPath+"/passkey", h.csrf.Handler(http.HandlerFunc(h.handleStepPasskey)))
-	m.HandleFunc("GET /account/passkeys", h.handleAccountPasskeysPage)
+	m.HandleFunc("GET /account/passkeys", h.consoleView("passkeys", h.passkeysPage))
 	m.Handle("POST "+passkeyAddPath, h.form(h.console(h.handleAccountPasskeyAdd)))
 	m.Handle("POST /account/passkeys/begin", h.csrf.Handler(http.HandlerFunc(h.handleAccountPasskeyBegin)))
 	m.Handle("POST /account/passkeys/finish", h.csrf.Handler(http.HandlerFunc(h.handleAccountPasskeyFinish)))
-	m.Handle("POST /account/passkeys/remove", form(h.handleAccountPasskeyRemove))
+	m.Handle("POST /account/passkeys/remove", form(h.console(h.handleAccountPasskeyRemove)))
 	m.Handle("POST /account/passkeys/rename", form(h.console(h.handleAccountPasskeyRename)))
 	if h.oauth != nil {
 		m.HandleFunc("GET /oauth/authorize", h.flow(h.handleAuthorize))

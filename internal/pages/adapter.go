@@ -69,7 +69,51 @@ func (h *handlers) answer(w http.ResponseWriter, r *http.Request, err error) {
 		h.refuse(w, r, rf.name, rf.page, rf.err, rf.values, rf.fields...)
 		return
 	}
+	if fr, ok := errors.AsType[*flowRefusal](err); ok {
+		h.refuseFlow(w, r, fr)
+		return
+	}
 	h.pageError(w, r, err)
+}
+
+// flowRefusal is a request of an OAuth flow (authorization, device,
+// logout) refused: sent back to the client by a redirect to `to` when the
+// client may hear its errors there (RFC 6749 §4.1.2.1: its redirect URI
+// was checked and it is trusted with errors), else shown on our error page
+// (400) under title, since the client or its redirect URI cannot be
+// trusted (RFC 9700 §4.11.2). Title and Message are named as the page's
+// fields, so the catalogue's test reads their sentences.
+type flowRefusal struct {
+	to             string
+	Title, Message string
+	// signedIn shows the signed-in browser's user on the error page (its
+	// sign-out), as the logout pages do.
+	signedIn bool
+}
+
+func (e *flowRefusal) Error() string {
+	if e.to != "" {
+		return "refused, sent back to the client"
+	}
+	return e.Message
+}
+
+// sentBack is the refusal whose answer is the redirect to, to the client.
+func sentBack(to string) error { return &flowRefusal{to: to} }
+
+// refuseFlow answers fr: the redirect to the client, or the error page.
+func (h *handlers) refuseFlow(w http.ResponseWriter, r *http.Request, fr *flowRefusal) {
+	if fr.to != "" {
+		http.Redirect(w, r, fr.to, http.StatusSeeOther)
+		return
+	}
+	p := &page{Title: fr.Title, Message: fr.Message}
+	if fr.signedIn {
+		if b, err := h.browser(r); err == nil && b != nil {
+			p.User = b.User
+		}
+	}
+	h.render(w, r, http.StatusBadRequest, "error", p)
 }
 
 // refusal is a form the service refused, to be shown again on its page:

@@ -131,7 +131,7 @@ func Mount(m Mux, k Kernel, d Deps) {
 		m.Handle("POST /device", form(h.flow(h.handleDeviceDecision)))
 		m.HandleFunc("GET "+logoutPath, h.flow(h.handleLogout))
 		m.HandleFunc("POST "+logoutPath, h.flow(h.handleLogout))
-		m.Handle("POST "+logoutConfirmPath, form(h.handleLogoutConfirm))
+		m.Handle("POST "+logoutConfirmPath, form(h.flow(h.handleLogoutConfirm)))
 	}
 	if h.sso != nil {
 		m.Handle("POST /signin/sso", form(h.handleSignInSSO))

@@ -8,6 +8,11 @@ import (
 // list with an unlink form per identity (issue 27). Without the SSO
 // service the page is not mounted.
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "identity-gone", Named: "%s was unlinked."},
+}.add()
+
 // handleIdentitiesPage handles "GET /account/identities".
 func (h *handlers) handleIdentitiesPage(w http.ResponseWriter, r *http.Request) error {
 	b, err := h.browser(r)

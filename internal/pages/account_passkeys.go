@@ -20,6 +20,12 @@ func browserPrincipal(b *identity.BrowserSession) *gatehouse.Principal {
 	return &gatehouse.Principal{UserID: b.User.ID, SessionID: b.SessionID, Via: b.Via, Assurance: b.Level}
 }
 
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "passkey-gone", Named: "The passkey %s was removed."},
+	{Key: "passkey-renamed", Named: "Passkey renamed to “%s”."},
+}.add()
+
 // passkeysPage is "GET /account/passkeys": the caller's passkeys, each
 // with its rename and remove forms, and the script that adds one.
 func (h *handlers) passkeysPage(r *http.Request, c *caller) (*page, error) {

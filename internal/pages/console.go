@@ -186,23 +186,36 @@ func (c *caller) page(r *http.Request, title, nav string) *page {
 }
 
 // notices are the outcomes a console redirect names (?done=key): fixed
-// sentences, so no text of the URL reaches the page. Each page declares
-// its own beside it (pageNotices).
-var notices = map[string]string{}
+// sentences, so no text of the URL reaches the page; namedNotices are
+// those that name the thing the change was about (a format with one %s),
+// shown when the name crossed the redirect (doneNamed), sealed in a
+// cookie bound to the page and the notice, never in the URL. Each page
+// declares its own beside it (pageNotices).
+var notices, namedNotices = map[string]string{}, map[string]string{}
 
 // pageNotices are the notices of one page, declared beside it:
 //
-//	var _ = pageNotices{{Key: "team-created", Text: "Team created."}}.add()
-type pageNotices []struct{ Key, Text string }
+//	var _ = pageNotices{{Key: "team-deleted", Text: "Team deleted.", Named: "The team %s was deleted."}}.add()
+//
+// Text is shown after a redirect with ?done=Key; Named, when set, instead
+// when the redirect carried the thing's name (a notice with only Named
+// says nothing without it).
+type pageNotices []struct{ Key, Text, Named string }
 
 // add puts ns among the notices; a key declared twice panics as the
 // package starts, so two pages cannot silently claim one outcome.
 func (ns pageNotices) add() bool {
 	for _, n := range ns {
-		if _, dup := notices[n.Key]; dup {
+		_, dup := notices[n.Key]
+		if _, dupNamed := namedNotices[n.Key]; dup || dupNamed {
 			panic("pages: notice " + n.Key + " declared twice")
 		}
-		notices[n.Key] = n.Text
+		if n.Text != "" {
+			notices[n.Key] = n.Text
+		}
+		if n.Named != "" {
+			namedNotices[n.Key] = n.Named
+		}
 	}
 	return true
 }

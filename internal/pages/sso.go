@@ -61,6 +61,13 @@ func ssoPath(id string) string { return "/workspaces/" + id + "/sso" }
 
 func ssoConnPath(id, conn string) string { return ssoPath(id) + "/" + conn }
 
+// The notices of the SSO pages (?done=key).
+var _ = pageNotices{
+	{Key: "sso-created", Named: "The connection %s was added. Paste the values below into your identity provider, then sign in with an address of its domains to try it."},
+	{Key: "sso-updated", Named: "The connection %s was saved."},
+	{Key: "sso-deleted", Named: "The connection %s was deleted."},
+}.add()
+
 // ssoPage is a page of workspace o: its connections (403 to
 // the roles that may not manage them) and its verified domains.
 func (h *handlers) ssoPage(r *http.Request, c *caller, o *workspace.OrgListing) (*page, *ssoData, error) {

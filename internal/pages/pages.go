@@ -137,8 +137,8 @@ func Mount(m Mux, k Kernel, d Deps) {
 		m.Handle("POST /signin/sso", form(h.handleSignInSSO))
 		m.HandleFunc("GET "+sso.LinkPath, h.flow(h.handleLinkPage))
 		m.Handle("POST "+sso.LinkPath, form(h.flow(h.handleLink)))
-		m.HandleFunc("GET /account/identities", h.flow(h.handleIdentitiesPage))
-		m.Handle("POST /account/identities/unlink", form(h.flow(h.handleUnlinkIdentity)))
+		m.HandleFunc("GET /account/identities", h.consoleView("identities", h.identitiesPage))
+		m.Handle("POST /account/identities/unlink", form(h.console(h.handleUnlinkIdentity)))
 	}
 	if h.forms != nil {
 		m.HandleFunc("GET /forms"+forms.ConfirmPath, h.handleFormConfirmPage)

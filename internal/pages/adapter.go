@@ -62,8 +62,9 @@ func when(on bool, f consoleAction) consoleAction {
 
 // answer renders the error of a page action: a form refused by the
 // service on its page again (refuse), an action that needs a recent
-// sign-in as signing in again in place, anything else as the error page
-// with the status of its kind (pageError).
+// sign-in as signing in again in place, a flow's refusal as a redirect or
+// its error page (refuseFlow), anything else as the error page with the
+// status of its kind (pageError).
 func (h *handlers) answer(w http.ResponseWriter, r *http.Request, err error) {
 	if rf, ok := errors.AsType[*refusal](err); ok {
 		h.refuse(w, r, rf.name, rf.page, rf.err, rf.values, rf.fields...)
@@ -76,13 +77,14 @@ func (h *handlers) answer(w http.ResponseWriter, r *http.Request, err error) {
 	h.pageError(w, r, err)
 }
 
-// flowRefusal is a request of an OAuth flow (authorization, device,
-// logout) refused: sent back to the client by a redirect to `to` when the
-// client may hear its errors there (RFC 6749 §4.1.2.1: its redirect URI
-// was checked and it is trusted with errors), else shown on our error page
-// (400) under title, since the client or its redirect URI cannot be
-// trusted (RFC 9700 §4.11.2). Title and Message are named as the page's
-// fields, so the catalogue's test reads their sentences.
+// flowRefusal is a request of a sign-in or OAuth flow (authorization,
+// device, logout, the second step) refused. With to, the browser is sent
+// there: back to the client when it may hear its errors at its redirect
+// URI (RFC 6749 §4.1.2.1: the oauth server checked the URI and built the
+// address), or to our sign-in page. Without, it is our error page (400)
+// under Title, since the client or its redirect URI cannot be trusted
+// (RFC 9700 §4.11.2). Title and Message are named as the page's fields,
+// so the catalogue's test reads their sentences.
 type flowRefusal struct {
 	to             string
 	Title, Message string
@@ -93,15 +95,15 @@ type flowRefusal struct {
 
 func (e *flowRefusal) Error() string {
 	if e.to != "" {
-		return "refused, sent back to the client"
+		return "refused, sent to " + e.to
 	}
 	return e.Message
 }
 
-// sentBack is the refusal whose answer is the redirect to, to the client.
+// sentBack is the refusal whose answer is the redirect (303) to to.
 func sentBack(to string) error { return &flowRefusal{to: to} }
 
-// refuseFlow answers fr: the redirect to the client, or the error page.
+// refuseFlow answers fr: its redirect, or its error page.
 func (h *handlers) refuseFlow(w http.ResponseWriter, r *http.Request, fr *flowRefusal) {
 	if fr.to != "" {
 		http.Redirect(w, r, fr.to, http.StatusSeeOther)

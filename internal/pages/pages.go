@@ -86,9 +86,9 @@ func Mount(m Mux, k Kernel, d Deps) {
 	m = langMux{m}
 	form := h.form
 	m.HandleFunc("GET /signin", h.flow(h.handleSignInPage))
-	m.Handle("POST /signin", form(h.handleSignIn))
+	m.Handle("POST /signin", form(h.flow(h.handleSignIn)))
 	m.Handle("POST /signin/magic", form(h.flow(h.handleSignInMagic)))
-	m.HandleFunc("GET "+stepPath, h.handleStepPage)
+	m.HandleFunc("GET "+stepPath, h.flow(h.handleStepPage))
 	m.Handle("POST "+stepPath, form(h.flow(h.handleStep)))
 	m.Handle("POST /signout", form(h.flow(h.handleSignOut)))
 	m.HandleFunc("GET /auth/magic", h.handleMagicPage)

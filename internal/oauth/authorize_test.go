@@ -65,6 +65,33 @@ func TestAuthorizeRequests(t *testing.T) {
 				}
 			}
 		})
+		t.Run("the consent form's post: redirected errors keep the state, untrusted ones stay on the page", func(t *testing.T) {
+			// The POST is validated again from its fields (RFC 6749
+			// §4.1.2.1): a request the client may hear about goes back to
+			// it; one whose client or redirect URI cannot be trusted is our
+			// page, never a redirect.
+			post := func(over map[string]string) *testenv.Page {
+				u, _ := url.Parse(q(over))
+				form := u.Query()
+				form.Set("decision", "approve")
+				form.Set("org_id", a.OrgID)
+				return b.Post(t, "/oauth/authorize", form)
+			}
+			p := post(map[string]string{"code_challenge": "", "code_challenge_method": ""})
+			loc, _ := url.Parse(p.Location())
+			if p.Status != http.StatusSeeOther || !strings.HasPrefix(p.Location(), redirect+"?") || loc.Query().Get("error") != "invalid_request" || loc.Query().Get("state") != "xyz" {
+				t.Fatalf("no PKCE posted: status %d location %q; want a redirect to the client with error=invalid_request", p.Status, p.Location())
+			}
+			for name, over := range map[string]map[string]string{
+				"unregistered host": {"redirect_uri": "https://evil.example.com/cb"},
+				"unknown client":    {"client_id": "00000000-0000-4000-8000-000000000000"},
+			} {
+				p := post(over)
+				if p.Status != 400 || p.Location() != "" || !strings.Contains(p.Body, "This sign-in request cannot go on") {
+					t.Fatalf("%s posted: status %d location %q; want the 400 error page", name, p.Status, p.Location())
+				}
+			}
+		})
 		t.Run("before sign-in, errors show the error page, not a redirect", func(t *testing.T) {
 			// RFC 9700 §4.11.2: a self-registered client must not turn
 			// Gatehouse into an open redirector to its redirect URI.

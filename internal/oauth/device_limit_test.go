@@ -22,8 +22,14 @@ func TestDeviceCodeEntryLimit(t *testing.T) {
 		b := env.NewBrowser(t)
 		signIn(t, b, a)
 		for i := 1; i <= 10; i++ {
-			if p := b.Get(t, wrong); p.Status != 404 {
+			p := b.Get(t, wrong)
+			if p.Status != 404 {
 				t.Fatalf("wrong code %d: status %d; want 404", i, p.Status)
+			}
+			// The device page again, the code kept, saying why: never
+			// the generic error page.
+			if i == 1 && (!strings.Contains(p.Body, `value="BBBB-BBBB"`) || !strings.Contains(p.Body, "That code is not valid or has expired")) {
+				t.Fatalf("wrong code: body %s; want the device page with the code and why", p.Body)
 			}
 		}
 		want429 := func(name string, p *testenv.Page) {

@@ -8,39 +8,27 @@ import (
 // list with an unlink form per identity (issue 27). Without the SSO
 // service the page is not mounted.
 
-// handleIdentitiesPage handles "GET /account/identities".
-func (h *handlers) handleIdentitiesPage(w http.ResponseWriter, r *http.Request) error {
-	b, err := h.browser(r)
-	if err != nil {
-		return err
-	}
-	if b == nil {
-		signInFirst(w, r, "")
-		return nil
-	}
-	c := &caller{b: b, p: browserPrincipal(b), h: h}
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "identity-gone", Named: "%s was unlinked."},
+}.add()
+
+// identitiesPage is "GET /account/identities": the caller's linked
+// sign-ins, each with its unlink form, and the providers to link.
+func (h *handlers) identitiesPage(r *http.Request, c *caller) (*page, error) {
 	is, err := h.sso.Identities(r.Context(), c.p)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	p := c.page(r, "Linked sign-ins", "identities")
 	p.Data = map[string]any{"Identities": is, "Providers": h.sso.SocialProviders()}
-	h.render(w, r, http.StatusOK, "identities", p)
-	return nil
+	return p, nil
 }
 
 // handleUnlinkIdentity handles "POST /account/identities/unlink", after
 // its confirmation step.
-func (h *handlers) handleUnlinkIdentity(w http.ResponseWriter, r *http.Request) error {
-	b, err := h.browser(r)
-	if err != nil {
-		return err
-	}
-	if b == nil {
-		signInFirst(w, r, "")
-		return nil
-	}
-	c, id := &caller{b: b, p: browserPrincipal(b), h: h}, r.PostFormValue("id")
+func (h *handlers) handleUnlinkIdentity(w http.ResponseWriter, r *http.Request, c *caller) error {
+	id := r.PostFormValue("id")
 	is, err := h.sso.Identities(r.Context(), c.p)
 	if err != nil {
 		return err

@@ -20,25 +20,22 @@ func browserPrincipal(b *identity.BrowserSession) *gatehouse.Principal {
 	return &gatehouse.Principal{UserID: b.User.ID, SessionID: b.SessionID, Via: b.Via, Assurance: b.Level}
 }
 
-// handleAccountPasskeysPage handles "GET /account/passkeys".
-func (h *handlers) handleAccountPasskeysPage(w http.ResponseWriter, r *http.Request) {
-	b, err := h.browser(r)
+// The notices of this page (?done=key).
+var _ = pageNotices{
+	{Key: "passkey-gone", Named: "The passkey %s was removed."},
+	{Key: "passkey-renamed", Named: "Passkey renamed to “%s”."},
+}.add()
+
+// passkeysPage is "GET /account/passkeys": the caller's passkeys, each
+// with its rename and remove forms, and the script that adds one.
+func (h *handlers) passkeysPage(r *http.Request, c *caller) (*page, error) {
+	pks, err := h.svc.ListPasskeys(r.Context(), c.p)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return nil, err
 	}
-	if b == nil {
-		signInFirst(w, r, "")
-		return
-	}
-	pks, err := h.svc.ListPasskeys(r.Context(), browserPrincipal(b))
-	if err != nil {
-		h.pageError(w, r, err)
-		return
-	}
-	p := (&caller{b: b, p: browserPrincipal(b), h: h, w: w}).page(r, "Passkeys", "passkeys")
+	p := c.page(r, "Passkeys", "passkeys")
 	p.Passkeys, p.Script = pks, passkeyScriptPath
-	h.render(w, r, http.StatusOK, "passkeys", p)
+	return p, nil
 }
 
 // passkeyAddPath is the form of "Add a passkey". The script runs the
@@ -96,21 +93,11 @@ func (h *handlers) handleAccountPasskeyFinish(w http.ResponseWriter, r *http.Req
 
 // handleAccountPasskeyRemove handles "POST /account/passkeys/remove", a
 // form: no script needed to remove a passkey.
-func (h *handlers) handleAccountPasskeyRemove(w http.ResponseWriter, r *http.Request) {
-	b, err := h.browser(r)
-	if err != nil {
-		h.pageError(w, r, err)
-		return
-	}
-	if b == nil {
-		signInFirst(w, r, "")
-		return
-	}
-	c, id := &caller{b: b, p: browserPrincipal(b), h: h}, r.PostFormValue("id")
+func (h *handlers) handleAccountPasskeyRemove(w http.ResponseWriter, r *http.Request, c *caller) error {
+	id := r.PostFormValue("id")
 	pks, err := h.svc.ListPasskeys(r.Context(), c.p)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	short, name := "", "this passkey"
 	for _, pk := range pks {
@@ -122,13 +109,13 @@ func (h *handlers) handleAccountPasskeyRemove(w http.ResponseWriter, r *http.Req
 	if !h.confirmed(w, r, c, "passkeys", confirmStep{Title: tr(r, "Remove %s?", name),
 		Message: tr(r, "You can no longer sign in with %s. The device keeps it until you delete it there too.", name),
 		Button:  "Remove the passkey", Back: "/account/passkeys"}) {
-		return
+		return nil
 	}
 	if err := h.svc.DeletePasskey(r.Context(), c.p, id); err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	h.doneNamed(w, r, "/account/passkeys", "passkey-gone", short)
+	return nil
 }
 
 // handleAccountPasskeyRename handles "POST /account/passkeys/rename": a
@@ -139,12 +126,11 @@ func (h *handlers) handleAccountPasskeyRename(w http.ResponseWriter, r *http.Req
 		if gatehouse.ErrorKind(err) != gatehouse.KindInvalid {
 			return err
 		}
-		pks, lerr := h.svc.ListPasskeys(r.Context(), c.p)
-		if lerr != nil {
-			return lerr
+		p, perr := h.passkeysPage(asGet(r), c)
+		if perr != nil {
+			return perr
 		}
-		p := c.page(asGet(r), "Passkeys", "passkeys")
-		p.Passkeys, p.Script, p.Data = pks, passkeyScriptPath, id
+		p.Data = id
 		return refused("passkeys", p, err, map[string]string{"name-" + id: name}, "name")
 	}
 	h.doneNamed(w, r, "/account/passkeys", "passkey-renamed", strings.TrimSpace(name))

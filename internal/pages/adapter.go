@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
 
@@ -46,16 +47,75 @@ func (h *handlers) inWorkspace(f workspaceAction) http.HandlerFunc {
 	})
 }
 
+// errPageNotFound is the answer (404) of a page the service does not
+// serve, such as SSO's when it runs without SSO.
+var errPageNotFound = gatehouse.Errorf(gatehouse.KindNotFound, "page not found")
+
+// when is f when on (a service the pages of f need is configured), else
+// an action answering 404, once the caller is known as for every page.
+func when(on bool, f consoleAction) consoleAction {
+	if on {
+		return f
+	}
+	return func(http.ResponseWriter, *http.Request, *caller) error { return errPageNotFound }
+}
+
 // answer renders the error of a page action: a form refused by the
 // service on its page again (refuse), an action that needs a recent
-// sign-in as signing in again in place, anything else as the error page
-// with the status of its kind (pageError).
+// sign-in as signing in again in place, a flow's refusal as a redirect or
+// its error page (refuseFlow), anything else as the error page with the
+// status of its kind (pageError).
 func (h *handlers) answer(w http.ResponseWriter, r *http.Request, err error) {
 	if rf, ok := errors.AsType[*refusal](err); ok {
 		h.refuse(w, r, rf.name, rf.page, rf.err, rf.values, rf.fields...)
 		return
 	}
+	if fr, ok := errors.AsType[*flowRefusal](err); ok {
+		h.refuseFlow(w, r, fr)
+		return
+	}
 	h.pageError(w, r, err)
+}
+
+// flowRefusal is a request of a sign-in or OAuth flow (authorization,
+// device, logout, the second step) refused. With to, the browser is sent
+// there: back to the client when it may hear its errors at its redirect
+// URI (RFC 6749 §4.1.2.1: the oauth server checked the URI and built the
+// address), or to our sign-in page. Without, it is our error page (400)
+// under Title, since the client or its redirect URI cannot be trusted
+// (RFC 9700 §4.11.2). Title and Message are named as the page's fields,
+// so the catalogue's test reads their sentences.
+type flowRefusal struct {
+	to             string
+	Title, Message string
+	// signedIn shows the signed-in browser's user on the error page (its
+	// sign-out), as the logout pages do.
+	signedIn bool
+}
+
+func (e *flowRefusal) Error() string {
+	if e.to != "" {
+		return "refused, sent to " + e.to
+	}
+	return e.Message
+}
+
+// sentBack is the refusal whose answer is the redirect (303) to to.
+func sentBack(to string) error { return &flowRefusal{to: to} }
+
+// refuseFlow answers fr: its redirect, or its error page.
+func (h *handlers) refuseFlow(w http.ResponseWriter, r *http.Request, fr *flowRefusal) {
+	if fr.to != "" {
+		http.Redirect(w, r, fr.to, http.StatusSeeOther)
+		return
+	}
+	p := &page{Title: fr.Title, Message: fr.Message}
+	if fr.signedIn {
+		if b, err := h.browser(r); err == nil && b != nil {
+			p.User = b.User
+		}
+	}
+	h.render(w, r, http.StatusBadRequest, "error", p)
 }
 
 // refusal is a form the service refused, to be shown again on its page:

@@ -19,9 +19,9 @@ func (h *handlers) handleAuthorize(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	a, ok := h.authRequest(w, r, r.URL.Query(), b)
-	if !ok {
-		return nil
+	a, err := h.authRequest(r, r.URL.Query(), b)
+	if err != nil {
+		return err
 	}
 	if b == nil || a.Reauthenticate {
 		// Back to the request without what asked for this sign-in
@@ -36,56 +36,46 @@ func (h *handlers) handleAuthorize(w http.ResponseWriter, r *http.Request) error
 		http.Redirect(w, r, "/signin?"+q.Encode(), http.StatusSeeOther)
 		return nil
 	}
-	orgID, ok := h.appMember(w, r, a, b)
-	if !ok {
-		return nil
+	orgID, err := h.appMember(r, a, b)
+	if err != nil {
+		return err
 	}
 	if a.Client.FirstParty {
 		// A first-party workspace application skips the consent page; a
 		// refusal (the workspace's two-factor policy) shows it with why.
-		h.approve(w, r, a, b, orgID)
-		return nil
+		return h.approve(w, r, a, b, orgID)
 	}
-	h.consent(w, r, b, authorizeConsent(a), "")
-	return nil
+	return h.consent(w, r, b, authorizeConsent(a), "")
 }
 
-// appMember answers a workspace application's request by someone outside
-// its workspace with access_denied by redirect (ok false).
-func (h *handlers) appMember(w http.ResponseWriter, r *http.Request, a *oauth.AuthRequest, b *identity.BrowserSession) (string, bool) {
+// appMember is the workspace a workspace application's request acts in;
+// someone outside it is sent back to the client with access_denied.
+func (h *handlers) appMember(r *http.Request, a *oauth.AuthRequest, b *identity.BrowserSession) (string, error) {
 	orgID, err := h.oauth.AppMember(r.Context(), a, b.User.ID)
-	var ref *oauth.Refusal
-	switch {
-	case errors.As(err, &ref):
-		http.Redirect(w, r, ref.RedirectTo, http.StatusSeeOther)
-		return "", false
-	case err != nil:
-		h.pageError(w, r, err)
-		return "", false
+	if ref, ok := errors.AsType[*oauth.Refusal](err); ok {
+		return "", sentBack(ref.RedirectTo)
 	}
-	return orgID, true
+	return orgID, err
 }
 
 // approve grants the request in orgID and sends the browser back to the
 // client; a refusal the user can act on is shown on the consent page.
-func (h *handlers) approve(w http.ResponseWriter, r *http.Request, a *oauth.AuthRequest, b *identity.BrowserSession, orgID string) {
+func (h *handlers) approve(w http.ResponseWriter, r *http.Request, a *oauth.AuthRequest, b *identity.BrowserSession, orgID string) error {
 	a.SessionID = b.SessionID // the grant remembers it, for back-channel logout
 	to, err := h.oauth.Approve(r.Context(), a, b.User.ID, b.Level, orgID)
 	if err != nil {
 		var e *gatehouse.Error
-		if errors.As(err, &e) && (e.Kind == gatehouse.KindInvalid || e.Kind == gatehouse.KindForbidden) {
-			if a.Prompts(oauth.PromptNone) {
-				// No page may be shown: the client hears why by redirect.
-				http.Redirect(w, r, h.oauth.InteractionRequired(a, "the request cannot be granted without a page, such as the workspace asking for a second factor"), http.StatusSeeOther)
-				return
-			}
-			h.consent(w, r, b, authorizeConsent(a), sentence(e.Message))
-			return
+		if !errors.As(err, &e) || (e.Kind != gatehouse.KindInvalid && e.Kind != gatehouse.KindForbidden) {
+			return err
 		}
-		h.pageError(w, r, err)
-		return
+		if a.Prompts(oauth.PromptNone) {
+			// No page may be shown: the client hears why by redirect.
+			return sentBack(h.oauth.InteractionRequired(a, "the request cannot be granted without a page, such as the workspace asking for a second factor"))
+		}
+		return h.consent(w, r, b, authorizeConsent(a), sentence(e.Message))
 	}
 	http.Redirect(w, r, to, http.StatusSeeOther)
+	return nil
 }
 
 // handleAuthorizeDecision handles "POST /oauth/authorize": the consent
@@ -96,18 +86,18 @@ func (h *handlers) handleAuthorizeDecision(w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	a, ok := h.authRequest(w, r, r.PostForm, b)
-	if !ok {
-		return nil
+	a, err := h.authRequest(r, r.PostForm, b)
+	if err != nil {
+		return err
 	}
 	if b == nil {
 		q := a.Params()
 		http.Redirect(w, r, "/signin?"+url.Values{"next": {"/oauth/authorize?" + q.Encode()}, "intro": {"oauth"}}.Encode(), http.StatusSeeOther)
 		return nil
 	}
-	orgID, ok := h.appMember(w, r, a, b)
-	if !ok {
-		return nil
+	orgID, err := h.appMember(r, a, b)
+	if err != nil {
+		return err
 	}
 	if r.PostFormValue("decision") != "approve" {
 		http.Redirect(w, r, h.oauth.Deny(a), http.StatusSeeOther)
@@ -116,33 +106,23 @@ func (h *handlers) handleAuthorizeDecision(w http.ResponseWriter, r *http.Reques
 	if orgID == "" {
 		orgID = r.PostFormValue("org_id")
 	}
-	h.approve(w, r, a, b, orgID)
-	return nil
+	return h.approve(w, r, a, b, orgID)
 }
 
 // authRequest parses an authorization request from browser b (nil before
-// sign-in); a refusal is answered here (redirect to the client, or the
-// error page when the client or its redirect URI cannot be trusted, or the
-// user has not signed in yet).
-func (h *handlers) authRequest(w http.ResponseWriter, r *http.Request, q url.Values, b *identity.BrowserSession) (*oauth.AuthRequest, bool) {
+// sign-in); its refusal goes back to the client when the client may hear
+// it (a redirect), else to the error page (the client or its redirect URI
+// cannot be trusted, or the user has not signed in yet).
+func (h *handlers) authRequest(r *http.Request, q url.Values, b *identity.BrowserSession) (*oauth.AuthRequest, error) {
 	who := oauth.Requester{IP: h.k.ClientIP(r), SignedIn: b != nil}
 	if b != nil {
 		who.UserID, who.AuthTime = b.User.ID, b.AuthTime
 	}
 	a, err := h.oauth.ParseAuthorize(r.Context(), q, who)
-	var ref *oauth.Refusal
-	switch {
-	case errors.As(err, &ref) && ref.RedirectTo != "":
-		http.Redirect(w, r, ref.RedirectTo, http.StatusSeeOther)
-		return nil, false
-	case errors.As(err, &ref):
-		h.render(w, r, http.StatusBadRequest, "error", &page{Title: "This sign-in request cannot go on", Message: sentence(ref.Message)})
-		return nil, false
-	case err != nil:
-		h.pageError(w, r, err)
-		return nil, false
+	if ref, ok := errors.AsType[*oauth.Refusal](err); ok {
+		return nil, &flowRefusal{to: ref.RedirectTo, Title: "This sign-in request cannot go on", Message: sentence(ref.Message)}
 	}
-	return a, true
+	return a, err
 }
 
 // formTarget is the CSP form-action source of a redirect URI: browsers

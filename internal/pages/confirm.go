@@ -16,7 +16,8 @@ import (
 // as before; the handler answers a post without confirm=yes with a page
 // that names the thing and carries the form's fields and confirm=yes (no
 // script needed), so a post that skips the step changes nothing. After
-// the change a notice names what happened (namedNotices).
+// the change a notice names what happened (a pageNotices entry's Named,
+// through doneNamed).
 
 // confirmField is the field only the confirmation page sets.
 const confirmField = "confirm"
@@ -50,27 +51,6 @@ func (h *handlers) confirmed(w http.ResponseWriter, r *http.Request, c *caller, 
 	}
 	h.render(w, r, http.StatusOK, "confirmstep", p)
 	return false
-}
-
-// namedNotices are the notices that name the thing a change was about:
-// the name crosses the redirect sealed in a cookie bound to the page and
-// the notice (doneNamed), never in the URL, so no text of a link reaches
-// the page.
-var namedNotices = map[string]string{
-	"left":            "You left %s.",
-	"removed":         "%s was removed from the workspace.",
-	"key-revoked":     "The API key %s was revoked: it no longer works.",
-	"revoked":         "The session on %s was signed out.",
-	"passkey-gone":    "The passkey %s was removed.",
-	"identity-gone":   "%s was unlinked.",
-	"passkey-renamed": "Passkey renamed to “%s”.",
-	"team-deleted":    "The team %s was deleted.",
-	"domain-delete":   "The claim of %s was deleted.",
-	"sso-created":     "The connection %s was added. Paste the values below into your identity provider, then sign in with an address of its domains to try it.",
-	"sso-updated":     "The connection %s was saved.",
-	"sso-deleted":     "The connection %s was deleted.",
-	// Beside the confirmations: a notice that names its invitation.
-	"invitation-resent": "A new invitation link went to %s; the earlier one no longer works.",
 }
 
 // cookieNotice holds the name of a named notice across its redirect.

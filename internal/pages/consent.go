@@ -59,12 +59,11 @@ func scopeViews(scope string) []scopeView {
 // consent renders the consent page: the client (marked not verified when
 // it registered itself), what is granted and for how long, and the user's
 // workspaces to pick one from (the default one preselected) with the tools
-// each would grant.
-func (h *handlers) consent(w http.ResponseWriter, r *http.Request, b *identity.BrowserSession, cr consentRequest, problem string) {
+// each would grant; a read that fails is the adapter's to answer.
+func (h *handlers) consent(w http.ResponseWriter, r *http.Request, b *identity.BrowserSession, cr consentRequest, problem string) error {
 	orgs, def, err := h.svc.OrgsOf(r.Context(), b.User)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	c := cr.client
 	p := &page{Title: cr.title, User: b.User, ClientName: c.DisplayName(), Action: cr.action, formTarget: cr.target, Error: problem,
@@ -97,8 +96,7 @@ func (h *handlers) consent(w http.ResponseWriter, r *http.Request, b *identity.B
 			choice.Refused, err = true, nil
 		}
 		if err != nil {
-			h.pageError(w, r, err)
-			return
+			return err
 		}
 		for _, t := range rows {
 			if t.Enabled {
@@ -113,6 +111,7 @@ func (h *handlers) consent(w http.ResponseWriter, r *http.Request, b *identity.B
 		status = http.StatusBadRequest
 	}
 	h.render(w, r, status, "consent", p)
+	return nil
 }
 
 // unverified says why client is not verified: every client today

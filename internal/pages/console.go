@@ -80,18 +80,18 @@ func mountConsole(m Mux, h *handlers) {
 	m.HandleFunc("GET /workspaces/{id}/keys", h.inWorkspace(h.handleOrgKeysPage))
 	m.Handle("POST /workspaces/{id}/keys", form(h.console(h.handleCreateOrgKey)))
 	m.Handle("POST /workspaces/{id}/keys/revoke", form(h.console(h.handleRevokeOrgKey)))
-	m.HandleFunc("GET /workspaces/{id}/scim", h.handleSCIMPage)
-	m.Handle("POST /workspaces/{id}/scim", form(h.handleCreateSCIMToken))
-	m.Handle("POST /workspaces/{id}/scim/delete", form(h.handleDeleteSCIMToken))
-	m.Handle("POST /workspaces/{id}/scim/settings", form(h.handleSCIMSettings))
-	m.HandleFunc("GET /workspaces/{id}/sso", h.handleSSOPage)
+	m.HandleFunc("GET /workspaces/{id}/scim", h.inWorkspace(h.handleSCIMPage))
+	m.Handle("POST /workspaces/{id}/scim", form(h.console(when(h.scim != nil, h.handleCreateSCIMToken))))
+	m.Handle("POST /workspaces/{id}/scim/delete", form(h.console(when(h.scim != nil, h.handleDeleteSCIMToken))))
+	m.Handle("POST /workspaces/{id}/scim/settings", form(h.console(when(h.scim != nil, h.handleSCIMSettings))))
+	m.HandleFunc("GET /workspaces/{id}/sso", h.workspaceView("sso", h.ssoListPage))
 	for _, proto := range []string{sso.ProtocolOIDC, sso.ProtocolSAML} {
-		m.HandleFunc("GET /workspaces/{id}/sso/new/"+proto, h.ssoView(h.ssoNewPage))
-		m.Handle("POST /workspaces/{id}/sso/new/"+proto, h.bigForm(h.handleSSOCreate))
+		m.HandleFunc("GET /workspaces/{id}/sso/new/"+proto, h.workspaceView("ssoform", h.ssoNewPage))
+		m.Handle("POST /workspaces/{id}/sso/new/"+proto, h.bigForm(h.console(when(h.sso != nil, h.handleSSOCreate))))
 	}
-	m.HandleFunc("GET /workspaces/{id}/sso/{conn}", h.ssoView(h.ssoConnPage))
-	m.Handle("POST /workspaces/{id}/sso/{conn}", h.bigForm(h.handleSSOUpdate))
-	m.Handle("POST /workspaces/{id}/sso/{conn}/delete", form(h.handleSSODelete))
+	m.HandleFunc("GET /workspaces/{id}/sso/{conn}", h.inWorkspace(h.handleSSOConnPage))
+	m.Handle("POST /workspaces/{id}/sso/{conn}", h.bigForm(h.console(when(h.sso != nil, h.handleSSOUpdate))))
+	m.Handle("POST /workspaces/{id}/sso/{conn}/delete", form(h.console(when(h.sso != nil, h.handleSSODelete))))
 	m.HandleFunc("GET /workspaces/{id}/applications", h.inWorkspace(h.handleOrgAppsPage))
 	m.Handle("POST /workspaces/{id}/applications", form(h.console(h.handleCreateOrgApp)))
 	m.HandleFunc("GET /workspaces/{id}/applications/{app}", h.inWorkspace(h.handleOrgAppPage))
@@ -186,27 +186,36 @@ func (c *caller) page(r *http.Request, title, nav string) *page {
 }
 
 // notices are the outcomes a console redirect names (?done=key): fixed
-// sentences, so no text of the URL reaches the page. Each page declares
-// its own beside it (pageNotices); the two here are the SCIM page's,
-// left beside the page list while scim.go changes elsewhere.
-var notices = map[string]string{
-	"scim-token-deleted": "SCIM token deleted.",
-	"scim-settings":      "Provisioning role saved: the directory's next members get it.",
-}
+// sentences, so no text of the URL reaches the page; namedNotices are
+// those that name the thing the change was about (a format with one %s),
+// shown when the name crossed the redirect (doneNamed), sealed in a
+// cookie bound to the page and the notice, never in the URL. Each page
+// declares its own beside it (pageNotices).
+var notices, namedNotices = map[string]string{}, map[string]string{}
 
 // pageNotices are the notices of one page, declared beside it:
 //
-//	var _ = pageNotices{{Key: "team-created", Text: "Team created."}}.add()
-type pageNotices []struct{ Key, Text string }
+//	var _ = pageNotices{{Key: "team-deleted", Text: "Team deleted.", Named: "The team %s was deleted."}}.add()
+//
+// Text is shown after a redirect with ?done=Key; Named, when set, instead
+// when the redirect carried the thing's name (a notice with only Named
+// says nothing without it).
+type pageNotices []struct{ Key, Text, Named string }
 
 // add puts ns among the notices; a key declared twice panics as the
 // package starts, so two pages cannot silently claim one outcome.
 func (ns pageNotices) add() bool {
 	for _, n := range ns {
-		if _, dup := notices[n.Key]; dup {
+		_, dup := notices[n.Key]
+		if _, dupNamed := namedNotices[n.Key]; dup || dupNamed {
 			panic("pages: notice " + n.Key + " declared twice")
 		}
-		notices[n.Key] = n.Text
+		if n.Text != "" {
+			notices[n.Key] = n.Text
+		}
+		if n.Named != "" {
+			namedNotices[n.Key] = n.Named
+		}
 	}
 	return true
 }

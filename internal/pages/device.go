@@ -27,26 +27,20 @@ func (h *handlers) handleDevicePage(w http.ResponseWriter, r *http.Request) erro
 		h.render(w, r, http.StatusOK, "device", &page{Title: "Connect a device", User: b.User})
 		return nil
 	}
-	if h.deviceCodesLimited(w, r, b) {
-		return nil
+	if err := h.deviceCodesLimited(r, b); err != nil {
+		return err
 	}
 	d, err := h.oauth.LookupDevice(r.Context(), code)
 	if err != nil {
-		var e *gatehouse.Error
-		if errors.As(err, &e) && e.Kind == gatehouse.KindNotFound {
-			h.wrongDeviceCode(w, r, b, code, e.Message)
-			return nil
-		}
-		return err
+		return h.wrongDeviceCode(r, b, code, err)
 	}
-	h.deviceConsent(w, r, b, d, "")
-	return nil
+	return h.deviceConsent(w, r, b, d, "")
 }
 
 // deviceConsent renders the consent page for the pending device d.
-func (h *handlers) deviceConsent(w http.ResponseWriter, r *http.Request, b *identity.BrowserSession, d *oauth.PendingDevice, problem string) {
+func (h *handlers) deviceConsent(w http.ResponseWriter, r *http.Request, b *identity.BrowserSession, d *oauth.PendingDevice, problem string) error {
 	c := &oauth.Client{ID: d.ClientID, Name: d.ClientName}
-	h.consent(w, r, b, consentRequest{title: "Connect " + c.DisplayName(), client: c, action: "/device",
+	return h.consent(w, r, b, consentRequest{title: "Connect " + c.DisplayName(), client: c, action: "/device",
 		params: url.Values{"user_code": {d.UserCode}}, userCode: d.UserCode, scope: d.Scope, resource: d.Resource}, problem)
 }
 
@@ -62,8 +56,8 @@ func (h *handlers) handleDeviceDecision(w http.ResponseWriter, r *http.Request) 
 		http.Redirect(w, r, "/signin?"+url.Values{"next": {"/device?user_code=" + url.QueryEscape(code)}, "intro": {"device"}}.Encode(), http.StatusSeeOther)
 		return nil
 	}
-	if h.deviceCodesLimited(w, r, b) {
-		return nil
+	if err := h.deviceCodesLimited(r, b); err != nil {
+		return err
 	}
 	approve := r.PostFormValue("decision") == "approve"
 	err = h.oauth.DecideDevice(r.Context(), code, b.User.ID, b.Level, b.AuthTime, r.PostFormValue("org_id"), approve)
@@ -71,15 +65,10 @@ func (h *handlers) handleDeviceDecision(w http.ResponseWriter, r *http.Request) 
 		var e *gatehouse.Error
 		if errors.As(err, &e) && (e.Kind == gatehouse.KindInvalid || e.Kind == gatehouse.KindForbidden) {
 			if d, lerr := h.oauth.LookupDevice(r.Context(), code); lerr == nil {
-				h.deviceConsent(w, r, b, d, sentence(e.Message))
-				return nil
+				return h.deviceConsent(w, r, b, d, sentence(e.Message))
 			}
 		}
-		if errors.As(err, &e) && e.Kind == gatehouse.KindNotFound {
-			h.wrongDeviceCode(w, r, b, code, e.Message)
-			return nil
-		}
-		return err
+		return h.wrongDeviceCode(r, b, code, err)
 	}
 	// The outcome is a signed-in page: it offers sign-out (the layout's)
 	// and a way on into the console.
@@ -93,23 +82,26 @@ func (h *handlers) handleDeviceDecision(w http.ResponseWriter, r *http.Request) 
 	return nil
 }
 
-// deviceCodesLimited answers 429 (the error page, with Retry-After) when
-// the IP or browser session of b has typed too many wrong user codes
-// (RFC 8628 §5.1).
-func (h *handlers) deviceCodesLimited(w http.ResponseWriter, r *http.Request, b *identity.BrowserSession) bool {
+// deviceCodesLimited is 429 (the error page, with Retry-After) when the
+// IP or browser session of b has typed too many wrong user codes (RFC
+// 8628 §5.1).
+func (h *handlers) deviceCodesLimited(r *http.Request, b *identity.BrowserSession) error {
 	for _, key := range []string{"ip " + h.k.ClientIP(r), "session " + b.SessionID} {
 		if ok, wait := h.failedDeviceCodes.Check(key); !ok {
-			h.pageError(w, r, gatehouse.TooMany(wait))
-			return true
+			return gatehouse.TooMany(wait)
 		}
 	}
-	return false
+	return nil
 }
 
-// wrongDeviceCode counts a wrong user code against the IP and the session
-// of b, and shows the device page again with msg.
-func (h *handlers) wrongDeviceCode(w http.ResponseWriter, r *http.Request, b *identity.BrowserSession, code, msg string) {
+// wrongDeviceCode is err when it is not an unknown user code; an unknown
+// one is counted against the IP and the session of b, and refused on the
+// device page again (404).
+func (h *handlers) wrongDeviceCode(r *http.Request, b *identity.BrowserSession, code string, err error) error {
+	if gatehouse.ErrorKind(err) != gatehouse.KindNotFound {
+		return err
+	}
 	h.failedDeviceCodes.Allow("ip " + h.k.ClientIP(r))
 	h.failedDeviceCodes.Allow("session " + b.SessionID)
-	h.render(w, r, http.StatusNotFound, "device", &page{Title: "Connect a device", User: b.User, Code: code, Error: sentence(msg)})
+	return refused("device", &page{Title: "Connect a device", User: b.User, Code: code}, err, nil)
 }

@@ -12,7 +12,7 @@ var _ = pageNotices{
 	{Key: "domain-claimed", Text: "Domain claimed: publish its TXT record, then verify."},
 	{Key: "domain-verify", Text: "Domain verified."},
 	{Key: "domain-mode", Text: "Domain mode changed."},
-	{Key: "domain-delete", Text: "Domain claim deleted."},
+	{Key: "domain-delete", Text: "Domain claim deleted.", Named: "The claim of %s was deleted."},
 }.add()
 
 // domainRow is one claim as the domains page lists it, with the TXT record

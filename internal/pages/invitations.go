@@ -11,6 +11,7 @@ import (
 var _ = pageNotices{
 	{Key: "invited", Text: "Invitations sent."},
 	{Key: "invitation-revoked", Text: "Invitation revoked."},
+	{Key: "invitation-resent", Named: "A new invitation link went to %s; the earlier one no longer works."},
 }.add()
 
 // invitationsData is the invitations page's data.

@@ -11,7 +11,7 @@ import (
 
 // The notices of this page (?done=key).
 var _ = pageNotices{
-	{Key: "key-revoked", Text: "API key revoked."},
+	{Key: "key-revoked", Text: "API key revoked.", Named: "The API key %s was revoked: it no longer works."},
 }.add()
 
 // keyExpiries are the expiry choices of the create form, in days (0: never).

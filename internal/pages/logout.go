@@ -32,14 +32,13 @@ func (h *handlers) handleLogout(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	if r.Method == http.MethodPost {
 		if err := r.ParseForm(); err != nil {
-			h.logoutRefused(w, r, "The sign-out request could not be read.")
-			return nil
+			return logoutRefused("The sign-out request could not be read.")
 		}
 		q = r.PostForm
 	}
-	l, ok := h.logoutRequest(w, r, q)
-	if !ok {
-		return nil
+	l, err := h.logoutRequest(r, q)
+	if err != nil {
+		return err
 	}
 	b, err := h.browser(r)
 	if err != nil {
@@ -60,8 +59,7 @@ func (h *handlers) handleLogout(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	if l.Subject != "" && l.Subject == b.User.ID {
-		h.endBrowser(w, r, l)
-		return nil
+		return h.endBrowser(w, r, l)
 	}
 	p := &page{Title: "Sign out?", User: b.User, Action: logoutConfirmPath}
 	if l.Client != nil {
@@ -82,55 +80,47 @@ func (h *handlers) handleLogout(w http.ResponseWriter, r *http.Request) error {
 // handleLogoutConfirm handles "POST /oauth/logout/confirm", the
 // confirmation page's form (same origin only): the request is checked
 // again from its fields, then the browser is signed out.
-func (h *handlers) handleLogoutConfirm(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleLogoutConfirm(w http.ResponseWriter, r *http.Request) error {
 	q := url.Values{}
 	for _, k := range []string{"client_id", "post_logout_redirect_uri", "state"} {
 		if v, ok := r.PostForm[k]; ok {
 			q[k] = v
 		}
 	}
-	l, ok := h.logoutRequest(w, r, q)
-	if !ok {
-		return
-	}
-	h.endBrowser(w, r, l)
-}
-
-// logoutRequest checks q; a refused request gets the error page.
-func (h *handlers) logoutRequest(w http.ResponseWriter, r *http.Request, q url.Values) (*oauth.LogoutRequest, bool) {
-	l, err := h.oauth.ParseLogout(r.Context(), q, h.k.ClientIP(r))
-	var ref *oauth.Refusal
-	if errors.As(err, &ref) {
-		h.logoutRefused(w, r, ref.Message)
-		return nil, false
-	}
+	l, err := h.logoutRequest(r, q)
 	if err != nil {
-		h.pageError(w, r, err)
-		return nil, false
+		return err
 	}
-	return l, true
+	return h.endBrowser(w, r, l)
 }
 
-func (h *handlers) logoutRefused(w http.ResponseWriter, r *http.Request, msg string) {
-	p := &page{Title: "Sign-out refused", Message: msg}
-	if b, err := h.browser(r); err == nil && b != nil {
-		p.User = b.User
+// logoutRequest checks q; a refused request gets the error page, never a
+// redirect.
+func (h *handlers) logoutRequest(r *http.Request, q url.Values) (*oauth.LogoutRequest, error) {
+	l, err := h.oauth.ParseLogout(r.Context(), q, h.k.ClientIP(r))
+	if ref, ok := errors.AsType[*oauth.Refusal](err); ok {
+		return nil, logoutRefused(ref.Message)
 	}
-	h.render(w, r, http.StatusBadRequest, "error", p)
+	return l, err
+}
+
+// logoutRefused is a sign-out request refused with msg on the error page.
+func logoutRefused(msg string) error {
+	return &flowRefusal{Title: "Sign-out refused", Message: msg, signedIn: true}
 }
 
 // endBrowser signs the browser out (its session ends, and the clients of
 // the grants approved from it are told by back-channel logout), then
 // returns it to the relying party or shows the signed-out page.
-func (h *handlers) endBrowser(w http.ResponseWriter, r *http.Request, l *oauth.LogoutRequest) {
+func (h *handlers) endBrowser(w http.ResponseWriter, r *http.Request, l *oauth.LogoutRequest) error {
 	if c, err := r.Cookie(h.sessionCookieName()); err == nil && c.Value != "" {
 		if err := h.svc.Logout(r.Context(), c.Value); err != nil {
-			h.pageError(w, r, err)
-			return
+			return err
 		}
 	}
 	h.setCookie(w, h.sessionCookieName(), "", -1)
 	h.signedOut(w, r, l)
+	return nil
 }
 
 // signedOut sends a signed-out browser to the registered post-logout

@@ -19,7 +19,7 @@ import (
 // The notices of this page (?done=key).
 var _ = pageNotices{
 	{Key: "role", Text: "Role changed."},
-	{Key: "removed", Text: "Member removed."},
+	{Key: "removed", Text: "Member removed.", Named: "%s was removed from the workspace."},
 }.add()
 
 // errOrgNotFound answers a workspace page of an org the caller is not in.

@@ -17,3 +17,27 @@ func TestNoticeDeclaredTwicePanics(t *testing.T) {
 	}()
 	pageNotices{{Key: "team-created", Text: "Something else."}}.add()
 }
+
+// TestNamedNoticeDeclaredTwicePanics: the sentence naming a thing is
+// declared beside one page too; a second page's claim on it, with or
+// without a plain sentence, stops the package at its start.
+func TestNamedNoticeDeclaredTwicePanics(t *testing.T) {
+	for _, n := range []pageNotices{
+		{{Key: "passkey-gone", Named: "Something else: %s."}},
+		{{Key: "passkey-gone", Text: "Something else."}},
+		{{Key: "team-deleted", Named: "Something else: %s."}},
+	} {
+		before := namedNotices[n[0].Key]
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("a second %s was added", n[0].Key)
+				}
+			}()
+			n.add()
+		}()
+		if got := namedNotices[n[0].Key]; got != before {
+			t.Errorf("%s = %q after the refused declaration; want %q", n[0].Key, got, before)
+		}
+	}
+}

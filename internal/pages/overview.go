@@ -43,18 +43,6 @@ type overviewData struct {
 	Here    string
 }
 
-// orgPage resolves the caller's membership of the workspace in the path;
-// nil when it has answered (not a member: 404). The pages on the adapter
-// have it from inWorkspace.
-func (h *handlers) orgPage(w http.ResponseWriter, r *http.Request, c *caller) *workspace.OrgListing {
-	o, err := h.orgOf(r, c, r.PathValue("id"))
-	if err != nil {
-		h.pageError(w, r, err)
-		return nil
-	}
-	return o
-}
-
 // overviewPage is "GET /workspaces/{id}": the workspace's name, the
 // caller's role, its counts and the pages the role may open.
 func (h *handlers) overviewPage(r *http.Request, c *caller, o *workspace.OrgListing) (*page, error) {

@@ -86,9 +86,9 @@ func Mount(m Mux, k Kernel, d Deps) {
 	m = langMux{m}
 	form := h.form
 	m.HandleFunc("GET /signin", h.flow(h.handleSignInPage))
-	m.Handle("POST /signin", form(h.handleSignIn))
+	m.Handle("POST /signin", form(h.flow(h.handleSignIn)))
 	m.Handle("POST /signin/magic", form(h.flow(h.handleSignInMagic)))
-	m.HandleFunc("GET "+stepPath, h.handleStepPage)
+	m.HandleFunc("GET "+stepPath, h.flow(h.handleStepPage))
 	m.Handle("POST "+stepPath, form(h.flow(h.handleStep)))
 	m.Handle("POST /signout", form(h.flow(h.handleSignOut)))
 	m.HandleFunc("GET /auth/magic", h.handleMagicPage)
@@ -118,11 +118,11 @@ func Mount(m Mux, k Kernel, d Deps) {
 	m.Handle("POST /signin/passkey", h.csrf.Handler(http.HandlerFunc(h.handleSignInPasskey)))
 	m.Handle("POST "+stepPath+"/passkey/begin", h.csrf.Handler(http.HandlerFunc(h.handleStepPasskeyBegin)))
 	m.Handle("POST "+stepPath+"/passkey", h.csrf.Handler(http.HandlerFunc(h.handleStepPasskey)))
-	m.HandleFunc("GET /account/passkeys", h.handleAccountPasskeysPage)
+	m.HandleFunc("GET /account/passkeys", h.consoleView("passkeys", h.passkeysPage))
 	m.Handle("POST "+passkeyAddPath, h.form(h.console(h.handleAccountPasskeyAdd)))
 	m.Handle("POST /account/passkeys/begin", h.csrf.Handler(http.HandlerFunc(h.handleAccountPasskeyBegin)))
 	m.Handle("POST /account/passkeys/finish", h.csrf.Handler(http.HandlerFunc(h.handleAccountPasskeyFinish)))
-	m.Handle("POST /account/passkeys/remove", form(h.handleAccountPasskeyRemove))
+	m.Handle("POST /account/passkeys/remove", form(h.console(h.handleAccountPasskeyRemove)))
 	m.Handle("POST /account/passkeys/rename", form(h.console(h.handleAccountPasskeyRename)))
 	if h.oauth != nil {
 		m.HandleFunc("GET /oauth/authorize", h.flow(h.handleAuthorize))
@@ -131,14 +131,14 @@ func Mount(m Mux, k Kernel, d Deps) {
 		m.Handle("POST /device", form(h.flow(h.handleDeviceDecision)))
 		m.HandleFunc("GET "+logoutPath, h.flow(h.handleLogout))
 		m.HandleFunc("POST "+logoutPath, h.flow(h.handleLogout))
-		m.Handle("POST "+logoutConfirmPath, form(h.handleLogoutConfirm))
+		m.Handle("POST "+logoutConfirmPath, form(h.flow(h.handleLogoutConfirm)))
 	}
 	if h.sso != nil {
 		m.Handle("POST /signin/sso", form(h.handleSignInSSO))
 		m.HandleFunc("GET "+sso.LinkPath, h.flow(h.handleLinkPage))
 		m.Handle("POST "+sso.LinkPath, form(h.flow(h.handleLink)))
-		m.HandleFunc("GET /account/identities", h.flow(h.handleIdentitiesPage))
-		m.Handle("POST /account/identities/unlink", form(h.flow(h.handleUnlinkIdentity)))
+		m.HandleFunc("GET /account/identities", h.consoleView("identities", h.identitiesPage))
+		m.Handle("POST /account/identities/unlink", form(h.console(h.handleUnlinkIdentity)))
 	}
 	if h.forms != nil {
 		m.HandleFunc("GET /forms"+forms.ConfirmPath, h.handleFormConfirmPage)

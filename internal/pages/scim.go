@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/scim"
 	"github.com/gatehouse/gatehouse/internal/workspace"
 )
@@ -24,45 +23,40 @@ type scimData struct {
 // scimPath is the provisioning page of workspace id.
 func scimPath(id string) string { return "/workspaces/" + id + "/scim" }
 
-// scimPage is the provisioning page of the workspace in the path; Tokens
+// The notices of the provisioning page.
+var _ = pageNotices{
+	{Key: "scim-token-deleted", Text: "SCIM token deleted."},
+	{Key: "scim-settings", Text: "Provisioning role saved: the directory's next members get it."},
+}.add()
+
+// scimPage is the provisioning page of workspace o; Tokens
 // answers 403 to the roles without org.settings.manage and on a personal
 // workspace.
-func (h *handlers) scimPage(w http.ResponseWriter, r *http.Request, c *caller) (*page, bool) {
+func (h *handlers) scimPage(r *http.Request, c *caller, o *workspace.OrgListing) (*page, error) {
 	if h.scim == nil {
-		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
-		return nil, false
-	}
-	o := h.orgPage(w, r, c)
-	if o == nil {
-		return nil, false
+		return nil, errPageNotFound
 	}
 	toks, err := h.scim.Tokens(r.Context(), c.p, o.ID)
 	if err != nil {
-		h.pageError(w, r, err)
-		return nil, false
+		return nil, err
 	}
 	set, err := h.scim.Settings(r.Context(), c.p, o.ID)
 	if err != nil {
-		h.pageError(w, r, err)
-		return nil, false
+		return nil, err
 	}
 	p := c.page(r, tr(r, "%s: provisioning", o.Name), "workspaces")
 	p.Data = &scimData{Org: *o, Links: orgLinks(o), Here: "scim", BaseURL: h.scim.BaseURL(), Tokens: toks,
 		ProvisionRole: set.ProvisionRole, Roles: scim.ProvisionRoles}
-	return p, true
+	return p, nil
 }
 
 // handleSCIMPage handles "GET /workspaces/{id}/scim": the SCIM base URL,
 // the workspace's tokens, the create form, and once, right after creating
 // one, its secret (only for a token this page lists).
-func (h *handlers) handleSCIMPage(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
-	p, ok := h.scimPage(w, r, c)
-	if !ok {
-		return
+func (h *handlers) handleSCIMPage(w http.ResponseWriter, r *http.Request, c *caller, o *workspace.OrgListing) error {
+	p, err := h.scimPage(r, c, o)
+	if err != nil {
+		return err
 	}
 	d := p.Data.(*scimData)
 	if id, secret := h.takeShown(w, r, scimPath(d.Org.ID)); secret != "" {
@@ -73,59 +67,28 @@ func (h *handlers) handleSCIMPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.render(w, r, http.StatusOK, "scim", p)
-}
-
-// scimCaller is the signed-in caller of a provisioning form, or nil once
-// it answered: the sign-in page, or 404 when the service runs without SCIM.
-func (h *handlers) scimCaller(w http.ResponseWriter, r *http.Request) *caller {
-	c := h.caller(w, r)
-	if c == nil {
-		return nil
-	}
-	if h.scim == nil {
-		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
-		return nil
-	}
-	return c
-}
-
-// refuseSCIM shows the provisioning page again with err beside field,
-// which keeps value.
-func (h *handlers) refuseSCIM(w http.ResponseWriter, r *http.Request, c *caller, err error, field, value string) {
-	if p, ok := h.scimPage(w, asGet(r), c); ok {
-		p.Notice = ""
-		h.refuse(w, r, "scim", p, err, map[string]string{field: value}, field)
-	}
+	return nil
 }
 
 // handleCreateSCIMToken handles "POST /workspaces/{id}/scim": name;
 // CreateToken decides who may (403) and what is valid (400, by its field).
-func (h *handlers) handleCreateSCIMToken(w http.ResponseWriter, r *http.Request) {
-	c := h.scimCaller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleCreateSCIMToken(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id, name := r.PathValue("id"), r.PostFormValue("name")
 	nt, err := h.scim.CreateToken(r.Context(), c.p, id, name)
 	if err != nil {
-		h.refuseSCIM(w, r, c, err, "name", name)
-		return
+		return h.refusedIn(r, c, "scim", h.scimPage, err, map[string]string{"name": name}, "name")
 	}
 	h.showOnce(w, scimPath(id), nt.Token.ID, nt.Secret)
 	http.Redirect(w, r, scimPath(id), http.StatusSeeOther)
+	return nil
 }
 
 // handleDeleteSCIMToken handles "POST /workspaces/{id}/scim/delete".
-func (h *handlers) handleDeleteSCIMToken(w http.ResponseWriter, r *http.Request) {
-	c := h.scimCaller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleDeleteSCIMToken(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id, tokenID := r.PathValue("id"), r.PostFormValue("token_id")
 	tokens, err := h.scim.Tokens(r.Context(), c.p, id)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	name := "this token"
 	for _, t := range tokens {
@@ -136,27 +99,23 @@ func (h *handlers) handleDeleteSCIMToken(w http.ResponseWriter, r *http.Request)
 	if !h.confirmed(w, r, c, "", confirmStep{Title: tr(r, "Delete the SCIM token %s?", name),
 		Message: tr(r, "Your directory stops provisioning with %s at once. This cannot be undone: a new token has a new secret.", name),
 		Button:  tr(r, "Delete %s", name), Back: scimPath(id)}) {
-		return
+		return nil
 	}
 	if err := h.scim.DeleteToken(r.Context(), c.p, id, tokenID); err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	done(w, r, scimPath(id), "scim-token-deleted")
+	return nil
 }
 
 // handleSCIMSettings handles "POST /workspaces/{id}/scim/settings":
 // provision_role; SetProvisionRole decides who may (403) and which roles
 // are allowed (400, by its field; never owner).
-func (h *handlers) handleSCIMSettings(w http.ResponseWriter, r *http.Request) {
-	c := h.scimCaller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleSCIMSettings(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id, role := r.PathValue("id"), r.PostFormValue("provision_role")
 	if _, err := h.scim.SetProvisionRole(r.Context(), c.p, id, role); err != nil {
-		h.refuseSCIM(w, r, c, err, "provision_role", role)
-		return
+		return h.refusedIn(r, c, "scim", h.scimPage, err, map[string]string{"provision_role": role}, "provision_role")
 	}
 	done(w, r, scimPath(id), "scim-settings")
+	return nil
 }

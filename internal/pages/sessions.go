@@ -13,7 +13,7 @@ import (
 
 // The notices of this page (?done=key).
 var _ = pageNotices{
-	{Key: "revoked", Text: "Session signed out."},
+	{Key: "revoked", Text: "Session signed out.", Named: "The session on %s was signed out."},
 	{Key: "others", Text: "Every other session was signed out."},
 }.add()
 

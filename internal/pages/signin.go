@@ -71,14 +71,14 @@ func introText(key string) string {
 }
 
 // handleSignIn handles "POST /signin": email and password.
-func (h *handlers) handleSignIn(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleSignIn(w http.ResponseWriter, r *http.Request) error {
 	email, next := r.PostFormValue("email"), safeNext(r.PostFormValue("next"))
 	fail := func(status int, msg string) {
 		h.render(w, r, status, "signin", &page{Title: "Sign in", Next: next, Email: email, Error: msg, Script: passkeyScriptPath})
 	}
 	if h.limited(r, h.login) {
 		fail(http.StatusTooManyRequests, "Too many attempts. Wait a minute and try again.")
-		return
+		return nil
 	}
 	// Home-realm discovery: an address whose domain enforces single
 	// sign-on, sent without a password, goes on to its identity provider
@@ -86,7 +86,7 @@ func (h *handlers) handleSignIn(w http.ResponseWriter, r *http.Request) {
 	if r.PostFormValue("password") == "" {
 		if u, name := h.ssoStart(r, email, next, false); u != "" {
 			h.continueSSO(w, r, u, name, next)
-			return
+			return nil
 		}
 	}
 	si, err := h.svc.Login(r.Context(), email, r.PostFormValue("password"), h.k.SessionMeta(r))
@@ -98,12 +98,12 @@ func (h *handlers) handleSignIn(w http.ResponseWriter, r *http.Request) {
 				msg = "Too many failed attempts for this account. Wait a minute, or sign in with an email link."
 			}
 			fail(h.k.StatusOf(e.Kind), msg)
-			return
+			return nil
 		}
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	h.signedIn(w, r, si, next)
+	return nil
 }
 
 // handleSignInMagic handles "POST /signin/magic": mails a sign-in link and

@@ -67,10 +67,10 @@ func stepURL(next string) string {
 	return stepPath + "?" + url.Values{"next": {safeNext(next)}}.Encode()
 }
 
-// pending is the principal of the browser's pending sign-in; ok is false
-// when there is none (or it expired or was used), and the browser has then
-// been sent back to the sign-in page.
-func (h *handlers) pending(w http.ResponseWriter, r *http.Request, next string) (*gatehouse.Principal, string, bool) {
+// pending is the principal of the browser's pending sign-in and its
+// secret; when there is none (or it expired or was used) the error sends
+// the browser back to the sign-in page.
+func (h *handlers) pending(w http.ResponseWriter, r *http.Request, next string) (*gatehouse.Principal, string, error) {
 	c, err := r.Cookie(h.pendingCookieName())
 	secret := ""
 	if err == nil {
@@ -79,25 +79,24 @@ func (h *handlers) pending(w http.ResponseWriter, r *http.Request, next string) 
 	p, err := h.svc.PendingPrincipal(r.Context(), secret)
 	if gatehouse.ErrorKind(err) == gatehouse.KindUnauthorized {
 		h.setPending(w, "", -1)
-		http.Redirect(w, r, "/signin?"+url.Values{"next": {safeNext(next)}, "done": {"step-expired"}}.Encode(), http.StatusSeeOther)
-		return nil, "", false
+		return nil, "", sentBack("/signin?" + url.Values{"next": {safeNext(next)}, "done": {"step-expired"}}.Encode())
 	}
 	if err != nil {
-		h.pageError(w, r, err)
-		return nil, "", false
+		return nil, "", err
 	}
-	return p, secret, true
+	return p, secret, nil
 }
 
 // handleStepPage handles "GET /signin/mfa": the second step of a page
 // sign-in (TOTP code, recovery code, passkey).
-func (h *handlers) handleStepPage(w http.ResponseWriter, r *http.Request) {
+func (h *handlers) handleStepPage(w http.ResponseWriter, r *http.Request) error {
 	next := safeNext(r.URL.Query().Get("next"))
-	p, _, ok := h.pending(w, r, next)
-	if !ok {
-		return
+	p, _, err := h.pending(w, r, next)
+	if err != nil {
+		return err
 	}
 	h.renderStep(w, r, p, http.StatusOK, next, "")
+	return nil
 }
 
 // renderStep shows the step page of p with status and msg as its error.
@@ -116,9 +115,9 @@ func (h *handlers) renderStep(w http.ResponseWriter, r *http.Request, p *gatehou
 // sign-in with an aal2 browser session; a wrong code shows the page again.
 func (h *handlers) handleStep(w http.ResponseWriter, r *http.Request) error {
 	next := safeNext(r.PostFormValue("next"))
-	p, _, ok := h.pending(w, r, next)
-	if !ok {
-		return nil
+	p, _, err := h.pending(w, r, next)
+	if err != nil {
+		return err
 	}
 	method := r.PostFormValue("method")
 	if method != identity.FactorRecoveryCode {

@@ -61,21 +61,22 @@ func ssoPath(id string) string { return "/workspaces/" + id + "/sso" }
 
 func ssoConnPath(id, conn string) string { return ssoPath(id) + "/" + conn }
 
-// ssoPage is a page of the workspace in the path: its connections (403 to
+// The notices of the SSO pages (?done=key).
+var _ = pageNotices{
+	{Key: "sso-created", Named: "The connection %s was added. Paste the values below into your identity provider, then sign in with an address of its domains to try it."},
+	{Key: "sso-updated", Named: "The connection %s was saved."},
+	{Key: "sso-deleted", Named: "The connection %s was deleted."},
+}.add()
+
+// ssoPage is a page of workspace o: its connections (403 to
 // the roles that may not manage them) and its verified domains.
-func (h *handlers) ssoPage(w http.ResponseWriter, r *http.Request, c *caller) (*page, *ssoData, bool) {
+func (h *handlers) ssoPage(r *http.Request, c *caller, o *workspace.OrgListing) (*page, *ssoData, error) {
 	if h.sso == nil {
-		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
-		return nil, nil, false
-	}
-	o := h.orgPage(w, r, c)
-	if o == nil {
-		return nil, nil, false
+		return nil, nil, errPageNotFound
 	}
 	cs, err := h.sso.Connections(r.Context(), c.p, o.ID)
 	if err != nil {
-		h.pageError(w, r, err)
-		return nil, nil, false
+		return nil, nil, err
 	}
 	d := &ssoData{Org: *o, Links: orgLinks(o), Here: "sso", Connections: cs, Roles: ssoRoles}
 	if ds, err := h.ws.Domains(r.Context(), c.p, o.ID); err == nil {
@@ -90,33 +91,28 @@ func (h *handlers) ssoPage(w http.ResponseWriter, r *http.Request, c *caller) (*
 	}
 	p := c.page(r, tr(r, "%s: single sign-on", o.Name), "workspaces")
 	p.Data, p.Script = d, copyScriptPath
-	return p, d, true
+	return p, d, nil
 }
 
-// handleSSOPage handles "GET /workspaces/{id}/sso": the connections and
-// the two ways to add one.
-func (h *handlers) handleSSOPage(w http.ResponseWriter, r *http.Request) {
-	c := h.caller(w, r)
-	if c == nil {
-		return
-	}
-	if p, _, ok := h.ssoPage(w, r, c); ok {
-		h.render(w, r, http.StatusOK, "sso", p)
-	}
+// ssoListPage is "GET /workspaces/{id}/sso": the connections and the two
+// ways to add one.
+func (h *handlers) ssoListPage(r *http.Request, c *caller, o *workspace.OrgListing) (*page, error) {
+	p, _, err := h.ssoPage(r, c, o)
+	return p, err
 }
 
-// ssoNewPage is the set-up page of the protocol in the path: the values
-// the identity provider needs first (OpenID Connect's redirect URI; a SAML
-// connection's own URLs exist once it does, on its page), then the form.
-func (h *handlers) ssoNewPage(w http.ResponseWriter, r *http.Request, c *caller) (*page, bool) {
+// ssoNewPage is "GET /workspaces/{id}/sso/new/{protocol}", the set-up page
+// of the protocol in the path: the values the identity provider needs
+// first (OpenID Connect's redirect URI; a SAML connection's own URLs exist
+// once it does, on its page), then the form.
+func (h *handlers) ssoNewPage(r *http.Request, c *caller, o *workspace.OrgListing) (*page, error) {
 	proto := ssoProtocol(r)
 	if proto != sso.ProtocolOIDC && proto != sso.ProtocolSAML {
-		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
-		return nil, false
+		return nil, errPageNotFound
 	}
-	p, d, ok := h.ssoPage(w, r, c)
-	if !ok {
-		return nil, false
+	p, d, err := h.ssoPage(r, c, o)
+	if err != nil {
+		return nil, err
 	}
 	d.Protocol = proto
 	if proto == sso.ProtocolOIDC {
@@ -128,7 +124,7 @@ func (h *handlers) ssoNewPage(w http.ResponseWriter, r *http.Request, c *caller)
 	}
 	p.Values = map[string]string{"name": "Single sign-on", "scopes": strings.Join(sso.DefaultScopes, " "), "default_role": workspace.RoleMember,
 		"domains": strings.Join(d.Domains, " ")}
-	return p, true
+	return p, nil
 }
 
 // ssoProtocol is the protocol a set-up page's path ends with.
@@ -136,40 +132,10 @@ func ssoProtocol(r *http.Request) string {
 	return r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:]
 }
 
-// ssoView handles a GET of a form page build makes: "GET
-// /workspaces/{id}/sso/new/{protocol}" (ssoNewPage) and "GET
-// /workspaces/{id}/sso/{conn}" (ssoConnPage).
-func (h *handlers) ssoView(build func(http.ResponseWriter, *http.Request, *caller) (*page, bool)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		c := h.caller(w, r)
-		if c == nil {
-			return
-		}
-		if p, ok := build(w, r, c); ok {
-			h.render(w, r, http.StatusOK, "ssoform", p)
-		}
-	}
-}
-
-// ssoCaller is the signed-in caller of an SSO form's post; nil, answered,
-// when there is none or the service has no SSO.
-func (h *handlers) ssoCaller(w http.ResponseWriter, r *http.Request) *caller {
-	c := h.caller(w, r)
-	if c != nil && h.sso == nil {
-		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
-		return nil
-	}
-	return c
-}
-
 // handleSSOCreate handles "POST /workspaces/{id}/sso/new/{protocol}";
 // CreateConnection decides who may (403, or a sign-in again), and what is
 // valid (400 by field, 409).
-func (h *handlers) handleSSOCreate(w http.ResponseWriter, r *http.Request) {
-	c := h.ssoCaller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleSSOCreate(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id, saml := r.PathValue("id"), ssoProtocol(r) == sso.ProtocolSAML
 	in := ssoInput(r, nil, saml)
 	if saml {
@@ -177,39 +143,27 @@ func (h *handlers) handleSSOCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	conn, err := h.sso.CreateConnection(r.Context(), c.p, id, in)
 	if err != nil {
-		if p, ok := h.ssoNewPage(w, asGet(r), c); ok {
-			p.Notice = ""
-			h.refuse(w, r, "ssoform", p, ssoRefusal(err), ssoValues(r), ssoFields...)
-		}
-		return
+		return h.refusedIn(r, c, "ssoform", h.ssoNewPage, ssoRefusal(err), ssoValues(r), ssoFields...)
 	}
 	h.doneNamed(w, r, ssoConnPath(id, conn.ID), "sso-created", conn.Name)
+	return nil
 }
 
 // ssoConnPage is the page of the connection in the path: the values to
 // paste into its identity provider and the edit form, filled.
-func (h *handlers) ssoConnPage(w http.ResponseWriter, r *http.Request, c *caller) (*page, bool) {
-	p, d, ok := h.ssoPage(w, r, c)
-	if !ok {
-		return nil, false
+func (h *handlers) ssoConnPage(r *http.Request, c *caller, o *workspace.OrgListing) (*page, error) {
+	p, d, err := h.ssoPage(r, c, o)
+	if err != nil {
+		return nil, err
 	}
 	conn, err := h.sso.Connection(r.Context(), c.p, d.Org.ID, r.PathValue("conn"))
 	if err != nil {
-		h.pageError(w, r, err)
-		return nil, false
+		return nil, err
 	}
 	d.Conn, d.Protocol, p.Title = conn, conn.Protocol, d.Org.Name+": "+conn.Name
-	if n := ssoKeyNotices[r.URL.Query().Get("done")]; n != "" {
-		p.Notice = n
-	}
 	if conn.SAML != nil {
 		if d.Certs, err = h.sso.SAMLCertificates(r.Context(), conn); err != nil {
-			h.pageError(w, r, err)
-			return nil, false
-		}
-		if which := r.URL.Query().Get("certificate"); which != "" {
-			h.ssoCertDownload(w, r, conn, d.Certs, which)
-			return nil, false
+			return nil, err
 		}
 		d.Protocol, d.MetadataURL = sso.ProtocolSAML, h.sso.SAMLEntityID(conn.ID)
 		d.Setup = []setupValue{
@@ -242,26 +196,36 @@ func (h *handlers) ssoConnPage(w http.ResponseWriter, r *http.Request, c *caller
 			p.Values["allow_idp_initiated"] = "on"
 		}
 	}
-	return p, true
+	return p, nil
+}
+
+// handleSSOConnPage handles "GET /workspaces/{id}/sso/{conn}": the
+// connection's page, or with ?certificate= one of a SAML connection's
+// certificates to download.
+func (h *handlers) handleSSOConnPage(w http.ResponseWriter, r *http.Request, c *caller, o *workspace.OrgListing) error {
+	p, err := h.ssoConnPage(r, c, o)
+	if err != nil {
+		return err
+	}
+	d := p.Data.(*ssoData)
+	if which := r.URL.Query().Get("certificate"); which != "" && d.Conn.SAML != nil {
+		return ssoCertDownload(w, d.Conn, d.Certs, which)
+	}
+	h.render(w, r, http.StatusOK, "ssoform", p)
+	return nil
 }
 
 // handleSSOUpdate handles "POST /workspaces/{id}/sso/{conn}": the edit
 // form; an unchanged issuer, client id or metadata URL is not sent (no
 // new discovery or fetch), nor an empty client secret (kept).
-func (h *handlers) handleSSOUpdate(w http.ResponseWriter, r *http.Request) {
-	c := h.ssoCaller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleSSOUpdate(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id, connID := r.PathValue("id"), r.PathValue("conn")
 	old, err := h.sso.Connection(r.Context(), c.p, id, connID)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	if step := r.PostFormValue("key"); step != "" {
-		h.ssoKeyStep(w, r, c, old, step)
-		return
+		return h.ssoKeyStep(w, r, c, old, step)
 	}
 	in := ssoInput(r, old, old.SAML != nil)
 	if old.SAML != nil {
@@ -269,40 +233,30 @@ func (h *handlers) handleSSOUpdate(w http.ResponseWriter, r *http.Request) {
 	}
 	conn, err := h.sso.UpdateConnection(r.Context(), c.p, id, connID, in)
 	if err != nil {
-		if p, ok := h.ssoConnPage(w, asGet(r), c); ok {
-			p.Notice = ""
-			h.refuse(w, r, "ssoform", p, ssoRefusal(err), ssoValues(r), ssoFields...)
-		}
-		return
+		return h.refusedIn(r, c, "ssoform", h.ssoConnPage, ssoRefusal(err), ssoValues(r), ssoFields...)
 	}
 	h.doneNamed(w, r, ssoConnPath(id, conn.ID), "sso-updated", conn.Name)
+	return nil
 }
 
 // handleSSODelete handles "POST /workspaces/{id}/sso/{conn}/delete",
 // after a confirmation step.
-func (h *handlers) handleSSODelete(w http.ResponseWriter, r *http.Request) {
-	c := h.ssoCaller(w, r)
-	if c == nil {
-		return
-	}
+func (h *handlers) handleSSODelete(w http.ResponseWriter, r *http.Request, c *caller) error {
 	id, connID := r.PathValue("id"), r.PathValue("conn")
 	conn, err := h.sso.Connection(r.Context(), c.p, id, connID)
 	if err != nil {
-		h.pageError(w, r, err)
-		return
+		return err
 	}
 	if !h.confirmed(w, r, c, "workspaces", confirmStep{Title: tr(r, "Delete the connection %s?", conn.Name),
 		Message: tr(r, "People at %s can no longer sign in through it, and the accounts linked to it are unlinked. Their sessions stay open. This cannot be undone: a new connection needs new values in the identity provider.", strings.Join(conn.Domains, ", ")),
 		Button:  tr(r, "Delete %s", conn.Name), Back: ssoConnPath(id, connID)}) {
-		return
+		return nil
 	}
 	if err := h.sso.DeleteConnection(r.Context(), c.p, id, connID); err != nil {
-		if !h.signInAgain(w, r, err) {
-			h.pageError(w, r, err)
-		}
-		return
+		return err
 	}
 	h.doneNamed(w, r, ssoPath(id), "sso-deleted", conn.Name)
+	return nil
 }
 
 // ssoInput is the common fields of the form (and OpenID Connect's unless
@@ -414,46 +368,44 @@ func ssoRefusal(err error) error {
 // confirmation step. The steps post to the connection's page with a key
 // field (stage or promote) beside the edit form's fields.
 
-// ssoKeyNotices are the notices of the key steps on the connection's page.
-var ssoKeyNotices = map[string]string{
-	"sso-key-stage":   "A next key was added. Give your identity provider its certificate (or let it read our metadata again), then make it current.",
-	"sso-key-promote": "The next key is current: it signs from now on, and the old one is no longer published.",
-}
+// The notices of the key steps on the connection's page.
+var _ = pageNotices{
+	{Key: "sso-key-stage", Text: "A next key was added. Give your identity provider its certificate (or let it read our metadata again), then make it current."},
+	{Key: "sso-key-promote", Text: "The next key is current: it signs from now on, and the old one is no longer published."},
+}.add()
 
 // ssoKeyStep takes step (sso.KeyStage or sso.KeyPromote) of the rotation
 // of conn's key; promoting asks for a confirmation first (the old key
 // cannot come back). RotateSAMLKey decides who may (403, or a sign-in
 // again) and audits; a step out of turn (409) is told on the page.
-func (h *handlers) ssoKeyStep(w http.ResponseWriter, r *http.Request, c *caller, conn *sso.Connection, step string) {
+func (h *handlers) ssoKeyStep(w http.ResponseWriter, r *http.Request, c *caller, conn *sso.Connection, step string) error {
 	id := r.PathValue("id")
 	if step == sso.KeyPromote && !h.confirmed(w, r, c, "workspaces", confirmStep{Title: tr(r, "Make the next key of %s current?", conn.Name),
 		Message: tr(r, "It signs our requests from now on, and the current key is no longer published nor accepted for encrypted assertions. This cannot be undone: check first that your identity provider has the next certificate."),
 		Button:  tr(r, "Make the next key current"), Back: ssoConnPath(id, conn.ID)}) {
-		return
+		return nil
 	}
 	if _, err := h.sso.RotateSAMLKey(r.Context(), c.p, id, conn.ID, step); err != nil {
-		if h.signInAgain(w, r, err) {
-			return
+		p, perr := h.pageIn(asGet(r), c, h.ssoConnPage)
+		if perr != nil {
+			return perr
 		}
-		if p, ok := h.ssoConnPage(w, asGet(r), c); ok {
-			p.Notice = ""
-			h.refuse(w, r, "ssoform", p, err, p.Values)
-		}
-		return
+		return refused("ssoform", p, err, p.Values)
 	}
 	done(w, r, ssoConnPath(id, conn.ID), "sso-key-"+step)
+	return nil
 }
 
 // ssoCertDownload answers the certificate which ("current" or "next") of
 // certs, PEM, as a file named after conn.
-func (h *handlers) ssoCertDownload(w http.ResponseWriter, r *http.Request, conn *sso.Connection, certs []sso.SPCertificate, which string) {
+func ssoCertDownload(w http.ResponseWriter, conn *sso.Connection, certs []sso.SPCertificate, which string) error {
 	i := slices.Index([]string{"current", "next"}, which)
 	if i < 0 || i >= len(certs) {
-		h.pageError(w, r, gatehouse.Errorf(gatehouse.KindNotFound, "page not found"))
-		return
+		return errPageNotFound
 	}
 	w.Header().Set("Content-Type", "application/x-pem-file")
 	w.Header().Set("Content-Disposition", `attachment; filename="gatehouse-saml-`+conn.ID+"-"+which+`.pem"`)
 	w.Header().Set("Cache-Control", "no-store")
 	w.Write([]byte(certs[i].PEM))
+	return nil
 }

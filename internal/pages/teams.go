@@ -11,7 +11,7 @@ import (
 // The notices of this page (?done=key).
 var _ = pageNotices{
 	{Key: "team-created", Text: "Team created."},
-	{Key: "team-deleted", Text: "Team deleted."},
+	{Key: "team-deleted", Text: "Team deleted.", Named: "The team %s was deleted."},
 	{Key: "team-member", Text: "Team member saved."},
 	{Key: "team-removed", Text: "Taken off the team."},
 	{Key: "team-saved", Text: "Team saved."},

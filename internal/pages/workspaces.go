@@ -8,7 +8,7 @@ import (
 var _ = pageNotices{
 	{Key: "created", Text: "Workspace created."},
 	{Key: "default", Text: "Default workspace changed."},
-	{Key: "left", Text: "You left the workspace."},
+	{Key: "left", Text: "You left the workspace.", Named: "You left %s."},
 }.add()
 
 // workspacesPage is "GET /account/workspaces": c's memberships and default.

@@ -23,8 +23,8 @@ func (h *handlers) handleRecoverPage(w http.ResponseWriter, r *http.Request) {
 // the per-IP or the per-address limit.
 const tooManyLinks = "Too many links requested. Wait a few minutes and try again."
 
-// tooMany reports whether err is a limit's refusal.
-func tooMany(err error) bool {
+// refusedByLimit reports whether err is a limit's refusal.
+func refusedByLimit(err error) bool {
 	e, ok := errors.AsType[*gatehouse.Error](err)
 	return ok && e.Kind == gatehouse.KindTooMany
 }
@@ -44,7 +44,7 @@ func (h *handlers) handleRecover(w http.ResponseWriter, r *http.Request) error {
 	} else {
 		err = h.svc.RequestRecovery(r.Context(), email)
 	}
-	if tooMany(err) {
+	if refusedByLimit(err) {
 		h.render(w, r, http.StatusTooManyRequests, "recover", &page{Title: "Forgot your password?", Email: email, Error: tooManyLinks})
 		return nil
 	} else if err != nil {

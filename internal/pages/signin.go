@@ -123,7 +123,7 @@ func (h *handlers) handleSignInMagic(w http.ResponseWriter, r *http.Request) err
 	} else {
 		err = h.svc.RequestMagicLink(r.Context(), email, "web")
 	}
-	if tooMany(err) {
+	if refusedByLimit(err) {
 		h.render(w, r, http.StatusTooManyRequests, "signin", &page{Title: "Sign in", Next: next, Email: email,
 			Error: tooManyLinks, Script: passkeyScriptPath})
 		return nil

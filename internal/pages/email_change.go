@@ -41,24 +41,21 @@ func (h *handlers) handleEmailChangePage(w http.ResponseWriter, r *http.Request)
 }
 
 // spentChangeLink answers for an email change link that was used (a
-// second click) or has expired, saying which and whether the account uses
-// the address already; false for any other link.
+// second click), replaced or expired, saying which and whether the account
+// uses the address already; false for any other link.
 func (h *handlers) spentChangeLink(w http.ResponseWriter, r *http.Request, tok string) bool {
-	state, moved, err := h.svc.MailedLink(r.Context(), tok, identity.PurposeChangeEmail)
-	if err != nil || (state != identity.LinkUsed && state != identity.LinkExpired) {
-		return false
-	}
-	p := &page{Title: "This link was used already", Next: "/", Button: "Go to your account"}
-	switch {
-	case state == identity.LinkUsed && moved:
-		p.Message = "This link was used already: your account uses this email address. There is nothing more to do."
-	case state == identity.LinkUsed:
-		p.Message = "This link was used already, or a newer link replaced it. To move your account to this address, ask for a new link on your account page."
-	default:
-		p.Title, p.Message = "This link has expired", "This link to change your email address has expired: each works for 24 hours. Ask for a new one on your account page."
-	}
-	h.render(w, r, http.StatusGone, "message", p)
-	return true
+	return h.spentLink(w, r, tok, identity.PurposeChangeEmail, func(state identity.LinkState, moved bool) *page {
+		p := &page{Title: "This link was used already", Next: "/", Button: "Go to your account"}
+		switch {
+		case state == identity.LinkUsed && moved:
+			p.Message = "This link was used already: your account uses this email address. There is nothing more to do."
+		case state == identity.LinkUsed:
+			p.Message = "This link was used already, or a newer link replaced it. To move your account to this address, ask for a new link on your account page."
+		default:
+			p.Title, p.Message = "This link has expired", "This link to change your email address has expired: each works for 24 hours. Ask for a new one on your account page."
+		}
+		return p
+	})
 }
 
 // handleEmailChange handles "POST /account/email/confirm".

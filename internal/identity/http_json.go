@@ -17,11 +17,14 @@ type userJSON struct {
 	Name          string `json:"name"`
 	AvatarURL     string `json:"avatar_url"`
 	EmailVerified bool   `json:"email_verified"`
-	CreatedAt     string `json:"created_at"`
+	// Language is the person's preference for pages and mail, "" when
+	// they follow their browser's (Accept-Language).
+	Language  string `json:"language"`
+	CreatedAt string `json:"created_at"`
 }
 
 func toUser(u *gatehouse.User) userJSON {
-	return userJSON{ID: u.ID, Email: u.Email, Name: u.Name, AvatarURL: u.AvatarURL, EmailVerified: u.EmailVerified, CreatedAt: httpjson.Stamp(u.CreatedAt)}
+	return userJSON{ID: u.ID, Email: u.Email, Name: u.Name, AvatarURL: u.AvatarURL, EmailVerified: u.EmailVerified, Language: u.Language, CreatedAt: httpjson.Stamp(u.CreatedAt)}
 }
 
 // sessionJSON is a sign-in: the access and refresh tokens, the user and

@@ -16,11 +16,12 @@ func (h *handlers) handlePatchMe(w http.ResponseWriter, r *http.Request, p *gate
 	var in struct {
 		Name      *string `json:"name"`
 		AvatarURL *string `json:"avatar_url"`
+		Language  *string `json:"language"`
 	}
 	if err := httpjson.Decode(r, &in); err != nil {
 		return err
 	}
-	u, err := h.svc.UpdateProfile(r.Context(), p, ProfilePatch{Name: in.Name, AvatarURL: in.AvatarURL})
+	u, err := h.svc.UpdateProfile(r.Context(), p, ProfilePatch{Name: in.Name, AvatarURL: in.AvatarURL, Language: in.Language})
 	if err != nil {
 		return err
 	}

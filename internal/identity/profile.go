@@ -18,15 +18,15 @@ import (
 type ProfilePatch struct {
 	Name      *string
 	AvatarURL *string
-	// Language is the pages' and mail's language ("" for the browser's);
-	// the account page sets it, the API leaves it nil.
+	// Language is the pages' and mail's language: a code of i18n.Codes,
+	// or "" to follow the browser's (the request's) Accept-Language.
 	Language *string
 }
 
 // UpdateProfile applies a partial profile change. API-key sessions may call it.
 func (s *Service) UpdateProfile(ctx context.Context, p *gatehouse.Principal, in ProfilePatch) (*gatehouse.User, error) {
 	if in.Name == nil && in.AvatarURL == nil && in.Language == nil {
-		return nil, gatehouse.Invalid("nothing to update: give name or avatar_url")
+		return nil, gatehouse.Invalid("nothing to update: give name, avatar_url or language")
 	}
 	var u *gatehouse.User
 	err := s.store.Tx(ctx, func(tx Store) error {

@@ -77,6 +77,70 @@ func TestPatchMe(t *testing.T) {
 	})
 }
 
+// TestPatchMeLanguage: the language preference is a field of the User
+// (GET /v1/auth/me, PATCH's answer), set by PATCH /v1/me with a supported
+// code, cleared with "" (back to Accept-Language), left alone by null, and
+// refused (400, nothing changed) for any other value; mail then follows it.
+func TestPatchMeLanguage(t *testing.T) {
+	t.Parallel()
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		lang := func(want string) func(t *testing.T, r *testenv.Resp) {
+			return func(t *testing.T, r *testenv.Resp) {
+				if r.Status == 200 {
+					if got := r.Str("user.language"); got != want {
+						t.Errorf("answered language = %q; want %q", got, want)
+					}
+				}
+				if got := env.Do(t, "GET", "/v1/auth/me", a.Access, nil).Want(t, 200).Str("user.language"); got != want {
+					t.Errorf("stored language = %q; want %q", got, want)
+				}
+			}
+		}
+		refused := func(t *testing.T, r *testenv.Resp) {
+			if got := r.Str("error"); got != "language must be one of: en, de" {
+				t.Errorf("error = %q", got)
+			}
+			lang("de")(t, r)
+		}
+		patch := func(name string, body any, want int, check func(t *testing.T, r *testenv.Resp)) testenv.Case {
+			return testenv.Case{Name: name, Method: "PATCH", Path: "/v1/me", Token: a.Access, Body: body, Want: want, Check: check}
+		}
+		env.RunCases(t, []testenv.Case{
+			patch("none yet: automatic", map[string]any{"name": a.Name}, 200, lang("")),
+			patch("set German", map[string]any{"language": "de"}, 200, lang("de")),
+			patch("null leaves it", `{"name": "Ada", "language": null}`, 200, lang("de")),
+			patch("unknown language", map[string]any{"language": "fr"}, 400, refused),
+			patch("a region is not a code", map[string]any{"language": "de-DE"}, 400, refused),
+			patch("capitals", map[string]any{"language": "DE"}, 400, refused),
+			patch("unknown language with a valid name changes nothing", map[string]any{"name": "Changed", "language": "xx"}, 400, refused),
+			patch("a number", `{"language": 1}`, 400, lang("de")),
+			patch("set English", map[string]any{"language": "en"}, 200, lang("en")),
+			patch("clear", map[string]any{"language": ""}, 200, lang("")),
+		})
+		if got := env.Do(t, "GET", "/v1/auth/me", a.Access, nil).Str("user.name"); got != "Ada" {
+			t.Errorf("name = %q after refusals; want Ada", got)
+		}
+
+		// Mail follows the preference set through the API, whatever the
+		// request's language; cleared, it follows the request's again.
+		recoverIn := func(accept, subject string) {
+			t.Helper()
+			env.DoIn(t, accept, "POST", "/v1/auth/recover", "", map[string]string{"email": a.Email}).Want(t, 200)
+			env.WaitMail(t)
+			if got := lastSubject(env, a.Email); !strings.HasPrefix(got, subject) {
+				t.Errorf("reset mail with Accept-Language %q: %q; want %q…", accept, got, subject)
+			}
+		}
+		recoverIn("de", "Neues Passwort für") // cleared: the request's language
+		env.Do(t, "PATCH", "/v1/me", a.Access, map[string]any{"language": "en"}).Want(t, 200)
+		recoverIn("de", "Set a new")
+		env.Do(t, "PATCH", "/v1/me", a.Access, map[string]any{"language": "de"}).Want(t, 200)
+		recoverIn("en-US", "Neues Passwort für")
+		recoverIn("", "Neues Passwort für")
+	})
+}
+
 // TestDeleteMe covers "DELETE /v1/me" (spec 4.2, section 7: 409 as sole
 // owner of a team org that still has other members).
 func TestDeleteMe(t *testing.T) {

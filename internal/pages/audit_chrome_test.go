@@ -13,8 +13,9 @@ import (
 // TestChromiumAuditAndActivity (issue 30 items 6 and 7): at 390 and 1280
 // px, an owner filters the audit log by what happened and by days (a GET
 // form), gets the CSV link of that view, and opens their security
-// activity from the account page; axe-core finds no serious violation and
-// no page scrolls sideways. With -update it writes the screenshots.
+// activity from the account page; axe-core finds no serious violation (in
+// light and dark mode) and no page scrolls sideways. With -update it
+// writes the screenshots.
 func TestChromiumAuditAndActivity(t *testing.T) {
 	c := newChrome(t, 390)
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
@@ -35,7 +36,7 @@ func TestChromiumAuditAndActivity(t *testing.T) {
 
 			c.do(tab, "audit", chromedp.Navigate(base+"/audit"), chromedp.WaitVisible(chromedp.ID("action")))
 			c.wantText(tab, "audit", "Team created", "API key created", "by "+owner.Name, "team “Night shift”")
-			c.checkA11y(tab, "audit")
+			checkA11yLightDark(c, tab, "audit")
 			c.fits(tab, "audit")
 			c.do(tab, "filter", chromedp.SetValue(chromedp.ID("action"), "identity.team.created"),
 				chromedp.SetValue(chromedp.ID("from"), "2020-01-01"),
@@ -49,7 +50,7 @@ func TestChromiumAuditAndActivity(t *testing.T) {
 			if err != nil || !strings.HasPrefix(href, "/workspaces/"+org+"/audit.csv?") || !strings.Contains(href, "from=2020-01-01") {
 				t.Fatalf("CSV link %q (%v); want the filtered view's", href, err)
 			}
-			c.checkA11y(tab, "filtered audit")
+			checkA11yLightDark(c, tab, "filtered audit")
 			c.fits(tab, "filtered audit")
 			shot("audit-filtered")
 
@@ -59,7 +60,7 @@ func TestChromiumAuditAndActivity(t *testing.T) {
 			if strings.Contains(c.text(tab), "Billing sync") {
 				t.Fatalf("the activity page lists a workspace key")
 			}
-			c.checkA11y(tab, "activity")
+			checkA11yLightDark(c, tab, "activity")
 			c.fits(tab, "activity")
 			shot("activity")
 		}

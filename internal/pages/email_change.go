@@ -29,11 +29,33 @@ func (h *handlers) handleChangeEmail(w http.ResponseWriter, r *http.Request, c *
 
 // handleEmailChangePage handles "GET /account/email/confirm?token=…", the
 // link mailed to the new address. It only shows a button: mail scanners
-// open links, so the change is made on POST.
+// open links, so the change is made on POST. A link used already or
+// expired says so at once, as the other mailed links do.
 func (h *handlers) handleEmailChangePage(w http.ResponseWriter, r *http.Request) {
+	if h.spentChangeLink(w, r, r.URL.Query().Get("token")) {
+		return
+	}
 	h.render(w, r, http.StatusOK, "confirm", &page{Title: "Confirm your new email address",
 		Message: tr(r, "Confirm that this address is yours and that you asked to move your %s account to it. If you did not ask, close this page.", h.brand.Name),
 		Action:  identity.ChangeEmailPath, Token: r.URL.Query().Get("token"), Button: "Use this email address"})
+}
+
+// spentChangeLink answers for an email change link that was used (a
+// second click), replaced or expired, saying which and whether the account
+// uses the address already; false for any other link.
+func (h *handlers) spentChangeLink(w http.ResponseWriter, r *http.Request, tok string) bool {
+	return h.spentLink(w, r, tok, identity.PurposeChangeEmail, func(state identity.LinkState, moved bool) *page {
+		p := &page{Title: "This link was used already", Next: "/", Button: "Go to your account"}
+		switch {
+		case state == identity.LinkUsed && moved:
+			p.Message = "This link was used already: your account uses this email address. There is nothing more to do."
+		case state == identity.LinkUsed:
+			p.Message = "This link was used already, or a newer link replaced it. To move your account to this address, ask for a new link on your account page."
+		default:
+			p.Title, p.Message = "This link has expired", "This link to change your email address has expired: each works for 24 hours. Ask for a new one on your account page."
+		}
+		return p
+	})
 }
 
 // handleEmailChange handles "POST /account/email/confirm".

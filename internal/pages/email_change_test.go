@@ -3,7 +3,9 @@ package pages_test
 import (
 	"html"
 	"net/url"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse/internal/identity"
 	"github.com/gatehouse/gatehouse/internal/testenv"
@@ -75,5 +77,42 @@ func TestConsoleEmailChangeSignInAgain(t *testing.T) {
 		if n := len(env.MailTexts(next, changeLink)); n != 0 {
 			t.Fatalf("a stale session mailed %d change links", n)
 		}
+	})
+}
+
+// TestEmailChangeSpentLink (issue 30 item 9 for the email change link): a
+// link used already, replaced by a newer one or expired says which at
+// once (410, no button), before anyone presses a button that would fail.
+func TestEmailChangeSpentLink(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		b := signedIn(t, env, a)
+		ask := func(to string) string {
+			t.Helper()
+			wantRedirect(t, "ask", b.Post(t, "/account/email", url.Values{"email": {to}}), "/account?done=email-link")
+			return identity.ChangeEmailPath + "?token=" + url.QueryEscape(env.MailToken(t, to, changeLink))
+		}
+		anon := env.NewBrowser(t)
+
+		first := ask(testenv.Email())
+		wantPage(t, "a fresh link", anon.Get(t, first), 200, "Use this email address")
+		env.Clock.Advance(61 * time.Second) // one link a minute
+		next := testenv.Email()
+		second := ask(next)
+		wantPage(t, "replaced by a newer link", anon.Get(t, first), 410, "or a newer link replaced it")
+
+		tok, _ := url.ParseQuery(second[len(identity.ChangeEmailPath)+1:])
+		wantPage(t, "confirm", anon.Post(t, identity.ChangeEmailPath, url.Values{"token": {tok.Get("token")}}), 200, "Email address changed")
+		res := anon.Get(t, second)
+		wantPage(t, "used", res, 410, "This link was used already: your account uses this email address.")
+		if strings.Contains(res.Body, "Use this email address") {
+			t.Fatalf("the used link's page still offers the button")
+		}
+
+		b = signedIn(t, env, &testenv.Account{Email: next, Password: a.Password})
+		env.Clock.Advance(61 * time.Second)
+		third := ask(testenv.Email())
+		env.Clock.Advance(24*time.Hour + time.Second)
+		wantPage(t, "expired", anon.Get(t, third), 410, "This link has expired", "each works for 24 hours")
 	})
 }

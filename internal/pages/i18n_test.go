@@ -140,3 +140,22 @@ func TestLanguagePreference(t *testing.T) {
 		}
 	})
 }
+
+// TestLanguagePreferenceFromAPI: a preference set through PATCH /v1/me is
+// the one the pages use (and the account page shows chosen); cleared
+// through the API, the pages follow the browser again.
+func TestLanguagePreferenceFromAPI(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
+		a := env.Register(t)
+		b := speaking(signedIn(t, env, a), "en-US")
+		wantPage(t, "English account", b.Get(t, "/account"), 200, `<html lang="en">`)
+
+		env.Do(t, "PATCH", "/v1/me", a.Access, map[string]any{"language": "de"}).Want(t, 200)
+		res := b.Get(t, "/account")
+		wantGerman(t, "German set through the API", res)
+		wantPage(t, "German chosen", res, 200, `<option value="de" lang="de" selected>Deutsch</option>`)
+
+		env.Do(t, "PATCH", "/v1/me", a.Access, map[string]any{"language": ""}).Want(t, 200)
+		wantPage(t, "cleared through the API", b.Get(t, "/account"), 200, `<html lang="en">`)
+	})
+}

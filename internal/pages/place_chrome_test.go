@@ -44,6 +44,16 @@ func checkA11yBoth(c *chrome, tab context.Context, page string) {
 	darkMode(c, tab, false)
 }
 
+// checkA11yLightDark runs axe-core on the page at the tab's width in light
+// and in dark mode, leaving it light.
+func checkA11yLightDark(c *chrome, tab context.Context, page string) {
+	c.t.Helper()
+	c.checkA11y(tab, page+", light")
+	darkMode(c, tab, true)
+	c.checkA11y(tab, page+", dark")
+	darkMode(c, tab, false)
+}
+
 // noSidewaysScroll fails when the page in tab is wider than the viewport.
 func noSidewaysScroll(c *chrome, tab context.Context, page string) {
 	c.t.Helper()

@@ -18,7 +18,7 @@ import (
 // change: a personal key, a password and deleting the account. Each time
 // the clock passes the recent sign-in window, the refused form answers
 // with the sign-in form for the same account (checked by axe-core at 390
-// and 1280 px), and the password brings the person back to the page with
+// and 1280 px, light and dark), and the password brings the person back to the page with
 // the form ready to send, which then does what was asked.
 func TestChromiumSignInAgainInPlace(t *testing.T) {
 	c := newChrome(t, 390)
@@ -43,14 +43,14 @@ func TestChromiumSignInAgainInPlace(t *testing.T) {
 		if email, _ := chromedp.Run(tab, chromedp.Value(chromedp.ID("email"))); email != a.Email {
 			t.Fatalf("email field = %q; want %q", email, a.Email)
 		}
-		checkA11yWide(c, tab, "sign in again")
+		checkA11yBoth(c, tab, "sign in again")
 		look(c, tab, "signin-again")
 		signIn("sign in again for the key")
 		c.wantText(tab, "key form kept", "You signed in again.", "Create the personal API key you filled in.", "kept key")
 		if v, _ := chromedp.Run(tab, chromedp.Value(chromedp.ID("key-name"))); v != "kept key" {
 			t.Fatalf("key name field = %q; want it kept", v)
 		}
-		checkA11yWide(c, tab, "form kept")
+		checkA11yBoth(c, tab, "form kept")
 		look(c, tab, "resume-keys")
 		c.do(tab, "send it", chromedp.Click(chromedp.CSS(`form.resume button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("new-secret")))
 		c.wantText(tab, "key made", "kept key")
@@ -63,7 +63,7 @@ func TestChromiumSignInAgainInPlace(t *testing.T) {
 			chromedp.Click(chromedp.CSS(`form[action="/account/password"] button[type=submit]`)), chromedp.WaitVisible(chromedp.ID("password")))
 		signIn("sign in again for the password")
 		c.wantText(tab, "password form kept", "Type your passwords again")
-		checkA11yWide(c, tab, "password form kept")
+		checkA11yBoth(c, tab, "password form kept")
 		look(c, tab, "resume-password")
 		c.do(tab, "send it", chromedp.SendKeys(chromedp.ID("resume-current_password"), a.Password),
 			chromedp.SendKeys(chromedp.ID("resume-new_password"), "a brand new passphrase"),

@@ -34,7 +34,7 @@ func TestChromiumSignInStep(t *testing.T) {
 		c.wantText(tab, "wrong code", "Invalid or already used code")
 		c.checkA11y(tab, "mfa with an error")
 		if env.DB == "sqlite" {
-			c.screenshot(tab, "signin-step-500", testenv.Updating())
+			c.screenshot(tab, "signin-step-390", testenv.Updating())
 		}
 		c.do(tab, "the right code", chromedp.SendKeys(chromedp.ID("code"), totpNow(t, env, m.Secret)),
 			chromedp.Click(chromedp.CSS(`form[action="/signin/mfa"] button[type=submit]`)),

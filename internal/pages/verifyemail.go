@@ -50,21 +50,31 @@ func (h *handlers) handleVerifyEmailForm(w http.ResponseWriter, r *http.Request)
 // spentVerifyLink answers for a confirmation link that was used (a
 // second click) or has expired, saying which; false for any other link.
 func (h *handlers) spentVerifyLink(w http.ResponseWriter, r *http.Request, tok string) bool {
-	state, confirmed, err := h.svc.MailedLink(r.Context(), tok, identity.PurposeVerifyEmail)
+	return h.spentLink(w, r, tok, identity.PurposeVerifyEmail, func(state identity.LinkState, confirmed bool) *page {
+		p := &page{Title: "This link was used already", Next: "/", Button: "Go to your account"}
+		switch {
+		case state == identity.LinkUsed && confirmed:
+			p.Message = "This confirmation link was used already: your email address is confirmed. There is nothing more to do."
+		case state == identity.LinkUsed:
+			p.Message = "This confirmation link was used already, or a newer link replaced it. To confirm your address, ask for a new link on your account page."
+		case confirmed:
+			p.Title, p.Message = "This link has expired", "This confirmation link has expired, but your email address is confirmed already. There is nothing more to do."
+		default:
+			p.Title, p.Message = "This link has expired", "This confirmation link has expired. Ask for a new one on your account page."
+		}
+		return p
+	})
+}
+
+// spentLink answers 410 with the page say makes for a mailed link of
+// purpose that was used (or replaced by a newer one) or has expired, and
+// reports whether it did; any other link is left to the caller. Each link
+// page says so before anyone presses a button or types into a form.
+func (h *handlers) spentLink(w http.ResponseWriter, r *http.Request, tok, purpose string, say func(state identity.LinkState, confirmed bool) *page) bool {
+	state, confirmed, err := h.svc.MailedLink(r.Context(), tok, purpose)
 	if err != nil || (state != identity.LinkUsed && state != identity.LinkExpired) {
 		return false
 	}
-	p := &page{Title: "This link was used already", Next: "/", Button: "Go to your account"}
-	switch {
-	case state == identity.LinkUsed && confirmed:
-		p.Message = "This confirmation link was used already: your email address is confirmed. There is nothing more to do."
-	case state == identity.LinkUsed:
-		p.Message = "This confirmation link was used already, or a newer link replaced it. To confirm your address, ask for a new link on your account page."
-	case confirmed:
-		p.Title, p.Message = "This link has expired", "This confirmation link has expired, but your email address is confirmed already. There is nothing more to do."
-	default:
-		p.Title, p.Message = "This link has expired", "This confirmation link has expired. Ask for a new one on your account page."
-	}
-	h.render(w, r, http.StatusGone, "message", p)
+	h.render(w, r, http.StatusGone, "message", say(state, confirmed))
 	return true
 }

@@ -42,6 +42,7 @@ func OpenAPI() (*openapi3.T, error) {
 type router interface {
 	Route(r *http.Request) string
 	IsPage(pattern string) bool
+	PagePatterns() []string
 }
 
 // validated wraps the server so that every response is checked against the
@@ -68,6 +69,10 @@ func (e *Env) validated(t testing.TB, h http.Handler) http.Handler {
 		}
 	})
 }
+
+// PagePatterns lists the patterns of the server's page routes
+// (web.Server.Pages), sorted.
+func (e *Env) PagePatterns() []string { return e.routes.PagePatterns() }
 
 // Route returns the pattern of the server's route for method and path
 // ("GET /v1/orgs/{id}"), or "" when none serves it.

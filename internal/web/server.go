@@ -16,6 +16,7 @@ import (
 	"net/netip"
 	"net/url"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -170,6 +171,17 @@ func (m PageMux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Re
 
 // IsPage reports whether the route pattern was mounted through Pages.
 func (s *Server) IsPage(pattern string) bool { return s.pages[pattern] }
+
+// PagePatterns lists the route patterns mounted through Pages, sorted, so
+// a test can reach every page route without a list kept by hand.
+func (s *Server) PagePatterns() []string {
+	out := make([]string, 0, len(s.pages))
+	for p := range s.pages {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
 
 func (s *Server) handle(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

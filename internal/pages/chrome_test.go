@@ -29,8 +29,7 @@ type chrome struct {
 // 900).
 func newChrome(t *testing.T, width int) *chrome {
 	t.Helper()
-	axe, err := os.ReadFile(filepath.Join("..", "..", "test", "node", "node_modules", "axe-core", "axe.min.js"))
-	testenv.NeedTool(t, err == nil, "test/node/node_modules/axe-core (npm ci)")
+	axe := readAxe(t)
 	alloc := chromiumAllocator(t, chromedp.Flag("force-prefers-reduced-motion", true), chromedp.Flag("hide-scrollbars", true),
 		chromedp.WindowSize(width, 900))
 	// The first Run starts the browser; it must not carry a timeout.
@@ -39,7 +38,23 @@ func newChrome(t *testing.T, width int) *chrome {
 	if err := chromedp.Do(browser, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
-	return &chrome{t: t, browser: browser, axe: string(axe), width: width}
+	return &chrome{t: t, browser: browser, axe: axe, width: width}
+}
+
+// readAxe is axe-core's source; it skips the test when the node modules
+// are missing (fails under CI).
+func readAxe(t *testing.T) string {
+	t.Helper()
+	axe, err := os.ReadFile(filepath.Join("..", "..", "test", "node", "node_modules", "axe-core", "axe.min.js"))
+	testenv.NeedTool(t, err == nil, "test/node/node_modules/axe-core (npm ci)")
+	return string(axe)
+}
+
+// axeIn is a chrome for checking pages in tab, a tab of a browser started
+// otherwise (the passkey tests' one, with its virtual authenticator).
+func axeIn(t *testing.T, tab context.Context) *chrome {
+	t.Helper()
+	return &chrome{t: t, browser: tab, axe: readAxe(t), width: 390}
 }
 
 // chromiumAllocator starts headless Debian Chromium with the flags every

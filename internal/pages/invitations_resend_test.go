@@ -21,7 +21,7 @@ func TestInvitationsResendPage(t *testing.T) {
 		email := testenv.Email()
 		first := env.Invite(t, owner.Token, org, email, "member")
 		res := ob.Get(t, path)
-		wantPage(t, "list", res, 200, `aria-label="Send the invitation of `+email+` again"`)
+		wantPage(t, "list", res, 200, `aria-label="Send again to `+email+`"`)
 		id := regexpFirst(t, res.Body, `name="invitation_id" value="([^"]+)"`)
 
 		wantPage(t, "cross-site resend", ob.PostCrossSite(t, path+"/resend", url.Values{"invitation_id": {id}}), 403)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
@@ -50,13 +52,15 @@ func startChromium(t *testing.T) context.Context {
 // Chromium with a virtual authenticator: sign in with a password, add a
 // passkey on the passkeys page (the served script's registration), sign
 // out, sign in again by conditional UI and then by "Sign in with a
-// passkey", no address typed, and remove the passkey. The web URL (the
+// passkey", no address typed, and remove the passkey. The passkeys page
+// listing the passkey and the sign-in page offering the button are
+// axe-clean at 390 and 1280 px in light and dark mode. The web URL (the
 // relying party) is the server at localhost.
 func TestChromiumPasskey(t *testing.T) {
 	t.Parallel() // waits on Chromium or on mail jobs, not on the CPU
 	testenv.RunWith(t, testenv.Options{LocalWeb: true}, func(t *testing.T, env *testenv.Env) {
 		a := env.Register(t)
-		_, stepCtx, base, fail := passkeyBrowser(t, env)
+		ctx, stepCtx, base, fail := passkeyBrowser(t, env)
 		err := chromedp.Do(stepCtx,
 			chromedp.Navigate(base+"/signin"),
 			chromedp.WaitVisible(chromedp.ID("email")),
@@ -77,6 +81,9 @@ func TestChromiumPasskey(t *testing.T) {
 		if err != nil {
 			fail(err)
 		}
+		ax := axeIn(t, ctx)
+		checkA11yPasskey(ax, ctx, "passkeys with one")
+		stepCtx = passkeySteps(t, ctx)
 		// Conditional UI: once signed out, the sign-in page asks for a
 		// passkey with mediation "conditional" (offered in the email
 		// field's autofill); the virtual authenticator answers it with its
@@ -104,8 +111,12 @@ func TestChromiumPasskey(t *testing.T) {
 				chromedp.Navigate(base+"/signin"),
 				chromedp.Click(chromedp.CSS(`form[action="/signout"] button`)),
 				chromedp.WaitVisible(chromedp.ID("passkey-signin")),
-				chromedp.Click(chromedp.ID("passkey-signin")),
 			)
+		}
+		if err == nil {
+			checkA11yPasskey(ax, ctx, "sign-in with the passkey button")
+			stepCtx = passkeySteps(t, ctx)
+			err = chromedp.Do(stepCtx, chromedp.Click(chromedp.ID("passkey-signin")))
 		}
 		if err == nil {
 			err = waitSessions(stepCtx, env, a.UserID, 2)
@@ -138,6 +149,18 @@ func TestChromiumPasskey(t *testing.T) {
 	})
 }
 
+// checkA11yPasskey runs axe-core on the page in the passkey browser's tab
+// at 390 and 1280 px, light and dark (checkA11yBoth), and gives the tab
+// its window's size back.
+func checkA11yPasskey(c *chrome, tab context.Context, page string) {
+	c.t.Helper()
+	c.do(tab, "390 px", chromedp.EmulateViewport(390, 900))
+	checkA11yBoth(c, tab, page)
+	if _, err := chromedp.Call(tab, emulation.ClearDeviceMetricsOverride, cdp.Empty{}); err != nil {
+		c.t.Fatalf("%s: window size back: %v", page, err)
+	}
+}
+
 // passkeyBrowser starts Chromium with its virtual authenticator for env's
 // web at localhost (the relying party): the browser's context, one with
 // the steps' 30 seconds, the base URL, and a failure that shows where the
@@ -145,8 +168,7 @@ func TestChromiumPasskey(t *testing.T) {
 func passkeyBrowser(t *testing.T, env *testenv.Env) (ctx, stepCtx context.Context, base string, fail func(error)) {
 	ctx = startChromium(t)
 	base = strings.Replace(env.URL, "127.0.0.1", "localhost", 1)
-	stepCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	t.Cleanup(cancel)
+	stepCtx = passkeySteps(t, ctx)
 	fail = func(err error) {
 		t.Helper()
 		loc, _ := chromedp.Run(ctx, chromedp.Location())
@@ -154,6 +176,15 @@ func passkeyBrowser(t *testing.T, env *testenv.Env) (ctx, stepCtx context.Contex
 		t.Fatalf("browser steps: %v (at %s showing %s)", err, loc, html)
 	}
 	return ctx, stepCtx, base, fail
+}
+
+// passkeySteps is ctx with the 30 seconds the passkey tests give their
+// browser steps; a test takes a fresh one after checks that are not
+// steps (axe-core's, which take their own time).
+func passkeySteps(t *testing.T, ctx context.Context) context.Context {
+	stepCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	t.Cleanup(cancel)
+	return stepCtx
 }
 
 // waitFor evaluates expr until it is true, across navigations (which end

@@ -10,36 +10,41 @@ import (
 
 // invitationSelect reads invitations with the inviter's name, live.
 const invitationSelect = `SELECT i.id, i.org_id, i.kind, i.role, i.email, i.token_hash, i.inviter_id, COALESCE(u.name, ''),
-	i.created_at, i.expires_at, i.used_at, i.revoked_at
+	i.created_at, i.expires_at, i.used_at, i.revoked_at, i.mail_token_hash
 	FROM invitations i LEFT JOIN users u ON u.id = i.inviter_id`
 
 func scanInvitation(row interface{ Scan(...any) error }) (*workspace.Invitation, error) {
 	var inv workspace.Invitation
-	var email, inviter sql.NullString
+	var email, inviter, mailHash sql.NullString
 	var created int64
 	var expires, used, revoked sql.NullInt64
 	if err := row.Scan(&inv.ID, &inv.OrgID, &inv.Kind, &inv.Role, &email, &inv.TokenHash, &inviter, &inv.Inviter,
-		&created, &expires, &used, &revoked); err != nil {
+		&created, &expires, &used, &revoked, &mailHash); err != nil {
 		return nil, err
 	}
-	inv.Email, inv.InviterID = email.String, inviter.String
+	inv.Email, inv.InviterID, inv.MailTokenHash = email.String, inviter.String, mailHash.String
 	inv.CreatedAt, inv.ExpiresAt, inv.UsedAt, inv.RevokedAt = fromMicros(created), fromNullMicros(expires), fromNullMicros(used), fromNullMicros(revoked)
 	return &inv, nil
 }
 
 // CreateInvitation implements workspace.Store.
 func (s *Workspace) CreateInvitation(ctx context.Context, inv *workspace.Invitation) error {
-	_, err := s.w().ExecContext(ctx, `INSERT INTO invitations (id, org_id, kind, role, email, token_hash, inviter_id, created_at, expires_at, used_at, revoked_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, NULL)`,
+	_, err := s.w().ExecContext(ctx, `INSERT INTO invitations (id, org_id, kind, role, email, token_hash, inviter_id, created_at, expires_at, used_at, revoked_at, mail_token_hash)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, NULL, $10)`,
 		inv.ID, inv.OrgID, inv.Kind, inv.Role, nullString(inv.Email), inv.TokenHash, nullString(inv.InviterID),
-		micros(inv.CreatedAt), nullMicros(inv.ExpiresAt))
+		micros(inv.CreatedAt), nullMicros(inv.ExpiresAt), nullString(inv.MailTokenHash))
 	return s.db.dialect.translate(err)
 }
 
-// InvitationByHash implements workspace.Store.
+// InvitationByHash implements workspace.Store: hash is either secret's,
+// each found through its unique index.
 func (s *Workspace) InvitationByHash(ctx context.Context, hash string) (*workspace.Invitation, error) {
-	inv, err := scanInvitation(s.r().QueryRowContext(ctx, invitationSelect+` WHERE i.token_hash = $1`, hash))
-	return inv, s.one(err)
+	inv, err := scanInvitation(s.r().QueryRowContext(ctx, invitationSelect+` WHERE i.token_hash = $1 OR i.mail_token_hash = $1`, hash))
+	if err != nil {
+		return nil, s.one(err)
+	}
+	inv.ByMail = inv.MailTokenHash == hash
+	return inv, nil
 }
 
 // UsableInvitations implements workspace.Store.

@@ -100,6 +100,18 @@ func (s *Workspace) SetDefaultOrg(ctx context.Context, userID, orgID string) err
 	return affected(s.w().ExecContext(ctx, `UPDATE users SET default_org_id = $2 WHERE id = $1`, userID, nullString(orgID)))
 }
 
+// ConfirmEmail implements workspace.Tables: one conditional UPDATE, so
+// an address changed or confirmed since it was read is left alone.
+func (s *Workspace) ConfirmEmail(ctx context.Context, userID, emailKey string, at time.Time) (bool, error) {
+	res, err := s.w().ExecContext(ctx, `UPDATE users SET email_verified = $3, updated_at = $4
+		WHERE id = $1 AND email_key = $2 AND email_verified = $5`, userID, emailKey, true, micros(at), false)
+	if err != nil {
+		return false, s.db.dialect.translate(err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
 // LockUser implements workspace.Store.
 func (s *Workspace) LockUser(ctx context.Context, userID string) error {
 	var id string

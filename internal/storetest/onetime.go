@@ -23,6 +23,7 @@ func testOneTimeSecrets(t *testing.T, s Stores) {
 		t.Run("email token "+purpose, func(t *testing.T) { testEmailToken(t, s, purpose) })
 	}
 	t.Run("email invitation", func(t *testing.T) { testEmailInvitation(t, s) })
+	t.Run("confirm email", func(t *testing.T) { testConfirmEmail(t, s) })
 	t.Run("authorization code", func(t *testing.T) { testAuthorizationCode(t, s) })
 	t.Run("device code", func(t *testing.T) { testDeviceCode(t, s) })
 	t.Run("forms destination confirmation", func(t *testing.T) { testRecipientConfirmation(t, s) })
@@ -62,7 +63,7 @@ func testEmailInvitation(t *testing.T, s Stores) {
 	at := now()
 	expires := at.Add(time.Hour)
 	inv := &workspace.Invitation{ID: newID(), OrgID: org.ID, Kind: "email", Role: workspace.RoleMember, Email: "invitee-" + newID() + "@example.com",
-		TokenHash: newID(), InviterID: u.ID, CreatedAt: at, ExpiresAt: &expires}
+		TokenHash: newID(), MailTokenHash: newID(), InviterID: u.ID, CreatedAt: at, ExpiresAt: &expires}
 	wantErr(t, "CreateInvitation", s.Identity.CreateInvitation(ctx, inv), nil)
 	wantErr(t, "use the invitation when it expires", s.Identity.UseInvitation(ctx, inv.ID, expires), gatehouse.ErrNotFound)
 
@@ -71,9 +72,18 @@ func testEmailInvitation(t *testing.T, s Stores) {
 	if got, err := s.Identity.InvitationByHash(ctx, inv.TokenHash); err != nil || got.UsedAt == nil {
 		t.Errorf("used invitation = %+v, %v; want UsedAt set", got, err)
 	}
+	// Either secret finds it; ByMail says which.
+	for _, c := range []struct {
+		hash   string
+		byMail bool
+	}{{inv.TokenHash, false}, {inv.MailTokenHash, true}} {
+		if got, err := s.Identity.InvitationByHash(ctx, c.hash); err != nil || got.ID != inv.ID || got.ByMail != c.byMail || got.MailTokenHash != inv.MailTokenHash {
+			t.Errorf("InvitationByHash(%s) = %+v, %v; want %s with ByMail %v", c.hash, got, err, inv.ID, c.byMail)
+		}
+	}
 
 	revoked := *inv
-	revoked.ID, revoked.TokenHash = newID(), newID()
+	revoked.ID, revoked.TokenHash, revoked.MailTokenHash = newID(), newID(), newID()
 	wantErr(t, "CreateInvitation", s.Identity.CreateInvitation(ctx, &revoked), nil)
 	wantErr(t, "RevokeInvitation", s.Identity.RevokeInvitation(ctx, org.ID, revoked.ID, at), nil)
 	wantErr(t, "use a revoked invitation", s.Identity.UseInvitation(ctx, revoked.ID, at), gatehouse.ErrNotFound)
@@ -183,4 +193,24 @@ func testClientAssertion(t *testing.T, s Stores) {
 	wantErr(t, "use again", s.OAuth.UseAssertion(ctx, client, jti, exp, at.Add(30*time.Second)), gatehouse.ErrConflict)
 	wantErr(t, "another client's jti", s.OAuth.UseAssertion(ctx, "app_"+newID(), jti, exp, at), nil)
 	wantErr(t, "after it expired", s.OAuth.UseAssertion(ctx, client, jti, exp.Add(time.Minute), exp.Add(time.Second)), nil)
+}
+
+// testConfirmEmail: ConfirmEmail verifies an address only while it is
+// still the one expected and unverified.
+func testConfirmEmail(t *testing.T, s Stores) {
+	ctx := context.Background()
+	u := newUser(t, s)
+	u.EmailVerified = false
+	wantErr(t, "UpdateUser", s.Identity.UpdateUser(ctx, u), nil)
+	for _, c := range []struct {
+		name, key string
+		want      bool
+	}{{"another address", "other-" + u.EmailKey, false}, {"its address", u.EmailKey, true}, {"again", u.EmailKey, false}} {
+		if ok, err := s.Identity.ConfirmEmail(ctx, u.ID, c.key, now()); err != nil || ok != c.want {
+			t.Errorf("%s: ConfirmEmail = %v, %v; want %v", c.name, ok, err, c.want)
+		}
+	}
+	if got, err := s.Identity.UserByID(ctx, u.ID); err != nil || !got.EmailVerified {
+		t.Errorf("user after ConfirmEmail = %+v, %v; want verified", got, err)
+	}
 }

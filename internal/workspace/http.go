@@ -248,7 +248,8 @@ func (h *handlers) handleAcceptInvitation(w http.ResponseWriter, r *http.Request
 	httpjson.Write(w, http.StatusOK, struct {
 		OrgTokenJSON
 		AlreadyMember bool `json:"already_member"`
-	}{ToOrgToken(&a.OrgToken), a.AlreadyMember})
+		EmailVerified bool `json:"email_verified"`
+	}{ToOrgToken(&a.OrgToken), a.AlreadyMember, a.EmailVerified})
 	return nil
 }
 

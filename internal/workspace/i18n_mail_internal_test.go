@@ -11,9 +11,9 @@ import (
 // unlike the English one and shows no English sentence of the catalogue.
 func TestInvitationMailInGerman(t *testing.T) {
 	s := &Service{}
-	inv := &Invitation{Email: "b@example.com", Role: RoleMember, URL: "https://id.example/invite?token=x"}
+	inv, link := &Invitation{Email: "b@example.com", Role: RoleMember}, "https://id.example/invite?token=x"
 	org, inviter := &Org{Name: "Hafen"}, &gatehouse.User{Name: "Erika"}
-	en, de := s.invitationMail(i18n.English, inv, org, inviter), s.invitationMail(i18n.German, inv, org, inviter)
+	en, de := s.invitationMail(i18n.English, inv, link, org, inviter), s.invitationMail(i18n.German, inv, link, org, inviter)
 	if de.Subject == en.Subject || de.Text == en.Text {
 		t.Fatalf("the German invitation is the English one: %q", de.Subject)
 	}

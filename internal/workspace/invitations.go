@@ -104,15 +104,17 @@ func (s *Service) Invite(ctx context.Context, p *gatehouse.Principal, orgID stri
 			secret := token.NewSecret("")
 			inv := &Invitation{ID: gatehouse.NewID(), OrgID: orgID, Kind: kind, Role: role, Email: email, TokenHash: token.Hash(secret),
 				InviterID: p.UserID, Inviter: inviter.Name, CreatedAt: now, URL: s.inviteURL(secret)}
+			mailed := ""
 			if kind == InviteEmail {
 				exp := now.Add(InvitationTTL)
 				inv.ExpiresAt = &exp
+				mailed = s.mailSecret(inv)
 			}
 			if err := tx.CreateInvitation(ctx, inv); err != nil {
 				return gatehouse.Internal("create invitation", err)
 			}
 			if kind == InviteEmail {
-				if err := tx.QueueMail(ctx, s.invitationMail(inviteeLanguage(ctx, tx, inv.Email), inv, org, inviter)); err != nil {
+				if err := tx.QueueMail(ctx, s.invitationMail(inviteeLanguage(ctx, tx, inv.Email), inv, mailed, org, inviter)); err != nil {
 					return gatehouse.Internal("queue invitation mail", err)
 				}
 			}
@@ -159,8 +161,8 @@ func refuseMembers(ctx context.Context, tx Tables, orgID string, emails []string
 }
 
 // ResendInvitation mails a pending email invitation again, counted by the
-// invitation mail limits: its link is a new one (the secret is stored
-// hashed, so the old one cannot be sent again) and the old link stops
+// invitation mail limits: its links are new ones (the secrets are stored
+// hashed, so the old ones cannot be sent again) and the old links stop
 // working. It returns the renewed invitation, with its URL.
 func (s *Service) ResendInvitation(ctx context.Context, p *gatehouse.Principal, orgID, invitationID string) (*Invitation, error) {
 	var out *Invitation
@@ -197,10 +199,11 @@ func (s *Service) ResendInvitation(ctx context.Context, p *gatehouse.Principal, 
 		exp := now.Add(InvitationTTL)
 		inv := &Invitation{ID: gatehouse.NewID(), OrgID: orgID, Kind: InviteEmail, Role: old.Role, Email: old.Email, TokenHash: token.Hash(secret),
 			InviterID: p.UserID, Inviter: inviter.Name, CreatedAt: now, ExpiresAt: &exp, URL: s.inviteURL(secret)}
+		mailed := s.mailSecret(inv)
 		if err := tx.CreateInvitation(ctx, inv); err != nil {
 			return gatehouse.Internal("create invitation", err)
 		}
-		if err := tx.QueueMail(ctx, s.invitationMail(inviteeLanguage(ctx, tx, inv.Email), inv, a.org, inviter)); err != nil {
+		if err := tx.QueueMail(ctx, s.invitationMail(inviteeLanguage(ctx, tx, inv.Email), inv, mailed, a.org, inviter)); err != nil {
 			return gatehouse.Internal("queue invitation mail", err)
 		}
 		if err := s.Audit(ctx, tx, orgID, p.UserID, "invitation.resent", "invitation", inv.ID, map[string]any{"email": inv.Email, "renews": old.ID}); err != nil {
@@ -243,9 +246,19 @@ func (s *Service) inviteURL(secret string) string {
 	return s.webURL + "/invite?token=" + url.QueryEscape(secret)
 }
 
+// mailSecret gives email invitation inv its second secret and returns the
+// link that carries it, for the invitee's mail only. The inviter gets
+// inv.URL, which accepts too but proves nothing about the address;
+// accepting with this one confirms it (confirmByMail).
+func (s *Service) mailSecret(inv *Invitation) string {
+	secret := token.NewSecret("")
+	inv.MailTokenHash = token.Hash(secret)
+	return s.inviteURL(secret)
+}
+
 // invitationMail is the message of an email invitation, in lang
-// (inviteeLanguage).
-func (s *Service) invitationMail(lang language.Tag, inv *Invitation, org *Org, inviter *gatehouse.User) mail.Message {
+// (inviteeLanguage), carrying link (mailSecret).
+func (s *Service) invitationMail(lang language.Tag, inv *Invitation, link string, org *Org, inviter *gatehouse.User) mail.Message {
 	who := inviter.Name
 	if who == "" {
 		who = inviter.Email
@@ -254,7 +267,7 @@ func (s *Service) invitationMail(lang language.Tag, inv *Invitation, org *Org, i
 		Text: i18n.Tf(lang, "%[1]s invited you to join the organization %[2]s on %[3]s as %[4]s.\n\n"+
 			"Open this link to accept:\n\n%[5]s\n\n"+
 			"The link works once, for this address, and expires in 14 days. If you did not expect it, ignore this message.\n",
-			who, org.Name, s.brand.Product(), i18n.Term(lang, inv.Role), inv.URL)}
+			who, org.Name, s.brand.Product(), i18n.Term(lang, inv.Role), link)}
 }
 
 // inviteeLanguage is the language of an invitation's mail to email: the
@@ -429,6 +442,7 @@ func (s *Service) acceptInvitation(ctx context.Context, p *gatehouse.Principal, 
 		role := inv.Role
 		m, err := tx.Member(ctx, o.ID, u.ID)
 		already := err == nil
+		verified := false
 		switch {
 		case already:
 			role = m.Role
@@ -436,6 +450,9 @@ func (s *Service) acceptInvitation(ctx context.Context, p *gatehouse.Principal, 
 			return gatehouse.Internal("find member", err)
 		default:
 			if err := s.join(ctx, tx, inv, o, u, again); err != nil {
+				return err
+			}
+			if verified, err = s.confirmByMail(ctx, tx, inv, u); err != nil {
 				return err
 			}
 		}
@@ -446,10 +463,45 @@ func (s *Service) acceptInvitation(ctx context.Context, p *gatehouse.Principal, 
 		if err != nil {
 			return err
 		}
-		out = &Accepted{OrgToken: *t, AlreadyMember: already}
+		out = &Accepted{OrgToken: *t, AlreadyMember: already, EmailVerified: verified}
 		return nil
 	})
 	return out, err
+}
+
+// confirmByMail confirms u's address when u just used up email invitation
+// inv through its mailed link (ByMail): only that address's mailbox had
+// it, whereas the inviter holds the other secret and could have signed an
+// unproven account up with someone else's address. The update is
+// conditional (the address is still the invitation's and unverified);
+// the entry goes to u's personal workspace (else the invitation's), and the domain auto-join
+// withheld until now runs, as identity's VerifyEmail does.
+func (s *Service) confirmByMail(ctx context.Context, tx Tables, inv *Invitation, u *gatehouse.User) (bool, error) {
+	if inv.Kind != InviteEmail || !inv.ByMail || u.EmailVerified || u.EmailKey != gatehouse.EmailKey(inv.Email) {
+		return false, nil
+	}
+	now := s.Now()
+	ok, err := tx.ConfirmEmail(ctx, u.ID, u.EmailKey, now)
+	if err != nil {
+		return false, gatehouse.Internal("confirm email", err)
+	}
+	if !ok {
+		return false, nil
+	}
+	logIn := inv.OrgID // an account without a personal workspace (SSO, SCIM)
+	home, err := tx.PersonalOrg(ctx, u.ID)
+	switch {
+	case err == nil:
+		logIn = home.ID
+	case !errors.Is(err, gatehouse.ErrNotFound):
+		return false, gatehouse.Internal("find personal org", err)
+	}
+	if err := s.Audit(ctx, tx, logIn, u.ID, "user.email_verified", "user", u.ID, map[string]any{"via": "invitation"}); err != nil {
+		return false, gatehouse.Internal("audit", err)
+	}
+	verified := *u
+	verified.EmailVerified, verified.UpdatedAt = true, now
+	return true, s.AutoJoin(ctx, tx, &verified)
 }
 
 // join makes u a member of o with the invitation's role and uses up an email

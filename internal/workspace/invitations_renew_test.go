@@ -47,15 +47,23 @@ func TestInvitationRenewAndResend(t *testing.T) {
 		}
 		env.Call(t, "GET", "/v1/invitations/"+second, "", nil).Want(t, 410)
 		env.Call(t, "GET", "/v1/invitations/"+third, "", nil).Want(t, 200)
-		// Three mails, one per link; mail jobs run side by side, so the
-		// resent link is among them rather than last.
+		// Three mails, one per invitation, each with its own mailed
+		// secret (never the inviter's URL); mail jobs run side by side,
+		// so the resent one is among them rather than last, and it is
+		// the one that still works.
 		env.WaitMailToken(t, email, testenv.InviteLink, 3)
-		var mailed []string
+		var live []string
 		for _, text := range env.MailTexts(email, testenv.InviteLink) {
-			mailed = append(mailed, testenv.TokenFromLink(t, text, testenv.InviteLink))
+			tok := testenv.TokenFromLink(t, text, testenv.InviteLink)
+			if slices.Contains([]string{first, second, third}, tok) {
+				t.Errorf("a mail carries the inviter's URL %s", tok)
+			}
+			if env.Call(t, "GET", "/v1/invitations/"+tok, "", nil).Status == 200 {
+				live = append(live, tok)
+			}
 		}
-		if !slices.Contains(mailed, third) {
-			t.Errorf("mailed invitations = %v; want the resent one %s among them", mailed, third)
+		if len(live) != 1 {
+			t.Errorf("mailed links that still work = %v; want the resent one only", live)
 		}
 		if n := len(emailInvitations(t, env, owner.Token, org)); n != 1 {
 			t.Errorf("%d email invitations after a resend; want 1", n)

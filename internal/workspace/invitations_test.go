@@ -58,9 +58,16 @@ func TestCreateInvitations(t *testing.T) {
 			if d := exp.Sub(created); d != 14*24*time.Hour {
 				t.Errorf("expires_at - created_at = %v; want 14 days", d)
 			}
+			// The mail carries the invitation's own secret, not the
+			// inviter's: both open the same invitation.
 			m := env.Mail.WaitFor(t, strings.ToLower(mixed), 5*time.Second)
-			if got := testenv.TokenFromLink(t, m.Text, "http://web.test/invite?token="); got != testenv.InviteToken(t, url) {
-				t.Errorf("mailed token = %q; want the answer's %q", got, testenv.InviteToken(t, url))
+			mailed := testenv.TokenFromLink(t, m.Text, "http://web.test/invite?token=")
+			if mailed == testenv.InviteToken(t, url) {
+				t.Errorf("mailed token = the answer's %q; want the mail's own", mailed)
+			}
+			byMail := env.Do(t, "GET", "/v1/invitations/"+mailed, "", nil).Want(t, 200).Body
+			if byURL := env.Do(t, "GET", "/v1/invitations/"+testenv.InviteToken(t, url), "", nil).Want(t, 200).Body; string(byMail) != string(byURL) {
+				t.Errorf("the mailed link previews %s; want the answer's %s", byMail, byURL)
 			}
 		})
 

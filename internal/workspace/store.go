@@ -30,6 +30,10 @@ type Tables interface {
 	// language.
 	UserByEmail(ctx context.Context, key string) (*gatehouse.User, error)
 	SetDefaultOrg(ctx context.Context, userID, orgID string) error
+	// ConfirmEmail marks userID's address verified at at if its
+	// normalised key is still emailKey and it is still unverified, and
+	// reports whether it did.
+	ConfirmEmail(ctx context.Context, userID, emailKey string, at time.Time) (bool, error)
 	// LockUser takes the user's row lock until the transaction ends.
 	LockUser(ctx context.Context, userID string) error
 	// SessionCreated is when sign-in session id was opened (ErrNotFound:

@@ -151,6 +151,13 @@ type Invitation struct {
 	Role      string
 	Email     string // email kind only
 	TokenHash string
+	// MailTokenHash is the hash of the second secret of an email
+	// invitation, the one its mail carries (empty otherwise): only the
+	// invitee's mailbox holds it, so accepting with it proves the address.
+	MailTokenHash string
+	// ByMail reports that InvitationByHash found the invitation by
+	// MailTokenHash; it is never stored nor shown.
+	ByMail    bool
 	InviterID string
 	Inviter   string // the inviter's name, read live; empty when they are gone
 	CreatedAt time.Time
@@ -221,4 +228,7 @@ type InvitationPreview struct {
 type Accepted struct {
 	OrgToken
 	AlreadyMember bool
+	// EmailVerified reports that this accept confirmed the caller's
+	// address (an email invitation opened from its mailed link).
+	EmailVerified bool
 }

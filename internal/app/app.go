@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -173,8 +174,11 @@ type App struct {
 	log    *slog.Logger
 	brand  pages.Brand
 	shown  *seal.Box // pages' show-once cookie
-	// stopPoll ends the revocation list's polling (Close).
+	// stopPoll ends the revocation list's and the key ring's polling,
+	// and polls waits for them to return (Close): a poll's query still
+	// running would outlive the database's Close.
 	stopPoll context.CancelFunc
+	polls    sync.WaitGroup
 }
 
 // New builds the service on deps.DB, each module on its own store.
@@ -299,8 +303,8 @@ func New(ctx context.Context, cfg Config, deps Deps) (*App, error) {
 	}
 	var pollCtx context.Context
 	pollCtx, a.stopPoll = context.WithCancel(context.Background())
-	go revoked.Run(pollCtx)
-	go a.Keys.Run(pollCtx)
+	a.polls.Go(func() { revoked.Run(pollCtx) })
+	a.polls.Go(func() { a.Keys.Run(pollCtx) })
 	return a, nil
 }
 
@@ -466,6 +470,7 @@ func setting(ctx context.Context, db *sqlstore.DB, name, configured string) ([]b
 // returned. The database stays open: the caller owns it.
 func (a *App) Close(ctx context.Context) error {
 	a.stopPoll()
+	a.polls.Wait()
 	a.Identity.Wait() // the audit entries written after their answers
 	return a.jobs.Stop(ctx)
 }

@@ -95,7 +95,9 @@ func TestChromiumInvitations(t *testing.T) {
 		c.wantText(in, "back on the invitation", "Signed in as "+email)
 		checkA11yBoth(c, in, "invitation signed in")
 		c.do(in, "accept", chromedp.Click(chromedp.CSS(`form[action="/invite"] button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(".notice")))
-		c.wantText(in, "joined", "You joined the workspace.")
+		// The mailed link reached the invitee's mailbox: the new account's
+		// address is confirmed by the accept, and the page says so.
+		c.wantText(in, "joined", "You joined the workspace.", "Your email address is confirmed")
 		c.do(in, "open the workspace", chromedp.Click(chromedp.CSS(`main a[href="/workspaces/`+org+`"]`)), chromedp.WaitVisible(chromedp.CSS(".org-nav")))
 		if loc, err := chromedp.Run(in, chromedp.Location()); err != nil || loc != env.URL+"/workspaces/"+org {
 			t.Fatalf("the workspace opened at %q (%v)", loc, err)

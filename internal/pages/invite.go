@@ -8,6 +8,7 @@ import (
 // The notices of this page (?done=key).
 var _ = pageNotices{
 	{Key: "joined", Text: "You joined the workspace."},
+	{Key: "joined-confirmed", Text: "You joined the workspace. Your email address is confirmed: the invitation's link reached it."},
 	{Key: "member", Text: "You were already a member of this workspace."},
 }.add()
 
@@ -34,7 +35,8 @@ func (h *handlers) handleInvitePage(w http.ResponseWriter, r *http.Request) erro
 }
 
 // handleInviteAccept handles "POST /invite" and lands on the workspaces
-// page, the joined one listed.
+// page, the joined one listed, saying so when the mailed link confirmed
+// the person's address too.
 func (h *handlers) handleInviteAccept(w http.ResponseWriter, r *http.Request) error {
 	tok := r.PostFormValue("token")
 	b, err := h.browser(r)
@@ -54,8 +56,11 @@ func (h *handlers) handleInviteAccept(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	key := "joined"
-	if out.AlreadyMember {
+	switch {
+	case out.AlreadyMember:
 		key = "member"
+	case out.EmailVerified:
+		key = "joined-confirmed"
 	}
 	done(w, r, "/account/workspaces", key)
 	return nil

@@ -63,7 +63,8 @@ func TestConsoleInvitations(t *testing.T) {
 		// Only usable invitations are listed: not an accepted one, not expired ones.
 		ab := env.NewBrowser(t)
 		wantRedirect(t, "a signs up", ab.Post(t, "/signup", url.Values{"email": {a}, "password": {"an invited passphrase"}}), "/")
-		wantRedirect(t, "a accepts", ab.Post(t, "/invite", url.Values{"token": {tokA}}), "/account/workspaces?done=joined")
+		// tokA is the mailed link's: a's new, unverified address is confirmed by the accept.
+		wantRedirect(t, "a accepts", ab.Post(t, "/invite", url.Values{"token": {tokA}}), "/account/workspaces?done=joined-confirmed")
 		if res := ob.Get(t, path); strings.Contains(res.Body, a) || !strings.Contains(res.Body, b) {
 			t.Fatalf("after %s accepted, the list is wrong:\n%s", a, res.Body)
 		}

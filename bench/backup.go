@@ -20,12 +20,9 @@ import (
 // before and during it. The backup is then checked by "gatehouse restore"
 // into a new file (quick_check and the schema).
 func (b *bench) runBackup(ctx context.Context) error {
-	bin := b.cfg.bin
-	var err error
-	if bin == "" {
-		if bin, err = b.build(ctx); err != nil {
-			return err
-		}
+	bin, err := b.binary(ctx)
+	if err != nil {
+		return err
 	}
 	dbURL := "sqlite:" + filepath.Join(b.tmp, "backup-src.db")
 	info := &dbInfo{kind: "sqlite", url: dbURL}

@@ -299,11 +299,9 @@ func (b *bench) run(ctx context.Context) error {
 		}
 		return errors.Join(errs...)
 	}
-	bin := b.cfg.bin
-	if bin == "" {
-		if bin, err = b.build(ctx); err != nil {
-			return errors.Join(append(errs, err)...)
-		}
+	bin, err := b.binary(ctx)
+	if err != nil {
+		return errors.Join(append(errs, err)...)
 	}
 	for _, db := range b.cfg.dbs {
 		if ctx.Err() != nil {
@@ -323,6 +321,14 @@ func (b *bench) run(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// binary is the gatehouse binary to run: -bin's, or one built now.
+func (b *bench) binary(ctx context.Context) (string, error) {
+	if b.cfg.bin != "" {
+		return b.cfg.bin, nil
+	}
+	return b.build(ctx)
 }
 
 // build compiles ./cmd/gatehouse of the module the bench is run in.

@@ -39,12 +39,9 @@ type observePair struct {
 }
 
 func (b *bench) runObserve(ctx context.Context) error {
-	bin := b.cfg.bin
-	var err error
-	if bin == "" {
-		if bin, err = b.build(ctx); err != nil {
-			return err
-		}
+	bin, err := b.binary(ctx)
+	if err != nil {
+		return err
 	}
 	sink, batches, err := otlpSink()
 	if err != nil {

@@ -31,12 +31,9 @@ type soakSample struct {
 // and logs RSS and goroutines every D/20 (at least 5 s); after a tenth of
 // D for warm-up, both should stay flat.
 func (b *bench) runSoak(ctx context.Context) error {
-	bin := b.cfg.bin
-	var err error
-	if bin == "" {
-		if bin, err = b.build(ctx); err != nil {
-			return err
-		}
+	bin, err := b.binary(ctx)
+	if err != nil {
+		return err
 	}
 	dbURL, drop, err := createDatabase(ctx, b.cfg.pgURL)
 	if err != nil {

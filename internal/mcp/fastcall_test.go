@@ -36,13 +36,8 @@ const modernMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.
 func TestMCPFastCallSameAnswers(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		defer mcp.SetFastCalls(mcp.SetFastCalls(true))
-		a, org := env.Team(t)
-		b, orgB := env.Team(t)
-		team := env.CreateTeam(t, a.Token, org, "Platform")
-		issue := env.Do(t, "POST", "/tasks/v1/issues", a.Token, map[string]any{"teamId": team, "title": "<Fast> & \"slow\" ünïcode"}).Want(t, 200).Str("issue.id")
-		teamB := env.CreateTeam(t, b.Token, orgB, "Other")
-		other := env.Do(t, "POST", "/tasks/v1/issues", b.Token, map[string]any{"teamId": teamB, "title": "theirs"}).Want(t, 200).Str("issue.id")
-		tok := bound(t, env, a.Token, "", nil, env.URL+"/mcp")
+		w := newFastWorld(t, env)
+		a, org, team, issue, other, tok := w.a, w.org, w.team, w.issue, w.other, w.tok
 
 		type req struct {
 			name, id, args, meta string

@@ -16,6 +16,29 @@ import (
 	"github.com/gatehouse/gatehouse/internal/token"
 )
 
+// fastWorld is the fast path tests' fixture: a's workspace org with team
+// "Platform" and an issue whose title needs escaping, b's workspace with
+// an issue of its own (other), and tok, an MCP-bound token of a.
+type fastWorld struct {
+	a, b                    *testenv.Account
+	org, team, issue, other string
+	tok                     string
+}
+
+func newFastWorld(t testing.TB, env *testenv.Env) fastWorld {
+	t.Helper()
+	var w fastWorld
+	var orgB string
+	w.a, w.org = env.Team(t)
+	w.b, orgB = env.Team(t)
+	w.team = env.CreateTeam(t, w.a.Token, w.org, "Platform")
+	w.issue = env.Do(t, "POST", "/tasks/v1/issues", w.a.Token, map[string]any{"teamId": w.team, "title": "<Fast> & \"slow\" ünïcode"}).Want(t, 200).Str("issue.id")
+	teamB := env.CreateTeam(t, w.b.Token, orgB, "Other")
+	w.other = env.Do(t, "POST", "/tasks/v1/issues", w.b.Token, map[string]any{"teamId": teamB, "title": "theirs"}).Want(t, 200).Str("issue.id")
+	w.tok = bound(t, env, w.a.Token, "", nil, env.URL+"/mcp")
+	return w
+}
+
 // bound forges an OAuth access token of like's subject and workspace,
 // bound to resources (none: unbound) with scope, the workspace's enabled
 // tools being tools (nil: like's).

@@ -34,13 +34,8 @@ func sessionCallBody(id, name, args string) string {
 func TestMCPSessionFastCallSameAnswers(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, env *testenv.Env) {
 		defer mcp.SetFastCalls(mcp.SetFastCalls(true))
-		a, org := env.Team(t)
-		b, orgB := env.Team(t)
-		team := env.CreateTeam(t, a.Token, org, "Platform")
-		issue := env.Do(t, "POST", "/tasks/v1/issues", a.Token, map[string]any{"teamId": team, "title": "<Fast> & \"slow\" ünïcode"}).Want(t, 200).Str("issue.id")
-		teamB := env.CreateTeam(t, b.Token, orgB, "Other")
-		other := env.Do(t, "POST", "/tasks/v1/issues", b.Token, map[string]any{"teamId": teamB, "title": "theirs"}).Want(t, 200).Str("issue.id")
-		tok := bound(t, env, a.Token, "", nil, env.URL+"/mcp")
+		w := newFastWorld(t, env)
+		a, b, org, team, issue, other, tok := w.a, w.b, w.org, w.team, w.issue, w.other, w.tok
 		readOnly := bound(t, env, a.Token, "tasks:read", nil, env.URL+"/mcp")
 		tokB := bound(t, env, b.Token, "", nil, env.URL+"/mcp")
 		sid := rpc(t, env, tok, "", "", initialize).Want(t, 200).Header.Get("Mcp-Session-Id")

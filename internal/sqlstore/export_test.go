@@ -71,6 +71,13 @@ func (db *DB) RefreshesWaiting() int {
 // arrays.
 func (s *Identity) RefreshManySQL() string { return s.refreshManySQL() }
 
+// RefreshTxSQL is the text of SQLite's batch statements for n refreshes:
+// the rotation ($1 to $6 the first refresh's, then the next one's) and
+// the read of n rotated sessions ($1 to $n their ids).
+func (s *Identity) RefreshTxSQL(n int) (rotate, read string) {
+	return rotateTexts.get(n, rotateText), readTexts.get(n, s.readText)
+}
+
 // InTx runs fn in a write transaction of db (on SQLite, in a group when
 // others queue), handing it a function that executes a statement in it
 // under the context given.

@@ -325,6 +325,46 @@ func TestRefreshBatchFindsSessionsByKey(t *testing.T) {
 	}
 }
 
+// On SQLite too the batch's rotation and read find each session by its
+// primary key, among thousands: the rotation scans its list of refreshes
+// and searches sessions, never the other way round, and the read
+// searches.
+func TestRefreshBatchFindsSessionsByKeySQLite(t *testing.T) {
+	f := newBatchFixture(t, "sqlite")
+	ctx := context.Background()
+	exec(t, f.db, `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 3000)
+		INSERT INTO sessions (id, user_id, via, created_at, expires_at, last_used_at, refresh_hash)
+		SELECT 'bulk-' || n, $1, 'password', 0, 1, 0, hex(randomblob(16)) FROM g`, f.a.UserID)
+	exec(t, f.db, `ANALYZE`)
+	rotate, read := f.st.RefreshTxSQL(2)
+	for _, tc := range []struct {
+		name, query string
+		args        []any
+	}{
+		{"rotation", rotate, []any{"bulk-1", "a", "c", 1, 2, 3, "bulk-2", "b", "d", 1, 2, 3}},
+		{"read", read, []any{"bulk-1", "bulk-2"}},
+	} {
+		rows, err := f.db.DB().QueryContext(ctx, `EXPLAIN QUERY PLAN `+tc.query, tc.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		text := strings.Join(plan, "\n")
+		if strings.Contains(text, "SCAN sessions") || strings.Contains(text, "SCAN s ") || !strings.Contains(text, "USING INDEX sqlite_autoindex_sessions_1 (id=?)") {
+			t.Errorf("plan of the batch's %s reads sessions other than by primary key:\n%s", tc.name, text)
+		}
+	}
+}
+
 // A forged token naming a session (its id is in every access token) that
 // queues first holds that session's place in the batch, so the owner's
 // refresh goes to the careful path: it still rotates there, at once, and

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -66,34 +67,127 @@ const MFAPending = "pending"
 // §4 gives `aud` as "gatehouse", and clients compare it to that string (RFC
 // 7519 allows both). Tokens bound to resources (RFC 8707) carry an array.
 // The JWT library's own choice is a package global, left untouched here.
+// It writes what encoding/json writes for the claims (the same members in
+// the same order, strings escaped alike; a test holds the two equal)
+// without reflection: every sign-in and refresh mints a token.
 func (c Claims) MarshalJSON() ([]byte, error) {
-	var aud any
-	switch len(c.Audience) {
+	r := c.RegisteredClaims
+	w := claimWriter{b: make([]byte, 0, 384)}
+	w.b = append(w.b, '{')
+	w.str("iss", r.Issuer, true)
+	w.str("sub", r.Subject, true)
+	switch len(r.Audience) {
 	case 0:
 	case 1:
-		aud = c.Audience[0]
+		w.str("aud", r.Audience[0], false)
 	default:
-		aud = []string(c.Audience)
+		w.strs("aud", r.Audience, false)
 	}
-	r := c.RegisteredClaims
-	return json.Marshal(struct {
-		Issuer    string           `json:"iss,omitempty"`
-		Subject   string           `json:"sub,omitempty"`
-		Audience  any              `json:"aud,omitempty"`
-		ExpiresAt *jwt.NumericDate `json:"exp,omitempty"`
-		NotBefore *jwt.NumericDate `json:"nbf,omitempty"`
-		IssuedAt  *jwt.NumericDate `json:"iat,omitempty"`
-		ID        string           `json:"jti,omitempty"`
-		SessionID string           `json:"sid,omitempty"`
-		KeyID     string           `json:"key_id,omitempty"`
-		Org       OrgClaim         `json:"org"`
-		Via       string           `json:"via"`
-		Ver       int              `json:"ver"`
-		AAL       string           `json:"aal,omitempty"`
-		AMR       []string         `json:"amr,omitempty"`
-		MFA       string           `json:"mfa,omitempty"`
-		Scope     string           `json:"scope,omitempty"`
-	}{r.Issuer, r.Subject, aud, r.ExpiresAt, r.NotBefore, r.IssuedAt, r.ID, c.SessionID, c.KeyID, c.Org, c.Via, c.Ver, c.AAL, c.AMR, c.MFA, c.Scope})
+	if err := w.date("exp", r.ExpiresAt); err != nil {
+		return nil, err
+	}
+	if err := w.date("nbf", r.NotBefore); err != nil {
+		return nil, err
+	}
+	if err := w.date("iat", r.IssuedAt); err != nil {
+		return nil, err
+	}
+	w.str("jti", r.ID, true)
+	w.str("sid", c.SessionID, true)
+	w.str("key_id", c.KeyID, true)
+	w.name("org")
+	w.b = append(w.b, '{')
+	w.str("id", c.Org.ID, false)
+	w.str("role", c.Org.Role, false)
+	w.strs("tools", c.Org.Tools, false)
+	w.b = append(w.b, '}')
+	w.str("via", c.Via, false)
+	w.name("ver")
+	w.b = strconv.AppendInt(w.b, int64(c.Ver), 10)
+	w.str("aal", c.AAL, true)
+	w.strs("amr", c.AMR, true)
+	w.str("mfa", c.MFA, true)
+	w.str("scope", c.Scope, true)
+	return append(w.b, '}'), nil
+}
+
+// claimWriter appends the members of JSON objects to b.
+type claimWriter struct{ b []byte }
+
+// name writes a member's name (a plain one: no escaping), after a comma
+// unless it is its object's first.
+func (w *claimWriter) name(n string) {
+	if w.b[len(w.b)-1] != '{' {
+		w.b = append(w.b, ',')
+	}
+	w.b = append(w.b, '"')
+	w.b = append(w.b, n...)
+	w.b = append(w.b, '"', ':')
+}
+
+// str writes member n with string v, unless omitEmpty and v is "".
+func (w *claimWriter) str(n, v string, omitEmpty bool) {
+	if omitEmpty && v == "" {
+		return
+	}
+	w.name(n)
+	w.b = appendJSONString(w.b, v)
+}
+
+// strs writes member n with array v (null when nil), unless omitEmpty
+// and v is empty.
+func (w *claimWriter) strs(n string, v []string, omitEmpty bool) {
+	if omitEmpty && len(v) == 0 {
+		return
+	}
+	w.name(n)
+	if v == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.b = append(w.b, '[')
+	for i, s := range v {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = appendJSONString(w.b, s)
+	}
+	w.b = append(w.b, ']')
+}
+
+// date writes member n with d as the JWT library writes it (whole seconds
+// at its default precision), unless d is nil.
+func (w *claimWriter) date(n string, d *jwt.NumericDate) error {
+	if d == nil {
+		return nil
+	}
+	if jwt.TimePrecision >= time.Second {
+		w.name(n)
+		w.b = strconv.AppendInt(w.b, d.Truncate(jwt.TimePrecision).Unix(), 10)
+		return nil
+	}
+	v, err := d.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	w.name(n)
+	w.b = append(w.b, v...)
+	return nil
+}
+
+// appendJSONString appends s as a JSON string, escaped as encoding/json
+// escapes it: a string of printable ASCII without '"', '\\', '<', '>' or
+// '&' is copied; any other is left to encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always marshals
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // Alg is the algorithm of every access token: HS256 under the secret of

@@ -250,15 +250,12 @@ func (s *Service) checkAssertion(ctx context.Context, c *Ceremony, session *weba
 // recordAssertion uses a's ceremony (of concurrent finishes of one
 // ceremony one gets it, the others 400) and records the passkey's use.
 func (s *Service) recordAssertion(ctx context.Context, tx Store, a *assertion) error {
-	c, err := tx.TakeCeremony(ctx, a.ceremony, CeremonyLogin, s.Now())
+	err := tx.UseCeremony(ctx, a.ceremony, CeremonyLogin, s.Now(), a.session)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return errCeremony
 	}
 	if err != nil {
 		return internal("take ceremony", err)
-	}
-	if a.session != nil && (c.UserID != "" || !bytes.Equal(c.Session, a.session)) {
-		return errCeremony
 	}
 	return s.usePasskey(ctx, tx, a.pk, a.cred)
 }

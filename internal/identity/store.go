@@ -180,6 +180,11 @@ type Store interface {
 	// unexpired at at; ErrNotFound when there is none. Of concurrent
 	// callers one at most gets it.
 	TakeCeremony(ctx context.Context, idHash, kind string, at time.Time) (*Ceremony, error)
+	// UseCeremony deletes the ceremony of the hash and kind unexpired at
+	// at, as TakeCeremony does, without reading it back; when session is
+	// not nil only a ceremony of no account holding exactly that session.
+	// ErrNotFound when none was deleted.
+	UseCeremony(ctx context.Context, idHash, kind string, at time.Time, session []byte) error
 	// PeekCeremony returns the ceremony of the hash and kind unexpired at
 	// at without using it; ErrNotFound when there is none.
 	PeekCeremony(ctx context.Context, idHash, kind string, at time.Time) (*Ceremony, error)

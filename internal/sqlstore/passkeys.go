@@ -165,6 +165,18 @@ func (s *Identity) TakeCeremony(ctx context.Context, idHash, kind string, at tim
 		RETURNING user_id, session, expires_at`, idHash, kind, micros(at)), idHash, kind)
 }
 
+// UseCeremony implements identity.Store: a DELETE whose conditions hold
+// the session, so a sign-in's shared transaction reads nothing back.
+func (s *Identity) UseCeremony(ctx context.Context, idHash, kind string, at time.Time, session []byte) error {
+	q := `DELETE FROM passkey_ceremonies WHERE id_hash = $1 AND kind = $2 AND expires_at > $3`
+	args := []any{idHash, kind, micros(at)}
+	if session != nil {
+		q += ` AND user_id IS NULL AND session = $4`
+		args = append(args, string(session))
+	}
+	return s.affected(s.w().ExecContext(ctx, q, args...))
+}
+
 // PeekCeremony implements identity.Store: a read, so the check of an
 // assertion holds no writer; the finish takes the ceremony in its
 // transaction.

@@ -48,6 +48,29 @@ func testPasskeyCeremony(t *testing.T, s Stores) {
 	wantErr(t, "take a purged ceremony", err, gatehouse.ErrNotFound)
 }
 
+// testPasskeyCeremonyUse: a ceremony is used once by concurrent callers,
+// not as another kind nor once it expires; given a session, only a
+// ceremony of no account holding exactly it is used, and a mismatch
+// leaves it in place.
+func testPasskeyCeremonyUse(t *testing.T, s Stores) {
+	ctx := context.Background()
+	at := now()
+	c := &identity.Ceremony{IDHash: newID(), Kind: identity.CeremonyLogin, Session: []byte(`{"challenge":"x"}`), ExpiresAt: at.Add(time.Minute)}
+	wantErr(t, "CreateCeremony", s.Identity.CreateCeremony(ctx, c), nil)
+	wantErr(t, "use it as another kind", s.Identity.UseCeremony(ctx, c.IDHash, identity.CeremonyRegister, at, nil), gatehouse.ErrNotFound)
+	wantErr(t, "use it when it expires", s.Identity.UseCeremony(ctx, c.IDHash, c.Kind, c.ExpiresAt, nil), gatehouse.ErrNotFound)
+	wantErr(t, "use it with another session", s.Identity.UseCeremony(ctx, c.IDHash, c.Kind, at, []byte(`{"challenge":"y"}`)), gatehouse.ErrNotFound)
+	wantErr(t, "use it with a longer session", s.Identity.UseCeremony(ctx, c.IDHash, c.Kind, at, append(c.Session, ' ')), gatehouse.ErrNotFound)
+	race(t, racers, func(int) error { return s.Identity.UseCeremony(ctx, c.IDHash, c.Kind, at, c.Session) })
+	wantErr(t, "use it again", s.Identity.UseCeremony(ctx, c.IDHash, c.Kind, at, nil), gatehouse.ErrNotFound)
+
+	u := newUser(t, s)
+	owned := &identity.Ceremony{IDHash: newID(), Kind: identity.CeremonyLogin, UserID: u.ID, Session: []byte(`{}`), ExpiresAt: at.Add(time.Minute)}
+	wantErr(t, "CreateCeremony", s.Identity.CreateCeremony(ctx, owned), nil)
+	wantErr(t, "use an account's ceremony by its session", s.Identity.UseCeremony(ctx, owned.IDHash, owned.Kind, at, owned.Session), gatehouse.ErrNotFound)
+	wantErr(t, "use an account's ceremony", s.Identity.UseCeremony(ctx, owned.IDHash, owned.Kind, at, nil), nil)
+}
+
 // testPasskeyCount: of concurrent uses with one sign count one counts; a
 // count of 0 counts while the stored one is 0, a lower or equal non-zero
 // one never; the passkey reads back as stored.

@@ -73,6 +73,7 @@ func Run(t *testing.T, open func(t *testing.T) Stores) {
 		{"MemberPage", testMemberPage},
 		{"MemberKeyset", testMemberKeyset},
 		{"passkey ceremony used once", testPasskeyCeremony},
+		{"passkey ceremony used once without reading it", testPasskeyCeremonyUse},
 		{"passkey sign count", testPasskeyCount},
 		{"mail ledger", testMailLedger},
 		{"logout jobs", testLogoutJobs},

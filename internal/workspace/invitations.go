@@ -45,6 +45,7 @@ func (s *Service) Invite(ctx context.Context, p *gatehouse.Principal, orgID stri
 	var org *Org
 	var inviter *gatehouse.User
 	err = s.store.Tx(ctx, func(tx Store) error {
+		invs, invalid = nil, nil // a transaction PostgreSQL runs again (a deadlock victim) starts over
 		a, err := s.authorize(ctx, tx, p, orgID, PermMembers, true)
 		if err != nil {
 			return err

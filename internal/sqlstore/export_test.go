@@ -71,6 +71,9 @@ func (db *DB) RefreshesWaiting() int {
 // arrays.
 func (s *Identity) RefreshManySQL() string { return s.refreshManySQL() }
 
+// RefreshBatchMax is the most refreshes a batch holds.
+const RefreshBatchMax = refreshBatchMax
+
 // RefreshTxSQL is the text of SQLite's batch statements for n refreshes:
 // the rotation ($1 to $6 the first refresh's, then the next one's) and
 // the read of n rotated sessions ($1 to $n their ids).

@@ -365,6 +365,25 @@ func TestRefreshBatchFindsSessionsByKeySQLite(t *testing.T) {
 	}
 }
 
+// A batch of more refreshes than the batches ever hold together (their
+// statements' texts are kept up to that size) still rotates each.
+func TestRefreshBatchLargerThanKept(t *testing.T) { onEach(t, testRefreshBatchLargerThanKept) }
+
+func testRefreshBatchLargerThanKept(t *testing.T, f *batchFixture) {
+	n := sqlstore.RefreshBatchMax + 6
+	sids, hashes, nexts := make([]string, n), make([]string, n), make([]*identity.RefreshToken, n)
+	for i := range n {
+		ss, hash := f.session(t)
+		sids[i], hashes[i], nexts[i] = ss.ID, hash, next(ss.ID)
+	}
+	reads, errs := f.st.RefreshAll(context.Background(), sids, hashes, nexts, policy)
+	for i := range n {
+		if errs[i] != nil || reads[i] == nil || !f.live(t, sids[i], nexts[i].Hash) {
+			t.Fatalf("refresh %d of %d: read %v, error %v; want rotated", i, n, reads[i] != nil, errs[i])
+		}
+	}
+}
+
 // A forged token naming a session (its id is in every access token) that
 // queues first holds that session's place in the batch, so the owner's
 // refresh goes to the careful path: it still rotates there, at once, and

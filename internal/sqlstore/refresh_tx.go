@@ -31,8 +31,12 @@ type sizedText struct {
 	text [refreshBatchMax + 1]string
 }
 
-// get returns the text for n (1 ≤ n ≤ refreshBatchMax), built by build.
+// get returns the text for n, built by build; kept for 1 ≤ n ≤
+// refreshBatchMax, the sizes a batch has.
 func (t *sizedText) get(n int, build func(n int) string) string {
+	if n >= len(t.text) {
+		return build(n)
+	}
 	t.once[n].Do(func() { t.text[n] = build(n) })
 	return t.text[n]
 }

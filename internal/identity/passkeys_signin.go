@@ -263,7 +263,7 @@ func (s *Service) recordAssertion(ctx context.Context, tx Store, a *assertion) e
 // dropCeremony uses up a ceremony whose finish failed, so that it is
 // used once whatever the outcome (best effort: it expires anyway).
 func (s *Service) dropCeremony(ctx context.Context, idHash string) {
-	if _, err := s.store.TakeCeremony(ctx, idHash, CeremonyLogin, time.Time{}); err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
+	if err := s.store.UseCeremony(ctx, idHash, CeremonyLogin, time.Time{}, nil); err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
 		s.log.Warn("drop passkey ceremony", "err", err)
 	}
 }

@@ -578,6 +578,7 @@ func (b *bench) measure(ctx context.Context, t target, label, db string, e *env,
 
 	out := newRow(label, db, lc.conns, res, peak)
 	out.CPU = share(cpuFrom, cpuTo)
+	out.ServerCPUPerReq = serverCPUPerReq(out)
 	if srv != nil {
 		out.LogLines, out.LogProblems, out.LogSamples = srv.logs.since(before)
 	}

@@ -385,7 +385,13 @@ type cpuShare struct {
 	Postgres float64 `json:"postgres_pct"` // every local PostgreSQL process
 	Other    float64 `json:"other_pct"`    // anything else: a busy machine
 	Idle     float64 `json:"idle_pct"`
+	// ServerSeconds is the server's CPU time (user and system).
+	ServerSeconds float64 `json:"server_seconds"`
 }
+
+// userHZ is the clock ticks per second of /proc's CPU times: USER_HZ,
+// 100 on every Linux architecture Go builds for.
+const userHZ = 100
 
 func readCPU(serverPID int) cpuSample {
 	var s cpuSample
@@ -484,5 +490,7 @@ func share(a, b cpuSample) *cpuShare {
 		Postgres: pct(pg),
 		Other:    max(0, 100*float64(other)/total),
 		Idle:     100 - pct(busy),
+
+		ServerSeconds: float64(server) / userHZ,
 	}
 }

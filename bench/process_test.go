@@ -69,3 +69,23 @@ func TestConsumeWritesEveryLine(t *testing.T) {
 		t.Errorf("counted %d lines and %d problems, want 5000 and 5", c.lines, c.problems)
 	}
 }
+
+// The server's CPU time per answer comes from its ticks over the window
+// and counts the late answers the window's CPU time includes.
+func TestServerCPUPerRequest(t *testing.T) {
+	a := cpuSample{total: 1000, busy: 100, server: 50, bench: 10, ok: true}
+	b := cpuSample{total: 2000, busy: 1000, server: 650, bench: 110, ok: true}
+	c := share(a, b)
+	if c == nil || c.ServerSeconds != 6 || c.Server != 60 {
+		t.Fatalf("share = %+v; want 6 server seconds, 60%%", c)
+	}
+	x := &row{Requests: 11_000, Late: 1_000, CPU: c}
+	if got := serverCPUPerReq(x); got != 500 {
+		t.Errorf("server CPU per request = %v µs; want 500", got)
+	}
+	for _, x := range []*row{{Requests: 10}, {CPU: c}, {Requests: 10, CPU: &cpuShare{}}} {
+		if got := serverCPUPerReq(x); got != 0 {
+			t.Errorf("server CPU per request of %+v = %v; want 0 (unknown)", x, got)
+		}
+	}
+}

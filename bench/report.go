@@ -79,12 +79,17 @@ type row struct {
 	ErrorSamples    []string       `json:"error_samples,omitempty"`
 	PeakRSSMiB      float64        `json:"peak_rss_mib,omitempty"`
 	CPU             *cpuShare      `json:"cpu,omitempty"` // from the measured window to the last answer
-	VsBaselinePct   float64        `json:"vs_baseline_pct,omitempty"`
-	LogLines        int            `json:"server_log_lines,omitempty"`
-	LogProblems     int            `json:"server_log_problems,omitempty"`
-	LogSamples      []string       `json:"server_log_samples,omitempty"`
-	Notes           []string       `json:"notes,omitempty"` // problems seen by the target
-	Info            []string       `json:"info,omitempty"`  // remarks on how it was measured
+	// ServerCPUPerReq is the server's CPU time per answer in that
+	// window, in microseconds (0: unknown, or the server is the bench):
+	// steadier than req/s where the client shares the cores, since it
+	// does not move with how the cores were split.
+	ServerCPUPerReq float64  `json:"server_cpu_us_per_request,omitempty"`
+	VsBaselinePct   float64  `json:"vs_baseline_pct,omitempty"`
+	LogLines        int      `json:"server_log_lines,omitempty"`
+	LogProblems     int      `json:"server_log_problems,omitempty"`
+	LogSamples      []string `json:"server_log_samples,omitempty"`
+	Notes           []string `json:"notes,omitempty"` // problems seen by the target
+	Info            []string `json:"info,omitempty"`  // remarks on how it was measured
 }
 
 // argonRow compares concurrent sign-in with back-to-back password hashing.
@@ -151,6 +156,16 @@ func newRow(target, db string, conns int, res *loadResult, peakRSS float64) *row
 		ErrorSamples:    res.errSamples,
 		PeakRSSMiB:      peakRSS,
 	}
+}
+
+// serverCPUPerReq is the server's CPU time per answer of x, in
+// microseconds; 0 when unknown.
+func serverCPUPerReq(x *row) float64 {
+	n := x.Requests + x.Late
+	if x.CPU == nil || x.CPU.ServerSeconds == 0 || n == 0 {
+		return 0
+	}
+	return x.CPU.ServerSeconds * 1e6 / float64(n)
 }
 
 func (r *report) add(x *row) {
@@ -246,7 +261,7 @@ func (r *report) writeMachine(w io.Writer) {
 // writeTable prints one row per target and database.
 func (r *report) writeTable(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "target\tdb\tconns\treq/s\tp50\tp99\terrors\tpeak RSS\tvs baseline\tCPU srv/gen/pg/other/idle\t")
+	fmt.Fprintln(tw, "target\tdb\tconns\treq/s\tp50\tp99\terrors\tpeak RSS\tvs baseline\tCPU srv/gen/pg/other/idle\tsrv CPU/req\t")
 	for _, x := range r.Results {
 		vs := ""
 		if x.VsBaselinePct > 0 {
@@ -260,8 +275,12 @@ func (r *report) writeTable(w io.Writer) {
 		if c := x.CPU; c != nil {
 			cpu = fmt.Sprintf("%.0f/%.0f/%.0f/%.0f/%.0f%%", c.Server, c.Bench, c.Postgres, c.Other, c.Idle)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t\n",
-			x.Target, x.DB, x.Conns, fmtRPS(x.RPS), fmtMS(x.P50MS), fmtMS(x.P99MS), x.Errors, rss, vs, cpu)
+		perReq := ""
+		if x.ServerCPUPerReq > 0 {
+			perReq = fmt.Sprintf("%.0f µs", x.ServerCPUPerReq)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n",
+			x.Target, x.DB, x.Conns, fmtRPS(x.RPS), fmtMS(x.P50MS), fmtMS(x.P99MS), x.Errors, rss, vs, cpu, perReq)
 	}
 	tw.Flush()
 }

@@ -80,7 +80,7 @@ type row struct {
 	PeakRSSMiB      float64        `json:"peak_rss_mib,omitempty"`
 	CPU             *cpuShare      `json:"cpu,omitempty"` // from the measured window to the last answer
 	// ServerCPUPerReq is the server's CPU time per answer in that
-	// window, in microseconds (0: unknown, or the server is the bench):
+	// window, in microseconds (0: unknown):
 	// steadier than req/s where the client shares the cores, since it
 	// does not move with how the cores were split.
 	ServerCPUPerReq float64  `json:"server_cpu_us_per_request,omitempty"`

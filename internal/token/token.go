@@ -245,9 +245,12 @@ func Verify(ctx context.Context, s keys.Signer, issuer string, now time.Time, ra
 	if err != nil {
 		return nil, err
 	}
-	var c Claims
-	if err := json.Unmarshal(payload, &c); err != nil {
-		return nil, fmt.Errorf("access token claims: %w", err)
+	c, ok := readClaims(payload)
+	if !ok {
+		c = Claims{}
+		if err := json.Unmarshal(payload, &c); err != nil {
+			return nil, fmt.Errorf("access token claims: %w", err)
+		}
 	}
 	switch {
 	case c.ExpiresAt == nil:

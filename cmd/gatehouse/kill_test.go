@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -125,8 +124,13 @@ func killNine(t *testing.T, bin, dbURL string, open func() (*sql.DB, error), arg
 			mu.Unlock()
 		}
 	}))
+	// Up from the start, on its own port all along (a port closed and
+	// listened on again may be taken meanwhile): the first process is not
+	// given its certificate's CA, so each of its tries fails, as a refused
+	// one would, and the delivery can only come from the second.
+	rc.StartTLS()
+	defer rc.Close()
 	addr := rc.Listener.Addr().String()
-	rc.Listener.Close() // down until the restart
 	sink := mailtest.Start(t)
 	sink.SetFailing(true) // refuses until the restart: the mail can only come from the second process
 	env := map[string]string{"GATEHOUSE_ADDR": "127.0.0.1:0", "GATEHOUSE_DATABASE_URL": dbURL,
@@ -152,13 +156,6 @@ func killNine(t *testing.T, bin, dbURL string, open func() (*sql.DB, error), arg
 	wait := 90*time.Second + jobs.MinRescueAfter // rescue, leader lease and rescuer period
 
 	sink.SetFailing(false)
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatalf("receiver's address taken meanwhile: %v", err)
-	}
-	rc.Listener = l
-	rc.StartTLS()
-	defer rc.Close()
 	ca := filepath.Join(dir, "ca.pem")
 	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: rc.Certificate().Raw}), 0o600)
 	env["GATEHOUSE_WEBHOOK_CA_FILE"] = ca

@@ -68,18 +68,26 @@ func claimsOf(s string, dated bool, aud []string, tools, amr []string) Claims {
 // characters, HTML's <>&, non-ASCII, invalid UTF-8, U+2028) escaped alike.
 func TestClaimsJSONAsReflected(t *testing.T) {
 	strs := []string{"", "gatehouse", "01a2249a-494d-77a4-ac25-37611f31eb19", `a"b`, `a\b`, "a\nb\tc\x00", "<script>&", "café ☕", "\xff\xfe", "a\u2028b", "tasks sign links"}
+	eachClaims(strs, func(s string, c Claims) {
+		got, err := c.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := reflectedClaims(t, c); !bytes.Equal(got, want) {
+			t.Fatalf("claims of %q:\n got %s\nwant %s", s, got, want)
+		}
+	})
+}
+
+// eachClaims calls fn with the claims of each of strs (claimsOf), with
+// dates and without, no audience, one or two, and nil, empty, one- and
+// two-item lists.
+func eachClaims(strs []string, fn func(s string, c Claims)) {
 	for _, s := range strs {
 		for _, dated := range []bool{false, true} {
 			for _, aud := range [][]string{nil, {Audience}, {Audience, "https://mcp.example.com/" + s}} {
 				for _, lists := range [][]string{nil, {}, {s}, {"tasks", s}} {
-					c := claimsOf(s, dated, aud, lists, lists)
-					got, err := c.MarshalJSON()
-					if err != nil {
-						t.Fatal(err)
-					}
-					if want := reflectedClaims(t, c); !bytes.Equal(got, want) {
-						t.Fatalf("claims of %q:\n got %s\nwant %s", s, got, want)
-					}
+					fn(s, claimsOf(s, dated, aud, lists, lists))
 				}
 			}
 		}

@@ -34,27 +34,20 @@ func plain(s string) bool {
 func TestReadClaimsAsDecoded(t *testing.T) {
 	strs := []string{"", "gatehouse", "01a2249a-494d-77a4-ac25-37611f31eb19", "https://auth.example.com", "tasks sign links",
 		"a/b:c?d=e;f", `a"b`, `a\b`, "a\nb", "<script>&", "café", "\x7f"}
-	for _, s := range strs {
-		for _, dated := range []bool{false, true} {
-			for _, aud := range [][]string{nil, {Audience}, {Audience, "https://mcp.example.com/" + s}} {
-				for _, lists := range [][]string{nil, {}, {s}, {"tasks", s}} {
-					c := claimsOf(s, dated, aud, lists, lists)
-					payload, err := c.MarshalJSON()
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, ok := readClaims(payload)
-					want, _ := decodedClaims(payload)
-					if ok != plain(s) {
-						t.Fatalf("%s: read without reflection %v; want %v", payload, ok, plain(s))
-					}
-					if ok && !reflect.DeepEqual(got, want) {
-						t.Fatalf("%s:\n got %+v\nwant %+v", payload, got, want)
-					}
-				}
-			}
+	eachClaims(strs, func(s string, c Claims) {
+		payload, err := c.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		got, ok := readClaims(payload)
+		want, _ := decodedClaims(payload)
+		if ok != plain(s) {
+			t.Fatalf("%s: read without reflection %v; want %v", payload, ok, plain(s))
+		}
+		if ok && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s:\n got %+v\nwant %+v", payload, got, want)
+		}
+	})
 }
 
 // TestReadClaimsRefuses: what MarshalJSON does not write, even where

@@ -155,6 +155,12 @@ func killNine(t *testing.T, bin, dbURL string, open func() (*sql.DB, error), arg
 	t.Logf("delivery job state after the kill: %s", state)
 	wait := 90*time.Second + jobs.MinRescueAfter // rescue, leader lease and rescuer period
 
+	mu.Lock()
+	early := len(got)
+	mu.Unlock()
+	if early != 0 {
+		t.Fatalf("the first process delivered %d link.created events to a receiver it does not trust; want none", early)
+	}
 	sink.SetFailing(false)
 	ca := filepath.Join(dir, "ca.pem")
 	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: rc.Certificate().Raw}), 0o600)
